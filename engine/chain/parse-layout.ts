@@ -109,3 +109,15 @@ export const SIGNATURE_BYTES = 64;
 export const HASH_BYTES = 32;
 /** Accounts a v0 transaction may reference in total (static + looked up). */
 export const MAX_TX_ACCOUNTS = 256;
+
+/**
+ * The signature both parsers implement. Writes records for `bytes` into the arrays, sets `counts`,
+ * returns the status. Never throws on malformed input, never allocates per input byte.
+ */
+export type ParseEntriesFn = (
+  bytes: Uint8Array,
+  entries: Uint32Array,
+  txs: Uint32Array,
+  programs: Uint8Array,
+  counts: Uint32Array,
+) => ParseStatus;
