@@ -1,0 +1,6 @@
+export { loadConfig, setting, describeSchema, redactedValues } from './loader.js';
+export type { ConfigSchema, ConfigValues, LoadedConfig, LoadOptions, SettingDef, SettingSource } from './loader.js';
+export { parseCommandLine } from './command-line.js';
+export type { CommandOption, ParsedCommandLine } from './command-line.js';
+export * as types from './setting-types.js';
+export { SettingIssue } from './setting-types.js';
