@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+
+/**
+ * Loads the `.proto` files of `proto/` for both sides of a gRPC connection: the simulator's
+ * servers and the engine's clients load the same definitions the same way.
+ *
+ * The proto/ directory is found by walking up from this module, so the loader works from source
+ * (engine/proto.ts, under vitest) and compiled (dist/engine/proto.js) alike.
+ */
+
+/**
+ * Field names as written in the .proto (`ttl_ms`, not `ttlMs`), u64 as decimal strings (slots
+ * above 2^53 stay exact), defaults filled in. Callers may override per load.
+ */
+export const PROTO_LOADER_OPTIONS: Readonly<protoLoader.Options> = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
+const PROTO_MARKER = 'shredstream.proto';
+/** dist/engine/proto.js is two levels below the package root; one more for safety. */
+const MAX_LEVELS_UP = 4;
+
+let cachedProtoDir: string | undefined;
+
+/** Absolute path of the package's proto/ directory. Throws when it cannot be found. */
+export function protoDir(): string {
+  if (cachedProtoDir !== undefined) return cachedProtoDir;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i <= MAX_LEVELS_UP; i++) {
+    const candidate = join(dir, 'proto');
+    if (existsSync(join(candidate, PROTO_MARKER))) {
+      cachedProtoDir = candidate;
+      return candidate;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  throw new Error(`proto/${PROTO_MARKER} not found above ${fileURLToPath(import.meta.url)}`);
+}
+
+/** The `shredstream` package: both services, as grpc-js client constructors (each has `.service`). */
+export interface ShredstreamProto {
+  readonly packageDefinition: protoLoader.PackageDefinition;
+  /** Served by the local proxy: SubscribeEntries (server streaming Entry{slot, entries}). */
+  readonly ShredstreamProxy: grpc.ServiceClientConstructor;
+  /** Served by the block engine: SendHeartbeat. */
+  readonly Shredstream: grpc.ServiceClientConstructor;
+}
+
+let cachedDefault: ShredstreamProto | undefined;
+
+/**
+ * Loads proto/shredstream.proto (and shared.proto) with PROTO_LOADER_OPTIONS, overridden by
+ * `options`. The default load is cached; loads with overrides are not.
+ */
+export function loadShredstreamProto(options?: protoLoader.Options): ShredstreamProto {
+  if (options === undefined && cachedDefault !== undefined) return cachedDefault;
+  const dir = protoDir();
+  const packageDefinition = protoLoader.loadSync(join(dir, PROTO_MARKER), {
+    ...PROTO_LOADER_OPTIONS,
+    ...options,
+    includeDirs: [dir, ...(options?.includeDirs ?? [])],
+  });
+  const pkg = grpc.loadPackageDefinition(packageDefinition)['shredstream'] as grpc.GrpcObject;
+  const loaded: ShredstreamProto = {
+    packageDefinition,
+    ShredstreamProxy: pkg['ShredstreamProxy'] as grpc.ServiceClientConstructor,
+    Shredstream: pkg['Shredstream'] as grpc.ServiceClientConstructor,
+  };
+  if (options === undefined) cachedDefault = loaded;
+  return loaded;
+}
