@@ -1,0 +1,62 @@
+import type { ChainBackend, Commitment } from '../chain-backend.js';
+
+/**
+ * What the JSON-RPC servers use beyond ChainBackend (leaf module: types and defaults).
+ *
+ * isBlockhashValid and getGenesisHash need facts ChainBackend does not carry. A chain that has them
+ * implements these optional methods; otherwise the servers fall back to the latest blockhash and
+ * to the configured genesis hash.
+ */
+export interface RpcChainExtras {
+  /** Whether `blockhash` is still usable for a new transaction (within its last valid block height). */
+  isBlockhashValid?(blockhash: string, commitment: Commitment): boolean;
+  /** base58 hash of the genesis config. */
+  genesisHash?(): string;
+}
+
+export type RpcChainBackend = ChainBackend & RpcChainExtras;
+
+/** Who the node says it is: getVersion, `context.apiVersion`, getGenesisHash. */
+export interface RpcNodeInfo {
+  /** `solana-core` of getVersion, also the `apiVersion` of every response context. */
+  solanaCore: string;
+  /** `feature-set` of getVersion (a u32). */
+  featureSet: number;
+  genesisHash: string;
+}
+
+export const DEFAULT_NODE_INFO: RpcNodeInfo = Object.freeze({
+  solanaCore: '2.2.20',
+  featureSet: 3_294_202_862,
+  genesisHash: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
+});
+
+/** The node's default commitment when a request names none (`CommitmentConfig::default()`). */
+export const DEFAULT_COMMITMENT: Commitment = 'finalized';
+
+/** The state an HTTP method handler reads. */
+export interface RpcMethodContext {
+  readonly backend: RpcChainBackend;
+  readonly node: RpcNodeInfo;
+  /** `"context":{"apiVersion":...,"slot":` prefix, built once. */
+  readonly contextPrefix: string;
+}
+
+/** `{"context":{"apiVersion":"…","slot":N},"value":…}`: the RpcResponse wrapper, keys sorted. */
+export function writeRpcResponse(ctx: RpcMethodContext, slot: bigint, value: string): string {
+  return ctx.contextPrefix + slot.toString() + '},"value":' + value + '}';
+}
+
+export function contextPrefix(node: RpcNodeInfo): string {
+  return '{"context":{"apiVersion":' + JSON.stringify(node.solanaCore) + ',"slot":';
+}
+
+export const DEFAULT_RPC_HOST = '127.0.0.1';
+
+/** Where a server listens once started. */
+export interface BoundAddress {
+  host: string;
+  port: number;
+  /** `http://host:port`, or `ws://host:port` for the PubSub server. */
+  url: string;
+}
