@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../obs/logger.js';
 import { RpcError, type BundleStatus } from '../chain-backend.js';
 import { FaultInjector } from '../faults.js';
+import { MemoryBackend } from '../rpc/memory-backend.js';
 import { BlockEngine, type BlockEngineBackend } from './block-engine.js';
 import { deriveBundleId } from './bundle-id.js';
 import { SimHttpServer } from './sim-http-server.js';
@@ -277,5 +278,31 @@ describe('JSON-RPC framing', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(((await res.json()) as RpcReply['body']).error?.code).toBe(-32600);
+  });
+});
+
+describe('over the memory chain backend', () => {
+  it('answers the same bundle id the chain keys its statuses by', async () => {
+    const logger = createLogger({ level: 'silent' });
+    const backend = new MemoryBackend();
+    const local = new SimHttpServer({ port: 0, logger });
+    new BlockEngine({ backend, logger }).mount(local);
+    await local.start();
+    try {
+      const txs = [fakeTx(30), fakeTx(31)];
+      const post = (method: string, params: unknown[]) =>
+        fetch(`${local.url}/api/v1/bundles`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        }).then((r) => r.json() as Promise<RpcReply['body']>);
+      const id = (await post('sendBundle', [txs.map(b64), { encoding: 'base64' }])).result as string;
+      expect(id).toBe(jitoBundleId(txs));
+      const statuses = await post('getBundleStatuses', [[id]]);
+      expect(statuses.result.value[0]).toMatchObject({ bundle_id: id, err: { Ok: null } });
+      expect((await post('getTipAccounts', [])).result).toEqual(TIP_ACCOUNTS);
+    } finally {
+      await local.close();
+    }
   });
 });

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../obs/logger.js';
 import type { ChainBackend, EntryBatch } from '../chain-backend.js';
 import { FaultInjector } from '../faults.js';
+import { MemoryBackend } from '../rpc/memory-backend.js';
 import { ShredstreamServer, type ShredstreamServerOptions } from './shredstream-server.js';
 
 // A third party's client: its own proto-loader load of proto/shredstream.proto, u64 as strings.
@@ -89,7 +90,7 @@ async function startServer(options: Partial<ShredstreamServerOptions> = {}) {
   const source = new EntriesSource();
   const faults = options.faults ?? new FaultInjector(7);
   const server = new ShredstreamServer({
-    backend: source,
+    backend: source as Pick<ChainBackend, 'onEntries'>,
     faults,
     port: 0,
     logger: createLogger({ level: 'silent' }),
@@ -280,6 +281,49 @@ describe('slow subscribers', () => {
     const grown = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
     expect(grown).toBeLessThan(32 * 1024 * 1024);
     call.cancel();
+  });
+
+  it('delivers again to a lagging subscriber once it reads and the stream drains', async () => {
+    const { server, source, proxy } = await startServer({ maxQueuedBytesPerSubscriber: 256 * 1024 });
+    const call = (proxy as unknown as { SubscribeEntries(req: object): grpc.ClientReadableStream<EntryMessage> }).SubscribeEntries({});
+    call.on('error', () => {});
+    await until(() => server.stats().subscribers === 1);
+    const entries = bytes(64 * 1024);
+    for (let i = 0; i < 200; i++) {
+      source.emit(BigInt(i + 1), entries);
+      if (i % 10 === 9) await sleep(1);
+    }
+    expect(server.stats().batchesDropped).toBeGreaterThan(0);
+
+    const sub = new Subscription(call); // attaching 'data' resumes reading
+    await until(() => server.stats().queuedBytes === 0);
+    sub.messages.length = 0;
+    source.emit(9_999n, entries);
+    expect((await sub.next()).slot).toBe('9999');
+  });
+
+  it('closes within its timeout while a subscriber never reads', async () => {
+    const { server, source, proxy } = await startServer({ shutdownTimeoutMs: 300 });
+    const call = (proxy as unknown as { SubscribeEntries(req: object): grpc.ClientReadableStream<EntryMessage> }).SubscribeEntries({});
+    call.on('error', () => {});
+    await until(() => server.stats().subscribers === 1);
+    for (let i = 0; i < 100; i++) source.emit(1n, bytes(128 * 1024));
+    await sleep(20);
+    const started = Date.now();
+    await server.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('over the memory chain backend', () => {
+  it("streams the backend's entry batches", async () => {
+    const backend = new MemoryBackend();
+    const { server, proxy } = await startServer({ backend });
+    const sub = await subscribe(proxy, server);
+    backend.emitEntries({ slot: 101n, entries: bytes(300) });
+    const m = await sub.next();
+    expect(m.slot).toBe('101');
+    expect(Buffer.compare(m.entries, bytes(300))).toBe(0);
   });
 });
 
