@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { RpcError } from '../chain-backend.js';
 import { JsonRpcHttpServer } from './json-rpc-http.js';
+import { JsonRpcWsServer } from './json-rpc-ws.js';
 import { MemoryBackend } from './memory-backend.js';
 import { account, address, call, post, startTestServers, type TestServers } from './test-servers.js';
 
@@ -360,6 +361,12 @@ describe('http', () => {
     await server.close();
     expect(server.address).toBeNull();
     await expect(fetch(bound.url, { method: 'POST' })).rejects.toThrow();
+  });
+
+  it('rejects start when the port is taken', async () => {
+    const port = t.http.address!.port;
+    await expect(new JsonRpcHttpServer({ backend: t.backend, port }).start()).rejects.toThrow(/EADDRINUSE/);
+    await expect(new JsonRpcWsServer({ backend: t.backend, port: t.ws.address!.port }).start()).rejects.toThrow(/EADDRINUSE/);
   });
 
   it('finishes a delayed answer while closing', async () => {

@@ -74,6 +74,7 @@ const TEXT_CONTENT_TYPE = 'text/plain; charset=utf-8';
 const UNSUPPORTED_CONTENT_TYPE = 'Supplied content type is not allowed. Content-Type: application/json is required\n';
 const METHOD_NOT_ALLOWED = 'Used HTTP Method is not allowed. POST or OPTIONS is required\n';
 const TOO_LARGE = 'request body size exceeds allowed maximum';
+const EMPTY_BODY = Buffer.alloc(0);
 
 /** jsonrpc-http-server's `is_json`: exactly these, any case. */
 function isJsonContentType(value: string | undefined): boolean {
@@ -134,7 +135,8 @@ export class JsonRpcHttpServer {
   private readonly closeGraceMs: number;
   private readonly logger: Logger | undefined;
   private bound: BoundAddress | null = null;
-  private closing = false;
+  /** Set while close() runs: answers then ask clients to close their connection. */
+  private closing: Promise<void> | null = null;
 
   constructor(options: JsonRpcHttpServerOptions) {
     this.backend = options.backend;
@@ -176,19 +178,19 @@ export class JsonRpcHttpServer {
    * keep-alive connections, then cuts whatever remains.
    */
   async close(): Promise<void> {
-    if (this.bound === null || this.closing) return;
-    this.closing = true;
-    await new Promise<void>((resolve) => {
+    if (this.bound === null) return;
+    this.closing ??= new Promise<void>((resolve) => {
       const cut = setTimeout(() => this.server.closeAllConnections(), this.closeGraceMs);
       cut.unref();
       this.server.close(() => {
         clearTimeout(cut);
+        this.bound = null;
+        this.closing = null;
         resolve();
       });
       this.server.closeIdleConnections();
     });
-    this.bound = null;
-    this.closing = false;
+    return this.closing;
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -225,7 +227,7 @@ export class JsonRpcHttpServer {
     this.sendText(res, 405, METHOD_NOT_ALLOWED, false);
   }
 
-  /** Answers a complete POST body. */
+  /** @internal Answers a complete POST body. */
   answer(res: ServerResponse, bytes: Buffer): void {
     let text: string;
     try {
@@ -250,24 +252,29 @@ export class JsonRpcHttpServer {
 
   private sendJson(res: ServerResponse, reply: string | null): void {
     if (res.destroyed) return;
-    // A response is the JSON text and a newline (for curl), or nothing for notifications.
-    const body = reply === null ? '' : reply + '\n';
-    res.writeHead(200, {
-      'content-type': JSON_CONTENT_TYPE,
-      'content-length': Buffer.byteLength(body),
-      ...(this.closing ? { connection: 'close' } : undefined),
-    });
+    // A response is the JSON text and a newline (for curl), or nothing for notifications. Encoded
+    // once: the length header and the write share the bytes.
+    const body = reply === null ? EMPTY_BODY : Buffer.from(reply + '\n');
+    res.writeHead(
+      200,
+      this.closing !== null
+        ? { 'content-type': JSON_CONTENT_TYPE, 'content-length': body.length, connection: 'close' }
+        : { 'content-type': JSON_CONTENT_TYPE, 'content-length': body.length },
+    );
     res.end(body);
   }
 
+  /** @internal A plain-text answer (errors of the HTTP layer). */
   sendText(res: ServerResponse, status: number, text: string, close: boolean): void {
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(status, {
-      'content-type': TEXT_CONTENT_TYPE,
-      'content-length': Buffer.byteLength(text),
-      ...(close || this.closing ? { connection: 'close' } : undefined),
-    });
-    res.end(text);
+    const body = Buffer.from(text);
+    res.writeHead(
+      status,
+      close || this.closing !== null
+        ? { 'content-type': TEXT_CONTENT_TYPE, 'content-length': body.length, connection: 'close' }
+        : { 'content-type': TEXT_CONTENT_TYPE, 'content-length': body.length },
+    );
+    res.end(body);
   }
 }
 

@@ -39,7 +39,8 @@ import { EMPTY_ACCOUNT, NO_SLICE, writeUiAccount, type AccountEncoding } from '.
  * node deduplicates them. A FaultInjector `ws.drop` action cuts every connection at once.
  *
  * Notifications follow the chain's onAccount / onSlot events as they come: the chain decides
- * when a change is visible, whatever commitment the subscriber named.
+ * when a change is visible, whatever commitment the subscriber named. Signature subscriptions are
+ * checked at each slot. A server is started once and closed for good.
  */
 
 export const DEFAULT_RPC_WS_PORT = 8900;
@@ -214,6 +215,7 @@ export class JsonRpcWsServer {
   private detachSlot: (() => void) | null = null;
   private readonly signatureChecks: number[] = [];
   private bound: BoundAddress | null = null;
+  private closing: Promise<void> | null = null;
   private readonly onFaultAction = (action: FaultAction): void => {
     if (action === 'ws.drop') this.dropAll();
   };
@@ -234,6 +236,8 @@ export class JsonRpcWsServer {
       clientTracking: false,
     });
     this.wss.on('connection', (socket: WebSocket) => this.onConnection(socket));
+    // ws re-emits the HTTP server's errors; start() reports listen errors itself.
+    this.wss.on('error', ignoreError);
   }
 
   get address(): BoundAddress | null {
@@ -271,7 +275,11 @@ export class JsonRpcWsServer {
   /** Sends a close frame to every client, cuts those that do not answer in time, releases all listeners. */
   async close(): Promise<void> {
     if (this.bound === null) return;
-    this.bound = null;
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     this.faults?.off('action', this.onFaultAction);
     this.detachSlot?.();
     this.detachSlot = null;
@@ -284,6 +292,7 @@ export class JsonRpcWsServer {
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
     await closed;
     clearTimeout(cut);
+    this.bound = null;
   }
 
   /** Cuts every connection without a close handshake: clients see an abnormal close (1006). */
@@ -427,6 +436,8 @@ export class JsonRpcWsServer {
     }
   }
 }
+
+function ignoreError(): void {}
 
 function answerPlainHttp(_req: IncomingMessage, res: ServerResponse): void {
   const body = 'WebSocket upgrade expected\n';
