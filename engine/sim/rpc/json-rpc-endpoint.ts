@@ -8,7 +8,8 @@ import { writeId, writeJson } from './json-text.js';
 
 /**
  * JSON-RPC 2.0 requests to responses, as jsonrpc-core (the node's library) handles them: single
- * calls and batches, notifications (no `id`: run, never answered), `Parse error` for bad JSON,
+ * calls and batches, notifications (no `id`: never answered, and never run, since the node
+ * registers no notification handlers), `Parse error` for bad JSON,
  * `Invalid request` for calls of the wrong shape, `Method not found`, and injected faults.
  * Transport-free: the HTTP and WebSocket servers hand it text and send back what it returns.
  */
@@ -97,10 +98,7 @@ export class JsonRpcEndpoint<T> {
     ) {
       return invalidRequest(id);
     }
-    if (!hasId) {
-      this.notify(target, method, params);
-      return null;
-    }
+    if (!hasId) return null;
     if (c.jsonrpc === undefined) {
       return errorText(RpcErrorCode.InvalidRequest, 'Unsupported JSON-RPC protocol version', undefined, id);
     }
@@ -136,16 +134,6 @@ export class JsonRpcEndpoint<T> {
       if (err instanceof RpcError) return errorText(err.code, err.message, err.data, id);
       this.logger?.error({ err, method }, 'json-rpc handler failed');
       return errorText(RpcErrorCode.Internal, 'Internal error', undefined, id);
-    }
-  }
-
-  private notify(target: T, method: string, params: unknown): void {
-    const handler = this.methods.get(method);
-    if (handler === undefined) return;
-    try {
-      handler(target, params);
-    } catch (err) {
-      if (!(err instanceof RpcError)) this.logger?.error({ err, method }, 'json-rpc notification handler failed');
     }
   }
 }

@@ -292,6 +292,12 @@ describe('batches and notifications', () => {
     expect(batch).toMatchObject({ status: 200, text: '' });
     expect((await post(url, '[]')).text).toBe('');
   });
+
+  it('does not run a method called as a notification, as the node registers none', async () => {
+    const tx = Buffer.concat([Buffer.from([1]), Buffer.alloc(64, 7), Buffer.alloc(40)]).toString('base64');
+    await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'sendTransaction', params: [tx, { encoding: 'base64' }] }));
+    expect(t.backend.sentTransactions).toHaveLength(0);
+  });
 });
 
 describe('faults', () => {
