@@ -55,6 +55,37 @@ export interface ConcentratedPool extends PoolCommon {
   decimalsB?: number;
   /** Raydium only: status bit 4 set means swaps are disabled. */
   swapDisabled?: boolean;
+  /**
+   * Raydium only: `fee_on`, where the trade fee is taken: 0 from the input token, 1 always in
+   * token A (mint 0), 2 always in token B (mint 1); a fee on the output token is cut from the output.
+   */
+  feeOn?: number;
+  /**
+   * Raydium only: `tick_array_bitmap`, 16 u64 words (word 0 lowest); bit (startTickIndex /
+   * (60 * tickSpacing) + 512) set means that tick array is initialized. Arrays beyond +-512 are
+   * tracked by the separate bitmap-extension account.
+   */
+  tickArrayBitmap?: readonly bigint[];
+  /** Raydium only: dynamic (volatility) fee state; undefined when the pool has none. */
+  dynamicFee?: ClmmDynamicFee;
+  /**
+   * Whirlpool only: the pool was created from an adaptive fee tier, so its fee also depends on its
+   * Oracle account, which tidepool does not decode: quotes refuse with MissingFeeRate.
+   */
+  adaptiveFee?: boolean;
+}
+
+/** Raydium CLMM `DynamicFeeInfo` (PoolState +1096). */
+export interface ClmmDynamicFee {
+  filterPeriod: number;
+  decayPeriod: number;
+  reductionFactor: number;
+  dynamicFeeControl: number;
+  maxVolatilityAccumulator: number;
+  tickSpacingIndexReference: number;
+  volatilityReference: number;
+  volatilityAccumulator: number;
+  lastUpdateTimestamp: bigint;
 }
 
 /** dexb_dlmm: Meteora DLMM LbPair. */
@@ -102,6 +133,12 @@ export interface Tick {
   initialized: boolean;
   liquidityNet: bigint;
   liquidityGross: bigint;
+  /**
+   * Raydium only: unfilled limit orders resting on this tick (orders_amount +
+   * part_filled_orders_remaining). Limit-order fills are not modelled: a swap that reaches such a
+   * tick is refused.
+   */
+  limitOrderAmount?: bigint;
 }
 
 /** A tick array account: a run of consecutive ticks, `tickSpacing` apart, from `startTickIndex`. */
@@ -132,7 +169,10 @@ export interface BinArray {
 export interface SwapContext {
   tickArrays?: readonly TickArray[];
   binArrays?: readonly BinArray[];
-  /** Unix seconds, for DLMM's volatility decay (defaults to the pool's last update). */
+  /**
+   * Unix seconds, for DLMM's volatility decay and Raydium CLMM's dynamic fee (defaults to the
+   * pool's last update).
+   */
   nowSeconds?: bigint;
 }
 
