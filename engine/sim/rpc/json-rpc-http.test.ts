@@ -6,7 +6,7 @@ import { RpcError } from '../chain-backend.js';
 import { JsonRpcHttpServer } from './json-rpc-http.js';
 import { JsonRpcWsServer } from './json-rpc-ws.js';
 import { MemoryBackend } from './memory-backend.js';
-import { account, address, call, post, startTestServers, type TestServers } from './test-servers.js';
+import { account, address, call, post, startTestServers, type TestServers } from './testing/test-servers.js';
 
 let t: TestServers;
 let url: string;

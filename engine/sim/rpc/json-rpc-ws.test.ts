@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 
-import { account, address, startTestServers, type TestServers } from './test-servers.js';
+import { account, address, startTestServers, type TestServers } from './testing/test-servers.js';
 
 let t: TestServers;
 const clients: WebSocket[] = [];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { RpcError } from '../chain-backend.js';
 import { MemoryBackend } from './memory-backend.js';
-import { account, address } from './test-servers.js';
+import { account, address } from './testing/test-servers.js';
 
 function tx(signatureByte: number): Uint8Array {
   return Uint8Array.from([1, ...new Array(64).fill(signatureByte), 0, 0, 0]);

@@ -16,7 +16,7 @@ import {
 } from '@solana/kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { account, address, startTestServers, type TestServers } from './test-servers.js';
+import { account, address, startTestServers, type TestServers } from './testing/test-servers.js';
 
 /**
  * The acceptance test of the servers: @solana/kit, unchanged, against them. Anything kit cannot

@@ -1,10 +1,10 @@
 import bs58 from 'bs58';
 
-import type { AccountRecord } from '../chain-backend.js';
-import { FaultInjector } from '../faults.js';
-import { JsonRpcHttpServer } from './json-rpc-http.js';
-import { JsonRpcWsServer } from './json-rpc-ws.js';
-import { MemoryBackend } from './memory-backend.js';
+import type { AccountRecord } from '../../chain-backend.js';
+import { FaultInjector } from '../../faults.js';
+import { JsonRpcHttpServer } from '../json-rpc-http.js';
+import { JsonRpcWsServer } from '../json-rpc-ws.js';
+import { MemoryBackend } from '../memory-backend.js';
 
 /** Test support: both servers on port 0 over one MemoryBackend and one FaultInjector. */
 
