@@ -89,6 +89,22 @@ describe('KeySet', () => {
     expect(set.ids().length).toBe(151);
   });
 
+  it('still finds a key after another key with the same first two bytes is deleted', () => {
+    const prng = new Prng(7);
+    const set = new KeySet();
+    const a = prng.bytes(32);
+    const b = prng.bytes(32);
+    b[0] = a[0]!;
+    b[1] = a[1]!;
+    const idB = set.add(b);
+    set.add(a);
+    set.delete(a);
+    expect(set.idAt(b, 0)).toBe(idB);
+    set.delete(b);
+    expect(set.idAt(b, 0)).toBe(-1);
+    expect(set.size).toBe(0);
+  });
+
   it('grows past its initial capacity', () => {
     const prng = new Prng(6);
     const set = new KeySet(2);
