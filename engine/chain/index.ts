@@ -1,0 +1,50 @@
+/**
+ * engine/chain: the wire formats (ShredStream entry batches, Solana transactions, base58).
+ * What the rest of the engine may use; everything else in the folder is internal.
+ */
+export * from './parse-layout.js';
+export { parseEntriesInto } from './entry-parser.js';
+export { availableParsers, type ParserImplementation } from './parser-implementations.js';
+export { EntryBatchIndex, type EntryBatchCapacity } from './entry-batch-index.js';
+export {
+  TransactionView,
+  decodeEntryBatch,
+  type AddressTableLookup,
+  type CompiledInstruction,
+  type MessageHeader,
+  type TransactionRecord,
+  type TransactionVersion,
+} from './transaction-view.js';
+export * as base58 from './base58.js';
+export { decodePubkey } from './base58.js';
+export { KeySet } from './key-set.js';
+export { encodeEntries, type EntryInput } from './entry-encoder.js';
+export {
+  readCompactU16,
+  writeCompactU16,
+  encodeCompactU16,
+  decodeCompactU16,
+  compactU16Size,
+  COMPACT_U16_TRUNCATED,
+  COMPACT_U16_INVALID,
+} from './compact-u16.js';
+export {
+  buildTransaction,
+  compileMessage,
+  serializeMessage,
+  assembleTransaction,
+  generateKeypair,
+  keypairFromSeed,
+  keypairSeed,
+  signBytes,
+  verifySignature,
+  compareAddresses,
+  MAX_TRANSACTION_BYTES,
+  type Keypair,
+  type PubkeyInput,
+  type AccountMetaInput,
+  type InstructionInput,
+  type LookupTableInput,
+  type TransactionInput,
+  type CompiledMessage,
+} from './transaction-builder.js';
