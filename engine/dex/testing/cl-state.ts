@@ -38,6 +38,8 @@ export interface ClStateOptions {
    * (and whirlpools-core silently wraps there), so states beyond it are not realistic fixtures.
    */
   liquidityTimesPriceBits?: number;
+  /** How far from tick 0 most states sit (default 60_000 ticks). */
+  centerReachTicks?: number;
 }
 
 function floorDiv(a: number, b: number): number {
@@ -58,7 +60,7 @@ export function randomClState(rng: Prng, o: ClStateOptions): ClState {
   // Mostly prices near 1, sometimes anywhere in the tick range (extremes included).
   let first: number;
   if (rng.chance(0.9)) {
-    const reach = Math.max(1, Math.min(maxIndex, Math.ceil(60_000 / span)));
+    const reach = Math.max(1, Math.min(maxIndex, Math.ceil((o.centerReachTicks ?? 60_000) / span)));
     first = rng.int(-reach, reach) - rng.int(0, count - 1);
   } else if (rng.chance(0.5)) {
     first = rng.int(minIndex, maxIndex - count + 1);
