@@ -3,6 +3,7 @@
  * All implement parse-layout.ts's ParseEntriesFn and must agree byte for byte on every input.
  */
 import { parseEntriesInto } from './entry-parser.js';
+import { nativeParseEntries } from './native-parser.js';
 import type { ParseEntriesFn } from './parse-layout.js';
 
 export interface ParserImplementation {
@@ -10,6 +11,9 @@ export interface ParserImplementation {
   parse: ParseEntriesFn;
 }
 
+/** The TypeScript parser first (the reference), then the C++ one when the add-on loaded. */
 export function availableParsers(): ParserImplementation[] {
-  return [{ name: 'typescript', parse: parseEntriesInto }];
+  const parsers: ParserImplementation[] = [{ name: 'typescript', parse: parseEntriesInto }];
+  if (nativeParseEntries !== null) parsers.push({ name: 'native', parse: nativeParseEntries });
+  return parsers;
 }
