@@ -70,11 +70,10 @@ const OUTPUT_FULL = ParseStatus.OutputFull;
 
 /**
  * "Seen in this transaction" marks for program-id indexes: programStamp[i] === stamp means index i
- * is already in `programs` for the current transaction. One stamp per transaction, so nothing is
- * cleared between transactions.
+ * is already in `programs` for the current transaction. Cleared once per call; the stamp is the
+ * transaction's number in the call plus one, so nothing is cleared between transactions.
  */
 const programStamp = new Uint32Array(256);
-let stamp = 0;
 
 function finish(
   counts: Uint32Array,
@@ -126,6 +125,8 @@ export const parseEntriesInto: ParseEntriesFn = function parseEntriesInto(
   const programCap = programs.length;
   let txCount = 0;
   let programCount = 0;
+  let stamp = 0;
+  programStamp.fill(0);
 
   if (len < 8) return finish(counts, TRUNCATED, 0, 0, 0, 0);
   const entryTotal = readU32(bytes, 0);
@@ -244,10 +245,7 @@ export const parseEntriesInto: ParseEntriesFn = function parseEntriesInto(
       const ixCount = r;
       const ixOffset = p;
       const programsStart = programCount;
-      if (++stamp === 0) {
-        programStamp.fill(0);
-        stamp = 1;
-      }
+      stamp++;
       let maxAccountIndex = 0;
       for (let i = 0; i < ixCount; i++) {
         if (p >= len) return finish(counts, TRUNCATED, p, e + 1, txCount, programCount);
@@ -274,7 +272,9 @@ export const parseEntriesInto: ParseEntriesFn = function parseEntriesInto(
         const accountsEnd = p + r;
         if (accountsEnd > len) return finish(counts, TRUNCATED, p, e + 1, txCount, programCount);
         for (; p < accountsEnd; p++) {
-          if (bytes[p]! > maxAccountIndex) maxAccountIndex = bytes[p]!;
+          // max without a branch: indexes come in no order, so `if (a > max)` mispredicts
+          const a = bytes[p]!;
+          maxAccountIndex += (a - maxAccountIndex) & ((maxAccountIndex - a) >> 31);
         }
 
         if (p < len && (b = bytes[p]!) < 0x80) {
