@@ -16,8 +16,6 @@ import {
   invalidAccount,
   readI64,
   readPubkey,
-  readU128,
-  readU64,
   readU8,
   writeI64,
   writePubkey,
@@ -99,22 +97,30 @@ export function decodeBinArray(data: Uint8Array, address?: string): DlmmBinArray
     );
   }
   const lowerBinId = binArrayLowerBinId(Number(index));
+  // 490 wide reads per account: DataView's native 64-bit reads allocate one BigInt each.
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const bins = new Array<DlmmBin>(BINS_PER_ARRAY);
   for (let i = 0, at = BINS; i < BINS_PER_ARRAY; i++, at += DLMM_BIN_SIZE) {
     bins[i] = {
       id: lowerBinId + i,
-      amountX: readU64(data, at + AMOUNT_X),
-      amountY: readU64(data, at + AMOUNT_Y),
-      price: readU128(data, at + PRICE),
-      liquiditySupply: readU128(data, at + LIQUIDITY_SUPPLY),
-      openOrderAmount: readU64(data, at + OPEN_ORDER_AMOUNT),
-      processedOrderRemainingAmount: readU64(data, at + PROCESSED_ORDER_REMAINING_AMOUNT),
+      amountX: view.getBigUint64(at + AMOUNT_X, true),
+      amountY: view.getBigUint64(at + AMOUNT_Y, true),
+      price: readU128View(view, at + PRICE),
+      liquiditySupply: readU128View(view, at + LIQUIDITY_SUPPLY),
+      openOrderAmount: view.getBigUint64(at + OPEN_ORDER_AMOUNT, true),
+      processedOrderRemainingAmount: view.getBigUint64(at + PROCESSED_ORDER_REMAINING_AMOUNT, true),
       limitOrderAskSide: readU8(data, at + LIMIT_ORDER_ASK_SIDE) !== 0,
     };
   }
   const array: DlmmBinArray = { pool: readPubkey(data, LB_PAIR), index, version: readU8(data, VERSION), bins };
   if (address !== undefined) array.address = address;
   return array;
+}
+
+function readU128View(view: DataView, offset: number): bigint {
+  const hi = view.getBigUint64(offset + 8, true);
+  const lo = view.getBigUint64(offset, true);
+  return hi === 0n ? lo : (hi << 64n) | lo;
 }
 
 /**

@@ -211,6 +211,13 @@ describe('quoteDlmm walking bins', () => {
     expect([q.amountIn, q.activeIdAfter]).toEqual([in69 + in70, 70]);
   });
 
+  it('prices a bin whose stored price is 0 from its id, as the program does', () => {
+    const { pool, arrays } = twoBins();
+    (arrays[1]!.bins as DlmmBin[])[69]!.price = 0n; // bin -1
+    const q = ok(quote(pool, xToY(2_000n), arrays));
+    expect(q.amountOut).toBe(1_000n + ((1_000n * binPrice(-1, 10)) >> 64n));
+  });
+
   it('prices a tiny swap with no impact and a deep one with a positive impact', () => {
     const { pool, arrays } = twoBins();
     expect(ok(quote(pool, xToY(10n), arrays)).priceImpact).toBe(0);

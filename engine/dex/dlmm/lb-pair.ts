@@ -142,8 +142,9 @@ export function decodeLbPair(data: Uint8Array, address?: string): DlmmLbPair {
     throw invalidAccount(Dex.Dlmm, ACCOUNT, `unknown collect_fee_mode ${collectFeeMode}`, address);
   }
 
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const binArrayBitmap = new Array<bigint>(BIN_ARRAY_BITMAP_WORDS);
-  for (let i = 0; i < BIN_ARRAY_BITMAP_WORDS; i++) binArrayBitmap[i] = readU64(data, BIN_ARRAY_BITMAP + 8 * i);
+  for (let i = 0; i < BIN_ARRAY_BITMAP_WORDS; i++) binArrayBitmap[i] = view.getBigUint64(BIN_ARRAY_BITMAP + 8 * i, true);
 
   const pool: DlmmLbPair = {
     dex: Dex.Dlmm,
@@ -178,7 +179,7 @@ export function decodeLbPair(data: Uint8Array, address?: string): DlmmLbPair {
     pairType: readU8(data, PAIR_TYPE),
     activationType: readU8(data, ACTIVATION_TYPE),
     activationPoint: readU64(data, ACTIVATION_POINT),
-    rewardMints: [readPubkey(data, REWARD_INFOS), readPubkey(data, REWARD_INFOS + REWARD_INFO_SIZE)],
+    rewardMints: [readOptionalPubkey(data, REWARD_INFOS), readOptionalPubkey(data, REWARD_INFOS + REWARD_INFO_SIZE)],
     oracle: readPubkey(data, ORACLE),
     protocolFeeX: readU64(data, PROTOCOL_FEE_X),
     protocolFeeY: readU64(data, PROTOCOL_FEE_Y),
@@ -189,6 +190,12 @@ export function decodeLbPair(data: Uint8Array, address?: string): DlmmLbPair {
   };
   if (address !== undefined) pool.address = address;
   return pool;
+}
+
+/** A pubkey that is usually unset: all-zero bytes skip the base58 encoding (~6 µs). */
+function readOptionalPubkey(data: Uint8Array, offset: number): string {
+  for (let i = offset; i < offset + 32; i++) if (data[i] !== 0) return readPubkey(data, offset);
+  return DEFAULT_PUBKEY;
 }
 
 /**
