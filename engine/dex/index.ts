@@ -1,0 +1,107 @@
+/**
+ * engine/dex: pool account decoders and encoders and exact swap math per protocol. What the rest
+ * of the engine may use; everything else in the folder is internal.
+ *
+ * - `DecoderRegistry` turns (owner, bytes) into a decoded pool, tick array, AmmConfig or bin array.
+ * - `quoteSwap(pool, request, context)` quotes on any decoded pool; `directionFor` maps mints to a
+ *   direction.
+ * - The encoders write the same accounts (the simulator serves them).
+ */
+export * from './types.js';
+export {
+  DEFAULT_PROGRAM_IDS,
+  METEORA_DLMM_PROGRAM_ID,
+  ORCA_WHIRLPOOL_PROGRAM_ID,
+  RAYDIUM_AMM_V4_PROGRAM_ID,
+  RAYDIUM_CLMM_PROGRAM_ID,
+  programIdsWith,
+} from './program-ids.js';
+export {
+  DecoderRegistry,
+  UNKNOWN_DEX,
+  createDecoderRegistry,
+  type DecodedAccount,
+  type DecodedAccountKind,
+  type DecoderRegistryOptions,
+  type DecoderStats,
+  type DexLabel,
+} from './registry.js';
+export { directionFor, quoteSwap } from './quote.js';
+export { priceImpact } from './price-impact.js';
+
+// dexa_amm
+export {
+  AMM_ACCOUNT_SIZE,
+  AMM_FEE_DENOMINATOR,
+  AMM_FEE_NUMERATOR,
+  AmmStatus,
+  ammSwapEnabled,
+  decodeAmmPool,
+  encodeAmmPool,
+  type AmmPoolFields,
+} from './amm/amm-pool.js';
+export { quoteConstantProduct } from './amm/constant-product.js';
+
+// dexc_whirlpool
+export {
+  WHIRLPOOL_ACCOUNT_SIZE,
+  WHIRLPOOL_DISCRIMINATOR,
+  decodeWhirlpool,
+  encodeWhirlpool,
+  type WhirlpoolFields,
+} from './whirlpool/whirlpool-account.js';
+export {
+  WHIRLPOOL_DYNAMIC_TICK_ARRAY_DISCRIMINATOR,
+  WHIRLPOOL_FIXED_TICK_ARRAY_ACCOUNT_SIZE,
+  WHIRLPOOL_FIXED_TICK_ARRAY_DISCRIMINATOR,
+  WHIRLPOOL_TICK_ARRAY_SIZE,
+  decodeWhirlpoolTickArray,
+  encodeWhirlpoolDynamicTickArray,
+  encodeWhirlpoolTickArray,
+  type WhirlpoolTickArrayFields,
+} from './whirlpool/tick-array.js';
+export { quoteWhirlpool } from './whirlpool/whirlpool-swap.js';
+
+// dexa_clmm
+export {
+  CLMM_POOL_ACCOUNT_SIZE,
+  CLMM_POOL_DISCRIMINATOR,
+  decodeClmmPool,
+  encodeClmmPool,
+  setTickArrayBit,
+  type ClmmPoolFields,
+} from './clmm/clmm-pool.js';
+export {
+  CLMM_AMM_CONFIG_ACCOUNT_SIZE,
+  CLMM_AMM_CONFIG_DISCRIMINATOR,
+  decodeClmmAmmConfig,
+  encodeClmmAmmConfig,
+  withAmmConfig,
+  type ClmmAmmConfig,
+} from './clmm/amm-config.js';
+export {
+  CLMM_TICK_ARRAY_ACCOUNT_SIZE,
+  CLMM_TICK_ARRAY_DISCRIMINATOR,
+  CLMM_TICK_ARRAY_SIZE,
+  decodeClmmTickArray,
+  encodeClmmTickArray,
+  type ClmmTickArrayFields,
+} from './clmm/tick-array.js';
+export { ClmmFeeOn, clmmFeeOnInput, quoteClmm } from './clmm/clmm-swap.js';
+
+// concentrated-liquidity math both CL protocols share (the simulator builds states with it)
+export {
+  MAX_TICK,
+  MIN_SQRT_PRICE,
+  MIN_TICK,
+  RAYDIUM_MAX_SQRT_PRICE,
+  WHIRLPOOL_MAX_SQRT_PRICE,
+  raydiumSqrtPriceAtTick,
+  raydiumTickAtSqrtPrice,
+  whirlpoolSqrtPriceAtTick,
+  whirlpoolTickAtSqrtPrice,
+} from './concentrated/tick-math.js';
+export { amountDeltaA, amountDeltaB } from './concentrated/sqrt-price-math.js';
+
+// dexb_dlmm
+export * from './dlmm/index.js';
