@@ -1,0 +1,6 @@
+import type { Command } from '../command.js';
+import { decodeCommand } from './decode.js';
+import { swapCommand } from './swap.js';
+
+/** Every `tidepool` subcommand. Each arrives with its feature. */
+export const COMMANDS: readonly Command[] = [decodeCommand, swapCommand];
