@@ -78,6 +78,7 @@ function runIndexParser(input: ParseWorkerInput, parse: ParseEntriesFn): ParseWo
  */
 function runKit(input: ParseWorkerInput): ParseWorkerOutput {
   const shortU16 = getShortU16Decoder();
+  const base58 = getBase58Decoder();
   const messageDecoder = getCompiledTransactionMessageDecoder();
   const monitored = new Set(input.poolKeys);
   const latency = new LatencyRecorder();
@@ -104,7 +105,7 @@ function runKit(input: ParseWorkerInput): ParseWorkerOutput {
             const [message, next] = messageDecoder.read(bytes, afterCount + 64 * sigCount);
             at = next;
             if (message.staticAccounts.some((a) => monitored.has(a))) {
-              getBase58Decoder().decode(firstSignature);
+              base58.decode(firstSignature);
               kept++;
             }
             txs++;

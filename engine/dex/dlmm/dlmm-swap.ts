@@ -97,6 +97,9 @@ export function quoteDlmm(pool: DlmmPool, req: SwapRequest, ctx: SwapContext = {
           index = next;
         }
       }
+      if (id < MIN_BIN_ID || id > MAX_BIN_ID) {
+        return refuse(SwapFailure.InsufficientLiquidity, `swap would move past bin ${swapForY ? MIN_BIN_ID : MAX_BIN_ID}`);
+      }
       array = findBinArray(binArrays, pool, index);
       if (array === undefined) {
         return refuse(SwapFailure.InsufficientLiquidityData, `bin array ${index} (bins ${binArrayLowerBinId(index)}..${binArrayUpperBinId(index)}) was not supplied`);
