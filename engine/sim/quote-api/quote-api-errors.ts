@@ -1,0 +1,63 @@
+import { STATUS_CODES } from 'node:http';
+
+/**
+ * Errors of the quote API, in the real swap API's shape: HTTP 400 (or the injected status) with
+ * `{"error": "<message>", "errorCode": "<CODE>"}`. The codes are the real API's where it has one
+ * (reference §7 and its public error list); the injected-fault codes are ours.
+ */
+
+export const QuoteErrorCode = {
+  /** A query parameter is missing or cannot be parsed, or is out of range. */
+  InvalidRequest: 'INVALID_REQUEST',
+  /** inputMint equals outputMint. */
+  CircularArbitrageIsDisabled: 'CIRCULAR_ARBITRAGE_IS_DISABLED',
+  /** A well-formed mint the market does not trade. */
+  TokenNotTradable: 'TOKEN_NOT_TRADABLE',
+  /** No route (every candidate refused, filtered out, or a zero amount). */
+  CouldNotFindAnyRoute: 'COULD_NOT_FIND_ANY_ROUTE',
+  /** ExactOut: the slippage threshold does not fit in a u64. */
+  CannotComputeOtherAmountThreshold: 'CANNOT_COMPUTE_OTHER_AMOUNT_THRESHOLD',
+  /** Injected 429 (faults.quoteApi.failStatus). Not verified against the real API. */
+  RateLimited: 'RATE_LIMITED',
+  /** A bug (500). Other injected statuses carry their status text as a code (SERVICE_UNAVAILABLE). */
+  InternalServerError: 'INTERNAL_SERVER_ERROR',
+} as const;
+export type QuoteErrorCode = (typeof QuoteErrorCode)[keyof typeof QuoteErrorCode];
+
+export interface QuoteErrorBody {
+  error: string;
+  errorCode: string;
+}
+
+/** A refusal of /quote: HTTP status, stable code and message. Thrown by parsing and routing. */
+export class QuoteApiError extends Error {
+  override readonly name = 'QuoteApiError';
+  constructor(
+    /** A QuoteErrorCode, or an injected status's text as a code. */
+    readonly errorCode: QuoteErrorCode | (string & {}),
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+
+  body(): QuoteErrorBody {
+    return { error: this.message, errorCode: this.errorCode };
+  }
+}
+
+/** `Query parameter <name> cannot be parsed: <reason>`, the real API's parse-error message. */
+export function unparsable(name: string, reason: string): QuoteApiError {
+  return new QuoteApiError(QuoteErrorCode.InvalidRequest, `Query parameter ${name} cannot be parsed: ${reason}`);
+}
+
+/**
+ * The error an injected failure answers with: 429 is `RATE_LIMITED`, any other status its status
+ * text as a code (503: `SERVICE_UNAVAILABLE`).
+ */
+export function injectedFailure(status: number): QuoteApiError {
+  if (status === 429) return new QuoteApiError(QuoteErrorCode.RateLimited, 'Rate limit exceeded', 429);
+  const text = STATUS_CODES[status] ?? 'Error';
+  const code = text.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '');
+  return new QuoteApiError(code, `${text} (injected)`, status);
+}

@@ -1,0 +1,147 @@
+/**
+ * The body of a successful `GET /quote`, in the real swap API's shape (reference §7): u64 amounts
+ * as decimal strings, `priceImpactPct` as a decimal-string fraction, one route-plan step per hop
+ * (`percent: 100`, `bps: 10000`: no split routes), `contextSlot` and `timeTaken` (seconds) as
+ * numbers.
+ *
+ * Amount rules:
+ * - ExactIn: `inAmount` is the request's amount; the platform fee is cut from the route's output,
+ *   floor(out * feeBps / 10000), and `outAmount` is what is left; `otherAmountThreshold` =
+ *   floor(outAmount * (10000 - slippageBps) / 10000).
+ * - ExactOut: `outAmount` is the request's amount; the platform fee is charged on the input (the
+ *   real API takes ExactOut fees in the input mint), floor(in * feeBps / 10000) on top of what the
+ *   route needs, and `inAmount` includes it; `otherAmountThreshold` =
+ *   floor(inAmount * (10000 + slippageBps) / 10000).
+ * - The route plan shows the hops' own amounts, which chain exactly (a hop's outAmount is the next
+ *   hop's inAmount); platform fees are outside it.
+ * - priceImpactPct: the route's price impact as a fraction (0.0012 = 0.12 %), 1 - prod(1 - hop
+ *   impact), each hop's from the engine (execution vs spot price before the swap, after the fee).
+ */
+import { SwapMode } from '../../dex/types.js';
+import { BPS_DENOMINATOR, U64_MAX } from './constants.js';
+import { QuoteApiError, QuoteErrorCode } from './quote-api-errors.js';
+import type { QuoteParams } from './quote-params.js';
+import type { Route } from './route-search.js';
+
+export interface SwapInfo {
+  ammKey: string;
+  label: string;
+  inputMint: string;
+  outputMint: string;
+  inAmount: string;
+  outAmount: string;
+  feeAmount: string;
+  feeMint: string;
+}
+
+export interface RoutePlanStep {
+  swapInfo: SwapInfo;
+  percent: number;
+  bps: number;
+}
+
+export interface PlatformFee {
+  amount: string;
+  feeBps: number;
+}
+
+export interface QuoteResponse {
+  inputMint: string;
+  inAmount: string;
+  outputMint: string;
+  outAmount: string;
+  otherAmountThreshold: string;
+  swapMode: SwapMode;
+  slippageBps: number;
+  platformFee: PlatformFee | null;
+  priceImpactPct: string;
+  routePlan: RoutePlanStep[];
+  contextSlot: number;
+  timeTaken: number;
+}
+
+const BPS = BigInt(BPS_DENOMINATOR);
+
+/** The response for `route`. Throws QuoteApiError when an amount does not fit in a u64. */
+export function buildQuoteResponse(params: QuoteParams, route: Route, contextSlot: bigint, timeTakenSeconds: number): QuoteResponse {
+  const feeBps = params.platformFeeBps;
+  const slippage = BigInt(params.slippageBps);
+  let inAmount: bigint;
+  let outAmount: bigint;
+  let threshold: bigint;
+  let fee = 0n;
+  if (params.swapMode === SwapMode.ExactIn) {
+    if (feeBps !== undefined) fee = (route.outAmount * BigInt(feeBps)) / BPS;
+    inAmount = route.inAmount;
+    outAmount = route.outAmount - fee;
+    threshold = (outAmount * (BPS - slippage)) / BPS;
+  } else {
+    if (feeBps !== undefined) fee = (route.inAmount * BigInt(feeBps)) / BPS;
+    inAmount = route.inAmount + fee;
+    outAmount = route.outAmount;
+    threshold = (inAmount * (BPS + slippage)) / BPS;
+    if (inAmount > U64_MAX) {
+      throw new QuoteApiError(QuoteErrorCode.CouldNotFindAnyRoute, 'Could not find any route');
+    }
+    if (threshold > U64_MAX) {
+      throw new QuoteApiError(
+        QuoteErrorCode.CannotComputeOtherAmountThreshold,
+        `Cannot compute other amount threshold: ${inAmount} plus ${params.slippageBps} bps exceeds a u64`,
+      );
+    }
+  }
+
+  let unchanged = 1;
+  const routePlan: RoutePlanStep[] = new Array(route.hops.length);
+  for (let i = 0; i < route.hops.length; i++) {
+    const hop = route.hops[i]!;
+    const q = hop.quote;
+    unchanged *= 1 - clampFraction(q.priceImpact);
+    routePlan[i] = {
+      swapInfo: {
+        ammKey: hop.view.address,
+        label: hop.view.label,
+        inputMint: hop.inputMint,
+        outputMint: hop.outputMint,
+        inAmount: q.amountIn.toString(),
+        outAmount: q.amountOut.toString(),
+        feeAmount: q.fee.toString(),
+        feeMint: q.feeInOutput === true ? hop.outputMint : hop.inputMint,
+      },
+      percent: 100,
+      bps: BPS_DENOMINATOR,
+    };
+  }
+
+  return {
+    inputMint: params.inputMint,
+    inAmount: inAmount.toString(),
+    outputMint: params.outputMint,
+    outAmount: outAmount.toString(),
+    otherAmountThreshold: threshold.toString(),
+    swapMode: params.swapMode,
+    slippageBps: params.slippageBps,
+    platformFee: feeBps === undefined ? null : { amount: fee.toString(), feeBps },
+    priceImpactPct: formatFraction(1 - unchanged),
+    routePlan,
+    contextSlot: Number(contextSlot),
+    timeTaken: timeTakenSeconds,
+  };
+}
+
+function clampFraction(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
+}
+
+/** A fraction as plain decimal text, never in exponent notation ("0.00000012", not "1.2e-7"). */
+export function formatFraction(x: number): string {
+  const v = clampFraction(x);
+  if (v === 0) return '0';
+  // JavaScript switches to exponent notation below 1e-6; the real API (Rust) never does.
+  if (v >= 1e-6) return String(v);
+  const fixed = v.toFixed(20);
+  let end = fixed.length;
+  while (end > 0 && fixed.charCodeAt(end - 1) === 0x30 /* 0 */) end--;
+  // Below 1e-20 nothing but zeros is left.
+  return fixed.charCodeAt(end - 1) === 0x2e /* . */ ? '0' : fixed.slice(0, end);
+}
