@@ -78,6 +78,7 @@ export function swapConcentrated(
   const feeOnInput = options.feeOnInput;
   const variableFee = options.variableFee;
   const baseFeeRate = options.feeRate;
+  const baseFee = BigInt(baseFeeRate);
   const limit = aToB ? protocol.sqrtPriceLimitAToB : protocol.sqrtPriceLimitBToA;
   const navigator = new TickNavigator(
     protocol.dex,
@@ -121,7 +122,7 @@ export function swapConcentrated(
       }
       let next = stepTarget;
       if (price !== stepTarget) {
-        const fee = BigInt(feeRate);
+        const fee = variableFee === undefined ? baseFee : BigInt(feeRate);
         const ok = feeOnInput
           ? swapStepFeeOnInput(remaining, fee, liquidity, price, stepTarget, aToB, exactIn, protocol.wide256)
           : swapStepFeeOnOutput(remaining, fee, liquidity, price, stepTarget, aToB, exactIn);
@@ -200,6 +201,7 @@ export function swapConcentrated(
       : clPriceImpact(pool.sqrtPrice, aToB, amountOut + feeTotal, amountIn),
     sqrtPriceAfter: price,
     tickAfter: tick,
+    liquidityAfter: liquidity,
   };
   if (!feeOnInput) quote.feeInOutput = true;
   return quote;
