@@ -218,6 +218,8 @@ export interface SwapQuote {
   /** CL pools: sqrt price after the swap; DLMM: active bin after the swap. */
   sqrtPriceAfter?: bigint;
   tickAfter?: number;
+  /** CL pools: the pool's active liquidity after the swap (after every tick it crossed). */
+  liquidityAfter?: bigint;
   activeIdAfter?: number;
 }
 
