@@ -188,11 +188,13 @@ describe('concentrated-liquidity swap edges', () => {
     const q = quoted(quoteWhirlpool(wp.pool, req, { tickArrays: allArrays }));
     expect(q.sqrtPriceAfter).toBe(whirlpoolSqrtPriceAtTick(-128));
     expect(q.tickAfter).toBe(-129); // crossed: the protocol's tick is one below the crossed tick
+    expect(q.liquidityAfter).toBe(3n * L); // the [-128, 128] position is left behind
     expect({ amountIn: q.amountIn, amountOut: q.amountOut, fee: q.fee }).toEqual(orcaQuote(wp.pool, allArrays, req));
     // One atom less stops just above the tick, without crossing.
     const before = quoted(quoteWhirlpool(wp.pool, { ...req, amount: out - 1n }, { tickArrays: allArrays }));
     expect(before.sqrtPriceAfter! > whirlpoolSqrtPriceAtTick(-128)).toBe(true);
     expect(before.tickAfter).toBe(-128);
+    expect(before.liquidityAfter).toBe(4n * L);
   });
 
   it('ends exactly on an initialized tick (exact in, bToA)', () => {
