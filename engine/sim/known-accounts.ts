@@ -1,0 +1,65 @@
+/**
+ * Addresses and constants of the real network that the simulated chain reuses (leaf module).
+ * Sources: reference/solana-wire.md §0, §3, §4.5, §8; solana-labs/solana sdk (rent, fees, loaders).
+ */
+
+export const SYSTEM_PROGRAM_ID = '11111111111111111111111111111111';
+export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+export const ASSOCIATED_TOKEN_PROGRAM_ID = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+export const VOTE_PROGRAM_ID = 'Vote111111111111111111111111111111111111111';
+export const MEMO_PROGRAM_ID = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+export const COMPUTE_BUDGET_PROGRAM_ID = 'ComputeBudget111111111111111111111111111111';
+export const ADDRESS_LOOKUP_TABLE_PROGRAM_ID = 'AddressLookupTab1e1111111111111111111111111';
+
+/** Owners of program accounts. */
+export const NATIVE_LOADER_ID = 'NativeLoader1111111111111111111111111111111';
+export const BPF_LOADER_2_ID = 'BPFLoader2111111111111111111111111111111111';
+export const BPF_LOADER_UPGRADEABLE_ID = 'BPFLoaderUpgradeab1e11111111111111111111111';
+
+/** Wrapped SOL and USDC, under their mainnet mint addresses. */
+export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
+export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+/** Orca's mainnet WhirlpoolsConfig, which every simulated Whirlpool points at. */
+export const WHIRLPOOLS_CONFIG = '2LecshUwdy9xi7meFgHtFJQNSKk4KdTrcpvaB56dP2NQ';
+
+/** The 8 Jito tip accounts (reference §8). */
+export const JITO_TIP_ACCOUNTS: readonly string[] = Object.freeze([
+  '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5',
+  'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
+  'Cw8CFyM9FkoMi7K7Crf6HNQqf4uEMzpKw6QNghXLvLkY',
+  'ADaUMid9yfUytqMBgopwjb2DTLSokTSzL1zt6iGPaS49',
+  'DfXygSm4jCyNCybVYYK6DwvWqjKee8pbDmJGcLWNDXjh',
+  'ADuUkR4vqLUMWXxW9gh6D6L8pMSawimctcNZ5pGwDcEt',
+  'DttWaMuVvTiduZRnguLF7jNxTgiMBZ1hyAumKUiL2KRL',
+  '3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT',
+]);
+
+export const LAMPORTS_PER_SOL = 1_000_000_000n;
+/** Fee per signature (`DEFAULT_TARGET_LAMPORTS_PER_SIGNATURE / 2`). */
+export const LAMPORTS_PER_SIGNATURE = 5000n;
+
+/** `rentEpoch` of rent-exempt accounts as nodes report it: u64::MAX. */
+export const RENT_EPOCH_EXEMPT = (1n << 64n) - 1n;
+/** Rent: 3480 lamports per byte-year, exempt at two years, plus 128 bytes of account overhead. */
+const RENT_LAMPORTS_PER_BYTE = 6960n;
+const ACCOUNT_STORAGE_OVERHEAD = 128n;
+
+/** The rent-exempt minimum balance of an account holding `dataLength` bytes. */
+export function rentExemptMinimum(dataLength: number): bigint {
+  return (ACCOUNT_STORAGE_OVERHEAD + BigInt(dataLength)) * RENT_LAMPORTS_PER_BYTE;
+}
+
+/** Compute units: the default limit per instruction and the cap per transaction. */
+export const DEFAULT_COMPUTE_UNITS_PER_INSTRUCTION = 200_000;
+export const MAX_COMPUTE_UNITS_PER_TRANSACTION = 1_400_000;
+
+/** A blockhash stays usable for this many blocks after its own (`MAX_PROCESSING_AGE`). */
+export const MAX_PROCESSING_AGE = 150;
+/** Slots the status cache keeps signatures for (`MAX_RECENT_BLOCKHASHES`). */
+export const STATUS_CACHE_SLOTS = 300;
+/** Slots between a processed slot and its root in the simulator (confirmed trails by 1). */
+export const FINALIZATION_DEPTH = 32;
+/** Ticks per slot (`DEFAULT_TICKS_PER_SLOT`) and hashes per tick (`DEFAULT_HASHES_PER_TICK`). */
+export const TICKS_PER_SLOT = 64;
+export const HASHES_PER_TICK = 12_500;
