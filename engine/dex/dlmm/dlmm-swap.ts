@@ -14,10 +14,25 @@
  * Refusals, never a guess: a bin array the walk needs but was not supplied →
  * InsufficientLiquidityData; no array with liquidity left in the bitmap, or past the program's
  * bin id bounds → InsufficientLiquidity.
+ *
+ * `quoteDlmmWithBins` runs the same walk and also returns the state the swap leaves, as the
+ * program writes it (`Bin::swap`, `update_references`, `update_volatility_accumulator`): the new
+ * amounts of every bin it traded in and the pair's variable parameters.
  */
 import { priceImpact } from '../price-impact.js';
 import { checkAmount, refuse } from '../swap-result.js';
-import { SwapFailure, SwapMode, type BinArray, type DlmmPool, type SwapContext, type SwapQuote, type SwapRequest, type SwapResult } from '../types.js';
+import {
+  SwapFailure,
+  SwapMode,
+  type BinArray,
+  type DlmmPool,
+  type DlmmVariableParameters,
+  type SwapContext,
+  type SwapQuote,
+  type SwapRefusal,
+  type SwapRequest,
+  type SwapResult,
+} from '../types.js';
 import { binArrayIndexOf, binArrayLowerBinId, binArrayUpperBinId } from './bin-array.js';
 import { isInBitmapRange, MAX_BITMAP_ARRAY_INDEX, MIN_BITMAP_ARRAY_INDEX, nextBinArrayWithLiquidity } from './bin-array-bitmap.js';
 import { binPrice } from './bin-price.js';
@@ -35,12 +50,41 @@ export interface DlmmSwapQuote extends SwapQuote {
   activeIdAfter: number;
 }
 
+/** A bin a swap traded in, with its reserves after the swap. */
+export interface DlmmBinUpdate {
+  id: number;
+  amountX: bigint;
+  amountY: bigint;
+}
+
+/** A DLMM quote with the state the swap leaves in the pair and its bins. */
+export interface DlmmSwapWithBins extends DlmmSwapQuote {
+  /** Every bin the swap traded in, in walk order, with its amounts after the swap. */
+  bins: DlmmBinUpdate[];
+  /** The pair's `v_parameters` after the swap (last update at `ctx.nowSeconds`). */
+  vParametersAfter: DlmmVariableParameters;
+}
+
 /**
  * Quotes a swap on a DLMM pool. `ctx.binArrays` must hold every bin array the swap walks through
  * (arrays of other pools are ignored when `pool.address` is set); `ctx.nowSeconds` defaults to
  * the pool's last volatility update. Throws TpError(InvalidAmount) for an amount outside u64.
  */
 export function quoteDlmm(pool: DlmmPool, req: SwapRequest, ctx: SwapContext = {}): SwapResult {
+  return walkDlmm(pool, req, ctx, null);
+}
+
+/**
+ * `quoteDlmm` plus the state the swap leaves: each traded bin's new amounts (the input net of the
+ * trading fee goes into the bin, the output leaves it; with the fee on the output, the gross
+ * output leaves it) and the pair's variable parameters. Limit orders resting in a traded bin are
+ * not modelled: such a swap is refused (InsufficientLiquidityData).
+ */
+export function quoteDlmmWithBins(pool: DlmmPool, req: SwapRequest, ctx: SwapContext = {}): DlmmSwapWithBins | SwapRefusal {
+  return walkDlmm(pool, req, ctx, []) as DlmmSwapWithBins | SwapRefusal;
+}
+
+function walkDlmm(pool: DlmmPool, req: SwapRequest, ctx: SwapContext, touched: DlmmBinUpdate[] | null): SwapResult {
   const zero = checkAmount(req);
   if (zero !== undefined) return zero;
   if (pool.status !== PairStatus.Enabled) return refuse(SwapFailure.PoolDisabled, `pool status is ${pool.status}, not enabled`);
@@ -138,6 +182,19 @@ export function quoteDlmm(pool: DlmmPool, req: SwapRequest, ctx: SwapContext = {
         counts = result.amountOut !== 0n;
         if (counts) remaining -= result.amountOut;
       }
+      if (counts && touched !== null) {
+        if (step.supportLimitOrders && binMaxAmountOut(bin, swapForY, true) !== binMaxAmountOut(bin, swapForY, false)) {
+          return refuse(SwapFailure.InsufficientLiquidityData, `bin ${id} holds limit orders, whose fills are not modelled`);
+        }
+        // Bin::swap: amount_into_bin = amount_in_with_fees - fee; a fee on the output leaves with it.
+        const intoBin = feeOnInput ? result.amountIn - result.tradingFee : result.amountIn;
+        const outOfBin = feeOnInput ? result.amountOut : result.amountOut + result.tradingFee;
+        touched.push(
+          swapForY
+            ? { id, amountX: bin.amountX + intoBin, amountY: bin.amountY - outOfBin }
+            : { id, amountX: bin.amountX - outOfBin, amountY: bin.amountY + intoBin },
+        );
+      }
       if (counts) {
         totalIn += result.amountIn;
         totalOut += result.amountOut;
@@ -170,7 +227,18 @@ export function quoteDlmm(pool: DlmmPool, req: SwapRequest, ctx: SwapContext = {
     activeIdAfter: id,
   };
   if (feeInOutput) quote.feeInOutput = true;
-  return quote;
+  if (touched === null) return quote;
+  const withBins: DlmmSwapWithBins = {
+    ...quote,
+    bins: touched,
+    vParametersAfter: {
+      volatilityAccumulator: volatilityAccumulatorAt(volatility.volatilityReference, volatility.indexReference, id, params.maxVolatilityAccumulator),
+      volatilityReference: volatility.volatilityReference,
+      indexReference: volatility.indexReference,
+      lastUpdateTimestamp: nowSeconds,
+    },
+  };
+  return withBins;
 }
 
 /**

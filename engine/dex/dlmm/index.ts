@@ -24,7 +24,7 @@ export {
 export { binArrayHasLiquidity, nextBinArrayWithLiquidity, withBinArrayBit } from './bin-array-bitmap.js';
 export { binPrice, q64ToNumber } from './bin-price.js';
 export { baseFeeRate, variableFeeRate, totalFeeRate } from './fees.js';
-export { quoteDlmm, type DlmmSwapQuote } from './dlmm-swap.js';
+export { quoteDlmm, quoteDlmmWithBins, type DlmmBinUpdate, type DlmmSwapQuote, type DlmmSwapWithBins } from './dlmm-swap.js';
 export {
   BINS_PER_ARRAY,
   MIN_BIN_ID,
