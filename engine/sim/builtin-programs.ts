@@ -1,0 +1,149 @@
+import * as base58 from '../chain/base58.js';
+import type { AccountRecord } from './chain-backend.js';
+import type { InvokeContext, ProgramHandler } from './invoke-context.js';
+import { pubkeyBytes } from './key-cache.js';
+import { RENT_EPOCH_EXEMPT, SYSTEM_PROGRAM_ID, VOTE_PROGRAM_ID } from './known-accounts.js';
+import {
+  AccountState,
+  TokenError,
+  TokenInstruction,
+  isTokenAccount,
+  mintDecimals,
+  tokenAccountMintBytes,
+  tokenAccountMintIs,
+  tokenAccountOwnerIs,
+  tokenAccountState,
+  tokenAmount,
+  withTokenAmount,
+} from './spl-token.js';
+import { IxError, type InstructionErrorValue } from './tx-errors.js';
+
+/**
+ * The programs besides the swap program that the simulated runtime executes, each doing the part
+ * of the real program that the simulator's traffic and its users need:
+ * - System: Transfer (tag 2, u64 lamports). Anything else fails with InvalidInstructionData.
+ * - SPL Token: Transfer (3) and TransferChecked (12), wrapped SOL included.
+ * - Vote: accepts any instruction on an existing vote account signed by someone (no vote state).
+ * - Memo: data must be UTF-8; every account passed must sign.
+ * - Compute Budget: read before execution (runtime.ts); executing it costs 150 units.
+ * Compute units are nominal, close to what the real programs report.
+ */
+
+const SYSTEM_TRANSFER = 2;
+/** SystemError::ResultWithNegativeLamports. */
+const SYSTEM_INSUFFICIENT_LAMPORTS = 1;
+
+export const systemProgram: ProgramHandler = (ctx) => {
+  ctx.consume(150);
+  const data = ctx.data;
+  if (data.length < 4) return IxError.InvalidInstructionData;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (view.getUint32(0, true) !== SYSTEM_TRANSFER || data.length !== 12) return IxError.InvalidInstructionData;
+  if (ctx.accountCount < 2) return IxError.NotEnoughAccountKeys;
+  const lamports = view.getBigUint64(4, true);
+  if (!ctx.isSigner(0)) return IxError.MissingRequiredSignature;
+  const from = ctx.account(0);
+  if (from === null || from.lamports < lamports) return { Custom: SYSTEM_INSUFFICIENT_LAMPORTS };
+  // Transfer: `from` must not carry data.
+  if (from.data.length !== 0 || from.owner !== SYSTEM_PROGRAM_ID) return IxError.InvalidArgument;
+  let err = ctx.put(0, { ...from, lamports: from.lamports - lamports });
+  if (err !== null) return err;
+  const to = ctx.account(1) ?? newSystemAccount();
+  err = ctx.put(1, { ...to, lamports: to.lamports + lamports });
+  return err;
+};
+
+function newSystemAccount(): AccountRecord {
+  return { lamports: 0n, owner: SYSTEM_PROGRAM_ID, data: new Uint8Array(0), executable: false, rentEpoch: RENT_EPOCH_EXEMPT };
+}
+
+export const tokenProgram: ProgramHandler = (ctx) => {
+  const data = ctx.data;
+  if (data.length === 0) return IxError.InvalidInstructionData;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  let source = 0;
+  let destination = 1;
+  let owner = 2;
+  let amount: bigint;
+  let mintIndex = -1;
+  let decimals = -1;
+  if (data[0] === TokenInstruction.Transfer && data.length === 9) {
+    ctx.consume(4645);
+    amount = view.getBigUint64(1, true);
+  } else if (data[0] === TokenInstruction.TransferChecked && data.length === 10) {
+    ctx.consume(6200);
+    amount = view.getBigUint64(1, true);
+    decimals = data[9]!;
+    mintIndex = 1;
+    destination = 2;
+    owner = 3;
+  } else {
+    return IxError.InvalidInstructionData;
+  }
+  if (ctx.accountCount <= owner) return IxError.NotEnoughAccountKeys;
+  return transferTokens(ctx, source, destination, owner, amount, mintIndex, decimals);
+};
+
+/** SPL Token `process_transfer` for the accounts at the given instruction positions. */
+function transferTokens(
+  ctx: InvokeContext,
+  sourceIndex: number,
+  destinationIndex: number,
+  ownerIndex: number,
+  amount: bigint,
+  mintIndex: number,
+  decimals: number,
+): InstructionErrorValue | null {
+  const source = ctx.account(sourceIndex);
+  const destination = ctx.account(destinationIndex);
+  if (source === null || destination === null || !isTokenAccount(source.data) || !isTokenAccount(destination.data)) {
+    return IxError.InvalidAccountData;
+  }
+  if (tokenAccountState(source.data) === AccountState.Frozen || tokenAccountState(destination.data) === AccountState.Frozen) {
+    return { Custom: TokenError.AccountFrozen };
+  }
+  const sourceAmount = tokenAmount(source.data);
+  if (sourceAmount < amount) return { Custom: TokenError.InsufficientFunds };
+  const mint = tokenAccountMintBytes(source.data);
+  if (!tokenAccountMintIs(destination.data, mint)) return { Custom: TokenError.MintMismatch };
+  if (mintIndex >= 0) {
+    if (ctx.keys[mintIndex] !== base58.encode(mint)) return { Custom: TokenError.MintMismatch };
+    const mintAccount = ctx.account(mintIndex);
+    if (mintAccount === null || mintDecimals(mintAccount.data) !== decimals) return { Custom: 18 }; // MintDecimalsMismatch
+  }
+  if (!tokenAccountOwnerIs(source.data, pubkeyBytes(ctx.keys[ownerIndex]!))) return { Custom: TokenError.OwnerMismatch };
+  if (!ctx.isSigner(ownerIndex)) return IxError.MissingRequiredSignature;
+  if (ctx.keys[sourceIndex] === ctx.keys[destinationIndex]) return null;
+  const err = ctx.put(sourceIndex, withTokenAmount(source, sourceAmount - amount));
+  if (err !== null) return err;
+  const latest = ctx.account(destinationIndex)!;
+  return ctx.put(destinationIndex, withTokenAmount(latest, tokenAmount(latest.data) + amount));
+}
+
+export const voteProgram: ProgramHandler = (ctx) => {
+  ctx.consume(2100);
+  if (ctx.accountCount < 1 || ctx.data.length < 4) return IxError.InvalidInstructionData;
+  const vote = ctx.account(0);
+  if (vote === null || vote.owner !== VOTE_PROGRAM_ID) return IxError.InvalidAccountOwner;
+  for (let i = 1; i < ctx.accountCount; i++) if (ctx.isSigner(i)) return null;
+  return IxError.MissingRequiredSignature;
+};
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export const memoProgram: ProgramHandler = (ctx) => {
+  ctx.consume(6000 + ctx.data.length * 30);
+  for (let i = 0; i < ctx.accountCount; i++) if (!ctx.isSigner(i)) return IxError.MissingRequiredSignature;
+  try {
+    const text = utf8.decode(ctx.data);
+    if (ctx.collectingLogs) ctx.log(`Memo (len ${ctx.data.length}): ${JSON.stringify(text)}`);
+  } catch {
+    return IxError.InvalidInstructionData;
+  }
+  return null;
+};
+
+export const computeBudgetProgram: ProgramHandler = (ctx) => {
+  ctx.consume(150);
+  return null;
+};
