@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+
+import { buildTransaction, keypairFromSeed, type InstructionInput } from '../chain/transaction-builder.js';
+import { computeUnitPrice, memoInstruction, systemTransfer } from './flow.js';
+import { MessageTemplate } from './message-template.js';
+import { SimRandom } from './prng.js';
+
+describe('MessageTemplate', () => {
+  it('signs the bytes buildTransaction makes for the same input', () => {
+    const rng = new SimRandom(4);
+    const payer = keypairFromSeed(rng.bytes(32));
+    const to = keypairFromSeed(rng.bytes(32)).address;
+    const shape = (lamports: bigint, price: bigint): InstructionInput[] => [
+      computeUnitPrice(price),
+      systemTransfer(payer.address, to, lamports),
+      memoInstruction(payer.address, 'hi there'),
+    ];
+    const template = MessageTemplate.compile(payer, shape(1n, 1n), rng.bytes(32));
+    for (let i = 0; i < 5; i++) {
+      const blockhash = rng.bytes(32);
+      const instructions = shape(BigInt(rng.u32()), BigInt(rng.u32()));
+      const expected = buildTransaction({ payer, instructions, recentBlockhash: blockhash });
+      expect(Buffer.from(template.sign(blockhash, instructions.map((ix) => ix.data))).equals(Buffer.from(expected))).toBe(true);
+    }
+  });
+
+  it('refuses instruction data of another length', () => {
+    const rng = new SimRandom(5);
+    const payer = keypairFromSeed(rng.bytes(32));
+    const template = MessageTemplate.compile(payer, [memoInstruction(payer.address, 'abc')], rng.bytes(32));
+    expect(() => template.sign(rng.bytes(32), [new TextEncoder().encode('abcd')])).toThrow(RangeError);
+  });
+});

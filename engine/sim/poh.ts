@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+
+import { encodeEntries, type EntryInput } from '../chain/entry-encoder.js';
+import { HASHES_PER_TICK, TICKS_PER_SLOT } from './known-accounts.js';
+import type { SimRandom } from './prng.js';
+
+/**
+ * A slot's entries as a leader records them, piece by piece while it executes, and their grouping
+ * into ShredStream messages.
+ *
+ * Entries: a slot has TICKS_PER_SLOT ticks (entries without transactions), split evenly between
+ * its pieces; a piece's transactions go in entries of up to `txsPerEntry`, spread between the
+ * piece's ticks; the slot's last entry is a tick. Each tick interval accounts for HASHES_PER_TICK
+ * hashes, split between its entries (`num_hashes`).
+ *
+ * Hashes: a PoH-like sha256 chain, one hash per entry (not `num_hashes` of them, which would cost
+ * millions of hashes a second): hash = sha256(previous ‖ num_hashes as u64 LE ‖ mixin), where a
+ * transaction entry's mixin is sha256 of its transactions' first signatures and a tick has none.
+ * The chain starts from the genesis hash; a slot's blockhash is its last tick's hash.
+ *
+ * Messages: consecutive entries in groups of 1 to 4 (seeded), each a bincode Vec<Entry>, as the
+ * proxy forwards one message per reassembled data range.
+ */
+
+const MAX_ENTRIES_PER_BATCH = 4;
+
+export class PohRecorder {
+  private hash: Uint8Array;
+
+  constructor(genesisHash: Uint8Array) {
+    this.hash = genesisHash;
+  }
+
+  /** The latest hash: after a slot's last piece, its blockhash. */
+  get lastHash(): Uint8Array {
+    return this.hash;
+  }
+
+  /**
+   * Records piece `piece` of `pieces` of a slot holding `transactions`; returns the encoded
+   * messages of its entries.
+   */
+  recordPiece(transactions: readonly Uint8Array[], piece: number, pieces: number, txsPerEntry: number, rng: SimRandom): Uint8Array[] {
+    const firstTick = Math.floor((piece * TICKS_PER_SLOT) / pieces);
+    const ticks = Math.floor(((piece + 1) * TICKS_PER_SLOT) / pieces) - firstTick;
+    const txEntries = Math.ceil(transactions.length / txsPerEntry);
+    const entries: EntryInput[] = [];
+    let nextTx = 0;
+    let entryIndex = 0;
+    for (let tick = 0; tick < ticks; tick++) {
+      // Transaction entries due before this tick, spread evenly over the piece.
+      const due = Math.floor(((tick + 1) * txEntries) / ticks);
+      let hashesLeft = HASHES_PER_TICK;
+      while (entryIndex < due) {
+        const txs = transactions.slice(nextTx, nextTx + txsPerEntry);
+        nextTx += txs.length;
+        entryIndex++;
+        const numHashes = 1 + rng.int(Math.max(1, Math.floor(hashesLeft / 4)));
+        hashesLeft -= numHashes;
+        entries.push(this.record(BigInt(numHashes), txs));
+      }
+      entries.push(this.record(BigInt(Math.max(1, hashesLeft)), []));
+    }
+    const batches: Uint8Array[] = [];
+    for (let i = 0; i < entries.length; ) {
+      const n = Math.min(entries.length - i, 1 + rng.int(MAX_ENTRIES_PER_BATCH));
+      batches.push(encodeEntries(entries.slice(i, i + n)));
+      i += n;
+    }
+    return batches;
+  }
+
+  private record(numHashes: bigint, transactions: Uint8Array[]): EntryInput {
+    const head = Buffer.alloc(8);
+    head.writeBigUInt64LE(numHashes, 0);
+    const h = createHash('sha256').update(this.hash).update(head);
+    if (transactions.length > 0) h.update(signatureMixin(transactions));
+    this.hash = new Uint8Array(h.digest());
+    return { numHashes, hash: this.hash, transactions };
+  }
+}
+
+/** sha256 of the transactions' first signatures (each right after a 1-byte signature count). */
+function signatureMixin(transactions: readonly Uint8Array[]): Uint8Array {
+  const h = createHash('sha256');
+  for (const tx of transactions) h.update(tx.subarray(1, 65));
+  return h.digest();
+}
