@@ -1,0 +1,704 @@
+import * as base58 from '../chain/base58.js';
+import { DEFAULT_PROGRAM_IDS, DEX_KINDS } from '../dex/index.js';
+import type { Logger } from '../obs/logger.js';
+import { AccountOverlay, AccountsDb } from './accounts-db.js';
+import { computeBudgetProgram, memoProgram, systemProgram, tokenProgram, voteProgram } from './builtin-programs.js';
+import {
+  RpcError,
+  RpcErrorCode,
+  type AccountRecord,
+  type BlockhashInfo,
+  type BundleStatus,
+  type Commitment,
+  type EntryBatch,
+  type SignatureStatus,
+  type SimulationResult,
+  type TokenBalance,
+} from './chain-backend.js';
+import { blockTimeOf } from './chain-time.js';
+import { TransactionFlow } from './flow.js';
+import { createGenesis, type Genesis } from './genesis.js';
+import { deriveBundleId } from './http/bundle-id.js';
+import type { ProgramHandler } from './invoke-context.js';
+import { KeyCache } from './key-cache.js';
+import {
+  COMPUTE_BUDGET_PROGRAM_ID,
+  FINALIZATION_DEPTH,
+  JITO_TIP_ACCOUNTS,
+  MAX_PROCESSING_AGE,
+  MEMO_PROGRAM_ID,
+  STATUS_CACHE_SLOTS,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  VOTE_PROGRAM_ID,
+} from './known-accounts.js';
+import { MarketState } from './market-state.js';
+import type { MarketView, SimPoolView, SimToken } from './market-view.js';
+import { ReferenceOracle } from './oracle.js';
+import { PohRecorder } from './poh.js';
+import type { SimPoolInfo } from './pool-genesis.js';
+import { SimRandom } from './prng.js';
+import type { RpcChainBackend } from './rpc/rpc-backend.js';
+import {
+  TransactionParser,
+  isParseError,
+  signatureKeyOf,
+  staticKeyBytes,
+  verifyTransactionSignatures,
+  type SimTransaction,
+} from './sim-transaction.js';
+import { isTokenAccount, mintDecimals, tokenAccountMint, tokenAmount } from './spl-token.js';
+import { StatusCache } from './status-cache.js';
+import { createSwapProgram } from './swap-program.js';
+import { Runtime, type Execution } from './runtime.js';
+import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-errors.js';
+
+/**
+ * The simulated chain: a deterministic, seeded local Solana chain (ChainBackend for the protocol
+ * servers, MarketView for the quote API).
+ *
+ * A slot is made in SLOT_PIECES pieces, one every slotMs / SLOT_PIECES of wall clock (or all at
+ * once by `advanceSlot()`), as a leader streams entries while it executes: each piece takes the
+ * bundles and transactions submitted since the last piece, then its share of the generated flow
+ * (flow.ts), executes them in that order with the simulated runtime (failed ones pay their fee and
+ * change nothing else; ones that cannot pay do not land; a bundle lands whole or not at all),
+ * records the landed ones into entries with its share of the slot's ticks (poh.ts) and sends those
+ * entry batches to the listeners. After the last piece the slot's state is committed, then the
+ * slot and the accounts that changed are announced. Reads see committed slots only, so entries
+ * arrive before the state they lead to, as ShredStream's do.
+ *
+ * Commitments: processed is the newest slot, confirmed the one before, finalized 32 behind; every
+ * read at a commitment sees the accounts as of that slot. Block height equals the slot.
+ *
+ * Everything that changes state follows from the seed; the wall clock only decides when a piece is
+ * made, and each piece's work is fixed by its index. Two chains with the same seed and settings
+ * and no submitted transactions produce the same entries and states.
+ */
+
+export interface SimChainOptions {
+  seed: number;
+  /** Default 400. */
+  slotMs?: number;
+  /** Generated transactions per second of simulated time. Default 2000. */
+  txRate?: number;
+  /** Share of generated transactions that swap. Default 0.2. */
+  poolShare?: number;
+  /** Tokens besides SOL and USDC. Default 6. */
+  tokens?: number;
+  /** Pools of each kind. Default 4. */
+  poolsPerKind?: number;
+  /** Transactions per entry. Default 64. */
+  txsPerEntry?: number;
+  /** Slots advance only through advanceSlot() (tests). Default false: start() runs the clock. */
+  manual?: boolean;
+  logger?: Logger;
+}
+
+export interface SimChainStats {
+  slot: bigint;
+  /** Transactions landed (flow and submitted), failed ones included. */
+  transactions: number;
+  failedTransactions: number;
+  /** Submitted transactions that did not land (expired blockhash, duplicate, bad signature, fee). */
+  droppedTransactions: number;
+  bundlesLanded: number;
+  bundlesFailed: number;
+  /** Milliseconds spent making slots (signing the flow, executing, entries, commits), summed. */
+  busyMs: number;
+  /** The last slot's production time over its pieces, ms. */
+  lastSlotMs: number;
+}
+
+interface Submitted {
+  tx: SimTransaction;
+  /** Signatures already checked (preflight); otherwise the leader checks them. */
+  verified: boolean;
+}
+
+interface PendingBundle {
+  id: string;
+  txs: SimTransaction[];
+  signatures: string[];
+}
+
+interface BundleRecord {
+  status: BundleStatus;
+}
+
+type SlotListener = (slot: bigint, parent: bigint, root: bigint) => void;
+type AccountListener = (account: AccountRecord | null, slot: bigint) => void;
+type EntriesListener = (batch: EntryBatch) => void;
+
+/** Pieces a slot is made in: its entries stream out over the slot, and its CPU cost is spread. */
+export const SLOT_PIECES = 4;
+
+/** The slot being made. */
+interface SlotBuild {
+  slot: bigint;
+  blockTime: bigint;
+  state: AccountOverlay;
+  statuses: Map<string, TransactionErrorValue | null>;
+  piece: number;
+  /** Generated transactions of the slot, and how many the pieces made so far. */
+  flowTotal: number;
+  flowDone: number;
+  busyMs: number;
+}
+
+export class SimChain implements RpcChainBackend, MarketView {
+  readonly genesis: Genesis;
+  readonly settings: Required<Omit<SimChainOptions, 'logger'>>;
+  private readonly log: Logger | undefined;
+  private readonly db: AccountsDb;
+  private readonly keys = new KeyCache();
+  private readonly parser: TransactionParser;
+  private readonly runtime: Runtime;
+  private readonly flow: TransactionFlow;
+  private readonly oracle: ReferenceOracle;
+  private readonly market: MarketState;
+  private readonly poh: PohRecorder;
+  private readonly pohRng: SimRandom;
+  private readonly statusCache = new StatusCache(STATUS_CACHE_SLOTS);
+  private readonly genesisHashText: string;
+  private readonly poolInfos = new Map<string, SimPoolInfo>();
+  private readonly tokenIndex = new Map<string, number>();
+
+  private processed = 0n;
+  /** base58 blockhash → slot, for the last MAX_PROCESSING_AGE + 1 slots (and a few more). */
+  private readonly blockhashSlots = new Map<string, bigint>();
+  private readonly blockhashBySlot = new Map<bigint, string>();
+  private submitted: Submitted[] = [];
+  private bundleQueue: PendingBundle[] = [];
+  private building: SlotBuild | undefined;
+  private readonly bundles = new Map<string, BundleRecord>();
+
+  private readonly slotListeners = new Set<SlotListener>();
+  private readonly accountListeners = new Map<string, Set<AccountListener>>();
+  private readonly entriesListeners = new Set<EntriesListener>();
+  private timer: NodeJS.Timeout | undefined;
+  private slotStartedAt = 0;
+  private readonly counters: SimChainStats = {
+    slot: 0n,
+    transactions: 0,
+    failedTransactions: 0,
+    droppedTransactions: 0,
+    bundlesLanded: 0,
+    bundlesFailed: 0,
+    busyMs: 0,
+    lastSlotMs: 0,
+  };
+
+  constructor(options: SimChainOptions) {
+    this.settings = {
+      seed: options.seed >>> 0,
+      slotMs: options.slotMs ?? 400,
+      txRate: options.txRate ?? 2000,
+      poolShare: options.poolShare ?? 0.2,
+      tokens: options.tokens ?? 6,
+      poolsPerKind: options.poolsPerKind ?? 4,
+      txsPerEntry: options.txsPerEntry ?? 64,
+      manual: options.manual ?? false,
+    };
+    this.log = options.logger;
+    const s = this.settings;
+    this.genesis = createGenesis({ seed: s.seed, tokens: s.tokens, poolsPerKind: s.poolsPerKind });
+    for (const pool of this.genesis.market.pools) this.poolInfos.set(pool.address, pool);
+    this.genesis.market.tokens.forEach((t, i) => this.tokenIndex.set(t.mint, i));
+    this.db = new AccountsDb(this.genesis.accounts, 0n);
+    this.parser = new TransactionParser(this.keys);
+
+    const programs = new Map<string, ProgramHandler>([
+      [SYSTEM_PROGRAM_ID, systemProgram],
+      [TOKEN_PROGRAM_ID, tokenProgram],
+      [VOTE_PROGRAM_ID, voteProgram],
+      [MEMO_PROGRAM_ID, memoProgram],
+      [COMPUTE_BUDGET_PROGRAM_ID, computeBudgetProgram],
+    ]);
+    for (const dex of DEX_KINDS) programs.set(DEFAULT_PROGRAM_IDS[dex], createSwapProgram(dex));
+    this.runtime = new Runtime(programs);
+
+    this.oracle = new ReferenceOracle(s.seed, this.genesis.market.tokens);
+    this.market = new MarketState(this.genesis.market.pools, this.db);
+    this.market.invalidate(blockTimeOf(1n, s.slotMs));
+    this.flow = new TransactionFlow(
+      { seed: s.seed, txRate: s.txRate, slotMs: s.slotMs, poolShare: s.poolShare },
+      this.genesis.market.pools,
+      this.genesis.actors,
+      {
+        pool: (info) => this.market.pool(info),
+        context: (info) => this.market.context(info),
+        referencePriceUsd: (mint) => this.oracle.priceUsd(mint),
+      },
+    );
+    this.poh = new PohRecorder(this.genesis.hash);
+    this.pohRng = SimRandom.derive(s.seed, 'poh');
+    this.genesisHashText = base58.encode(this.genesis.hash);
+    this.rememberBlockhash(0n, this.genesisHashText);
+  }
+
+  // ---- the clock
+
+  /** Starts the slot clock (not in manual mode). */
+  start(): void {
+    if (this.settings.manual || this.timer !== undefined) return;
+    this.slotStartedAt = performance.now() - ((this.building?.piece ?? 0) * this.settings.slotMs) / SLOT_PIECES;
+    this.schedule();
+  }
+
+  /** Stops the slot clock. Idempotent. */
+  stop(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** Makes the rest of the current slot and `count - 1` more now; returns the newest slot. */
+  advanceSlot(count = 1): bigint {
+    for (let i = 0; i < count; i++) {
+      const slot = this.processed + 1n;
+      while (this.processed < slot) this.makePiece();
+    }
+    return this.processed;
+  }
+
+  private schedule(): void {
+    // SLOT_PIECES pieces every slotMs, on absolute deadlines.
+    const piece = this.building?.piece ?? 0;
+    const due = this.slotStartedAt + ((piece + 1) * this.settings.slotMs) / SLOT_PIECES;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, due - performance.now()));
+  }
+
+  private tick(): void {
+    if (this.timer === undefined) return;
+    try {
+      const finished = this.makePiece();
+      if (finished) {
+        this.slotStartedAt += this.settings.slotMs;
+        // After a long stall (a paused process), restart the clock instead of racing to catch up.
+        const now = performance.now();
+        if (now - this.slotStartedAt > 5 * this.settings.slotMs) this.slotStartedAt = now;
+      }
+    } catch (err) {
+      this.log?.error({ err }, 'simulated chain failed to make a slot');
+    }
+    if (this.timer !== undefined) this.schedule();
+  }
+
+  // ---- making a slot
+
+  /** Makes the next piece of the slot being built; true when it finished the slot. */
+  private makePiece(): boolean {
+    const started = performance.now();
+    const b = (this.building ??= this.beginSlot());
+    const included: Uint8Array[] = [];
+
+    const bundles = this.bundleQueue;
+    this.bundleQueue = [];
+    for (const bundle of bundles) this.landBundle(bundle, b, included);
+
+    const submitted = this.submitted;
+    this.submitted = [];
+    for (const { tx, verified } of submitted) {
+      const refused = this.admit(tx, b.slot, b.statuses, verified);
+      const result = refused === null ? this.runtime.execute(tx, b.state, { blockTime: b.blockTime }) : undefined;
+      if (result === undefined || !result.landed) {
+        this.counters.droppedTransactions++;
+        continue;
+      }
+      this.land(tx, result, b, included);
+    }
+
+    // This piece's share of the slot's generated flow, signed with the last slot's blockhash.
+    const share = Math.floor(((b.piece + 1) * b.flowTotal) / SLOT_PIECES) - b.flowDone;
+    b.flowDone += share;
+    for (const bytes of this.flow.generate(b.slot, this.blockhashBySlot.get(this.processed)!, share)) {
+      const tx = this.parser.parse(bytes);
+      if (isParseError(tx)) throw new Error(`generated transaction does not parse: ${tx.message}`);
+      const result = this.runtime.execute(tx, b.state, { blockTime: b.blockTime });
+      if (result.landed) this.land(tx, result, b, included);
+    }
+
+    const batches = this.poh.recordPiece(included, b.piece, SLOT_PIECES, this.settings.txsPerEntry, this.pohRng);
+    for (const entries of batches) this.emitEntries({ slot: b.slot, entries });
+    b.piece++;
+    const finished = b.piece === SLOT_PIECES;
+    if (finished) this.finishSlot(b);
+    const elapsed = performance.now() - started;
+    b.busyMs += elapsed;
+    this.counters.busyMs += elapsed;
+    if (finished) this.counters.lastSlotMs = b.busyMs;
+    return finished;
+  }
+
+  private beginSlot(): SlotBuild {
+    const slot = this.processed + 1n;
+    return {
+      slot,
+      blockTime: blockTimeOf(slot, this.settings.slotMs),
+      state: new AccountOverlay(this.db),
+      statuses: new Map(),
+      piece: 0,
+      flowTotal: this.flow.countFor(slot),
+      flowDone: 0,
+      busyMs: 0,
+    };
+  }
+
+  /** Commits the slot and announces it and the accounts it changed. */
+  private finishSlot(b: SlotBuild): void {
+    this.building = undefined;
+    const slot = b.slot;
+    const blockhash = base58.encode(this.poh.lastHash);
+    const parent = this.processed;
+    this.db.commitSlot(slot, b.state.changes);
+    this.processed = slot;
+    const root = this.slot('finalized');
+    this.db.setRoot(root);
+    this.statusCache.addSlot(slot, b.statuses);
+    this.rememberBlockhash(slot, blockhash);
+    this.pruneBundles(slot);
+    this.oracle.step();
+    this.market.invalidate(blockTimeOf(slot + 1n, this.settings.slotMs));
+    this.counters.slot = slot;
+
+    for (const listener of [...this.slotListeners]) this.call(() => listener(slot, parent, root));
+    if (this.accountListeners.size > 0) {
+      for (const [address, record] of b.state.changes) {
+        const set = this.accountListeners.get(address);
+        if (set === undefined) continue;
+        for (const listener of [...set]) this.call(() => listener(record, slot));
+      }
+    }
+  }
+
+  /** The leader's checks before executing a submitted transaction; null when it may run. */
+  private admit(tx: SimTransaction, slot: bigint, statuses: Map<string, unknown>, verified: boolean): TransactionErrorValue | null {
+    const hashSlot = this.blockhashSlots.get(tx.recentBlockhash);
+    // The blockhash queue's newest entry is the parent's hash, at age 0.
+    if (hashSlot === undefined || slot - 1n - hashSlot > BigInt(MAX_PROCESSING_AGE)) return TxError.BlockhashNotFound;
+    if (statuses.has(tx.signatureKey) || this.statusCache.has(tx.signatureKey)) return TxError.AlreadyProcessed;
+    if (!verified && !verifyTransactionSignatures(tx, (k) => staticKeyBytes(tx, k))) return TxError.SignatureFailure;
+    return null;
+  }
+
+  private land(tx: SimTransaction, result: Extract<Execution, { landed: true }>, b: SlotBuild, included: Uint8Array[]): void {
+    result.changes.commitInto(b.state);
+    b.statuses.set(tx.signatureKey, result.err);
+    included.push(tx.bytes);
+    this.counters.transactions++;
+    if (result.err !== null) this.counters.failedTransactions++;
+  }
+
+  /** A bundle lands whole, in order, or not at all. */
+  private landBundle(bundle: PendingBundle, b: SlotBuild, included: Uint8Array[]): void {
+    const { slot, blockTime, state, statuses } = b;
+    const work = new AccountOverlay(state);
+    const bundleStatuses = new Map<string, TransactionErrorValue | null>(statuses);
+    const results: Extract<Execution, { landed: true }>[] = [];
+    let failure: TransactionErrorValue | null = null;
+    for (const tx of bundle.txs) {
+      const refused = this.admit(tx, slot, bundleStatuses, true);
+      if (refused !== null) {
+        failure = refused;
+        break;
+      }
+      const result = this.runtime.execute(tx, work, { blockTime });
+      if (!result.landed || result.err !== null) {
+        failure = result.err ?? TxError.InsufficientFundsForFee;
+        break;
+      }
+      result.changes.commitInto(work);
+      bundleStatuses.set(tx.signatureKey, null);
+      results.push(result);
+    }
+    const status: BundleStatus = { bundleId: bundle.id, transactions: bundle.signatures, slot, confirmationStatus: 'processed', err: failure };
+    this.bundles.set(bundle.id, { status });
+    if (failure !== null) {
+      this.counters.bundlesFailed++;
+      return;
+    }
+    work.commitInto(state);
+    for (let i = 0; i < bundle.txs.length; i++) {
+      const tx = bundle.txs[i]!;
+      statuses.set(tx.signatureKey, null);
+      included.push(tx.bytes);
+      this.counters.transactions++;
+    }
+    this.counters.bundlesLanded++;
+  }
+
+  private rememberBlockhash(slot: bigint, blockhash: string): void {
+    this.blockhashSlots.set(blockhash, slot);
+    this.blockhashBySlot.set(slot, blockhash);
+    const old = slot - BigInt(MAX_PROCESSING_AGE + FINALIZATION_DEPTH + 2);
+    const gone = this.blockhashBySlot.get(old);
+    if (gone !== undefined) {
+      this.blockhashBySlot.delete(old);
+      this.blockhashSlots.delete(gone);
+    }
+  }
+
+  private pruneBundles(slot: bigint): void {
+    for (const [id, record] of this.bundles) {
+      if (record.status.slot > slot - BigInt(STATUS_CACHE_SLOTS)) break;
+      this.bundles.delete(id);
+    }
+  }
+
+  private emitEntries(batch: EntryBatch): void {
+    for (const listener of [...this.entriesListeners]) this.call(() => listener(batch));
+  }
+
+  private call(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log?.error({ err }, 'simulated chain listener failed');
+    }
+  }
+
+  // ---- ChainBackend: reads
+
+  slot(commitment: Commitment = 'processed'): bigint {
+    const lag = commitment === 'processed' ? 0n : commitment === 'confirmed' ? 1n : BigInt(FINALIZATION_DEPTH);
+    return this.processed > lag ? this.processed - lag : 0n;
+  }
+
+  /** No skipped slots: the block height is the slot. */
+  blockHeight(commitment?: Commitment): bigint {
+    return this.slot(commitment);
+  }
+
+  getAccount(address: string, commitment: Commitment = 'processed'): AccountRecord | null {
+    return commitment === 'processed' ? this.db.get(address) : this.db.getAt(address, this.slot(commitment));
+  }
+
+  getTokenBalance(address: string, commitment: Commitment = 'processed'): TokenBalance | null {
+    const account = this.getAccount(address, commitment);
+    if (account === null || account.owner !== TOKEN_PROGRAM_ID || !isTokenAccount(account.data)) return null;
+    const mint = this.getAccount(tokenAccountMint(account.data), commitment);
+    const decimals = mint === null ? undefined : mintDecimals(mint.data);
+    if (decimals === undefined) return null;
+    return { amount: tokenAmount(account.data), decimals };
+  }
+
+  latestBlockhash(commitment: Commitment = 'processed'): BlockhashInfo {
+    const slot = this.slot(commitment);
+    return { blockhash: this.blockhashBySlot.get(slot)!, lastValidBlockHeight: this.blockHeight(commitment) + BigInt(MAX_PROCESSING_AGE) };
+  }
+
+  isBlockhashValid(blockhash: string, commitment: Commitment = 'processed'): boolean {
+    const slot = this.blockhashSlots.get(blockhash);
+    return slot !== undefined && this.slot(commitment) - slot <= BigInt(MAX_PROCESSING_AGE) && slot <= this.slot(commitment);
+  }
+
+  genesisHash(): string {
+    return this.genesisHashText;
+  }
+
+  // ---- ChainBackend: transactions
+
+  /**
+   * Checks a transaction as a node's sendTransaction does and queues it for the next slot:
+   * deserialize and sanitize (-32602), then unless skipPreflight: signatures (-32003) and a
+   * simulation on the processed state (-32002 with the TransactionError: BlockhashNotFound,
+   * AlreadyProcessed, InsufficientFundsForFee, an InstructionError, ...).
+   */
+  sendTransaction(bytes: Uint8Array, options: { skipPreflight?: boolean } = {}): string {
+    const tx = this.parseOrThrow(bytes);
+    const signature = base58.encodeAt(tx.bytes, tx.signaturesOffset, 64);
+    const skipPreflight = options.skipPreflight === true;
+    if (!skipPreflight) {
+      this.verifyOrThrow(tx);
+      let err: TransactionErrorValue | null = null;
+      let simulation: SimulationResult = { err: null, logs: [], unitsConsumed: 0 };
+      if (!this.isBlockhashValid(tx.recentBlockhash)) err = TxError.BlockhashNotFound;
+      else if (this.statusCache.has(tx.signatureKey) || this.building?.statuses.has(tx.signatureKey) === true || this.isQueued(tx.signatureKey)) {
+        err = TxError.AlreadyProcessed;
+      }
+      else {
+        simulation = this.simulate(tx);
+        err = simulation.err as TransactionErrorValue | null;
+      }
+      if (err !== null) {
+        throw new RpcError(RpcErrorCode.SendTransactionPreflightFailure, `Transaction simulation failed: ${transactionErrorText(err)}`, {
+          accounts: null,
+          err,
+          innerInstructions: null,
+          loadedAccountsDataSize: 0,
+          logs: simulation.logs,
+          replacementBlockhash: null,
+          returnData: null,
+          unitsConsumed: simulation.unitsConsumed,
+        });
+      }
+    }
+    this.submitted.push({ tx, verified: !skipPreflight });
+    return signature;
+  }
+
+  simulateTransaction(bytes: Uint8Array, options: { sigVerify?: boolean; replaceRecentBlockhash?: boolean } = {}): SimulationResult {
+    const tx = this.parseOrThrow(bytes);
+    if (options.sigVerify === true) this.verifyOrThrow(tx);
+    if (options.replaceRecentBlockhash !== true && !this.isBlockhashValid(tx.recentBlockhash)) {
+      return { err: TxError.BlockhashNotFound, logs: [], unitsConsumed: 0 };
+    }
+    return this.simulate(tx);
+  }
+
+  private simulate(tx: SimTransaction): SimulationResult {
+    const result = this.runtime.execute(tx, this.db, { blockTime: blockTimeOf(this.processed + 1n, this.settings.slotMs), collectLogs: true });
+    if (!result.landed) return { err: result.err, logs: [], unitsConsumed: 0 };
+    return { err: result.err, logs: result.logs, unitsConsumed: result.unitsConsumed };
+  }
+
+  private isQueued(key: string): boolean {
+    for (const s of this.submitted) if (s.tx.signatureKey === key) return true;
+    return false;
+  }
+
+  private parseOrThrow(bytes: Uint8Array): SimTransaction {
+    const tx = this.parser.parse(bytes);
+    if (!isParseError(tx)) return tx;
+    throw new RpcError(RpcErrorCode.InvalidParams, tx.kind === 'deserialize' ? tx.message : `invalid transaction: ${tx.message}`);
+  }
+
+  private verifyOrThrow(tx: SimTransaction): void {
+    if (!verifyTransactionSignatures(tx, (k) => staticKeyBytes(tx, k))) {
+      throw new RpcError(RpcErrorCode.TransactionSignatureVerificationFailure, 'Transaction signature verification failure');
+    }
+  }
+
+  signatureStatus(signature: string): SignatureStatus | null {
+    let bytes: Uint8Array;
+    try {
+      bytes = base58.decode(signature);
+    } catch {
+      return null;
+    }
+    if (bytes.length !== 64) return null;
+    const found = this.statusCache.get(signatureKeyOf(bytes));
+    if (found === undefined) return null;
+    return this.statusAt(found.slot, found.err);
+  }
+
+  private statusAt(slot: bigint, err: unknown): SignatureStatus {
+    if (slot <= this.slot('finalized') && this.processed >= BigInt(FINALIZATION_DEPTH)) {
+      return { slot, confirmations: null, err, confirmationStatus: 'finalized' };
+    }
+    return {
+      slot,
+      confirmations: Number(this.processed - slot),
+      err,
+      confirmationStatus: slot <= this.slot('confirmed') && this.processed > slot ? 'confirmed' : 'processed',
+    };
+  }
+
+  /**
+   * Block engine: up to 5 transactions, checked (deserialize, sanitize, signatures) now, run in
+   * order in the next slot, all or none. Returns the Jito bundle id (deriveBundleId).
+   */
+  sendBundle(txs: Uint8Array[]): string {
+    if (txs.length === 0 || txs.length > 5) {
+      throw new RpcError(RpcErrorCode.InvalidParams, `bundle must contain 1 to 5 transactions, got ${txs.length}`);
+    }
+    const parsed: SimTransaction[] = [];
+    for (let i = 0; i < txs.length; i++) {
+      let tx: SimTransaction;
+      try {
+        tx = this.parseOrThrow(txs[i]!);
+      } catch (err) {
+        throw new RpcError(RpcErrorCode.InvalidParams, `transaction ${i}: ${(err as Error).message}`);
+      }
+      if (!verifyTransactionSignatures(tx, (k) => staticKeyBytes(tx, k))) {
+        throw new RpcError(RpcErrorCode.InvalidParams, `transaction ${i}: signature verification failed`);
+      }
+      parsed.push(tx);
+    }
+    const id = deriveBundleId(txs);
+    this.bundleQueue.push({ id, txs: parsed, signatures: parsed.map((tx) => base58.encodeAt(tx.bytes, tx.signaturesOffset, 64)) });
+    return id;
+  }
+
+  bundleStatus(bundleId: string): BundleStatus | null {
+    const record = this.bundles.get(bundleId);
+    if (record === undefined) return null;
+    const status = record.status;
+    if (status.err !== null) return status;
+    const commitment: Commitment =
+      status.slot <= this.slot('finalized') && this.processed >= BigInt(FINALIZATION_DEPTH)
+        ? 'finalized'
+        : status.slot <= this.slot('confirmed') && this.processed > status.slot
+          ? 'confirmed'
+          : 'processed';
+    return { ...status, confirmationStatus: commitment };
+  }
+
+  tipAccounts(): string[] {
+    return [...JITO_TIP_ACCOUNTS];
+  }
+
+  // ---- ChainBackend: subscriptions
+
+  onSlot(listener: SlotListener): () => void {
+    this.slotListeners.add(listener);
+    return () => this.slotListeners.delete(listener);
+  }
+
+  onAccount(address: string, listener: AccountListener): () => void {
+    let set = this.accountListeners.get(address);
+    if (set === undefined) this.accountListeners.set(address, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.accountListeners.get(address) === set) this.accountListeners.delete(address);
+    };
+  }
+
+  onEntries(listener: EntriesListener): () => void {
+    this.entriesListeners.add(listener);
+    return () => this.entriesListeners.delete(listener);
+  }
+
+  // ---- MarketView
+
+  tokens(): readonly SimToken[] {
+    return this.oracle.tokens();
+  }
+
+  token(mint: string): SimToken | undefined {
+    const i = this.tokenIndex.get(mint);
+    return i === undefined ? undefined : this.oracle.tokens()[i];
+  }
+
+  pools(): readonly SimPoolView[] {
+    return this.market.all();
+  }
+
+  pool(address: string): SimPoolView | undefined {
+    return this.market.view(address);
+  }
+
+  poolsForPair(mintX: string, mintY: string): readonly SimPoolView[] {
+    return this.market.forPair(mintX, mintY);
+  }
+
+  // ---- for tools and tests
+
+  /** What the chain knows of each pool (vaults, arrays, program id). */
+  poolInfo(address: string): SimPoolInfo | undefined {
+    return this.poolInfos.get(address);
+  }
+
+  stats(): SimChainStats {
+    return { ...this.counters };
+  }
+
+  /** Counts of generated transactions by kind. */
+  flowCounts(): Readonly<TransactionFlow['counts']> {
+    return { ...this.flow.counts };
+  }
+}

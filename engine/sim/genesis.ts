@@ -1,0 +1,77 @@
+import * as base58 from '../chain/base58.js';
+import { DEFAULT_PROGRAM_IDS } from '../dex/index.js';
+import { addActorAccounts, createActors, systemAccount, type Actors } from './actors.js';
+import type { AccountRecord } from './chain-backend.js';
+import {
+  ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  BPF_LOADER_2_ID,
+  BPF_LOADER_UPGRADEABLE_ID,
+  COMPUTE_BUDGET_PROGRAM_ID,
+  JITO_TIP_ACCOUNTS,
+  LAMPORTS_PER_SOL,
+  MEMO_PROGRAM_ID,
+  NATIVE_LOADER_ID,
+  RENT_EPOCH_EXEMPT,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  VOTE_PROGRAM_ID,
+} from './known-accounts.js';
+import { createMarket, type MarketGenesis, type MarketSettings } from './market.js';
+import { findProgramAddress } from './pda.js';
+import { seededBytes32 } from './prng.js';
+
+/**
+ * The chain at slot 0: the market (market.ts), the actors (actors.ts), the program accounts
+ * (native builtins under the native loader, SPL programs under BPF loader 2, the DEX programs as
+ * upgradeable programs pointing at their program data), and the Jito tip accounts.
+ */
+
+export interface Genesis {
+  market: MarketGenesis;
+  actors: Actors;
+  accounts: Map<string, AccountRecord>;
+  /** sha256-derived genesis hash: the blockhash of slot 0. */
+  hash: Uint8Array;
+}
+
+const TIP_ACCOUNT_LAMPORTS = 1n * LAMPORTS_PER_SOL;
+const ELF_MAGIC = [0x7f, 0x45, 0x4c, 0x46];
+
+export function createGenesis(settings: MarketSettings): Genesis {
+  const market = createMarket(settings);
+  const accounts = new Map(market.accounts);
+  const actors = createActors(settings.seed, market.tokens);
+  addActorAccounts(actors, market.tokens, accounts);
+  for (const tip of JITO_TIP_ACCOUNTS) accounts.set(tip, systemAccount(TIP_ACCOUNT_LAMPORTS));
+  for (const [id, name] of [
+    [SYSTEM_PROGRAM_ID, 'system_program'],
+    [VOTE_PROGRAM_ID, 'vote_program'],
+    [COMPUTE_BUDGET_PROGRAM_ID, 'compute_budget_program'],
+    [ADDRESS_LOOKUP_TABLE_PROGRAM_ID, 'address_lookup_table_program'],
+  ] as const) {
+    accounts.set(id, executable(NATIVE_LOADER_ID, new TextEncoder().encode(name), 1n));
+  }
+  for (const id of [TOKEN_PROGRAM_ID, MEMO_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID]) {
+    accounts.set(id, executable(BPF_LOADER_2_ID, elfStub(), LAMPORTS_PER_SOL));
+  }
+  for (const id of Object.values(DEFAULT_PROGRAM_IDS)) {
+    // UpgradeableLoaderState::Program { programdata_address }: tag u32 2, then the address.
+    const data = new Uint8Array(36);
+    data[0] = 2;
+    data.set(base58.decodePubkey(findProgramAddress([base58.decodePubkey(id)], BPF_LOADER_UPGRADEABLE_ID).address), 4);
+    accounts.set(id, executable(BPF_LOADER_UPGRADEABLE_ID, data, 1_141_440n));
+  }
+  return { market, actors, accounts, hash: seededBytes32(settings.seed, 'genesis-hash') };
+}
+
+function executable(owner: string, data: Uint8Array, lamports: bigint): AccountRecord {
+  return { lamports, owner, data, executable: true, rentEpoch: RENT_EPOCH_EXEMPT };
+}
+
+/** A program account's bytes: an ELF header's magic, nothing runnable. */
+function elfStub(): Uint8Array {
+  const data = new Uint8Array(64);
+  data.set(ELF_MAGIC, 0);
+  return data;
+}

@@ -1,0 +1,132 @@
+import { Dex, withAmmConfig, type BinArray, type ConcentratedPool, type DecodedPool, type SwapContext, type TickArray } from '../dex/index.js';
+import type { AccountReader } from './accounts-db.js';
+import { decodeAmmConfigOf, decodeBinArrayOf, decodePoolOf, decodeTickArrayOf } from './decoded-accounts.js';
+import type { SimPoolView } from './market-view.js';
+import type { SimPoolInfo } from './pool-genesis.js';
+
+/**
+ * The pools as the engine's decoders read them from the chain's latest accounts: one SimPoolView
+ * per pool (the decoded pool, Raydium CLMM pools with their AmmConfig's fee rate, and every tick
+ * or bin array decoded). Views are rebuilt lazily, only for pools whose accounts changed since the
+ * last build (checked by record identity after each slot).
+ */
+export class MarketState {
+  private readonly views: SimPoolView[];
+  private readonly viewByAddress = new Map<string, SimPoolView>();
+  private readonly sources: Uint8Array[][];
+  private readonly byPair = new Map<string, SimPoolView[]>();
+  private version = -1;
+  private builtVersion = -2;
+  private nowSeconds = 0n;
+
+  constructor(
+    readonly pools: readonly SimPoolInfo[],
+    private readonly accounts: AccountReader,
+  ) {
+    this.views = new Array<SimPoolView>(pools.length);
+    this.sources = pools.map(() => []);
+  }
+
+  /** Marks the state as changed (a slot was committed); `nowSeconds` is the next block's time. */
+  invalidate(nowSeconds: bigint): void {
+    this.version++;
+    this.nowSeconds = nowSeconds;
+  }
+
+  all(): readonly SimPoolView[] {
+    this.refresh();
+    return this.views;
+  }
+
+  view(address: string): SimPoolView | undefined {
+    this.refresh();
+    return this.viewByAddress.get(address);
+  }
+
+  forPair(mintX: string, mintY: string): readonly SimPoolView[] {
+    this.refresh();
+    return this.byPair.get(pairKey(mintX, mintY)) ?? [];
+  }
+
+  /** The decoded pool of `info` (CLMM with its fee rate), latest state. */
+  pool(info: SimPoolInfo): DecodedPool {
+    return this.viewOf(info).pool;
+  }
+
+  /** Every tick array (CL) or bin array (DLMM) of the pool, decoded. */
+  context(info: SimPoolInfo): SwapContext {
+    return this.viewOf(info).ctx;
+  }
+
+  private viewOf(info: SimPoolInfo): SimPoolView {
+    this.refresh();
+    return this.viewByAddress.get(info.address)!;
+  }
+
+  private refresh(): void {
+    if (this.builtVersion === this.version) return;
+    this.builtVersion = this.version;
+    let rebuilt = false;
+    for (let i = 0; i < this.pools.length; i++) {
+      const info = this.pools[i]!;
+      const records = this.recordsOf(info);
+      const previous = this.sources[i]!;
+      if (this.views[i] !== undefined && sameRecords(previous, records)) {
+        // Unchanged accounts; only the block time of DLMM views moves.
+        if (info.dex === Dex.Dlmm || info.dex === Dex.Clmm) this.views[i] = { ...this.views[i]!, ctx: { ...this.views[i]!.ctx, nowSeconds: this.nowSeconds } };
+        else continue;
+      } else {
+        this.views[i] = this.build(info);
+        this.sources[i] = records;
+      }
+      this.viewByAddress.set(info.address, this.views[i]!);
+      rebuilt = true;
+    }
+    if (rebuilt || this.byPair.size === 0) {
+      this.byPair.clear();
+      for (const view of this.views) {
+        const key = pairKey(view.pool.tokenA, view.pool.tokenB);
+        let list = this.byPair.get(key);
+        if (list === undefined) this.byPair.set(key, (list = []));
+        list.push(view);
+      }
+    }
+  }
+
+  private recordsOf(info: SimPoolInfo): Uint8Array[] {
+    const out = [this.accounts.get(info.address)!.data];
+    for (const array of info.arrays) out.push(this.accounts.get(array.address)!.data);
+    if (info.ammConfig !== undefined) out.push(this.accounts.get(info.ammConfig)!.data);
+    return out;
+  }
+
+  private build(info: SimPoolInfo): SimPoolView {
+    let pool = decodePoolOf(info.dex, this.accounts.get(info.address)!.data, info.address);
+    let ctx: SwapContext;
+    if (info.dex === Dex.Dlmm) {
+      const binArrays: BinArray[] = info.arrays.map((a) => decodeBinArrayOf(this.accounts.get(a.address)!.data, a.address));
+      ctx = { binArrays, nowSeconds: this.nowSeconds };
+    } else if (info.dex === Dex.Amm) {
+      ctx = {};
+    } else {
+      const tickArrays: TickArray[] = info.arrays.map((a) =>
+        decodeTickArrayOf(info.dex as typeof Dex.Whirlpool | typeof Dex.Clmm, this.accounts.get(a.address)!.data, a.address, info.tickSpacing!),
+      );
+      ctx = { tickArrays, nowSeconds: this.nowSeconds };
+      if (info.ammConfig !== undefined) {
+        pool = withAmmConfig(pool as ConcentratedPool, decodeAmmConfigOf(this.accounts.get(info.ammConfig)!.data, info.ammConfig));
+      }
+    }
+    return { address: info.address, dex: info.dex, label: info.label, pool, ctx };
+  }
+}
+
+function sameRecords(a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function pairKey(x: string, y: string): string {
+  return x < y ? `${x}/${y}` : `${y}/${x}`;
+}

@@ -1,0 +1,74 @@
+import { buildTransaction, keypairFromSeed, type InstructionInput, type Keypair } from '../../chain/transaction-builder.js';
+import { SwapMode, quoteDlmmWithBins, quoteSwap, type DecodedPool, type Dex, type DlmmPool, type SwapResult } from '../../dex/index.js';
+import type { Trader } from '../actors.js';
+import { SimChain, type SimChainOptions } from '../chain.js';
+import { USDC_MINT, WSOL_MINT } from '../known-accounts.js';
+import type { SimPoolInfo } from '../pool-genesis.js';
+import { SimRandom } from '../prng.js';
+import { swapArrays, swapInstruction } from '../swap-program.js';
+
+/** Test support: chains, swap transactions in the documented format, quotes on the chain's view. */
+
+/** A manual chain (no clock); no generated flow unless `txRate` is given. */
+export function testChain(options: Partial<SimChainOptions> = {}): SimChain {
+  return new SimChain({ seed: 3, manual: true, txRate: 0, tokens: 4, poolsPerKind: 2, ...options });
+}
+
+export function solUsdcPool(chain: SimChain, dex: Dex): SimPoolInfo {
+  const view = chain.pools().find(
+    (p) => p.dex === dex && new Set([p.pool.tokenA, p.pool.tokenB]).has(WSOL_MINT) && new Set([p.pool.tokenA, p.pool.tokenB]).has(USDC_MINT),
+  )!;
+  return chain.poolInfo(view.address)!;
+}
+
+export function trader(chain: SimChain, i = 0): Trader {
+  return chain.genesis.actors.traders[i]!;
+}
+
+export interface SwapArgs {
+  aToB: boolean;
+  exactIn: boolean;
+  amount: bigint;
+  threshold: bigint;
+  /** Arrays to pass; default: the three from the current one in the swap's direction. */
+  arrays?: string[];
+  /** Instructions before the swap (compute budget, tips). */
+  before?: InstructionInput[];
+  blockhash?: string;
+}
+
+/** A signed swap transaction of the simulator's documented format, paid by the trader. */
+export function swapTransaction(chain: SimChain, who: Trader, info: SimPoolInfo, args: SwapArgs): Uint8Array {
+  const pool = chain.pool(info.address)!.pool;
+  const ix = swapInstruction(
+    {
+      programId: info.programId,
+      trader: who.keypair.address,
+      pool: info.address,
+      vaultA: info.vaultA,
+      vaultB: info.vaultB,
+      traderTokenA: who.tokenAccounts.get(info.tokenA.mint)!,
+      traderTokenB: who.tokenAccounts.get(info.tokenB.mint)!,
+      ...(info.ammConfig !== undefined ? { ammConfig: info.ammConfig } : {}),
+      extra: args.arrays ?? swapArrays(info, pool, args.aToB),
+    },
+    { amount: args.amount, otherAmountThreshold: args.threshold, aToB: args.aToB, exactIn: args.exactIn },
+  );
+  return buildTransaction({
+    payer: who.keypair,
+    instructions: [...(args.before ?? []), ix],
+    recentBlockhash: args.blockhash ?? chain.latestBlockhash().blockhash,
+  });
+}
+
+/** The quote the next slot's execution must match: the chain's view at the next block time. */
+export function quoteOnChain(chain: SimChain, info: SimPoolInfo, aToB: boolean, exactIn: boolean, amount: bigint): SwapResult {
+  const view = chain.pool(info.address)!;
+  const req = { aToB, mode: exactIn ? SwapMode.ExactIn : SwapMode.ExactOut, amount };
+  return view.pool.dex === 'dexb_dlmm' ? quoteDlmmWithBins(view.pool as DlmmPool, req, view.ctx) : quoteSwap(view.pool as DecodedPool, req, view.ctx);
+}
+
+/** A keypair no genesis account knows. */
+export function strangerKeypair(seed = 1): Keypair {
+  return keypairFromSeed(new SimRandom(seed).bytes(32));
+}
