@@ -1,0 +1,31 @@
+/**
+ * engine/sim: `tidepool sim`, the deterministic, seeded local Solana chain with its protocol
+ * servers. What the rest of the engine may use; everything else in the folder is internal.
+ *
+ * - `createSimulator(config)`: the chain, the fault injector and the servers, started together.
+ * - `SimChain`: the chain alone (ChainBackend for the servers, MarketView for the quote API);
+ *   `manual: true` makes slots only on `advanceSlot()`.
+ * - The swap instruction of the simulator's pools (swap-program.ts documents the format).
+ */
+export { createSimulator, faultsFromConfig, type SimEndpoints, type SimServers, type Simulator, type SimulatorOptions } from './simulator.js';
+export { SimChain, SLOT_PIECES, type SimChainOptions, type SimChainStats } from './chain.js';
+export { simSchema, type SimConfig } from './sim-config.js';
+export { FaultInjector, type FaultAction, type FaultSnapshot, type QuoteApiFault, type RpcFault, type StreamFaults } from './faults.js';
+export type { AccountRecord, BlockhashInfo, BundleStatus, ChainBackend, Commitment, EntryBatch, SignatureStatus, SimulationResult, TokenBalance } from './chain-backend.js';
+export { RpcError, RpcErrorCode } from './chain-backend.js';
+export type { MarketView, SimPoolView, SimToken } from './market-view.js';
+export type { SimPoolInfo, PoolArrayAccount } from './pool-genesis.js';
+export type { Actors, Trader, Validator } from './actors.js';
+export {
+  SWAP_DATA_SIZE,
+  SWAP_INSTRUCTION_TAG,
+  SwapProgramError,
+  decodeSwapData,
+  encodeSwapData,
+  swapArrays,
+  swapInstruction,
+  type SwapAccounts,
+  type SwapInstructionData,
+} from './swap-program.js';
+export { computeUnitLimit, computeUnitPrice, memoInstruction, systemTransfer } from './flow.js';
+export { JITO_TIP_ACCOUNTS, USDC_MINT, WSOL_MINT } from './known-accounts.js';
