@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { decodeCommand } from './decode.js';
+import { simCommand } from './sim.js';
 import { swapCommand } from './swap.js';
 
 /** Every `tidepool` subcommand. Each arrives with its feature. */
-export const COMMANDS: readonly Command[] = [decodeCommand, swapCommand];
+export const COMMANDS: readonly Command[] = [decodeCommand, simCommand, swapCommand];
