@@ -12,12 +12,21 @@
 //       its caller to re-bind after an output array was detached or resized (both change its
 //       length); it cannot see that itself without the very calls it exists to skip.
 //
+//   encodeBase58(bytes, start?, end?) -> string
+//       encodeBase58 of engine/chain/base58-encode.ts for bytes[start, end): same defaults, same
+//       RangeError for a range that is not integers with 0 <= start <= end <= bytes.length.
+//
 // Arguments of the wrong type throw a TypeError; nothing else throws. No objects are created per
-// call. Each JavaScript environment (main thread, each worker) has its own binding.
+// call but encodeBase58's string. Each JavaScript environment (main thread, each worker) has its
+// own binding.
 #include <napi.h>
 
+#include <cmath>
 #include <cstdint>
+#include <memory>
+#include <new>
 
+#include "base58.h"
 #include "entry_parser.h"
 
 namespace {
@@ -187,6 +196,65 @@ napi_value ParseBound(napi_env env, napi_callback_info info) {
                                 b->counts_len));
 }
 
+// Reads an optional index argument: undefined (or absent) keeps `*index`. A number that is not an
+// integer in [0, length] is a RangeError; anything else a TypeError. False when one is pending.
+bool GetIndex(napi_env env, napi_value value, size_t length, const char* name, size_t* index) {
+  double d;
+  if (napi_get_value_double(env, value, &d) != napi_ok) {
+    napi_valuetype type;
+    if (napi_typeof(env, value, &type) == napi_ok && type == napi_undefined) return true;
+    ThrowTypeError(env, name);
+    return false;
+  }
+  if (!(d >= 0 && d <= static_cast<double>(length)) || d != std::floor(d)) {
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "base58 range outside the bytes");
+    return false;
+  }
+  *index = static_cast<size_t>(d);
+  return true;
+}
+
+// Inputs up to this many bytes are encoded in stack buffers; longer ones in one heap block.
+constexpr size_t kStackBase58Bytes = 256;
+
+napi_value EncodeBase58(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  void* data;
+  size_t length;
+  if (argc < 1 || !GetTypedArray(env, argv[0], napi_uint8_array, &data, &length)) {
+    return ThrowTypeError(env, "bytes must be a Uint8Array");
+  }
+  size_t start = 0;
+  size_t end = length;
+  if (argc > 1 && !GetIndex(env, argv[1], length, "start must be a number", &start)) return nullptr;
+  if (argc > 2 && !GetIndex(env, argv[2], length, "end must be a number", &end)) return nullptr;
+  if (start > end) {
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "base58 range outside the bytes");
+    return nullptr;
+  }
+  const uint8_t* bytes = static_cast<const uint8_t*>(data) + start;
+  const size_t len = end - start;
+  napi_value result;
+  if (len <= kStackBase58Bytes) {
+    char text[tidepool::Base58MaxChars(kStackBase58Bytes)];
+    uint32_t scratch[tidepool::Base58ScratchWords(kStackBase58Bytes)];
+    const size_t n = tidepool::EncodeBase58(bytes, len, text, scratch);
+    return napi_create_string_latin1(env, text, n, &result) == napi_ok ? result : nullptr;
+  }
+  const size_t chars = tidepool::Base58MaxChars(len);
+  const size_t words = tidepool::Base58ScratchWords(len);
+  std::unique_ptr<uint32_t[]> block(new (std::nothrow) uint32_t[words + (chars + 3) / 4]);
+  if (!block) {
+    napi_throw_error(env, nullptr, "encodeBase58: out of memory");
+    return nullptr;
+  }
+  char* text = reinterpret_cast<char*>(block.get() + words);
+  const size_t n = tidepool::EncodeBase58(bytes, len, text, block.get());
+  return napi_create_string_latin1(env, text, n, &result) == napi_ok ? result : nullptr;
+}
+
 bool Export(napi_env env, napi_value exports, const char* name, napi_callback cb, void* data) {
   napi_value fn;
   return napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, data, &fn) == napi_ok &&
@@ -204,7 +272,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Export(env, exports, "parseEntries", ParseEntries, nullptr);
   Export(env, exports, "bindOutputs", BindOutputs, binding);
   Export(env, exports, "parseBound", ParseBound, binding);
-  exports.Set("abi", Napi::Number::New(env, 2));
+  Export(env, exports, "encodeBase58", EncodeBase58, nullptr);
+  exports.Set("abi", Napi::Number::New(env, 3));
   return exports;
 }
 
