@@ -1,5 +1,6 @@
 import type { Suite } from '../harness.js';
+import { base58Suite } from './base58.js';
 import { parseSuite } from './parse.js';
 
 /** Every benchmark suite, in the order `npm run bench` runs them. */
-export const SUITES: readonly Suite[] = [parseSuite];
+export const SUITES: readonly Suite[] = [parseSuite, base58Suite];

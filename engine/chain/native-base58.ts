@@ -1,7 +1,7 @@
 /**
  * The base58 encoder the hot paths should call. `encodeBase58Fast` has encodeBase58's signature
  * and results (base58-encode.ts; native-base58.test.ts checks native == TypeScript == bs58) and
- * sends each call to the implementation that measured faster for it (scripts/bench-base58.mjs):
+ * sends each call to the implementation that measured faster for it (`npm run bench -- base58` races them):
  *
  * - the C++ one (native/base58.cc, loaded by native-addon.ts) for ranges of at least
  *   NATIVE_BASE58_MIN_BYTES in a buffer whose bytes are surely off V8's heap, and of at least
