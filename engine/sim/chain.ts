@@ -2,6 +2,8 @@ import * as base58 from '../chain/base58.js';
 import { DEFAULT_PROGRAM_IDS, DEX_KINDS } from '../dex/index.js';
 import type { Logger } from '../obs/logger.js';
 import { AccountOverlay, AccountsDb } from './accounts-db.js';
+import { BlockProducer, type PendingBundle, type SlotBuild } from './block-producer.js';
+import { BlockhashQueue } from './blockhash-queue.js';
 import { computeBudgetProgram, memoProgram, systemProgram, tokenProgram, voteProgram } from './builtin-programs.js';
 import {
   RpcError,
@@ -50,7 +52,7 @@ import {
 import { isTokenAccount, mintDecimals, tokenAccountMint, tokenAmount } from './spl-token.js';
 import { StatusCache } from './status-cache.js';
 import { createSwapProgram } from './swap-program.js';
-import { Runtime, type Execution } from './runtime.js';
+import { Runtime } from './runtime.js';
 import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-errors.js';
 
 /**
@@ -115,12 +117,6 @@ interface Submitted {
   verified: boolean;
 }
 
-interface PendingBundle {
-  id: string;
-  txs: SimTransaction[];
-  signatures: string[];
-}
-
 interface BundleRecord {
   status: BundleStatus;
 }
@@ -130,20 +126,8 @@ type AccountListener = (account: AccountRecord | null, slot: bigint) => void;
 type EntriesListener = (batch: EntryBatch) => void;
 
 /** Pieces a slot is made in: its entries stream out over the slot, and its CPU cost is spread. */
-export const SLOT_PIECES = 4;
+export const SLOT_PIECES = 16;
 
-/** The slot being made. */
-interface SlotBuild {
-  slot: bigint;
-  blockTime: bigint;
-  state: AccountOverlay;
-  statuses: Map<string, TransactionErrorValue | null>;
-  piece: number;
-  /** Generated transactions of the slot, and how many the pieces made so far. */
-  flowTotal: number;
-  flowDone: number;
-  busyMs: number;
-}
 
 export class SimChain implements RpcChainBackend, MarketView {
   readonly genesis: Genesis;
@@ -164,9 +148,9 @@ export class SimChain implements RpcChainBackend, MarketView {
   private readonly tokenIndex = new Map<string, number>();
 
   private processed = 0n;
-  /** base58 blockhash → slot, for the last MAX_PROCESSING_AGE + 1 slots (and a few more). */
-  private readonly blockhashSlots = new Map<string, bigint>();
-  private readonly blockhashBySlot = new Map<bigint, string>();
+  /** Blockhashes of the last MAX_PROCESSING_AGE slots and of the finalized ones before them. */
+  private readonly blockhashes = new BlockhashQueue(MAX_PROCESSING_AGE + FINALIZATION_DEPTH + 2);
+  private readonly producer: BlockProducer;
   private submitted: Submitted[] = [];
   private bundleQueue: PendingBundle[] = [];
   private building: SlotBuild | undefined;
@@ -233,7 +217,8 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.poh = new PohRecorder(this.genesis.hash);
     this.pohRng = SimRandom.derive(s.seed, 'poh');
     this.genesisHashText = base58.encode(this.genesis.hash);
-    this.rememberBlockhash(0n, this.genesisHashText);
+    this.blockhashes.remember(0n, this.genesisHashText);
+    this.producer = new BlockProducer(this.runtime, this.statusCache, this.blockhashes, this.counters);
   }
 
   // ---- the clock
@@ -297,28 +282,19 @@ export class SimChain implements RpcChainBackend, MarketView {
 
     const bundles = this.bundleQueue;
     this.bundleQueue = [];
-    for (const bundle of bundles) this.landBundle(bundle, b, included);
+    for (const bundle of bundles) this.bundles.set(bundle.id, { status: this.producer.runBundle(b, bundle, included) });
 
     const submitted = this.submitted;
     this.submitted = [];
-    for (const { tx, verified } of submitted) {
-      const refused = this.admit(tx, b.slot, b.statuses, verified);
-      const result = refused === null ? this.runtime.execute(tx, b.state, { blockTime: b.blockTime }) : undefined;
-      if (result === undefined || !result.landed) {
-        this.counters.droppedTransactions++;
-        continue;
-      }
-      this.land(tx, result, b, included);
-    }
+    for (const { tx, verified } of submitted) this.producer.runSubmitted(b, tx, verified, included);
 
     // This piece's share of the slot's generated flow, signed with the last slot's blockhash.
     const share = Math.floor(((b.piece + 1) * b.flowTotal) / SLOT_PIECES) - b.flowDone;
     b.flowDone += share;
-    for (const bytes of this.flow.generate(b.slot, this.blockhashBySlot.get(this.processed)!, share)) {
+    for (const bytes of this.flow.generate(b.slot, this.blockhashes.hashAt(this.processed)!, share)) {
       const tx = this.parser.parse(bytes);
       if (isParseError(tx)) throw new Error(`generated transaction does not parse: ${tx.message}`);
-      const result = this.runtime.execute(tx, b.state, { blockTime: b.blockTime });
-      if (result.landed) this.land(tx, result, b, included);
+      this.producer.runGenerated(b, tx, included);
     }
 
     const batches = this.poh.recordPiece(included, b.piece, SLOT_PIECES, this.settings.txsPerEntry, this.pohRng);
@@ -358,7 +334,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     const root = this.slot('finalized');
     this.db.setRoot(root);
     this.statusCache.addSlot(slot, b.statuses);
-    this.rememberBlockhash(slot, blockhash);
+    this.blockhashes.remember(slot, blockhash);
     this.pruneBundles(slot);
     this.oracle.step();
     this.market.invalidate(blockTimeOf(slot + 1n, this.settings.slotMs));
@@ -371,73 +347,6 @@ export class SimChain implements RpcChainBackend, MarketView {
         if (set === undefined) continue;
         for (const listener of [...set]) this.call(() => listener(record, slot));
       }
-    }
-  }
-
-  /** The leader's checks before executing a submitted transaction; null when it may run. */
-  private admit(tx: SimTransaction, slot: bigint, statuses: Map<string, unknown>, verified: boolean): TransactionErrorValue | null {
-    const hashSlot = this.blockhashSlots.get(tx.recentBlockhash);
-    // The blockhash queue's newest entry is the parent's hash, at age 0.
-    if (hashSlot === undefined || slot - 1n - hashSlot > BigInt(MAX_PROCESSING_AGE)) return TxError.BlockhashNotFound;
-    if (statuses.has(tx.signatureKey) || this.statusCache.has(tx.signatureKey)) return TxError.AlreadyProcessed;
-    if (!verified && !verifyTransactionSignatures(tx, (k) => staticKeyBytes(tx, k))) return TxError.SignatureFailure;
-    return null;
-  }
-
-  private land(tx: SimTransaction, result: Extract<Execution, { landed: true }>, b: SlotBuild, included: Uint8Array[]): void {
-    result.changes.commitInto(b.state);
-    b.statuses.set(tx.signatureKey, result.err);
-    included.push(tx.bytes);
-    this.counters.transactions++;
-    if (result.err !== null) this.counters.failedTransactions++;
-  }
-
-  /** A bundle lands whole, in order, or not at all. */
-  private landBundle(bundle: PendingBundle, b: SlotBuild, included: Uint8Array[]): void {
-    const { slot, blockTime, state, statuses } = b;
-    const work = new AccountOverlay(state);
-    const bundleStatuses = new Map<string, TransactionErrorValue | null>(statuses);
-    const results: Extract<Execution, { landed: true }>[] = [];
-    let failure: TransactionErrorValue | null = null;
-    for (const tx of bundle.txs) {
-      const refused = this.admit(tx, slot, bundleStatuses, true);
-      if (refused !== null) {
-        failure = refused;
-        break;
-      }
-      const result = this.runtime.execute(tx, work, { blockTime });
-      if (!result.landed || result.err !== null) {
-        failure = result.err ?? TxError.InsufficientFundsForFee;
-        break;
-      }
-      result.changes.commitInto(work);
-      bundleStatuses.set(tx.signatureKey, null);
-      results.push(result);
-    }
-    const status: BundleStatus = { bundleId: bundle.id, transactions: bundle.signatures, slot, confirmationStatus: 'processed', err: failure };
-    this.bundles.set(bundle.id, { status });
-    if (failure !== null) {
-      this.counters.bundlesFailed++;
-      return;
-    }
-    work.commitInto(state);
-    for (let i = 0; i < bundle.txs.length; i++) {
-      const tx = bundle.txs[i]!;
-      statuses.set(tx.signatureKey, null);
-      included.push(tx.bytes);
-      this.counters.transactions++;
-    }
-    this.counters.bundlesLanded++;
-  }
-
-  private rememberBlockhash(slot: bigint, blockhash: string): void {
-    this.blockhashSlots.set(blockhash, slot);
-    this.blockhashBySlot.set(slot, blockhash);
-    const old = slot - BigInt(MAX_PROCESSING_AGE + FINALIZATION_DEPTH + 2);
-    const gone = this.blockhashBySlot.get(old);
-    if (gone !== undefined) {
-      this.blockhashBySlot.delete(old);
-      this.blockhashSlots.delete(gone);
     }
   }
 
@@ -487,12 +396,11 @@ export class SimChain implements RpcChainBackend, MarketView {
 
   latestBlockhash(commitment: Commitment = 'processed'): BlockhashInfo {
     const slot = this.slot(commitment);
-    return { blockhash: this.blockhashBySlot.get(slot)!, lastValidBlockHeight: this.blockHeight(commitment) + BigInt(MAX_PROCESSING_AGE) };
+    return { blockhash: this.blockhashes.hashAt(slot)!, lastValidBlockHeight: this.blockHeight(commitment) + BigInt(MAX_PROCESSING_AGE) };
   }
 
   isBlockhashValid(blockhash: string, commitment: Commitment = 'processed'): boolean {
-    const slot = this.blockhashSlots.get(blockhash);
-    return slot !== undefined && this.slot(commitment) - slot <= BigInt(MAX_PROCESSING_AGE) && slot <= this.slot(commitment);
+    return this.blockhashes.isValid(blockhash, this.slot(commitment));
   }
 
   genesisHash(): string {

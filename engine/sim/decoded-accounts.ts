@@ -11,7 +11,6 @@ import {
   type ClmmAmmConfig,
   type DecodedPool,
   type DlmmBinArray,
-  type DlmmLbPair,
   type TickArray,
 } from '../dex/index.js';
 
@@ -47,10 +46,6 @@ export function decodePoolOf(dex: Dex, data: Uint8Array, address: string): Decod
     pools.set(data, pool);
   }
   return pool;
-}
-
-export function decodeLbPairOf(data: Uint8Array, address: string): DlmmLbPair {
-  return decodePoolOf(Dex.Dlmm, data, address) as DlmmLbPair;
 }
 
 export function decodeTickArrayOf(dex: typeof Dex.Whirlpool | typeof Dex.Clmm, data: Uint8Array, address: string, tickSpacing: number): TickArray {

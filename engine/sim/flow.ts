@@ -92,14 +92,9 @@ export class TransactionFlow {
     return Number((slot * this.perSlotNumerator) / 1000n - ((slot - 1n) * this.perSlotNumerator) / 1000n);
   }
 
-  /** Transactions of `slot` not generated yet. */
-  remaining(slot: bigint): number {
-    return slot === this.slot ? this.target - this.generated : this.countFor(slot);
-  }
-
   /**
-   * Up to `max` more signed transactions for `slot`, using `blockhash` (the latest slot's). Call
-   * once per slot in slot order, in as many pieces as suits the caller, before the slot is made.
+   * Up to `max` more signed transactions for `slot`, using `blockhash` (the latest slot's). Slots
+   * come in order; a slot's transactions may be asked for in as many pieces as suits the caller.
    */
   generate(slot: bigint, blockhash: string, max: number): Uint8Array[] {
     if (slot !== this.slot) {
