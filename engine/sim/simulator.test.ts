@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { address, createSolanaRpc, type Base64EncodedWireTransaction } from '@solana/kit';
+import { address, createSolanaRpc, createSolanaRpcSubscriptions, type Base64EncodedWireTransaction } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { decodeEntryBatch } from '../chain/transaction-view.js';
@@ -92,7 +92,36 @@ describe('createSimulator', () => {
     const { value } = await rpc.getSignatureStatuses([signature]).send();
     expect(value[0]).toMatchObject({ confirmationStatus: 'confirmed', err: null });
     const balance = await rpc.getBalance(address(to), { commitment: 'confirmed' }).send();
-    expect(balance.value).toBe(1_000_000_000n + 1_234_567n);
+    expect(balance.value).toBe(sim.chain.getAccount(to, 'confirmed')!.lamports);
+    expect(balance.value - 1_000_000_000n).toBeGreaterThanOrEqual(1_234_567n);
+  });
+
+  it('notifies accounts and slots over WebSocket and reports token balances', async () => {
+    const rpc = createSolanaRpc(endpoints.rpc);
+    const subscriptions = createSolanaRpcSubscriptions(endpoints.ws);
+    const abort = new AbortController();
+    const from = sim.chain.genesis.actors.traders[1]!;
+    const to = sim.chain.genesis.actors.wallets[1]!;
+    const accounts = await subscriptions.accountNotifications(address(to), { encoding: 'base64', commitment: 'processed' }).subscribe({ abortSignal: abort.signal });
+    const slots = await subscriptions.slotNotifications().subscribe({ abortSignal: abort.signal });
+    const nextAccount = accounts[Symbol.asyncIterator]().next();
+    const nextSlot = slots[Symbol.asyncIterator]().next();
+    const before = sim.chain.getAccount(to)!.lamports;
+    const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'processed' }).send();
+    const tx = buildTransaction({ payer: from.keypair, instructions: [systemTransfer(from.keypair.address, to, 42_000n)], recentBlockhash: latest.blockhash });
+    sim.chain.sendTransaction(tx);
+    const slot = sim.chain.advanceSlot();
+    expect((await nextSlot).value).toEqual({ slot, parent: slot - 1n, root: sim.chain.slot('finalized') });
+    const notification = (await nextAccount).value!;
+    expect(notification.context.slot).toBe(slot);
+    expect(notification.value.lamports).toBe(sim.chain.getAccount(to)!.lamports);
+    expect(notification.value.lamports - before).toBeGreaterThanOrEqual(42_000n);
+    abort.abort();
+
+    const usdc = from.tokenAccounts.get(USDC_MINT)!;
+    const { value: balance } = await rpc.getTokenAccountBalance(address(usdc), { commitment: 'processed' }).send();
+    expect(balance.decimals).toBe(6);
+    expect(BigInt(balance.amount)).toBe(sim.chain.getTokenBalance(usdc)!.amount);
   });
 
   it('injects faults set through the admin interface', async () => {
