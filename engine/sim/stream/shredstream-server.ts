@@ -15,9 +15,11 @@ import { HeartbeatInvalid, peerIp, validateHeartbeat, type HeartbeatRecord, type
  * on one gRPC port. Every EntryBatch of the chain goes to every subscriber as one Entry message.
  *
  * A subscriber that does not keep up loses batches instead of growing the server's memory, as the
- * real proxy's broadcast channel skips lagging receivers: once grpc-js reports backpressure (write()
- * false) or the subscriber's queued bytes reach the cap, its batches are dropped and counted until
- * the stream drains.
+ * real proxy's bounded broadcast channel skips lagging receivers: once the bytes written to a
+ * subscriber but not yet flushed to its HTTP/2 stream reach the cap, its batches are dropped and
+ * counted until the stream drains. grpc-js' own backpressure signal (write() returning false past a
+ * high-water mark of a few messages) is not a reason to drop: a healthy subscriber sees bursts, and
+ * the byte cap already bounds memory.
  */
 
 export const SHREDSTREAM_DEFAULT_HOST = '127.0.0.1';
@@ -78,8 +80,6 @@ interface Subscriber {
   readonly call: grpc.ServerWritableStream<unknown, Buffer>;
   readonly peer: string;
   queuedBytes: number;
-  /** write() returned false; cleared on 'drain'. */
-  blocked: boolean;
   /** Inside a run of dropped batches (for logging once per run). */
   lagging: boolean;
   dropped: number;
@@ -234,7 +234,6 @@ export class ShredstreamServer {
       call,
       peer: call.getPeer(),
       queuedBytes: 0,
-      blocked: false,
       lagging: false,
       dropped: 0,
     };
@@ -248,9 +247,6 @@ export class ShredstreamServer {
     call.on('cancelled', remove);
     call.on('close', remove);
     call.on('error', remove);
-    call.on('drain', () => {
-      sub.blocked = false;
-    });
     // Headers now, so a client sees the stream open before the first batch.
     call.sendMetadata(new grpc.Metadata());
     this.log.debug({ subscriber: sub.id, peer: sub.peer }, 'subscriber joined');
@@ -272,7 +268,7 @@ export class ShredstreamServer {
 
   private deliver(sub: Subscriber, message: Buffer): void {
     const size = message.length;
-    if (sub.blocked || (sub.queuedBytes > 0 && sub.queuedBytes + size > this.maxQueuedBytes)) {
+    if (sub.queuedBytes > 0 && sub.queuedBytes + size > this.maxQueuedBytes) {
       sub.dropped++;
       this.counters.batchesDropped++;
       if (!sub.lagging) {
@@ -285,10 +281,9 @@ export class ShredstreamServer {
     sub.queuedBytes += size;
     if (sub.queuedBytes > this.counters.maxQueuedBytes) this.counters.maxQueuedBytes = sub.queuedBytes;
     this.counters.batchesSent++;
-    const accepted = sub.call.write(message, () => {
+    sub.call.write(message, () => {
       sub.queuedBytes -= size;
     });
-    if (!accepted) sub.blocked = true;
   }
 
   private endAll(code: grpc.status, details: string): number {
