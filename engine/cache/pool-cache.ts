@@ -1,0 +1,421 @@
+/**
+ * The quote service's pool cache (spec 02 "PoolState", "Cache entry" state table): every PoolState
+ * field in struct-of-arrays typed arrays indexed by an interned pool id, preallocated to
+ * `maxPoolCount`. The decoded pool and its swap context live in parallel plain arrays, since the
+ * swap math takes objects.
+ *
+ * Hot-path contract: `upsert`, `get`, `freshId` and `poolsForPair` do no JSON, build no closures and
+ * allocate nothing beyond what they return (`get` returns a fresh snapshot; `poolsForPair` a reused
+ * scratch; Map inserts of new keys are the only internal allocation). The typed arrays are public
+ * for allocation-free reads by id; they are read-only by contract: only the cache writes them.
+ *
+ * Single-threaded: the main thread owns the cache (ARCHITECTURE §1).
+ */
+import { ErrorCode, TpError } from '../errors.js';
+import { Dex, type DecodedPool, type SwapContext } from '../dex/types.js';
+import { DexCode, dexCodeOf, dexOf } from './dex-code.js';
+import { InternTable, NO_ID } from './intern-table.js';
+import { PairIndex } from './pair-index.js';
+import { RecencyList } from './recency-list.js';
+import {
+  UpsertOutcome,
+  type PairPools,
+  type PoolCacheOptions,
+  type PoolCacheStats,
+  type PoolEntry,
+  type PoolStateUpdate,
+} from './types.js';
+
+export const DEFAULT_MAX_POOL_COUNT = 1000;
+export const DEFAULT_STALENESS_THRESHOLD_MS = 30_000;
+export const DEFAULT_EVICTION_INTERVAL_MS = 60_000;
+export const U64_MAX = 0xffff_ffff_ffff_ffffn;
+/** Concentrated pools' feeRate is in millionths. */
+const CL_FEE_DENOMINATOR = 1_000_000n;
+
+export class PoolCache {
+  readonly maxPoolCount: number;
+  readonly stalenessThresholdMs: number;
+
+  // PoolState fields, indexed by pool id.
+  readonly dex: Uint8Array;
+  /** Interned mint ids (see `mintOf`). */
+  readonly tokenA: Uint32Array;
+  readonly tokenB: Uint32Array;
+  readonly reserveA: BigUint64Array;
+  readonly reserveB: BigUint64Array;
+  readonly slot: BigUint64Array;
+  /** Unix ms when the entry was stored. */
+  readonly lastUpdated: Float64Array;
+  readonly feeNumerator: BigUint64Array;
+  readonly feeDenominator: BigUint64Array;
+  /** The decoded pool per id, for the swap math. */
+  readonly decodedPools: (DecodedPool | undefined)[];
+  /** Tick / bin arrays per id. */
+  readonly contexts: (SwapContext | undefined)[];
+
+  private readonly now: () => number;
+  private readonly addresses: InternTable;
+  private readonly mintTable: InternTable;
+  private readonly pairs: PairIndex;
+  private readonly recency: RecencyList;
+  private readonly pairScratch: PairPools;
+  private newest = 0n;
+  private timer: NodeJS.Timeout | undefined;
+
+  private evictedStale = 0;
+  private evictedOverCapacity = 0;
+  private hits = 0;
+  private misses = 0;
+  private ignoredOlderSlot = 0;
+  private ignoredEqualSlot = 0;
+  private staleReads = 0;
+
+  constructor(options: PoolCacheOptions = {}) {
+    const max = options.maxPoolCount ?? DEFAULT_MAX_POOL_COUNT;
+    const staleness = options.stalenessThresholdMs ?? DEFAULT_STALENESS_THRESHOLD_MS;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new TpError(ErrorCode.ConfigInvalid, `maxPoolCount must be a positive integer, got ${max}`, {
+        context: { setting: 'maxPoolCount', value: max },
+      });
+    }
+    if (!Number.isFinite(staleness) || staleness < 0) {
+      throw new TpError(ErrorCode.ConfigInvalid, `stalenessThresholdMs must be a finite number >= 0, got ${staleness}`, {
+        context: { setting: 'stalenessThresholdMs', value: staleness },
+      });
+    }
+    this.maxPoolCount = max;
+    this.stalenessThresholdMs = staleness;
+    this.now = options.now ?? Date.now;
+    // Each live pool references at most two mints, so 2 × pools bounds the live mints.
+    const mintCapacity = 2 * max;
+    this.dex = new Uint8Array(max);
+    this.tokenA = new Uint32Array(max);
+    this.tokenB = new Uint32Array(max);
+    this.reserveA = new BigUint64Array(max);
+    this.reserveB = new BigUint64Array(max);
+    this.slot = new BigUint64Array(max);
+    this.lastUpdated = new Float64Array(max);
+    this.feeNumerator = new BigUint64Array(max);
+    this.feeDenominator = new BigUint64Array(max);
+    this.decodedPools = new Array<DecodedPool | undefined>(max).fill(undefined);
+    this.contexts = new Array<SwapContext | undefined>(max).fill(undefined);
+    this.addresses = new InternTable(max);
+    this.mintTable = new InternTable(mintCapacity);
+    this.pairs = new PairIndex(max, mintCapacity);
+    this.recency = new RecencyList(max);
+    this.pairScratch = { ids: new Uint32Array(max), count: 0 };
+  }
+
+  /** Number of entries, fresh or stale. */
+  get size(): number {
+    return this.addresses.size;
+  }
+
+  /** The highest slot stored so far (the quote's `contextSlot`); 0n before any update. */
+  get newestSlot(): bigint {
+    return this.newest;
+  }
+
+  /**
+   * Stores `update` under the slot rule (spec 02): absent → inserted; newer slot → replaced; equal
+   * slot → ignored silently; lower slot → ignored and counted (the caller logs it as stale). Past
+   * `maxPoolCount`, the least recently updated entry is evicted first and counted.
+   * Throws TpError(InvalidAmount) for a reserve, slot or fee outside u64 and TpError(AccountInvalid)
+   * for an unknown DEX, leaving the cache unchanged.
+   */
+  upsert(update: PoolStateUpdate): UpsertOutcome {
+    const code = dexCodeOf(update.dex);
+    if (code === DexCode.None) {
+      throw new TpError(ErrorCode.AccountInvalid, `unknown dex ${update.dex}`, {
+        context: { address: update.address, dex: update.dex },
+      });
+    }
+    checkU64(update.reserveA, 'reserveA', update.address);
+    checkU64(update.reserveB, 'reserveB', update.address);
+    checkU64(update.slot, 'slot', update.address);
+    if (update.feeNumerator !== undefined) checkU64(update.feeNumerator, 'feeNumerator', update.address);
+    if (update.feeDenominator !== undefined) checkU64(update.feeDenominator, 'feeDenominator', update.address);
+
+    let id = this.addresses.idOf(update.address);
+    let outcome: UpsertOutcome;
+    if (id !== NO_ID) {
+      const stored = this.slot[id]!;
+      // slot rule: equal slots are ignored silently; lower slots are ignored and counted.
+      if (update.slot === stored) {
+        this.ignoredEqualSlot++;
+        return UpsertOutcome.IgnoredEqualSlot;
+      }
+      if (update.slot < stored) {
+        this.ignoredOlderSlot++;
+        return UpsertOutcome.IgnoredOlderSlot;
+      }
+      // slot rule: a newer slot replaces the entry. Re-key the pair only if the mints changed.
+      if (this.mintTable.stringOf(this.tokenA[id]!) !== update.tokenA || this.mintTable.stringOf(this.tokenB[id]!) !== update.tokenB) {
+        this.pairs.remove(id);
+        this.mintTable.release(this.tokenA[id]!);
+        this.mintTable.release(this.tokenB[id]!);
+        this.linkMints(id, update.tokenA, update.tokenB);
+      }
+      outcome = UpsertOutcome.Replaced;
+    } else {
+      // Over MaxPoolCount: evict the least recently updated pool (ARCHITECTURE §3).
+      if (this.addresses.size >= this.maxPoolCount) {
+        this.remove(this.recency.oldest());
+        this.evictedOverCapacity++;
+      }
+      id = this.addresses.acquire(update.address);
+      this.linkMints(id, update.tokenA, update.tokenB);
+      this.contexts[id] = undefined;
+      outcome = UpsertOutcome.Inserted;
+    }
+
+    this.dex[id] = code;
+    this.reserveA[id] = update.reserveA;
+    this.reserveB[id] = update.reserveB;
+    this.slot[id] = update.slot;
+    this.lastUpdated[id] = this.now();
+    this.writeFee(id, update);
+    this.decodedPools[id] = update.pool;
+    if (update.context !== undefined) this.contexts[id] = update.context;
+    this.recency.touch(id);
+    if (update.slot > this.newest) this.newest = update.slot;
+    return outcome;
+  }
+
+  /**
+   * Replaces the swap context (tick / bin arrays that arrive apart from the pool account) of a
+   * present entry; does not change its slot or age. False when the address is not cached.
+   */
+  updateContext(address: string, context: SwapContext | undefined): boolean {
+    const id = this.addresses.idOf(address);
+    if (id === NO_ID) return false;
+    this.contexts[id] = context;
+    return true;
+  }
+
+  /** The pool id of `address`, fresh or stale; NO_ID (-1) when absent. */
+  idOf(address: string): number {
+    return this.addresses.idOf(address);
+  }
+
+  /** True when entry `id` is older than the staleness threshold. */
+  isStale(id: number): boolean {
+    return this.now() - this.lastUpdated[id]! > this.stalenessThresholdMs;
+  }
+
+  /**
+   * The pool id of a fresh entry for `address`, allocation-free; NO_ID when absent or stale
+   * (a stale entry is counted in `staleReads`).
+   */
+  freshId(address: string): number {
+    const id = this.addresses.idOf(address);
+    if (id === NO_ID) return NO_ID;
+    if (this.now() - this.lastUpdated[id]! > this.stalenessThresholdMs) {
+      this.staleReads++;
+      return NO_ID;
+    }
+    return id;
+  }
+
+  /**
+   * A snapshot of the entry for `address`; undefined when absent or stale (spec 02: `Get` returns
+   * nothing for a stale entry, counted as stale).
+   */
+  get(address: string): PoolEntry | undefined {
+    const id = this.freshId(address);
+    return id === NO_ID ? undefined : this.entryAt(id);
+  }
+
+  /** A snapshot of live entry `id` regardless of age (undefined for a free id). */
+  entryAt(id: number): PoolEntry | undefined {
+    const address = this.addresses.stringOf(id);
+    if (address === undefined) return undefined;
+    return {
+      id,
+      address,
+      dex: dexOf(this.dex[id]!) as Dex,
+      tokenA: this.mintTable.stringOf(this.tokenA[id]!)!,
+      tokenB: this.mintTable.stringOf(this.tokenB[id]!)!,
+      reserveA: this.reserveA[id]!,
+      reserveB: this.reserveB[id]!,
+      slot: this.slot[id]!,
+      lastUpdated: this.lastUpdated[id]!,
+      feeNumerator: this.feeNumerator[id]!,
+      feeDenominator: this.feeDenominator[id]!,
+      pool: this.decodedPools[id],
+      context: this.contexts[id],
+    };
+  }
+
+  /**
+   * Fresh pool ids trading `mintX` against `mintY` (either order), from the pair index: no scan of
+   * the cache. Returns a reused scratch: valid until the next call (see PairPools). Stale
+   * candidates are skipped and counted in `staleReads`.
+   */
+  poolsForPair(mintX: string, mintY: string): PairPools {
+    const out = this.pairScratch;
+    out.count = 0;
+    const x = this.mintTable.idOf(mintX);
+    if (x === NO_ID) return out;
+    const y = this.mintTable.idOf(mintY);
+    if (y === NO_ID) return out;
+    const oldest = this.now() - this.stalenessThresholdMs;
+    for (let id = this.pairs.first(x, y); id !== NO_ID; id = this.pairs.nextOf(id)) {
+      if (this.lastUpdated[id]! < oldest) {
+        this.staleReads++;
+        continue;
+      }
+      out.ids[out.count++] = id;
+    }
+    return out;
+  }
+
+  /** The mint string of an interned mint id (as stored in `tokenA` / `tokenB`). */
+  mintOf(mintId: number): string | undefined {
+    return this.mintTable.stringOf(mintId);
+  }
+
+  /** The interned id of a mint, NO_ID when no cached pool trades it. */
+  mintIdOf(mint: string): number {
+    return this.mintTable.idOf(mint);
+  }
+
+  /** The address of live pool `id`. */
+  addressOf(id: number): string | undefined {
+    return this.addresses.stringOf(id);
+  }
+
+  /** Stored slot of `address` (fresh or stale), undefined when absent. */
+  slotOf(address: string): bigint | undefined {
+    const id = this.addresses.idOf(address);
+    return id === NO_ID ? undefined : this.slot[id];
+  }
+
+  /** Age in ms of the entry for `address` (fresh or stale), undefined when absent. */
+  ageMs(address: string): number | undefined {
+    const id = this.addresses.idOf(address);
+    return id === NO_ID ? undefined : this.now() - this.lastUpdated[id]!;
+  }
+
+  /** Mints traded by cached pools (a fresh array; not for hot paths). */
+  mints(): string[] {
+    return this.mintTable.values();
+  }
+
+  /** Addresses of cached pools, fresh or stale (a fresh array; not for hot paths). */
+  pools(): string[] {
+    return this.addresses.values();
+  }
+
+  /** The eviction tick (spec 02): removes every entry older than the staleness threshold. */
+  evictStale(): number {
+    const oldest = this.now() - this.stalenessThresholdMs;
+    let removed = 0;
+    let id = this.recency.oldest();
+    while (id !== NO_ID) {
+      const next = this.recency.newer(id);
+      if (this.lastUpdated[id]! < oldest) {
+        this.remove(id);
+        removed++;
+      }
+      id = next;
+    }
+    this.evictedStale += removed;
+    return removed;
+  }
+
+  /** Runs `evictStale` every `intervalMs` (spec 02 eviction interval) on an unref'd timer. */
+  startEviction(intervalMs: number = DEFAULT_EVICTION_INTERVAL_MS): void {
+    this.stop();
+    this.timer = setInterval(this.evictStale.bind(this), intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the eviction timer. */
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** A quote was answered from the cache. */
+  recordHit(): void {
+    this.hits++;
+  }
+
+  /** The cache could not answer a quote (no pools, or none fresh). */
+  recordMiss(): void {
+    this.misses++;
+  }
+
+  stats(): PoolCacheStats {
+    const oldest = this.now() - this.stalenessThresholdMs;
+    let fresh = 0;
+    for (let id = this.recency.oldest(); id !== NO_ID; id = this.recency.newer(id)) {
+      if (this.lastUpdated[id]! >= oldest) fresh++;
+    }
+    const total = this.addresses.size;
+    const asked = this.hits + this.misses;
+    return {
+      totalPools: total,
+      freshPools: fresh,
+      stalePools: total - fresh,
+      evictedStale: this.evictedStale,
+      evictedOverCapacity: this.evictedOverCapacity,
+      hits: this.hits,
+      misses: this.misses,
+      hitRate: asked === 0 ? 0 : this.hits / asked,
+      ignoredOlderSlot: this.ignoredOlderSlot,
+      ignoredEqualSlot: this.ignoredEqualSlot,
+      staleReads: this.staleReads,
+    };
+  }
+
+  private linkMints(id: number, tokenA: string, tokenB: string): void {
+    // Cannot fail: live mints <= 2 × live pools <= the mint table's capacity.
+    const a = this.mintTable.acquire(tokenA);
+    const b = this.mintTable.acquire(tokenB);
+    this.tokenA[id] = a;
+    this.tokenB[id] = b;
+    this.pairs.add(id, a, b);
+  }
+
+  private writeFee(id: number, update: PoolStateUpdate): void {
+    // Both fee fields or neither: a lone numerator or denominator is treated as absent.
+    if (update.feeNumerator !== undefined && update.feeDenominator !== undefined) {
+      this.feeNumerator[id] = update.feeNumerator;
+      this.feeDenominator[id] = update.feeDenominator;
+      return;
+    }
+    // Decision (spec 02 leaves it open): absent fee fields come from the decoded pool when it has a
+    // fee, else 0 / 0 = unknown.
+    const pool = update.pool;
+    if (pool !== undefined && pool.dex === Dex.Amm) {
+      this.feeNumerator[id] = pool.feeNumerator;
+      this.feeDenominator[id] = pool.feeDenominator;
+    } else if (pool !== undefined && (pool.dex === Dex.Clmm || pool.dex === Dex.Whirlpool) && pool.feeRate !== undefined) {
+      this.feeNumerator[id] = BigInt(pool.feeRate);
+      this.feeDenominator[id] = CL_FEE_DENOMINATOR;
+    } else {
+      this.feeNumerator[id] = 0n;
+      this.feeDenominator[id] = 0n;
+    }
+  }
+
+  private remove(id: number): void {
+    this.pairs.remove(id);
+    this.recency.remove(id);
+    this.mintTable.release(this.tokenA[id]!);
+    this.mintTable.release(this.tokenB[id]!);
+    this.addresses.release(id);
+    this.dex[id] = DexCode.None;
+    this.decodedPools[id] = undefined;
+    this.contexts[id] = undefined;
+  }
+}
+
+function checkU64(value: bigint, field: string, address: string): void {
+  if (value < 0n || value > U64_MAX) {
+    throw new TpError(ErrorCode.InvalidAmount, `${field} ${value} is outside u64`, { context: { address, field } });
+  }
+}

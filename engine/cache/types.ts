@@ -1,0 +1,95 @@
+/**
+ * The pool cache's public shapes: what goes in (a pool state update), what comes out (an entry,
+ * statistics) and the slot-rule outcome of an upsert.
+ */
+import type { DecodedPool, Dex, SwapContext } from '../dex/types.js';
+
+/** What `upsert` did with an update: the rows of spec 02's cache entry state table. */
+export const UpsertOutcome = {
+  /** absent → present: stored, `lastUpdated` = now. */
+  Inserted: 'inserted',
+  /** present, new slot > stored slot: entry replaced. */
+  Replaced: 'replaced',
+  /** present, new slot = stored slot: ignored silently. */
+  IgnoredEqualSlot: 'ignored_equal_slot',
+  /** present, new slot < stored slot: ignored, counted; the caller logs it as stale. */
+  IgnoredOlderSlot: 'ignored_older_slot',
+} as const;
+export type UpsertOutcome = (typeof UpsertOutcome)[keyof typeof UpsertOutcome];
+
+/** One pool state, as the consumer builds it from a PoolStateUpdateEvent (u64 fields as bigint). */
+export interface PoolStateUpdate {
+  address: string;
+  dex: Dex | string;
+  tokenA: string;
+  tokenB: string;
+  reserveA: bigint;
+  reserveB: bigint;
+  slot: bigint;
+  /**
+   * Optional in the event. When absent, taken from `pool` when it carries a fee (AMM numerator /
+   * denominator; concentrated pools feeRate / 1,000,000), else 0 / 0 meaning "unknown: the swap
+   * math uses the decoded pool's own fee".
+   */
+  feeNumerator?: bigint;
+  feeDenominator?: bigint;
+  /** The decoded pool the swap math quotes on. */
+  pool?: DecodedPool;
+  /** Tick / bin arrays; when absent, a replaced entry keeps its previous context. */
+  context?: SwapContext;
+}
+
+/** A snapshot of one cache entry (spec 02 PoolState plus the quoting objects). */
+export interface PoolEntry {
+  /** Interned pool id: the index into the cache's typed arrays, valid while the entry lives. */
+  id: number;
+  address: string;
+  dex: Dex;
+  tokenA: string;
+  tokenB: string;
+  reserveA: bigint;
+  reserveB: bigint;
+  slot: bigint;
+  /** Unix ms when the entry was stored. */
+  lastUpdated: number;
+  feeNumerator: bigint;
+  feeDenominator: bigint;
+  pool: DecodedPool | undefined;
+  context: SwapContext | undefined;
+}
+
+/**
+ * Fresh pool ids of a pair. A reused scratch object: valid only until the next `poolsForPair`
+ * call on the same cache; copy `ids.subarray(0, count)` to keep it.
+ */
+export interface PairPools {
+  readonly ids: Uint32Array;
+  count: number;
+}
+
+export interface PoolCacheStats {
+  totalPools: number;
+  freshPools: number;
+  stalePools: number;
+  /** Entries removed by the eviction tick. */
+  evictedStale: number;
+  /** Entries removed to make room past maxPoolCount (least recently updated first). */
+  evictedOverCapacity: number;
+  hits: number;
+  misses: number;
+  /** hits / (hits + misses); 0 before any quote. */
+  hitRate: number;
+  ignoredOlderSlot: number;
+  ignoredEqualSlot: number;
+  /** Lookups (`get`, `poolsForPair`) that found an entry but refused it as stale. */
+  staleReads: number;
+}
+
+export interface PoolCacheOptions {
+  /** Spec 02 `Cache.MaxPoolCount`. */
+  maxPoolCount?: number;
+  /** Spec 02 `Cache.StalenessThreshold`, in ms: an entry older than this is stale. */
+  stalenessThresholdMs?: number;
+  /** Clock in Unix ms (tests pass a fake). */
+  now?: () => number;
+}
