@@ -1,0 +1,18 @@
+/** The pool-state scanner (spec 02): what the rest of the engine may use. */
+export { Backoff, Jitter, DEFAULT_BACKOFF_BASE_MS, DEFAULT_BACKOFF_CAP_MS, DEFAULT_BACKOFF_FACTOR, type BackoffOptions } from './backoff.js';
+export { decodeEntryMessage, type EntryMessage } from './entry-message.js';
+export {
+  BlockStreamClient,
+  DISCONNECTED_ALERT,
+  DEFAULT_ALERT_AFTER_MS,
+  DEFAULT_STABLE_AFTER_MS,
+  DEFAULT_HEARTBEAT_FALLBACK_INTERVAL_MS,
+  DEFAULT_HEARTBEAT_TIMEOUT_MS,
+  MAX_HEARTBEAT_REGIONS,
+  type BlockStreamClientOptions,
+  type BlockStreamEvents,
+  type BlockStreamStats,
+  type HeartbeatOptions,
+  type StreamEntry,
+  type StreamEntryHandler,
+} from './stream-client.js';
