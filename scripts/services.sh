@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the three real services tidepool's tests and split deployment use are up on loopback:
 #   NATS with JetStream 127.0.0.1:4222, Redis 127.0.0.1:6379, PostgreSQL 127.0.0.1:5432 (trust auth).
-# Starts each one that is down, installing it from Debian's packages when it is missing.
+# Starts each one that is down, installing it from Debian's packages when it is missing; also installs
+# promtool (package prometheus) for the metrics and alert-rule tests.
 # Idempotent: running it again when everything is up changes nothing. Needs root for installs.
 set -euo pipefail
 
@@ -76,6 +77,22 @@ ensure_postgres() {
   wait_for PostgreSQL pg_isready -q -h 127.0.0.1 -p 5432
 }
 
+ensure_promtool() {
+  # Not a service: promtool (Debian package prometheus) checks the metric expositions and the alert
+  # rules in the tests (engine/obs/*.test.ts).
+  if command -v promtool >/dev/null 2>&1; then log "promtool already installed"; return 0; fi
+  apt_install prometheus
+  # The package also brings a Prometheus server that an init system would start on port 9090, the
+  # quote service's metrics port: keep the tool, stop and disable the server.
+  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+    systemctl disable --now prometheus >/dev/null 2>&1 || true
+  elif [ -x /etc/init.d/prometheus ]; then
+    /etc/init.d/prometheus stop >/dev/null 2>&1 || true
+  fi
+  command -v promtool >/dev/null 2>&1 || { log "promtool is still missing after installing prometheus"; return 1; }
+}
+
 ensure_nats
 ensure_redis
 ensure_postgres
+ensure_promtool

@@ -1,0 +1,21 @@
+export {
+  createLogger,
+  resolveLogLevel,
+  LOG_LEVELS,
+  REDACTED_PATHS,
+  type CreateLoggerOptions,
+  type Logger,
+  type LogLevel,
+} from './logger.js';
+export { LATENCY_MS_BUCKETS, LATENCY_SECONDS_BUCKETS } from './buckets.js';
+export { createMetricsRegistry, DEFAULT_METRICS_DROPPED, type MetricsRegistryOptions } from './registry.js';
+export { createScannerMetrics, SCANNER_METRIC_NAMES, type ScannerMetrics } from './scanner-metrics.js';
+export {
+  createQuoteMetrics,
+  QUOTE_METRIC_NAMES,
+  QuoteSource,
+  CircuitBreakerStateValue,
+  type QuoteMetrics,
+  type LatencySeries,
+} from './quote-metrics.js';
+export { hasPromtool, runPromtool, type PromtoolResult } from './promtool.js';
