@@ -16,3 +16,14 @@ export {
   type StreamEntry,
   type StreamEntryHandler,
 } from './stream-client.js';
+export {
+  scannerSchema,
+  loadScannerConfig,
+  blockStreamSettings,
+  dexPrograms,
+  monitoredPools,
+  readPoolsFile,
+  DEFAULT_HEARTBEAT_UDP_PORT,
+  DEFAULT_POOLS_FILE,
+  type ScannerConfig,
+} from './scanner-config.js';

@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+
+import { isPubkey } from '../chain/base58.js';
+import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
+import { SettingIssue, bool, duration, int, list, oneOf, port, str, type SettingParser } from '../config/setting-types.js';
+import { DEFAULT_PROGRAM_IDS } from '../dex/program-ids.js';
+import { Dex, DEX_KINDS } from '../dex/types.js';
+import { ErrorCode, TpError } from '../errors.js';
+import { LOG_LEVELS } from '../obs/logger.js';
+import { MAX_HEARTBEAT_REGIONS, type HeartbeatOptions } from './stream-client.js';
+
+/**
+ * The scanner's settings: every field and environment variable of spec 02's "Scanner
+ * configuration", plus the few the spec leaves unnamed (heartbeat destination port, pools file,
+ * health port). Precedence and error reporting are the shared loader's (ARCHITECTURE.md §3).
+ */
+
+/** Shred destination port of a ShredStream proxy (its `--src-bind-port` default). */
+export const DEFAULT_HEARTBEAT_UDP_PORT = 20_000;
+export const DEFAULT_POOLS_FILE = 'config/monitored-pools.json';
+/** getMultipleAccounts takes at most 100 accounts per call. */
+const MAX_BATCH_SIZE = 100;
+const MAX_REGION_LENGTH = 64;
+
+function pubkey(): SettingParser<string> {
+  return (raw) => {
+    if (typeof raw !== 'string' || !isPubkey(raw)) {
+      throw new SettingIssue(`expected a base58 public key (32 bytes), got ${JSON.stringify(raw)}`);
+    }
+    return raw;
+  };
+}
+
+/** A list without repeats: a pool listed twice is a typo, not a wish. */
+function uniqueList<T>(item: SettingParser<T>, options: { min?: number; max?: number } = {}): SettingParser<T[]> {
+  const parseList = list(item, options.min === undefined ? {} : { min: options.min });
+  return (raw) => {
+    const values = parseList(raw);
+    if (options.max !== undefined && values.length > options.max) {
+      throw new SettingIssue(`expected at most ${options.max} items, got ${values.length}`);
+    }
+    const seen = new Set<T>();
+    for (const v of values) {
+      if (seen.has(v)) throw new SettingIssue(`${JSON.stringify(v)} is listed twice`);
+      seen.add(v);
+    }
+    return values;
+  };
+}
+
+function region(): SettingParser<string> {
+  return (raw) => {
+    if (typeof raw !== 'string' || !/^[a-z][a-z0-9-]*$/.test(raw) || raw.length > MAX_REGION_LENGTH) {
+      throw new SettingIssue(`expected a region name such as "ny" or "amsterdam", got ${JSON.stringify(raw)}`);
+    }
+    return raw;
+  };
+}
+
+/** An IP address, or empty for "not set". */
+function optionalIp(): SettingParser<string> {
+  return (raw) => {
+    if (raw === '') return '';
+    if (typeof raw !== 'string' || isIP(raw) === 0) throw new SettingIssue(`expected an IP address, got ${JSON.stringify(raw)}`);
+    return raw;
+  };
+}
+
+/** A NATS server: `nats://host:port` (or tls, ws, wss) or bare `host:port`. */
+function busServer(): SettingParser<string> {
+  return (raw) => {
+    if (typeof raw === 'string') {
+      if (/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(raw) && Number(raw.slice(raw.lastIndexOf(':') + 1)) <= 65535) return raw;
+      try {
+        const u = new URL(raw);
+        if (['nats:', 'tls:', 'ws:', 'wss:'].includes(u.protocol) && u.hostname !== '') return raw;
+      } catch {
+        // reported below
+      }
+    }
+    throw new SettingIssue(`expected a bus server such as nats://127.0.0.1:4222 or host:port, got ${JSON.stringify(raw)}`);
+  };
+}
+
+/** JetStream stream names: no whitespace, `.`, `*`, `>` or path separators. */
+function streamName(): SettingParser<string> {
+  return (raw) => {
+    if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,255}$/.test(raw)) {
+      throw new SettingIssue(`expected a stream name of letters, digits, _ and -, got ${JSON.stringify(raw)}`);
+    }
+    return raw;
+  };
+}
+
+const dexProgramSettings = {
+  'pools.dexProgram.dexa_amm': setting({ description: `program id of ${Dex.Amm} pools (Raydium AMM v4)`, parse: pubkey(), default: DEFAULT_PROGRAM_IDS[Dex.Amm], flag: 'dex-program-dexa-amm' }),
+  'pools.dexProgram.dexa_clmm': setting({ description: `program id of ${Dex.Clmm} pools (Raydium CLMM)`, parse: pubkey(), default: DEFAULT_PROGRAM_IDS[Dex.Clmm], flag: 'dex-program-dexa-clmm' }),
+  'pools.dexProgram.dexb_dlmm': setting({ description: `program id of ${Dex.Dlmm} pools (Meteora DLMM)`, parse: pubkey(), default: DEFAULT_PROGRAM_IDS[Dex.Dlmm], flag: 'dex-program-dexb-dlmm' }),
+  'pools.dexProgram.dexc_whirlpool': setting({ description: `program id of ${Dex.Whirlpool} pools (Orca Whirlpool)`, parse: pubkey(), default: DEFAULT_PROGRAM_IDS[Dex.Whirlpool], flag: 'dex-program-dexc-whirlpool' }),
+} as const;
+
+export const scannerSchema = {
+  'blockstream.host': setting({ description: 'block-entry stream (ShredStream proxy) host', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'BLOCKSTREAM_HOST', flag: 'blockstream-host' }),
+  'blockstream.port': setting({ description: 'block-entry stream gRPC port', parse: int({ min: 1, max: 65535 }), default: 50051, env: 'BLOCKSTREAM_PORT', flag: 'blockstream-port' }),
+  'blockstream.regions': setting({ description: `regions named in heartbeats (at most ${MAX_HEARTBEAT_REGIONS})`, parse: uniqueList(region(), { min: 1, max: MAX_HEARTBEAT_REGIONS }), default: ['ny'], env: 'BLOCKSTREAM_REGIONS', flag: 'blockstream-regions' }),
+  'blockstream.enableHeartbeat': setting({ description: 'send SendHeartbeat every ttl_ms / 3', parse: bool(), default: false, env: 'BLOCKSTREAM_HEARTBEAT', flag: 'blockstream-heartbeat' }),
+  'blockstream.heartbeatIp': setting({ description: "shred destination IP sent in heartbeats (the scanner host's own IP); required with heartbeats", parse: optionalIp(), default: '', env: 'BLOCKSTREAM_HEARTBEAT_IP', flag: 'blockstream-heartbeat-ip' }),
+  'blockstream.heartbeatPort': setting({ description: 'shred destination UDP port sent in heartbeats', parse: int({ min: 1, max: 65535 }), default: DEFAULT_HEARTBEAT_UDP_PORT, env: 'BLOCKSTREAM_HEARTBEAT_PORT', flag: 'blockstream-heartbeat-port' }),
+  'pools.monitored': setting({ description: 'monitored pool addresses; empty means load them from pools.file', parse: uniqueList(pubkey()), default: [] as string[], env: 'MONITORED_POOLS', flag: 'monitored-pools' }),
+  'pools.file': setting({ description: 'JSON file of monitored pool addresses, used when pools.monitored is empty', parse: str({ nonEmpty: true }), default: DEFAULT_POOLS_FILE, env: 'MONITORED_POOLS_FILE', flag: 'pools-file' }),
+  ...dexProgramSettings,
+  'bus.servers': setting({ description: 'message bus (NATS) servers', parse: uniqueList(busServer(), { min: 1 }), default: ['nats://127.0.0.1:4222'], env: 'BUS_SERVERS', flag: 'bus-servers' }),
+  'bus.streamName': setting({ description: 'JetStream stream of pool state updates', parse: streamName(), default: 'POOL_UPDATES', env: 'BUS_STREAM_NAME', flag: 'bus-stream-name' }),
+  'bus.maxAge': setting({ description: 'age after which the stream discards a message', parse: duration({ min: 1000 }), default: 60_000, flag: 'bus-max-age' }),
+  'performance.maxConcurrentProcessing': setting({ description: 'transactions processed at once', parse: int({ min: 1, max: 10_000 }), default: 20, flag: 'max-concurrent-processing' }),
+  'performance.batchSize': setting({ description: 'transactions per account fetch batch', parse: int({ min: 1, max: MAX_BATCH_SIZE }), default: 10, flag: 'batch-size' }),
+  'performance.queueSizeLimit': setting({ description: 'queued transactions beyond which new ones are dropped and counted', parse: int({ min: 1, max: 1_000_000 }), default: 100, flag: 'queue-size-limit' }),
+  'metrics.prometheusPort': setting({ description: 'Prometheus /metrics port', parse: port(), default: 9091, env: 'METRICS_PORT', flag: 'metrics-port' }),
+  'metrics.logLevel': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
+  'health.port': setting({ description: 'health, stats and config HTTP port', parse: port(), default: 8081, env: 'HEALTH_PORT', flag: 'health-port' }),
+};
+
+export type ScannerConfig = ConfigValues<typeof scannerSchema>;
+
+/**
+ * Loads and validates the scanner's settings, including the checks that span two settings.
+ * Throws TpError(TP_ERR_CONFIG_INVALID) naming every offending setting.
+ */
+export function loadScannerConfig(options: LoadOptions = {}): LoadedConfig<typeof scannerSchema> {
+  const loaded = loadConfig(scannerSchema, options);
+  const values = loaded.values;
+  const issues: string[] = [];
+  if (values['blockstream.enableHeartbeat'] && values['blockstream.heartbeatIp'] === '') {
+    issues.push('blockstream.heartbeatIp: required when blockstream.enableHeartbeat is true (BLOCKSTREAM_HEARTBEAT_IP)');
+  }
+  const owners = new Map<string, string>();
+  const programs = dexPrograms(values);
+  for (const dex of DEX_KINDS) {
+    const key = `pools.dexProgram.${dex}`;
+    const id = programs[dex];
+    const other = owners.get(id);
+    if (other !== undefined) issues.push(`${key}: program id ${id} is also ${other}`);
+    owners.set(id, key);
+  }
+  if (issues.length > 0) {
+    throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });
+  }
+  return loaded;
+}
+
+/** The program ids keyed by DEX identifier, for the decoder registry. */
+export function dexPrograms(config: ScannerConfig): Record<Dex, string> {
+  const ids = {} as Record<Dex, string>;
+  for (const dex of DEX_KINDS) ids[dex] = config[`pools.dexProgram.${dex}` as const];
+  return ids;
+}
+
+/** What BlockStreamClient needs from the configuration. */
+export function blockStreamSettings(config: ScannerConfig): { host: string; port: number; heartbeat?: HeartbeatOptions } {
+  const out: { host: string; port: number; heartbeat?: HeartbeatOptions } = {
+    host: config['blockstream.host'],
+    port: config['blockstream.port'],
+  };
+  if (config['blockstream.enableHeartbeat']) {
+    out.heartbeat = { ip: config['blockstream.heartbeatIp'], port: config['blockstream.heartbeatPort'], regions: config['blockstream.regions'] };
+  }
+  return out;
+}
+
+/**
+ * The monitored pools: `pools.monitored` when set, else the JSON file `pools.file` holding an array
+ * of addresses or `{"pools": [...]}`. Throws TpError naming the file and the bad entry.
+ */
+export function monitoredPools(config: ScannerConfig): string[] {
+  const fromSetting = config['pools.monitored'];
+  if (fromSetting.length > 0) return fromSetting;
+  return readPoolsFile(config['pools.file']);
+}
+
+export function readPoolsFile(path: string): string[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new TpError(ErrorCode.ConfigFile, `pools.file ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  const entries = Array.isArray(json) ? json : (json as { pools?: unknown } | null)?.pools;
+  if (!Array.isArray(entries)) {
+    throw new TpError(ErrorCode.ConfigInvalid, `pools.file ${path}: expected an array of pool addresses or {"pools": [...]}`);
+  }
+  try {
+    return uniqueList(pubkey())(entries);
+  } catch (err) {
+    throw new TpError(ErrorCode.ConfigInvalid, `pools.file ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
