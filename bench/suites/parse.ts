@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import * as base58 from '../../engine/chain/base58.js';
 import { nativeParseEntries, nativeStatus } from '../../engine/chain/native-parser.js';
 import { generateMainnetMix } from '../../engine/chain/testing/mainnet-mix.js';
-import { Prng } from '../../engine/chain/testing/prng.js';
+import { Prng } from '../../engine/prng.js';
 import type { Figure, Suite } from '../harness.js';
 import type { ParserName, ParseWorkerInput, ParseWorkerOutput } from './parse-worker.js';
 

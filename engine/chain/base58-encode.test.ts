@@ -1,7 +1,7 @@
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 import { encodeBase58 } from './base58-encode.js';
-import { Prng } from './testing/prng.js';
+import { Prng } from '../prng.js';
 
 describe('encodeBase58', () => {
   it('matches bs58 on random inputs of every length up to 80 bytes, with and without leading zeros', () => {

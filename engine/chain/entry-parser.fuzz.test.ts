@@ -43,7 +43,7 @@ import { availableParsers } from './parser-implementations.js';
 import { ByteWriter, legacyTx, v0Tx, writeTx, type CraftedTx } from './testing/batch-writer.js';
 import { decodeWithKit } from './testing/kit-vectors.js';
 import { generateMainnetMix } from './testing/mainnet-mix.js';
-import { Prng } from './testing/prng.js';
+import { Prng } from '../prng.js';
 import { randomTxDescription, toBuilderInput } from './testing/random-transactions.js';
 import { buildTransaction } from './transaction-builder.js';
 import { TransactionView } from './transaction-view.js';

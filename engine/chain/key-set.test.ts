@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import * as base58 from './base58.js';
 import { KeySet } from './key-set.js';
-import { Prng } from './testing/prng.js';
+import { Prng } from '../prng.js';
 
 function key(prng: Prng): Uint8Array {
   return prng.bytes(32);

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { encodeBase58 } from './base58-encode.js';
 import { encodeBase58Fast, nativeEncodeBase58, tsEncodeBase58, type EncodeBase58Fn } from './native-base58.js';
-import { Prng } from './testing/prng.js';
+import { Prng } from '../prng.js';
 
 const native = nativeEncodeBase58;
 

@@ -5,7 +5,7 @@ import * as base58 from './base58.js';
 import { encodeEntries } from './entry-encoder.js';
 import { buildKitVectors, decodeWithKit, type KitVector } from './testing/kit-vectors.js';
 import { testKey } from './testing/kit-transactions.js';
-import { Prng } from './testing/prng.js';
+import { Prng } from '../prng.js';
 import { toBuilderInput } from './testing/random-transactions.js';
 import {
   buildTransaction,

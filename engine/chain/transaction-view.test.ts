@@ -12,7 +12,7 @@ import { encodeEntries, type EntryInput } from './entry-encoder.js';
 import { availableParsers } from './parser-implementations.js';
 import { kitTransaction } from './testing/kit-transactions.js';
 import { buildKitVectors, decodeWithKit, type KitVector } from './testing/kit-vectors.js';
-import { Prng } from './testing/prng.js';
+import { Prng } from '../prng.js';
 import { decodeEntryBatch, TransactionView } from './transaction-view.js';
 
 let vectors: KitVector[] = [];

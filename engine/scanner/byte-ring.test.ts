@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Prng } from '../chain/testing/prng.js';
+import { Prng } from '../prng.js';
 import { ByteRingReader, ByteRingWriter, byteRingStats, createByteRing, maxPayloadFor } from './byte-ring.js';
 import { RECORD_HEADER_BYTES } from './ring-layout.js';
 

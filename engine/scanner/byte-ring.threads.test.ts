@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { Prng } from '../chain/testing/prng.js';
+import { Prng } from '../prng.js';
 import { ByteRingWriter, byteRingStats, createByteRing } from './byte-ring.js';
 import { RecordChecksum } from './testing/ring-checksum.js';
 

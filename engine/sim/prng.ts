@@ -1,52 +1,19 @@
 import { createHash } from 'node:crypto';
+import { Prng } from '../prng.js';
 
 /**
  * The simulator's seeded randomness. Everything the chain generates (keys, market, flow, PoH)
  * draws from a `SimRandom` derived from the seed, never from Math.random(): two chains with the
  * same seed and settings produce the same bytes.
  *
- * The generator is mulberry32 (the algorithm of engine/chain/testing/prng.ts). Independent parts
+ * The generator is engine/prng.ts's mulberry32. Independent parts
  * of the simulator take independent streams, `SimRandom.derive(seed, label)`, so that adding a
  * draw to one (say, the flow) does not move another (the market).
  */
-export class SimRandom {
-  private state: number;
-
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
+export class SimRandom extends Prng {
   /** A stream for one part of the simulator: seeded by sha256(seed ‖ label). */
   static derive(seed: number, label: string): SimRandom {
     return new SimRandom(deriveSeed(seed, label));
-  }
-
-  /** Uniform 32-bit unsigned integer. */
-  u32(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  }
-
-  /** Uniform float in [0, 1). */
-  next(): number {
-    return this.u32() / 4294967296;
-  }
-
-  /** Uniform integer in [0, n). */
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-
-  /** Uniform integer in [lo, hi]. */
-  range(lo: number, hi: number): number {
-    return lo + this.int(hi - lo + 1);
-  }
-
-  /** Uniform float in [lo, hi). */
-  uniform(lo: number, hi: number): number {
-    return lo + (hi - lo) * this.next();
   }
 
   /** exp(uniform(ln lo, ln hi)): sizes and prices spread over orders of magnitude. */
@@ -58,14 +25,6 @@ export class SimRandom {
   normal(): number {
     const u = 1 - this.next(); // (0, 1]
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)]!;
   }
 
   /** A random-order copy of `items` (Fisher-Yates). */
@@ -80,14 +39,6 @@ export class SimRandom {
     return out;
   }
 
-  fill(out: Uint8Array): Uint8Array {
-    for (let i = 0; i < out.length; i++) out[i] = this.u32() & 0xff;
-    return out;
-  }
-
-  bytes(n: number): Uint8Array {
-    return this.fill(new Uint8Array(n));
-  }
 }
 
 /** A 32-bit seed from sha256(seed as u32 LE ‖ label). */

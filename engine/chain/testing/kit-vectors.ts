@@ -9,7 +9,7 @@ import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@so
 import * as base58 from '../base58.js';
 import { buildTransaction, keypairFromSeed } from '../transaction-builder.js';
 import { kitTransaction, testKey, type KitInstruction } from './kit-transactions.js';
-import { Prng } from './prng.js';
+import { Prng } from '../../prng.js';
 import { randomTxDescription, toBuilderInput, SYSTEM_PROGRAM, type TxDescription } from './random-transactions.js';
 
 export interface KitVector {

@@ -17,7 +17,7 @@ import { encodeEntries, type EntryInput } from '../entry-encoder.js';
 import { EntryBatchIndex } from '../entry-batch-index.js';
 import { ParseStatus, PUBKEY_BYTES, SIGNATURE_BYTES, TX_START } from '../parse-layout.js';
 import { buildTransaction, keypairFromSeed, type InstructionInput, type LookupTableInput, type TransactionInput } from '../transaction-builder.js';
-import { Prng } from './prng.js';
+import { Prng } from '../../prng.js';
 
 export const VOTE_PROGRAM = 'Vote111111111111111111111111111111111111111';
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';

@@ -1,6 +1,10 @@
-/** A small seeded PRNG (mulberry32) so generated data and fuzz failures reproduce from a seed. */
+/**
+ * A small seeded PRNG (mulberry32), the one generator of the engine (leaf module): generated data,
+ * fuzz failures and the simulator's chain all reproduce from a seed. Never Math.random() where a
+ * result must repeat.
+ */
 export class Prng {
-  private state: number;
+  protected state: number;
 
   constructor(seed: number) {
     this.state = seed >>> 0;
@@ -27,6 +31,11 @@ export class Prng {
   /** Uniform integer in [lo, hi]. */
   range(lo: number, hi: number): number {
     return lo + this.int(hi - lo + 1);
+  }
+
+  /** Uniform float in [lo, hi). */
+  uniform(lo: number, hi: number): number {
+    return lo + (hi - lo) * this.next();
   }
 
   chance(p: number): boolean {
