@@ -190,6 +190,16 @@ export class ByteRingWriter {
       lo = Number(slot & 0xffffffffn);
       hi = Number(slot >> 32n);
     }
+    return this.tryWriteSlotWords(lo, hi, receivedAt, payload);
+  }
+
+  /**
+   * tryWrite with the slot as its two u32 words (low, high), as a RingRecord carries it: passes a
+   * record's exact u64 slot on without a bigint. The words are taken as they are (`>>> 0`).
+   */
+  tryWriteSlotWords(slotLo: number, slotHi: number, receivedAt: number, payload: Uint8Array): boolean {
+    const lo = slotLo >>> 0;
+    const hi = slotHi >>> 0;
     const length = payload.length;
     if (length > this.maxPayloadBytes) {
       this.refuse(length);
