@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Seeded } from './testing/seeded.js';
+import { Prng } from '../prng.js';
 import { ByteRingReader, ByteRingWriter, byteRingStats, createByteRing, maxPayloadFor } from './byte-ring.js';
 import { RECORD_HEADER_BYTES } from './ring-layout.js';
 
@@ -136,7 +136,7 @@ describe('ByteRing', () => {
   });
 
   it('matches a FIFO model over many records of random sizes and random interleavings', () => {
-    const prng = new Seeded(42);
+    const prng = new Prng(42);
     const { w, r, sab } = ring(4096);
     const model: { slot: number; at: number; bytes: Uint8Array }[] = [];
     let next = 0;

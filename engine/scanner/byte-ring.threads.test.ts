@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { Seeded } from './testing/seeded.js';
+import { Prng } from '../prng.js';
 import { ByteRingWriter, byteRingStats, createByteRing } from './byte-ring.js';
 import { RecordChecksum } from './testing/ring-checksum.js';
 
@@ -39,7 +39,7 @@ function startConsumer(ring: SharedArrayBuffer, holdBack: boolean): { go: () => 
 
 /** Payloads of 0..2 KiB cut from one random pool (generating 100k random arrays would dominate). */
 function payloads(seed: number): { pool: Uint8Array; at: (i: number) => Uint8Array } {
-  const prng = new Seeded(seed);
+  const prng = new Prng(seed);
   const pool = prng.bytes(1 << 20);
   const offsets = new Uint32Array(4096);
   const lengths = new Uint32Array(4096);

@@ -7,14 +7,14 @@ import { KeySet } from '../chain/key-set.js';
 import { parseEntries } from '../chain/native-parser.js';
 import { ParseStatus, PUBKEY_BYTES } from '../chain/parse-layout.js';
 import { generateMainnetMix } from '../chain/testing/mainnet-mix.js';
-import { Seeded } from './testing/seeded.js';
+import { Prng } from '../prng.js';
 import { ParsePool } from './parse-pool.js';
 import type { ParseResult } from './parse-result.js';
 
 const workerFile = resolve(import.meta.dirname, '../../dist/engine/scanner/parse-worker.js');
 const built = existsSync(workerFile);
 
-const prng = new Seeded(2026);
+const prng = new Prng(2026);
 const poolKeys = Array.from({ length: 20 }, () => prng.bytes(PUBKEY_BYTES));
 
 interface Batch {
