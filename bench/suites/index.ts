@@ -1,6 +1,7 @@
 import type { Suite } from '../harness.js';
 import { base58Suite } from './base58.js';
 import { parseSuite } from './parse.js';
+import { scannerSuite } from './scanner.js';
 
 /** Every benchmark suite, in the order `npm run bench` runs them. */
-export const SUITES: readonly Suite[] = [parseSuite, base58Suite];
+export const SUITES: readonly Suite[] = [parseSuite, base58Suite, scannerSuite];
