@@ -128,6 +128,45 @@ describe('BlockStreamClient', () => {
     await waitFor('a batch from the new server', () => received.length === 1);
   });
 
+  it('passes garbage and truncated entry payloads through unchanged and stays connected', async () => {
+    const faults = new FaultInjector(3);
+    const { server, backend, port } = await startServer({ faults });
+    const { client, received } = startClient(port);
+    await waitFor('connected', () => client.connected);
+    faults.stream.garbageRate = 1;
+    backend.emitEntries({ slot: 11n, entries: new Uint8Array(64).fill(1) });
+    faults.stream.garbageRate = 0;
+    faults.stream.truncateRate = 1;
+    backend.emitEntries({ slot: 12n, entries: new Uint8Array(64).fill(2) });
+    await waitFor('2 batches', () => received.length === 2);
+    expect(server.stats()).toMatchObject({ garbageBatches: 1, truncatedBatches: 1 });
+    // The stream client does not judge the entry bytes: the parser counts them as parsing errors.
+    expect(received[0]).toMatchObject({ slot: 11n });
+    expect(received[0]!.entries).toHaveLength(64);
+    expect(received[1]!.slot).toBe(12n);
+    expect(received[1]!.entries.length).toBeLessThan(64);
+    expect(client.stats()).toMatchObject({ connected: true, connectionErrors: 0 });
+  });
+
+  it('resets the backoff after a stable connection, and keeps growing it after short ones', async () => {
+    const run = async (stableAfterMs: number): Promise<unknown[]> => {
+      const faults = new FaultInjector();
+      const { logger, lines } = captureLogger();
+      const { port } = await startServer({ faults });
+      const backoff = new Backoff({ baseMs: 5, factor: 2, capMs: 40, jitter: Jitter.None });
+      const { client, states } = startClient(port, { backoff, logger, stableAfterMs });
+      for (let i = 1; i <= 3; i++) {
+        await waitFor(`connection ${i}`, () => client.stats().connections === i && client.connected);
+        faults.trigger('stream.disconnect');
+        await waitFor(`disconnection ${i}`, () => states.filter((s) => !s).length === i);
+      }
+      await waitFor('connection 4', () => client.stats().connections === 4);
+      return lines.filter((l) => l.msg === 'block stream disconnected; reconnecting').map((l) => l.retryInMs);
+    };
+    expect(await run(0)).toEqual([5, 5, 5]);
+    expect(await run(60_000)).toEqual([5, 10, 20]);
+  });
+
   it('backs off with growing delays up to the cap while the upstream is down', async () => {
     const { logger, lines } = captureLogger();
     const port = await freePort();

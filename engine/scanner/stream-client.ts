@@ -286,10 +286,20 @@ export class BlockStreamClient extends EventEmitter<BlockStreamEvents> {
   /** Spec 02: alert after more than alertAfterMs disconnected; armed once per outage. */
   private markDisconnectedSince(at: number): void {
     this.disconnectedAt = at;
+    this.armAlert(this.alertAfterMs);
+  }
+
+  private armAlert(delayMs: number): void {
     clearTimeout(this.alertTimer);
     this.alertTimer = setTimeout(() => {
       this.alertTimer = undefined;
       if (this.isConnected || this.closed) return;
+      // Timers may fire a fraction of a millisecond early against this clock: wait out the rest.
+      const left = this.alertAfterMs - (this.now() - this.disconnectedAt);
+      if (left > 0) {
+        this.armAlert(Math.ceil(left));
+        return;
+      }
       this.alerted = true;
       this.log.error(
         {
@@ -300,7 +310,7 @@ export class BlockStreamClient extends EventEmitter<BlockStreamEvents> {
         },
         'block stream disconnected for too long',
       );
-    }, this.alertAfterMs);
+    }, delayMs);
   }
 
   private readonly sendHeartbeat = (): void => {
