@@ -169,4 +169,17 @@ describe.skipIf(!built)('ParsePool (Piscina workers from dist/)', () => {
     await collect(pool, taken.length, (r) => reported(r, got));
     expect(got.sort()).toEqual(expectedMatches(taken, poolKeys));
   });
+
+  it('drops and counts results when the results ring is full instead of blocking the worker', async () => {
+    // A 64-byte results ring takes payloads of at most 8 bytes: every result is refused.
+    const pool = (open = new ParsePool({ workers: 1, resultRingBytes: 64, keys: poolKeys, filename: workerFile }));
+    pool.start();
+    const list = batches(3, 900, 500);
+    for (const b of list) expect(pool.submit(b.slot, 0, b.bytes)).toBe(true);
+    const summaries = await pool.close();
+    open = null;
+    expect(summaries[0]).toMatchObject({ batches: 3, resultDrops: 3 });
+    expect(pool.drainResults(() => {})).toBe(0);
+    expect(pool.statistics().resultDrops).toBe(3);
+  });
 });
