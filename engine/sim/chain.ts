@@ -1,3 +1,4 @@
+import { ChainListeners, type AccountListener, type EntriesListener, type SlotListener } from './chain-listeners.js';
 import * as base58 from '../chain/base58.js';
 import { DEFAULT_PROGRAM_IDS, DEX_KINDS } from '../dex/index.js';
 import type { Logger } from '../obs/logger.js';
@@ -121,9 +122,6 @@ interface BundleRecord {
   status: BundleStatus;
 }
 
-type SlotListener = (slot: bigint, parent: bigint, root: bigint) => void;
-type AccountListener = (account: AccountRecord | null, slot: bigint) => void;
-type EntriesListener = (batch: EntryBatch) => void;
 
 /** Pieces a slot is made in: its entries stream out over the slot, and its CPU cost is spread. */
 export const SLOT_PIECES = 16;
@@ -156,9 +154,7 @@ export class SimChain implements RpcChainBackend, MarketView {
   private building: SlotBuild | undefined;
   private readonly bundles = new Map<string, BundleRecord>();
 
-  private readonly slotListeners = new Set<SlotListener>();
-  private readonly accountListeners = new Map<string, Set<AccountListener>>();
-  private readonly entriesListeners = new Set<EntriesListener>();
+  private readonly listeners = new ChainListeners();
   private timer: NodeJS.Timeout | undefined;
   private slotStartedAt = 0;
   private readonly counters: SimChainStats = {
@@ -340,10 +336,10 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.market.invalidate(blockTimeOf(slot + 1n, this.settings.slotMs));
     this.counters.slot = slot;
 
-    for (const listener of [...this.slotListeners]) this.call(() => listener(slot, parent, root));
-    if (this.accountListeners.size > 0) {
+    for (const listener of [...this.listeners.slot]) this.call(() => listener(slot, parent, root));
+    if (this.listeners.account.size > 0) {
       for (const [address, record] of b.state.changes) {
-        const set = this.accountListeners.get(address);
+        const set = this.listeners.account.get(address);
         if (set === undefined) continue;
         for (const listener of [...set]) this.call(() => listener(record, slot));
       }
@@ -358,7 +354,7 @@ export class SimChain implements RpcChainBackend, MarketView {
   }
 
   private emitEntries(batch: EntryBatch): void {
-    for (const listener of [...this.entriesListeners]) this.call(() => listener(batch));
+    for (const listener of [...this.listeners.entries]) this.call(() => listener(batch));
   }
 
   private call(fn: () => void): void {
@@ -552,23 +548,15 @@ export class SimChain implements RpcChainBackend, MarketView {
   // ---- ChainBackend: subscriptions
 
   onSlot(listener: SlotListener): () => void {
-    this.slotListeners.add(listener);
-    return () => this.slotListeners.delete(listener);
+    return this.listeners.onSlot(listener);
   }
 
   onAccount(address: string, listener: AccountListener): () => void {
-    let set = this.accountListeners.get(address);
-    if (set === undefined) this.accountListeners.set(address, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.accountListeners.get(address) === set) this.accountListeners.delete(address);
-    };
+    return this.listeners.onAccount(address, listener);
   }
 
   onEntries(listener: EntriesListener): () => void {
-    this.entriesListeners.add(listener);
-    return () => this.entriesListeners.delete(listener);
+    return this.listeners.onEntries(listener);
   }
 
   // ---- MarketView

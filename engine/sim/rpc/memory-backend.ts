@@ -1,3 +1,5 @@
+import { JITO_TIP_ACCOUNTS } from '../known-accounts.js';
+import { ChainListeners, type AccountListener, type EntriesListener, type SlotListener } from '../chain-listeners.js';
 import { createHash } from 'node:crypto';
 
 import bs58 from 'bs58';
@@ -36,24 +38,9 @@ export interface MemoryBackendOptions {
   genesisHash?: string;
 }
 
-/** The 8 Jito tip accounts. */
-const TIP_ACCOUNTS = [
-  '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5',
-  'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
-  'Cw8CFyM9FkoMi7K7Crf6HNQqf4uEMzpKw6QNghXLvLkY',
-  'ADaUMid9yfUytqMBgopwjb2DTLSokTSzL1zt6iGPaS49',
-  'DfXygSm4jCyNCybVYYK6DwvWqjKee8pbDmJGcLWNDXjh',
-  'ADuUkR4vqLUMWXxW9gh6D6L8pMSawimctcNZ5pGwDcEt',
-  'DttWaMuVvTiduZRnguLF7jNxTgiMBZ1hyAumKUiL2KRL',
-  '3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT',
-];
-
 /** A transaction's blockhash stays valid for this many blocks (`MAX_PROCESSING_AGE` + 1). */
 const BLOCKHASH_VALIDITY = 151n;
 
-type SlotListener = (slot: bigint, parent: bigint, root: bigint) => void;
-type AccountListener = (account: AccountRecord | null, slot: bigint) => void;
-type EntriesListener = (batch: EntryBatch) => void;
 
 interface Landed {
   slot: bigint;
@@ -84,9 +71,7 @@ export class MemoryBackend implements RpcChainBackend {
   private readonly statuses = new Map<string, SignatureStatus>();
   private readonly landed = new Map<string, Landed>();
   private readonly bundles = new Map<string, BundleStatus>();
-  private readonly slotListeners = new Set<SlotListener>();
-  private readonly accountListeners = new Map<string, Set<AccountListener>>();
-  private readonly entriesListeners = new Set<EntriesListener>();
+  private readonly listeners = new ChainListeners();
 
   constructor(options: MemoryBackendOptions = {}) {
     this.current = options.slot ?? 100n;
@@ -125,7 +110,7 @@ export class MemoryBackend implements RpcChainBackend {
       const parent = this.current;
       this.current += 1n;
       const root = this.slot('finalized');
-      for (const listener of [...this.slotListeners]) listener(this.current, parent, root);
+      for (const listener of [...this.listeners.slot]) listener(this.current, parent, root);
     }
     if (changes !== undefined) {
       for (const [address, account] of changes) this.setAccount(address, account);
@@ -135,16 +120,16 @@ export class MemoryBackend implements RpcChainBackend {
 
   /** Sends an entry batch to onEntries listeners. */
   emitEntries(batch: EntryBatch): void {
-    for (const listener of [...this.entriesListeners]) listener(batch);
+    for (const listener of [...this.listeners.entries]) listener(batch);
   }
 
   /** Listeners currently attached (to check that servers clean up). */
   listenerCount(kind: 'slot' | 'entries' | 'account', address?: string): number {
-    if (kind === 'slot') return this.slotListeners.size;
-    if (kind === 'entries') return this.entriesListeners.size;
-    if (address !== undefined) return this.accountListeners.get(address)?.size ?? 0;
+    if (kind === 'slot') return this.listeners.slot.size;
+    if (kind === 'entries') return this.listeners.entries.size;
+    if (address !== undefined) return this.listeners.account.get(address)?.size ?? 0;
     let n = 0;
-    for (const set of this.accountListeners.values()) n += set.size;
+    for (const set of this.listeners.account.values()) n += set.size;
     return n;
   }
 
@@ -234,31 +219,23 @@ export class MemoryBackend implements RpcChainBackend {
   }
 
   tipAccounts(): string[] {
-    return [...TIP_ACCOUNTS];
+    return [...JITO_TIP_ACCOUNTS];
   }
 
   onSlot(listener: SlotListener): () => void {
-    this.slotListeners.add(listener);
-    return () => this.slotListeners.delete(listener);
+    return this.listeners.onSlot(listener);
   }
 
   onAccount(address: string, listener: AccountListener): () => void {
-    let set = this.accountListeners.get(address);
-    if (set === undefined) this.accountListeners.set(address, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.accountListeners.get(address) === set) this.accountListeners.delete(address);
-    };
+    return this.listeners.onAccount(address, listener);
   }
 
   onEntries(listener: EntriesListener): () => void {
-    this.entriesListeners.add(listener);
-    return () => this.entriesListeners.delete(listener);
+    return this.listeners.onEntries(listener);
   }
 
   private notifyAccount(address: string, account: AccountRecord | null): void {
-    const set = this.accountListeners.get(address);
+    const set = this.listeners.account.get(address);
     if (set === undefined) return;
     for (const listener of [...set]) listener(account, this.current);
   }

@@ -1,0 +1,36 @@
+import type { AccountRecord, EntryBatch } from './chain-backend.js';
+
+export type SlotListener = (slot: bigint, parent: bigint, root: bigint) => void;
+export type AccountListener = (account: AccountRecord | null, slot: bigint) => void;
+export type EntriesListener = (batch: EntryBatch) => void;
+
+/**
+ * The subscription side of ChainBackend (onSlot, onAccount, onEntries), shared by the simulated
+ * chain and the in-memory test backend. Each `on*` returns its unsubscribe function; an address
+ * whose last account listener leaves is forgotten.
+ */
+export class ChainListeners {
+  readonly slot = new Set<SlotListener>();
+  readonly account = new Map<string, Set<AccountListener>>();
+  readonly entries = new Set<EntriesListener>();
+
+  onSlot(listener: SlotListener): () => void {
+    this.slot.add(listener);
+    return () => this.slot.delete(listener);
+  }
+
+  onAccount(address: string, listener: AccountListener): () => void {
+    let set = this.account.get(address);
+    if (set === undefined) this.account.set(address, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.account.get(address) === set) this.account.delete(address);
+    };
+  }
+
+  onEntries(listener: EntriesListener): () => void {
+    this.entries.add(listener);
+    return () => this.entries.delete(listener);
+  }
+}
