@@ -1,0 +1,157 @@
+import { MAX_KEYS_PER_CALL, type AccountData, type MultipleAccountsResult } from './rpc-client.js';
+import { FetchQueueFull } from './rpc-errors.js';
+
+/**
+ * Batched, coalesced account reads: `fetch(address)` queues the address; the queue flushes as one
+ * getMultipleAccounts call (≤100 keys) when `batchSize` addresses wait or after `maxDelayMs`
+ * (0 = next turn of the event loop). Concurrent fetches of one address, queued or in flight, share
+ * one request and one key. A failed call rejects every waiter of its batch with the client's error
+ * (the caller counts it). The number of queued addresses is bounded: beyond `maxQueued`, fetch
+ * rejects with FetchQueueFull at once.
+ */
+
+export interface AccountsSource {
+  getMultipleAccounts(addresses: readonly string[]): Promise<MultipleAccountsResult>;
+}
+
+export interface AccountFetcherOptions {
+  /** Addresses per call, 1..100. Default 100. */
+  batchSize?: number;
+  /** Longest wait before a partial batch is sent, ms; 0 = next event-loop turn. Default 0. */
+  maxDelayMs?: number;
+  /** Most addresses waiting to be sent. Default 10,000. */
+  maxQueued?: number;
+}
+
+export interface AccountFetcherStats {
+  /** getMultipleAccounts calls made. */
+  calls: number;
+  /** Keys sent over all calls. */
+  keys: number;
+  /** fetch() calls served by a request already queued or in flight. */
+  coalesced: number;
+  /** fetch() calls refused because the queue was full. */
+  refused: number;
+  /** Calls that failed (every waiter rejected). */
+  failedCalls: number;
+}
+
+interface Waiter {
+  promise: Promise<AccountData | null>;
+  resolve: (value: AccountData | null) => void;
+  reject: (err: unknown) => void;
+}
+
+export class AccountFetcher {
+  readonly batchSize: number;
+  readonly maxDelayMs: number;
+  readonly maxQueued: number;
+  readonly stats: AccountFetcherStats = { calls: 0, keys: 0, coalesced: 0, refused: 0, failedCalls: 0 };
+  /** Queued or in flight, by address. */
+  private readonly pending = new Map<string, Waiter>();
+  private queue: string[] = [];
+  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+
+  constructor(
+    private readonly source: AccountsSource,
+    options: AccountFetcherOptions = {},
+  ) {
+    const batchSize = options.batchSize ?? MAX_KEYS_PER_CALL;
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_KEYS_PER_CALL) {
+      throw new RangeError(`batchSize must be 1..${MAX_KEYS_PER_CALL}, got ${batchSize}`);
+    }
+    this.batchSize = batchSize;
+    this.maxDelayMs = Math.max(0, options.maxDelayMs ?? 0);
+    this.maxQueued = options.maxQueued ?? 10_000;
+  }
+
+  /** Addresses waiting to be sent. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Addresses queued or in flight. */
+  get outstanding(): number {
+    return this.pending.size;
+  }
+
+  /** The account at `address` (null when it does not exist). */
+  fetch(address: string): Promise<AccountData | null> {
+    const existing = this.pending.get(address);
+    if (existing !== undefined) {
+      this.stats.coalesced++;
+      return existing.promise;
+    }
+    if (this.queue.length >= this.maxQueued) {
+      this.stats.refused++;
+      return Promise.reject(new FetchQueueFull(this.maxQueued));
+    }
+    let resolve!: Waiter['resolve'];
+    let reject!: Waiter['reject'];
+    const promise = new Promise<AccountData | null>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    this.pending.set(address, { promise, resolve, reject });
+    this.queue.push(address);
+    if (this.queue.length >= this.batchSize) this.flushFull();
+    else this.schedule();
+    return promise;
+  }
+
+  /** Sends everything queued now, in batches of batchSize. */
+  flush(): void {
+    this.cancelTimer();
+    while (this.queue.length > 0) this.send(this.queue.splice(0, this.batchSize));
+  }
+
+  private flushFull(): void {
+    while (this.queue.length >= this.batchSize) this.send(this.queue.splice(0, this.batchSize));
+    if (this.queue.length === 0) this.cancelTimer();
+  }
+
+  private schedule(): void {
+    if (this.timer !== null) return;
+    const run = (): void => {
+      this.timer = null;
+      this.flush();
+    };
+    this.timer = this.maxDelayMs === 0 ? setImmediate(run) : setTimeout(run, this.maxDelayMs);
+  }
+
+  private cancelTimer(): void {
+    if (this.timer === null) return;
+    if (this.maxDelayMs === 0) clearImmediate(this.timer as NodeJS.Immediate);
+    else clearTimeout(this.timer as NodeJS.Timeout);
+    this.timer = null;
+  }
+
+  private send(batch: string[]): void {
+    this.stats.calls++;
+    this.stats.keys += batch.length;
+    let call: Promise<MultipleAccountsResult>;
+    try {
+      call = this.source.getMultipleAccounts(batch);
+    } catch (err) {
+      call = Promise.reject(err);
+    }
+    call.then(
+      (result) => {
+        for (let i = 0; i < batch.length; i++) {
+          const address = batch[i]!;
+          const waiter = this.pending.get(address);
+          this.pending.delete(address);
+          waiter?.resolve(result.accounts[i] ?? null);
+        }
+      },
+      (err: unknown) => {
+        this.stats.failedCalls++;
+        for (const address of batch) {
+          const waiter = this.pending.get(address);
+          this.pending.delete(address);
+          waiter?.reject(err);
+        }
+      },
+    );
+  }
+}

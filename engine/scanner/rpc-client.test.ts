@@ -1,0 +1,104 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { parseMultipleAccounts, parseRpcEndpoints, RpcClient } from './rpc-client.js';
+import { isRpcFailure, RpcFailure } from './rpc-errors.js';
+import { dataAccount, startRpcFixture, testAddress, type RpcFixture } from './testing/rpc-fixture.js';
+
+describe('RpcClient.getMultipleAccounts against the simulator JSON-RPC', () => {
+  let fx: RpcFixture;
+  beforeEach(async () => {
+    fx = await startRpcFixture();
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  it('returns data, owner, exact lamports and the context slot as bigint; null for missing', async () => {
+    const a = testAddress(1);
+    const b = testAddress(2);
+    const big = 18_446_744_073_709_551_000n; // above 2^53: JSON.parse would round it
+    fx.backend.setAccount(a, dataAccount(new Uint8Array([1, 2, 3, 250]), big, testAddress(7, 9)));
+    fx.backend.advanceSlot(5);
+    const client = new RpcClient({ endpoints: [fx.httpUrl] });
+    const r = await client.getMultipleAccounts([a, b]);
+    expect(r.slot).toBe(105n);
+    expect(r.accounts[1]).toBeNull();
+    const acc = r.accounts[0]!;
+    expect([...acc.data]).toEqual([1, 2, 3, 250]);
+    expect(acc.owner).toBe(testAddress(7, 9));
+    expect(acc.lamports).toBe(big);
+    expect(acc.slot).toBe(105n);
+    expect(fx.posts).toHaveLength(1);
+  });
+
+  it('refuses more than 100 keys', async () => {
+    const client = new RpcClient({ endpoints: [fx.httpUrl] });
+    const keys = Array.from({ length: 101 }, (_, i) => testAddress(i));
+    await expect(client.getMultipleAccounts(keys)).rejects.toThrow(RangeError);
+    expect(fx.posts).toHaveLength(0);
+  });
+
+  it('keeps the JSON-RPC error code and message', async () => {
+    fx.faults.setRpcFault('getMultipleAccounts', { errorRate: 1, errorCode: -32005, errorMessage: 'Node is behind' });
+    const client = new RpcClient({ endpoints: [fx.httpUrl] });
+    const err = await client.getMultipleAccounts([testAddress(1)]).catch((e: unknown) => e);
+    expect(isRpcFailure(err, 'rpc')).toBe(true);
+    expect((err as RpcFailure).rpcCode).toBe(-32005);
+    expect((err as RpcFailure).message).toContain('Node is behind');
+  });
+
+  it('gives a typed timeout error when the answer is later than the timeout', async () => {
+    fx.faults.setRpcFault('getMultipleAccounts', { latencyMs: 1000 });
+    const client = new RpcClient({ endpoints: [fx.httpUrl], timeoutMs: 50 });
+    const err = await client.getMultipleAccounts([testAddress(1)]).catch((e: unknown) => e);
+    expect(isRpcFailure(err, 'timeout')).toBe(true);
+    expect((err as RpcFailure).endpoint).toBe(fx.httpUrl);
+  });
+
+  it('rotates over endpoints (round robin) and reports network failures typed', async () => {
+    const other = await startRpcFixture();
+    try {
+      const client = new RpcClient({ endpoints: [fx.httpUrl, other.httpUrl] });
+      for (let i = 0; i < 4; i++) await client.getMultipleAccounts([testAddress(1)]);
+      expect(fx.posts).toHaveLength(2);
+      expect(other.posts).toHaveLength(2);
+    } finally {
+      await other.close();
+    }
+    const dead = new RpcClient({ endpoints: [other.httpUrl] });
+    const err = await dead.getMultipleAccounts([testAddress(1)]).catch((e: unknown) => e);
+    expect(isRpcFailure(err, 'network')).toBe(true);
+  });
+
+  it('reports an invalid key as the node error (-32602)', async () => {
+    const client = new RpcClient({ endpoints: [fx.httpUrl] });
+    const err = await client.getMultipleAccounts(['not-a-key']).catch((e: unknown) => e);
+    expect(isRpcFailure(err, 'rpc')).toBe(true);
+    expect((err as RpcFailure).rpcCode).toBe(-32602);
+  });
+});
+
+describe('parseMultipleAccounts', () => {
+  it('rejects malformed replies typed', () => {
+    for (const text of ['nope', '{"jsonrpc":"2.0","result":{"context":{"slot":1},"value":{}},"id":1}', '{"jsonrpc":"2.0","result":{"value":[null]},"id":1}']) {
+      expect(() => parseMultipleAccounts(text, 1, 'http://x')).toThrow(RpcFailure);
+      try {
+        parseMultipleAccounts(text, 1, 'http://x');
+      } catch (e) {
+        expect(isRpcFailure(e, 'malformed')).toBe(true);
+      }
+    }
+  });
+
+  it('reads a context slot above 2^53 exactly', () => {
+    const text = '{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.0.0","slot":18446744073709551615},"value":[null]},"id":1}';
+    expect(parseMultipleAccounts(text, 1, 'http://x').slot).toBe(18_446_744_073_709_551_615n);
+  });
+});
+
+describe('parseRpcEndpoints', () => {
+  it('splits on commas and whitespace', () => {
+    expect(parseRpcEndpoints(' http://a:1, http://b:2  http://c:3,')).toEqual(['http://a:1', 'http://b:2', 'http://c:3']);
+    expect(parseRpcEndpoints(undefined)).toEqual([]);
+  });
+});

@@ -1,0 +1,195 @@
+import { RpcFailure } from './rpc-errors.js';
+
+/**
+ * A small JSON-RPC HTTP client for the scanner: getMultipleAccounts (base64, ≤100 keys per call)
+ * over Node's fetch (undici, keep-alive connections by default), a per-request timeout, typed
+ * failures (RpcFailure), and round-robin over several endpoints (RPC_ENDPOINTS).
+ *
+ * u64 fields: the context slot and each account's lamports are read from the raw text as bigint
+ * (JSON.parse would round values above 2^53); rentEpoch is not exposed.
+ */
+
+/** The node's `MAX_MULTIPLE_ACCOUNTS`. */
+export const MAX_KEYS_PER_CALL = 100;
+export const DEFAULT_RPC_TIMEOUT_MS = 2000;
+
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+
+export interface AccountData {
+  data: Uint8Array;
+  /** Base58 program id. */
+  owner: string;
+  lamports: bigint;
+  executable: boolean;
+  /** `context.slot` of the reply that carried it. */
+  slot: bigint;
+}
+
+export interface MultipleAccountsResult {
+  /** `context.slot` of the answer. */
+  slot: bigint;
+  /** In request order; null for a missing account. */
+  accounts: (AccountData | null)[];
+}
+
+export interface RpcClientOptions {
+  /** At least one http(s) URL; calls rotate over them. */
+  endpoints: readonly string[];
+  /** Per request (connect + answer). Default 2000 ms. */
+  timeoutMs?: number;
+  /** Default `processed`. */
+  commitment?: Commitment;
+  /** Replaceable for tests; default the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** Parses `RPC_ENDPOINTS` (comma or whitespace separated URLs). */
+export function parseRpcEndpoints(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+const SLOT_RE = /"context"\s*:\s*\{[^{}]*?"slot"\s*:\s*(\d+)/;
+const LAMPORTS_RE = /"lamports"\s*:\s*(\d+)/g;
+
+export class RpcClient {
+  readonly endpoints: readonly string[];
+  readonly timeoutMs: number;
+  readonly commitment: Commitment;
+  /** HTTP requests sent, by this client. */
+  requests = 0;
+  private next = 0;
+  private id = 0;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: RpcClientOptions) {
+    if (options.endpoints.length === 0) throw new RangeError('RpcClient needs at least one endpoint');
+    for (const e of options.endpoints) {
+      const url = new URL(e);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`not an http(s) endpoint: ${e}`);
+    }
+    this.endpoints = [...options.endpoints];
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
+    this.commitment = options.commitment ?? 'processed';
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  /** Next endpoint in round-robin order. */
+  private pickEndpoint(): string {
+    const e = this.endpoints[this.next]!;
+    this.next = (this.next + 1) % this.endpoints.length;
+    return e;
+  }
+
+  /** One getMultipleAccounts call; more than 100 keys is refused (split first, see AccountFetcher). */
+  async getMultipleAccounts(addresses: readonly string[]): Promise<MultipleAccountsResult> {
+    if (addresses.length > MAX_KEYS_PER_CALL) {
+      throw new RangeError(`getMultipleAccounts takes at most ${MAX_KEYS_PER_CALL} keys, got ${addresses.length}`);
+    }
+    const method = 'getMultipleAccounts';
+    const endpoint = this.pickEndpoint();
+    const text = await this.post(endpoint, method, [addresses, { encoding: 'base64', commitment: this.commitment }]);
+    return parseMultipleAccounts(text, addresses.length, endpoint, method);
+  }
+
+  /** POSTs one request; resolves with the 200 body text, or rejects with an RpcFailure. */
+  private async post(endpoint: string, method: string, params: unknown): Promise<string> {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params });
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    this.requests++;
+    try {
+      const res = await this.fetchImpl(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: controller.signal,
+      });
+      const text = await res.text();
+      if (res.status !== 200) {
+        throw new RpcFailure('http', `${method}: HTTP ${res.status}`, { endpoint, method, httpStatus: res.status });
+      }
+      return text;
+    } catch (err) {
+      if (err instanceof RpcFailure) throw err;
+      if (timedOut) {
+        throw new RpcFailure('timeout', `${method}: no answer within ${this.timeoutMs} ms`, { endpoint, method, cause: err });
+      }
+      throw new RpcFailure('network', `${method}: ${(err as Error).message}`, { endpoint, method, cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+interface UiAccountJson {
+  data?: unknown;
+  owner?: unknown;
+  executable?: unknown;
+  lamports?: unknown;
+}
+
+/** @internal Parses a getMultipleAccounts reply text (exported for tests). */
+export function parseMultipleAccounts(
+  text: string,
+  expected: number,
+  endpoint: string,
+  method = 'getMultipleAccounts',
+): MultipleAccountsResult {
+  const malformed = (why: string): RpcFailure =>
+    new RpcFailure('malformed', `${method}: ${why}`, { endpoint, method });
+  let reply: { result?: { context?: unknown; value?: unknown }; error?: { code?: unknown; message?: unknown } };
+  try {
+    reply = JSON.parse(text) as typeof reply;
+  } catch (err) {
+    throw new RpcFailure('malformed', `${method}: reply is not JSON`, { endpoint, method, cause: err });
+  }
+  if (reply === null || typeof reply !== 'object') throw malformed('reply is not an object');
+  if (reply.error !== undefined && reply.error !== null) {
+    const code = typeof reply.error.code === 'number' ? reply.error.code : undefined;
+    const message = typeof reply.error.message === 'string' ? reply.error.message : 'unknown error';
+    throw new RpcFailure('rpc', `${method}: ${message} (${code ?? '?'})`, { endpoint, method, rpcCode: code });
+  }
+  const value = reply.result?.value;
+  if (!Array.isArray(value) || value.length !== expected) throw malformed('result.value is not an array of the keys asked');
+  const slotMatch = SLOT_RE.exec(text);
+  if (slotMatch === null) throw malformed('no result.context.slot');
+  const slot = BigInt(slotMatch[1]!);
+  // Exact lamports, in order of the non-null accounts (base64 data and base58 owners hold no quotes).
+  const lamports: bigint[] = [];
+  LAMPORTS_RE.lastIndex = 0;
+  for (let m = LAMPORTS_RE.exec(text); m !== null; m = LAMPORTS_RE.exec(text)) lamports.push(BigInt(m[1]!));
+  const accounts: (AccountData | null)[] = new Array(expected);
+  let k = 0;
+  for (let i = 0; i < expected; i++) {
+    const v = value[i] as UiAccountJson | null;
+    if (v === null) {
+      accounts[i] = null;
+      continue;
+    }
+    if (typeof v !== 'object') throw malformed(`account ${i} is not an object`);
+    const data = v.data;
+    if (!Array.isArray(data) || typeof data[0] !== 'string' || data[1] !== 'base64') {
+      throw malformed(`account ${i} data is not [base64, "base64"]`);
+    }
+    if (typeof v.owner !== 'string') throw malformed(`account ${i} has no owner`);
+    const exact = lamports[k++];
+    if (exact === undefined) throw malformed(`account ${i} has no lamports`);
+    const buf = Buffer.from(data[0], 'base64');
+    accounts[i] = {
+      data: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength),
+      owner: v.owner,
+      lamports: exact,
+      executable: v.executable === true,
+      slot,
+    };
+  }
+  return { slot, accounts };
+}
