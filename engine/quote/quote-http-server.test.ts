@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { PoolCache } from '../cache/index.js';
+import { ErrorCode } from '../errors.js';
+import { SwapMode, directionFor, quoteSwap } from '../dex/index.js';
+import { CircuitBreakerStateValue } from '../obs/quote-metrics.js';
+import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
+import { CircuitBreaker } from './circuit-breaker.js';
+import { QuoteErrorCode } from './errors.js';
+import { QuoteHttpServer } from './quote-http-server.js';
+import { RateLimiter } from './rate-limiter.js';
+import { FakeClock, manualSimulator, storePool } from './testing.js';
+
+/**
+ * The quote service over real HTTP (port 0) on a cache filled with a manual simulator's pools.
+ */
+
+const sim = manualSimulator();
+const chain = sim.chain;
+const UNKNOWN_MINT = 'So11111111111111111111111111111111111111113';
+
+const clock = new FakeClock();
+const cache = new PoolCache({ now: clock.now, stalenessThresholdMs: 30_000 });
+const breakerClock = new FakeClock();
+const breaker = new CircuitBreaker({ now: breakerClock.now });
+let server: QuoteHttpServer;
+let base: string;
+
+beforeAll(async () => {
+  let slot = 500n;
+  for (const view of chain.pools()) storePool(cache, view, slot++);
+  server = new QuoteHttpServer({ cache, rateLimiter: new RateLimiter({ rps: 100_000 }), breaker, busStatus: () => 'disconnected' });
+  const port = await server.start(0);
+  expect(port).toBeGreaterThan(0);
+  base = `http://127.0.0.1:${port}`;
+});
+
+afterAll(async () => {
+  await server.close();
+  await sim.close();
+});
+
+async function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(base + path, { headers });
+  const text = await res.text();
+  return { status: res.status, body: JSON.parse(text), headers: res.headers };
+}
+
+async function metric(name: string): Promise<number> {
+  const m = await server.metrics.registry.getSingleMetric(name)!.get();
+  return m.values.reduce((s, v) => s + v.value, 0);
+}
+
+function bestOnChain(input: string, output: string, amount: bigint) {
+  let best = { pool: '', out: -1n, fee: 0n, priceImpact: 0 };
+  for (const view of chain.poolsForPair(input, output)) {
+    const r = quoteSwap(view.pool, { aToB: directionFor(view.pool, input, output), mode: SwapMode.ExactIn, amount }, view.ctx);
+    if (r.ok && r.amountOut > best.out) best = { pool: view.address, out: r.amountOut, fee: r.fee, priceImpact: r.priceImpact };
+  }
+  return best;
+}
+
+describe('GET /quote', () => {
+  it('answers the best pool quote as camelCase JSON with u64 values as decimal strings', async () => {
+    clock.advance(250);
+    const amount = 2_000_000_000n;
+    const best = bestOnChain(WSOL_MINT, USDC_MINT, amount);
+    const hitsBefore = await metric('quote_service_quote_cache_hits_total');
+    const { status, body, headers } = await get(`/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=${amount}`);
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toBe('application/json');
+    expect(body).toEqual({
+      inputMint: WSOL_MINT,
+      outputMint: USDC_MINT,
+      inputAmount: amount.toString(),
+      outputAmount: best.out.toString(),
+      pool: best.pool,
+      dex: chain.pool(best.pool)!.dex,
+      priceImpact: best.priceImpact,
+      fee: best.fee.toString(),
+      slot: cache.slotOf(best.pool)!.toString(),
+      stateAgeMs: 250,
+      contextSlot: cache.newestSlot.toString(),
+      source: 'cache',
+      route: [
+        {
+          pool: best.pool,
+          dex: chain.pool(best.pool)!.dex,
+          inputMint: WSOL_MINT,
+          outputMint: USDC_MINT,
+          inAmount: amount.toString(),
+          outAmount: best.out.toString(),
+          fee: best.fee.toString(),
+        },
+      ],
+    });
+    expect(await metric('quote_service_quote_cache_hits_total')).toBe(hitsBefore + 1);
+    expect(await metric('quote_service_quotes_total')).toBeGreaterThanOrEqual(1);
+    const latency = await server.metrics.quoteLatencySeconds.get();
+    const count = latency.values.find((v) => v.metricName === 'quote_service_quote_latency_seconds_count' && v.labels.source === 'cache');
+    expect(count!.value).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses state older than maxStateAgeMs with 503 and serves it when young enough', async () => {
+    clock.advance(1_000);
+    const q = `/quote?input=${USDC_MINT}&output=${WSOL_MINT}&amount=1000000`;
+    const ok = await get(`${q}&maxStateAgeMs=60000`);
+    expect(ok.status).toBe(200);
+    expect(ok.body.stateAgeMs).toBeGreaterThanOrEqual(1_000);
+    const refused = await get(`${q}&maxStateAgeMs=10`);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toEqual({ error: { code: QuoteErrorCode.NoValidQuotes, message: 'no valid quotes from cache' } });
+    breaker.recordSuccess(); // keep the breaker's failure count for its own test
+  });
+
+  it.each([
+    ['', 'input', 'missing parameter: input'],
+    [`input=abc&output=${USDC_MINT}&amount=1`, 'input', 'parameter input is not a base58 public key'],
+    [`input=${WSOL_MINT}&amount=1`, 'output', 'missing parameter: output'],
+    [`input=${WSOL_MINT}&output=0OIl&amount=1`, 'output', 'parameter output is not a base58 public key'],
+    [`input=${WSOL_MINT}&output=${USDC_MINT}`, 'amount', 'missing parameter: amount'],
+    [`input=${WSOL_MINT}&output=${USDC_MINT}&amount=-5`, 'amount', 'parameter amount is not an unsigned 64-bit integer'],
+    [`input=${WSOL_MINT}&output=${USDC_MINT}&amount=1.5`, 'amount', 'parameter amount is not an unsigned 64-bit integer'],
+    [`input=${WSOL_MINT}&output=${USDC_MINT}&amount=18446744073709551616`, 'amount', 'parameter amount is not an unsigned 64-bit integer'],
+    [`input=${WSOL_MINT}&output=${USDC_MINT}&amount=0`, 'amount', 'parameter amount must be greater than zero'],
+    [`input=${WSOL_MINT}&output=${USDC_MINT}&amount=1&maxStateAgeMs=soon`, 'maxStateAgeMs', 'parameter maxStateAgeMs is not a non-negative integer of milliseconds'],
+  ])('answers 400 naming the parameter for %s', async (query, parameter, message) => {
+    const { status, body } = await get(`/quote?${query}`);
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: { code: QuoteErrorCode.BadParameter, message } });
+    expect(message).toContain(parameter);
+  });
+
+  it('accepts the largest u64 amount', async () => {
+    const { status, body } = await get(`/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=18446744073709551615`);
+    // Either a quote or a refusal of every pool (insufficient liquidity), never a 400.
+    expect([200, 503]).toContain(status);
+    if (status === 503) expect(body.error.code).toBe(QuoteErrorCode.NoValidQuotes);
+    breaker.recordSuccess();
+  });
+
+  it('answers 404 for an unknown token and for a pair no pool trades', async () => {
+    const unknown = await get(`/quote?input=${UNKNOWN_MINT}&output=${USDC_MINT}&amount=1`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: { code: ErrorCode.UnknownMint, message: `unknown token ${UNKNOWN_MINT}` } });
+
+    const mints = cache.mints();
+    const pairs = new Set(chain.pools().map((p) => [p.pool.tokenA, p.pool.tokenB].sort().join(':')));
+    let untraded: [string, string] | undefined;
+    for (const a of mints) for (const b of mints) if (a !== b && !pairs.has([a, b].sort().join(':'))) untraded = [a, b];
+    expect(untraded).toBeDefined();
+    const none = await get(`/quote?input=${untraded![0]}&output=${untraded![1]}&amount=1000`);
+    expect(none.status).toBe(404);
+    expect(none.body).toEqual({ error: { code: QuoteErrorCode.NoPoolsInCache, message: 'no pools found in cache' } });
+  });
+
+  it('answers 404 JSON on an unknown route', async () => {
+    const { status, body } = await get('/nope');
+    expect(status).toBe(404);
+    expect(body.error.code).toBe(QuoteErrorCode.NotFound);
+  });
+});
+
+describe('GET /health', () => {
+  it('reports the cache statistics, hit rate and bus status, and sets the pool gauges', async () => {
+    const { status, body } = await get('/health');
+    expect(status).toBe(200);
+    const stats = cache.stats();
+    expect(body).toMatchObject({
+      status: 'ok',
+      cache: { total_pools: chain.pools().length, fresh_pools: chain.pools().length, stale_pools: 0, hit_rate: stats.hitRate },
+      bus: { status: 'disconnected' },
+    });
+    expect(body.cache.hit_rate).toBeGreaterThan(0);
+    expect(await metric('quote_service_pool_cache_total_pools')).toBe(chain.pools().length);
+  });
+
+  it('serves the quote registry on /metrics', async () => {
+    const res = await fetch(`${base}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('quote_service_quotes_total');
+    expect(text).toContain('quote_service_quote_latency_seconds_bucket{le="0.005",source="cache"}');
+  });
+});
+
+describe('circuit breaker on the cache path', () => {
+  it('opens after 5 failing quotes (stale cache), then fails at once with 503 until it half-opens', async () => {
+    clock.advance(60_000); // every pool stale
+    const q = `/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000`;
+    for (let i = 0; i < 5; i++) {
+      const r = await get(q);
+      expect(r.status).toBe(503);
+      expect(r.body.error.code).toBe(QuoteErrorCode.NoValidQuotes);
+    }
+    expect(await metric('quote_service_circuit_breaker_state')).toBe(CircuitBreakerStateValue.open);
+    const missesBefore = await metric('quote_service_quote_cache_misses_total');
+    const open = await get(q);
+    expect(open.status).toBe(503);
+    expect(open.body.error.code).toBe(QuoteErrorCode.CircuitOpen);
+    expect(await metric('quote_service_quote_cache_misses_total')).toBe(missesBefore + 1);
+
+    // Fresh state again, and the reset timeout passes: 3 successes close it.
+    let slot = 10_000n;
+    for (const view of chain.pools()) storePool(cache, view, slot++);
+    breakerClock.advance(30_000);
+    for (let i = 0; i < 3; i++) expect((await get(q)).status).toBe(200);
+    expect(breaker.state).toBe('closed');
+    expect(await metric('quote_service_circuit_breaker_state')).toBe(CircuitBreakerStateValue.closed);
+  });
+});
+
+describe('rate limiting', () => {
+  it('answers 429 with Retry-After past the burst, per API key', async () => {
+    const limiterClock = new FakeClock(); // no refill between the requests, however slow the machine
+    const limited = new QuoteHttpServer({ cache, rateLimiter: new RateLimiter({ rps: 1, now: limiterClock.now }) });
+    const port = await limited.start(0);
+    try {
+      const url = `http://127.0.0.1:${port}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000`;
+      const statuses: number[] = [];
+      let last: Response | undefined;
+      for (let i = 0; i < 3; i++) {
+        last = await fetch(url, { headers: { 'x-api-key': 'k1' } });
+        statuses.push(last.status);
+        if (i < 2) await last.text();
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(last!.headers.get('retry-after')).toBe('1');
+      expect(await last!.json()).toEqual({
+        error: { code: QuoteErrorCode.RateLimited, message: 'rate limit of 1 requests per second exceeded' },
+      });
+      // Another key has its own bucket.
+      const other = await fetch(url, { headers: { 'x-api-key': 'k2' } });
+      expect(other.status).toBe(200);
+      await other.text();
+      // Without a key, the remote address is the client.
+      const anon: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(url);
+        anon.push(r.status);
+        await r.text();
+      }
+      expect(anon).toEqual([200, 200, 429]);
+      limiterClock.advance(1_000);
+      const again = await fetch(url, { headers: { 'x-api-key': 'k1' } });
+      expect(again.status).toBe(200);
+      await again.text();
+    } finally {
+      await limited.close();
+    }
+  });
+});
