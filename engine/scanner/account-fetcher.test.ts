@@ -60,6 +60,22 @@ describe('AccountFetcher over the simulator JSON-RPC', () => {
     expect(fetcher.stats.coalesced).toBe(2);
   });
 
+  it('fresh fetches join a queued request but not one already sent', async () => {
+    const fetcher = new AccountFetcher(client);
+    const a = testAddress(1);
+    fx.backend.setAccount(a, dataAccount(new Uint8Array([1])));
+    const old = fetcher.fetch(a);
+    expect(fetcher.fetch(a, { fresh: true })).toBe(old); // still queued: shared
+    await new Promise((r) => setImmediate(r)); // sent
+    fx.backend.setAccount(a, dataAccount(new Uint8Array([2])));
+    const fresh = fetcher.fetch(a, { fresh: true });
+    expect(fresh).not.toBe(old);
+    await old; // 1 or 2, depending on when the server read it
+    expect((await fresh)!.data[0]).toBe(2);
+    expect(keysPerCall(fx)).toEqual([[a], [a]]);
+    expect(fetcher.outstanding).toBe(0);
+  });
+
   it('never sends more than 100 keys per call', async () => {
     const fetcher = new AccountFetcher(client, { batchSize: 100 });
     const addrs = Array.from({ length: 250 }, (_, i) => testAddress(i));

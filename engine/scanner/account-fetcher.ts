@@ -5,7 +5,8 @@ import { FetchQueueFull } from './rpc-errors.js';
  * Batched, coalesced account reads: `fetch(address)` queues the address; the queue flushes as one
  * getMultipleAccounts call (≤100 keys) when `batchSize` addresses wait or after `maxDelayMs`
  * (0 = next turn of the event loop). Concurrent fetches of one address, queued or in flight, share
- * one request and one key. A failed call rejects every waiter of its batch with the client's error
+ * one request and one key; `fetch(address, { fresh: true })` joins only a request not yet sent, so
+ * its answer is read after the call (use it when the state must postdate something just seen). A failed call rejects every waiter of its batch with the client's error
  * (the caller counts it). The number of queued addresses is bounded: beyond `maxQueued`, fetch
  * rejects with FetchQueueFull at once.
  */
@@ -47,8 +48,10 @@ export class AccountFetcher {
   readonly maxDelayMs: number;
   readonly maxQueued: number;
   readonly stats: AccountFetcherStats = { calls: 0, keys: 0, coalesced: 0, refused: 0, failedCalls: 0 };
-  /** Queued or in flight, by address. */
-  private readonly pending = new Map<string, Waiter>();
+  /** Queued (not yet sent), by address. */
+  private readonly waiting = new Map<string, Waiter>();
+  /** Sent and not yet answered, by address. */
+  private readonly inFlight = new Map<string, Waiter>();
   private queue: string[] = [];
   private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
 
@@ -72,12 +75,12 @@ export class AccountFetcher {
 
   /** Addresses queued or in flight. */
   get outstanding(): number {
-    return this.pending.size;
+    return this.waiting.size + this.inFlight.size;
   }
 
   /** The account at `address` (null when it does not exist). */
-  fetch(address: string): Promise<AccountData | null> {
-    const existing = this.pending.get(address);
+  fetch(address: string, options?: { fresh?: boolean }): Promise<AccountData | null> {
+    const existing = this.waiting.get(address) ?? (options?.fresh === true ? undefined : this.inFlight.get(address));
     if (existing !== undefined) {
       this.stats.coalesced++;
       return existing.promise;
@@ -92,7 +95,7 @@ export class AccountFetcher {
       resolve = res;
       reject = rej;
     });
-    this.pending.set(address, { promise, resolve, reject });
+    this.waiting.set(address, { promise, resolve, reject });
     this.queue.push(address);
     if (this.queue.length >= this.batchSize) this.flushFull();
     else this.schedule();
@@ -127,6 +130,20 @@ export class AccountFetcher {
   }
 
   private send(batch: string[]): void {
+    const waiters = new Array<Waiter>(batch.length);
+    for (let i = 0; i < batch.length; i++) {
+      const address = batch[i]!;
+      const waiter = this.waiting.get(address)!;
+      this.waiting.delete(address);
+      this.inFlight.set(address, waiter);
+      waiters[i] = waiter;
+    }
+    const settle = (i: number): Waiter => {
+      const address = batch[i]!;
+      const waiter = waiters[i]!;
+      if (this.inFlight.get(address) === waiter) this.inFlight.delete(address);
+      return waiter;
+    };
     this.stats.calls++;
     this.stats.keys += batch.length;
     let call: Promise<MultipleAccountsResult>;
@@ -137,20 +154,11 @@ export class AccountFetcher {
     }
     call.then(
       (result) => {
-        for (let i = 0; i < batch.length; i++) {
-          const address = batch[i]!;
-          const waiter = this.pending.get(address);
-          this.pending.delete(address);
-          waiter?.resolve(result.accounts[i] ?? null);
-        }
+        for (let i = 0; i < batch.length; i++) settle(i).resolve(result.accounts[i] ?? null);
       },
       (err: unknown) => {
         this.stats.failedCalls++;
-        for (const address of batch) {
-          const waiter = this.pending.get(address);
-          this.pending.delete(address);
-          waiter?.reject(err);
-        }
+        for (let i = 0; i < batch.length; i++) settle(i).reject(err);
       },
     );
   }

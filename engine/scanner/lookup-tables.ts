@@ -75,7 +75,8 @@ export function decodeLookupTable(table: string, data: Uint8Array, fetchedSlot =
 }
 
 export interface AccountLoader {
-  fetch(address: string): Promise<AccountData | null>;
+  /** `fresh`: do not share a read already sent (AccountFetcher semantics). */
+  fetch(address: string, options?: { fresh?: boolean }): Promise<AccountData | null>;
 }
 
 export interface LoadedAddresses {
@@ -181,7 +182,7 @@ export class LookupTableCache {
     let inflight = this.loading.get(lookup.accountKey);
     if (inflight === undefined) {
       if (cached !== undefined) this.stats.refreshes++;
-      inflight = this.load(lookup.accountKey);
+      inflight = this.load(lookup.accountKey, cached !== undefined);
     }
     const table = await inflight;
     if (table.addresses.length < need) {
@@ -190,10 +191,11 @@ export class LookupTableCache {
     return table;
   }
 
-  private load(address: string): Promise<LookupTable> {
+  /** `fresh` for a refresh: a read sent before the table grew must not answer it. */
+  private load(address: string, fresh: boolean): Promise<LookupTable> {
     this.stats.fetches++;
     const p = this.loader
-      .fetch(address)
+      .fetch(address, { fresh })
       .then((account) => {
         if (account === null) throw new LookupTableError('missing', address, 'no such account');
         if (account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM) {
