@@ -39,3 +39,15 @@ export {
 export { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';
 export { ParseResult } from './parse-result.js';
 export type { DrainSummary } from './parse-worker.js';
+export { RpcClient, parseRpcEndpoints, MAX_KEYS_PER_CALL, type AccountData, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
+export { RpcFailure, FetchQueueFull, isRpcFailure, type RpcFailureKind } from './rpc-errors.js';
+export { AccountFetcher, type AccountFetcherOptions, type AccountFetcherStats, type AccountsSource } from './account-fetcher.js';
+export {
+  LookupTableCache,
+  LookupTableError,
+  decodeLookupTable,
+  ADDRESS_LOOKUP_TABLE_PROGRAM,
+  type LookupTable,
+  type LoadedAddresses,
+  type LookupTableErrorKind,
+} from './lookup-tables.js';
