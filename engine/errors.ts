@@ -18,6 +18,18 @@ export const ErrorCode = {
   // swaps
   UnknownMint: 'TP_ERR_UNKNOWN_MINT',
   InvalidAmount: 'TP_ERR_INVALID_AMOUNT',
+  // quote service (spec 02 error table; HTTP statuses in engine/quote/quote-http-server.ts)
+  /** A query parameter is missing or malformed (HTTP 400); `context.parameter` names it. */
+  BadParameter: 'TP_ERR_BAD_PARAMETER',
+  /** Spec 02: no pools known for the pair. */
+  NoPoolsInCache: 'TP_ERR_NO_POOLS_IN_CACHE',
+  /** Spec 02: every candidate pool missing, stale, older than maxStateAgeMs or refused by the swap math. */
+  NoValidQuotes: 'TP_ERR_NO_VALID_QUOTES',
+  /** The circuit breaker is open: the cache path fails at once. */
+  CircuitOpen: 'TP_ERR_CIRCUIT_OPEN',
+  RateLimited: 'TP_ERR_RATE_LIMITED',
+  NotFound: 'TP_ERR_NOT_FOUND',
+  Internal: 'TP_ERR_INTERNAL',
   // command line
   Usage: 'TP_ERR_USAGE',
   Io: 'TP_ERR_IO',
