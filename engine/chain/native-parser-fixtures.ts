@@ -4,26 +4,11 @@
  * offset; seeded random valid batches (legacy and v0, unsigned: the parsers never verify
  * signatures); and mutations of them. Writes whatever it is told, including malformed encodings.
  */
+import type { Prng } from '../prng.js';
 import { writeCompactU16 } from './compact-u16.js';
 
-export interface Rng {
-  /** Integer in [0, n). */
-  int(n: number): number;
-}
-
-/** mulberry32: small, seedable, good enough to spread test inputs. */
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return {
-    int(n: number): number {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-    },
-  };
-}
+/** What the generators need from a seeded generator (engine/prng.ts's Prng). */
+export type Rng = Pick<Prng, 'int'>;
 
 export class Writer {
   private buf = new Uint8Array(1024);

@@ -4,6 +4,7 @@
  * inputs, all compared record for record. Plus the loader: TIDEPOOL_NATIVE=0, a missing add-on and
  * a broken one all fall back to the TypeScript parser without throwing.
  */
+import { Prng } from '../prng.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -32,7 +33,6 @@ import { generateMainnetMix } from './testing/mainnet-mix.js';
 import {
   Writer,
   legacyTx,
-  mulberry32,
   mutate,
   randomBatch,
   v0Tx,
@@ -370,7 +370,7 @@ describe('hand-made vectors', () => {
 
 describe('native parser against the TypeScript parser', () => {
   it.skipIf(native === null)('agrees on valid random batches, legacy and v0', () => {
-    const rng = mulberry32(1);
+    const rng = new Prng(1);
     for (let i = 0; i < 300; i++) {
       const bytes = randomBatch(rng);
       const ts = run(parseEntriesInto, bytes);
@@ -395,7 +395,7 @@ describe('native parser against the TypeScript parser', () => {
   });
 
   it.skipIf(native === null)('agrees on mutated mainnet-mix batches', () => {
-    const rng = mulberry32(0x5eed);
+    const rng = new Prng(0x5eed);
     const mixes = [5, 6, 7].map((seed) => generateMainnetMix({ seed, transactions: 12 }).bytes);
     const failures: string[] = [];
     for (let i = 0; i < 3_000 && failures.length < 5; i++) {
@@ -408,7 +408,7 @@ describe('native parser against the TypeScript parser', () => {
   });
 
   it.skipIf(native === null)('agrees on mutated batches and small output arrays', () => {
-    const rng = mulberry32(0x7e57);
+    const rng = new Prng(0x7e57);
     const seen = new Set<number>();
     const failures: string[] = [];
     for (let i = 0; i < 20_000 && failures.length < 5; i++) {
@@ -427,7 +427,7 @@ describe('native parser against the TypeScript parser', () => {
   });
 
   it.skipIf(native === null)('agrees on random bytes', () => {
-    const rng = mulberry32(99);
+    const rng = new Prng(99);
     for (let i = 0; i < 5_000; i++) {
       const bytes = new Uint8Array(rng.int(300));
       for (let k = 0; k < bytes.length; k++) bytes[k] = rng.int(256);
@@ -438,7 +438,7 @@ describe('native parser against the TypeScript parser', () => {
   });
 
   it.skipIf(native === null)('reads a Buffer and views with a byteOffset in place', () => {
-    const bytes = randomBatch(mulberry32(5));
+    const bytes = randomBatch(new Prng(5));
     const backing = new Uint8Array(bytes.length + 13);
     backing.set(bytes, 13);
     const view = backing.subarray(13);
@@ -453,7 +453,7 @@ describe('native parser against the TypeScript parser', () => {
   });
 
   it.skipIf(native === null)('writes only the count words that fit a short counts array', () => {
-    const bytes = randomBatch(mulberry32(6));
+    const bytes = randomBatch(new Prng(6));
     const ts = new Uint32Array(2);
     const nat = new Uint32Array(2);
     const a = parseEntriesInto(bytes, new Uint32Array(500), new Uint32Array(5000), new Uint8Array(500), ts);
@@ -463,7 +463,7 @@ describe('native parser against the TypeScript parser', () => {
   });
 
   it.skipIf(native === null)('re-binds when the output arrays change identity or length', () => {
-    const rng = mulberry32(8);
+    const rng = new Prng(8);
     const pool = [FUZZ, BIG, { entries: 2, txs: 3, programs: 5 }].map((caps) => ({
       caps,
       entries: new Uint32Array(caps.entries * ENTRY_STRIDE),
@@ -486,7 +486,7 @@ describe('native parser against the TypeScript parser', () => {
   });
 
   it.skipIf(native === null)('sees a detached output array as empty instead of writing through it', () => {
-    const bytes = randomBatch(mulberry32(12));
+    const bytes = randomBatch(new Prng(12));
     const entries = new Uint32Array(BIG.entries * ENTRY_STRIDE);
     const txs = new Uint32Array(BIG.txs * TX_STRIDE);
     const programs = new Uint8Array(BIG.programs);
@@ -502,7 +502,7 @@ describe('native parser against the TypeScript parser', () => {
 
   it.skipIf(native === null)('the add-on\'s self-contained parseEntries export agrees too', () => {
     const addon = createRequire(import.meta.url)(nativeStatus.path!) as { parseEntries: ParseEntriesFn };
-    const rng = mulberry32(21);
+    const rng = new Prng(21);
     for (const vec of vectors()) {
       expect(difference(run(parseEntriesInto, vec.bytes, vec.caps ?? BIG), run(addon.parseEntries, vec.bytes, vec.caps ?? BIG)), vec.name).toBe('');
     }
@@ -514,7 +514,7 @@ describe('native parser against the TypeScript parser', () => {
   });
 
   it.skipIf(native === null)('keeps one binding per thread: a worker parses while the main thread is bound', async () => {
-    const bytes = randomBatch(mulberry32(31));
+    const bytes = randomBatch(new Prng(31));
     const caps = FUZZ;
     const entries = new Uint32Array(caps.entries * ENTRY_STRIDE);
     const txs = new Uint32Array(caps.txs * TX_STRIDE);
@@ -537,7 +537,7 @@ describe('native parser against the TypeScript parser', () => {
       worker.once('error', reject);
     });
     // The main thread keeps parsing into its own arrays meanwhile.
-    const other = mutate(mulberry32(32), bytes);
+    const other = mutate(new Prng(32), bytes);
     const expectedOther = run(parseEntriesInto, other, caps);
     for (let i = 0; i < 2000; i++) native!(other, entries, txs, programs, counts);
     const result = await fromWorker;
@@ -584,7 +584,7 @@ describe('availableParsers', () => {
   });
 
   it('all agree on a mixed batch', () => {
-    const bytes = randomBatch(mulberry32(11));
+    const bytes = randomBatch(new Prng(11));
     const [first, ...rest] = availableParsers().map((p) => run(p.parse, bytes));
     for (const r of rest) expect(difference(first!, r)).toBe('');
   });
@@ -623,7 +623,7 @@ describe('loader', () => {
     expect(m.nativeParseEntries).toBeNull();
     expect(m.nativeStatus).toMatchObject({ loaded: false, reason: expect.stringContaining('TIDEPOOL_NATIVE=0') });
     expect(m.parseEntries).toBe(m.tsParseEntries);
-    const bytes = randomBatch(mulberry32(3));
+    const bytes = randomBatch(new Prng(3));
     expect(run(m.parseEntries, bytes).status).toBe(ParseStatus.Ok);
   });
 
