@@ -1,4 +1,6 @@
 import bs58 from 'bs58';
+import * as base58 from '../../chain/base58.js';
+import { firstSignatureBytes } from '../../chain/first-signature.js';
 
 import { invalidParams, readVariant } from './rpc-params.js';
 
@@ -114,14 +116,6 @@ function base64Error(text: string): string | null {
 
 /** The first signature of a wire transaction, base58 (compact-u16 count, then 64-byte signatures). */
 export function firstSignature(tx: Uint8Array): string | null {
-  let count = 0;
-  let at = 0;
-  for (let shift = 0; shift < 21; shift += 7) {
-    const byte = tx[at++];
-    if (byte === undefined) return null;
-    count |= (byte & 0x7f) << shift;
-    if ((byte & 0x80) === 0) break;
-  }
-  if (count < 1 || tx.length < at + 64) return null;
-  return bs58.encode(tx.subarray(at, at + 64));
+  const signature = firstSignatureBytes(tx);
+  return signature === undefined ? null : base58.encode(signature);
 }
