@@ -4,9 +4,9 @@
  * program list at construction, so it stays valid after the EntryBatchIndex parses another batch,
  * as long as the payload bytes are not modified.
  */
+import { readInstructions, readLookups } from './message-sections.js';
 import { ErrorCode, TpError } from '../errors.js';
 import * as base58 from './base58.js';
-import { readCompactU16 } from './compact-u16.js';
 import { EntryBatchIndex } from './entry-batch-index.js';
 import { parseEntriesInto } from './entry-parser.js';
 import {
@@ -179,42 +179,19 @@ export class TransactionView {
   }
 
   instructions(): CompiledInstruction[] {
-    const bytes = this.bytes;
-    const out: CompiledInstruction[] = [];
-    let p = this.record[TX_IX_OFFSET]!;
-    for (let i = 0; i < this.instructionCount; i++) {
-      const programIdIndex = bytes[p++]!;
-      const a = readCompactU16(bytes, p, bytes.length);
-      p += a >>> 16;
-      const accounts = Array.from(bytes.subarray(p, p + (a & 0xffff)));
-      p += a & 0xffff;
-      const d = readCompactU16(bytes, p, bytes.length);
-      p += d >>> 16;
-      const data = bytes.subarray(p, p + (d & 0xffff));
-      p += d & 0xffff;
-      out.push({ programIdIndex, accounts, data });
-    }
-    return out;
+    return readInstructions(this.bytes, this.record[TX_IX_OFFSET]!, this.instructionCount).map((ix) => ({
+      programIdIndex: ix.programIdIndex,
+      accounts: Array.from(ix.accounts),
+      data: ix.data,
+    }));
   }
 
   addressTableLookups(): AddressTableLookup[] {
-    const bytes = this.bytes;
-    const out: AddressTableLookup[] = [];
-    let p = this.record[TX_LOOKUP_OFFSET]!;
-    for (let l = 0; l < this.record[TX_LOOKUP_COUNT]!; l++) {
-      const accountKey = base58.encodeAt(bytes, p, PUBKEY_BYTES);
-      p += PUBKEY_BYTES;
-      const w = readCompactU16(bytes, p, bytes.length);
-      p += w >>> 16;
-      const writableIndexes = Array.from(bytes.subarray(p, p + (w & 0xffff)));
-      p += w & 0xffff;
-      const r = readCompactU16(bytes, p, bytes.length);
-      p += r >>> 16;
-      const readonlyIndexes = Array.from(bytes.subarray(p, p + (r & 0xffff)));
-      p += r & 0xffff;
-      out.push({ accountKey, writableIndexes, readonlyIndexes });
-    }
-    return out;
+    return readLookups(this.bytes, this.record[TX_LOOKUP_OFFSET]!, this.record[TX_LOOKUP_COUNT]!).map((l) => ({
+      accountKey: base58.encodeAt(this.bytes, l.tableOffset, PUBKEY_BYTES),
+      writableIndexes: Array.from(l.writableIndexes),
+      readonlyIndexes: Array.from(l.readonlyIndexes),
+    }));
   }
 
   /**

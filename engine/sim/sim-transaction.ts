@@ -1,4 +1,5 @@
 import { readCompactU16 } from '../chain/compact-u16.js';
+import { readInstructions, readLookups } from '../chain/message-sections.js';
 import { EntryBatchIndex } from '../chain/entry-batch-index.js';
 import { parseEntries } from '../chain/native-parser.js';
 import {
@@ -118,38 +119,15 @@ export class TransactionParser {
       }
     }
 
-    const instructions: SimInstruction[] = [];
-    let p = at(r[TX_IX_OFFSET]!);
+    const instructions: SimInstruction[] = readInstructions(bytes, at(r[TX_IX_OFFSET]!), r[TX_IX_COUNT]!);
+    // Message::sanitize: the fee payer cannot be invoked as a program.
+    if (instructions.some((ix) => ix.programIdIndex === 0)) return { kind: 'sanitize', message: SANITIZE_FAILURE };
+    const lookups: SimLookup[] = readLookups(bytes, at(r[TX_LOOKUP_OFFSET]!), r[TX_LOOKUP_COUNT]!).map((l) => ({
+      table: this.keys.keyAt(bytes, l.tableOffset),
+      writableIndexes: l.writableIndexes,
+      readonlyIndexes: l.readonlyIndexes,
+    }));
     const end = bytes.length;
-    for (let i = 0; i < r[TX_IX_COUNT]!; i++) {
-      const programIdIndex = bytes[p++]!;
-      // Message::sanitize: the fee payer cannot be invoked as a program.
-      if (programIdIndex === 0) return { kind: 'sanitize', message: SANITIZE_FAILURE };
-      const a = readCompactU16(bytes, p, end);
-      p += a >>> 16;
-      const accounts = bytes.subarray(p, p + (a & 0xffff));
-      p += a & 0xffff;
-      const d = readCompactU16(bytes, p, end);
-      p += d >>> 16;
-      const data = bytes.subarray(p, p + (d & 0xffff));
-      p += d & 0xffff;
-      instructions.push({ programIdIndex, accounts, data });
-    }
-    const lookups: SimLookup[] = [];
-    p = at(r[TX_LOOKUP_OFFSET]!);
-    for (let l = 0; l < r[TX_LOOKUP_COUNT]!; l++) {
-      const table = this.keys.keyAt(bytes, p);
-      p += PUBKEY_BYTES;
-      const w = readCompactU16(bytes, p, end);
-      p += w >>> 16;
-      const writableIndexes = bytes.subarray(p, p + (w & 0xffff));
-      p += w & 0xffff;
-      const ro = readCompactU16(bytes, p, end);
-      p += ro >>> 16;
-      const readonlyIndexes = bytes.subarray(p, p + (ro & 0xffff));
-      p += ro & 0xffff;
-      lookups.push({ table, writableIndexes, readonlyIndexes });
-    }
     const signatureCount = r[TX_SIG_COUNT]!;
     const signaturesOffset = at(r[TX_SIG_OFFSET]!);
     return {
