@@ -1,0 +1,38 @@
+/**
+ * A pool's state as read from the chain (Solana JSON-RPC): the decoded pool account and the swap
+ * context its quotes need (tick arrays, bin arrays, the Raydium AmmConfig fee), all read at or
+ * after `slot`. The scanner stores it in the pool cache after a transaction touches the pool; the
+ * quote service's RPC fallback quotes from it directly. Leaf module: types only.
+ */
+import type { DecodedPool, Dex, SwapContext } from '../dex/types.js';
+
+export interface LoadedPool {
+  address: string;
+  dex: Dex;
+  /** Decoded pool account (`address` set). */
+  pool: DecodedPool;
+  /** Extra accounts of the swap math; undefined for dexa_amm (reserves live in the pool account). */
+  context: SwapContext | undefined;
+  /** `context.slot` of the RPC answer that carried the pool account. */
+  slot: bigint;
+  /** The raw pool account data (for the event's optional `state.rawData`). */
+  data: Uint8Array;
+}
+
+/** Why one pool could not be loaded: an answer, not an exception. */
+export interface PoolLoadFailure {
+  address: string;
+  /** 'missing' (no account), 'unknown_owner', 'decode' (bad bytes), 'rpc' (the call failed). */
+  reason: 'missing' | 'unknown_owner' | 'decode' | 'rpc';
+  message: string;
+}
+
+export type PoolLoadResult = { ok: true; value: LoadedPool } | { ok: false; error: PoolLoadFailure };
+
+export interface PoolLoader {
+  /**
+   * Reads `addresses` (pool accounts) and whatever each one's swap math needs, through batched,
+   * coalesced getMultipleAccounts calls, and decodes them. One result per address, in order.
+   */
+  load(addresses: readonly string[]): Promise<PoolLoadResult[]>;
+}
