@@ -48,3 +48,4 @@ export {
   type TransactionInput,
   type CompiledMessage,
 } from './transaction-builder.js';
+export { findProgramAddress, createProgramAddress, isOnCurve, type Seed } from './pda.js';

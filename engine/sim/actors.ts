@@ -3,7 +3,7 @@ import { keypairFromSeed, type Keypair } from '../chain/transaction-builder.js';
 import type { AccountRecord } from './chain-backend.js';
 import { LAMPORTS_PER_SOL, RENT_EPOCH_EXEMPT, SYSTEM_PROGRAM_ID, VOTE_PROGRAM_ID, rentExemptMinimum } from './known-accounts.js';
 import type { SimToken } from './market-view.js';
-import { associatedTokenAddress } from './pda.js';
+import { associatedTokenAddress } from './associated-token.js';
 import { tokenAccountRecord } from './pool-genesis.js';
 import { seededBytes32 } from './prng.js';
 

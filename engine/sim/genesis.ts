@@ -18,7 +18,7 @@ import {
   VOTE_PROGRAM_ID,
 } from './known-accounts.js';
 import { createMarket, type MarketGenesis, type MarketSettings } from './market.js';
-import { findProgramAddress } from './pda.js';
+import { findProgramAddress } from '../chain/pda.js';
 import { seededBytes32 } from './prng.js';
 
 /**

@@ -48,7 +48,7 @@ import { writeAmmVaults } from './amm-vaults.js';
 import { GENESIS_UNIX_TIME } from './chain-time.js';
 import { RENT_EPOCH_EXEMPT, TOKEN_PROGRAM_ID, WHIRLPOOLS_CONFIG, WSOL_MINT, rentExemptMinimum } from './known-accounts.js';
 import type { SimToken } from './market-view.js';
-import { findProgramAddress } from './pda.js';
+import { findProgramAddress } from '../chain/pda.js';
 import { seededBytes32, type SimRandom } from './prng.js';
 import { encodeTokenAccount, TOKEN_ACCOUNT_SIZE } from './spl-token.js';
 

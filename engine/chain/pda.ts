@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 
-import * as base58 from '../chain/base58.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from './known-accounts.js';
+import * as base58 from './base58.js';
 
 /**
  * Program derived addresses (reference §0): sha256(seeds ‖ bump ‖ program_id ‖
  * "ProgramDerivedAddress"), bump tried from 255 down, the first result that is not an ed25519
  * point wins. The simulator derives the accounts clients derive themselves this way (tick arrays,
- * bin arrays, AmmConfig, associated token accounts), so a client that computes the address finds
- * the account.
+ * bin arrays, AmmConfig, associated token accounts), and the engine derives the same addresses to
+ * read them (engine/dex/pool-accounts.ts), so a client that computes the address finds the account.
  */
 
 const PDA_MARKER = Buffer.from('ProgramDerivedAddress');
@@ -83,12 +82,4 @@ export function findProgramAddress(seeds: readonly Seed[], programId: string): {
     if (key !== undefined) return { address: base58.encode(key), bump: b };
   }
   throw new RangeError('no viable bump seed');
-}
-
-/** The associated token account of `owner` for `mint` (SPL Token program). */
-export function associatedTokenAddress(owner: string, mint: string): string {
-  return findProgramAddress(
-    [base58.decodePubkey(owner), base58.decodePubkey(TOKEN_PROGRAM_ID), base58.decodePubkey(mint)],
-    ASSOCIATED_TOKEN_PROGRAM_ID,
-  ).address;
 }
