@@ -39,9 +39,23 @@ export {
 export { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';
 export { ParseResult } from './parse-result.js';
 export type { DrainSummary } from './parse-worker.js';
-export { RpcClient, parseRpcEndpoints, MAX_KEYS_PER_CALL, type AccountData, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
-export { RpcFailure, FetchQueueFull, isRpcFailure, type RpcFailureKind } from './rpc-errors.js';
-export { AccountFetcher, type AccountFetcherOptions, type AccountFetcherStats, type AccountsSource } from './account-fetcher.js';
+// The RPC client and account fetcher live in engine/rpc; re-exported for the scanner's users.
+export {
+  RpcClient,
+  parseRpcEndpoints,
+  MAX_KEYS_PER_CALL,
+  RpcFailure,
+  FetchQueueFull,
+  isRpcFailure,
+  AccountFetcher,
+  type AccountData,
+  type MultipleAccountsResult,
+  type RpcClientOptions,
+  type RpcFailureKind,
+  type AccountFetcherOptions,
+  type AccountFetcherStats,
+  type AccountsSource,
+} from '../rpc/index.js';
 export {
   LookupTableCache,
   LookupTableError,

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { AccountFetcher } from './account-fetcher.js';
+import { AccountFetcher } from '../rpc/account-fetcher.js';
 import { decodeLookupTable, LookupTableCache, LookupTableError } from './lookup-tables.js';
-import { RpcClient } from './rpc-client.js';
-import { isRpcFailure } from './rpc-errors.js';
+import { RpcClient } from '../rpc/rpc-client.js';
+import { isRpcFailure } from '../rpc/rpc-errors.js';
 import { encodeLookupTable, lookupTableAccount, startRpcFixture, testAddress, type RpcFixture } from './testing/rpc-fixture.js';
 
 const TABLE_A = testAddress(1, 0xa1);

@@ -1,6 +1,6 @@
 import { encodeAt } from '../chain/base58.js';
 import type { AddressTableLookup } from '../chain/transaction-view.js';
-import type { AccountData } from './rpc-client.js';
+import type { AccountData } from '../rpc/rpc-client.js';
 
 /**
  * Address lookup table cache for the scanner. A table is fetched once (through the batched,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { parseMultipleAccounts, parseRpcEndpoints, RpcClient } from './rpc-client.js';
 import { isRpcFailure, RpcFailure } from './rpc-errors.js';
-import { dataAccount, startRpcFixture, testAddress, type RpcFixture } from './testing/rpc-fixture.js';
+import { dataAccount, startRpcFixture, testAddress, type RpcFixture } from '../scanner/testing/rpc-fixture.js';
 
 describe('RpcClient.getMultipleAccounts against the simulator JSON-RPC', () => {
   let fx: RpcFixture;
