@@ -28,6 +28,14 @@ export const ErrorCode = {
   /** The circuit breaker is open: the cache path fails at once. */
   CircuitOpen: 'TP_ERR_CIRCUIT_OPEN',
   RateLimited: 'TP_ERR_RATE_LIMITED',
+  /** No pool is known for the pair, in the cache or in the quote service's pool directory (HTTP 404). */
+  NoPoolForPair: 'TP_ERR_NO_POOL_FOR_PAIR',
+  /** The RPC fallback failed; the message carries the RPC error (HTTP 503, spec 02: returned to the caller). */
+  RpcFallbackFailed: 'TP_ERR_RPC_FALLBACK_FAILED',
+  /** The request deadline passed before the RPC answered (HTTP 504). */
+  Deadline: 'TP_ERR_DEADLINE',
+  /** Neither the cache nor the RPC fallback can answer (cache disabled without RPC, shutting down; HTTP 503). */
+  Unavailable: 'TP_ERR_UNAVAILABLE',
   NotFound: 'TP_ERR_NOT_FOUND',
   Internal: 'TP_ERR_INTERNAL',
   // command line

@@ -10,6 +10,11 @@ export const QuoteErrorCode = {
   NoValidQuotes: ErrorCode.NoValidQuotes,
   CircuitOpen: ErrorCode.CircuitOpen,
   RateLimited: ErrorCode.RateLimited,
+  UnknownMint: ErrorCode.UnknownMint,
+  NoPoolForPair: ErrorCode.NoPoolForPair,
+  RpcFallbackFailed: ErrorCode.RpcFallbackFailed,
+  Deadline: ErrorCode.Deadline,
+  Unavailable: ErrorCode.Unavailable,
   NotFound: ErrorCode.NotFound,
   Internal: ErrorCode.Internal,
 } as const;
