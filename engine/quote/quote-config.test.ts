@@ -1,0 +1,165 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { parseCommandLine } from '../config/command-line.js';
+import { isTpError } from '../errors.js';
+import { defaultQuoteConfig, loadQuoteConfig, quoteSchema } from './quote-config.js';
+
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (isTpError(err)) return `${err.code} ${err.message}`;
+    throw err;
+  }
+  throw new Error('expected an error');
+}
+
+function tempFile(text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'tidepool-quote-')), 'quote.json');
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('quote service configuration', () => {
+  it('has the defaults of spec 02', () => {
+    const { values, sources } = loadQuoteConfig({ env: {} });
+    expect(values).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      refreshSeconds: 30,
+      slippageBps: 50,
+      rateLimitRps: 20,
+      'rpc.endpoints': [],
+      'rpc.fallbackDeadline': 2000,
+      'bus.enabled': true,
+      'bus.servers': ['nats://127.0.0.1:4222'],
+      'bus.streamName': 'POOL_UPDATES',
+      'bus.consumerName': 'quote-service',
+      'bus.maxAge': 60_000,
+      'cache.enabled': true,
+      'cache.stalenessThreshold': 30_000,
+      'cache.maxPoolCount': 1000,
+      'cache.evictionInterval': 60_000,
+      'hybridMode.enabled': true,
+      'hybridMode.cacheFirstTimeout': 10,
+      'hybridMode.validateInterval': 300_000,
+      'metrics.port': 9090,
+      'debug.heapProfile': true,
+      'log.level': 'info',
+    });
+    expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
+    expect(defaultQuoteConfig({ port: 0 })).toEqual({ ...values, port: 0 });
+  });
+
+  it('reads every environment variable of spec 02', () => {
+    const { values, sources } = loadQuoteConfig({
+      env: {
+        PORT: '18080',
+        REFRESH_SECONDS: '15',
+        SLIPPAGE_BPS: '100',
+        RATE_LIMIT_RPS: '2.5',
+        RPC_ENDPOINTS: 'http://127.0.0.1:8899, https://rpc.example.org',
+        BUS_ENABLED: 'false',
+        BUS_SERVERS: 'nats://a:4222,b:4222',
+        BUS_STREAM_NAME: 'POOLS_TEST',
+        BUS_CONSUMER_NAME: 'quote-eu-1',
+        CACHE_ENABLED: 'false',
+        CACHE_STALENESS_THRESHOLD: '45s',
+        CACHE_MAX_POOL_COUNT: '50',
+        HYBRID_MODE: 'off',
+        CACHE_FIRST_TIMEOUT: '25ms',
+        METRICS_PORT: '19090',
+        QUOTE_HOST: '0.0.0.0',
+        RPC_FALLBACK_DEADLINE: '1.5s',
+        HEAP_PROFILE: 'false',
+        LOG_LEVEL: 'debug',
+      },
+    });
+    expect(values).toMatchObject({
+      port: 18080,
+      refreshSeconds: 15,
+      slippageBps: 100,
+      rateLimitRps: 2.5,
+      'rpc.endpoints': ['http://127.0.0.1:8899', 'https://rpc.example.org'],
+      'bus.enabled': false,
+      'bus.servers': ['nats://a:4222', 'b:4222'],
+      'bus.streamName': 'POOLS_TEST',
+      'bus.consumerName': 'quote-eu-1',
+      'cache.enabled': false,
+      'cache.stalenessThreshold': 45_000,
+      'cache.maxPoolCount': 50,
+      'hybridMode.enabled': false,
+      'hybridMode.cacheFirstTimeout': 25,
+      'metrics.port': 19090,
+      host: '0.0.0.0',
+      'rpc.fallbackDeadline': 1500,
+      'debug.heapProfile': false,
+      'log.level': 'debug',
+    });
+    expect(sources.port).toBe('env');
+    expect(sources['bus.maxAge']).toBe('default');
+  });
+
+  it('applies flag over environment over file over default', () => {
+    const file = tempFile(JSON.stringify({ port: 1111, cache: { maxPoolCount: 10, evictionInterval: '2m' }, hybridMode: { cacheFirstTimeout: '5ms' } }));
+    const parsed = parseCommandLine(['-port', '3333', '--hybrid-mode', 'false'], quoteSchema);
+    const { values, sources } = loadQuoteConfig({ env: { PORT: '2222', CACHE_MAX_POOL_COUNT: '20' }, file, flags: parsed.flags });
+    expect(values.port).toBe(3333);
+    expect(sources.port).toBe('flag');
+    expect(values['cache.maxPoolCount']).toBe(20);
+    expect(sources['cache.maxPoolCount']).toBe('env');
+    expect(values['cache.evictionInterval']).toBe(120_000);
+    expect(values['hybridMode.cacheFirstTimeout']).toBe(5);
+    expect(sources['hybridMode.cacheFirstTimeout']).toBe('file');
+    expect(values['hybridMode.enabled']).toBe(false);
+    expect(loadQuoteConfig({ env: {}, file }).values.port).toBe(1111);
+  });
+
+  it.each([
+    [{ PORT: '70000' }, 'port'],
+    [{ PORT: 'http' }, 'port'],
+    [{ REFRESH_SECONDS: '0' }, 'refreshSeconds'],
+    [{ SLIPPAGE_BPS: '10001' }, 'slippageBps'],
+    [{ SLIPPAGE_BPS: '-1' }, 'slippageBps'],
+    [{ RATE_LIMIT_RPS: '0' }, 'rateLimitRps'],
+    [{ RATE_LIMIT_RPS: 'fast' }, 'rateLimitRps'],
+    [{ RPC_ENDPOINTS: 'ws://127.0.0.1:8900' }, 'rpc.endpoints'],
+    [{ RPC_ENDPOINTS: 'http://a:1,http://a:1' }, 'rpc.endpoints'],
+    [{ RPC_FALLBACK_DEADLINE: '0' }, 'rpc.fallbackDeadline'],
+    [{ BUS_ENABLED: 'maybe' }, 'bus.enabled'],
+    [{ BUS_SERVERS: 'http://a:4222' }, 'bus.servers'],
+    [{ BUS_STREAM_NAME: 'POOL.UPDATES' }, 'bus.streamName'],
+    [{ BUS_CONSUMER_NAME: 'quote service' }, 'bus.consumerName'],
+    [{ CACHE_ENABLED: 'nope' }, 'cache.enabled'],
+    [{ CACHE_STALENESS_THRESHOLD: 'soon' }, 'cache.stalenessThreshold'],
+    [{ CACHE_MAX_POOL_COUNT: '0' }, 'cache.maxPoolCount'],
+    [{ HYBRID_MODE: '2' }, 'hybridMode.enabled'],
+    [{ CACHE_FIRST_TIMEOUT: 'ten' }, 'hybridMode.cacheFirstTimeout'],
+    [{ METRICS_PORT: '-1' }, 'metrics.port'],
+    [{ LOG_LEVEL: 'verbose' }, 'log.level'],
+    [{ CACHE_ENABLED: 'false' }, 'rpc.endpoints'],
+    [{ PORT: '9000', METRICS_PORT: '9000' }, 'metrics.port'],
+  ])('rejects %j naming %s', (env, name) => {
+    const message = errorOf(() => loadQuoteConfig({ env }));
+    expect(message).toContain('TP_ERR_CONFIG_INVALID');
+    expect(message).toContain(name);
+  });
+
+  it.each([
+    [{ cache: { evictionInterval: 'never' } }, 'cache.evictionInterval'],
+    [{ hybridMode: { validateInterval: '10ms' } }, 'hybridMode.validateInterval'],
+    [{ bus: { maxAge: 5 } }, 'bus.maxAge'],
+    [{ cache: { maxPoolCount: 1.5 } }, 'cache.maxPoolCount'],
+  ])('rejects the file value %j naming %s', (json, name) => {
+    expect(errorOf(() => loadQuoteConfig({ env: {}, file: tempFile(JSON.stringify(json)) }))).toContain(name);
+  });
+
+  it('accepts port 0 for both ports (tests)', () => {
+    const { values } = loadQuoteConfig({ env: { PORT: '0', METRICS_PORT: '0' } });
+    expect([values.port, values['metrics.port']]).toEqual([0, 0]);
+  });
+});

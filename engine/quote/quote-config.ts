@@ -1,0 +1,110 @@
+/**
+ * The quote service's settings: every field and environment variable of spec 02's "Quote service
+ * configuration", plus the ones the spec leaves unnamed (bind host, metrics port, RPC fallback
+ * deadline, heap profiling, log level). Precedence and error reporting are the shared loader's
+ * (flag > environment variable > config file > default; ARCHITECTURE.md §3).
+ */
+import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
+import { SettingIssue, bool, duration, int, list, num, oneOf, port, str, url, type SettingParser } from '../config/setting-types.js';
+import { ErrorCode, TpError } from '../errors.js';
+import { LOG_LEVELS } from '../obs/logger.js';
+
+export const DEFAULT_QUOTE_PORT = 8080;
+export const DEFAULT_QUOTE_METRICS_PORT = 9090;
+/** Deadline of one RPC fallback (ARCHITECTURE.md §3: 504 on deadline). */
+export const DEFAULT_FALLBACK_DEADLINE_MS = 2000;
+
+/** A NATS server: `nats://host:port` (or tls, ws, wss) or bare `host:port`. */
+function busServer(): SettingParser<string> {
+  return (raw) => {
+    if (typeof raw === 'string') {
+      if (/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(raw) && Number(raw.slice(raw.lastIndexOf(':') + 1)) <= 65535) return raw;
+      try {
+        const u = new URL(raw);
+        if (['nats:', 'tls:', 'ws:', 'wss:'].includes(u.protocol) && u.hostname !== '') return raw;
+      } catch {
+        // reported below
+      }
+    }
+    throw new SettingIssue(`expected a bus server such as nats://127.0.0.1:4222 or host:port, got ${JSON.stringify(raw)}`);
+  };
+}
+
+/** JetStream stream and consumer names: no whitespace, `.`, `*`, `>` or path separators. */
+function jetStreamName(): SettingParser<string> {
+  return (raw) => {
+    if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,255}$/.test(raw)) {
+      throw new SettingIssue(`expected a name of letters, digits, _ and -, got ${JSON.stringify(raw)}`);
+    }
+    return raw;
+  };
+}
+
+/** A list without repeats. */
+function uniqueList<T>(item: SettingParser<T>): SettingParser<T[]> {
+  const parseList = list(item);
+  return (raw) => {
+    const values = parseList(raw);
+    const seen = new Set<T>();
+    for (const v of values) {
+      if (seen.has(v)) throw new SettingIssue(`${JSON.stringify(v)} is listed twice`);
+      seen.add(v);
+    }
+    return values;
+  };
+}
+
+/** Seconds as spec 02 writes them (`REFRESH_SECONDS 30`): a positive integer. */
+const seconds = (): SettingParser<number> => int({ min: 1, max: 86_400 });
+
+export const quoteSchema = {
+  port: setting({ description: 'quote HTTP port (GET /quote, /health, /metrics, /debug/pprof/heap)', parse: port(), default: DEFAULT_QUOTE_PORT, env: 'PORT', flag: 'port' }),
+  host: setting({ description: 'bind address of the HTTP and metrics ports', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'QUOTE_HOST', flag: 'host' }),
+  refreshSeconds: setting({ description: 'seconds between background refreshes (spec 02 RefreshSeconds)', parse: seconds(), default: 30, env: 'REFRESH_SECONDS', flag: 'refresh-seconds' }),
+  slippageBps: setting({ description: 'default slippage tolerance in basis points (spec 02 SlippageBps)', parse: int({ min: 0, max: 10_000 }), default: 50, env: 'SLIPPAGE_BPS', flag: 'slippage-bps' }),
+  rateLimitRps: setting({ description: 'requests per second per client (token bucket, burst 2 x rate)', parse: num({ min: 0, exclusiveMin: true }), default: 20, env: 'RATE_LIMIT_RPS', flag: 'rate-limit-rps' }),
+  'rpc.endpoints': setting({ description: 'Solana JSON-RPC endpoints used by the RPC fallback', parse: uniqueList(url()), default: [] as string[], env: 'RPC_ENDPOINTS', flag: 'rpc-endpoints' }),
+  'rpc.fallbackDeadline': setting({ description: 'deadline of one RPC fallback quote; past it the answer is 504', parse: duration({ min: 1 }), default: DEFAULT_FALLBACK_DEADLINE_MS, env: 'RPC_FALLBACK_DEADLINE', flag: 'rpc-fallback-deadline' }),
+  'bus.enabled': setting({ description: 'consume pool state updates from the message bus', parse: bool(), default: true, env: 'BUS_ENABLED', flag: 'bus-enabled' }),
+  'bus.servers': setting({ description: 'message bus (NATS) servers', parse: uniqueList(busServer()), default: ['nats://127.0.0.1:4222'], env: 'BUS_SERVERS', flag: 'bus-servers' }),
+  'bus.streamName': setting({ description: 'JetStream stream of pool state updates', parse: jetStreamName(), default: 'POOL_UPDATES', env: 'BUS_STREAM_NAME', flag: 'bus-stream-name' }),
+  'bus.consumerName': setting({ description: 'durable consumer name', parse: jetStreamName(), default: 'quote-service', env: 'BUS_CONSUMER_NAME', flag: 'bus-consumer-name' }),
+  'bus.maxAge': setting({ description: 'age after which the stream discards a message', parse: duration({ min: 1000 }), default: 60_000, flag: 'bus-max-age' }),
+  'cache.enabled': setting({ description: 'serve quotes from the pool cache; false: RPC only', parse: bool(), default: true, env: 'CACHE_ENABLED', flag: 'cache-enabled' }),
+  'cache.stalenessThreshold': setting({ description: 'age past which a cached pool is stale', parse: duration(), default: 30_000, env: 'CACHE_STALENESS_THRESHOLD', flag: 'cache-staleness-threshold' }),
+  'cache.maxPoolCount': setting({ description: 'pools kept in the cache (least recently updated evicted past it)', parse: int({ min: 1, max: 1_000_000 }), default: 1000, env: 'CACHE_MAX_POOL_COUNT', flag: 'cache-max-pool-count' }),
+  'cache.evictionInterval': setting({ description: 'interval of the eviction tick that removes stale pools', parse: duration({ min: 1 }), default: 60_000, flag: 'cache-eviction-interval' }),
+  'hybridMode.enabled': setting({ description: 'fall back to RPC when the cache cannot answer', parse: bool(), default: true, env: 'HYBRID_MODE', flag: 'hybrid-mode' }),
+  'hybridMode.cacheFirstTimeout': setting({ description: 'a cache attempt slower than this counts as a circuit breaker failure', parse: duration(), default: 10, env: 'CACHE_FIRST_TIMEOUT', flag: 'cache-first-timeout' }),
+  'hybridMode.validateInterval': setting({ description: 'interval of the cache-versus-RPC validation', parse: duration({ min: 1000 }), default: 300_000, flag: 'validate-interval' }),
+  'metrics.port': setting({ description: 'Prometheus /metrics port (also serves /debug/pprof/heap)', parse: port(), default: DEFAULT_QUOTE_METRICS_PORT, env: 'METRICS_PORT', flag: 'metrics-port' }),
+  'debug.heapProfile': setting({ description: 'keep the sampling heap profiler on for GET /debug/pprof/heap', parse: bool(), default: true, env: 'HEAP_PROFILE', flag: 'heap-profile' }),
+  'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
+};
+
+export type QuoteServiceConfig = ConfigValues<typeof quoteSchema>;
+
+/** The defaults, as a complete configuration (tests override what they need). */
+export function defaultQuoteConfig(overrides: Partial<QuoteServiceConfig> = {}): QuoteServiceConfig {
+  return { ...loadConfig(quoteSchema, { env: {} }).values, ...overrides };
+}
+
+/**
+ * Loads and validates the quote service's settings, including the checks that span settings.
+ * Throws TpError(TP_ERR_CONFIG_INVALID) naming every offending setting.
+ */
+export function loadQuoteConfig(options: LoadOptions = {}): LoadedConfig<typeof quoteSchema> {
+  const loaded = loadConfig(quoteSchema, options);
+  const v = loaded.values;
+  const issues: string[] = [];
+  if (!v['cache.enabled'] && v['rpc.endpoints'].length === 0) {
+    issues.push('cache.enabled: false leaves only the RPC fallback, but rpc.endpoints (RPC_ENDPOINTS) is empty: nothing could answer a quote');
+  }
+  if (v.port !== 0 && v.port === v['metrics.port']) {
+    issues.push(`metrics.port: ${v['metrics.port']} is also the quote port (PORT)`);
+  }
+  if (issues.length > 0) {
+    throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });
+  }
+  return loaded;
+}
