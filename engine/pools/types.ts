@@ -17,6 +17,11 @@ export interface LoadedPool {
   slot: bigint;
   /** The raw pool account data (for the event's optional `state.rawData`). */
   data: Uint8Array;
+  /**
+   * Token A and B reserves: the AMM's own fields, or the balances of the vault token accounts for
+   * pools that keep reserves outside the pool account (concentrated, DLMM); undefined when unread.
+   */
+  reserves?: readonly [bigint, bigint];
 }
 
 /** Why one pool could not be loaded: an answer, not an exception. */

@@ -1,0 +1,38 @@
+/**
+ * The in-process sink of the scanner's events (`npm start`, one process): each event's state goes
+ * straight into the pool cache under the slot rule, with the decoded pool and its swap context that
+ * the event was built from, so no JSON crosses between the scanner and the cache. The split
+ * deployment puts the bus between them instead; both end in the same `PoolCache.upsert`.
+ */
+import type { LoadedPool } from '../pools/types.js';
+import type { PoolStateUpdateEvent } from '../scanner/pool-state-event.js';
+import type { PoolStateSink } from '../scanner/scanner.js';
+import type { PoolCache } from './pool-cache.js';
+import type { UpsertOutcome } from './types.js';
+
+export class CachePoolStateSink implements PoolStateSink {
+  constructor(
+    private readonly cache: PoolCache,
+    /** Called after every upsert (the quote service counts pool updates received here). */
+    private readonly onUpsert?: (outcome: UpsertOutcome, event: PoolStateUpdateEvent) => void,
+  ) {}
+
+  publish(event: PoolStateUpdateEvent, loaded: LoadedPool): void {
+    const state = event.state;
+    const outcome = this.cache.upsert({
+      address: event.pool.address,
+      dex: event.pool.dex,
+      tokenA: event.pool.tokenA,
+      tokenB: event.pool.tokenB,
+      reserveA: BigInt(state.reserveA),
+      reserveB: BigInt(state.reserveB),
+      slot: loaded.slot,
+      ...(state.feeNumerator !== undefined && state.feeDenominator !== undefined
+        ? { feeNumerator: BigInt(state.feeNumerator), feeDenominator: BigInt(state.feeDenominator) }
+        : {}),
+      pool: loaded.pool,
+      ...(loaded.context !== undefined ? { context: loaded.context } : {}),
+    });
+    this.onUpsert?.(outcome, event);
+  }
+}

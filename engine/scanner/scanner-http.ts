@@ -1,0 +1,156 @@
+/**
+ * The scanner's HTTP endpoints (spec 02, health port 8081):
+ *   GET  /health        200 {status:"ok"} while the block-entry stream is connected, else 503
+ *                       {status:"disconnected"}; both with connection and freshness fields
+ *   GET  /stats         scanner statistics (ScannerStats)
+ *   GET  /config        the configuration in effect, secrets masked, and the monitored pools
+ *   POST /config/pools  body {"pools": ["<base58>", ...]} (or a bare array): replaces the monitored
+ *                       pools at once, no restart; 400 naming what is wrong, nothing changed
+ *   GET  /metrics       the scanner registry (also on the metrics port)
+ * Errors are ARCHITECTURE §3's JSON `{"error":{"code","message"}}`. Bodies are bounded (1 MiB).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { ErrorCode, TpError } from '../errors.js';
+import type { Scanner } from './scanner.js';
+
+const MAX_BODY_BYTES = 1 << 20;
+
+export interface ScannerHttpOptions {
+  scanner: Scanner;
+  /** The configuration to show at /config (already redacted). */
+  config: () => Record<string, unknown>;
+  host?: string;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  sendJson(res, status, { error: { code, message } });
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new TpError(ErrorCode.ConfigInvalid, `body over ${MAX_BODY_BYTES} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** The pool list of a POST /config/pools body; TpError(ConfigInvalid) naming the problem. */
+export function parsePoolsBody(text: string): string[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new TpError(ErrorCode.ConfigInvalid, `body is not JSON: ${(err as Error).message}`);
+  }
+  const pools = Array.isArray(json) ? json : (json as { pools?: unknown } | null)?.pools;
+  if (!Array.isArray(pools)) throw new TpError(ErrorCode.ConfigInvalid, 'body must be {"pools": ["<base58 address>", ...]} or an array of addresses');
+  return pools as string[];
+}
+
+export class ScannerHttpServer {
+  private readonly server: Server;
+  private readonly host: string;
+  private boundPort = 0;
+
+  constructor(private readonly options: ScannerHttpOptions) {
+    this.host = options.host ?? '127.0.0.1';
+    this.server = createServer((req, res) => {
+      this.route(req, res).catch((err: unknown) => {
+        if (!res.headersSent) sendError(res, 500, ErrorCode.Internal, (err as Error).message);
+      });
+    });
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  start(port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => reject(new TpError(ErrorCode.Io, `scanner HTTP cannot listen on ${this.host}:${port}: ${err.message}`, { cause: err }));
+      this.server.once('error', onError);
+      this.server.listen(port, this.host, () => {
+        this.server.off('error', onError);
+        this.boundPort = (this.server.address() as AddressInfo).port;
+        resolve(this.boundPort);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.server.listening) {
+        resolve();
+        return;
+      }
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    const scanner = this.options.scanner;
+    if (req.method === 'GET' && path === '/health') {
+      const s = scanner.stats();
+      const connected = s.stream.connected;
+      sendJson(res, connected ? 200 : 503, {
+        status: connected ? 'ok' : 'disconnected',
+        connected,
+        lastSlot: s.lastSlot,
+        lastEntryAgeMs: s.lastEntryAgeMs,
+        monitoredPools: s.monitoredPools,
+        connections: s.stream.connections,
+        connectionErrors: s.stream.connectionErrors,
+      });
+      return;
+    }
+    if (req.method === 'GET' && path === '/stats') {
+      sendJson(res, 200, scanner.stats());
+      return;
+    }
+    if (req.method === 'GET' && path === '/config') {
+      sendJson(res, 200, { ...this.options.config(), 'pools.monitored': scanner.pools });
+      return;
+    }
+    if (path === '/config/pools') {
+      if (req.method !== 'POST') {
+        res.setHeader('Allow', 'POST');
+        sendError(res, 405, 'TP_ERR_METHOD_NOT_ALLOWED', 'use POST with {"pools": [...]}');
+        return;
+      }
+      try {
+        const pools = parsePoolsBody(await readBody(req));
+        scanner.setPools(pools);
+        sendJson(res, 200, { pools: scanner.pools.length });
+      } catch (err) {
+        if (err instanceof TpError) sendError(res, 400, err.code, err.message);
+        else throw err;
+      }
+      return;
+    }
+    if (req.method === 'GET' && path === '/metrics') {
+      const registry = scanner.metrics.registry;
+      const text = await registry.metrics();
+      res.writeHead(200, { 'Content-Type': registry.contentType }).end(text);
+      return;
+    }
+    sendError(res, 404, ErrorCode.NotFound, `no route ${req.method ?? ''} ${path ?? ''}`);
+  }
+}

@@ -1,0 +1,408 @@
+/**
+ * The pool-state scanner (spec 02), assembled:
+ *
+ *   block-entry stream ──▶ ParsePool.submit ──(SAB input ring)──▶ parse workers: parse, match keys
+ *        (gRPC)                                                           │ (SAB results ring)
+ *   sink.publish ◀── event ◀── PoolLoader.load ◀── ProcessingQueue ◀── drainResults (main thread)
+ *   (cache or bus)            (batched, coalesced getMultipleAccounts, decode)
+ *
+ * Entries are copied once into a worker's input ring; workers parse and keep the transactions that
+ * name a monitored pool; their matches come back through the results ring (no structured clone on
+ * the hot path). Each match is one transaction touching one pool: it waits in the processing queue
+ * (`queueSizeLimit`, drops counted), batches of `batchSize` read the pools' state through the loader
+ * (`maxConcurrentProcessing` batches at once), and one PoolStateUpdateEvent per transaction and pool
+ * goes to the sink.
+ *
+ * Slot rule and same-slot updates: consumers ignore a state whose slot is not newer than the one they
+ * hold (spec 02). When a transaction's state is read in a slot already published for that pool, the
+ * newer bytes would be ignored downstream; the scanner re-reads that pool once the stream has moved
+ * past the slot ("settle"), and publishes the settled state under the last such transaction.
+ *
+ * Latency metrics (the ShredStream Entry carries no timestamp, so "stream" means receipt of the gRPC
+ * message): shredstream_latency_ms = receipt → matches back on the main thread (ring wait + parse);
+ * processing_latency_ms = matches back → publish; end_to_end_latency_ms = receipt → publish. The
+ * event's `latency` is the end-to-end figure of its transaction.
+ */
+import { performance } from 'node:perf_hooks';
+
+import { encodeBase58Fast } from '../chain/native-base58.js';
+import { ParseStatus } from '../chain/parse-layout.js';
+import { isPubkey } from '../chain/base58.js';
+import { ErrorCode, TpError } from '../errors.js';
+import { LogThrottle } from '../obs/log-throttle.js';
+import { createLogger, type Logger } from '../obs/logger.js';
+import { createScannerMetrics, type ScannerMetrics } from '../obs/scanner-metrics.js';
+import type { LoadedPool, PoolLoader, PoolLoadFailure } from '../pools/types.js';
+import { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';
+import type { ParseResult } from './parse-result.js';
+import { buildPoolStateUpdateEvent, type PoolStateUpdateEvent } from './pool-state-event.js';
+import { ProcessingQueue, type ProcessingQueueStats } from './processing-queue.js';
+import { BlockStreamClient, type BlockStreamClientOptions, type BlockStreamStats, type StreamEntry } from './stream-client.js';
+
+/** Where events go: the in-process pool cache, or the bus (split deployment). */
+export interface PoolStateSink {
+  /** Publishes one event; `loaded` is the decoded state it was built from. Rejects when it fails. */
+  publish(event: PoolStateUpdateEvent, loaded: LoadedPool): void | Promise<void>;
+}
+
+export interface ScannerPerformance {
+  /** Batches of account reads in flight at once (spec 02 default 20). */
+  maxConcurrentProcessing: number;
+  /** Transactions per batch (spec 02 default 10). */
+  batchSize: number;
+  /** Transactions waiting beyond which new ones are dropped and counted (spec 02 default 100). */
+  queueSizeLimit: number;
+}
+
+export interface ScannerOptions {
+  stream: Omit<BlockStreamClientOptions, 'onEntry' | 'logger'>;
+  /** Monitored pool addresses at start. */
+  pools: readonly string[];
+  loader: PoolLoader;
+  sink: PoolStateSink;
+  performance: ScannerPerformance;
+  /** Parse worker pool (workers, ring sizes, worker module). */
+  parse?: ParsePoolOptions;
+  metrics?: ScannerMetrics;
+  logger?: Logger;
+  /** Put the base64 account data in each event's `state.rawData`. Default false. */
+  includeRawData?: boolean;
+}
+
+/** One transaction that touched one monitored pool, waiting for the pool's state. */
+interface PendingUpdate {
+  address: string;
+  /** 64 signature bytes (a copy: the results ring is reused). */
+  signature: Uint8Array;
+  slot: bigint;
+  /** performance.now() at receipt of the entry. */
+  receivedAt: number;
+  /** performance.now() when the match reached the main thread. */
+  matchedAt: number;
+  /** 0 for a first read; k for the k-th settle re-read (see the module comment). */
+  settle: number;
+}
+
+export interface ScannerStats {
+  stream: BlockStreamStats;
+  entriesReceived: number;
+  /** Entry batches refused because every input ring was full (or the batch was too large). */
+  entriesDropped: number;
+  transactionsProcessed: number;
+  matches: number;
+  eventsPublished: number;
+  publishErrors: number;
+  parseErrors: number;
+  /** Matches dropped because `queueSizeLimit` transactions were waiting. */
+  droppedTransactions: number;
+  loadFailures: Record<PoolLoadFailure['reason'], number>;
+  settles: number;
+  queue: ProcessingQueueStats;
+  parse: ParsePoolStats;
+  monitoredPools: number;
+  /** Highest slot seen on the stream (decimal). */
+  lastSlot: string;
+  /** ms since the last entry; null before the first. */
+  lastEntryAgeMs: number | null;
+}
+
+/** At most this many key-table versions are remembered for matches still in flight. */
+const KEY_VERSIONS_KEPT = 8;
+/** A settle whose re-read still shows an old slot is retried on the next slots, this many times. */
+const SETTLE_ATTEMPTS = 3;
+
+export class Scanner {
+  readonly metrics: ScannerMetrics;
+  private readonly log: Logger;
+  private readonly stream: BlockStreamClient;
+  private readonly parsePool: ParsePool;
+  private readonly queue: ProcessingQueue<PendingUpdate>;
+  private readonly loader: PoolLoader;
+  private readonly sink: PoolStateSink;
+  private readonly includeRawData: boolean;
+  private readonly throttle = new LogThrottle();
+  /** Pool addresses by key-table version (pool id = index). */
+  private readonly keyVersions = new Map<number, readonly string[]>();
+  private currentPools: readonly string[] = [];
+  /** Highest published slot per pool. */
+  private readonly publishedSlot = new Map<string, bigint>();
+  /** Pools to re-read once the stream passes `afterSlot`. */
+  private readonly settles = new Map<string, { afterSlot: bigint; update: PendingUpdate }>();
+  private lastSlot = 0n;
+  private lastEntryAt = -1;
+  private running = false;
+  private closing = false;
+  private drainLoop: Promise<void> | undefined;
+  private readonly counters = {
+    entriesReceived: 0,
+    entriesDropped: 0,
+    transactionsProcessed: 0,
+    matches: 0,
+    eventsPublished: 0,
+    publishErrors: 0,
+    parseErrors: 0,
+    droppedTransactions: 0,
+    settles: 0,
+  };
+  private readonly loadFailures: Record<PoolLoadFailure['reason'], number> = { missing: 0, unknown_owner: 0, decode: 0, rpc: 0 };
+
+  constructor(options: ScannerOptions) {
+    this.metrics = options.metrics ?? createScannerMetrics();
+    this.log = options.logger ?? createLogger({ name: 'scanner' });
+    this.loader = options.loader;
+    this.sink = options.sink;
+    this.includeRawData = options.includeRawData ?? false;
+    validatePools(options.pools);
+    this.parsePool = new ParsePool({ ...options.parse, keys: options.pools });
+    // The key table's first version is 2: ParsePool's constructor wrote the initial keys once.
+    this.rememberKeys(2, options.pools);
+    this.queue = new ProcessingQueue<PendingUpdate>({
+      ...options.performance,
+      process: (batch) => this.processBatch(batch),
+    });
+    this.stream = new BlockStreamClient({ ...options.stream, onEntry: (entry) => this.onEntry(entry), logger: this.log });
+    this.stream.on('connected', (connected) => this.metrics.connected.set(connected ? 1 : 0));
+    this.stream.on('connectionError', () => this.metrics.connectionErrors.inc());
+  }
+
+  /** The monitored pools now in effect. */
+  get pools(): readonly string[] {
+    return this.currentPools;
+  }
+
+  get connected(): boolean {
+    return this.stream.connected;
+  }
+
+  /** Starts the workers, the result drain and the stream. */
+  start(): void {
+    if (this.running || this.closing) return;
+    this.running = true;
+    this.parsePool.start();
+    this.drainLoop = this.drain();
+    this.stream.start();
+    this.log.info({ target: this.stream.target, pools: this.currentPools.length, workers: this.parsePool.workers }, 'scanner started');
+  }
+
+  /**
+   * Replaces the monitored pools (POST /config/pools): validated first (base58 keys, no repeats, at
+   * most the key table's capacity); batches parsed after the call match the new list.
+   * Throws TpError(TP_ERR_CONFIG_INVALID) and changes nothing when the list is bad.
+   */
+  setPools(pools: readonly string[]): void {
+    validatePools(pools);
+    let version: number;
+    try {
+      version = this.parsePool.setKeys(pools);
+    } catch (err) {
+      throw new TpError(ErrorCode.ConfigInvalid, `monitored pools: ${(err as Error).message}`, { cause: err });
+    }
+    this.rememberKeys(version, pools);
+    const kept = new Set(pools);
+    for (const address of this.publishedSlot.keys()) if (!kept.has(address)) this.publishedSlot.delete(address);
+    for (const address of this.settles.keys()) if (!kept.has(address)) this.settles.delete(address);
+    this.log.info({ pools: pools.length, version }, 'monitored pools replaced');
+  }
+
+  stats(): ScannerStats {
+    return {
+      stream: this.stream.stats(),
+      ...this.counters,
+      loadFailures: { ...this.loadFailures },
+      queue: this.queue.stats(),
+      parse: this.parsePool.statistics(),
+      monitoredPools: this.currentPools.length,
+      lastSlot: this.lastSlot.toString(),
+      lastEntryAgeMs: this.lastEntryAt < 0 ? null : Math.round(performance.now() - this.lastEntryAt),
+    };
+  }
+
+  /**
+   * Stops taking entries, lets the workers finish what they hold, processes and publishes every
+   * match already taken, then ends the workers. Idempotent.
+   */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await this.stream.close();
+    if (this.running) {
+      const closed = this.parsePool.close();
+      await closed;
+      await this.drainLoop;
+      this.parsePool.drainResults(this.onResult);
+      await this.queue.idle();
+    } else {
+      await this.parsePool.close();
+    }
+    this.running = false;
+    this.log.info({ ...this.counters }, 'scanner stopped');
+  }
+
+  private rememberKeys(version: number, pools: readonly string[]): void {
+    this.currentPools = [...pools];
+    this.keyVersions.set(version, this.currentPools);
+    if (this.keyVersions.size > KEY_VERSIONS_KEPT) this.keyVersions.delete(this.keyVersions.keys().next().value!);
+  }
+
+  private onEntry(entry: StreamEntry): void {
+    this.counters.entriesReceived++;
+    this.metrics.entriesReceived.inc();
+    this.lastEntryAt = entry.receivedAt;
+    if (entry.slot > this.lastSlot) {
+      this.lastSlot = entry.slot;
+      if (this.settles.size > 0) this.releaseSettles(entry.slot);
+    }
+    if (!this.parsePool.submit(entry.slot, entry.receivedAt, entry.entries)) {
+      this.counters.entriesDropped++;
+      const suppressed = this.throttle.take('entry-dropped');
+      if (suppressed >= 0) {
+        this.log.warn({ slot: entry.slot.toString(), bytes: entry.entries.length, suppressed }, 'parse queue full: entry batch dropped');
+      }
+    }
+  }
+
+  /** Waits on the workers' doorbell and drains every result as it comes. */
+  private async drain(): Promise<void> {
+    while (!this.closing) {
+      await this.parsePool.waitForResults(250);
+      this.parsePool.drainResults(this.onResult);
+      this.metrics.processingQueueSize.set(this.queue.size);
+    }
+  }
+
+  private readonly onResult = (r: ParseResult): void => {
+    const now = performance.now();
+    const txs = r.txCount;
+    this.counters.transactionsProcessed += txs;
+    if (txs > 0) this.metrics.transactionsProcessed.inc(txs);
+    if (r.status !== ParseStatus.Ok) {
+      this.counters.parseErrors++;
+      this.metrics.parsingErrors.inc();
+      const suppressed = this.throttle.take('parse-error');
+      if (suppressed >= 0) {
+        this.log.warn({ slot: r.slot, status: r.status, errorOffset: r.errorOffset, suppressed }, 'entry batch does not parse: skipped');
+      }
+      return;
+    }
+    this.metrics.shredstreamLatencyMs.observe(now - r.receivedAt);
+    const n = r.matchCount;
+    if (n === 0) return;
+    const pools = this.keyVersions.get(r.keysVersion) ?? this.currentPools;
+    const slot = r.slotBigInt();
+    for (let i = 0; i < n; i++) {
+      const address = pools[r.matchPool(i)];
+      if (address === undefined) continue; // matched against a key list already replaced
+      this.counters.matches++;
+      const update: PendingUpdate = { address, signature: r.matchSignature(i).slice(), slot, receivedAt: r.receivedAt, matchedAt: now, settle: 0 };
+      if (!this.queue.push(update)) {
+        this.counters.droppedTransactions++;
+        this.metrics.droppedTransactions.inc();
+        const suppressed = this.throttle.take('tx-dropped');
+        if (suppressed >= 0) {
+          this.log.warn({ queueSizeLimit: this.queue.queueSizeLimit, suppressed }, 'processing queue full: transaction dropped');
+        }
+      }
+    }
+    this.metrics.processingQueueSize.set(this.queue.size);
+  };
+
+  /** One batch: read every distinct pool once, then one event per transaction. */
+  private async processBatch(batch: PendingUpdate[]): Promise<void> {
+    const addresses = [...new Set(batch.map((u) => u.address))];
+    let results;
+    try {
+      results = await this.loader.load(addresses);
+    } catch (err) {
+      // A loader reports failures per pool; a throw is a bug or a dead process: count every pool.
+      this.loadFailures.rpc += addresses.length;
+      this.log.error({ err, pools: addresses.length }, 'pool state read failed');
+      return;
+    }
+    const byAddress = new Map<string, (typeof results)[number]>();
+    for (let i = 0; i < addresses.length; i++) byAddress.set(addresses[i]!, results[i]!);
+    for (const update of batch) {
+      const result = byAddress.get(update.address)!;
+      if (!result.ok) {
+        this.loadFailures[result.error.reason]++;
+        const suppressed = this.throttle.take(`load-${result.error.reason}`);
+        if (suppressed >= 0) this.log.warn({ pool: update.address, reason: result.error.reason, message: result.error.message, suppressed }, 'pool state read failed');
+        continue;
+      }
+      await this.publish(update, result.value);
+    }
+    this.metrics.processingQueueSize.set(this.queue.size);
+  }
+
+  private async publish(update: PendingUpdate, loaded: LoadedPool): Promise<void> {
+    const published = this.publishedSlot.get(update.address);
+    if (published !== undefined && loaded.slot <= published) {
+      // Consumers would ignore this state (slot rule): re-read once the stream is past the slot.
+      this.armSettle(update, published);
+      if (update.settle > 0) return; // a settle that did not get past the slot publishes nothing
+    } else {
+      this.publishedSlot.set(update.address, loaded.slot);
+      const pending = this.settles.get(update.address);
+      if (pending !== undefined && pending.afterSlot < loaded.slot) this.settles.delete(update.address); // this read covers it
+      if (update.settle > 0) this.counters.settles++;
+    }
+    const now = performance.now();
+    const event = buildPoolStateUpdateEvent({
+      loaded,
+      reserves: reservesOf(loaded),
+      signature: encodeBase58Fast(update.signature),
+      latencyMs: now - update.receivedAt,
+      includeRawData: this.includeRawData,
+    });
+    try {
+      await this.sink.publish(event, loaded);
+    } catch (err) {
+      this.counters.publishErrors++;
+      this.metrics.busPublishErrors.inc();
+      const suppressed = this.throttle.take('publish');
+      if (suppressed >= 0) this.log.error({ err, pool: update.address, suppressed }, 'event publish failed');
+      return;
+    }
+    const done = performance.now();
+    this.counters.eventsPublished++;
+    this.metrics.eventsPublished.inc();
+    this.metrics.processingLatencyMs.observe(done - update.matchedAt);
+    this.metrics.endToEndLatencyMs.observe(done - update.receivedAt);
+  }
+
+  /** Re-reads `update`'s pool once the stream is past `afterSlot` (at most SETTLE_ATTEMPTS times). */
+  private armSettle(update: PendingUpdate, afterSlot: bigint): void {
+    const attempt = update.settle + 1;
+    if (attempt > SETTLE_ATTEMPTS) return;
+    this.settles.set(update.address, { afterSlot, update: { ...update, settle: attempt } });
+  }
+
+  private releaseSettles(slot: bigint): void {
+    for (const [address, s] of this.settles) {
+      if (slot <= s.afterSlot) continue;
+      this.settles.delete(address);
+      if (!this.queue.push({ ...s.update, matchedAt: performance.now() })) {
+        this.counters.droppedTransactions++;
+        this.metrics.droppedTransactions.inc();
+      }
+    }
+  }
+}
+
+/** Token A / B reserves of a loaded pool: the loader's vault balances, or the AMM's own fields. */
+export function reservesOf(loaded: LoadedPool): readonly [bigint, bigint] {
+  if (loaded.reserves !== undefined) return loaded.reserves;
+  const pool = loaded.pool;
+  if (pool.dex === 'dexa_amm') return [pool.reserveA, pool.reserveB];
+  return [0n, 0n];
+}
+
+function validatePools(pools: readonly string[]): void {
+  const seen = new Set<string>();
+  const issues: string[] = [];
+  for (const [i, p] of pools.entries()) {
+    if (typeof p !== 'string' || !isPubkey(p)) issues.push(`pools[${i}]: ${JSON.stringify(p)} is not a base58 public key`);
+    else if (seen.has(p)) issues.push(`pools[${i}]: ${p} is listed twice`);
+    seen.add(p);
+  }
+  if (issues.length > 0) throw new TpError(ErrorCode.ConfigInvalid, `invalid monitored pools: ${issues.join('; ')}`, { context: { issues } });
+}
