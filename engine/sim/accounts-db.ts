@@ -82,6 +82,18 @@ export class AccountsDb implements AccountReader {
     this.frames.push(frame);
   }
 
+  /**
+   * Writes `record` into the newest committed slot, as if that slot had written it: reads at that
+   * slot and later see it, reads at older slots do not. (Administrative changes made between
+   * slots, such as extending a lookup table from a test.)
+   */
+  amend(address: string, record: AccountRecord): void {
+    this.latest.set(address, record);
+    const newest = this.frames[this.frames.length - 1];
+    if (newest !== undefined) newest.changes.set(address, record);
+    else this.rooted.set(address, record);
+  }
+
   /** Folds every frame at or before `slot` into the rooted state. */
   setRoot(slot: bigint): void {
     if (slot <= this.rootSlot) return;

@@ -66,7 +66,7 @@ export class BlockProducer {
   /** A transaction someone sent: checked, run, and landed unless refused or unable to pay. */
   runSubmitted(b: SlotBuild, tx: SimTransaction, verified: boolean, included: Uint8Array[]): void {
     const refused = this.admit(tx, b.slot, b.statuses, verified);
-    const result = refused === null ? this.runtime.execute(tx, b.state, { blockTime: b.blockTime }) : undefined;
+    const result = refused === null ? this.runtime.execute(tx, b.state, { blockTime: b.blockTime, slot: b.slot }) : undefined;
     if (result === undefined || !result.landed) {
       this.counters.droppedTransactions++;
       return;
@@ -76,7 +76,7 @@ export class BlockProducer {
 
   /** A transaction of the generated flow (fresh, signed by the chain): run and landed. */
   runGenerated(b: SlotBuild, tx: SimTransaction, included: Uint8Array[]): void {
-    const result = this.runtime.execute(tx, b.state, { blockTime: b.blockTime });
+    const result = this.runtime.execute(tx, b.state, { blockTime: b.blockTime, slot: b.slot });
     if (result.landed) this.land(b, tx, result, included);
   }
 
@@ -91,7 +91,7 @@ export class BlockProducer {
         failure = refused;
         break;
       }
-      const result = this.runtime.execute(tx, work, { blockTime: b.blockTime });
+      const result = this.runtime.execute(tx, work, { blockTime: b.blockTime, slot: b.slot });
       if (!result.landed || result.err !== null) {
         failure = result.err;
         break;

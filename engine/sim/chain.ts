@@ -3,6 +3,15 @@ import * as base58 from '../chain/base58.js';
 import { DEFAULT_PROGRAM_IDS, DEX_KINDS } from '../dex/index.js';
 import type { Logger } from '../obs/logger.js';
 import { AccountOverlay, AccountsDb } from './accounts-db.js';
+import {
+  LookupTableExtendError,
+  extendLookupTableState,
+  lookupTableRecord,
+  poolSwapAccounts,
+  readLookupTable,
+  type LookupTableExtension,
+  type LookupTableState,
+} from './address-lookup-tables.js';
 import { BlockProducer, type PendingBundle, type SlotBuild } from './block-producer.js';
 import { BlockhashQueue } from './blockhash-queue.js';
 import { computeBudgetProgram, memoProgram, systemProgram, tokenProgram, voteProgram } from './builtin-programs.js';
@@ -25,6 +34,7 @@ import { deriveBundleId } from './http/bundle-id.js';
 import type { ProgramHandler } from './invoke-context.js';
 import { KeyCache } from './key-cache.js';
 import {
+  ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
   COMPUTE_BUDGET_PROGRAM_ID,
   FINALIZATION_DEPTH,
   JITO_TIP_ACCOUNTS,
@@ -76,6 +86,10 @@ import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-
  * Everything that changes state follows from the seed; the wall clock only decides when a piece is
  * made, and each piece's work is fixed by its index. Two chains with the same seed and settings
  * and no submitted transactions produce the same entries and states.
+ *
+ * Address lookup tables (address-lookup-tables.ts) exist from genesis and hold the pools' swap
+ * accounts; a share of the flow's swaps loads them through the tables. `extendLookupTable()`
+ * appends addresses to a table between slots, as its authority's ExtendLookupTable would.
  */
 
 export interface SimChainOptions {
@@ -86,6 +100,8 @@ export interface SimChainOptions {
   txRate?: number;
   /** Share of generated transactions that swap. Default 0.2. */
   poolShare?: number;
+  /** Share of generated swaps sent as v0 transactions through the address lookup tables. Default 0.3. */
+  lookupSwapShare?: number;
   /** Tokens besides SOL and USDC. Default 6. */
   tokens?: number;
   /** Pools of each kind. Default 4. */
@@ -174,6 +190,7 @@ export class SimChain implements RpcChainBackend, MarketView {
       slotMs: options.slotMs ?? 400,
       txRate: options.txRate ?? 2000,
       poolShare: options.poolShare ?? 0.2,
+      lookupSwapShare: options.lookupSwapShare ?? 0.3,
       tokens: options.tokens ?? 6,
       poolsPerKind: options.poolsPerKind ?? 4,
       txsPerEntry: options.txsPerEntry ?? 64,
@@ -195,13 +212,13 @@ export class SimChain implements RpcChainBackend, MarketView {
       [COMPUTE_BUDGET_PROGRAM_ID, computeBudgetProgram],
     ]);
     for (const dex of DEX_KINDS) programs.set(DEFAULT_PROGRAM_IDS[dex], createSwapProgram(dex));
-    this.runtime = new Runtime(programs);
+    this.runtime = new Runtime(programs, this.keys);
 
     this.oracle = new ReferenceOracle(s.seed, this.genesis.market.tokens);
     this.market = new MarketState(this.genesis.market.pools, this.db);
     this.market.invalidate(blockTimeOf(1n, s.slotMs));
     this.flow = new TransactionFlow(
-      { seed: s.seed, txRate: s.txRate, slotMs: s.slotMs, poolShare: s.poolShare },
+      { seed: s.seed, txRate: s.txRate, slotMs: s.slotMs, poolShare: s.poolShare, lookupSwapShare: s.lookupSwapShare },
       this.genesis.market.pools,
       this.genesis.actors,
       {
@@ -209,6 +226,7 @@ export class SimChain implements RpcChainBackend, MarketView {
         context: (info) => this.market.context(info),
         referencePriceUsd: (mint) => this.oracle.priceUsd(mint),
       },
+      this.genesis.lookupTables.tables,
     );
     this.poh = new PohRecorder(this.genesis.hash);
     this.pohRng = SimRandom.derive(s.seed, 'poh');
@@ -454,7 +472,11 @@ export class SimChain implements RpcChainBackend, MarketView {
   }
 
   private simulate(tx: SimTransaction): SimulationResult {
-    const result = this.runtime.execute(tx, this.db, { blockTime: blockTimeOf(this.processed + 1n, this.settings.slotMs), collectLogs: true });
+    const result = this.runtime.execute(tx, this.db, {
+      blockTime: blockTimeOf(this.processed + 1n, this.settings.slotMs),
+      slot: this.processed + 1n,
+      collectLogs: true,
+    });
     if (!result.landed) return { err: result.err, logs: [], unitsConsumed: 0 };
     return { err: result.err, logs: result.logs, unitsConsumed: result.unitsConsumed };
   }
@@ -591,6 +613,52 @@ export class SimChain implements RpcChainBackend, MarketView {
 
   stats(): SimChainStats {
     return { ...this.counters };
+  }
+
+  // ---- address lookup tables
+
+  /** Addresses of the chain's lookup tables: the shared table (token program, mints) first, then the pool tables. */
+  lookupTableAddresses(): string[] {
+    return this.genesis.lookupTables.tables.map((t) => t.address);
+  }
+
+  /** The genesis table holding `pool`'s swap accounts. */
+  lookupTableOf(pool: string): string | undefined {
+    return this.genesis.lookupTables.tables.find((t) => t.pools.includes(pool))?.address;
+  }
+
+  /** A lookup table's current state (processed), or null when `address` is not a lookup table. */
+  lookupTable(address: string, commitment: Commitment = 'processed'): LookupTableState | null {
+    const account = this.getAccount(address, commitment);
+    if (account === null || account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM_ID) return null;
+    return readLookupTable(account.data);
+  }
+
+  /**
+   * Appends `addresses` to lookup table `table` now, as its authority's ExtendLookupTable landing in
+   * the newest slot would: the next reads (getAccountInfo, getMultipleAccounts, at processed) show
+   * the longer table with last_extended_slot = that slot, and transactions may use the new indexes
+   * from the next slot on. Account subscribers are told. Throws LookupTableExtendError.
+   */
+  extendLookupTable(table: string, addresses: readonly string[]): LookupTableExtension {
+    const account = this.db.get(table);
+    if (account === null) throw new LookupTableExtendError('missing', table, 'no such account');
+    const state = account.owner === ADDRESS_LOOKUP_TABLE_PROGRAM_ID ? readLookupTable(account.data) : null;
+    if (state === null) throw new LookupTableExtendError('invalid', table, 'not an address lookup table');
+    const slot = this.processed;
+    const next = extendLookupTableState(table, state, addresses, slot);
+    const record = lookupTableRecord(next);
+    this.db.amend(table, record);
+    const listeners = this.listeners.account.get(table);
+    if (listeners !== undefined) for (const listener of [...listeners]) this.call(() => listener(record, slot));
+    return { table, slot, startIndex: state.addresses.length, length: next.addresses.length };
+  }
+
+  /** Appends `pool`'s swap accounts (pool, vaults, AmmConfig, tick or bin arrays) to `table`. */
+  addPoolToLookupTable(pool: string, table: string): LookupTableExtension {
+    const info = this.poolInfos.get(pool);
+    if (info === undefined) throw new LookupTableExtendError('addresses', table, `${pool} is not a pool of the chain`);
+    return this.extendLookupTable(table, poolSwapAccounts(info));
   }
 
   /** Counts of generated transactions by kind. */

@@ -1,7 +1,8 @@
 import * as base58 from '../chain/base58.js';
-import type { InstructionInput, Keypair } from '../chain/transaction-builder.js';
+import type { InstructionInput, Keypair, LookupTableInput } from '../chain/transaction-builder.js';
 import { Dex, binArrayIndexOf, q64ToNumber, type BinArray, type DecodedPool, type SwapContext } from '../dex/index.js';
 import type { Actors, Trader } from './actors.js';
+import type { SimLookupTable } from './address-lookup-tables.js';
 import { blockTimeOf } from './chain-time.js';
 import { MessageTemplate, TemplateCache } from './message-template.js';
 import { COMPUTE_BUDGET_PROGRAM_ID, LAMPORTS_PER_SOL, MEMO_PROGRAM_ID, SYSTEM_PROGRAM_ID, VOTE_PROGRAM_ID } from './known-accounts.js';
@@ -23,6 +24,12 @@ import { swapArrays, swapInstruction } from './swap-program.js';
  * sized on the state of the last slot, so some land after others moved the price and fail on
  * their slippage limit, as on mainnet.
  *
+ * A `lookupSwapShare` of the swaps are v0 transactions that load the pool's accounts (pool, vaults,
+ * AmmConfig, tick or bin arrays) and the token program through the chain's address lookup tables
+ * (address-lookup-tables.ts: the pool's table, then the shared one), as routers send them on
+ * mainnet: only the trader, its token accounts and the invoked programs are static keys. The rest
+ * are legacy transactions with every key static. Both forms execute the same instruction.
+ *
  * Every draw comes from the flow's own seeded stream and every decision from the chain's state
  * at the last slot, so the bytes of a slot's transactions do not depend on how generation was
  * split over time.
@@ -33,6 +40,8 @@ export interface FlowSettings {
   txRate: number;
   slotMs: number;
   poolShare: number;
+  /** Share of swaps sent as v0 transactions through the lookup tables. Default 0. */
+  lookupSwapShare?: number;
 }
 
 /** The chain state the flow reads (the latest processed slot). */
@@ -60,6 +69,10 @@ const MEMOS = ['gm', 'tidepool sim', 'rebalance', 'invoice 4821', 'thanks!', 'or
 
 export class TransactionFlow {
   private readonly rng: SimRandom;
+  /** Legacy or v0, per swap: its own stream, so the share does not move the other draws. */
+  private readonly lookupRng: SimRandom;
+  /** Tables a v0 swap on each pool compiles with, in order of preference. */
+  private readonly tablesByPool = new Map<string, LookupTableInput[]>();
   private readonly poolWeights: Float64Array;
   private readonly perSlotNumerator: bigint;
   private slot = -1n;
@@ -72,15 +85,23 @@ export class TransactionFlow {
   private blockhash: Uint8Array = new Uint8Array(32);
   private readonly templates = new TemplateCache();
   /** Transactions generated so far, by kind (for tests and stats). */
-  readonly counts = { swaps: 0, arbitrages: 0, votes: 0, transfers: 0, memos: 0 };
+  readonly counts = { swaps: 0, lookupSwaps: 0, arbitrages: 0, votes: 0, transfers: 0, memos: 0 };
 
   constructor(
     private readonly settings: FlowSettings,
     private readonly pools: readonly SimPoolInfo[],
     private readonly actors: Actors,
     private readonly state: FlowState,
+    lookupTables: readonly SimLookupTable[] = [],
   ) {
     this.rng = SimRandom.derive(settings.seed, 'flow');
+    this.lookupRng = SimRandom.derive(settings.seed, 'flow:lookup-swaps');
+    const shared = lookupTables.filter((t) => t.pools.length === 0).map((t) => ({ address: t.address, addresses: t.addresses }));
+    for (const table of lookupTables) {
+      for (const pool of table.pools) {
+        if (!this.tablesByPool.has(pool)) this.tablesByPool.set(pool, [{ address: table.address, addresses: table.addresses }, ...shared]);
+      }
+    }
     let sum = 0;
     this.poolWeights = Float64Array.from(pools, (p) => (sum += Math.sqrt(p.tvlUsd)));
     this.perSlotNumerator = BigInt(settings.txRate) * BigInt(settings.slotMs);
@@ -152,6 +173,7 @@ export class TransactionFlow {
     const slippageDraw = this.rng.uniform(0.003, 0.02);
     const exactOut = this.rng.chance(EXACT_OUT_SHARE);
     const unitPrice = BigInt(Math.floor(this.rng.logUniform(1_000, 500_000)));
+    const tables = this.lookupRng.chance(this.settings.lookupSwapShare ?? 0) ? this.tablesByPool.get(info.address) : undefined;
     const arbitrage = Math.abs(gap) > fee + ARB_MARGIN && !this.arbitraged.has(info.address) && arbDraw < ARB_CHANCE;
     if (arbitrage) {
       aToB = gap > 0; // A is dear in this pool: sell A
@@ -180,6 +202,7 @@ export class TransactionFlow {
       threshold = BigInt(Math.max(0, Math.floor(expectedOut * (1 - slippage))));
     }
     this.counts.swaps++;
+    if (tables !== undefined) this.counts.lookupSwaps++;
     const ix = swapInstruction(
       {
         programId: info.programId,
@@ -195,8 +218,8 @@ export class TransactionFlow {
       { amount, otherAmountThreshold: threshold, aToB, exactIn: !(exactOut && expectedOut > 10) },
     );
     const unitLimit = info.dex === Dex.Amm ? 120_000 : 300_000;
-    const key = `s|${trader.keypair.address}|${info.address}|${ix.accounts.length > 7 ? ix.accounts.slice(7).map((a) => a.pubkey).join(',') : ''}`;
-    return this.build(key, trader.keypair, [computeUnitLimit(unitLimit), computeUnitPrice(unitPrice), ix]);
+    const key = `${tables !== undefined ? 'l' : 's'}|${trader.keypair.address}|${info.address}|${ix.accounts.length > 7 ? ix.accounts.slice(7).map((a) => a.pubkey).join(',') : ''}`;
+    return this.build(key, trader.keypair, [computeUnitLimit(unitLimit), computeUnitPrice(unitPrice), ix], tables);
   }
 
   /** Input (atoms, before the fee) that moves the pool's price to `target`, from its state. */
@@ -319,10 +342,10 @@ export class TransactionFlow {
   /**
    * Signs the transaction with the slot's blockhash. `shape` names everything but the instruction
    * data and blockhash (payer, programs, accounts, data lengths): transactions of one shape share
-   * a compiled message template.
+   * a compiled message template. With `lookupTables`, a v0 message loading through them.
    */
-  private build(shape: string, payer: Keypair, instructions: InstructionInput[]): Uint8Array {
-    const template = this.templates.get(shape, () => MessageTemplate.compile(payer, instructions, this.blockhash));
+  private build(shape: string, payer: Keypair, instructions: InstructionInput[], lookupTables?: readonly LookupTableInput[]): Uint8Array {
+    const template = this.templates.get(shape, () => MessageTemplate.compile(payer, instructions, this.blockhash, lookupTables));
     return template.sign(
       this.blockhash,
       instructions.map((ix) => ix.data),

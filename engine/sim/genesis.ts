@@ -1,6 +1,7 @@
 import * as base58 from '../chain/base58.js';
 import { DEFAULT_PROGRAM_IDS } from '../dex/index.js';
 import { addActorAccounts, createActors, systemAccount, type Actors } from './actors.js';
+import { createLookupTables, type SimLookupTables } from './address-lookup-tables.js';
 import type { AccountRecord } from './chain-backend.js';
 import {
   ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
@@ -24,13 +25,16 @@ import { seededBytes32 } from './prng.js';
 /**
  * The chain at slot 0: the market (market.ts), the actors (actors.ts), the program accounts
  * (native builtins under the native loader, SPL programs under BPF loader 2, the DEX programs as
- * upgradeable programs pointing at their program data), and the Jito tip accounts.
+ * upgradeable programs pointing at their program data), the Jito tip accounts, and the address
+ * lookup tables holding the pools' swap accounts (address-lookup-tables.ts).
  */
 
 export interface Genesis {
   market: MarketGenesis;
   actors: Actors;
   accounts: Map<string, AccountRecord>;
+  /** Address lookup tables: the shared one, then the pool tables. */
+  lookupTables: SimLookupTables;
   /** sha256-derived genesis hash: the blockhash of slot 0. */
   hash: Uint8Array;
 }
@@ -44,6 +48,8 @@ export function createGenesis(settings: MarketSettings): Genesis {
   const actors = createActors(settings.seed, market.tokens);
   addActorAccounts(actors, market.tokens, accounts);
   for (const tip of JITO_TIP_ACCOUNTS) accounts.set(tip, systemAccount(TIP_ACCOUNT_LAMPORTS));
+  const lookupTables = createLookupTables(settings.seed, market.tokens, market.pools);
+  for (const [address, record] of lookupTables.accounts) accounts.set(address, record);
   for (const [id, name] of [
     [SYSTEM_PROGRAM_ID, 'system_program'],
     [VOTE_PROGRAM_ID, 'vote_program'],
@@ -62,7 +68,7 @@ export function createGenesis(settings: MarketSettings): Genesis {
     data.set(base58.decodePubkey(findProgramAddress([base58.decodePubkey(id)], BPF_LOADER_UPGRADEABLE_ID).address), 4);
     accounts.set(id, executable(BPF_LOADER_UPGRADEABLE_ID, data, 1_141_440n));
   }
-  return { market, actors, accounts, hash: seededBytes32(settings.seed, 'genesis-hash') };
+  return { market, actors, accounts, lookupTables, hash: seededBytes32(settings.seed, 'genesis-hash') };
 }
 
 function executable(owner: string, data: Uint8Array, lamports: bigint): AccountRecord {

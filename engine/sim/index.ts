@@ -6,6 +6,8 @@
  * - `SimChain`: the chain alone (ChainBackend for the servers, MarketView for the quote API);
  *   `manual: true` makes slots only on `advanceSlot()`.
  * - The swap instruction of the simulator's pools (swap-program.ts documents the format).
+ * - The address lookup tables the chain keeps from genesis (address-lookup-tables.ts) and
+ *   `SimChain.extendLookupTable()` / the `/admin/lookup-tables` routes that extend them.
  */
 export { createSimulator, faultsFromConfig, type SimEndpoints, type SimServers, type Simulator, type SimulatorOptions } from './simulator.js';
 export { SimChain, SLOT_PIECES, type SimChainOptions, type SimChainStats } from './chain.js';
@@ -27,5 +29,18 @@ export {
   type SwapAccounts,
   type SwapInstructionData,
 } from './swap-program.js';
+export {
+  LOOKUP_TABLE_MAX_ADDRESSES,
+  LookupTableExtendError,
+  encodeLookupTable,
+  lookupTableAddress,
+  poolSwapAccounts,
+  readLookupTable,
+  type LookupTableExtension,
+  type LookupTableState,
+  type SimLookupTable,
+  type SimLookupTables,
+} from './address-lookup-tables.js';
+export { LookupTableAdminPath, type LookupTableJson } from './http/lookup-table-admin.js';
 export { computeUnitLimit, computeUnitPrice, memoInstruction, systemTransfer } from './flow.js';
 export { JITO_TIP_ACCOUNTS, USDC_MINT, WSOL_MINT } from './known-accounts.js';

@@ -24,6 +24,36 @@ describe('MessageTemplate', () => {
     }
   });
 
+  it('signs the v0 bytes buildTransaction makes with the same lookup tables', () => {
+    const rng = new SimRandom(6);
+    const payer = keypairFromSeed(rng.bytes(32));
+    const [to, other, readonly] = [0, 1, 2].map(() => keypairFromSeed(rng.bytes(32)).address);
+    const tables = [
+      { address: keypairFromSeed(rng.bytes(32)).address, addresses: [other!, to!] },
+      { address: keypairFromSeed(rng.bytes(32)).address, addresses: [readonly!] },
+    ];
+    const shape = (lamports: bigint, price: bigint): InstructionInput[] => [
+      computeUnitPrice(price),
+      systemTransfer(payer.address, to!, lamports),
+      {
+        programId: memoInstruction(payer.address, '').programId,
+        accounts: [
+          { pubkey: payer.address, isSigner: true, isWritable: false },
+          { pubkey: readonly!, isSigner: false, isWritable: false },
+        ],
+        data: new TextEncoder().encode('through a table'),
+      },
+    ];
+    const template = MessageTemplate.compile(payer, shape(1n, 1n), rng.bytes(32), tables);
+    for (let i = 0; i < 3; i++) {
+      const blockhash = rng.bytes(32);
+      const instructions = shape(BigInt(rng.u32()), BigInt(rng.u32()));
+      const expected = buildTransaction({ payer, instructions, recentBlockhash: blockhash, lookupTables: tables });
+      expect(expected[1 + 64]).toBe(0x80);
+      expect(Buffer.from(template.sign(blockhash, instructions.map((ix) => ix.data))).equals(Buffer.from(expected))).toBe(true);
+    }
+  });
+
   it('refuses instruction data of another length', () => {
     const rng = new SimRandom(5);
     const payer = keypairFromSeed(rng.bytes(32));

@@ -6,6 +6,7 @@ import {
   signBytes,
   type InstructionInput,
   type Keypair,
+  type LookupTableInput,
 } from '../chain/transaction-builder.js';
 
 /**
@@ -24,11 +25,15 @@ export class MessageTemplate {
     private readonly payer: Keypair,
   ) {}
 
-  /** Compiles a legacy message paid and signed by `payer` alone. */
-  static compile(payer: Keypair, instructions: readonly InstructionInput[], blockhash: Uint8Array): MessageTemplate {
-    const compiled = compileMessage({ payer, instructions, recentBlockhash: blockhash });
+  /**
+   * Compiles a message paid and signed by `payer` alone: legacy, or v0 loading what it can through
+   * `lookupTables` (in order of preference) when they are given.
+   */
+  static compile(payer: Keypair, instructions: readonly InstructionInput[], blockhash: Uint8Array, lookupTables?: readonly LookupTableInput[]): MessageTemplate {
+    const compiled = compileMessage({ payer, instructions, recentBlockhash: blockhash, ...(lookupTables !== undefined ? { lookupTables } : {}) });
     if (compiled.header.numRequiredSignatures !== 1) throw new TypeError('a message template has one signer, the payer');
-    let p = 3 + compactU16Size(compiled.staticAccountKeys.length) + 32 * compiled.staticAccountKeys.length;
+    // v0: the version byte (0x80) comes first; the address table lookups come after the data.
+    let p = (compiled.version === 0 ? 1 : 0) + 3 + compactU16Size(compiled.staticAccountKeys.length) + 32 * compiled.staticAccountKeys.length;
     const blockhashOffset = p;
     p += 32 + compactU16Size(compiled.instructions.length);
     const dataOffsets: number[] = [];

@@ -1,6 +1,6 @@
-import * as base58 from '../chain/base58.js';
 import { AccountOverlay, type AccountReader } from './accounts-db.js';
 import { InvokeContext, type ProgramHandler } from './invoke-context.js';
+import { KeyCache } from './key-cache.js';
 import {
   ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
   COMPUTE_BUDGET_PROGRAM_ID,
@@ -23,6 +23,12 @@ import { IxError, TxError, instructionError, instructionErrorText, type Transact
 
 export interface ExecutionOptions {
   blockTime: bigint;
+  /**
+   * The slot the transaction executes in: lookup-table addresses added in this slot or a later
+   * one (index ≥ last_extended_slot_start_index while slot ≤ last_extended_slot) are not usable
+   * yet, as on chain. Without it every address of a table is usable.
+   */
+  slot?: bigint;
   /** Collect program logs (simulation); the flow's execution skips them. */
   collectLogs?: boolean;
 }
@@ -43,6 +49,8 @@ export type Execution =
 const NO_LOGS: string[] = [];
 const ALT_ADDRESSES_OFFSET = 56;
 const ALT_DEACTIVATION_SLOT = 4;
+const ALT_LAST_EXTENDED_SLOT = 12;
+const ALT_LAST_EXTENDED_START = 20;
 const U64_MAX = (1n << 64n) - 1n;
 const MICRO_LAMPORTS_PER_LAMPORT = 1_000_000n;
 
@@ -55,10 +63,14 @@ interface Budget {
 }
 
 export class Runtime {
-  constructor(private readonly programs: ReadonlyMap<string, ProgramHandler>) {}
+  constructor(
+    private readonly programs: ReadonlyMap<string, ProgramHandler>,
+    /** base58 of looked-up addresses (the chain shares its parser's). */
+    private readonly keys: KeyCache = new KeyCache(),
+  ) {}
 
   execute(tx: SimTransaction, state: AccountReader, options: ExecutionOptions): Execution {
-    const resolved = resolveAccounts(tx, state);
+    const resolved = resolveAccounts(tx, state, options.slot, this.keys);
     if (typeof resolved === 'string') return { landed: false, err: resolved };
     const { keys, writable } = resolved;
 
@@ -136,8 +148,12 @@ interface ResolvedAccounts {
   writable: Uint8Array;
 }
 
-/** Static keys, then every lookup's writable addresses, then every lookup's readonly ones. */
-function resolveAccounts(tx: SimTransaction, state: AccountReader): ResolvedAccounts | TransactionErrorValue & string {
+/**
+ * Static keys, then every lookup's writable addresses, then every lookup's readonly ones. A table's
+ * usable length in `slot` is all of it after its last_extended_slot, else the addresses before
+ * last_extended_slot_start_index (AddressLookupTable::get_active_addresses_len).
+ */
+function resolveAccounts(tx: SimTransaction, state: AccountReader, slot: bigint | undefined, keyCache: KeyCache): ResolvedAccounts | TransactionErrorValue & string {
   const staticCount = tx.staticKeys.length;
   if (tx.lookups.length === 0) {
     const writable = new Uint8Array(staticCount);
@@ -146,14 +162,20 @@ function resolveAccounts(tx: SimTransaction, state: AccountReader): ResolvedAcco
     return { keys: tx.staticKeys as string[], writable };
   }
   const tables: Uint8Array[] = [];
+  const usable: number[] = [];
   for (const lookup of tx.lookups) {
     const table = state.get(lookup.table);
     if (table === null) return TxError.AddressLookupTableNotFound;
     if (table.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM_ID || table.data.length < ALT_ADDRESSES_OFFSET) {
       return TxError.InvalidAddressLookupTableOwner;
     }
-    const deactivation = new DataView(table.data.buffer, table.data.byteOffset).getBigUint64(ALT_DEACTIVATION_SLOT, true);
+    const view = new DataView(table.data.buffer, table.data.byteOffset, table.data.byteLength);
+    const deactivation = view.getBigUint64(ALT_DEACTIVATION_SLOT, true);
     if (deactivation !== U64_MAX) return TxError.AddressLookupTableNotFound;
+    if ((table.data.length - ALT_ADDRESSES_OFFSET) % 32 !== 0) return TxError.InvalidAddressLookupTableData;
+    const count = (table.data.length - ALT_ADDRESSES_OFFSET) >> 5;
+    const extendedIn = view.getBigUint64(ALT_LAST_EXTENDED_SLOT, true);
+    usable.push(slot === undefined || slot > extendedIn ? count : Math.min(count, table.data[ALT_LAST_EXTENDED_START]!));
     tables.push(table.data);
   }
   const keys = tx.staticKeys.slice();
@@ -163,11 +185,10 @@ function resolveAccounts(tx: SimTransaction, state: AccountReader): ResolvedAcco
     for (let l = 0; l < tx.lookups.length; l++) {
       const data = tables[l]!;
       const indexes = pass === 0 ? tx.lookups[l]!.writableIndexes : tx.lookups[l]!.readonlyIndexes;
-      const count = (data.length - ALT_ADDRESSES_OFFSET) >> 5;
+      const count = usable[l]!;
       for (const index of indexes) {
         if (index >= count) return TxError.InvalidAddressLookupTableIndex;
-        const at = ALT_ADDRESSES_OFFSET + index * 32;
-        keys.push(base58.encode(data.subarray(at, at + 32)));
+        keys.push(keyCache.keyAt(data, ALT_ADDRESSES_OFFSET + index * 32));
         flags.push(pass === 0 ? 1 : 0);
       }
     }

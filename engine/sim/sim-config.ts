@@ -16,6 +16,7 @@ export const simSchema = {
   'sim.slotMs': setting({ description: 'slot duration', parse: duration({ min: 10 }), default: 400, env: 'SIM_SLOT_MS', flag: 'slot-ms' }),
   'sim.txRate': setting({ description: 'transactions per second in the generated flow', parse: int({ min: 0, max: 100_000 }), default: 2000, env: 'SIM_TX_RATE', flag: 'tx-rate' }),
   'sim.poolShare': setting({ description: 'share of generated transactions that swap on a pool (the rest is noise: votes, transfers)', parse: num({ min: 0, max: 1 }), default: 0.2, env: 'SIM_POOL_SHARE', flag: 'pool-share' }),
+  'sim.lookupSwapShare': setting({ description: 'share of generated swaps sent as v0 transactions that load the pool and its accounts only through the address lookup tables (the rest are legacy, every key static)', parse: num({ min: 0, max: 1 }), default: 0.3, env: 'SIM_LOOKUP_SWAP_SHARE', flag: 'lookup-swap-share' }),
   'sim.tokens': setting({ description: 'tokens besides wrapped SOL and USDC', parse: int({ min: 0, max: 64 }), default: 6, env: 'SIM_TOKENS', flag: 'tokens' }),
   'sim.poolsPerKind': setting({ description: 'pools of each of the four kinds', parse: int({ min: 1, max: 256 }), default: 4, env: 'SIM_POOLS_PER_KIND', flag: 'pools-per-kind' }),
   'sim.txsPerEntry': setting({ description: 'transactions per entry', parse: int({ min: 1, max: 1024 }), default: 64, env: 'SIM_TXS_PER_ENTRY', flag: 'txs-per-entry' }),

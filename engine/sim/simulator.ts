@@ -1,7 +1,7 @@
 import { createLogger, type Logger } from '../obs/logger.js';
 import { SimChain } from './chain.js';
 import { FaultInjector } from './faults.js';
-import { createSimHttpServer, type SimHttpServer } from './http/index.js';
+import { createSimHttpServer, mountLookupTableAdmin, type SimHttpServer } from './http/index.js';
 import { mountQuoteApi } from './quote-api/index.js';
 import { JsonRpcHttpServer, JsonRpcWsServer } from './rpc/index.js';
 import type { SimConfig } from './sim-config.js';
@@ -11,7 +11,8 @@ import { ShredstreamServer } from './stream/index.js';
  * `tidepool sim` in one object: the seeded chain, the fault injector configured from the
  * `sim.fault*` settings, and the four servers bound to the configured host and ports (Solana
  * JSON-RPC over HTTP and WebSocket, ShredStream gRPC, and the HTTP server carrying the block
- * engine, the fault admin and the /quote API). Nothing listens or ticks until start().
+ * engine, the fault admin, the lookup table admin and the /quote API). Nothing listens or ticks
+ * until start().
  */
 
 export interface SimEndpoints {
@@ -69,6 +70,7 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
     slotMs: config['sim.slotMs'],
     txRate: config['sim.txRate'],
     poolShare: config['sim.poolShare'],
+    lookupSwapShare: config['sim.lookupSwapShare'],
     tokens: config['sim.tokens'],
     poolsPerKind: config['sim.poolsPerKind'],
     txsPerEntry: config['sim.txsPerEntry'],
@@ -81,6 +83,7 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
   const stream = new ShredstreamServer({ backend: chain, faults, host, port: config['sim.streamPort'], logger: log });
   const { server: http }: { server: SimHttpServer } = createSimHttpServer({ backend: chain, faults, host, port: config['sim.httpPort'], logger: log });
   mountQuoteApi(http, { market: chain, faults, logger: log });
+  mountLookupTableAdmin(http, { chain, logger: log });
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {

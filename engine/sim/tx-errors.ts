@@ -25,6 +25,7 @@ export const TxError = {
   InvalidProgramForExecution: 'InvalidProgramForExecution',
   AddressLookupTableNotFound: 'AddressLookupTableNotFound',
   InvalidAddressLookupTableOwner: 'InvalidAddressLookupTableOwner',
+  InvalidAddressLookupTableData: 'InvalidAddressLookupTableData',
   InvalidAddressLookupTableIndex: 'InvalidAddressLookupTableIndex',
 } as const;
 
@@ -55,6 +56,7 @@ const TX_TEXT: Record<string, string> = {
   InvalidProgramForExecution: 'This program may not be used for executing instructions',
   AddressLookupTableNotFound: "Transaction loads an address table account that doesn't exist",
   InvalidAddressLookupTableOwner: 'Transaction loads an address table account with an invalid owner',
+  InvalidAddressLookupTableData: 'Transaction loads an address table account with invalid data',
   InvalidAddressLookupTableIndex: 'Transaction address table lookup uses an invalid index',
   SanitizeFailure: 'Transaction failed to sanitize accounts offsets correctly',
 };

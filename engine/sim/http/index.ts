@@ -25,6 +25,12 @@ export {
   type InflightStatus,
 } from './block-engine.js';
 export { FaultAdminPath, FAULT_ACTIONS, FaultPatchInvalid, applyFaultPatch, mountFaultAdmin, parseFaultPatch, type FaultPatch } from './admin.js';
+export {
+  LookupTableAdminPath,
+  mountLookupTableAdmin,
+  type LookupTableAdminBackend,
+  type LookupTableJson,
+} from './lookup-table-admin.js';
 export { deriveBundleId, firstSignature, transactionId } from './bundle-id.js';
 
 export interface CreateSimHttpServerOptions extends SimHttpServerOptions {

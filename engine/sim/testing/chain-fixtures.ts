@@ -1,6 +1,7 @@
-import { buildTransaction, keypairFromSeed, type InstructionInput, type Keypair } from '../../chain/transaction-builder.js';
+import { buildTransaction, keypairFromSeed, type InstructionInput, type Keypair, type LookupTableInput } from '../../chain/transaction-builder.js';
 import { SwapMode, quoteDlmmWithBins, quoteSwap, type DecodedPool, type Dex, type DlmmPool, type SwapResult } from '../../dex/index.js';
 import type { Trader } from '../actors.js';
+import type { LookupTableExtension } from '../address-lookup-tables.js';
 import { SimChain, type SimChainOptions } from '../chain.js';
 import { USDC_MINT, WSOL_MINT } from '../known-accounts.js';
 import type { SimPoolInfo } from '../pool-genesis.js';
@@ -35,6 +36,11 @@ export interface SwapArgs {
   /** Instructions before the swap (compute budget, tips). */
   before?: InstructionInput[];
   blockhash?: string;
+  /**
+   * Lookup tables to compile a v0 transaction with, in order of preference (each account is loaded
+   * through the first that holds it), read from the chain's current state. Legacy when absent.
+   */
+  lookupTables?: readonly string[];
 }
 
 /** A signed swap transaction of the simulator's documented format, paid by the trader. */
@@ -58,7 +64,34 @@ export function swapTransaction(chain: SimChain, who: Trader, info: SimPoolInfo,
     payer: who.keypair,
     instructions: [...(args.before ?? []), ix],
     recentBlockhash: args.blockhash ?? chain.latestBlockhash().blockhash,
+    ...(args.lookupTables !== undefined ? { lookupTables: currentLookupTables(chain, args.lookupTables) } : {}),
   });
+}
+
+/** The tables a router would compile a swap on `pool` with: the pool's table, then the shared one. */
+export function poolLookupTables(chain: SimChain, pool: string): string[] {
+  const own = chain.lookupTableOf(pool);
+  const shared = chain.lookupTableAddresses()[0]!;
+  return own === undefined ? [shared] : [own, shared];
+}
+
+/** The tables' current addresses as the transaction builder takes them. */
+export function currentLookupTables(chain: SimChain, tables: readonly string[]): LookupTableInput[] {
+  return tables.map((address) => {
+    const state = chain.lookupTable(address);
+    if (state === null) throw new Error(`${address} is not a lookup table`);
+    return { address, addresses: state.addresses };
+  });
+}
+
+/**
+ * Appends a pool's swap accounts (the pool address first, then vaults, AmmConfig, arrays) to a
+ * lookup table, default the shared table (which holds no pool at genesis), as a router adding a
+ * new pool to its table would. A swap compiled with that table first then loads the pool through
+ * the new indexes (see SwapArgs.lookupTables).
+ */
+export function addPoolToLookupTable(chain: SimChain, pool: string, table = chain.lookupTableAddresses()[0]!): LookupTableExtension {
+  return chain.addPoolToLookupTable(pool, table);
 }
 
 /** The quote the next slot's execution must match: the chain's view at the next block time. */
