@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 
 import { isPubkey } from '../chain/base58.js';
 import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
-import { SettingIssue, bool, duration, int, list, oneOf, port, str, type SettingParser } from '../config/setting-types.js';
+import { SettingIssue, bool, duration, int, list, oneOf, port, str, url, type SettingParser } from '../config/setting-types.js';
 import { DEFAULT_PROGRAM_IDS } from '../dex/program-ids.js';
 import { Dex, DEX_KINDS } from '../dex/types.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -113,8 +114,11 @@ export const scannerSchema = {
   'bus.servers': setting({ description: 'message bus (NATS) servers', parse: uniqueList(busServer(), { min: 1 }), default: ['nats://127.0.0.1:4222'], env: 'BUS_SERVERS', flag: 'bus-servers' }),
   'bus.streamName': setting({ description: 'JetStream stream of pool state updates', parse: streamName(), default: 'POOL_UPDATES', env: 'BUS_STREAM_NAME', flag: 'bus-stream-name' }),
   'bus.maxAge': setting({ description: 'age after which the stream discards a message', parse: duration({ min: 1000 }), default: 60_000, flag: 'bus-max-age' }),
-  'performance.maxConcurrentProcessing': setting({ description: 'transactions processed at once', parse: int({ min: 1, max: 10_000 }), default: 20, flag: 'max-concurrent-processing' }),
-  'performance.batchSize': setting({ description: 'transactions per account fetch batch', parse: int({ min: 1, max: MAX_BATCH_SIZE }), default: 10, flag: 'batch-size' }),
+  'rpc.endpoints': setting({ description: 'Solana JSON-RPC endpoints the pool accounts are read from (getMultipleAccounts)', parse: uniqueList(url(), { min: 1 }), default: ['http://127.0.0.1:8899'], env: 'RPC_ENDPOINTS', flag: 'rpc-endpoints' }),
+  'performance.parseWorkers': setting({ description: 'parse worker threads (entry parsing and pool matching); default: cores - 1, at least 1', parse: int({ min: 1, max: 64 }), default: Math.max(1, availableParallelism() - 1), env: 'PARSE_WORKERS', flag: 'parse-workers' }),
+  'events.includeRawData': setting({ description: "put the base64 pool account data in each event's state.rawData", parse: bool(), default: false, env: 'EVENTS_RAW_DATA', flag: 'events-raw-data' }),
+  'performance.maxConcurrentProcessing': setting({ description: 'account-read batches in flight at once', parse: int({ min: 1, max: 10_000 }), default: 20, flag: 'max-concurrent-processing' }),
+  'performance.batchSize': setting({ description: 'transactions per account-read batch', parse: int({ min: 1, max: MAX_BATCH_SIZE }), default: 10, flag: 'batch-size' }),
   'performance.queueSizeLimit': setting({ description: 'queued transactions beyond which new ones are dropped and counted', parse: int({ min: 1, max: 1_000_000 }), default: 100, flag: 'queue-size-limit' }),
   'metrics.prometheusPort': setting({ description: 'Prometheus /metrics port', parse: port(), default: 9091, env: 'METRICS_PORT', flag: 'metrics-port' }),
   'metrics.logLevel': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
