@@ -105,3 +105,26 @@ export { amountDeltaA, amountDeltaB } from './concentrated/sqrt-price-math.js';
 
 // dexb_dlmm
 export * from './dlmm/index.js';
+
+// the accounts a pool's quotes need besides the pool account, and the context built from them
+export {
+  DEFAULT_ARRAYS_EACH_SIDE,
+  arrayBitmapOf,
+  assembleSwapState,
+  buildSwapState,
+  clmmAmmConfigAddress,
+  clmmTickArrayAddress,
+  currentArrayKey,
+  decodeSwapAccount,
+  dlmmBinArrayAddress,
+  reserveAccountsOf,
+  swapAccountAddresses,
+  swapArrayAddress,
+  swapArrayKeys,
+  ticksPerArray,
+  whirlpoolTickArrayAddress,
+  type FetchedAccount,
+  type PoolAccountsOptions,
+  type PoolSwapState,
+} from './pool-accounts.js';
+export { TOKEN_ACCOUNT_SIZE, tokenAccountAmount } from './token-account.js';

@@ -96,8 +96,12 @@ export class DecoderRegistry {
     return this.dexByOwner.get(owner);
   }
 
-  /** Decodes one account by its owner program. Throws (and counts) a TpError on failure. */
-  decodeAccount(owner: string, data: Uint8Array, address?: string): DecodedAccount {
+  /**
+   * Decodes one account by its owner program. Throws (and counts) a TpError on failure.
+   * `tickSpacing`, when the caller knows the pool of a tick array, sets the ticks' indexes (it
+   * takes precedence over `tickSpacingOf`).
+   */
+  decodeAccount(owner: string, data: Uint8Array, address?: string, tickSpacing?: number): DecodedAccount {
     const dex = this.dexByOwner.get(owner);
     if (dex === undefined) {
       this.count(UNKNOWN_DEX, ErrorCode.UnknownOwner);
@@ -107,7 +111,7 @@ export class DecoderRegistry {
     }
     let result: DecodedAccount;
     try {
-      result = this.decodeFor(dex, data, address);
+      result = this.decodeFor(dex, data, address, tickSpacing);
     } catch (err) {
       const error = isTpError(err)
         ? err
@@ -136,7 +140,7 @@ export class DecoderRegistry {
     byCode[code] = (byCode[code] ?? 0) + 1;
   }
 
-  private decodeFor(dex: Dex, data: Uint8Array, address: string | undefined): DecodedAccount {
+  private decodeFor(dex: Dex, data: Uint8Array, address: string | undefined, tickSpacing: number | undefined): DecodedAccount {
     if (dex === Dex.Amm) return { kind: 'pool', dex, pool: decodeAmmPool(data, address) };
     if (data.length < DISCRIMINATOR_BYTES) {
       throw new TpError(ErrorCode.AccountSize, `${dex} account of ${data.length} bytes has no discriminator`, {
@@ -147,13 +151,13 @@ export class DecoderRegistry {
       case Dex.Whirlpool:
         if (hasDiscriminator(data, WHIRLPOOL_DISCRIMINATOR)) return { kind: 'pool', dex, pool: decodeWhirlpool(data, address) };
         if (isWhirlpoolTickArray(data)) {
-          return { kind: 'tickArray', dex, tickArray: this.withSpacing(decodeWhirlpoolTickArray(data, address)) };
+          return { kind: 'tickArray', dex, tickArray: this.withSpacing(decodeWhirlpoolTickArray(data, address, tickSpacing), tickSpacing) };
         }
         break;
       case Dex.Clmm:
         if (hasDiscriminator(data, CLMM_POOL_DISCRIMINATOR)) return { kind: 'pool', dex, pool: decodeClmmPool(data, address) };
         if (hasDiscriminator(data, CLMM_TICK_ARRAY_DISCRIMINATOR)) {
-          return { kind: 'tickArray', dex, tickArray: this.withSpacing(decodeClmmTickArray(data, address)) };
+          return { kind: 'tickArray', dex, tickArray: this.withSpacing(decodeClmmTickArray(data, address, tickSpacing), tickSpacing) };
         }
         if (hasDiscriminator(data, CLMM_AMM_CONFIG_DISCRIMINATOR)) {
           return { kind: 'ammConfig', dex, ammConfig: decodeClmmAmmConfig(data, address) };
@@ -171,8 +175,9 @@ export class DecoderRegistry {
     });
   }
 
-  /** Fills in tick indexes when the pool's tick spacing is known. */
-  private withSpacing(array: TickArray): TickArray {
+  /** Fills in tick indexes when the pool's tick spacing is known (and was not given). */
+  private withSpacing(array: TickArray, given: number | undefined): TickArray {
+    if (given !== undefined) return array;
     const spacing = this.tickSpacingOf?.(array.pool);
     if (spacing === undefined) return array;
     const ticks: Tick[] = array.ticks.map((t, slot) => ({ ...t, index: array.startTickIndex + slot * spacing }));

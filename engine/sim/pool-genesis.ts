@@ -23,6 +23,9 @@ import {
   amountDeltaA,
   amountDeltaB,
   binArrayIndexOf,
+  clmmAmmConfigAddress,
+  clmmTickArrayAddress,
+  dlmmBinArrayAddress,
   binPrice,
   encodeAmmPool,
   encodeBinArray,
@@ -37,6 +40,7 @@ import {
   setTickArrayBit,
   whirlpoolSqrtPriceAtTick,
   whirlpoolTickAtSqrtPrice,
+  whirlpoolTickArrayAddress,
   withBinArrayBit,
   type Bin,
   type ClmmPoolFields,
@@ -370,15 +374,13 @@ function buildConcentrated(plan: PoolPlan, rng: SimRandom, accounts: Map<string,
     let data: Uint8Array;
     if (kind.dex === Dex.Whirlpool) {
       // Whirlpool swaps walk consecutive arrays: every array of the window exists.
-      arrayAddress = findProgramAddress(['tick_array', addressBytes, String(start)], programId).address;
+      arrayAddress = whirlpoolTickArrayAddress(programId, address, start);
       data = encodeWhirlpoolTickArray({ pool: address, startTickIndex: start, ticks: slots });
       if (data.length !== WHIRLPOOL_FIXED_TICK_ARRAY_ACCOUNT_SIZE) throw new RangeError('tick array size');
     } else {
       // Raydium creates arrays with initialized ticks only and marks them in the pool's bitmap.
       if (!initialized) continue;
-      const startBytes = new Uint8Array(4);
-      new DataView(startBytes.buffer).setInt32(0, start, false);
-      arrayAddress = findProgramAddress(['tick_array', addressBytes, startBytes], programId).address;
+      arrayAddress = clmmTickArrayAddress(programId, address, start);
       data = encodeClmmTickArray({ pool: address, startTickIndex: start, tickSpacing: ts, ticks: slots });
       if (data.length !== CLMM_TICK_ARRAY_ACCOUNT_SIZE) throw new RangeError('tick array size');
       setTickArrayBit(bitmap, start, ts, true);
@@ -469,8 +471,7 @@ function buildConcentrated(plan: PoolPlan, rng: SimRandom, accounts: Map<string,
 function clmmAmmConfig(tier: ClTier, accounts: Map<string, AccountRecord>, seed: number): string {
   const programId = DEFAULT_PROGRAM_IDS[Dex.Clmm];
   const index = tier.index ?? 0;
-  const indexBytes = new Uint8Array([index >> 8, index & 0xff]);
-  const { address, bump } = findProgramAddress(['amm_config', indexBytes], programId);
+  const { address, bump } = clmmAmmConfigAddress(programId, index);
   if (!accounts.has(address)) {
     const owner = base58.encode(seededBytes32(seed, 'clmm-config-owner'));
     const data = encodeClmmAmmConfig({
@@ -530,9 +531,7 @@ function buildDlmm(plan: PoolPlan, rng: SimRandom, accounts: Map<string, Account
       // Meteora's bin liquidity: price · x + y, in Q64.64.
       bins.push({ id, amountX, amountY, price, liquiditySupply: price * amountX + (amountY << 64n) });
     }
-    const indexBytes = new Uint8Array(8);
-    new DataView(indexBytes.buffer).setBigInt64(0, BigInt(index), true);
-    const arrayAddress = findProgramAddress(['bin_array', addressBytes, indexBytes], programId).address;
+    const arrayAddress = dlmmBinArrayAddress(programId, address, index);
     const data = encodeBinArray({ pool: address, index: BigInt(index), bins });
     if (data.length !== DLMM_BIN_ARRAY_SIZE) throw new RangeError('bin array size');
     accounts.set(arrayAddress, programAccount(programId, data));
