@@ -9,7 +9,10 @@ import type { DecodedPool, Dex, SwapContext } from '../dex/types.js';
 export interface LoadedPool {
   address: string;
   dex: Dex;
-  /** Decoded pool account (`address` set). */
+  /**
+   * Decoded pool account (`address` set), ready to quote: a Raydium CLMM pool carries its
+   * AmmConfig's fee rate (`feeRate` stays undefined when that account could not be read).
+   */
   pool: DecodedPool;
   /** Extra accounts of the swap math; undefined for dexa_amm (reserves live in the pool account). */
   context: SwapContext | undefined;

@@ -1,0 +1,391 @@
+/**
+ * PoolLoader over Solana JSON-RPC: pool accounts and their swap context read through the batched,
+ * coalesced AccountFetcher (getMultipleAccounts), decoded with the decoder registry.
+ *
+ * Rounds. Round 1 asks for every pool account of the call, together with the context accounts
+ * (tick or bin arrays, Raydium AmmConfig, reserve vaults) remembered from each pool's previous
+ * load; the fetcher packs them into as few getMultipleAccounts calls as its batch size allows, so
+ * a steady-state reload is one round, usually one call. Once the pools are decoded, round 2 asks
+ * for whatever context account was not in round 1: a pool seen for the first time, or whose tick,
+ * active bin or array bitmap moved to other arrays.
+ *
+ * Failures are answers, one per pool: 'missing' (no account at the address), 'unknown_owner' (a
+ * program the registry does not know), 'decode' (bytes that are not a pool account), 'rpc' (a
+ * read of the pool or of one of its context accounts failed). A context account that does not
+ * exist is simply absent from the context: the swap math refuses past the data it has.
+ *
+ * Allocation: array addresses are derived once per pool and array (PDAs cost a few sha256 and
+ * curve checks), and a context account whose bytes did not change since the last load keeps its
+ * decoded value.
+ */
+import { ErrorCode, isTpError } from '../errors.js';
+import {
+  DEFAULT_ARRAYS_EACH_SIDE,
+  Dex,
+  arrayBitmapOf,
+  assembleSwapState,
+  currentArrayKey,
+  decodeSwapAccount,
+  reserveAccountsOf,
+  swapArrayAddress,
+  swapArrayKeys,
+  tokenAccountAmount,
+  type DecodedAccount,
+  type DecodedPool,
+  type DecoderRegistry,
+} from '../dex/index.js';
+import type { AccountFetcher } from '../rpc/account-fetcher.js';
+import type { AccountData } from '../rpc/rpc-client.js';
+import type { LoadedPool, PoolLoader, PoolLoadFailure, PoolLoadResult } from './types.js';
+
+export interface RpcPoolLoaderOptions {
+  fetcher: AccountFetcher;
+  registry: DecoderRegistry;
+  /** Tick or bin arrays read on each side of the current one. Default 3. */
+  arraysEachSide?: number;
+  /** Read the vault balances of CL and DLMM pools into `reserves`. Default true. */
+  readReserves?: boolean;
+  /**
+   * Unix seconds stamped on each context as `nowSeconds` (DLMM volatility, Raydium's dynamic fee).
+   * Default none: the math then takes the pool's last update time.
+   */
+  clock?: () => bigint;
+  /** Pools whose context addresses and decodes are remembered (least recently loaded dropped). Default 10,000. */
+  maxRemembered?: number;
+}
+
+export interface PoolLoadOptions {
+  /**
+   * Read only after the call (AccountFetcher `fresh`): never join a read already in flight. Use it
+   * when the state must postdate something just seen (a transaction). Default true.
+   */
+  fresh?: boolean;
+}
+
+export interface RpcPoolLoaderStats {
+  /** load() calls. */
+  loads: number;
+  /** Pools asked for, over all calls (duplicates within a call counted once). */
+  pools: number;
+  /** Loads that needed a second round (new pools, moved prices). */
+  secondRounds: number;
+  /** Array addresses derived (PDAs). */
+  derivedAddresses: number;
+  /** Context account decodes skipped because the bytes had not changed. */
+  reusedDecodes: number;
+}
+
+/** What a read gave: the account, null when it does not exist, or the error of its call. */
+type Read = AccountData | null | Error;
+
+interface CachedDecode {
+  data: Uint8Array;
+  value: DecodedAccount | undefined;
+}
+
+/** What the loader remembers of a pool between loads. */
+interface PoolMemo {
+  programId: string;
+  dex: Dex;
+  /** Last pool account bytes and their decode (before any AmmConfig is applied). */
+  poolData: Uint8Array;
+  pool: DecodedPool;
+  /** The current array key and the bitmap `swapAccounts` were chosen under. */
+  center: number | undefined;
+  bitmap: readonly bigint[] | undefined;
+  /** Arrays (ascending), then the Raydium AmmConfig. */
+  swapAccounts: string[];
+  reserveAccounts: readonly [string, string] | undefined;
+  /** Array addresses by key. */
+  pdas: Map<number, string>;
+  decoded: Map<string, CachedDecode>;
+}
+
+/** A pool of the call between the rounds. */
+interface Pending {
+  address: string;
+  account: AccountData;
+  memo: PoolMemo;
+}
+
+const MAX_REMEMBERED_PDAS = 64;
+
+export class RpcPoolLoader implements PoolLoader {
+  readonly stats: RpcPoolLoaderStats = { loads: 0, pools: 0, secondRounds: 0, derivedAddresses: 0, reusedDecodes: 0 };
+  private readonly fetcher: AccountFetcher;
+  private readonly registry: DecoderRegistry;
+  private readonly arraysEachSide: number;
+  private readonly readReserves: boolean;
+  private readonly clock: (() => bigint) | undefined;
+  private readonly maxRemembered: number;
+  private readonly memos = new Map<string, PoolMemo>();
+  private readonly keys: number[] = [];
+
+  constructor(options: RpcPoolLoaderOptions) {
+    this.fetcher = options.fetcher;
+    this.registry = options.registry;
+    this.arraysEachSide = options.arraysEachSide ?? DEFAULT_ARRAYS_EACH_SIDE;
+    if (!Number.isInteger(this.arraysEachSide) || this.arraysEachSide < 0 || this.arraysEachSide > 64) {
+      throw new RangeError(`arraysEachSide must be 0..64, got ${this.arraysEachSide}`);
+    }
+    this.readReserves = options.readReserves ?? true;
+    this.clock = options.clock;
+    this.maxRemembered = Math.max(0, options.maxRemembered ?? 10_000);
+  }
+
+  /** Pools whose context is remembered. */
+  get remembered(): number {
+    return this.memos.size;
+  }
+
+  async load(addresses: readonly string[], options: PoolLoadOptions = {}): Promise<PoolLoadResult[]> {
+    this.stats.loads++;
+    const fresh = options.fresh ?? true;
+    const reads = new Map<string, Read | Promise<Read>>();
+    const want = (address: string): void => {
+      if (!reads.has(address)) reads.set(address, settle(this.fetcher.fetch(address, { fresh })));
+    };
+
+    // Round 1: the pools, and the context accounts of the pools we know.
+    for (const address of addresses) {
+      if (reads.has(address)) continue;
+      want(address);
+      this.stats.pools++;
+      const memo = this.memos.get(address);
+      if (memo === undefined) continue;
+      for (const a of memo.swapAccounts) want(a);
+      if (memo.reserveAccounts !== undefined && this.readReserves) {
+        want(memo.reserveAccounts[0]);
+        want(memo.reserveAccounts[1]);
+      }
+    }
+    await resolveAll(reads);
+
+    const outcomes = new Map<string, PoolLoadResult | Pending>();
+    let round2 = false;
+    for (const address of addresses) {
+      if (outcomes.has(address)) continue;
+      const outcome = this.decodePool(address, reads.get(address) as Read);
+      outcomes.set(address, outcome);
+      if ('ok' in outcome) continue;
+      const memo = outcome.memo;
+      for (const a of memo.swapAccounts) {
+        if (!reads.has(a)) {
+          want(a);
+          round2 = true;
+        }
+      }
+      if (memo.reserveAccounts !== undefined && this.readReserves) {
+        for (const a of memo.reserveAccounts) {
+          if (!reads.has(a)) {
+            want(a);
+            round2 = true;
+          }
+        }
+      }
+    }
+
+    // Round 2: context accounts not read yet.
+    if (round2) {
+      this.stats.secondRounds++;
+      await resolveAll(reads);
+    }
+
+    const nowSeconds = this.clock?.();
+    const results = new Array<PoolLoadResult>(addresses.length);
+    for (let i = 0; i < addresses.length; i++) {
+      const address = addresses[i]!;
+      let outcome = outcomes.get(address)!;
+      if (!('ok' in outcome)) {
+        outcome = this.assemble(outcome, reads as Map<string, Read>, nowSeconds);
+        outcomes.set(address, outcome);
+      }
+      results[i] = outcome;
+    }
+    return results;
+  }
+
+  /** The pool account decoded and its context accounts planned, or why not. */
+  private decodePool(address: string, read: Read): PoolLoadResult | Pending {
+    if (read instanceof Error) return failure(address, 'rpc', `pool account read failed: ${read.message}`);
+    if (read === null) {
+      this.memos.delete(address);
+      return failure(address, 'missing', `no account at ${address}`);
+    }
+    let memo = this.memos.get(address);
+    if (memo !== undefined && memo.programId !== read.owner) {
+      this.memos.delete(address);
+      memo = undefined;
+    }
+    if (memo !== undefined && bytesEqual(memo.poolData, read.data)) {
+      // Unchanged pool bytes: the same decode, the same context accounts.
+      this.touch(address, memo);
+      return { address, account: read, memo };
+    }
+
+    let pool: DecodedPool;
+    try {
+      const decoded = this.registry.decodeAccount(read.owner, read.data, address);
+      if (decoded.kind !== 'pool') {
+        return failure(address, 'decode', `${address} is a ${decoded.dex} ${decoded.kind} account, not a pool`);
+      }
+      pool = decoded.pool;
+    } catch (err) {
+      if (isTpError(err, ErrorCode.UnknownOwner)) {
+        return failure(address, 'unknown_owner', `${address} is owned by ${read.owner}, a program with no decoder`);
+      }
+      return failure(address, 'decode', `${address}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (pool.address === undefined) pool = { ...pool, address };
+
+    if (memo === undefined) {
+      memo = {
+        programId: read.owner,
+        dex: pool.dex,
+        poolData: read.data,
+        pool,
+        center: undefined,
+        bitmap: undefined,
+        swapAccounts: [],
+        reserveAccounts: undefined,
+        pdas: new Map(),
+        decoded: new Map(),
+      };
+      this.plan(memo, pool, true);
+    } else {
+      memo.poolData = read.data;
+      memo.pool = pool;
+      this.plan(memo, pool, false);
+    }
+    this.touch(address, memo);
+    return { address, account: read, memo };
+  }
+
+  /** Chooses the pool's context accounts again when its current array or bitmap moved. */
+  private plan(memo: PoolMemo, pool: DecodedPool, first: boolean): void {
+    memo.reserveAccounts = reserveAccountsOf(pool);
+    if (pool.dex === Dex.Amm) return;
+    const center = currentArrayKey(pool);
+    const bitmap = arrayBitmapOf(pool);
+    const ammConfig = pool.dex === Dex.Clmm ? pool.ammConfig : undefined;
+    if (!first && center === memo.center && sameBitmap(memo.bitmap, bitmap) && lastIs(memo.swapAccounts, ammConfig)) return;
+    memo.center = center;
+    memo.bitmap = bitmap;
+    this.keys.length = 0;
+    const keys = swapArrayKeys(pool, { arraysEachSide: this.arraysEachSide }, this.keys);
+    const accounts: string[] = [];
+    if (memo.pdas.size > MAX_REMEMBERED_PDAS) memo.pdas.clear();
+    for (const key of keys) {
+      let address = memo.pdas.get(key);
+      if (address === undefined) {
+        address = swapArrayAddress(pool, memo.programId, key);
+        memo.pdas.set(key, address);
+        this.stats.derivedAddresses++;
+      }
+      accounts.push(address);
+    }
+    keys.length = 0;
+    if (ammConfig !== undefined) accounts.push(ammConfig);
+    memo.swapAccounts = accounts;
+    // Forget the decodes of accounts no longer read.
+    for (const address of memo.decoded.keys()) if (!accounts.includes(address)) memo.decoded.delete(address);
+  }
+
+  /** The loaded pool from its context reads, or the read failure that prevents it. */
+  private assemble(pending: Pending, reads: Map<string, Read>, nowSeconds: bigint | undefined): PoolLoadResult {
+    const { address, account, memo } = pending;
+    const pool = memo.pool;
+    let reserves: readonly [bigint, bigint] | undefined;
+    if (pool.dex === Dex.Amm) {
+      reserves = [pool.reserveA, pool.reserveB];
+      return ok({ address, dex: pool.dex, pool, context: undefined, slot: account.slot, data: account.data, reserves });
+    }
+    const decoded = new Array<DecodedAccount | undefined>(memo.swapAccounts.length);
+    for (let i = 0; i < memo.swapAccounts.length; i++) {
+      const a = memo.swapAccounts[i]!;
+      const read = reads.get(a);
+      if (read instanceof Error) return failure(address, 'rpc', `context account ${a} read failed: ${read.message}`);
+      decoded[i] = this.decodeContext(memo, a, read ?? null);
+    }
+    if (memo.reserveAccounts !== undefined && this.readReserves) {
+      const x = reads.get(memo.reserveAccounts[0]);
+      const y = reads.get(memo.reserveAccounts[1]);
+      if (x instanceof Error) return failure(address, 'rpc', `reserve account read failed: ${x.message}`);
+      if (y instanceof Error) return failure(address, 'rpc', `reserve account read failed: ${y.message}`);
+      const amountA = x === null || x === undefined ? undefined : tokenAccountAmount(x.data);
+      const amountB = y === null || y === undefined ? undefined : tokenAccountAmount(y.data);
+      if (amountA !== undefined && amountB !== undefined) reserves = [amountA, amountB];
+    }
+    const state = assembleSwapState(pool, decoded, nowSeconds);
+    const loaded: LoadedPool = { address, dex: pool.dex, pool: state.pool, context: state.context, slot: account.slot, data: account.data };
+    if (reserves !== undefined) loaded.reserves = reserves;
+    return ok(loaded);
+  }
+
+  private decodeContext(memo: PoolMemo, address: string, read: AccountData | null): DecodedAccount | undefined {
+    if (read === null) {
+      memo.decoded.delete(address);
+      return undefined;
+    }
+    const cached = memo.decoded.get(address);
+    if (cached !== undefined && bytesEqual(cached.data, read.data)) {
+      this.stats.reusedDecodes++;
+      return cached.value;
+    }
+    const value = decodeSwapAccount(this.registry, memo.pool, address, read);
+    memo.decoded.set(address, { data: read.data, value });
+    return value;
+  }
+
+  /** Marks the pool most recently loaded; drops the least recent past maxRemembered. */
+  private touch(address: string, memo: PoolMemo): void {
+    this.memos.delete(address);
+    if (this.maxRemembered === 0) return;
+    this.memos.set(address, memo);
+    if (this.memos.size > this.maxRemembered) {
+      const oldest = this.memos.keys().next().value;
+      if (oldest !== undefined) this.memos.delete(oldest);
+    }
+  }
+}
+
+export function createRpcPoolLoader(options: RpcPoolLoaderOptions): RpcPoolLoader {
+  return new RpcPoolLoader(options);
+}
+
+function ok(value: LoadedPool): PoolLoadResult {
+  return { ok: true, value };
+}
+
+function failure(address: string, reason: PoolLoadFailure['reason'], message: string): PoolLoadResult {
+  return { ok: false, error: { address, reason, message } };
+}
+
+function settle(promise: Promise<AccountData | null>): Promise<Read> {
+  return promise.then(
+    (account) => account,
+    (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+  );
+}
+
+/** Replaces every promise of the map by its value. */
+async function resolveAll(reads: Map<string, Read | Promise<Read>>): Promise<void> {
+  for (const [address, read] of reads) {
+    if (read instanceof Promise) reads.set(address, await read);
+  }
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a === b || (a.length === b.length && Buffer.compare(a, b) === 0);
+}
+
+function sameBitmap(a: readonly bigint[] | undefined, b: readonly bigint[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function lastIs(accounts: readonly string[], ammConfig: string | undefined): boolean {
+  return ammConfig === undefined || accounts[accounts.length - 1] === ammConfig;
+}
