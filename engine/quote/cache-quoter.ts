@@ -39,7 +39,7 @@ export interface Quote {
 /**
  * Quotes `amount` (exact in) of `inputMint` for `outputMint` from `cache`. Candidates are the fresh
  * pools of the pair whose state is at most `maxStateAgeMs` old and that carry a decoded pool; the
- * one with the largest output wins. Records a hit on success and a miss on failure.
+ * one with the largest output wins (on a tie, the lower pool address). Records a hit on success and a miss on failure.
  * Throws TpError(NoPoolsInCache) 'no pools found in cache' when no pool of the pair is cached, and
  * TpError(NoValidQuotes) 'no valid quotes from cache' when every candidate is stale, too old or
  * refused by the swap math.
@@ -70,7 +70,12 @@ export function quoteFromCache(
       ? quoteSwap(pool, { aToB, mode: SwapMode.ExactIn, amount })
       : quoteSwap(pool, { aToB, mode: SwapMode.ExactIn, amount }, ctx);
     if (!result.ok) continue;
-    if (best === undefined || result.amountOut > best.amountOut) {
+    // Ties go to the lower pool address, as on the RPC path: one answer per state, whatever the source.
+    if (
+      best === undefined ||
+      result.amountOut > best.amountOut ||
+      (result.amountOut === best.amountOut && cache.addressOf(id)! < cache.addressOf(bestId)!)
+    ) {
       best = result;
       bestId = id;
     }

@@ -1,6 +1,6 @@
 /**
- * engine/quote: the quote service's cache path, circuit breaker, rate limiter and uWebSockets.js
- * HTTP server (spec 02, ARCHITECTURE.md §3).
+ * engine/quote: the quote service (spec 02): cache path, RPC fallback, circuit breaker, rate
+ * limiter, uWebSockets.js HTTP server, metrics port, configuration and the service factory.
  */
 export { quoteFromCache, type Quote, type RouteHop } from './cache-quoter.js';
 export {
@@ -12,5 +12,24 @@ export {
   type CircuitBreakerOptions,
 } from './circuit-breaker.js';
 export { QuoteErrorCode, isQuoteError, quoteError } from './errors.js';
+export { STATUS, httpErrorOf, type HttpError } from './http-errors.js';
 export { DEFAULT_MAX_CLIENTS, DEFAULT_RATE_LIMIT_RPS, RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
-export { QuoteHttpServer, parseQuoteQuery, quoteToJson, type QuoteHttpServerOptions } from './quote-http-server.js';
+export { parseQuoteQuery, quoteToJson } from './quote-json.js';
+export {
+  HealthStatus,
+  QuoteHttpServer,
+  type QuoteHttpServerOptions,
+} from './quote-http-server.js';
+export { MetricsHttpServer, type MetricsHttpServerOptions } from './metrics-http-server.js';
+export { DEFAULT_DIRECTORY_MAX_POOLS, PoolDirectory, type PoolIdentity } from './pool-directory.js';
+export { RpcQuoter, updateOfLoadedPool, type RpcQuoterOptions } from './rpc-quoter.js';
+export {
+  DEFAULT_CACHE_FIRST_TIMEOUT_MS,
+  DEFAULT_FALLBACK_DEADLINE_MS,
+  DEFAULT_QUOTE_METRICS_PORT,
+  DEFAULT_QUOTE_PORT,
+  defaultQuoteConfig,
+  loadQuoteConfig,
+  quoteSchema,
+  type QuoteServiceConfig,
+} from './quote-config.js';

@@ -1,24 +1,58 @@
 /**
- * The quote service over uWebSockets.js: `GET /quote`, `GET /health`, `GET /metrics`.
+ * The quote service over uWebSockets.js: `GET /quote`, `GET /health`, `GET /metrics`,
+ * `GET /debug/pprof/heap`.
+ *
+ * /quote is cache-first (spec 02): the cache path runs synchronously behind the circuit breaker and
+ * answers from the handler itself. Only when it fails (no pools in cache, no valid quotes, breaker
+ * open, unknown token) and the RPC fallback is available (hybrid mode with a pool loader, or the
+ * cache disabled) does the request turn asynchronous.
  *
  * uWS rules followed here: the request object (query, headers, remote address) is read only
- * synchronously in the handler, before anything else; every response that may be written after the
- * handler returns is guarded by `onAborted` and written inside `res.cork`.
+ * synchronously in the handler, before anything else; every response written after the handler
+ * returns is guarded by `onAborted` and written inside `res.cork`.
  */
+import { performance } from 'node:perf_hooks';
+
 import uws from '@trufflesuite/uws-js-unofficial';
 
 import type { PoolCache } from '../cache/index.js';
-import { NO_ID, U64_MAX } from '../cache/index.js';
-import { isPubkey } from '../chain/base58.js';
+import { NO_ID } from '../cache/index.js';
 import { ErrorCode, TpError } from '../errors.js';
+import { acquireHeapSampling, releaseHeapSampling } from '../obs/heap-profile.js';
+import type { Logger } from '../obs/logger.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/quote-metrics.js';
+import type { PoolLoader } from '../pools/types.js';
 import { quoteFromCache, type Quote } from './cache-quoter.js';
-import { CircuitBreaker } from './circuit-breaker.js';
+import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
 import { QuoteErrorCode, quoteError } from './errors.js';
+import { STATUS, cachePathMayFallBack, errorBody, httpErrorOf, isNotFoundError, type HttpError, type StatusLine } from './http-errors.js';
+import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
+import { PoolDirectory } from './pool-directory.js';
+import { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS } from './quote-config.js';
+import { parseQuoteQuery, quoteToJson } from './quote-json.js';
 import { RateLimiter } from './rate-limiter.js';
+import { RpcQuoter } from './rpc-quoter.js';
+
 
 export interface QuoteHttpServerOptions {
   cache: PoolCache;
+  /** Spec 02 `Cache.Enabled`; false: every quote comes from RPC. Default true. */
+  cacheEnabled?: boolean;
+  /** Spec 02 `HybridMode.Enabled`: RPC fallback when the cache path fails. Default true. */
+  hybridMode?: boolean;
+  /** Reads pool state from RPC for the fallback; without it there is no fallback. */
+  loader?: PoolLoader;
+  /** Candidate pools of the fallback; a fresh directory by default (fed from the cache). */
+  directory?: PoolDirectory;
+  /** Deadline of one RPC fallback in ms (504 past it). Default 2000. */
+  fallbackDeadlineMs?: number;
+  /**
+   * Spec 02 `HybridMode.CacheFirstTimeout` in ms: a cache attempt that takes longer still answers,
+   * but counts as a circuit breaker failure. Default 10.
+   */
+  cacheFirstTimeoutMs?: number;
+  /** Monotonic ms clock timing the cache attempt (tests inject one); default performance.now. */
+  clock?: () => number;
   /** The quote registry; a fresh one by default. */
   metrics?: QuoteMetrics;
   /** Per-client limiter; `false` disables rate limiting. Default: RATE_LIMIT_RPS 20. */
@@ -27,97 +61,46 @@ export interface QuoteHttpServerOptions {
   breaker?: CircuitBreaker;
   /** Bind address; default 127.0.0.1. */
   host?: string;
-  /** The bus connection status reported by /health; default 'disabled' (no bus yet). */
+  /** The bus connection status reported by /health; default 'disabled'. */
   busStatus?: () => string;
   /** Header carrying the client's API key (the rate-limit key when present); default x-api-key. */
   apiKeyHeader?: string;
+  /** Keep the sampling heap profiler on while started, for /debug/pprof/heap. Default false. */
+  heapProfile?: boolean;
+  logger?: Logger;
 }
 
-interface HttpError {
-  status: string;
-  code: string;
-  message: string;
-  headers?: [string, string][];
-}
+/** /health `status`: ok (cache serves), degraded (only RPC serves), unavailable (neither; HTTP 503), draining. */
+export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable', Draining: 'draining' } as const;
+export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
 
-const STATUS = {
-  200: '200 OK',
-  400: '400 Bad Request',
-  404: '404 Not Found',
-  429: '429 Too Many Requests',
-  500: '500 Internal Server Error',
-  503: '503 Service Unavailable',
-} as const;
-
-/** Quote JSON: camelCase, u64 amounts and slots as decimal strings. */
-export function quoteToJson(q: Quote): Record<string, unknown> {
-  return {
-    inputMint: q.inputMint,
-    outputMint: q.outputMint,
-    inputAmount: q.inputAmount.toString(),
-    outputAmount: q.outputAmount.toString(),
-    pool: q.pool,
-    dex: q.dex,
-    priceImpact: q.priceImpact,
-    fee: q.fee.toString(),
-    slot: q.slot.toString(),
-    stateAgeMs: q.stateAgeMs,
-    contextSlot: q.contextSlot.toString(),
-    source: q.source,
-    route: q.route.map((h) => ({
-      pool: h.pool,
-      dex: h.dex,
-      inputMint: h.inputMint,
-      outputMint: h.outputMint,
-      inAmount: h.inAmount.toString(),
-      outAmount: h.outAmount.toString(),
-      fee: h.fee.toString(),
-    })),
-  };
-}
-
-function badParameter(parameter: string, message: string): TpError {
-  return quoteError(QuoteErrorCode.BadParameter, message, { context: { parameter } });
-}
-
-/** Validates the /quote query. Throws TpError(BadParameter) naming the parameter. */
-export function parseQuoteQuery(
-  input: string | undefined,
-  output: string | undefined,
-  amount: string | undefined,
-  maxStateAgeMs: string | undefined,
-): { input: string; output: string; amount: bigint; maxStateAgeMs: number | undefined } {
-  if (input === undefined || input === '') throw badParameter('input', 'missing parameter: input');
-  if (!isPubkey(input)) throw badParameter('input', 'parameter input is not a base58 public key');
-  if (output === undefined || output === '') throw badParameter('output', 'missing parameter: output');
-  if (!isPubkey(output)) throw badParameter('output', 'parameter output is not a base58 public key');
-  if (output === input) throw badParameter('output', 'parameter output must differ from input');
-  if (amount === undefined || amount === '') throw badParameter('amount', 'missing parameter: amount');
-  if (!/^[0-9]{1,20}$/.test(amount)) throw badParameter('amount', 'parameter amount is not an unsigned 64-bit integer');
-  const value = BigInt(amount);
-  if (value > U64_MAX) throw badParameter('amount', 'parameter amount is not an unsigned 64-bit integer');
-  if (value === 0n) throw badParameter('amount', 'parameter amount must be greater than zero');
-  let age: number | undefined;
-  if (maxStateAgeMs !== undefined && maxStateAgeMs !== '') {
-    if (!/^[0-9]{1,15}$/.test(maxStateAgeMs)) {
-      throw badParameter('maxStateAgeMs', 'parameter maxStateAgeMs is not a non-negative integer of milliseconds');
-    }
-    age = Number(maxStateAgeMs);
-  }
-  return { input, output, amount: value, maxStateAgeMs: age };
-}
+const OPS_STATUS: Record<OpsResponse['status'], StatusLine> = { 200: STATUS[200], 400: STATUS[400], 404: STATUS[404], 500: STATUS[500] };
 
 export class QuoteHttpServer {
   readonly metrics: QuoteMetrics;
   readonly breaker: CircuitBreaker;
+  readonly directory: PoolDirectory;
+  readonly cacheEnabled: boolean;
+  readonly hybridMode: boolean;
+  readonly cacheFirstTimeoutMs: number;
   private readonly cache: PoolCache;
+  private readonly rpc: RpcQuoter | undefined;
   private readonly limiter: RateLimiter | undefined;
   private readonly host: string;
   private readonly busStatus: () => string;
   private readonly apiKeyHeader: string;
+  private readonly clock: () => number;
+  private readonly heapProfile: boolean;
+  private readonly log: Logger | undefined;
   private readonly app: uws.TemplatedApp;
+  private readonly inflight = new Set<Promise<void>>();
   private listenSocket: uws.us_listen_socket | undefined;
   private boundPort = 0;
+  private draining = false;
+  private sampling = false;
+  private closed: Promise<void> | undefined;
+  private fallbacks = 0;
+  private slowCacheAttempts = 0;
 
   constructor(options: QuoteHttpServerOptions) {
     this.cache = options.cache;
@@ -127,12 +110,30 @@ export class QuoteHttpServer {
     this.busStatus = options.busStatus ?? (() => 'disabled');
     this.apiKeyHeader = (options.apiKeyHeader ?? 'x-api-key').toLowerCase();
     this.breaker = options.breaker ?? new CircuitBreaker();
-    // The gauge follows the breaker after every quote and every /health.
+    this.cacheEnabled = options.cacheEnabled ?? true;
+    this.hybridMode = options.hybridMode ?? true;
+    this.cacheFirstTimeoutMs = options.cacheFirstTimeoutMs ?? DEFAULT_CACHE_FIRST_TIMEOUT_MS;
+    this.clock = options.clock ?? performance.now.bind(performance);
+    this.heapProfile = options.heapProfile ?? false;
+    this.log = options.logger;
+    this.directory = options.directory ?? new PoolDirectory();
+    // The fallback exists with a loader, in hybrid mode or when the cache is off (RPC only).
+    if (options.loader !== undefined && (this.hybridMode || !this.cacheEnabled)) {
+      const rpcOptions = {
+        loader: options.loader,
+        directory: this.directory,
+        cache: this.cacheEnabled ? this.cache : undefined,
+        deadlineMs: options.fallbackDeadlineMs ?? DEFAULT_FALLBACK_DEADLINE_MS,
+      };
+      this.rpc = new RpcQuoter(options.logger === undefined ? rpcOptions : { ...rpcOptions, logger: options.logger });
+    }
+    // The gauge follows the breaker after every quote and every /health or scrape.
     this.metrics.circuitBreakerState.set(this.breaker.gaugeValue);
     this.app = uws.App()
       .get('/quote', (res, req) => this.handleQuote(res, req))
       .get('/health', (res) => this.handleHealth(res))
-      .get('/metrics', (res) => this.handleMetrics(res))
+      .get('/metrics', (res) => this.handleOps(res, this.metricsAnswer()))
+      .get('/debug/pprof/heap', (res, req) => this.handleOps(res, heapProfileResponse(req.getQuery('format') ?? '')))
       .any('/*', (res) => {
         this.sendError(res, { status: STATUS[404], code: QuoteErrorCode.NotFound, message: 'not found' });
       });
@@ -143,8 +144,22 @@ export class QuoteHttpServer {
     return this.boundPort;
   }
 
+  /** True when a quote the cache cannot answer goes to RPC. */
+  get fallbackAvailable(): boolean {
+    return this.rpc !== undefined;
+  }
+
+  /** RPC fallbacks running now. */
+  get inflightFallbacks(): number {
+    return this.inflight.size;
+  }
+
   /** Binds `port` (0: any free port). Resolves with the bound port. */
-  start(port = 8080): Promise<number> {
+  async start(port = 8080): Promise<number> {
+    if (this.heapProfile && !this.sampling) {
+      this.sampling = true;
+      await acquireHeapSampling();
+    }
     return new Promise((resolve, reject) => {
       this.app.listen(this.host, port, (socket) => {
         if (socket === false) {
@@ -158,17 +173,48 @@ export class QuoteHttpServer {
     });
   }
 
-  /** Stops listening and closes open connections. Idempotent. */
+  /**
+   * Graceful close: stops listening, lets the RPC fallbacks in flight answer (each is bounded by
+   * its deadline), then closes every connection. New quotes on open connections meanwhile get 503
+   * TP_ERR_UNAVAILABLE. Idempotent.
+   */
   close(): Promise<void> {
-    if (this.listenSocket !== undefined) {
-      uws.us_listen_socket_close(this.listenSocket);
-      this.listenSocket = undefined;
-    }
-    (this.app as unknown as { close?: () => void }).close?.();
-    return Promise.resolve();
+    this.closed ??= (async () => {
+      this.draining = true;
+      if (this.listenSocket !== undefined) {
+        uws.us_listen_socket_close(this.listenSocket);
+        this.listenSocket = undefined;
+      }
+      await this.drain();
+      (this.app as unknown as { close?: () => void }).close?.();
+      if (this.sampling) {
+        this.sampling = false;
+        await releaseHeapSampling();
+      }
+    })();
+    return this.closed;
   }
 
-  /** One quote: validation, cache path behind the breaker, error mapping. Synchronous. */
+  /** Resolves when no RPC fallback is in flight. */
+  async drain(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  /** Sets the gauges read on scrape: pool cache counts and the breaker state. */
+  refreshGauges(): void {
+    const stats = this.cache.stats();
+    this.metrics.poolCacheTotalPools.set(stats.totalPools);
+    this.metrics.poolCacheFreshPools.set(stats.freshPools);
+    this.metrics.poolCacheStalePools.set(stats.stalePools);
+    this.syncBreakerGauge();
+  }
+
+  /** The /metrics answer (also served on the metrics port). */
+  metricsAnswer(): Promise<OpsResponse> {
+    return metricsResponse(this.metrics.registry, () => this.refreshGauges());
+  }
+
+  /** One quote: validation, cache path behind the breaker, RPC fallback, error mapping. */
   private handleQuote(res: uws.HttpResponse, req: uws.HttpRequest): void {
     // Read everything from `req` now: it is invalid once this function returns.
     const input = req.getQuery('input');
@@ -176,7 +222,7 @@ export class QuoteHttpServer {
     const amount = req.getQuery('amount');
     const maxAge = req.getQuery('maxStateAgeMs');
     const apiKey = req.getHeader(this.apiKeyHeader);
-    const started = process.hrtime.bigint();
+    const started = performance.now();
 
     if (this.limiter !== undefined) {
       const client = apiKey !== '' ? `key:${apiKey}` : `addr:${Buffer.from(res.getRemoteAddressAsText()).toString()}`;
@@ -192,20 +238,47 @@ export class QuoteHttpServer {
       }
     }
 
-    let quote: Quote;
+    let q: ReturnType<typeof parseQuoteQuery>;
     try {
-      const q = parseQuoteQuery(input, output, amount, maxAge);
-      quote = this.quoteCache(q.input, q.output, q.amount, q.maxStateAgeMs);
+      q = parseQuoteQuery(input, output, amount, maxAge);
     } catch (err) {
-      this.sendError(res, this.httpErrorOf(err));
+      this.sendError(res, httpErrorOf(err));
       return;
     }
-    this.metrics.quotes.inc();
-    this.metrics.quoteLatency.cache.observe(Number(process.hrtime.bigint() - started) / 1e9);
-    this.send(res, STATUS[200], JSON.stringify(quoteToJson(quote)));
+    if (this.draining) {
+      this.sendError(res, { status: STATUS[503], code: QuoteErrorCode.Unavailable, message: 'the quote service is shutting down' });
+      return;
+    }
+
+    if (this.cacheEnabled) {
+      let quote: Quote;
+      try {
+        quote = this.quoteCache(q.input, q.output, q.amount, q.maxStateAgeMs);
+      } catch (err) {
+        if (this.rpc === undefined || !cachePathMayFallBack(err)) {
+          this.sendError(res, httpErrorOf(err));
+          return;
+        }
+        this.fallback(res, this.rpc, q.input, q.output, q.amount, started);
+        return;
+      }
+      this.metrics.quotes.inc();
+      this.metrics.quoteLatency.cache.observe((performance.now() - started) / 1000);
+      this.send(res, STATUS[200], JSON.stringify(quoteToJson(quote)));
+      return;
+    }
+    if (this.rpc === undefined) {
+      this.sendError(res, { status: STATUS[503], code: QuoteErrorCode.Unavailable, message: 'the cache is disabled and no RPC fallback is configured' });
+      return;
+    }
+    this.fallback(res, this.rpc, q.input, q.output, q.amount, started);
   }
 
-  /** The cache path (spec 02 error table), behind the circuit breaker. */
+  /**
+   * The cache path (spec 02 error table), behind the circuit breaker. Synchronous, so
+   * CACHE_FIRST_TIMEOUT cannot cut it short: an attempt slower than the timeout still answers but
+   * records a breaker failure, so a cache that keeps being slow opens the breaker and RPC serves.
+   */
   private quoteCache(input: string, output: string, amount: bigint, maxStateAgeMs: number | undefined): Quote {
     const cache = this.cache;
     if (!this.breaker.allow()) {
@@ -218,13 +291,19 @@ export class QuoteHttpServer {
       if (cache.mintIdOf(mint) === NO_ID) {
         cache.recordMiss();
         this.metrics.quoteCacheMisses.inc();
-        throw new TpError(ErrorCode.UnknownMint, `unknown token ${mint}`, { context: { mint } });
+        throw quoteError(QuoteErrorCode.UnknownMint, `unknown token ${mint}`, { context: { mint } });
       }
     }
+    const t0 = this.clock();
     try {
       const quote = quoteFromCache(cache, input, output, amount, maxStateAgeMs ?? cache.stalenessThresholdMs);
       this.metrics.quoteCacheHits.inc();
-      this.breaker.recordSuccess();
+      if (this.clock() - t0 > this.cacheFirstTimeoutMs) {
+        this.slowCacheAttempts++;
+        this.breaker.recordFailure();
+      } else {
+        this.breaker.recordSuccess();
+      }
       this.syncBreakerGauge();
       return quote;
     } catch (err) {
@@ -239,39 +318,68 @@ export class QuoteHttpServer {
     }
   }
 
+  /** The RPC fallback: the response is written later, guarded by onAborted, inside cork. */
+  private fallback(res: uws.HttpResponse, rpc: RpcQuoter, input: string, output: string, amount: bigint, started: number): void {
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    this.fallbacks++;
+    const done = rpc.quote(input, output, amount).then(
+      (quote) => {
+        this.metrics.quotes.inc();
+        this.metrics.quoteLatency.rpc.observe((performance.now() - started) / 1000);
+        if (aborted) return;
+        const body = JSON.stringify(quoteToJson(quote));
+        res.cork(() => {
+          res.writeStatus(STATUS[200]).writeHeader('Content-Type', 'application/json').end(body);
+        });
+      },
+      (err: unknown) => {
+        if (!isNotFoundError(err)) {
+          this.metrics.rpcFallbackErrors.inc();
+          this.log?.debug({ err, input, output }, 'RPC fallback failed');
+        }
+        if (aborted) return;
+        const e = httpErrorOf(err);
+        res.cork(() => {
+          res.writeStatus(e.status).writeHeader('Content-Type', 'application/json').end(errorBody(e.code, e.message));
+        });
+      },
+    );
+    const tracked: Promise<void> = done.finally(() => {
+      this.inflight.delete(tracked);
+    });
+    this.inflight.add(tracked);
+  }
+
   private syncBreakerGauge(): void {
     this.metrics.circuitBreakerState.set(this.breaker.gaugeValue);
   }
 
-  private httpErrorOf(err: unknown): HttpError {
-    if (err instanceof TpError) {
-      const code = err.code as string;
-      switch (code) {
-        case QuoteErrorCode.BadParameter:
-          return { status: STATUS[400], code, message: err.message };
-        case ErrorCode.UnknownMint:
-        case QuoteErrorCode.NoPoolsInCache:
-          return { status: STATUS[404], code, message: err.message };
-        case QuoteErrorCode.NoValidQuotes:
-        case QuoteErrorCode.CircuitOpen:
-          // No RPC fallback configured yet: the cache could not answer.
-          return { status: STATUS[503], code, message: err.message };
-        default:
-          break;
-      }
-    }
-    return { status: STATUS[500], code: QuoteErrorCode.Internal, message: 'internal error' };
-  }
-
+  /**
+   * /health: 200 while the cache or the RPC fallback can answer, 503 when neither can (cache off or
+   * without a fresh pool or behind an open breaker, and no fallback or no pool known to it) or
+   * while draining.
+   */
   private handleHealth(res: uws.HttpResponse): void {
+    this.refreshGauges();
     const stats = this.cache.stats();
-    this.metrics.poolCacheTotalPools.set(stats.totalPools);
-    this.metrics.poolCacheFreshPools.set(stats.freshPools);
-    this.metrics.poolCacheStalePools.set(stats.stalePools);
-    this.syncBreakerGauge();
+    if (this.cacheEnabled) this.directory.syncFrom(this.cache);
+    const breakerState = this.breaker.state;
+    const cacheServes = this.cacheEnabled && stats.freshPools > 0 && breakerState !== CircuitState.Open;
+    const rpcServes = this.rpc !== undefined && this.directory.size > 0;
+    const status: HealthStatus = this.draining
+      ? HealthStatus.Draining
+      : cacheServes
+        ? HealthStatus.Ok
+        : rpcServes
+          ? HealthStatus.Degraded
+          : HealthStatus.Unavailable;
     const body = {
-      status: 'ok',
+      status,
       cache: {
+        enabled: this.cacheEnabled,
         total_pools: stats.totalPools,
         fresh_pools: stats.freshPools,
         stale_pools: stats.stalePools,
@@ -279,38 +387,40 @@ export class QuoteHttpServer {
         hits: stats.hits,
         misses: stats.misses,
         newest_slot: this.cache.newestSlot.toString(),
+        slow_attempts: this.slowCacheAttempts,
       },
       bus: { status: this.busStatus() },
-      circuit_breaker: this.breaker.state,
+      rpc: {
+        hybrid_mode: this.hybridMode,
+        fallback: this.rpc !== undefined ? 'available' : 'unavailable',
+        known_pools: this.directory.size,
+        fallbacks: this.fallbacks,
+        inflight: this.inflight.size,
+      },
+      circuit_breaker: breakerState,
     };
-    this.send(res, STATUS[200], JSON.stringify(body));
+    const ok = status === HealthStatus.Ok || status === HealthStatus.Degraded;
+    this.send(res, ok ? STATUS[200] : STATUS[503], JSON.stringify(body));
   }
 
-  /** Prometheus text of the quote registry: answered after an await, hence onAborted and cork. */
-  private handleMetrics(res: uws.HttpResponse): void {
+  /** An asynchronous ops answer (metrics, heap profile): onAborted, then cork. */
+  private handleOps(res: uws.HttpResponse, answer: Promise<OpsResponse>): void {
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
     });
-    const registry = this.metrics.registry;
-    registry.metrics().then(
-      (text) => {
-        if (aborted) return;
-        res.cork(() => {
-          res.writeStatus(STATUS[200]).writeHeader('Content-Type', registry.contentType).end(text);
-        });
-      },
-      () => {
-        if (aborted) return;
-        res.cork(() => {
-          res.writeStatus(STATUS[500]).end();
-        });
-      },
-    );
+    answer.catch(() => opsFailure()).then((r) => {
+      if (aborted) return;
+      res.cork(() => {
+        res.writeStatus(OPS_STATUS[r.status]);
+        for (const [k, v] of r.headers) res.writeHeader(k, v);
+        res.end(r.body);
+      });
+    }, () => undefined);
   }
 
   /** Sends synchronously, from the handler's top (already corked; cork again is harmless). */
-  private send(res: uws.HttpResponse, status: string, body: string, headers?: [string, string][]): void {
+  private send(res: uws.HttpResponse, status: StatusLine, body: string, headers?: [string, string][]): void {
     res.cork(() => {
       res.writeStatus(status).writeHeader('Content-Type', 'application/json');
       if (headers !== undefined) for (const [k, v] of headers) res.writeHeader(k, v);
@@ -319,6 +429,6 @@ export class QuoteHttpServer {
   }
 
   private sendError(res: uws.HttpResponse, e: HttpError): void {
-    this.send(res, e.status, JSON.stringify({ error: { code: e.code, message: e.message } }), e.headers);
+    this.send(res, e.status, errorBody(e.code, e.message), e.headers);
   }
 }

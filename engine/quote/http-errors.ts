@@ -1,0 +1,74 @@
+/**
+ * The one place where quote-service error codes become HTTP statuses (ARCHITECTURE.md §3): 400 bad
+ * parameters, 404 unknown token or no pool for the pair, 429 rate limited, 503 when neither cache
+ * nor RPC can answer, 504 on deadline. Bodies are `{"error":{"code","message"}}`.
+ */
+import { TpError } from '../errors.js';
+import { QuoteErrorCode } from './errors.js';
+
+/** uWS status lines. */
+export const STATUS = {
+  200: '200 OK',
+  400: '400 Bad Request',
+  404: '404 Not Found',
+  429: '429 Too Many Requests',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+  504: '504 Gateway Timeout',
+} as const;
+export type StatusLine = (typeof STATUS)[keyof typeof STATUS];
+
+export interface HttpError {
+  status: StatusLine;
+  code: string;
+  message: string;
+  headers?: [string, string][];
+}
+
+/** The HTTP answer of a thrown error; anything unexpected is a 500 that says nothing more. */
+export function httpErrorOf(err: unknown): HttpError {
+  if (err instanceof TpError) {
+    const code = err.code as string;
+    switch (code) {
+      case QuoteErrorCode.BadParameter:
+        return { status: STATUS[400], code, message: err.message };
+      case QuoteErrorCode.UnknownMint:
+      case QuoteErrorCode.NoPoolsInCache:
+      case QuoteErrorCode.NoPoolForPair:
+      case QuoteErrorCode.NotFound:
+        return { status: STATUS[404], code, message: err.message };
+      case QuoteErrorCode.NoValidQuotes:
+      case QuoteErrorCode.CircuitOpen:
+      case QuoteErrorCode.RpcFallbackFailed:
+      case QuoteErrorCode.Unavailable:
+        return { status: STATUS[503], code, message: err.message };
+      case QuoteErrorCode.Deadline:
+        return { status: STATUS[504], code, message: err.message };
+      default:
+        break;
+    }
+  }
+  return { status: STATUS[500], code: QuoteErrorCode.Internal, message: 'internal error' };
+}
+
+/** The JSON error body. */
+export function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
+/** Failures the RPC fallback may take over (spec 02 error table: cache path failures). */
+export function cachePathMayFallBack(err: unknown): boolean {
+  if (!(err instanceof TpError)) return false;
+  const code = err.code as string;
+  return (
+    code === QuoteErrorCode.NoPoolsInCache ||
+    code === QuoteErrorCode.NoValidQuotes ||
+    code === QuoteErrorCode.CircuitOpen ||
+    code === QuoteErrorCode.UnknownMint
+  );
+}
+
+/** Fallback outcomes that are the caller's problem, not an RPC failure (not counted as errors). */
+export function isNotFoundError(err: unknown): boolean {
+  return httpErrorOf(err).status === STATUS[404];
+}

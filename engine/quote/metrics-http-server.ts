@@ -1,0 +1,76 @@
+/**
+ * The quote service's metrics port (spec 02: 9090): `GET /metrics` and `GET /debug/pprof/heap` over
+ * node:http, apart from the quote port so scrapes and profiles never queue behind quote traffic
+ * and the port can stay private when the quote port is public.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { ErrorCode, TpError } from '../errors.js';
+import { errorBody } from './http-errors.js';
+import { QuoteErrorCode } from './errors.js';
+import { heapProfileResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
+
+export interface MetricsHttpServerOptions {
+  /** The `/metrics` answer (registry text with refreshed gauges). */
+  metrics: () => Promise<OpsResponse>;
+  /** Bind address; default 127.0.0.1. */
+  host?: string;
+}
+
+export class MetricsHttpServer {
+  private readonly server: Server;
+  private readonly host: string;
+  private readonly metrics: () => Promise<OpsResponse>;
+  private boundPort = 0;
+
+  constructor(options: MetricsHttpServerOptions) {
+    this.host = options.host ?? '127.0.0.1';
+    this.metrics = options.metrics;
+    this.server = createServer((req, res) => this.handle(req, res));
+    this.server.keepAliveTimeout = 5_000;
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** Binds `port` (0: any free port); resolves with the bound port. */
+  start(port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => {
+        reject(new TpError(ErrorCode.Io, `metrics server cannot listen on ${this.host}:${port}: ${err.message}`, { cause: err }));
+      };
+      this.server.once('error', onError);
+      this.server.listen(port, this.host, () => {
+        this.server.off('error', onError);
+        this.boundPort = (this.server.address() as AddressInfo).port;
+        resolve(this.boundPort);
+      });
+    });
+  }
+
+  /** Stops listening and closes idle and open connections. Idempotent. */
+  close(): Promise<void> {
+    if (!this.server.listening) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://metrics');
+    let answer: Promise<OpsResponse> | undefined;
+    if (req.method === 'GET' && url.pathname === '/metrics') answer = this.metrics();
+    else if (req.method === 'GET' && url.pathname === '/debug/pprof/heap') answer = heapProfileResponse(url.searchParams.get('format') ?? '');
+    if (answer === undefined) {
+      res.writeHead(404, { 'Content-Type': 'application/json' }).end(errorBody(QuoteErrorCode.NotFound, 'not found'));
+      return;
+    }
+    answer.catch(() => opsFailure()).then((r) => {
+      if (res.destroyed) return;
+      res.writeHead(r.status, Object.fromEntries(r.headers)).end(r.body);
+    }, () => undefined);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The /quote wire format (ARCHITECTURE.md §3): query validation (400 naming the parameter) and the
+ * response JSON (camelCase, u64 amounts and slots as decimal strings).
+ */
+import { U64_MAX } from '../cache/index.js';
+import { isPubkey } from '../chain/base58.js';
+import type { TpError } from '../errors.js';
+import type { Quote } from './cache-quoter.js';
+import { QuoteErrorCode, quoteError } from './errors.js';
+
+/** Quote JSON: camelCase, u64 amounts and slots as decimal strings. */
+export function quoteToJson(q: Quote): Record<string, unknown> {
+  return {
+    inputMint: q.inputMint,
+    outputMint: q.outputMint,
+    inputAmount: q.inputAmount.toString(),
+    outputAmount: q.outputAmount.toString(),
+    pool: q.pool,
+    dex: q.dex,
+    priceImpact: q.priceImpact,
+    fee: q.fee.toString(),
+    slot: q.slot.toString(),
+    stateAgeMs: q.stateAgeMs,
+    contextSlot: q.contextSlot.toString(),
+    source: q.source,
+    route: q.route.map((h) => ({
+      pool: h.pool,
+      dex: h.dex,
+      inputMint: h.inputMint,
+      outputMint: h.outputMint,
+      inAmount: h.inAmount.toString(),
+      outAmount: h.outAmount.toString(),
+      fee: h.fee.toString(),
+    })),
+  };
+}
+
+function badParameter(parameter: string, message: string): TpError {
+  return quoteError(QuoteErrorCode.BadParameter, message, { context: { parameter } });
+}
+
+/** Validates the /quote query. Throws TpError(BadParameter) naming the parameter. */
+export function parseQuoteQuery(
+  input: string | undefined,
+  output: string | undefined,
+  amount: string | undefined,
+  maxStateAgeMs: string | undefined,
+): { input: string; output: string; amount: bigint; maxStateAgeMs: number | undefined } {
+  if (input === undefined || input === '') throw badParameter('input', 'missing parameter: input');
+  if (!isPubkey(input)) throw badParameter('input', 'parameter input is not a base58 public key');
+  if (output === undefined || output === '') throw badParameter('output', 'missing parameter: output');
+  if (!isPubkey(output)) throw badParameter('output', 'parameter output is not a base58 public key');
+  if (output === input) throw badParameter('output', 'parameter output must differ from input');
+  if (amount === undefined || amount === '') throw badParameter('amount', 'missing parameter: amount');
+  if (!/^[0-9]{1,20}$/.test(amount)) throw badParameter('amount', 'parameter amount is not an unsigned 64-bit integer');
+  const value = BigInt(amount);
+  if (value > U64_MAX) throw badParameter('amount', 'parameter amount is not an unsigned 64-bit integer');
+  if (value === 0n) throw badParameter('amount', 'parameter amount must be greater than zero');
+  let age: number | undefined;
+  if (maxStateAgeMs !== undefined && maxStateAgeMs !== '') {
+    if (!/^[0-9]{1,15}$/.test(maxStateAgeMs)) {
+      throw badParameter('maxStateAgeMs', 'parameter maxStateAgeMs is not a non-negative integer of milliseconds');
+    }
+    age = Number(maxStateAgeMs);
+  }
+  return { input, output, amount: value, maxStateAgeMs: age };
+}
+

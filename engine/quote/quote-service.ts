@@ -1,0 +1,135 @@
+/**
+ * The quote service in one object (spec 02), as `tidepool engine` and `tidepool quote-service`
+ * start it: the uWS quote port, the metrics port, the eviction tick (which also keeps the pool
+ * directory up to date), and the sampling heap profiler, all from a `QuoteServiceConfig`.
+ */
+import { PoolCache } from '../cache/index.js';
+import type { Logger } from '../obs/logger.js';
+import { createQuoteMetrics, type QuoteMetrics } from '../obs/quote-metrics.js';
+import type { PoolLoader } from '../pools/types.js';
+import { CircuitBreaker } from './circuit-breaker.js';
+import { MetricsHttpServer } from './metrics-http-server.js';
+import { PoolDirectory } from './pool-directory.js';
+import type { QuoteServiceConfig } from './quote-config.js';
+import { QuoteHttpServer } from './quote-http-server.js';
+import { RateLimiter } from './rate-limiter.js';
+
+export interface QuoteServiceDeps {
+  /** The pool cache the bus consumer (or the in-process scanner) fills; see `createQuoteCache`. */
+  cache: PoolCache;
+  /** Reads pool state from RPC for the fallback (built from `rpc.endpoints`); none: no fallback. */
+  loader?: PoolLoader;
+  logger: Logger;
+  /** The quote registry; a fresh one (with the Node process metrics) by default. */
+  metrics?: QuoteMetrics;
+  /** The bus connection status for /health; default 'disabled' when `bus.enabled` is false, else 'unknown'. */
+  busStatus?: () => string;
+}
+
+export interface QuoteService {
+  readonly server: QuoteHttpServer;
+  readonly metrics: QuoteMetrics;
+  readonly directory: PoolDirectory;
+  readonly breaker: CircuitBreaker;
+  /** Binds the quote port and the metrics port; resolves with both bound ports. */
+  start(): Promise<{ port: number; metricsPort: number }>;
+  /** Stops the timers, lets RPC fallbacks in flight answer, closes both ports. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A pool cache sized and timed by the configuration (MaxPoolCount, StalenessThreshold). */
+export function createQuoteCache(config: QuoteServiceConfig, now?: () => number): PoolCache {
+  return new PoolCache({
+    maxPoolCount: config['cache.maxPoolCount'],
+    stalenessThresholdMs: config['cache.stalenessThreshold'],
+    ...(now === undefined ? {} : { now }),
+  });
+}
+
+export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServiceDeps): QuoteService {
+  const log = deps.logger;
+  const cache = deps.cache;
+  const metrics = deps.metrics ?? createQuoteMetrics({ defaultMetrics: true });
+  const directory = new PoolDirectory();
+  const breaker = new CircuitBreaker({
+    onStateChange: (state) => log.warn({ state }, 'quote cache circuit breaker changed state'),
+  });
+  const busEnabled = config['bus.enabled'];
+  const server = new QuoteHttpServer({
+    cache,
+    cacheEnabled: config['cache.enabled'],
+    hybridMode: config['hybridMode.enabled'],
+    ...(deps.loader === undefined ? {} : { loader: deps.loader }),
+    directory,
+    fallbackDeadlineMs: config['rpc.fallbackDeadline'],
+    cacheFirstTimeoutMs: config['hybridMode.cacheFirstTimeout'],
+    metrics,
+    rateLimiter: new RateLimiter({ rps: config.rateLimitRps }),
+    breaker,
+    host: config.host,
+    busStatus: deps.busStatus ?? (() => (busEnabled ? 'unknown' : 'disabled')),
+    heapProfile: config['debug.heapProfile'],
+    logger: log,
+  });
+  const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
+  if (deps.loader === undefined && config['rpc.endpoints'].length > 0) {
+    log.warn({ endpoints: config['rpc.endpoints'] }, 'RPC endpoints configured but no pool loader given: no RPC fallback');
+  }
+
+  let evictionTimer: NodeJS.Timeout | undefined;
+  let started: Promise<{ port: number; metricsPort: number }> | undefined;
+  let closing: Promise<void> | undefined;
+
+  // The eviction tick (spec 02): remember every cached pool in the directory first, so a pool
+  // evicted now can still be read again by the RPC fallback.
+  const evictionTick = (): void => {
+    directory.syncFrom(cache);
+    const removed = cache.evictStale();
+    if (removed > 0) log.debug({ removed }, 'evicted stale pools');
+  };
+
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      if (evictionTimer !== undefined) clearInterval(evictionTimer);
+      evictionTimer = undefined;
+      await started?.catch(() => undefined);
+      await Promise.allSettled([server.close(), metricsServer.close()]);
+      log.info('quote service stopped');
+    })();
+    return closing;
+  };
+
+  return {
+    server,
+    metrics,
+    directory,
+    breaker,
+    start(): Promise<{ port: number; metricsPort: number }> {
+      if (closing !== undefined) return Promise.reject(new Error('the quote service was closed'));
+      started ??= (async () => {
+        try {
+          const port = await server.start(config.port);
+          const metricsPort = await metricsServer.start(config['metrics.port']);
+          evictionTimer = setInterval(evictionTick, config['cache.evictionInterval']);
+          evictionTimer.unref();
+          log.info(
+            {
+              quote: `http://${config.host}:${port}`,
+              metrics: `http://${config.host}:${metricsPort}/metrics`,
+              cacheEnabled: config['cache.enabled'],
+              hybridMode: config['hybridMode.enabled'],
+              rpcFallback: server.fallbackAvailable,
+            },
+            'quote service started',
+          );
+          return { port, metricsPort };
+        } catch (err) {
+          await Promise.allSettled([server.close(), metricsServer.close()]);
+          throw err;
+        }
+      })();
+      return started;
+    },
+    close,
+  };
+}
