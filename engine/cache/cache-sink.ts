@@ -7,6 +7,7 @@
 import type { LoadedPool } from '../pools/types.js';
 import type { PoolStateUpdateEvent } from '../scanner/pool-state-event.js';
 import type { PoolStateSink } from '../scanner/scanner.js';
+import { poolStateOfLoaded } from './loaded-pool-state.js';
 import type { PoolCache } from './pool-cache.js';
 import type { UpsertOutcome } from './types.js';
 
@@ -18,21 +19,7 @@ export class CachePoolStateSink implements PoolStateSink {
   ) {}
 
   publish(event: PoolStateUpdateEvent, loaded: LoadedPool): void {
-    const state = event.state;
-    const outcome = this.cache.upsert({
-      address: event.pool.address,
-      dex: event.pool.dex,
-      tokenA: event.pool.tokenA,
-      tokenB: event.pool.tokenB,
-      reserveA: BigInt(state.reserveA),
-      reserveB: BigInt(state.reserveB),
-      slot: loaded.slot,
-      ...(state.feeNumerator !== undefined && state.feeDenominator !== undefined
-        ? { feeNumerator: BigInt(state.feeNumerator), feeDenominator: BigInt(state.feeDenominator) }
-        : {}),
-      pool: loaded.pool,
-      ...(loaded.context !== undefined ? { context: loaded.context } : {}),
-    });
+    const outcome = this.cache.upsert(poolStateOfLoaded(loaded));
     this.onUpsert?.(outcome, event);
   }
 }

@@ -32,6 +32,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import { LogThrottle } from '../obs/log-throttle.js';
 import { createLogger, type Logger } from '../obs/logger.js';
 import { createScannerMetrics, type ScannerMetrics } from '../obs/scanner-metrics.js';
+import { reservesOf } from '../pools/reserves.js';
 import type { LoadedPool, PoolLoader, PoolLoadFailure } from '../pools/types.js';
 import { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';
 import type { ParseResult } from './parse-result.js';
@@ -386,14 +387,6 @@ export class Scanner {
       }
     }
   }
-}
-
-/** Token A / B reserves of a loaded pool: the loader's vault balances, or the AMM's own fields. */
-export function reservesOf(loaded: LoadedPool): readonly [bigint, bigint] {
-  if (loaded.reserves !== undefined) return loaded.reserves;
-  const pool = loaded.pool;
-  if (pool.dex === 'dexa_amm') return [pool.reserveA, pool.reserveB];
-  return [0n, 0n];
 }
 
 function validatePools(pools: readonly string[]): void {

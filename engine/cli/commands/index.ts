@@ -1,7 +1,9 @@
 import type { Command } from '../command.js';
 import { decodeCommand } from './decode.js';
+import { engineCommand } from './engine.js';
 import { simCommand } from './sim.js';
+import { startCommand } from './start.js';
 import { swapCommand } from './swap.js';
 
 /** Every `tidepool` subcommand. Each arrives with its feature. */
-export const COMMANDS: readonly Command[] = [decodeCommand, simCommand, swapCommand];
+export const COMMANDS: readonly Command[] = [decodeCommand, engineCommand, simCommand, startCommand, swapCommand];

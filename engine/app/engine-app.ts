@@ -1,0 +1,125 @@
+/**
+ * The one-process engine (ARCHITECTURE §1): the scanner feeds the quote service's pool cache
+ * directly, both read Solana JSON-RPC through one batched, coalesced account fetcher, and the
+ * process serves
+ *   quote HTTP (uWS) :8080 · quote metrics :9090 · scanner HTTP :8081 · scanner metrics :9091.
+ * `tidepool engine` runs it against real endpoints; `tidepool start` runs it under the simulator.
+ */
+import { CachePoolStateSink } from '../cache/cache-sink.js';
+import { redactedValues, type LoadedConfig } from '../config/loader.js';
+import { createDecoderRegistry } from '../dex/registry.js';
+import { MetricsServer } from '../obs/metrics-server.js';
+import type { Logger } from '../obs/logger.js';
+import { createScannerMetrics } from '../obs/scanner-metrics.js';
+import { RpcPoolLoader } from '../pools/rpc-pool-loader.js';
+import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote/quote-config.js';
+import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/quote-service.js';
+import { AccountFetcher } from '../rpc/account-fetcher.js';
+import { RpcClient } from '../rpc/rpc-client.js';
+import { blockStreamSettings, dexPrograms, type ScannerConfig } from '../scanner/scanner-config.js';
+import { Scanner } from '../scanner/scanner.js';
+import { ScannerHttpServer } from '../scanner/scanner-http.js';
+import { engineSchema, type EngineConfig } from './engine-config.js';
+
+export interface EngineEndpoints {
+  quote: string;
+  quoteMetrics: string;
+  scanner: string;
+  scannerMetrics: string;
+}
+
+export interface Engine {
+  readonly scanner: Scanner;
+  readonly quote: QuoteService;
+  readonly loader: RpcPoolLoader;
+  start(): Promise<EngineEndpoints>;
+  /** Stops the stream, publishes what the scanner already holds, closes every port. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface EngineOptions {
+  logger: Logger;
+  /** Monitored pools (from MONITORED_POOLS, the pools file, or the simulator's genesis). */
+  pools: readonly string[];
+  /** Parse worker module override (tests run from sources). */
+  parseWorkerFilename?: string;
+}
+
+/** The quote service's view of the engine's settings: no bus, the engine's RPC endpoints. */
+export function quoteConfigOf(config: EngineConfig): QuoteServiceConfig {
+  const q = defaultQuoteConfig();
+  for (const key of Object.keys(q) as (keyof QuoteServiceConfig)[]) {
+    if (key in config) (q as Record<string, unknown>)[key] = (config as Record<string, unknown>)[key];
+  }
+  return { ...q, 'bus.enabled': false, 'rpc.endpoints': config['rpc.endpoints'] };
+}
+
+/** The scanner's view: the engine keeps the scanner's metrics port under its own key. */
+function scannerConfigOf(config: EngineConfig): ScannerConfig {
+  return config as unknown as ScannerConfig;
+}
+
+export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options: EngineOptions): Engine {
+  const config = loaded.values;
+  const log = options.logger;
+  const scannerConfig = scannerConfigOf(config);
+  const quoteConfig = quoteConfigOf(config);
+
+  const rpc = new RpcClient({ endpoints: config['rpc.endpoints'] });
+  const fetcher = new AccountFetcher(rpc);
+  const registry = createDecoderRegistry({ programIds: dexPrograms(scannerConfig) });
+  const loader = new RpcPoolLoader({ fetcher, registry });
+
+  const cache = createQuoteCache(quoteConfig);
+  const quote = createQuoteService(quoteConfig, { cache, loader, logger: log.child({ component: 'quote' }), busStatus: () => 'in-process' });
+  const sink = new CachePoolStateSink(cache, () => quote.metrics.poolUpdatesReceived.inc());
+
+  const scannerMetrics = createScannerMetrics();
+  const scanner = new Scanner({
+    stream: blockStreamSettings(scannerConfig),
+    pools: options.pools,
+    loader,
+    sink,
+    performance: {
+      maxConcurrentProcessing: config['performance.maxConcurrentProcessing'],
+      batchSize: config['performance.batchSize'],
+      queueSizeLimit: config['performance.queueSizeLimit'],
+    },
+    parse: {
+      workers: config['performance.parseWorkers'],
+      ...(options.parseWorkerFilename === undefined ? {} : { filename: options.parseWorkerFilename }),
+    },
+    metrics: scannerMetrics,
+    logger: log.child({ component: 'scanner' }),
+    includeRawData: config['events.includeRawData'],
+  });
+  const scannerHttp = new ScannerHttpServer({ scanner, config: () => redactedValues(engineSchema, loaded), host: config.host });
+  const scannerMetricsServer = new MetricsServer({ registries: [scannerMetrics.registry], host: config.host });
+
+  let closed: Promise<void> | undefined;
+  return {
+    scanner,
+    quote,
+    loader,
+    async start() {
+      const { port, metricsPort } = await quote.start();
+      const scannerPort = await scannerHttp.start(config['health.port']);
+      const scannerMetricsPort = await scannerMetricsServer.start(config['scanner.metricsPort']);
+      scanner.start();
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      return {
+        quote: `http://${host}:${port}`,
+        quoteMetrics: `http://${host}:${metricsPort}/metrics`,
+        scanner: `http://${host}:${scannerPort}`,
+        scannerMetrics: `http://${host}:${scannerMetricsPort}/metrics`,
+      };
+    },
+    close() {
+      closed ??= (async () => {
+        await scanner.close();
+        await Promise.all([quote.close(), scannerHttp.close(), scannerMetricsServer.close()]);
+      })();
+      return closed;
+    },
+  };
+}
