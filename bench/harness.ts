@@ -14,6 +14,7 @@ export interface Figure {
   /** Latency percentiles from an HDR histogram, in microseconds, when the figure has them. */
   p50Us?: number;
   p99Us?: number;
+  p999Us?: number;
   /** The goal from ARCHITECTURE.md §6, as text, and whether this run met it. */
   goal?: string;
   goalMet?: boolean;
@@ -44,14 +45,14 @@ const fmt = (n: number | undefined, digits = 0): string =>
 
 export function markdownTable(results: readonly SuiteResult[]): string {
   const rows = [
-    '| suite | figure | value | baseline | ratio | p50 µs | p99 µs | goal |',
-    '|---|---|---:|---|---:|---:|---:|---|',
+    '| suite | figure | value | baseline | ratio | p50 µs | p99 µs | p99.9 µs | goal |',
+    '|---|---|---:|---|---:|---:|---:|---:|---|',
   ];
   for (const r of results) {
     for (const f of r.figures) {
       const goal = f.goal === undefined ? '' : `${f.goal} ${f.goalMet === undefined ? '' : f.goalMet ? '(met)' : '(not met)'}`;
       rows.push(
-        `| ${r.suite} | ${f.name} | ${fmt(f.value, f.value < 100 ? 2 : 0)} ${f.unit} | ${f.baseline.name}: ${fmt(f.baseline.value, f.baseline.value < 100 ? 2 : 0)} ${f.unit} | ${fmt(f.ratio, 2)}× | ${fmt(f.p50Us, 1)} | ${fmt(f.p99Us, 1)} | ${goal.trim()} |`,
+        `| ${r.suite} | ${f.name} | ${fmt(f.value, f.value < 100 ? 2 : 0)} ${f.unit} | ${f.baseline.name}: ${fmt(f.baseline.value, f.baseline.value < 100 ? 2 : 0)} ${f.unit} | ${fmt(f.ratio, 2)}× | ${fmt(f.p50Us, 1)} | ${fmt(f.p99Us, 1)} | ${fmt(f.p999Us, 1)} | ${goal.trim()} |`,
       );
     }
   }

@@ -26,8 +26,14 @@ export class LatencyRecorder {
     return this.histogram.getValueAtPercentile(p) / 1000;
   }
 
-  summary(): { count: number; p50Us: number; p99Us: number; maxUs: number } {
-    return { count: this.count, p50Us: this.percentileUs(50), p99Us: this.percentileUs(99), maxUs: this.histogram.maxValue / 1000 };
+  summary(): { count: number; p50Us: number; p99Us: number; p999Us: number; maxUs: number } {
+    return {
+      count: this.count,
+      p50Us: this.percentileUs(50),
+      p99Us: this.percentileUs(99),
+      p999Us: this.percentileUs(99.9),
+      maxUs: this.histogram.maxValue / 1000,
+    };
   }
 
   reset(): void {

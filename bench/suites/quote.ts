@@ -1,0 +1,379 @@
+/**
+ * `quote`: cache-hit GET /quote over HTTP on loopback, beside a bare uWebSockets.js server that
+ * answers every request with the same bytes (a real /quote response), both measured in the same run.
+ *
+ * Processes: the quote service (bench/servers/quote-server.ts: a PoolCache of 1,000 pools from a
+ * manual simulator, QuoteHttpServer with its rate limiter on) and the bare server
+ * (bench/servers/bare-server.ts) each run alone in a child process started the same way, so neither
+ * shares an event loop with a load generator; the generators are native programs.
+ *
+ * Tools, each for what it measures right:
+ * - max throughput: wrk (Debian `wrk`), closed loop, the same threads and connections for both
+ *   servers, the same Lua request rotation over the cache-hit targets (the bare server ignores
+ *   the query), interleaved rounds, median reported. Closed loop is what a max-throughput figure
+ *   wants: every connection always has a request outstanding.
+ * - latency at a fixed 10,000 req/s: bench/loadgen/openloop.c, compiled here with gcc. It is open
+ *   loop (requests leave on a fixed schedule, pipelined when every connection is busy) and counts
+ *   each latency from the request's due time, so stalls are not hidden (coordinated omission).
+ *   The packaged tools do not: wrk is closed loop; h2load --rps keeps a schedule but times each
+ *   request from its actual submission, one at a time per HTTP/1.1 connection; hey -q is closed
+ *   loop per worker. The generator's own lateness (write time - due time) is reported beside the
+ *   figure: it is counted in the latency, so it bounds how much of the figure the generator is.
+ *   Its per-request latencies go into the HDR histogram of bench/latency.ts.
+ * - memory: VmRSS and VmHWM from /proc/<pid>/status of each server after the load (both servers
+ *   reset VmHWM once ready, so the fill's peak is not counted).
+ *
+ * Every /quote target is checked to be a cache hit before the run; a non-200 answer (a miss, a
+ * 429 from the limiter, an error) fails the suite. The rate limiter stays on at 1,000,000 req/s
+ * per client, above any offered load here (all generator connections are one client,
+ * 127.0.0.1), so its cost is counted and it never refuses.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Figure, Suite } from '../harness.js';
+import { LatencyRecorder } from '../latency.js';
+
+const RATE = 10_000;
+const GOAL_P99_US = 1_000;
+const GOAL_THROUGHPUT_RATIO = 0.5;
+const GOAL_RSS_MB = 100;
+const RATE_LIMIT_RPS = 1_000_000;
+/** Pools in the quote server's cache: 64 tokens besides SOL and USDC, 250 pools of each of 4 kinds. */
+const SIM_TOKENS = 64;
+const POOLS_PER_KIND = 250;
+
+const WRK_THREADS = 1;
+const WRK_CONNECTIONS = 32;
+const WRK_SECONDS = 4;
+const WRK_WARMUP_SECONDS = 2;
+const WRK_ROUNDS = 3;
+
+const LATENCY_CONNECTIONS = 32;
+const LATENCY_SECONDS = 5;
+const LATENCY_WARMUP_SECONDS = 1;
+const LATENCY_ROUNDS = 2;
+
+const here = dirname(fileURLToPath(import.meta.url)); // dist/bench/suites
+const root = resolve(here, '..', '..', '..');
+const serversDir = resolve(here, '..', 'servers');
+const openloopSource = join(root, 'bench', 'loadgen', 'openloop.c');
+const openloopBinary = join(root, 'dist', 'bench', 'loadgen', 'openloop');
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const file = join(dir, name);
+    if (dir !== '' && existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+/** wrk and a C compiler, or a clear message naming the Debian packages. */
+function checkTools(): { wrk: string; cc: string } {
+  const wrk = onPath('wrk');
+  const cc = onPath('gcc') ?? onPath('cc');
+  const missing = [wrk === undefined ? 'wrk' : '', cc === undefined ? 'gcc' : ''].filter((m) => m !== '');
+  if (missing.length > 0) {
+    const message =
+      `the quote suite needs ${missing.join(' and ')} (Debian packages: ${missing.join(' ')}): ` +
+      `apt-get install -y --no-install-recommends ${missing.join(' ')}`;
+    process.stderr.write(`bench quote: ${message}\n`);
+    throw new Error(message);
+  }
+  return { wrk: wrk!, cc: cc! };
+}
+
+function run(file: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(file, args, { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      if (err !== null && typeof err.code !== 'number') {
+        reject(new Error(`${file} ${args.join(' ')}: ${err.message}\n${stderr}`));
+        return;
+      }
+      resolvePromise({ code: err === null ? 0 : (err.code as number), stdout, stderr });
+    });
+  });
+}
+
+/** Compiles bench/loadgen/openloop.c into dist/bench/loadgen unless the binary is newer. */
+async function buildOpenloop(cc: string): Promise<string> {
+  if (existsSync(openloopBinary) && statSync(openloopBinary).mtimeMs >= statSync(openloopSource).mtimeMs) return openloopBinary;
+  mkdirSync(dirname(openloopBinary), { recursive: true });
+  const r = await run(cc, ['-O2', '-Wall', '-o', openloopBinary, openloopSource], 60_000);
+  if (r.code !== 0) throw new Error(`compiling ${openloopSource} failed:\n${r.stderr}`);
+  return openloopBinary;
+}
+
+interface ServerProcess {
+  name: string;
+  child: ChildProcess;
+  ready: { port: number; pid: number; memory?: { heapUsedMB: number; rssMB: number } } & Record<string, unknown>;
+}
+
+/** Starts `node --expose-gc <script> ...args` and waits for its JSON ready line. */
+function startServer(name: string, script: string, args: string[], timeoutMs: number): Promise<ServerProcess> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', join(serversDir, script), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} server not ready after ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} server exited (${code ?? signal}) before it was ready`));
+    });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.stdout!.removeAllListeners('data');
+      child.stdout!.resume();
+      try {
+        resolvePromise({ name, child, ready: JSON.parse(out.slice(0, nl)) as ServerProcess['ready'] });
+      } catch (err) {
+        child.kill('SIGKILL');
+        reject(err as Error);
+      }
+    });
+  });
+}
+
+/** Closes the server's stdin (it then exits); SIGKILL after 5 s. */
+function stopServer(server: ServerProcess): Promise<void> {
+  const child = server.child;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolvePromise) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolvePromise();
+    });
+    child.stdin!.end();
+  });
+}
+
+function memoryOf(pid: number): { rssMB: number; hwmMB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
+}
+
+const WRK_SCRIPT = `-- Rotates over the request targets of the file given after --, preformatted once.
+local reqs, n, i = {}, 0, 0
+init = function(args)
+  for line in io.lines(args[1]) do
+    if #line > 0 then n = n + 1; reqs[n] = wrk.format("GET", line) end
+  end
+end
+request = function()
+  i = i % n + 1
+  return reqs[i]
+end
+`;
+
+interface WrkResult {
+  rps: number;
+  requests: number;
+}
+
+async function wrk(tool: string, script: string, paths: string, port: number, seconds: number): Promise<WrkResult> {
+  const args = [`-t${WRK_THREADS}`, `-c${WRK_CONNECTIONS}`, `-d${seconds}s`, '-s', script, `http://127.0.0.1:${port}/`, '--', paths];
+  const r = await run(tool, args, (seconds + 30) * 1000);
+  if (r.code !== 0) throw new Error(`wrk exited with ${r.code}:\n${r.stdout}${r.stderr}`);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);
+  const requests = Number(/(\d+) requests in /.exec(r.stdout)?.[1]);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(r.stdout)?.[1] ?? 0);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(r.stdout);
+  if (!Number.isFinite(rps) || !Number.isFinite(requests)) throw new Error(`cannot read wrk's output:\n${r.stdout}`);
+  if (non2xx > 0) throw new Error(`wrk saw ${non2xx} non-2xx responses of ${requests} on port ${port}:\n${r.stdout}`);
+  if (socket !== null && socket.slice(1).some((n) => Number(n) > 0)) throw new Error(`wrk saw socket errors on port ${port}:\n${r.stdout}`);
+  return { rps, requests };
+}
+
+interface OpenloopSummary {
+  scheduled: number;
+  completed: number;
+  recorded: number;
+  incomplete: number;
+  status200: number;
+  statusOther: number;
+  otherStatuses: Record<string, number>;
+  pipelined: number;
+  maxInFlight: number;
+  elapsedS: number;
+}
+
+/** One open-loop run; its recorded latencies and send lags go into the two recorders. */
+async function openloop(
+  tool: string,
+  paths: string,
+  port: number,
+  out: string,
+  latency: LatencyRecorder,
+  lag: LatencyRecorder,
+): Promise<OpenloopSummary> {
+  const args = ['-p', String(port), '-r', String(RATE), '-d', String(LATENCY_SECONDS), '-w', String(LATENCY_WARMUP_SECONDS)];
+  args.push('-c', String(LATENCY_CONNECTIONS), '-f', paths, '-o', out, '-t', '10');
+  const r = await run(tool, args, (LATENCY_SECONDS + LATENCY_WARMUP_SECONDS + 40) * 1000);
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  if (!line.startsWith('{')) throw new Error(`openloop failed (exit ${r.code}) on port ${port}:\n${r.stdout}${r.stderr}`);
+  const summary = JSON.parse(line) as OpenloopSummary;
+  if (summary.statusOther > 0 || r.code !== 0) {
+    throw new Error(
+      `openloop on port ${port}: ${summary.statusOther} non-200 responses ${JSON.stringify(summary.otherStatuses)} ` +
+        `of ${summary.completed} (exit ${r.code})\n${r.stderr}`,
+    );
+  }
+  const bytes = readFileSync(out);
+  const pairs = new BigInt64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    latency.recordNs(pairs[i]!);
+    lag.recordNs(pairs[i + 1]!);
+  }
+  return summary;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+/** A pause between runs, so one run's tail (a backlog being dropped) does not fall on the next. */
+const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 500));
+const us = (n: number): string => `${n.toLocaleString('en-US', { maximumFractionDigits: 0 })} µs`;
+
+export const quoteSuite: Suite = {
+  name: 'quote',
+  description: 'cache-hit GET /quote on loopback (1,000 pools, rate limiter on) vs a bare uWS server: wrk throughput, open-loop latency at 10,000 req/s, RSS',
+  async run(): Promise<Figure[]> {
+    const tools = checkTools();
+    const generator = await buildOpenloop(tools.cc);
+    const dir = mkdtempSync(join(tmpdir(), 'tidepool-bench-quote-'));
+    const paths = join(dir, 'paths.txt');
+    const script = join(dir, 'rotate.lua');
+    const bodyFile = join(dir, 'body.json');
+    writeFileSync(script, WRK_SCRIPT);
+    const servers: ServerProcess[] = [];
+    try {
+      const quote = await startServer(
+        'quote',
+        'quote-server.js',
+        ['--paths', paths, '--rps', String(RATE_LIMIT_RPS), '--tokens', String(SIM_TOKENS), '--pools-per-kind', String(POOLS_PER_KIND)],
+        120_000,
+      );
+      servers.push(quote);
+      const targets = readFileSync(paths, 'utf8').trim().split('\n');
+      const sample = await fetch(`http://127.0.0.1:${quote.ready.port}${targets[0]}`);
+      const body = await sample.text();
+      if (sample.status !== 200) throw new Error(`quote server answered ${sample.status} to ${targets[0]}: ${body}`);
+      writeFileSync(bodyFile, body);
+      const bare = await startServer('bare', 'bare-server.js', ['--body', bodyFile], 30_000);
+      servers.push(bare);
+      process.stderr.write(
+        `bench quote: ${String(quote.ready.pools)} pools, ${String(quote.ready.pairs)} pairs, ${targets.length} request targets, ` +
+          `body ${Buffer.byteLength(body)} bytes; quote pid ${quote.ready.pid} port ${quote.ready.port}, bare pid ${bare.ready.pid} port ${bare.ready.port}\n`,
+      );
+
+      // Warm up both (JIT, connection buffers), then interleaved wrk rounds.
+      for (const s of [bare, quote]) await wrk(tools.wrk, script, paths, s.ready.port, WRK_WARMUP_SECONDS);
+      const rps: Record<string, number[]> = { bare: [], quote: [] };
+      for (let round = 0; round < WRK_ROUNDS; round++) {
+        for (const s of round % 2 === 0 ? [bare, quote] : [quote, bare]) {
+          await settle();
+          const r = await wrk(tools.wrk, script, paths, s.ready.port, WRK_SECONDS);
+          rps[s.name]!.push(r.rps);
+          process.stderr.write(`bench quote: wrk ${s.name} round ${round + 1}: ${Math.round(r.rps).toLocaleString('en-US')} req/s\n`);
+        }
+      }
+
+      // Open-loop latency at RATE, interleaved rounds into one histogram per server.
+      const latency = { bare: new LatencyRecorder(), quote: new LatencyRecorder() };
+      const lag = { bare: new LatencyRecorder(), quote: new LatencyRecorder() };
+      const pipelined = { bare: 0, quote: 0 };
+      const incomplete = { bare: 0, quote: 0 };
+      const maxInFlight = { bare: 0, quote: 0 };
+      for (let round = 0; round < LATENCY_ROUNDS; round++) {
+        for (const s of round % 2 === 0 ? [bare, quote] : [quote, bare]) {
+          const name = s.name as 'bare' | 'quote';
+          const summary = await openloop(generator, paths, s.ready.port, join(dir, `${name}-${round}.bin`), latency[name], lag[name]);
+          await settle();
+          pipelined[name] += summary.pipelined;
+          incomplete[name] += summary.incomplete;
+          maxInFlight[name] = Math.max(maxInFlight[name], summary.maxInFlight);
+          process.stderr.write(
+            `bench quote: open loop ${name} round ${round + 1}: ${summary.recorded} recorded, p99 so far ${us(latency[name].percentileUs(99))}\n`,
+          );
+        }
+      }
+
+      const memory = { bare: memoryOf(bare.ready.pid), quote: memoryOf(quote.ready.pid) };
+      const q = latency.quote.summary();
+      const b = latency.bare.summary();
+      const quoteRps = median(rps.quote!);
+      const bareRps = median(rps.bare!);
+      const tool = `openloop.c (open loop, latency from the due time), ${RATE.toLocaleString('en-US')} req/s, ${LATENCY_CONNECTIONS} connections, ${LATENCY_ROUNDS}×${LATENCY_SECONDS} s after ${LATENCY_WARMUP_SECONDS} s warm-up`;
+      const fmtRounds = (xs: number[]): string => xs.map((x) => Math.round(x).toLocaleString('en-US')).join(', ');
+      const mb = (x: number): string => `${x.toFixed(1)} MB`;
+      return [
+        {
+          name: `quote throughput (wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS}, closed loop)`,
+          unit: 'req/s',
+          value: quoteRps,
+          higherIsBetter: true,
+          baseline: { name: 'bare uWS, same body', value: bareRps },
+          goal: `≥ ${GOAL_THROUGHPUT_RATIO * 100}% of bare uWS`,
+          goalMet: quoteRps >= GOAL_THROUGHPUT_RATIO * bareRps,
+          note: `median of ${WRK_ROUNDS} interleaved ${WRK_SECONDS} s rounds; quote ${fmtRounds(rps.quote!)}; bare ${fmtRounds(rps.bare!)}; all 2xx`,
+        },
+        {
+          name: `quote latency p99 at ${RATE.toLocaleString('en-US')} req/s (open loop)`,
+          unit: 'µs',
+          value: q.p99Us,
+          higherIsBetter: false,
+          baseline: { name: 'bare uWS p99', value: b.p99Us },
+          p50Us: q.p50Us,
+          p99Us: q.p99Us,
+          p999Us: q.p999Us,
+          goal: `p99 < ${GOAL_P99_US.toLocaleString('en-US')} µs at ${RATE.toLocaleString('en-US')} req/s`,
+          goalMet: q.p99Us < GOAL_P99_US,
+          note:
+            (quoteRps < RATE
+              ? `OVERLOAD: the offered ${RATE.toLocaleString('en-US')} req/s is above the quote server's max throughput in this run (${Math.round(quoteRps).toLocaleString('en-US')} req/s), so this is a queueing figure; `
+              : '') +
+            (incomplete.quote + incomplete.bare > 0
+              ? `unanswered 10 s after the last send, recorded at their age then: quote ${incomplete.quote}, bare ${incomplete.bare}; `
+              : '') +
+            `${tool}; ${q.count} quote requests, every answer 200, max ${us(q.maxUs)}; ` +
+            `bare p50 ${us(b.p50Us)} p99 ${us(b.p99Us)} p99.9 ${us(b.p999Us)} max ${us(b.maxUs)}; ` +
+            `generator lateness (counted in the latency) p50/p99: quote run ${us(lag.quote.percentileUs(50))}/${us(lag.quote.percentileUs(99))}, ` +
+            `bare run ${us(lag.bare.percentileUs(50))}/${us(lag.bare.percentileUs(99))}; ` +
+            `pipelined sends (all connections busy): quote ${pipelined.quote}, bare ${pipelined.bare}; max in flight: quote ${maxInFlight.quote}, bare ${maxInFlight.bare}`,
+        },
+        {
+          name: `quote server RSS after load (${String(quote.ready.pools)} pools cached)`,
+          unit: 'MB',
+          value: memory.quote.rssMB,
+          higherIsBetter: false,
+          baseline: { name: 'bare uWS server RSS', value: memory.bare.rssMB },
+          goal: `< ${GOAL_RSS_MB} MB at 1,000 pools`,
+          goalMet: memory.quote.rssMB < GOAL_RSS_MB,
+          note:
+            `VmRSS / VmHWM since ready: quote ${mb(memory.quote.rssMB)} / ${mb(memory.quote.hwmMB)}, bare ${mb(memory.bare.rssMB)} / ${mb(memory.bare.hwmMB)}; ` +
+            `quote V8 heap used at ready ${String(quote.ready.memory?.heapUsedMB ?? '?')} MB (bare ${String(bare.ready.memory?.heapUsedMB ?? '?')} MB)`,
+        },
+      ];
+    } finally {
+      await Promise.all(servers.map(stopServer));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
