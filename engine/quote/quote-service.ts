@@ -10,6 +10,7 @@ import type { PoolLoader } from '../pools/types.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { MetricsHttpServer } from './metrics-http-server.js';
 import { PoolDirectory } from './pool-directory.js';
+import { PoolUpdateHandler } from './pool-update-handler.js';
 import type { QuoteServiceConfig } from './quote-config.js';
 import { QuoteHttpServer } from './quote-http-server.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -31,6 +32,11 @@ export interface QuoteService {
   readonly metrics: QuoteMetrics;
   readonly directory: PoolDirectory;
   readonly breaker: CircuitBreaker;
+  /**
+   * Where pool state updates enter: `handleMessage(bytes)` per bus message (then ack), or
+   * `recordStored(pool)` from the in-process scanner's cache sink.
+   */
+  readonly updates: PoolUpdateHandler;
   /** Binds the quote port and the metrics port; resolves with both bound ports. */
   start(): Promise<{ port: number; metricsPort: number }>;
   /** Stops the timers, lets RPC fallbacks in flight answer, closes both ports. Idempotent. */
@@ -71,6 +77,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     heapProfile: config['debug.heapProfile'],
     logger: log,
   });
+  const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
   if (deps.loader === undefined && config['rpc.endpoints'].length > 0) {
     log.warn({ endpoints: config['rpc.endpoints'] }, 'RPC endpoints configured but no pool loader given: no RPC fallback');
@@ -104,6 +111,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     metrics,
     directory,
     breaker,
+    updates,
     start(): Promise<{ port: number; metricsPort: number }> {
       if (closing !== undefined) return Promise.reject(new Error('the quote service was closed'));
       started ??= (async () => {
