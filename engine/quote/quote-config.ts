@@ -13,6 +13,8 @@ export const DEFAULT_QUOTE_PORT = 8080;
 export const DEFAULT_QUOTE_METRICS_PORT = 9090;
 /** Deadline of one RPC fallback (ARCHITECTURE.md §3: 504 on deadline). */
 export const DEFAULT_FALLBACK_DEADLINE_MS = 2000;
+/** Spec 02 `HybridMode.CacheFirstTimeout`. */
+export const DEFAULT_CACHE_FIRST_TIMEOUT_MS = 10;
 
 /** A NATS server: `nats://host:port` (or tls, ws, wss) or bare `host:port`. */
 function busServer(): SettingParser<string> {
@@ -75,7 +77,7 @@ export const quoteSchema = {
   'cache.maxPoolCount': setting({ description: 'pools kept in the cache (least recently updated evicted past it)', parse: int({ min: 1, max: 1_000_000 }), default: 1000, env: 'CACHE_MAX_POOL_COUNT', flag: 'cache-max-pool-count' }),
   'cache.evictionInterval': setting({ description: 'interval of the eviction tick that removes stale pools', parse: duration({ min: 1 }), default: 60_000, flag: 'cache-eviction-interval' }),
   'hybridMode.enabled': setting({ description: 'fall back to RPC when the cache cannot answer', parse: bool(), default: true, env: 'HYBRID_MODE', flag: 'hybrid-mode' }),
-  'hybridMode.cacheFirstTimeout': setting({ description: 'a cache attempt slower than this counts as a circuit breaker failure', parse: duration(), default: 10, env: 'CACHE_FIRST_TIMEOUT', flag: 'cache-first-timeout' }),
+  'hybridMode.cacheFirstTimeout': setting({ description: 'a cache attempt slower than this counts as a circuit breaker failure', parse: duration(), default: DEFAULT_CACHE_FIRST_TIMEOUT_MS, env: 'CACHE_FIRST_TIMEOUT', flag: 'cache-first-timeout' }),
   'hybridMode.validateInterval': setting({ description: 'interval of the cache-versus-RPC validation', parse: duration({ min: 1000 }), default: 300_000, flag: 'validate-interval' }),
   'metrics.port': setting({ description: 'Prometheus /metrics port (also serves /debug/pprof/heap)', parse: port(), default: DEFAULT_QUOTE_METRICS_PORT, env: 'METRICS_PORT', flag: 'metrics-port' }),
   'debug.heapProfile': setting({ description: 'keep the sampling heap profiler on for GET /debug/pprof/heap', parse: bool(), default: true, env: 'HEAP_PROFILE', flag: 'heap-profile' }),
