@@ -13,6 +13,7 @@ import type { Logger } from '../obs/logger.js';
 import { createScannerMetrics } from '../obs/scanner-metrics.js';
 import { RpcPoolLoader } from '../pools/rpc-pool-loader.js';
 import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote/quote-config.js';
+import { PoolRefresher } from '../quote/pool-refresher.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/quote-service.js';
 import { AccountFetcher } from '../rpc/account-fetcher.js';
 import { RpcClient } from '../rpc/rpc-client.js';
@@ -32,6 +33,7 @@ export interface Engine {
   readonly scanner: Scanner;
   readonly quote: QuoteService;
   readonly loader: RpcPoolLoader;
+  readonly refresher: PoolRefresher;
   start(): Promise<EngineEndpoints>;
   /** Stops the stream, publishes what the scanner already holds, closes every port. Idempotent. */
   close(): Promise<void>;
@@ -93,6 +95,15 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     logger: log.child({ component: 'scanner' }),
     includeRawData: config['events.includeRawData'],
   });
+  // RefreshSeconds: every monitored pool read once at start and every interval, so quiet pools
+  // stay fresh and the first quotes are cache hits.
+  const refresher = new PoolRefresher({
+    loader,
+    cache,
+    pools: () => scanner.pools,
+    intervalMs: config.refreshSeconds * 1000,
+    logger: log.child({ component: 'refresher' }),
+  });
   const scannerHttp = new ScannerHttpServer({ scanner, config: () => redactedValues(engineSchema, loaded), host: config.host });
   const scannerMetricsServer = new MetricsServer({ registries: [scannerMetrics.registry], host: config.host });
 
@@ -101,11 +112,13 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     scanner,
     quote,
     loader,
+    refresher,
     async start() {
       const { port, metricsPort } = await quote.start();
       const scannerPort = await scannerHttp.start(config['health.port']);
       const scannerMetricsPort = await scannerMetricsServer.start(config['scanner.metricsPort']);
       scanner.start();
+      await refresher.start();
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return {
         quote: `http://${host}:${port}`,
@@ -116,6 +129,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     },
     close() {
       closed ??= (async () => {
+        await refresher.close();
         await scanner.close();
         await Promise.all([quote.close(), scannerHttp.close(), scannerMetricsServer.close()]);
       })();

@@ -129,6 +129,7 @@ export class Scanner {
   private readonly publishedSlot = new Map<string, bigint>();
   /** Pools to re-read once the stream passes `afterSlot`. */
   private readonly settles = new Map<string, { afterSlot: bigint; update: PendingUpdate }>();
+  private readonly publishedListeners: ((event: PoolStateUpdateEvent) => void)[] = [];
   private lastSlot = 0n;
   private lastEntryAt = -1;
   private running = false;
@@ -164,6 +165,11 @@ export class Scanner {
     this.stream = new BlockStreamClient({ ...options.stream, onEntry: (entry) => this.onEntry(entry), logger: this.log });
     this.stream.on('connected', (connected) => this.metrics.connected.set(connected ? 1 : 0));
     this.stream.on('connectionError', () => this.metrics.connectionErrors.inc());
+  }
+
+  /** Calls `listener` after every successful publish (tests, debugging taps). */
+  onPublished(listener: (event: PoolStateUpdateEvent) => void): void {
+    this.publishedListeners.push(listener);
   }
 
   /** The monitored pools now in effect. */
@@ -368,6 +374,7 @@ export class Scanner {
     this.metrics.eventsPublished.inc();
     this.metrics.processingLatencyMs.observe(done - update.matchedAt);
     this.metrics.endToEndLatencyMs.observe(done - update.receivedAt);
+    for (const listener of this.publishedListeners) listener(event);
   }
 
   /** Re-reads `update`'s pool once the stream is past `afterSlot` (at most SETTLE_ATTEMPTS times). */
