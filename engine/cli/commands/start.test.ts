@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');
+const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0'];
+
+describe('tidepool start (npm start), as a process', () => {
+  it.skipIf(!existsSync(bin))('prints its endpoints and an example quote that answers from the cache, and drains on SIGTERM', async () => {
+    const child = spawn(process.execPath, [bin, 'start', ...PORTS_0, '--sim-tx-rate', '200', '--parse-workers', '1'], {
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += String(c)));
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    const deadline = Date.now() + 30_000;
+    while (!/curl -s '(http:\/\/[^']+)'/.test(stderr)) {
+      if (Date.now() > deadline) throw new Error(`no example printed: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const example = /curl -s '(http:\/\/[^']+)'/.exec(stderr)![1]!;
+    expect(example).toContain('input=So11111111111111111111111111111111111111112');
+    expect(example).toContain('output=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+    const res = await fetch(example);
+    expect(res.status).toBe(200);
+    const quote = (await res.json()) as { source: string; outputAmount: string };
+    expect(quote.source).toBe('cache');
+    expect(BigInt(quote.outputAmount)).toBeGreaterThan(0n);
+    const scanner = /scanner\s+(http:\/\/\S+)\/health/.exec(stderr)![1]!;
+    const health = (await (await fetch(`${scanner}/health`)).json()) as { connected: boolean };
+    expect(health.connected).toBe(true);
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it.skipIf(!existsSync(bin))('refuses two servers on one port, naming both settings', async () => {
+    const child = spawn(process.execPath, [bin, 'start', '--port', '9999', '--health-port', '9999'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += String(c)));
+    const code = await new Promise<number | null>((done) => child.once('exit', done));
+    expect(code).toBe(1);
+    expect(stderr).toContain('health.port: port 9999 is also port');
+  });
+});
