@@ -31,12 +31,24 @@ afterAll(async () => {
   await sim.close();
 });
 
+/** The JSON bodies these tests read: a quote, an error or /health. */
+interface Body {
+  source?: string;
+  slot?: string;
+  stateAgeMs?: number;
+  pool?: string;
+  outputAmount?: string;
+  route?: unknown[];
+  error?: { code: string; message: string };
+  [field: string]: unknown;
+}
+
 interface Harness {
   server: QuoteHttpServer;
   cache: PoolCache;
   clock: FakeClock;
   loader: SimRpcPoolLoader;
-  get(path: string): Promise<{ status: number; body: any; headers: Headers }>;
+  get(path: string): Promise<{ status: number; body: Body; headers: Headers }>;
   metric(name: string, labels?: Record<string, string>): Promise<number>;
 }
 
@@ -56,7 +68,7 @@ async function harness(options: Partial<QuoteHttpServerOptions> & { fill?: boole
     loader,
     async get(path) {
       const res = await fetch(base + path);
-      return { status: res.status, body: JSON.parse(await res.text()), headers: res.headers };
+      return { status: res.status, body: JSON.parse(await res.text()) as Body, headers: res.headers };
     },
     async metric(name, labels = {}) {
       const m = await server.metrics.registry.getSingleMetric(name)!.get();
@@ -134,8 +146,8 @@ describe('RPC fallback (hybrid mode)', () => {
     try {
       const { status, body } = await h.get(Q);
       expect(status).toBe(503);
-      expect(body.error.code).toBe(QuoteErrorCode.RpcFallbackFailed);
-      expect(body.error.message).toMatch(/^RPC fallback failed: rpc: .*Internal error \(injected\)/);
+      expect(body.error?.code).toBe(QuoteErrorCode.RpcFallbackFailed);
+      expect(body.error?.message).toMatch(/^RPC fallback failed: rpc: .*Internal error \(injected\)/);
       expect(await h.metric('quote_service_rpc_fallback_errors_total')).toBe(1);
       expect(await latencyCount(h, 'rpc')).toBe(0);
     } finally {

@@ -113,7 +113,7 @@ describe('createQuoteService', () => {
     const ammPair = ammPools().some((p) => [p.tokenA, p.tokenB].sort().join() === [other.pool.tokenA, other.pool.tokenB].sort().join());
     const res = await fetch(`${base}/quote?input=${other.pool.tokenA}&output=${other.pool.tokenB}&amount=1000`);
     expect(res.status).toBe(200);
-    expect((await res.json()).source).toBe(ammPair ? 'cache' : 'rpc');
+    expect(((await res.json()) as { source: string }).source).toBe(ammPair ? 'cache' : 'rpc');
 
     sim.faults.setRpcFault('getMultipleAccounts', { errorRate: 1 });
     try {
@@ -122,7 +122,7 @@ describe('createQuoteService', () => {
       service.directory.add({ address: unknown, dex: 'dexa_amm', tokenA: unknown, tokenB: USDC_MINT });
       const failed = await fetch(`${base}/quote?input=${unknown}&output=${USDC_MINT}&amount=1000`);
       expect(failed.status).toBe(503);
-      expect((await failed.json()).error.code).toBe(QuoteErrorCode.RpcFallbackFailed);
+      expect(((await failed.json()) as { error: { code: string } }).error.code).toBe(QuoteErrorCode.RpcFallbackFailed);
       expect(sample(await scrape(), QUOTE_METRIC_NAMES.rpcFallbackErrors)).toBe(before + 1);
     } finally {
       sim.faults.clear();
@@ -199,7 +199,7 @@ describe('GET /debug/pprof/heap', () => {
     expect(Array.isArray(profile.samples)).toBe(true);
     const bad = await fetch(`${base}/debug/pprof/heap?format=svg`);
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.code).toBe(QuoteErrorCode.BadParameter);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe(QuoteErrorCode.BadParameter);
   });
 });
 
