@@ -33,3 +33,6 @@ export {
   quoteSchema,
   type QuoteServiceConfig,
 } from './quote-config.js';
+export { createFallbackLoader, fallbackLoaderFromConfig } from './rpc-loader.js';
+export { PoolUpdateHandler, type PoolUpdateHandlerOptions, type PoolUpdateOutcome } from './pool-update-handler.js';
+export { createQuoteCache, createQuoteService, type QuoteService, type QuoteServiceDeps } from './quote-service.js';

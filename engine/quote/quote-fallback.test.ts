@@ -7,7 +7,7 @@ import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
 import { QuoteErrorCode } from './errors.js';
 import { PoolDirectory } from './pool-directory.js';
 import { QuoteHttpServer, type QuoteHttpServerOptions } from './quote-http-server.js';
-import { FakeClock, SimRpcPoolLoader, manualSimulator, storePool } from './testing.js';
+import { FakeClock, CountingLoader, manualSimulator, storePool } from './testing.js';
 
 /**
  * The RPC fallback over real HTTP (port 0): the quote server on a cache filled from a manual
@@ -47,7 +47,7 @@ interface Harness {
   server: QuoteHttpServer;
   cache: PoolCache;
   clock: FakeClock;
-  loader: SimRpcPoolLoader;
+  loader: CountingLoader;
   get(path: string): Promise<{ status: number; body: Body; headers: Headers }>;
   metric(name: string, labels?: Record<string, string>): Promise<number>;
 }
@@ -57,7 +57,7 @@ async function harness(options: Partial<QuoteHttpServerOptions> & { fill?: boole
   const clock = new FakeClock();
   const cache = options.cache ?? new PoolCache({ now: clock.now, stalenessThresholdMs: 30_000 });
   if (options.fill !== false) for (const view of chain.pools()) storePool(cache, view, chain.slot());
-  const loader = (options.loader as SimRpcPoolLoader | undefined) ?? new SimRpcPoolLoader(rpcUrl, sim);
+  const loader = (options.loader as CountingLoader | undefined) ?? new CountingLoader(rpcUrl);
   const server = new QuoteHttpServer({ rateLimiter: false, ...options, cache, loader });
   servers.push(server);
   const base = `http://127.0.0.1:${await server.start(0)}`;

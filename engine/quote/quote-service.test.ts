@@ -11,7 +11,7 @@ import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { QuoteErrorCode } from './errors.js';
 import { defaultQuoteConfig } from './quote-config.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from './quote-service.js';
-import { SimRpcPoolLoader, manualSimulator } from './testing.js';
+import { manualSimulator } from './testing.js';
 
 /**
  * createQuoteService as `tidepool quote-service` starts it: both ports bound (0), pool updates fed
@@ -52,7 +52,8 @@ const ammPools = (): AmmPool[] => chain.pools().flatMap((v) => (v.pool.dex === '
 beforeAll(async () => {
   const { rpc } = await sim.start();
   const config = defaultQuoteConfig({ port: 0, 'metrics.port': 0, rateLimitRps: 100_000, 'rpc.endpoints': [rpc] });
-  service = createQuoteService(config, { cache: createQuoteCache(config), loader: new SimRpcPoolLoader(rpc, sim), logger });
+  // No loader given: the service builds the RPC fallback's loader from rpc.endpoints.
+  service = createQuoteService(config, { cache: createQuoteCache(config), logger });
   const { port, metricsPort } = await service.start();
   expect(port).toBeGreaterThan(0);
   expect(metricsPort).toBeGreaterThan(0);

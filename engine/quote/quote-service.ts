@@ -14,11 +14,15 @@ import { PoolUpdateHandler } from './pool-update-handler.js';
 import type { QuoteServiceConfig } from './quote-config.js';
 import { QuoteHttpServer } from './quote-http-server.js';
 import { RateLimiter } from './rate-limiter.js';
+import { fallbackLoaderFromConfig } from './rpc-loader.js';
 
 export interface QuoteServiceDeps {
   /** The pool cache the bus consumer (or the in-process scanner) fills; see `createQuoteCache`. */
   cache: PoolCache;
-  /** Reads pool state from RPC for the fallback (built from `rpc.endpoints`); none: no fallback. */
+  /**
+   * Reads pool state from RPC for the fallback. Default: an RpcPoolLoader on `rpc.endpoints`, or
+   * none (no fallback) when that list is empty.
+   */
   loader?: PoolLoader;
   logger: Logger;
   /** The quote registry; a fresh one (with the Node process metrics) by default. */
@@ -61,11 +65,12 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     onStateChange: (state) => log.warn({ state }, 'quote cache circuit breaker changed state'),
   });
   const busEnabled = config['bus.enabled'];
+  const loader = deps.loader ?? fallbackLoaderFromConfig(config);
   const server = new QuoteHttpServer({
     cache,
     cacheEnabled: config['cache.enabled'],
     hybridMode: config['hybridMode.enabled'],
-    ...(deps.loader === undefined ? {} : { loader: deps.loader }),
+    ...(loader === undefined ? {} : { loader }),
     directory,
     fallbackDeadlineMs: config['rpc.fallbackDeadline'],
     cacheFirstTimeoutMs: config['hybridMode.cacheFirstTimeout'],
@@ -79,9 +84,6 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
   });
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
-  if (deps.loader === undefined && config['rpc.endpoints'].length > 0) {
-    log.warn({ endpoints: config['rpc.endpoints'] }, 'RPC endpoints configured but no pool loader given: no RPC fallback');
-  }
 
   let evictionTimer: NodeJS.Timeout | undefined;
   let started: Promise<{ port: number; metricsPort: number }> | undefined;
