@@ -106,6 +106,14 @@ describe('RPC fallback (hybrid mode)', () => {
     expect(h.loader.calls).toBe(1);
   });
 
+  it('serves cached data until it goes stale (scanner or bus down), then falls back to RPC', async () => {
+    const h = await harness();
+    h.clock.advance(30_000); // an age equal to the threshold is still fresh
+    expect((await h.get(Q)).body.source).toBe('cache');
+    h.clock.advance(1);
+    expect((await h.get(Q)).body.source).toBe('rpc');
+  });
+
   it('re-reads pools the cache evicted (no pools in cache) from the pool directory', async () => {
     const h = await harness();
     h.server.directory.syncFrom(h.cache); // the eviction tick remembers them first

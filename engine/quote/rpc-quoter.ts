@@ -4,6 +4,8 @@
  * `quoteSwap` the cache path uses picks the best (largest output) pool. The loaded states are
  * written back into the cache under the slot rule, so the next quote of the pair hits the cache.
  */
+import { performance } from 'node:perf_hooks';
+
 import type { PoolCache, PoolStateUpdate } from '../cache/index.js';
 import { SwapMode, quoteSwap, type DecodedPool, type SwapQuote } from '../dex/index.js';
 import { isTpError } from '../errors.js';
@@ -21,7 +23,14 @@ export interface RpcQuoterOptions {
   /** Default deadline of one fallback, in ms. */
   deadlineMs: number;
   logger?: Logger;
+  /**
+   * Least time between two directory syncs from the cache on the fallback path (a sync scans the
+   * cache; unknown-token requests must not buy one each). Default 250 ms.
+   */
+  syncIntervalMs?: number;
 }
+
+export const DEFAULT_DIRECTORY_SYNC_INTERVAL_MS = 250;
 
 /** Reserves of a loaded pool: the loader's when it read them, else the AMM account's, else 0 / 0. */
 function reservesOf(loaded: LoadedPool): readonly [bigint, bigint] {
@@ -53,8 +62,11 @@ export class RpcQuoter {
   private readonly directory: PoolDirectory;
   private readonly cache: PoolCache | undefined;
   private readonly log: Logger | undefined;
+  private readonly syncIntervalMs: number;
+  private lastSync = -Infinity;
 
   constructor(options: RpcQuoterOptions) {
+    this.syncIntervalMs = options.syncIntervalMs ?? DEFAULT_DIRECTORY_SYNC_INTERVAL_MS;
     this.loader = options.loader;
     this.directory = options.directory;
     this.cache = options.cache;
@@ -70,7 +82,10 @@ export class RpcQuoter {
    * refuses the swap.
    */
   async quote(input: string, output: string, amount: bigint, deadlineMs = this.deadlineMs): Promise<Quote> {
-    if (this.cache !== undefined) this.directory.syncFrom(this.cache);
+    if (this.cache !== undefined && performance.now() - this.lastSync >= this.syncIntervalMs) {
+      this.lastSync = performance.now();
+      this.directory.syncFrom(this.cache);
+    }
     const candidates = this.directory.poolsForPair(input, output);
     if (candidates.length === 0) {
       for (const mint of [input, output]) {
