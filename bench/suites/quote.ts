@@ -23,6 +23,9 @@
  * - memory: VmRSS and VmHWM from /proc/<pid>/status of each server after the load (both servers
  *   reset VmHWM once ready, so the fill's peak is not counted).
  *
+ * Run alone: `npm run bench -- quote` (about a minute). Needs the Debian packages wrk and gcc; the
+ * suite says so and fails when either is missing.
+ *
  * Every /quote target is checked to be a cache hit before the run; a non-200 answer (a miss, a
  * 429 from the limiter, an error) fails the suite. The rate limiter stays on at 1,000,000 req/s
  * per client, above any offered load here (all generator connections are one client,
@@ -30,7 +33,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Figure, Suite } from '../harness.js';
@@ -41,6 +44,8 @@ const GOAL_P99_US = 1_000;
 const GOAL_THROUGHPUT_RATIO = 0.5;
 const GOAL_RSS_MB = 100;
 const RATE_LIMIT_RPS = 1_000_000;
+/** Generator lateness p99 above this: the box is too busy for a sub-millisecond p99 to mean much. */
+const NOISY_LAG_P99_US = 200;
 /** Pools in the quote server's cache: 64 tokens besides SOL and USDC, 250 pools of each of 4 kinds. */
 const SIM_TOKENS = 64;
 const POOLS_PER_KIND = 250;
@@ -256,6 +261,7 @@ export const quoteSuite: Suite = {
   description: 'cache-hit GET /quote on loopback (1,000 pools, rate limiter on) vs a bare uWS server: wrk throughput, open-loop latency at 10,000 req/s, RSS',
   async run(): Promise<Figure[]> {
     const tools = checkTools();
+    const loadBefore = loadavg()[0]!;
     const generator = await buildOpenloop(tools.cc);
     const dir = mkdtempSync(join(tmpdir(), 'tidepool-bench-quote-'));
     const paths = join(dir, 'paths.txt');
@@ -316,11 +322,13 @@ export const quoteSuite: Suite = {
       }
 
       const memory = { bare: memoryOf(bare.ready.pid), quote: memoryOf(quote.ready.pid) };
+      const lagP99 = Math.max(lag.quote.percentileUs(99), lag.bare.percentileUs(99));
+      const machine = `1-min load average ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after, on ${cpus().length} CPUs`;
       const q = latency.quote.summary();
       const b = latency.bare.summary();
       const quoteRps = median(rps.quote!);
       const bareRps = median(rps.bare!);
-      const tool = `openloop.c (open loop, latency from the due time), ${RATE.toLocaleString('en-US')} req/s, ${LATENCY_CONNECTIONS} connections, ${LATENCY_ROUNDS}×${LATENCY_SECONDS} s after ${LATENCY_WARMUP_SECONDS} s warm-up`;
+      const tool = `bench/loadgen/openloop.c (open loop, latency from the due time), ${RATE.toLocaleString('en-US')} req/s, ${LATENCY_CONNECTIONS} connections, ${LATENCY_ROUNDS}×${LATENCY_SECONDS} s after ${LATENCY_WARMUP_SECONDS} s warm-up`;
       const fmtRounds = (xs: number[]): string => xs.map((x) => Math.round(x).toLocaleString('en-US')).join(', ');
       const mb = (x: number): string => `${x.toFixed(1)} MB`;
       return [
@@ -346,6 +354,9 @@ export const quoteSuite: Suite = {
           goal: `p99 < ${GOAL_P99_US.toLocaleString('en-US')} µs at ${RATE.toLocaleString('en-US')} req/s`,
           goalMet: q.p99Us < GOAL_P99_US,
           note:
+            (lagP99 > NOISY_LAG_P99_US
+              ? `NOISY: the generator's own lateness p99 was ${us(lagP99)} (> ${us(NOISY_LAG_P99_US)}), the box is busy (${machine}); `
+              : `${machine}; `) +
             (quoteRps < RATE
               ? `OVERLOAD: the offered ${RATE.toLocaleString('en-US')} req/s is above the quote server's max throughput in this run (${Math.round(quoteRps).toLocaleString('en-US')} req/s), so this is a queueing figure; `
               : '') +
