@@ -92,7 +92,18 @@ ensure_promtool() {
   command -v promtool >/dev/null 2>&1 || { log "promtool is still missing after installing prometheus"; return 1; }
 }
 
+ensure_bench_tools() {
+  # Not services: `npm run bench` drives the quote servers with wrk (throughput) and with
+  # bench/loadgen/openloop.c, compiled with gcc at bench time (open-loop latency).
+  local missing=()
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+  command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+  if [ ${#missing[@]} -eq 0 ]; then log "wrk and gcc already installed"; return 0; fi
+  apt_install "${missing[@]}"
+}
+
 ensure_nats
 ensure_redis
 ensure_postgres
 ensure_promtool
+ensure_bench_tools
