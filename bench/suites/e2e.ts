@@ -66,11 +66,16 @@ export const e2eSuite: Suite = {
       if (probe === undefined || probe.emittedAt !== 0) return;
       if (Buffer.from(batch.entries.buffer, batch.entries.byteOffset, batch.entries.byteLength).indexOf(probe.bytes) >= 0) probe.emittedAt = performance.now();
     });
-    engine.scanner.onPublished((event) => {
+    const stages = { transport: new LatencyRecorder(), parse: new LatencyRecorder(), read: new LatencyRecorder(), store: new LatencyRecorder() };
+    engine.scanner.onPublished((event, t) => {
       if (probe !== undefined && probe.emittedAt !== 0 && event.transaction.signature === probe.signature) {
         const p = probe;
         probe = undefined;
-        p.resolve(performance.now() - p.emittedAt);
+        stages.transport.recordNs((t.receivedAt - p.emittedAt) * 1e6);
+        stages.parse.recordNs((t.matchedAt - t.receivedAt) * 1e6);
+        stages.read.recordNs((t.loadedAt - t.matchedAt) * 1e6);
+        stages.store.recordNs((t.publishedAt - t.loadedAt) * 1e6);
+        p.resolve(t.publishedAt - p.emittedAt);
       }
     });
 
@@ -121,6 +126,9 @@ export const e2eSuite: Suite = {
     const s = e2e.summary();
     const p95Us = e2e.percentileUs(95);
     const f = floor.summary();
+    const stageText = Object.entries(stages)
+      .map(([name, r]) => `${name} p50 ${(r.percentileUs(50) / 1000).toFixed(2)} / p95 ${(r.percentileUs(95) / 1000).toFixed(2)} ms`)
+      .join('; ');
     const perDex = [...byDex.entries()]
       .map(([dex, v]) => {
         const sorted = [...v].sort((a, b) => a - b);
@@ -139,7 +147,7 @@ export const e2eSuite: Suite = {
         p999Us: s.p999Us,
         goal: 'p95 < 5 ms',
         goalMet: p95Us < 5_000,
-        note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped`,
+        note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped`,
       },
     ];
   },

@@ -132,6 +132,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
         await refresher.close();
         await scanner.close();
         await Promise.all([quote.close(), scannerHttp.close(), scannerMetricsServer.close()]);
+        await rpc.close();
       })();
       return closed;
     },

@@ -70,6 +70,20 @@ export interface ScannerOptions {
   includeRawData?: boolean;
 }
 
+/** When each stage of one event ended (performance.now() ms of this thread). */
+export interface PublishTiming {
+  /** The entry arrived from the stream. */
+  receivedAt: number;
+  /** Its match came back from the parse worker. */
+  matchedAt: number;
+  /** The pool state was read and decoded (the event is built from here). */
+  loadedAt: number;
+  /** The sink took the event (in-process: the cache holds the state). */
+  publishedAt: number;
+}
+
+export type PublishedListener = (event: PoolStateUpdateEvent, timing: PublishTiming) => void;
+
 /** One transaction that touched one monitored pool, waiting for the pool's state. */
 interface PendingUpdate {
   address: string;
@@ -129,7 +143,7 @@ export class Scanner {
   private readonly publishedSlot = new Map<string, bigint>();
   /** Pools to re-read once the stream passes `afterSlot`. */
   private readonly settles = new Map<string, { afterSlot: bigint; update: PendingUpdate }>();
-  private readonly publishedListeners: ((event: PoolStateUpdateEvent) => void)[] = [];
+  private readonly publishedListeners: PublishedListener[] = [];
   private lastSlot = 0n;
   private lastEntryAt = -1;
   private running = false;
@@ -167,8 +181,8 @@ export class Scanner {
     this.stream.on('connectionError', () => this.metrics.connectionErrors.inc());
   }
 
-  /** Calls `listener` after every successful publish (tests, debugging taps). */
-  onPublished(listener: (event: PoolStateUpdateEvent) => void): void {
+  /** Calls `listener` after every successful publish (tests, benchmarks, debugging taps). */
+  onPublished(listener: PublishedListener): void {
     this.publishedListeners.push(listener);
   }
 
@@ -374,7 +388,10 @@ export class Scanner {
     this.metrics.eventsPublished.inc();
     this.metrics.processingLatencyMs.observe(done - update.matchedAt);
     this.metrics.endToEndLatencyMs.observe(done - update.receivedAt);
-    for (const listener of this.publishedListeners) listener(event);
+    if (this.publishedListeners.length > 0) {
+      const timing: PublishTiming = { receivedAt: update.receivedAt, matchedAt: update.matchedAt, loadedAt: now, publishedAt: done };
+      for (const listener of this.publishedListeners) listener(event, timing);
+    }
   }
 
   /** Re-reads `update`'s pool once the stream is past `afterSlot` (at most SETTLE_ATTEMPTS times). */
