@@ -5,7 +5,7 @@ import { parseCommandLine } from '../../config/command-line.js';
 import { describeSchema, loadConfig } from '../../config/loader.js';
 import { createLogger } from '../../obs/logger.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/known-accounts.js';
-import { createSimulator } from '../../sim/simulator.js';
+import { startSimulatorThread } from '../../sim/sim-thread.js';
 import type { SimConfig } from '../../sim/sim-config.js';
 import type { Command } from '../command.js';
 import { waitForShutdown } from '../shutdown.js';
@@ -14,8 +14,8 @@ import { endpointLines } from './engine.js';
 const HELP = `Usage: tidepool start [options]      (what 'npm start' runs)
 
 Runs everything in one process on the embedded defaults, no servers needed: the local chain
-simulator (JSON-RPC :8899, PubSub :8900, ShredStream gRPC :9999, quote API / block engine / faults
-:8890), the scanner reading its block-entry stream, and the quote service serving quotes from the
+simulator on its own thread (JSON-RPC :8899, PubSub :8900, ShredStream gRPC :9999, quote API /
+block engine / faults :8890), the scanner reading its block-entry stream, and the quote service serving quotes from the
 scanner's pool cache (:8080). Every pool of the simulator is monitored unless MONITORED_POOLS says
 otherwise. Prints the endpoints and a ready-to-run quote request. SIGTERM or Ctrl-C drains and exits 0.
 
@@ -33,9 +33,10 @@ export const startCommand: Command = {
     const loaded = loadConfig(startSchema, { flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
     checkEngineConfig(loaded.values);
     const logger = createLogger({ name: 'tidepool', level: loaded.values['log.level'] });
-    const sim = createSimulator(loaded.values as unknown as SimConfig, { logger: logger.child({ component: 'sim' }) });
-    const simEndpoints = await sim.start();
-    const pools = loaded.values['pools.monitored'].length > 0 ? loaded.values['pools.monitored'] : sim.chain.pools().map((p) => p.address);
+    // The chain runs on its own thread, as a node would beside the engine.
+    const sim = await startSimulatorThread(loaded.values as unknown as SimConfig, { logLevel: loaded.values['log.level'] });
+    const simEndpoints = sim.endpoints;
+    const pools = loaded.values['pools.monitored'].length > 0 ? loaded.values['pools.monitored'] : sim.pools.map((p) => p.address);
     const engine = createEngine(engineConfigUnderSim(loaded, simEndpoints), { logger, pools });
     let endpoints;
     try {
