@@ -39,6 +39,24 @@ export {
 export { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';
 export { ParseResult } from './parse-result.js';
 export type { DrainSummary } from './parse-worker.js';
+export { MATCH_VIA_LOOKUP, UnresolvedReason } from './match-layout.js';
+export {
+  LookupDirectory,
+  createLookupDirectory,
+  DEFAULT_LOOKUP_TABLES,
+  type LookupDirectoryOptions,
+  type LookupDirectoryStats,
+  type LookupTableSource,
+} from './lookup-directory.js';
+export {
+  LookupMatcher,
+  type LookupMatch,
+  type LookupFailure,
+  type LookupFailureKind,
+  type LookupMatcherHost,
+  type LookupMatcherOptions,
+  type LookupMatcherStats,
+} from './lookup-matcher.js';
 // The RPC client and account fetcher live in engine/rpc; re-exported for the scanner's users.
 export {
   RpcClient,

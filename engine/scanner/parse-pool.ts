@@ -8,6 +8,11 @@
  * returns false. Batches are counted, not transactions: a batch's transaction count is only known
  * by parsing it, and the overload path must not parse on the pool's thread.
  *
+ * Address lookup tables: the pool also owns the lookup directory (lookup-directory.ts) the workers
+ * settle v0 lookups against. The pool's thread fills it through a LookupMatcher
+ * (lookup-matcher.ts), which resolves the transactions the workers leave unresolved; setKeys
+ * rebuilds its pool maps together with the key table.
+ *
  * Batches go to the workers round-robin, moving on to the next ring when one is full, so one slow
  * worker costs its share of capacity, not the batch. Results of one worker come in order; results
  * of different workers may interleave (each carries its slot and receivedAt).
@@ -16,16 +21,23 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { ByteRingReader, ByteRingWriter, byteRingStats, createByteRing, type ByteRingStats } from './byte-ring.js';
 import { createKeyTable, writeKeyTable } from './key-table.js';
+import { createLookupDirectory, DEFAULT_LOOKUP_TABLES, LookupDirectory, type LookupDirectoryStats } from './lookup-directory.js';
+import { LD_MAX_KEYS } from './lookup-layout.js';
 import {
   BELL_SIGNAL,
   BELL_WAITING,
   BELL_WORDS,
   WS_BATCHES,
   WS_KEY_RELOADS,
+  WS_LOOKUP_MATCHES,
+  WS_LOOKUP_REFUSED,
+  WS_LOOKUP_RESOLVED,
+  WS_LOOKUP_TXS,
   WS_MATCHES,
   WS_PARSE_ERRORS,
   WS_RESULT_DROPS,
   WS_TXS,
+  WS_UNRESOLVED,
   WS_WORDS,
 } from './match-layout.js';
 import { ParseResult } from './parse-result.js';
@@ -38,8 +50,17 @@ export interface ParsePoolOptions {
   ringBytes?: number;
   /** Bytes of each worker's results ring, a power of two. Default 1 MiB. */
   resultRingBytes?: number;
-  /** Most monitored keys the key table holds. Default 4096. */
+  /** Most monitored keys the key table holds, at most 65,535 (pool ids are u16 in the lookup directory). Default 4096. */
   maxKeys?: number;
+  /** Address lookup tables the lookup directory holds. Default 16,384. */
+  maxLookupTables?: number;
+  /** Of those, how many may hold monitored pools (512 bytes each). Default maxLookupTables / 4. */
+  lookupMapBlocks?: number;
+  /**
+   * Settle v0 transactions' address-table lookups in the workers (matches of pools loaded through
+   * tables, unresolved records for the rest). Default true; false matches static keys only.
+   */
+  resolveLookups?: boolean;
   /** Monitored pool keys at start (base58 or 32 bytes); pool id = index. */
   keys?: readonly (string | Uint8Array)[];
   /** The compiled worker module. Default: parse-worker.js beside this module (the dist/ build). */
@@ -56,6 +77,17 @@ export interface ParsePoolStats {
   parseErrors: number;
   resultDrops: number;
   keyReloads: number;
+  /** v0 transactions with address-table lookups the workers saw. */
+  lookupTxs: number;
+  /** Of those, settled in the workers through the lookup directory. */
+  lookupResolved: number;
+  /** Matches of pools loaded through a lookup table (included in `matches`). */
+  lookupMatches: number;
+  /** Unresolved records the workers wrote (transactions left to the LookupMatcher). */
+  unresolved: number;
+  /** Transactions with more lookups than a valid transaction can hold, ignored. */
+  lookupRefused: number;
+  lookupDirectory: LookupDirectoryStats;
   rings: ByteRingStats[];
 }
 
@@ -71,6 +103,9 @@ export class ParsePool {
   private readonly tasks: DrainTask[] = [];
   private readonly stats: Int32Array[] = [];
   private readonly keyTable: SharedArrayBuffer;
+  /** The lookup directory's writer. Feed it through a LookupMatcher; the pool rebuilds it on setKeys. */
+  readonly lookupDirectory: LookupDirectory;
+  private currentKeysVersion: number;
   private readonly bell = new Int32Array(new SharedArrayBuffer(BELL_WORDS * 4));
   private readonly piscina: Piscina<DrainTask, DrainSummary>;
   private readonly view = new ParseResult();
@@ -83,8 +118,15 @@ export class ParsePool {
   constructor(options: ParsePoolOptions = {}) {
     this.workers = options.workers ?? 2;
     if (!Number.isInteger(this.workers) || this.workers < 1) throw new RangeError(`workers must be >= 1, got ${this.workers}`);
-    this.keyTable = createKeyTable(options.maxKeys ?? 4096);
-    writeKeyTable(this.keyTable, options.keys ?? []);
+    const maxKeys = options.maxKeys ?? 4096;
+    if (!Number.isInteger(maxKeys) || maxKeys > LD_MAX_KEYS) throw new RangeError(`maxKeys must be at most ${LD_MAX_KEYS}, got ${maxKeys}`);
+    this.keyTable = createKeyTable(maxKeys);
+    const keys = options.keys ?? [];
+    this.currentKeysVersion = writeKeyTable(this.keyTable, keys);
+    const maxTables = options.maxLookupTables ?? DEFAULT_LOOKUP_TABLES;
+    this.lookupDirectory = new LookupDirectory(createLookupDirectory({ capacity: maxTables, mapBlocks: options.lookupMapBlocks }));
+    this.lookupDirectory.setKeys(keys, this.currentKeysVersion);
+    const resolveLookups = options.resolveLookups ?? true;
     for (let i = 0; i < this.workers; i++) {
       const input = createByteRing(options.ringBytes ?? 1 << 22);
       const output = createByteRing(options.resultRingBytes ?? 1 << 20);
@@ -93,7 +135,15 @@ export class ParsePool {
       this.inputs.push(new ByteRingWriter(input));
       this.results.push(new ByteRingReader(output));
       this.stats.push(new Int32Array(stats));
-      this.tasks.push({ input, output, keys: this.keyTable, stats, bell: this.bell.buffer as SharedArrayBuffer });
+      this.tasks.push({
+        input,
+        output,
+        keys: this.keyTable,
+        lookups: this.lookupDirectory.buffer,
+        resolveLookups,
+        stats,
+        bell: this.bell.buffer as SharedArrayBuffer,
+      });
     }
     const filename = options.filename ?? fileURLToPath(new URL('./parse-worker.js', import.meta.url));
     // One long task per worker, so exactly `workers` threads, each running one drain loop.
@@ -142,9 +192,23 @@ export class ParsePool {
     return false;
   }
 
-  /** Replaces the monitored keys; batches submitted after this call are matched against them. */
+  /**
+   * Replaces the monitored keys; batches submitted after this call are matched against them.
+   * Rebuilds the lookup directory's pool maps for the new keys (from the LookupMatcher's table
+   * cache, when one is attached). Returns the key table's new version (ParseResult.keysVersion).
+   */
   setKeys(keys: readonly (string | Uint8Array)[]): number {
-    return writeKeyTable(this.keyTable, keys);
+    const version = writeKeyTable(this.keyTable, keys);
+    this.currentKeysVersion = version;
+    // After the key table: a worker between the two writes sees versions that differ and leaves
+    // its lookups unresolved rather than mixing pool ids of two key sets.
+    this.lookupDirectory.setKeys(keys, version);
+    return version;
+  }
+
+  /** Version of the current key table (what setKeys last returned). */
+  get keysVersion(): number {
+    return this.currentKeysVersion;
   }
 
   /**
@@ -196,6 +260,12 @@ export class ParsePool {
       parseErrors: sum(WS_PARSE_ERRORS),
       resultDrops: sum(WS_RESULT_DROPS),
       keyReloads: sum(WS_KEY_RELOADS),
+      lookupTxs: sum(WS_LOOKUP_TXS),
+      lookupResolved: sum(WS_LOOKUP_RESOLVED),
+      lookupMatches: sum(WS_LOOKUP_MATCHES),
+      unresolved: sum(WS_UNRESOLVED),
+      lookupRefused: sum(WS_LOOKUP_REFUSED),
+      lookupDirectory: { ...this.lookupDirectory.stats },
       rings: this.inputBuffers.map(byteRingStats),
     };
   }
