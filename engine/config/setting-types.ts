@@ -135,3 +135,46 @@ export function hostPort(): SettingParser<string> {
     return raw;
   };
 }
+
+/** A list without repeats: an entry listed twice is a typo, not a wish. */
+export function uniqueList<T>(item: SettingParser<T>, options: { min?: number; max?: number } = {}): SettingParser<T[]> {
+  const parseList = list(item, options.min === undefined ? {} : { min: options.min });
+  return (raw) => {
+    const values = parseList(raw);
+    if (options.max !== undefined && values.length > options.max) {
+      throw new SettingIssue(`expected at most ${options.max} items, got ${values.length}`);
+    }
+    const seen = new Set<T>();
+    for (const v of values) {
+      if (seen.has(v)) throw new SettingIssue(`${JSON.stringify(v)} is listed twice`);
+      seen.add(v);
+    }
+    return values;
+  };
+}
+
+/** A NATS server: `nats://host:port` (or tls, ws, wss) or bare `host:port`. */
+export function busServer(): SettingParser<string> {
+  return (raw) => {
+    if (typeof raw === 'string') {
+      if (/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(raw) && Number(raw.slice(raw.lastIndexOf(':') + 1)) <= 65535) return raw;
+      try {
+        const u = new URL(raw);
+        if (['nats:', 'tls:', 'ws:', 'wss:'].includes(u.protocol) && u.hostname !== '') return raw;
+      } catch {
+        // reported below
+      }
+    }
+    throw new SettingIssue(`expected a bus server such as nats://127.0.0.1:4222 or host:port, got ${describe(raw)}`);
+  };
+}
+
+/** JetStream stream and consumer names: letters, digits, `_` and `-` (no `.`, `*`, `>`, spaces). */
+export function jetStreamName(): SettingParser<string> {
+  return (raw) => {
+    if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,255}$/.test(raw)) {
+      throw new SettingIssue(`expected a name of letters, digits, _ and -, got ${describe(raw)}`);
+    }
+    return raw;
+  };
+}

@@ -5,11 +5,11 @@
  * it off the quote server's socket keeps scrapes out of quote latency.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import { Registry } from 'prom-client';
 
-import { ErrorCode, TpError } from '../errors.js';
+import { ErrorCode } from '../errors.js';
+import { closeServer, listenOn } from './http-listen.js';
 
 export interface MetricsServerOptions {
   registries: readonly Registry[];
@@ -53,26 +53,13 @@ export class MetricsServer {
   }
 
   /** Binds `port` (0: any free port); resolves with the bound port. */
-  start(port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const onError = (err: Error): void => reject(new TpError(ErrorCode.Io, `metrics server cannot listen on ${this.host}:${port}: ${err.message}`, { cause: err }));
-      this.server.once('error', onError);
-      this.server.listen(port, this.host, () => {
-        this.server.off('error', onError);
-        this.boundPort = (this.server.address() as AddressInfo).port;
-        resolve(this.boundPort);
-      });
-    });
+  async start(port: number): Promise<number> {
+    this.boundPort = await listenOn(this.server, this.host, port, 'metrics server');
+    return this.boundPort;
   }
 
+  /** Stops listening and closes idle and open connections. Idempotent. */
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      if (!this.server.listening) {
-        resolve();
-        return;
-      }
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    return closeServer(this.server);
   }
 }

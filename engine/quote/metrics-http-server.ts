@@ -4,9 +4,8 @@
  * and the port can stay private when the quote port is public.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
-import { ErrorCode, TpError } from '../errors.js';
+import { closeServer, listenOn } from '../obs/http-listen.js';
 import { errorBody } from './http-errors.js';
 import { QuoteErrorCode } from './errors.js';
 import { heapProfileResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
@@ -36,27 +35,14 @@ export class MetricsHttpServer {
   }
 
   /** Binds `port` (0: any free port); resolves with the bound port. */
-  start(port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const onError = (err: Error): void => {
-        reject(new TpError(ErrorCode.Io, `metrics server cannot listen on ${this.host}:${port}: ${err.message}`, { cause: err }));
-      };
-      this.server.once('error', onError);
-      this.server.listen(port, this.host, () => {
-        this.server.off('error', onError);
-        this.boundPort = (this.server.address() as AddressInfo).port;
-        resolve(this.boundPort);
-      });
-    });
+  async start(port: number): Promise<number> {
+    this.boundPort = await listenOn(this.server, this.host, port, 'metrics server');
+    return this.boundPort;
   }
 
   /** Stops listening and closes idle and open connections. Idempotent. */
   close(): Promise<void> {
-    if (!this.server.listening) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    return closeServer(this.server);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {

@@ -5,7 +5,7 @@
  * (flag > environment variable > config file > default; ARCHITECTURE.md §3).
  */
 import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
-import { SettingIssue, bool, duration, int, list, num, oneOf, port, str, url, type SettingParser } from '../config/setting-types.js';
+import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/setting-types.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/logger.js';
 
@@ -15,46 +15,6 @@ export const DEFAULT_QUOTE_METRICS_PORT = 9090;
 export const DEFAULT_FALLBACK_DEADLINE_MS = 2000;
 /** Spec 02 `HybridMode.CacheFirstTimeout`. */
 export const DEFAULT_CACHE_FIRST_TIMEOUT_MS = 10;
-
-/** A NATS server: `nats://host:port` (or tls, ws, wss) or bare `host:port`. */
-function busServer(): SettingParser<string> {
-  return (raw) => {
-    if (typeof raw === 'string') {
-      if (/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(raw) && Number(raw.slice(raw.lastIndexOf(':') + 1)) <= 65535) return raw;
-      try {
-        const u = new URL(raw);
-        if (['nats:', 'tls:', 'ws:', 'wss:'].includes(u.protocol) && u.hostname !== '') return raw;
-      } catch {
-        // reported below
-      }
-    }
-    throw new SettingIssue(`expected a bus server such as nats://127.0.0.1:4222 or host:port, got ${JSON.stringify(raw)}`);
-  };
-}
-
-/** JetStream stream and consumer names: no whitespace, `.`, `*`, `>` or path separators. */
-function jetStreamName(): SettingParser<string> {
-  return (raw) => {
-    if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,255}$/.test(raw)) {
-      throw new SettingIssue(`expected a name of letters, digits, _ and -, got ${JSON.stringify(raw)}`);
-    }
-    return raw;
-  };
-}
-
-/** A list without repeats. */
-function uniqueList<T>(item: SettingParser<T>): SettingParser<T[]> {
-  const parseList = list(item);
-  return (raw) => {
-    const values = parseList(raw);
-    const seen = new Set<T>();
-    for (const v of values) {
-      if (seen.has(v)) throw new SettingIssue(`${JSON.stringify(v)} is listed twice`);
-      seen.add(v);
-    }
-    return values;
-  };
-}
 
 /** Seconds as spec 02 writes them (`REFRESH_SECONDS 30`): a positive integer. */
 const seconds = (): SettingParser<number> => int({ min: 1, max: 86_400 });

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 
 import { isPubkey } from '../chain/base58.js';
 import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
-import { SettingIssue, bool, duration, int, list, oneOf, port, str, url, type SettingParser } from '../config/setting-types.js';
+import { SettingIssue, bool, busServer, duration, int, jetStreamName, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/setting-types.js';
 import { DEFAULT_PROGRAM_IDS } from '../dex/program-ids.js';
 import { Dex, DEX_KINDS } from '../dex/types.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -33,23 +33,6 @@ function pubkey(): SettingParser<string> {
   };
 }
 
-/** A list without repeats: a pool listed twice is a typo, not a wish. */
-function uniqueList<T>(item: SettingParser<T>, options: { min?: number; max?: number } = {}): SettingParser<T[]> {
-  const parseList = list(item, options.min === undefined ? {} : { min: options.min });
-  return (raw) => {
-    const values = parseList(raw);
-    if (options.max !== undefined && values.length > options.max) {
-      throw new SettingIssue(`expected at most ${options.max} items, got ${values.length}`);
-    }
-    const seen = new Set<T>();
-    for (const v of values) {
-      if (seen.has(v)) throw new SettingIssue(`${JSON.stringify(v)} is listed twice`);
-      seen.add(v);
-    }
-    return values;
-  };
-}
-
 function region(): SettingParser<string> {
   return (raw) => {
     if (typeof raw !== 'string' || !/^[a-z][a-z0-9-]*$/.test(raw) || raw.length > MAX_REGION_LENGTH) {
@@ -64,32 +47,6 @@ function optionalIp(): SettingParser<string> {
   return (raw) => {
     if (raw === '') return '';
     if (typeof raw !== 'string' || isIP(raw) === 0) throw new SettingIssue(`expected an IP address, got ${JSON.stringify(raw)}`);
-    return raw;
-  };
-}
-
-/** A NATS server: `nats://host:port` (or tls, ws, wss) or bare `host:port`. */
-function busServer(): SettingParser<string> {
-  return (raw) => {
-    if (typeof raw === 'string') {
-      if (/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(raw) && Number(raw.slice(raw.lastIndexOf(':') + 1)) <= 65535) return raw;
-      try {
-        const u = new URL(raw);
-        if (['nats:', 'tls:', 'ws:', 'wss:'].includes(u.protocol) && u.hostname !== '') return raw;
-      } catch {
-        // reported below
-      }
-    }
-    throw new SettingIssue(`expected a bus server such as nats://127.0.0.1:4222 or host:port, got ${JSON.stringify(raw)}`);
-  };
-}
-
-/** JetStream stream names: no whitespace, `.`, `*`, `>` or path separators. */
-function streamName(): SettingParser<string> {
-  return (raw) => {
-    if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,255}$/.test(raw)) {
-      throw new SettingIssue(`expected a stream name of letters, digits, _ and -, got ${JSON.stringify(raw)}`);
-    }
     return raw;
   };
 }
@@ -112,7 +69,7 @@ export const scannerSchema = {
   'pools.file': setting({ description: 'JSON file of monitored pool addresses, used when pools.monitored is empty', parse: str({ nonEmpty: true }), default: DEFAULT_POOLS_FILE, env: 'MONITORED_POOLS_FILE', flag: 'pools-file' }),
   ...dexProgramSettings,
   'bus.servers': setting({ description: 'message bus (NATS) servers', parse: uniqueList(busServer(), { min: 1 }), default: ['nats://127.0.0.1:4222'], env: 'BUS_SERVERS', flag: 'bus-servers' }),
-  'bus.streamName': setting({ description: 'JetStream stream of pool state updates', parse: streamName(), default: 'POOL_UPDATES', env: 'BUS_STREAM_NAME', flag: 'bus-stream-name' }),
+  'bus.streamName': setting({ description: 'JetStream stream of pool state updates', parse: jetStreamName(), default: 'POOL_UPDATES', env: 'BUS_STREAM_NAME', flag: 'bus-stream-name' }),
   'bus.maxAge': setting({ description: 'age after which the stream discards a message', parse: duration({ min: 1000 }), default: 60_000, flag: 'bus-max-age' }),
   'rpc.endpoints': setting({ description: 'Solana JSON-RPC endpoints the pool accounts are read from (getMultipleAccounts)', parse: uniqueList(url(), { min: 1 }), default: ['http://127.0.0.1:8899'], env: 'RPC_ENDPOINTS', flag: 'rpc-endpoints' }),
   'performance.parseWorkers': setting({ description: 'parse worker threads (entry parsing and pool matching); default: cores - 1, at least 1', parse: int({ min: 1, max: 64 }), default: Math.max(1, availableParallelism() - 1), env: 'PARSE_WORKERS', flag: 'parse-workers' }),

@@ -10,9 +10,9 @@
  * Errors are ARCHITECTURE §3's JSON `{"error":{"code","message"}}`. Bodies are bounded (1 MiB).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import { ErrorCode, TpError } from '../errors.js';
+import { closeServer, listenOn } from '../obs/http-listen.js';
 import type { Scanner } from './scanner.js';
 
 const MAX_BODY_BYTES = 1 << 20;
@@ -81,27 +81,15 @@ export class ScannerHttpServer {
     return this.boundPort;
   }
 
-  start(port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const onError = (err: Error): void => reject(new TpError(ErrorCode.Io, `scanner HTTP cannot listen on ${this.host}:${port}: ${err.message}`, { cause: err }));
-      this.server.once('error', onError);
-      this.server.listen(port, this.host, () => {
-        this.server.off('error', onError);
-        this.boundPort = (this.server.address() as AddressInfo).port;
-        resolve(this.boundPort);
-      });
-    });
+  /** Binds `port` (0: any free port); resolves with the bound port. */
+  async start(port: number): Promise<number> {
+    this.boundPort = await listenOn(this.server, this.host, port, 'scanner HTTP');
+    return this.boundPort;
   }
 
+  /** Stops listening and closes idle and open connections. Idempotent. */
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      if (!this.server.listening) {
-        resolve();
-        return;
-      }
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    return closeServer(this.server);
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,0 +1,30 @@
+/**
+ * Binding and closing a node:http server the same way everywhere (the metrics ports, the scanner's
+ * health port): a bind failure becomes TpError(TP_ERR_IO) naming what could not listen, and close
+ * also ends keep-alive connections so a SIGTERM does not wait for idle scrapers.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { ErrorCode, TpError } from '../errors.js';
+
+/** Binds `port` (0: any free port) on `host`; resolves with the bound port. */
+export function listenOn(server: Server, host: string, port: number, what: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => reject(new TpError(ErrorCode.Io, `${what} cannot listen on ${host}:${port}: ${err.message}`, { cause: err }));
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Stops listening and closes idle and open connections. Idempotent. */
+export function closeServer(server: Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
