@@ -18,6 +18,7 @@ import { createQuoteCache, createQuoteService, type QuoteService } from '../quot
 import { AccountFetcher } from '../rpc/account-fetcher.js';
 import { RpcClient } from '../rpc/rpc-client.js';
 import { blockStreamSettings, dexPrograms, type ScannerConfig } from '../scanner/scanner-config.js';
+import { LookupTableCache } from '../scanner/lookup-tables.js';
 import { Scanner } from '../scanner/scanner.js';
 import { ScannerHttpServer } from '../scanner/scanner-http.js';
 import { engineSchema, type EngineConfig } from './engine-config.js';
@@ -93,6 +94,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     },
     metrics: scannerMetrics,
     logger: log.child({ component: 'scanner' }),
+    lookupTables: new LookupTableCache(fetcher, { maxTables: 16_384 }),
     includeRawData: config['events.includeRawData'],
   });
   // RefreshSeconds: every monitored pool read once at start and every interval, so quiet pools

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SwapMode, quoteSwap } from '../dex/index.js';
 import { hasPromtool, runPromtool } from '../obs/promtool.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
-import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
+import { poolLookupTables, swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
 import { PARSE_WORKER, eventually, startEngineUnderSim, type EngineUnderSim } from './testing.js';
 
 /**
@@ -126,6 +126,24 @@ describe.skipIf(!built)('the one-process engine under the simulator', () => {
     const balance = (a: string): string => chain.getTokenBalance(a)!.amount.toString();
     if (view.dex === 'dexa_amm' && 'reserveA' in view.pool) expect(last.state.reserveA).toBe(view.pool.reserveA.toString());
     else expect([last.state.reserveA, last.state.reserveB]).toEqual([balance(info.vaultA), balance(info.vaultB)]);
+  });
+
+  it('sees swaps that reach the pool only through address lookup tables', async () => {
+    const chain = e.sim.chain;
+    const pools = chain.poolsForPair(WSOL_MINT, USDC_MINT).slice(0, 2);
+    for (const view of pools) {
+      const start = e.events.length;
+      const info = chain.poolInfo(view.address)!;
+      const tx = swapTransaction(chain, trader(chain, 2), info, { aToB: true, exactIn: true, amount: 1_000_000n, threshold: 0n, lookupTables: poolLookupTables(chain, view.address) });
+      const signature = chain.sendTransaction(tx);
+      chain.advanceSlot(1);
+      const ev = await eventually(() => e.events.slice(start).find((x) => x.transaction.signature === signature), 10_000, 'event of the v0 swap');
+      expect(ev.pool.address).toBe(view.address);
+    }
+    const stats = e.engine.scanner.stats();
+    // The first table was fetched on the main thread, the second transaction matched in the worker.
+    expect(stats.lookupMatches).toBeGreaterThanOrEqual(1);
+    expect(stats.parse.lookupMatches + stats.lookupMatches).toBeGreaterThanOrEqual(2);
   });
 
   it('counts garbage from the stream as parsing errors and keeps going', async () => {

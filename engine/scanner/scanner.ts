@@ -34,6 +34,8 @@ import { createLogger, type Logger } from '../obs/logger.js';
 import { createScannerMetrics, type ScannerMetrics } from '../obs/scanner-metrics.js';
 import { reservesOf } from '../pools/reserves.js';
 import type { LoadedPool, PoolLoader, PoolLoadFailure } from '../pools/types.js';
+import { LookupMatcher, type LookupFailure, type LookupMatch, type LookupMatcherStats } from './lookup-matcher.js';
+import type { LookupTableCache } from './lookup-tables.js';
 import { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';
 import type { ParseResult } from './parse-result.js';
 import { buildPoolStateUpdateEvent, type PoolStateUpdateEvent } from './pool-state-event.js';
@@ -68,6 +70,11 @@ export interface ScannerOptions {
   logger?: Logger;
   /** Put the base64 account data in each event's `state.rawData`. Default false. */
   includeRawData?: boolean;
+  /**
+   * Address lookup tables, read through RPC once and cached: transactions that reach a monitored
+   * pool only through a table are found with them. Without it such transactions are not seen.
+   */
+  lookupTables?: LookupTableCache;
 }
 
 /** When each stage of one event ended (performance.now() ms of this thread). */
@@ -112,6 +119,10 @@ export interface ScannerStats {
   droppedTransactions: number;
   loadFailures: Record<PoolLoadFailure['reason'], number>;
   settles: number;
+  /** Matches found on the main thread after fetching a lookup table, and the failures. */
+  lookupMatches: number;
+  lookupFailures: Record<LookupFailure['kind'], number>;
+  lookups: LookupMatcherStats | null;
   queue: ProcessingQueueStats;
   parse: ParsePoolStats;
   monitoredPools: number;
@@ -161,6 +172,9 @@ export class Scanner {
     settles: 0,
   };
   private readonly loadFailures: Record<PoolLoadFailure['reason'], number> = { missing: 0, unknown_owner: 0, decode: 0, rpc: 0 };
+  private readonly lookupFailures: Record<LookupFailure['kind'], number> = { missing: 0, invalid: 0, deactivated: 0, index: 0, rpc: 0, overload: 0 };
+  private lookupMatches = 0;
+  private readonly matcher: LookupMatcher | undefined;
 
   constructor(options: ScannerOptions) {
     this.metrics = options.metrics ?? createScannerMetrics();
@@ -169,7 +183,17 @@ export class Scanner {
     this.sink = options.sink;
     this.includeRawData = options.includeRawData ?? false;
     validatePools(options.pools);
-    this.parsePool = new ParsePool({ ...options.parse, keys: options.pools });
+    this.parsePool = new ParsePool({ ...options.parse, keys: options.pools, resolveLookups: options.lookupTables !== undefined });
+    if (options.lookupTables !== undefined) {
+      this.matcher = new LookupMatcher(this.parsePool, options.lookupTables, {
+        onMatch: (m) => this.onLookupMatch(m),
+        onFailure: (f) => {
+          this.lookupFailures[f.kind]++;
+          const suppressed = this.throttle.take(`lookup-${f.kind}`);
+          if (suppressed >= 0) this.log.warn({ table: f.table, kind: f.kind, slot: f.slot, suppressed }, 'lookup table could not be resolved: transaction skipped');
+        },
+      });
+    }
     // The key table's first version is 2: ParsePool's constructor wrote the initial keys once.
     this.rememberKeys(2, options.pools);
     this.queue = new ProcessingQueue<PendingUpdate>({
@@ -230,6 +254,9 @@ export class Scanner {
       stream: this.stream.stats(),
       ...this.counters,
       loadFailures: { ...this.loadFailures },
+      lookupMatches: this.lookupMatches,
+      lookupFailures: { ...this.lookupFailures },
+      lookups: this.matcher === undefined ? null : { ...this.matcher.stats },
       queue: this.queue.stats(),
       parse: this.parsePool.statistics(),
       monitoredPools: this.currentPools.length,
@@ -251,6 +278,8 @@ export class Scanner {
       await closed;
       await this.drainLoop;
       this.parsePool.drainResults(this.onResult);
+      await this.matcher?.idle();
+      this.matcher?.close();
       await this.queue.idle();
     } else {
       await this.parsePool.close();
@@ -306,6 +335,8 @@ export class Scanner {
       return;
     }
     this.metrics.shredstreamLatencyMs.observe(now - r.receivedAt);
+    // Transactions whose lookup tables the workers do not know yet: resolved here, reported later.
+    if (this.matcher !== undefined && r.unresolvedCount > 0) this.matcher.take(r);
     const n = r.matchCount;
     if (n === 0) return;
     const pools = this.keyVersions.get(r.keysVersion) ?? this.currentPools;
@@ -313,19 +344,31 @@ export class Scanner {
     for (let i = 0; i < n; i++) {
       const address = pools[r.matchPool(i)];
       if (address === undefined) continue; // matched against a key list already replaced
-      this.counters.matches++;
-      const update: PendingUpdate = { address, signature: r.matchSignature(i).slice(), slot, receivedAt: r.receivedAt, matchedAt: now, settle: 0 };
-      if (!this.queue.push(update)) {
-        this.counters.droppedTransactions++;
-        this.metrics.droppedTransactions.inc();
-        const suppressed = this.throttle.take('tx-dropped');
-        if (suppressed >= 0) {
-          this.log.warn({ queueSizeLimit: this.queue.queueSizeLimit, suppressed }, 'processing queue full: transaction dropped');
-        }
-      }
+      this.enqueue({ address, signature: r.matchSignature(i).slice(), slot, receivedAt: r.receivedAt, matchedAt: now, settle: 0 });
     }
     this.metrics.processingQueueSize.set(this.queue.size);
   };
+
+  /** A transaction found through a lookup table fetched on the main thread. */
+  private onLookupMatch(m: LookupMatch): void {
+    const address = (this.keyVersions.get(m.keysVersion) ?? this.currentPools)[m.pool];
+    if (address === undefined) return;
+    this.lookupMatches++;
+    const slot = (BigInt(m.slotHi) << 32n) | BigInt(m.slotLo);
+    this.enqueue({ address, signature: m.signature, slot, receivedAt: m.receivedAt, matchedAt: performance.now(), settle: 0 });
+    this.metrics.processingQueueSize.set(this.queue.size);
+  }
+
+  private enqueue(update: PendingUpdate): void {
+    this.counters.matches++;
+    if (this.queue.push(update)) return;
+    this.counters.droppedTransactions++;
+    this.metrics.droppedTransactions.inc();
+    const suppressed = this.throttle.take('tx-dropped');
+    if (suppressed >= 0) {
+      this.log.warn({ queueSizeLimit: this.queue.queueSizeLimit, suppressed }, 'processing queue full: transaction dropped');
+    }
+  }
 
   /** One batch: read every distinct pool once, then one event per transaction. */
   private async processBatch(batch: PendingUpdate[]): Promise<void> {
