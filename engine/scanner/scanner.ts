@@ -194,8 +194,7 @@ export class Scanner {
         },
       });
     }
-    // The key table's first version is 2: ParsePool's constructor wrote the initial keys once.
-    this.rememberKeys(2, options.pools);
+    this.rememberKeys(this.parsePool.keysVersion, options.pools);
     this.queue = new ProcessingQueue<PendingUpdate>({
       ...options.performance,
       process: (batch) => this.processBatch(batch),
