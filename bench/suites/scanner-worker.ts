@@ -3,7 +3,7 @@
  * counts structured-clone messages (the baseline). Both post one summary when done.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ByteRingReader } from '../../engine/scanner/byte-ring.js';
+import { ByteRingReader } from '../../engine/threads/byte-ring.js';
 
 const data = workerData as { mode: 'ring'; ring: SharedArrayBuffer } | { mode: 'message'; count: number };
 if (data.mode === 'ring') {

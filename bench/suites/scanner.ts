@@ -14,7 +14,7 @@ import { parseEntries } from '../../engine/chain/native-parser.js';
 import { PUBKEY_BYTES } from '../../engine/chain/parse-layout.js';
 import { generateMainnetMix } from '../../engine/chain/testing/mainnet-mix.js';
 import { Prng } from '../../engine/prng.js';
-import { ByteRingWriter, createByteRing } from '../../engine/scanner/byte-ring.js';
+import { ByteRingWriter, createByteRing } from '../../engine/threads/byte-ring.js';
 import { ParsePool } from '../../engine/scanner/parse-pool.js';
 import type { Figure, Suite } from '../harness.js';
 

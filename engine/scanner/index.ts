@@ -35,7 +35,7 @@ export {
   createByteRing,
   maxPayloadFor,
   type ByteRingStats,
-} from './byte-ring.js';
+} from '../threads/byte-ring.js';
 export { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';
 export { ParseResult } from './parse-result.js';
 export type { DrainSummary } from './parse-worker.js';

@@ -3,7 +3,7 @@
  * worker writes per batch, the monitored-key table, the per-worker counters and the doorbell.
  * (The lookup directory's layout is in lookup-layout.ts.)
  *
- * Result record: the payload of one record in a worker's results ring (byte-ring.ts), u32 words.
+ * Result record: the payload of one record in a worker's results ring (engine/threads/byte-ring.ts), u32 words.
  * The ring record's slot and receivedAt are the batch's own, copied from the input record.
  *
  *   ┌ header ──────────┬ matches ───────────────────────┬ unresolved ───────────────────────────┐
@@ -102,7 +102,7 @@ export const WS_WORDS = 16;
 /**
  * Doorbell: one per pool, rung by any worker after it publishes a result, so the main thread
  * waits on one word (Atomics.waitAsync) instead of one per results ring. Same protocol as the
- * ring's WAITING/SIGNAL pair (byte-ring.ts).
+ * ring's WAITING/SIGNAL pair (engine/threads/byte-ring.ts).
  */
 export const BELL_SIGNAL = 0;
 export const BELL_WAITING = 1;

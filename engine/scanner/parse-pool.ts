@@ -19,7 +19,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { ByteRingReader, ByteRingWriter, byteRingStats, createByteRing, type ByteRingStats } from './byte-ring.js';
+import { ByteRingReader, ByteRingWriter, byteRingStats, createByteRing, type ByteRingStats } from '../threads/byte-ring.js';
 import { createKeyTable, writeKeyTable } from './key-table.js';
 import { createLookupDirectory, DEFAULT_LOOKUP_TABLES, LookupDirectory, type LookupDirectoryStats } from './lookup-directory.js';
 import { LD_MAX_KEYS } from './lookup-layout.js';
@@ -91,7 +91,7 @@ export interface ParsePoolStats {
   rings: ByteRingStats[];
 }
 
-/** Settles Atomics.waitAsync, missing from the ES2022 lib (see byte-ring.ts). */
+/** Settles Atomics.waitAsync, missing from the ES2022 lib (see engine/threads/byte-ring.ts). */
 type WaitAsync = (a: Int32Array, i: number, v: number, t?: number) => { async: boolean; value: unknown };
 const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 

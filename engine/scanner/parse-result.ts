@@ -5,7 +5,7 @@
 import * as base58 from '../chain/base58.js';
 import { PUBKEY_BYTES, type ParseStatus } from '../chain/parse-layout.js';
 import type { AddressTableLookup } from '../chain/transaction-view.js';
-import type { RingRecord } from './byte-ring.js';
+import type { RingRecord } from '../threads/byte-ring.js';
 import {
   LOOKUP_COUNTS,
   LOOKUP_HEADER_WORDS,

@@ -23,7 +23,7 @@
 import { EntryBatchIndex } from '../chain/entry-batch-index.js';
 import { parseEntries } from '../chain/native-parser.js';
 import { ParseStatus, PUBKEY_BYTES } from '../chain/parse-layout.js';
-import { ByteRingReader, ByteRingWriter } from './byte-ring.js';
+import { ByteRingReader, ByteRingWriter } from '../threads/byte-ring.js';
 import { KeyTableReader } from './key-table.js';
 import { LookupDirectoryReader } from './lookup-directory.js';
 import { LookupOutcome, LookupResolver } from './lookup-resolver.js';

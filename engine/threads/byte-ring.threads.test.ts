@@ -6,7 +6,7 @@ import { Prng } from '../prng.js';
 import { ByteRingWriter, byteRingStats, createByteRing } from './byte-ring.js';
 import { RecordChecksum } from './testing/ring-checksum.js';
 
-const workerFile = resolve(import.meta.dirname, '../../dist/engine/scanner/testing/ring-consumer-worker.js');
+const workerFile = resolve(import.meta.dirname, '../../dist/engine/threads/testing/ring-consumer-worker.js');
 const built = existsSync(workerFile);
 
 interface ConsumerResult {

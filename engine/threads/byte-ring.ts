@@ -1,9 +1,11 @@
 /**
  * ByteRing: a single-producer single-consumer ring of variable-size byte records on a
- * SharedArrayBuffer, for entry batches going from the stream client to a parse worker (and parse
- * results coming back). Both ends are built from the same SharedArrayBuffer, in any threads:
- * `createByteRing(capacity)` once, then `new ByteRingWriter(sab)` in the producing thread and
- * `new ByteRingReader(sab)` in the consuming one. Exactly one writer and one reader per ring.
+ * SharedArrayBuffer, for data crossing threads on the hot path: entry batches going from the
+ * stream client to a parse worker and parse results coming back (engine/scanner), account read
+ * requests and answers between the main thread and the RPC worker (engine/rpc). Both ends are
+ * built from the same SharedArrayBuffer, in any threads: `createByteRing(capacity)` once, then
+ * `new ByteRingWriter(sab)` in the producing thread and `new ByteRingReader(sab)` in the consuming
+ * one. Exactly one writer and one reader per ring.
  *
  *                 TAIL & mask                         HEAD & mask
  *                      │                                   │
