@@ -1,0 +1,135 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { createDecoderRegistry } from '../dex/index.js';
+import { createLogger } from '../obs/logger.js';
+import { RpcPoolLoader } from '../pools/index.js';
+import type { PoolLoader, PoolLoadResult } from '../pools/types.js';
+import { AccountFetcher, RpcClient } from '../rpc/index.js';
+import { loadConfig } from '../config/loader.js';
+import { simSchema } from '../sim/sim-config.js';
+import { createSimulator, type SimEndpoints, type Simulator } from '../sim/simulator.js';
+import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
+import type { PoolStateUpdateEvent } from './pool-state-event.js';
+import { Scanner } from './scanner.js';
+
+const workerFile = resolve(import.meta.dirname, '../../dist/engine/scanner/parse-worker.js');
+
+/** A loader that reports a fixed slot for its first `n` answers (an RPC node lagging the stream). */
+class LaggingLoader implements PoolLoader {
+  constructor(
+    private readonly inner: PoolLoader,
+    private lagging: number,
+    private readonly slot: bigint,
+  ) {}
+
+  async load(addresses: readonly string[]): Promise<PoolLoadResult[]> {
+    const results = await this.inner.load(addresses);
+    if (this.lagging <= 0) return results;
+    this.lagging--;
+    return results.map((r) => (r.ok ? { ok: true, value: { ...r.value, slot: this.slot } } : r));
+  }
+}
+
+describe.skipIf(!existsSync(workerFile))('Scanner', () => {
+  let sim: Simulator;
+  let endpoints: SimEndpoints;
+  let rpc: RpcClient;
+
+  beforeAll(async () => {
+    // A manual chain with no generated flow: every transaction on it is one the test sent.
+    const config = loadConfig(simSchema, {
+      env: {},
+      flags: { seed: '19', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' },
+    }).values;
+    sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'scanner-test', level: 'silent' }) });
+    endpoints = await sim.start();
+    sim.chain.advanceSlot(1);
+    rpc = new RpcClient({ endpoints: [endpoints.rpc] });
+  });
+
+  afterAll(async () => {
+    await rpc.close();
+    await sim.close();
+  });
+
+  it('re-reads a pool whose new state came back at a slot already published, once the stream is past it (settle)', async () => {
+    const chain = sim.chain;
+    const pool = chain.pools()[0]!.address;
+    const info = chain.poolInfo(pool)!;
+    const laggedSlot = chain.slot() + 1n;
+    const real = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry() });
+    const events: PoolStateUpdateEvent[] = [];
+    const at = endpoints.stream.lastIndexOf(':');
+    const scanner = new Scanner({
+      stream: { host: endpoints.stream.slice(0, at), port: Number(endpoints.stream.slice(at + 1)) },
+      pools: [pool],
+      loader: new LaggingLoader(real, 2, laggedSlot),
+      sink: { publish: (event) => void events.push(event) },
+      performance: { maxConcurrentProcessing: 1, batchSize: 10, queueSizeLimit: 100 },
+      parse: { workers: 1, filename: workerFile },
+      logger: createLogger({ name: 'scanner-test', level: 'silent' }),
+    });
+    scanner.start();
+    try {
+      const waitFor = async (n: number): Promise<void> => {
+        const deadline = Date.now() + 10_000;
+        while (events.length < n) {
+          if (Date.now() > deadline) throw new Error(`only ${events.length} events`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      while (!scanner.connected) await new Promise((r) => setTimeout(r, 10));
+      const swap = (i: number): string =>
+        chain.sendTransaction(swapTransaction(chain, trader(chain, i), info, { aToB: i % 2 === 0, exactIn: true, amount: 1_000_000n, threshold: 0n }));
+      const first = swap(0);
+      chain.advanceSlot(1);
+      await waitFor(1);
+      const second = swap(1);
+      chain.advanceSlot(1);
+      await waitFor(2);
+      // Both reads said `laggedSlot`: the second state would be ignored downstream (slot rule)...
+      expect(events.map((e) => [e.transaction.signature, e.state.slot])).toEqual([
+        [first, laggedSlot.toString()],
+        [second, laggedSlot.toString()],
+      ]);
+      expect(scanner.stats().settles).toBe(0);
+      // ...so once the stream passes that slot the pool is read again and published under `second`.
+      chain.advanceSlot(1);
+      await waitFor(3);
+      const settled = events[2]!;
+      expect(settled.transaction.signature).toBe(second);
+      expect(BigInt(settled.state.slot)).toBeGreaterThan(laggedSlot);
+      expect(scanner.stats().settles).toBe(1);
+      const view = chain.pool(pool)!;
+      if ('reserveA' in view.pool) expect(settled.state.reserveA).toBe(view.pool.reserveA.toString());
+    } finally {
+      await scanner.close();
+    }
+  });
+
+  it('refuses a bad monitored-pool list and keeps the one in effect', async () => {
+    const at = endpoints.stream.lastIndexOf(':');
+    const pool = sim.chain.pools()[1]!.address;
+    const scanner = new Scanner({
+      stream: { host: endpoints.stream.slice(0, at), port: Number(endpoints.stream.slice(at + 1)) },
+      pools: [pool],
+      loader: { load: () => Promise.resolve([]) },
+      sink: { publish: () => undefined },
+      performance: { maxConcurrentProcessing: 1, batchSize: 1, queueSizeLimit: 1 },
+      parse: { workers: 1, filename: workerFile },
+      logger: createLogger({ name: 'scanner-test', level: 'silent' }),
+    });
+    try {
+      expect(() => scanner.setPools([pool, pool])).toThrow(/listed twice/);
+      expect(() => scanner.setPools(['nope'])).toThrow(/pools\[0\]/);
+      expect(scanner.pools).toEqual([pool]);
+      scanner.setPools([]);
+      expect(scanner.pools).toEqual([]);
+    } finally {
+      await scanner.close();
+    }
+  });
+});
