@@ -2,11 +2,19 @@
  * Pools by unordered mint pair, so a quote finds the pools of a pair without scanning the cache.
  * One intrusive doubly linked list per pair over pool ids (typed arrays); a Map from the pair's
  * numeric key to the list head. Keys are numbers built from the two mint ids (no string keys).
+ *
+ * Each pair with pools also carries a version: a number drawn from one counter that only grows,
+ * taken anew whenever a pool joins or leaves the pair or `touch` says a pool of it changed. A
+ * version is never handed out twice, not even after the pair empties (its version is then dropped:
+ * `versionOf` reads 0) and the mint ids are reused for other mints, so "same version" means "same
+ * pools in the same states" (the quote memo relies on it).
  */
 import { NO_ID } from './intern-table.js';
 
 export class PairIndex {
   private readonly heads = new Map<number, number>();
+  private readonly versions = new Map<number, number>();
+  private versionCounter = 0;
   private readonly prev: Int32Array;
   private readonly next: Int32Array;
   /** The pair key each pool is linked under; -1 when unlinked. */
@@ -39,6 +47,7 @@ export class PairIndex {
     this.next[poolId] = head;
     if (head !== NO_ID) this.prev[head] = poolId;
     this.heads.set(key, poolId);
+    this.versions.set(key, ++this.versionCounter);
   }
 
   remove(poolId: number): void {
@@ -52,6 +61,8 @@ export class PairIndex {
     } else {
       this.next[p] = n;
     }
+    if (p === NO_ID && n === NO_ID) this.versions.delete(key);
+    else this.versions.set(key, ++this.versionCounter);
     if (n !== NO_ID) this.prev[n] = p;
     this.keys[poolId] = -1;
     this.prev[poolId] = NO_ID;
@@ -61,6 +72,17 @@ export class PairIndex {
   /** The first pool of the pair, NO_ID when none; walk on with `nextOf`. */
   first(mintX: number, mintY: number): number {
     return this.heads.get(this.keyOf(mintX, mintY)) ?? NO_ID;
+  }
+
+  /** A pool of the pair changed state: the pair takes a new version. No-op for an unlinked pool. */
+  touch(poolId: number): void {
+    const key = this.keys[poolId]!;
+    if (key !== -1) this.versions.set(key, ++this.versionCounter);
+  }
+
+  /** The version of the pair {x, y} (either order); 0 when it has no pool. */
+  versionOf(mintX: number, mintY: number): number {
+    return this.versions.get(this.keyOf(mintX, mintY)) ?? 0;
   }
 
   nextOf(poolId: number): number {

@@ -347,3 +347,73 @@ describe('PoolCache statistics', () => {
     expect(() => new PoolCache({ stalenessThresholdMs: -1 })).toThrow(/stalenessThresholdMs/);
   });
 });
+
+describe('PoolCache pair versions (what the quote memo keys on)', () => {
+  function version(cache: PoolCache, x: string, y: string): number {
+    return cache.pairVersion(cache.mintIdOf(x), cache.mintIdOf(y));
+  }
+
+  it('moves on every insert, replacement, context update and removal touching the pair, never back', () => {
+    const { cache, advance } = cacheWith({ maxPoolCount: 2, stalenessThresholdMs: 1_000 });
+    const seen = new Set<number>();
+    const step = (what: () => unknown): number => {
+      what();
+      const v = version(cache, SOL, USDC);
+      expect(seen.has(v)).toBe(false);
+      seen.add(v);
+      return v;
+    };
+    step(() => cache.upsert(update('P1', 1n)));
+    step(() => cache.upsert(update('P2', 1n)));
+    step(() => cache.upsert(update('P1', 2n, { reserveA: 5n })));
+    step(() => cache.updateContext('P2', { tickArrays: [] }));
+    // A pool of another pair evicts P2 (least recently updated) at capacity.
+    step(() => cache.upsert(update('B1', 1n, { tokenA: BONK })));
+    expect(cache.idOf('P2')).toBe(NO_ID);
+    advance(1_001);
+    cache.upsert(update('B1', 2n, { tokenA: BONK }));
+    step(() => cache.evictStale());
+    expect(cache.idOf('P1')).toBe(NO_ID);
+    expect(version(cache, SOL, USDC)).toBe(0);
+    // The pair comes back: a version never seen before, in either order.
+    step(() => cache.upsert(update('P3', 1n)));
+    expect(version(cache, USDC, SOL)).toBe(version(cache, SOL, USDC));
+  });
+
+  it('stays put on ignored updates and on changes to other pairs', () => {
+    const { cache } = cacheWith();
+    cache.upsert(update('P1', 5n));
+    cache.upsert(update('B1', 1n, { tokenA: BONK }));
+    const v = version(cache, SOL, USDC);
+    cache.upsert(update('P1', 5n, { reserveA: 1n }));
+    cache.upsert(update('P1', 4n, { reserveA: 1n }));
+    cache.upsert(update('B1', 2n, { tokenA: BONK }));
+    cache.updateContext('B1', {});
+    cache.poolsForPair(SOL, USDC);
+    expect(version(cache, SOL, USDC)).toBe(v);
+  });
+
+  it('moves both pairs when a newer state moves a pool to another pair', () => {
+    const { cache } = cacheWith();
+    cache.upsert(update('P1', 1n));
+    cache.upsert(update('P2', 1n));
+    cache.upsert(update('B1', 1n, { tokenA: BONK }));
+    const solUsdc = version(cache, SOL, USDC);
+    const bonkUsdc = version(cache, BONK, USDC);
+    cache.upsert(update('P1', 2n, { tokenA: BONK }));
+    expect(version(cache, SOL, USDC)).not.toBe(solUsdc);
+    expect(version(cache, BONK, USDC)).not.toBe(bonkUsdc);
+  });
+
+  it('lists every pool of a pair, stale ones too, without counting stale reads', () => {
+    const { cache, advance } = cacheWith({ stalenessThresholdMs: 100 });
+    cache.upsert(update('P1', 1n));
+    advance(200);
+    cache.upsert(update('P2', 1n));
+    const ids: number[] = [];
+    for (let id = cache.firstOfPair(cache.mintIdOf(USDC), cache.mintIdOf(SOL)); id !== NO_ID; id = cache.nextOfPair(id)) ids.push(id);
+    expect(ids.map((id) => cache.addressOf(id)).sort()).toEqual(['P1', 'P2']);
+    expect(cache.stats().staleReads).toBe(0);
+    expect(cache.nowMs()).toBe(1_700_000_000_200);
+  });
+});

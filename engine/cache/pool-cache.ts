@@ -13,6 +13,7 @@
  */
 import { ErrorCode, TpError } from '../errors.js';
 import { Dex, type DecodedPool, type SwapContext } from '../dex/types.js';
+import { compactSwapContext } from './compact-context.js';
 import { DexCode, dexCodeOf, dexOf } from './dex-code.js';
 import { InternTable, NO_ID } from './intern-table.js';
 import { PairIndex } from './pair-index.js';
@@ -51,7 +52,10 @@ export class PoolCache {
   readonly feeDenominator: BigUint64Array;
   /** The decoded pool per id, for the swap math. */
   readonly decodedPools: (DecodedPool | undefined)[];
-  /** Tick / bin arrays per id. */
+  /**
+   * Tick / bin arrays per id, in the compact form of compact-context.ts (only initialized ticks;
+   * bins without zero limit-order fields, zeros shared): the swap math reads them as the originals.
+   */
   readonly contexts: (SwapContext | undefined)[];
 
   private readonly now: () => number;
@@ -177,8 +181,10 @@ export class PoolCache {
     this.lastUpdated[id] = this.now();
     this.writeFee(id, update);
     this.decodedPools[id] = update.pool;
-    if (update.context !== undefined) this.contexts[id] = update.context;
+    if (update.context !== undefined) this.contexts[id] = compactSwapContext(update.context);
     this.recency.touch(id);
+    // The pair's pools changed: memoized quotes of the pair are void.
+    this.pairs.touch(id);
     if (update.slot > this.newest) this.newest = update.slot;
     return outcome;
   }
@@ -190,13 +196,43 @@ export class PoolCache {
   updateContext(address: string, context: SwapContext | undefined): boolean {
     const id = this.addresses.idOf(address);
     if (id === NO_ID) return false;
-    this.contexts[id] = context;
+    this.contexts[id] = context === undefined ? undefined : compactSwapContext(context);
+    this.pairs.touch(id);
     return true;
+  }
+
+  /**
+   * The state version of the pair of mint ids {x, y} (either order): it changes whenever a pool
+   * of the pair is inserted, replaced (slot rule), given a new context, evicted or removed, and a
+   * value is never reused; 0 when no pool trades the pair. Equal versions at two moments mean
+   * the same pools with the same states, so a quote computed at the first still holds at the
+   * second (only the ages have moved).
+   */
+  pairVersion(mintIdX: number, mintIdY: number): number {
+    return this.pairs.versionOf(mintIdX, mintIdY);
   }
 
   /** The pool id of `address`, fresh or stale; NO_ID (-1) when absent. */
   idOf(address: string): number {
     return this.addresses.idOf(address);
+  }
+
+  /** The cache's clock (Unix ms): what ages and staleness are measured against. */
+  nowMs(): number {
+    return this.now();
+  }
+
+  /**
+   * Every pool of the pair of mint ids {x, y}, fresh or stale, allocation-free: the first id,
+   * NO_ID when none; walk on with `nextOfPair`. Reads nothing and counts nothing (no staleReads).
+   */
+  firstOfPair(mintIdX: number, mintIdY: number): number {
+    return this.pairs.first(mintIdX, mintIdY);
+  }
+
+  /** The pool after `id` in its pair's list (see `firstOfPair`); NO_ID at the end. */
+  nextOfPair(id: number): number {
+    return this.pairs.nextOf(id);
   }
 
   /** True when entry `id` is older than the staleness threshold. */

@@ -1,0 +1,115 @@
+/**
+ * The form in which the pool cache keeps a swap context: what the swap math reads, without what it
+ * never reads, so 1,000 cached pools stay small (decoded tick and bin arrays were ~95% of the
+ * cache's heap).
+ *
+ * - Tick arrays keep only their initialized ticks. An uninitialized slot becomes a hole (it reads
+ *   as `undefined`), which the concentrated-liquidity navigator treats exactly as an uninitialized
+ *   tick (`t !== undefined && t.initialized`). In the simulator's pools ~3% of ticks are initialized.
+ * - Bins keep `id`, the amounts, `price` and `liquiditySupply`; the limit-order fields are dropped
+ *   when they are zero (absent reads as 0n / false in the DLMM math, see dlmm/bin-swap.ts), and
+ *   every zero amount is the one shared `0n` instead of a BigInt per field.
+ *
+ * The result is a new context when there is anything to compact (any bin array, a tick array with
+ * an uninitialized tick), else the same object; the caller's objects are never changed. Quotes on
+ * the compact form are identical to the unit to quotes on the original (compact-context.test.ts).
+ */
+import type { Bin, BinArray, SwapContext, Tick, TickArray } from '../dex/types.js';
+
+/** The one zero the compact bins share. */
+const ZERO = 0n;
+
+/** The limit-order fields of a DLMM bin (engine/dex DlmmBin), when the decoder supplied them. */
+interface LimitOrderFields {
+  openOrderAmount?: bigint;
+  processedOrderRemainingAmount?: bigint;
+  limitOrderAskSide?: boolean;
+}
+
+/** `context` in the cache's compact form (the same object when it already is). */
+export function compactSwapContext(context: SwapContext): SwapContext {
+  const tickArrays = context.tickArrays === undefined ? undefined : compactTickArrays(context.tickArrays);
+  const binArrays = context.binArrays === undefined ? undefined : compactBinArrays(context.binArrays);
+  if (tickArrays === context.tickArrays && binArrays === context.binArrays) return context;
+  const out: SwapContext = { ...context };
+  if (tickArrays !== undefined) out.tickArrays = tickArrays;
+  if (binArrays !== undefined) out.binArrays = binArrays;
+  return out;
+}
+
+function compactTickArrays(arrays: readonly TickArray[]): readonly TickArray[] {
+  let out: TickArray[] | undefined;
+  for (let i = 0; i < arrays.length; i++) {
+    const a = arrays[i]!;
+    const c = compactTickArray(a);
+    if (c !== a && out === undefined) out = arrays.slice(0, i);
+    if (out !== undefined) out.push(c);
+  }
+  return out ?? arrays;
+}
+
+function compactTickArray(array: TickArray): TickArray {
+  const ticks = array.ticks;
+  let dense = false;
+  for (let i = 0; i < ticks.length; i++) {
+    const t = ticks[i];
+    if (t !== undefined && !t.initialized) {
+      dense = true;
+      break;
+    }
+  }
+  if (!dense) return array;
+  // A holey array of the same length: the slot arithmetic of the navigator is unchanged.
+  const kept = new Array<Tick>(ticks.length);
+  for (let i = 0; i < ticks.length; i++) {
+    const t = ticks[i];
+    if (t !== undefined && t.initialized) kept[i] = t;
+  }
+  return { ...array, ticks: kept };
+}
+
+function compactBinArrays(arrays: readonly BinArray[]): readonly BinArray[] {
+  let out: BinArray[] | undefined;
+  for (let i = 0; i < arrays.length; i++) {
+    const a = arrays[i]!;
+    const c = compactBinArray(a);
+    if (c !== a && out === undefined) out = arrays.slice(0, i);
+    if (out !== undefined) out.push(c);
+  }
+  return out ?? arrays;
+}
+
+function compactBinArray(array: BinArray): BinArray {
+  const bins = array.bins;
+  if (bins.length === 0) return array;
+  const kept = new Array<Bin>(bins.length);
+  for (let i = 0; i < bins.length; i++) kept[i] = compactBin(bins[i]!);
+  return { ...array, bins: kept };
+}
+
+/** A bin with shared zeros (BigInts compare by value, so a bin is always rebuilt). */
+function compactBin(bin: Bin): Bin {
+  const orders = bin as Bin & LimitOrderFields;
+  const noOrders =
+    (orders.openOrderAmount === undefined || orders.openOrderAmount === 0n) &&
+    (orders.processedOrderRemainingAmount === undefined || orders.processedOrderRemainingAmount === 0n) &&
+    orders.limitOrderAskSide !== true;
+  if (noOrders) {
+    return { id: bin.id, amountX: shared(bin.amountX), amountY: shared(bin.amountY), price: shared(bin.price), liquiditySupply: shared(bin.liquiditySupply) };
+  }
+  // Limit orders rest here: every field kept, zeros shared.
+  const out: Bin & LimitOrderFields = {
+    ...orders,
+    amountX: shared(bin.amountX),
+    amountY: shared(bin.amountY),
+    price: shared(bin.price),
+    liquiditySupply: shared(bin.liquiditySupply),
+  };
+  if (orders.openOrderAmount !== undefined) out.openOrderAmount = shared(orders.openOrderAmount);
+  if (orders.processedOrderRemainingAmount !== undefined) out.processedOrderRemainingAmount = shared(orders.processedOrderRemainingAmount);
+  return out;
+}
+
+function shared(value: bigint): bigint {
+  return value === 0n ? ZERO : value;
+}
