@@ -36,6 +36,12 @@ export interface Quote {
   route: RouteHop[];
 }
 
+/** The winner of a cache quote: the pool id and its exact swap result. */
+export interface CacheBest {
+  id: number;
+  swap: SwapQuote;
+}
+
 /**
  * Quotes `amount` (exact in) of `inputMint` for `outputMint` from `cache`. Candidates are the fresh
  * pools of the pair whose state is at most `maxStateAgeMs` old and that carry a decoded pool; the
@@ -51,6 +57,22 @@ export function quoteFromCache(
   amount: bigint,
   maxStateAgeMs: number = cache.stalenessThresholdMs,
 ): Quote {
+  const best = bestFromCache(cache, inputMint, outputMint, amount, maxStateAgeMs);
+  const address = cache.addressOf(best.id)!;
+  return cacheQuoteOf(cache, inputMint, outputMint, best, cache.ageMs(address)!);
+}
+
+/**
+ * The selection of `quoteFromCache` without building the Quote: the best pool and its swap result.
+ * Same candidates, same tie rule, same hit / miss accounting, same errors.
+ */
+export function bestFromCache(
+  cache: PoolCache,
+  inputMint: string,
+  outputMint: string,
+  amount: bigint,
+  maxStateAgeMs: number = cache.stalenessThresholdMs,
+): CacheBest {
   const pair = cache.poolsForPair(inputMint, outputMint);
   let bestId = NO_ID;
   let best: SwapQuote | undefined;
@@ -92,22 +114,29 @@ export function quoteFromCache(
     });
   }
   cache.recordHit();
-  const address = cache.addressOf(bestId)!;
-  const dex: string = dexOf(cache.dex[bestId]!) ?? 'unknown';
+  return { id: bestId, swap: best };
+}
+
+/** The Quote of a cache answer: `best` of live pool `best.id`, with its age and the cache's context slot. */
+export function cacheQuoteOf(cache: PoolCache, inputMint: string, outputMint: string, best: CacheBest, stateAgeMs: number): Quote {
+  const id = best.id;
+  const swap = best.swap;
+  const address = cache.addressOf(id)!;
+  const dex: string = dexOf(cache.dex[id]!) ?? 'unknown';
   return {
     inputMint,
     outputMint,
-    inputAmount: best.amountIn,
-    outputAmount: best.amountOut,
+    inputAmount: swap.amountIn,
+    outputAmount: swap.amountOut,
     pool: address,
     dex,
-    priceImpact: best.priceImpact,
-    fee: best.fee,
-    slot: cache.slot[bestId]!,
-    stateAgeMs: cache.ageMs(address)!,
+    priceImpact: swap.priceImpact,
+    fee: swap.fee,
+    slot: cache.slot[id]!,
+    stateAgeMs,
     contextSlot: cache.newestSlot,
     source: 'cache',
-    route: [{ pool: address, dex, inputMint, outputMint, inAmount: best.amountIn, outAmount: best.amountOut, fee: best.fee }],
+    route: [{ pool: address, dex, inputMint, outputMint, inAmount: swap.amountIn, outAmount: swap.amountOut, fee: swap.fee }],
   };
 }
 

@@ -2,7 +2,9 @@
  * engine/quote: the quote service (spec 02): cache path, RPC fallback, circuit breaker, rate
  * limiter, uWebSockets.js HTTP server, metrics port, configuration and the service factory.
  */
-export { quoteFromCache, type Quote, type RouteHop } from './cache-quoter.js';
+export { bestFromCache, quoteFromCache, type CacheBest, type Quote, type RouteHop } from './cache-quoter.js';
+export { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo, type MemoizedQuote, type QuoteMemoOptions } from './quote-memo.js';
+export { QuoteBodyWriter, quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
 export {
   CircuitBreaker,
   CircuitState,
@@ -14,7 +16,7 @@ export {
 export { QuoteErrorCode, isQuoteError, quoteError } from './errors.js';
 export { STATUS, httpErrorOf, type HttpError } from './http-errors.js';
 export { DEFAULT_MAX_CLIENTS, DEFAULT_RATE_LIMIT_RPS, RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
-export { parseQuoteQuery, quoteToJson } from './quote-json.js';
+export { ValidatedPubkeys, parseQuoteQuery, quoteToJson, type PubkeyCheck, type QuoteQuery } from './quote-json.js';
 export {
   HealthStatus,
   QuoteHttpServer,

@@ -6,8 +6,10 @@ import { SwapMode, directionFor, quoteSwap } from '../dex/index.js';
 import { CircuitBreakerStateValue } from '../obs/quote-metrics.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { CircuitBreaker } from './circuit-breaker.js';
+import { quoteFromCache } from './cache-quoter.js';
 import { QuoteErrorCode } from './errors.js';
 import { QuoteHttpServer } from './quote-http-server.js';
+import { quoteToJson } from './quote-json.js';
 import { RateLimiter } from './rate-limiter.js';
 import { FakeClock, manualSimulator, storePool } from './testing.js';
 
@@ -160,6 +162,46 @@ describe('GET /quote', () => {
     const none = await get(`/quote?input=${untraded![0]}&output=${untraded![1]}&amount=1000`);
     expect(none.status).toBe(404);
     expect(none.body).toEqual({ error: { code: QuoteErrorCode.NoPoolsInCache, message: 'no pools found in cache' } });
+  });
+
+  it('answers repeated quotes from the memo, byte for byte as quoteFromCache, and follows every pool update', async () => {
+    const memoClock = new FakeClock();
+    const memoCache = new PoolCache({ now: memoClock.now, stalenessThresholdMs: 30_000 });
+    const twin = new PoolCache({ now: memoClock.now, stalenessThresholdMs: 30_000 });
+    let slot = 100n;
+    for (const view of chain.pools()) {
+      storePool(memoCache, view, slot);
+      storePool(twin, view, slot++);
+    }
+    const memoServer = new QuoteHttpServer({ cache: memoCache, rateLimiter: false });
+    const port = await memoServer.start(0);
+    try {
+      const amount = 3_000_000_000n;
+      const url = `http://127.0.0.1:${port}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=${amount}`;
+      const answer = async (): Promise<string> => {
+        const res = await fetch(url);
+        expect(res.status).toBe(200);
+        return res.text();
+      };
+      const expected = (): string => JSON.stringify(quoteToJson(quoteFromCache(twin, WSOL_MINT, USDC_MINT, amount)));
+      expect(await answer()).toBe(expected());
+      memoClock.advance(1_500);
+      expect(await answer()).toBe(expected());
+      expect(memoServer.memo).toMatchObject({ hits: 1, misses: 1 });
+      // The winner gets a newer, shallower state: the memo gives way to the next best pool.
+      const winner = quoteFromCache(twin, WSOL_MINT, USDC_MINT, amount).pool;
+      const view = chain.pool(winner)!;
+      const shallow = { ...view, pool: { ...view.pool, liquidity: 1n, reserveA: 1n, reserveB: 1n }, ctx: {} };
+      storePool(memoCache, shallow, slot);
+      storePool(twin, shallow, slot++);
+      const after = await answer();
+      expect(after).toBe(expected());
+      expect(JSON.parse(after)).not.toMatchObject({ pool: winner });
+      expect(memoServer.memo).toMatchObject({ hits: 1, misses: 2 });
+      expect(memoCache.stats()).toMatchObject({ hits: 3, misses: 0 });
+    } finally {
+      await memoServer.close();
+    }
   });
 
   it('answers 404 JSON on an unknown route', async () => {

@@ -22,14 +22,16 @@ import { acquireHeapSampling, releaseHeapSampling } from '../obs/heap-profile.js
 import type { Logger } from '../obs/logger.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/quote-metrics.js';
 import type { PoolLoader } from '../pools/types.js';
-import { quoteFromCache, type Quote } from './cache-quoter.js';
+import type { Quote } from './cache-quoter.js';
 import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
 import { QuoteErrorCode, quoteError } from './errors.js';
 import { STATUS, cachePathMayFallBack, errorBody, httpErrorOf, isNotFoundError, type HttpError, type StatusLine } from './http-errors.js';
 import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
 import { PoolDirectory } from './pool-directory.js';
 import { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS } from './quote-config.js';
-import { parseQuoteQuery, quoteToJson } from './quote-json.js';
+import { QuoteBodyWriter } from './quote-body.js';
+import { ValidatedPubkeys, parseQuoteQuery, quoteToJson, type QuoteQuery } from './quote-json.js';
+import { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo, type MemoizedQuote } from './quote-memo.js';
 import { RateLimiter } from './rate-limiter.js';
 import { RpcQuoter } from './rpc-quoter.js';
 
@@ -67,6 +69,8 @@ export interface QuoteHttpServerOptions {
   apiKeyHeader?: string;
   /** Keep the sampling heap profiler on while started, for /debug/pprof/heap. Default false. */
   heapProfile?: boolean;
+  /** Cache quotes memoized at most (quote-memo.ts); 0 turns the memo off. Default 4096. */
+  quoteMemoEntries?: number;
   logger?: Logger;
 }
 
@@ -75,6 +79,33 @@ export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unav
 export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
 
 const OPS_STATUS: Record<OpsResponse['status'], StatusLine> = { 200: STATUS[200], 400: STATUS[400], 404: STATUS[404], 500: STATUS[500] };
+/**
+ * uWS.js copies every string argument into a malloc'd UTF-8 buffer (its NativeString) and takes a
+ * typed array as it is, so the constant strings of the /quote path are given as bytes; except
+ * under uWS.js's pure-JS fallback (its UWS_USE_FALLBACK switch), whose methods take strings only.
+ */
+const UWS_NATIVE = !['true', 'True', 'TRUE', '1'].includes(process.env.UWS_USE_FALLBACK ?? '');
+function uwsString(text: string): uws.RecognizedString {
+  return UWS_NATIVE ? new TextEncoder().encode(text) : text;
+}
+
+/**
+ * `HttpRequest.getQuery` as the native method is: it takes any RecognizedString as the key, and
+ * answers undefined for an absent parameter (the typings say `string` for both).
+ */
+interface QueryReader {
+  getQuery(key: uws.RecognizedString): string | undefined;
+}
+const Q_INPUT = uwsString('input');
+const Q_OUTPUT = uwsString('output');
+const Q_AMOUNT = uwsString('amount');
+const Q_MAX_STATE_AGE = uwsString('maxStateAgeMs');
+const STATUS_200 = uwsString(STATUS[200]);
+const CONTENT_TYPE = uwsString('Content-Type');
+const APPLICATION_JSON = uwsString('application/json');
+
+/** Distinct IPv4 rate-limit keys kept for reuse (all forgotten when full). */
+const MAX_ADDRESS_KEYS = 4096;
 
 export class QuoteHttpServer {
   readonly metrics: QuoteMetrics;
@@ -83,12 +114,21 @@ export class QuoteHttpServer {
   readonly cacheEnabled: boolean;
   readonly hybridMode: boolean;
   readonly cacheFirstTimeoutMs: number;
+  /** Memoized cache quotes (every cache answer goes through it). */
+  readonly memo: QuoteMemo;
   private readonly cache: PoolCache;
+  private readonly pubkeys = new ValidatedPubkeys();
+  private readonly bodies = new QuoteBodyWriter();
+  /** IPv4 address (as an int32) → its rate-limit key, so a request builds no key string. */
+  private readonly addressKeys = new Map<number, string>();
+  /** performance.now is the breaker clock too: one reading ends both the attempt and the latency. */
+  private readonly clockIsPerformanceNow: boolean;
   private readonly rpc: RpcQuoter | undefined;
   private readonly limiter: RateLimiter | undefined;
   private readonly host: string;
   private readonly busStatus: () => string;
   private readonly apiKeyHeader: string;
+  private readonly apiKeyHeaderKey: uws.RecognizedString;
   private readonly clock: () => number;
   private readonly heapProfile: boolean;
   private readonly log: Logger | undefined;
@@ -101,6 +141,10 @@ export class QuoteHttpServer {
   private closed: Promise<void> | undefined;
   private fallbacks = 0;
   private slowCacheAttempts = 0;
+  /** The value last written to the breaker gauge. */
+  private breakerGauge = -1;
+  /** The breaker clock's reading at the end of the last successful cache attempt. */
+  private attemptEnded = 0;
 
   constructor(options: QuoteHttpServerOptions) {
     this.cache = options.cache;
@@ -109,11 +153,14 @@ export class QuoteHttpServer {
     this.host = options.host ?? '127.0.0.1';
     this.busStatus = options.busStatus ?? (() => 'disabled');
     this.apiKeyHeader = (options.apiKeyHeader ?? 'x-api-key').toLowerCase();
+    this.apiKeyHeaderKey = uwsString(this.apiKeyHeader);
     this.breaker = options.breaker ?? new CircuitBreaker();
     this.cacheEnabled = options.cacheEnabled ?? true;
     this.hybridMode = options.hybridMode ?? true;
     this.cacheFirstTimeoutMs = options.cacheFirstTimeoutMs ?? DEFAULT_CACHE_FIRST_TIMEOUT_MS;
     this.clock = options.clock ?? performance.now.bind(performance);
+    this.clockIsPerformanceNow = options.clock === undefined;
+    this.memo = new QuoteMemo(this.cache, { maxEntries: options.quoteMemoEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES });
     this.heapProfile = options.heapProfile ?? false;
     this.log = options.logger;
     this.directory = options.directory ?? new PoolDirectory();
@@ -128,7 +175,8 @@ export class QuoteHttpServer {
       this.rpc = new RpcQuoter(options.logger === undefined ? rpcOptions : { ...rpcOptions, logger: options.logger });
     }
     // The gauge follows the breaker after every quote and every /health or scrape.
-    this.metrics.circuitBreakerState.set(this.breaker.gaugeValue);
+    this.breakerGauge = this.breaker.gaugeValue;
+    this.metrics.circuitBreakerState.set(this.breakerGauge);
     this.app = uws.App()
       .get('/quote', (res, req) => this.handleQuote(res, req))
       .get('/health', (res) => this.handleHealth(res))
@@ -206,7 +254,8 @@ export class QuoteHttpServer {
     this.metrics.poolCacheTotalPools.set(stats.totalPools);
     this.metrics.poolCacheFreshPools.set(stats.freshPools);
     this.metrics.poolCacheStalePools.set(stats.stalePools);
-    this.syncBreakerGauge();
+    this.breakerGauge = this.breaker.gaugeValue;
+    this.metrics.circuitBreakerState.set(this.breakerGauge);
   }
 
   /** The /metrics answer (also served on the metrics port). */
@@ -217,16 +266,16 @@ export class QuoteHttpServer {
   /** One quote: validation, cache path behind the breaker, RPC fallback, error mapping. */
   private handleQuote(res: uws.HttpResponse, req: uws.HttpRequest): void {
     // Read everything from `req` now: it is invalid once this function returns.
-    const input = req.getQuery('input');
-    const output = req.getQuery('output');
-    const amount = req.getQuery('amount');
-    const maxAge = req.getQuery('maxStateAgeMs');
-    const apiKey = req.getHeader(this.apiKeyHeader);
+    const query = req as unknown as QueryReader;
+    const input = query.getQuery(Q_INPUT);
+    const output = query.getQuery(Q_OUTPUT);
+    const amount = query.getQuery(Q_AMOUNT);
+    const maxAge = query.getQuery(Q_MAX_STATE_AGE);
+    const apiKey = req.getHeader(this.apiKeyHeaderKey);
     const started = performance.now();
 
     if (this.limiter !== undefined) {
-      const client = apiKey !== '' ? `key:${apiKey}` : `addr:${Buffer.from(res.getRemoteAddressAsText()).toString()}`;
-      const retryAfter = this.limiter.take(client);
+      const retryAfter = this.limiter.take(apiKey !== '' ? `key:${apiKey}` : this.addressKey(res));
       if (retryAfter > 0) {
         this.sendError(res, {
           status: STATUS[429],
@@ -238,9 +287,9 @@ export class QuoteHttpServer {
       }
     }
 
-    let q: ReturnType<typeof parseQuoteQuery>;
+    let q: QuoteQuery;
     try {
-      q = parseQuoteQuery(input, output, amount, maxAge);
+      q = parseQuoteQuery(input, output, amount, maxAge, this.pubkeys);
     } catch (err) {
       this.sendError(res, httpErrorOf(err));
       return;
@@ -251,9 +300,11 @@ export class QuoteHttpServer {
     }
 
     if (this.cacheEnabled) {
-      let quote: Quote;
+      let quote: MemoizedQuote;
+      let ended: number;
       try {
-        quote = this.quoteCache(q.input, q.output, q.amount, q.maxStateAgeMs);
+        quote = this.quoteCache(q);
+        ended = this.attemptEnded;
       } catch (err) {
         if (this.rpc === undefined || !cachePathMayFallBack(err)) {
           this.sendError(res, httpErrorOf(err));
@@ -263,8 +314,12 @@ export class QuoteHttpServer {
         return;
       }
       this.metrics.quotes.inc();
-      this.metrics.quoteLatency.cache.observe((performance.now() - started) / 1000);
-      this.send(res, STATUS[200], JSON.stringify(quoteToJson(quote)));
+      this.metrics.quoteLatency.cache.observe(((this.clockIsPerformanceNow ? ended : performance.now()) - started) / 1000);
+      // Synchronous, in the handler: uWS has corked the response already.
+      res
+        .writeStatus(STATUS_200)
+        .writeHeader(CONTENT_TYPE, APPLICATION_JSON)
+        .end(this.bodies.write(quote.body, this.memo.stateAgeMs, this.memo.contextSlotText()));
       return;
     }
     if (this.rpc === undefined) {
@@ -275,11 +330,29 @@ export class QuoteHttpServer {
   }
 
   /**
+   * The rate-limit key of a client without an API key: `addr:` and its address as text. IPv4 keys
+   * are kept per address (as an int32), so a known client costs no string building.
+   */
+  private addressKey(res: uws.HttpResponse): string {
+    const raw = res.getRemoteAddress();
+    if (raw.byteLength !== 4) return `addr:${Buffer.from(res.getRemoteAddressAsText()).toString()}`;
+    const b = new Uint8Array(raw);
+    const ip = (b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!;
+    let key = this.addressKeys.get(ip);
+    if (key === undefined) {
+      key = `addr:${b[0]!}.${b[1]!}.${b[2]!}.${b[3]!}`;
+      if (this.addressKeys.size >= MAX_ADDRESS_KEYS) this.addressKeys.clear();
+      this.addressKeys.set(ip, key);
+    }
+    return key;
+  }
+
+  /**
    * The cache path (spec 02 error table), behind the circuit breaker. Synchronous, so
    * CACHE_FIRST_TIMEOUT cannot cut it short: an attempt slower than the timeout still answers but
    * records a breaker failure, so a cache that keeps being slow opens the breaker and RPC serves.
    */
-  private quoteCache(input: string, output: string, amount: bigint, maxStateAgeMs: number | undefined): Quote {
+  private quoteCache(q: QuoteQuery): MemoizedQuote {
     const cache = this.cache;
     if (!this.breaker.allow()) {
       this.syncBreakerGauge();
@@ -287,18 +360,17 @@ export class QuoteHttpServer {
       this.metrics.quoteCacheMisses.inc();
       throw quoteError(QuoteErrorCode.CircuitOpen, 'circuit breaker open: the cache path is unavailable');
     }
-    for (const mint of [input, output]) {
-      if (cache.mintIdOf(mint) === NO_ID) {
-        cache.recordMiss();
-        this.metrics.quoteCacheMisses.inc();
-        throw quoteError(QuoteErrorCode.UnknownMint, `unknown token ${mint}`, { context: { mint } });
-      }
-    }
+    const x = cache.mintIdOf(q.input);
+    if (x === NO_ID) throw this.unknownMint(q.input);
+    const y = cache.mintIdOf(q.output);
+    if (y === NO_ID) throw this.unknownMint(q.output);
     const t0 = this.clock();
     try {
-      const quote = quoteFromCache(cache, input, output, amount, maxStateAgeMs ?? cache.stalenessThresholdMs);
+      const quote = this.memo.quoteByIds(x, y, q.input, q.output, q.amount, q.maxStateAgeMs ?? cache.stalenessThresholdMs, q.amountText);
       this.metrics.quoteCacheHits.inc();
-      if (this.clock() - t0 > this.cacheFirstTimeoutMs) {
+      const t1 = this.clock();
+      this.attemptEnded = t1;
+      if (t1 - t0 > this.cacheFirstTimeoutMs) {
         this.slowCacheAttempts++;
         this.breaker.recordFailure();
       } else {
@@ -316,6 +388,12 @@ export class QuoteHttpServer {
       }
       throw err;
     }
+  }
+
+  private unknownMint(mint: string): TpError {
+    this.cache.recordMiss();
+    this.metrics.quoteCacheMisses.inc();
+    return quoteError(QuoteErrorCode.UnknownMint, `unknown token ${mint}`, { context: { mint } });
   }
 
   /** The RPC fallback: the response is written later, guarded by onAborted, inside cork. */
@@ -353,8 +431,13 @@ export class QuoteHttpServer {
     this.inflight.add(tracked);
   }
 
+  /** Sets the breaker gauge when its value changed (a scrape refreshes it too). */
   private syncBreakerGauge(): void {
-    this.metrics.circuitBreakerState.set(this.breaker.gaugeValue);
+    const value = this.breaker.gaugeValue;
+    if (value !== this.breakerGauge) {
+      this.breakerGauge = value;
+      this.metrics.circuitBreakerState.set(value);
+    }
   }
 
   /**

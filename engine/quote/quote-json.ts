@@ -39,17 +39,52 @@ function badParameter(parameter: string, message: string): TpError {
   return quoteError(QuoteErrorCode.BadParameter, message, { context: { parameter } });
 }
 
+/** Tells base58 public keys from other strings. */
+export interface PubkeyCheck {
+  isPubkey(text: string): boolean;
+}
+
+/**
+ * `isPubkey` (a base58 decode) with a memory of the strings it accepted, so the mints that every
+ * request names are decoded once. Bounded: forgets them all when `max` are held.
+ */
+export class ValidatedPubkeys implements PubkeyCheck {
+  private readonly known = new Set<string>();
+
+  constructor(private readonly max = 4096) {}
+
+  isPubkey(text: string): boolean {
+    if (this.known.has(text)) return true;
+    if (!isPubkey(text)) return false;
+    if (this.known.size >= this.max) this.known.clear();
+    this.known.add(text);
+    return true;
+  }
+}
+
+const DECODE_PUBKEYS: PubkeyCheck = { isPubkey };
+
+/** A validated /quote query; `amountText` is the query's decimal text of `amount`. */
+export interface QuoteQuery {
+  input: string;
+  output: string;
+  amount: bigint;
+  amountText: string;
+  maxStateAgeMs: number | undefined;
+}
+
 /** Validates the /quote query. Throws TpError(BadParameter) naming the parameter. */
 export function parseQuoteQuery(
   input: string | undefined,
   output: string | undefined,
   amount: string | undefined,
   maxStateAgeMs: string | undefined,
-): { input: string; output: string; amount: bigint; maxStateAgeMs: number | undefined } {
+  pubkeys: PubkeyCheck = DECODE_PUBKEYS,
+): QuoteQuery {
   if (input === undefined || input === '') throw badParameter('input', 'missing parameter: input');
-  if (!isPubkey(input)) throw badParameter('input', 'parameter input is not a base58 public key');
+  if (!pubkeys.isPubkey(input)) throw badParameter('input', 'parameter input is not a base58 public key');
   if (output === undefined || output === '') throw badParameter('output', 'missing parameter: output');
-  if (!isPubkey(output)) throw badParameter('output', 'parameter output is not a base58 public key');
+  if (!pubkeys.isPubkey(output)) throw badParameter('output', 'parameter output is not a base58 public key');
   if (output === input) throw badParameter('output', 'parameter output must differ from input');
   if (amount === undefined || amount === '') throw badParameter('amount', 'missing parameter: amount');
   if (!/^[0-9]{1,20}$/.test(amount)) throw badParameter('amount', 'parameter amount is not an unsigned 64-bit integer');
@@ -63,6 +98,6 @@ export function parseQuoteQuery(
     }
     age = Number(maxStateAgeMs);
   }
-  return { input, output, amount: value, maxStateAgeMs: age };
+  return { input, output, amount: value, amountText: amount, maxStateAgeMs: age };
 }
 

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+
+import { Prng } from '../dex/testing/prng.js';
+import type { Quote } from './cache-quoter.js';
+import { QuoteBodyWriter, quoteBodyParts } from './quote-body.js';
+import { quoteToJson } from './quote-json.js';
+
+const U64_MAX = 0xffff_ffff_ffff_ffffn;
+
+function randomQuote(rng: Prng): Quote {
+  const amount = (): bigint => (rng.chance(0.1) ? U64_MAX : rng.bits(rng.int(1, 64)));
+  const inputAmount = amount();
+  const outputAmount = amount();
+  const fee = amount();
+  const pool = rng.pick(['7ugSdR8kNY4CfmF5ELFywiq2WoEn2B2MLSYTMGYRtnSX', 'pool with "quotes" and \\ and é', '']);
+  const dex = rng.pick(['dexa_amm', 'dexa_clmm', 'dexb_dlmm', 'dexc_whirlpool']);
+  return {
+    inputMint: 'So11111111111111111111111111111111111111112',
+    outputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    inputAmount,
+    outputAmount,
+    pool,
+    dex,
+    priceImpact: rng.pick([0, 1e-12, 0.5, rng.float(), 1 / 3, 123.456, Number.NaN]),
+    fee,
+    slot: amount(),
+    stateAgeMs: 0,
+    contextSlot: 0n,
+    source: 'cache',
+    route: [{ pool, dex, inputMint: 'So11111111111111111111111111111111111111112', outputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', inAmount: inputAmount, outAmount: outputAmount, fee }],
+  };
+}
+
+describe('QuoteBodyWriter', () => {
+  it('writes exactly JSON.stringify(quoteToJson(q)) for any age and context slot', () => {
+    const rng = new Prng(7);
+    const writer = new QuoteBodyWriter();
+    const decoder = new TextDecoder();
+    const ages = [0, 1, 9, 10, 99_999, 2 ** 53 - 1, 2 ** 53, -5, 0.5, 1e21, Number.NaN, Number.POSITIVE_INFINITY, -0];
+    for (let i = 0; i < 400; i++) {
+      const q = randomQuote(rng);
+      const parts = quoteBodyParts(q);
+      for (let k = 0; k < 3; k++) {
+        const stateAgeMs = rng.chance(0.5) ? rng.pick(ages) : rng.int(0, 10_000_000);
+        const contextSlot = rng.chance(0.1) ? U64_MAX : rng.bits(rng.int(1, 40));
+        const bytes = writer.write(parts, stateAgeMs, contextSlot.toString());
+        expect(decoder.decode(bytes)).toBe(JSON.stringify(quoteToJson({ ...q, stateAgeMs, contextSlot })));
+      }
+    }
+  });
+
+  it('grows for a body larger than its buffer and reuses one view per length', () => {
+    const writer = new QuoteBodyWriter();
+    const q = randomQuote(new Prng(1));
+    const big = { ...q, pool: 'x'.repeat(10_000) };
+    const text = new TextDecoder().decode(writer.write(quoteBodyParts(big), 5, '77'));
+    expect(text).toBe(JSON.stringify(quoteToJson({ ...big, stateAgeMs: 5, contextSlot: 77n })));
+    const parts = quoteBodyParts(q);
+    expect(writer.write(parts, 5, '77')).toBe(writer.write(parts, 6, '77'));
+  });
+});

@@ -1,0 +1,228 @@
+/**
+ * A memo of cache quotes. A cache quote is a pure function of the pair's pool states, the input,
+ * the output and the amount; what time changes is only which pools are still young enough to be
+ * candidates. So the memo keeps, per (input, output, amount), the winning pool, its swap result,
+ * the response body without its per-response fields, and the pair's state version
+ * (PoolCache.pairVersion, which every upsert, context update, eviction or removal touching the
+ * pair changes, and never reuses).
+ *
+ * When an entry may answer (all checked per request, against the cache's clock now):
+ * - the pair's version is the one the entry was computed at: the same pools in the same states;
+ * - the winner is still a candidate: fresh and at most `maxStateAgeMs` old;
+ * - no pool that was not a candidate then is one now: the newest of them (`excludedNewest`) is
+ *   still too old for this request. Candidacy only depends on a pool's age, so the candidates now
+ *   are a subset of the candidates then that holds the winner; the winner of a subset that holds
+ *   the winner of the whole is the same pool (largest output, ties to the lower address: a total
+ *   order), with the same swap result.
+ * Otherwise the quote is computed again (bestFromCache) and the entry replaced.
+ *
+ * Accounting as quoteFromCache: an answer from the memo is a cache hit; a recomputation records
+ * its own hit or miss. A memo answer touches only the winning pool's row, so it adds nothing to
+ * the cache's `staleReads`. Failures are not memoized.
+ *
+ * Lookup without building a key string: a Map from the directed pair (two interned mint ids, one
+ * number) to the pair's entries, a Map from the amount's decimal text (the query's own string) to
+ * the entry. A pair whose version moved drops all its entries at its next lookup. (A string key
+ * `amount/input/output` in an LRU cost ~350 ns a lookup, against ~55 ns for the two Maps.)
+ *
+ * Bounded: at most `maxEntries` entries; at that count the memo starts over empty. A working set
+ * larger than the bound would make an LRU miss on every request just the same; the bound only
+ * caps memory (an entry is ~1.5 KB with its body). Single-threaded, like the cache.
+ */
+import type { PoolCache } from '../cache/index.js';
+import { NO_ID, dexOf } from '../cache/index.js';
+import type { SwapQuote } from '../dex/index.js';
+import { bestFromCache, cacheQuoteOf, type Quote } from './cache-quoter.js';
+import { quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
+
+export const DEFAULT_QUOTE_MEMO_ENTRIES = 4096;
+
+/** One memoized cache quote. Immutable; shared by every answer it gives. */
+export interface MemoizedQuote {
+  readonly inputMint: string;
+  readonly outputMint: string;
+  /** The winning pool's id in the cache (valid while `version` is the pair's version). */
+  readonly poolId: number;
+  readonly pool: string;
+  readonly dex: string;
+  readonly swap: SwapQuote;
+  /** Slot of the winner's state. */
+  readonly slot: bigint;
+  /** The pair's state version when computed. */
+  readonly version: number;
+  /** lastUpdated of the newest pool of the pair that was not a candidate; -Infinity when none. */
+  readonly excludedNewest: number;
+  /** The /quote body around `stateAgeMs` and `contextSlot`. */
+  readonly body: QuoteBodyParts;
+}
+
+/** The memoized quotes of one directed pair, valid at one version of the pair. */
+interface PairEntries {
+  version: number;
+  readonly byAmount: Map<string, MemoizedQuote>;
+}
+
+export interface QuoteMemoOptions {
+  /** Entries kept at most; 0 turns the memo off (every quote is computed). Default 4096. */
+  maxEntries?: number;
+}
+
+export class QuoteMemo {
+  readonly maxEntries: number;
+  /** Age in ms of the state of the last answer (`quote`), by the cache's clock at that answer. */
+  stateAgeMs = 0;
+  /** Answers given from the memo. */
+  hits = 0;
+  /** Answers computed (absent, or no longer valid). */
+  misses = 0;
+  private readonly cache: PoolCache;
+  /** By directed pair key (`pairKey`). */
+  private readonly pairs = new Map<number, PairEntries>();
+  /** Mint ids are below this (the cache's mint capacity): the stride of the directed pair key. */
+  private readonly mintStride: number;
+  private count = 0;
+  private slotSeen = -1n;
+  private slotText = '';
+
+  constructor(cache: PoolCache, options: QuoteMemoOptions = {}) {
+    const max = options.maxEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES;
+    if (!Number.isInteger(max) || max < 0) throw new RangeError(`quote memo maxEntries must be an integer >= 0, got ${max}`);
+    this.cache = cache;
+    this.maxEntries = max;
+    // Each live pool holds at most two mints: ids stay below 2 × maxPoolCount (PoolCache).
+    this.mintStride = 2 * cache.maxPoolCount;
+  }
+
+  /** Entries held (valid or not yet dropped). */
+  get size(): number {
+    return this.count;
+  }
+
+  /**
+   * The cache quote of `amount` of `inputMint` for `outputMint`, as quoteFromCache gives it (same
+   * pool, same numbers, same hit / miss accounting, same errors), from the memo when it holds a
+   * valid entry. `amountText`: `amount` in decimal (leading zeros allowed), when the caller has it.
+   * Sets `stateAgeMs`. The entry is shared: read it, never change it.
+   */
+  quote(inputMint: string, outputMint: string, amount: bigint, maxStateAgeMs: number = this.cache.stalenessThresholdMs, amountText?: string): MemoizedQuote {
+    const cache = this.cache;
+    return this.quoteByIds(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), inputMint, outputMint, amount, maxStateAgeMs, amountText);
+  }
+
+  /**
+   * `quote` for a caller that has looked up the interned mint ids already (`x` of `inputMint`, `y`
+   * of `outputMint`, NO_ID when the cache does not know the mint).
+   */
+  quoteByIds(
+    x: number,
+    y: number,
+    inputMint: string,
+    outputMint: string,
+    amount: bigint,
+    maxStateAgeMs: number = this.cache.stalenessThresholdMs,
+    amountText?: string,
+  ): MemoizedQuote {
+    const cache = this.cache;
+    if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(inputMint, outputMint, amount, maxStateAgeMs, undefined, '');
+    const version = cache.pairVersion(x, y);
+    let pair = this.pairs.get(x * this.mintStride + y);
+    if (pair !== undefined && pair.version !== version) {
+      // The pair's pools changed: every entry of it is void.
+      this.count -= pair.byAmount.size;
+      pair.byAmount.clear();
+      pair.version = version;
+    }
+    const text = amountText ?? amount.toString();
+    const entry = pair?.byAmount.get(text);
+    if (entry !== undefined && entry.inputMint === inputMint && entry.outputMint === outputMint) {
+      const now = cache.nowMs();
+      const lastUpdated = cache.lastUpdated[entry.poolId]!;
+      if (isCandidate(now, lastUpdated, cache.stalenessThresholdMs, maxStateAgeMs) && !isCandidate(now, entry.excludedNewest, cache.stalenessThresholdMs, maxStateAgeMs)) {
+        cache.recordHit();
+        this.hits++;
+        this.stateAgeMs = now - lastUpdated;
+        return entry;
+      }
+    }
+    if (pair === undefined) {
+      pair = { version, byAmount: new Map() };
+      this.pairs.set(x * this.mintStride + y, pair);
+    }
+    return this.compute(inputMint, outputMint, amount, maxStateAgeMs, pair, text);
+  }
+
+  /** The cache's newest slot in decimal (the `contextSlot` field), converted once per new slot. */
+  contextSlotText(): string {
+    const slot = this.cache.newestSlot;
+    if (slot !== this.slotSeen) {
+      this.slotSeen = slot;
+      this.slotText = slot.toString();
+    }
+    return this.slotText;
+  }
+
+  /** The Quote of `entry` with the per-response fields of now (`stateAgeMs`, the context slot). */
+  toQuote(entry: MemoizedQuote, stateAgeMs: number = this.stateAgeMs): Quote {
+    return cacheQuoteOf(this.cache, entry.inputMint, entry.outputMint, { id: entry.poolId, swap: entry.swap }, stateAgeMs);
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.pairs.clear();
+    this.count = 0;
+  }
+
+  /** Computes the quote (bestFromCache) and, with `pair`, keeps it under `text`. */
+  private compute(inputMint: string, outputMint: string, amount: bigint, maxStateAgeMs: number, pair: PairEntries | undefined, text: string): MemoizedQuote {
+    const cache = this.cache;
+    this.misses++;
+    const best = bestFromCache(cache, inputMint, outputMint, amount, maxStateAgeMs);
+    const id = best.id;
+    // Read after the selection: a pool that was not a candidate then is not one at this later
+    // time either, so the pools failing the test now include every pool left out.
+    const now = cache.nowMs();
+    const threshold = cache.stalenessThresholdMs;
+    const x = cache.mintIdOf(inputMint);
+    const y = cache.mintIdOf(outputMint);
+    let excludedNewest = -Infinity;
+    for (let p = cache.firstOfPair(x, y); p !== NO_ID; p = cache.nextOfPair(p)) {
+      const lastUpdated = cache.lastUpdated[p]!;
+      if (lastUpdated > excludedNewest && !isCandidate(now, lastUpdated, threshold, maxStateAgeMs)) excludedNewest = lastUpdated;
+    }
+    const stateAgeMs = now - cache.lastUpdated[id]!;
+    const quote = cacheQuoteOf(cache, inputMint, outputMint, best, stateAgeMs);
+    const entry: MemoizedQuote = {
+      inputMint,
+      outputMint,
+      poolId: id,
+      pool: quote.pool,
+      dex: dexOf(cache.dex[id]!) ?? 'unknown',
+      swap: best.swap,
+      slot: quote.slot,
+      version: cache.pairVersion(x, y),
+      excludedNewest,
+      body: quoteBodyParts(quote),
+    };
+    this.stateAgeMs = stateAgeMs;
+    if (pair !== undefined && entry.version === pair.version) {
+      const replaced = pair.byAmount.has(text);
+      if (!replaced && this.count >= this.maxEntries) {
+        this.clear();
+        this.pairs.set(x * this.mintStride + y, pair);
+        pair.byAmount.clear();
+      }
+      pair.byAmount.set(text, entry);
+      if (!replaced) this.count++;
+    }
+    return entry;
+  }
+}
+
+/**
+ * Whether a pool stored at `lastUpdated` is a candidate at `now` for a request accepting states up
+ * to `maxStateAgeMs` old: the two tests of quoteFromCache, written the same way (fresh in
+ * PoolCache.poolsForPair, then the age limit).
+ */
+function isCandidate(now: number, lastUpdated: number, stalenessThresholdMs: number, maxStateAgeMs: number): boolean {
+  return !(lastUpdated < now - stalenessThresholdMs) && !(now - lastUpdated > maxStateAgeMs);
+}
