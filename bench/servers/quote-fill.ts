@@ -1,9 +1,13 @@
 /**
- * Fill process of bench/servers/quote-server.ts: builds a manual simulator and writes its pools
- * (address, dex, decoded pool, swap context: plain data) and tokens to `--out` with v8.serialize,
- * then exits. The simulator lives and dies in this process, so the server's RSS after reading the
- * file is the cache's, not the simulator's (a worker thread would leave its freed malloc arena,
- * about 50 MB, in the server's RSS).
+ * Fill process of bench/servers/quote-server.ts: builds a manual simulator and writes its tokens
+ * and pools (address, dex, decoded pool, swap context: plain data) to `--out`, then exits. The
+ * simulator lives and dies in this process, so the server's RSS after reading the file is the
+ * cache's, not the simulator's (a worker thread would leave its freed malloc arena, about 50 MB,
+ * in the server's RSS).
+ *
+ * File: a sequence of records, each a u32 LE length and that many bytes of v8.serialize: first
+ * the tokens (SimToken[]), then one record per pool (SimPoolView). The server reads one pool at a
+ * time, as the service receives them, so it never holds every decoded pool twice.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -18,6 +22,14 @@ import { createSimulator } from '../../engine/sim/simulator.js';
 export interface FillOutput {
   pools: SimPoolView[];
   tokens: SimToken[];
+}
+
+/** One length-prefixed record of the fill file. */
+function record(value: unknown): Buffer {
+  const body = serialize(value);
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(body.length, 0);
+  return Buffer.concat([head, body]);
 }
 
 const { values } = parseArgs({
@@ -43,9 +55,7 @@ const config = loadConfig(simSchema, {
   },
 }).values;
 const sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'bench-quote-fill', level: 'silent' }) });
-const out: FillOutput = {
-  pools: sim.chain.pools().map((v) => ({ address: v.address, dex: v.dex, label: v.label, pool: v.pool, ctx: v.ctx })),
-  tokens: [...sim.chain.tokens()],
-};
-writeFileSync(values.out, serialize(out));
+const records = [record([...sim.chain.tokens()])];
+for (const v of sim.chain.pools()) records.push(record({ address: v.address, dex: v.dex, label: v.label, pool: v.pool, ctx: v.ctx }));
+writeFileSync(values.out, Buffer.concat(records));
 await sim.close();

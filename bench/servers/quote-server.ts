@@ -4,10 +4,11 @@
  *
  * Fills a PoolCache from a manual simulator built in a process of its own (quote-fill.ts:
  * `--tokens` besides SOL and USDC, `--pools-per-kind` of each of the four kinds; 64 and 250 make
- * 1,000 pools), writes the request targets (`/quote?...`, every one checked to be a cache hit with
- * quoteFromCache) to `--paths`, and starts QuoteHttpServer on 127.0.0.1, any free port, with its
- * rate limiter on at `--rps`.
- * Prints one JSON line `{"ready":true,"port":...}` on stdout and runs until stdin closes (the suite
+ * 1,000 pools), one pool at a time; writes the request targets (`/quote?...`, every one checked to
+ * be a cache hit with quoteFromCache) to `--paths`; starts QuoteHttpServer on 127.0.0.1, any free
+ * port, with its rate limiter on at `--rps`. Prints one JSON line `{"ready":true,"port":...}` on
+ * stdout, with a memory breakdown (`breakdown`: the heap the filled cache holds after a full
+ * collection, and what it keeps of the swap contexts), and runs until stdin closes (the suite
  * holds the pipe, so the server does not outlive it) or SIGTERM.
  *
  * Run with --expose-gc: the fill's garbage is collected and VmHWM reset (/proc/self/clear_refs)
@@ -20,12 +21,12 @@ import { parseArgs } from 'node:util';
 import { deserialize } from 'node:v8';
 
 import { PoolCache } from '../../engine/cache/index.js';
+import type { DecodedPool } from '../../engine/dex/index.js';
 import { quoteFromCache } from '../../engine/quote/cache-quoter.js';
 import { QuoteHttpServer } from '../../engine/quote/quote-http-server.js';
 import { RateLimiter } from '../../engine/quote/rate-limiter.js';
-import { storePool } from '../../engine/quote/testing.js';
+import type { SimPoolView, SimToken } from '../../engine/sim/market-view.js';
 import { finishStartup } from './common.js';
-import type { FillOutput } from './quote-fill.js';
 
 const { values } = parseArgs({
   options: {
@@ -43,36 +44,82 @@ const TRADE_USD = [5, 50, 500, 5_000];
 /** At most this many distinct request targets (they are used round-robin by the generators). */
 const MAX_PATHS = 2_000;
 
-/** The simulator's pools and tokens, built by quote-fill.js in a process of its own. */
-function fill(): FillOutput {
+const gc = (globalThis as { gc?: () => void }).gc;
+const mb = (n: number): number => Math.round(n / 1e5) / 10;
+
+/** Heap used after a full collection (when run with --expose-gc). */
+function heapUsed(): number {
+  gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+function reservesOf(pool: DecodedPool): [bigint, bigint] {
+  return 'reserveA' in pool && typeof pool.reserveA === 'bigint' ? [pool.reserveA, pool.reserveB] : [0n, 0n];
+}
+
+/**
+ * Fills `cache` from the simulator's pools, built by quote-fill.js in a process of its own and
+ * read one pool at a time (as the service receives them): upsert, then the record is garbage.
+ * Returns the tokens and the traded pairs (both directions).
+ */
+function fill(cache: PoolCache): { tokens: SimToken[]; pairs: [string, string][] } {
   const out = `${values.paths!}.fill`;
   const script = fileURLToPath(new URL('./quote-fill.js', import.meta.url));
   const args = [script, '--seed', values.seed!, '--tokens', values.tokens!, '--pools-per-kind', values['pools-per-kind']!, '--out', out];
   const run = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   if (run.status !== 0) throw new Error(`quote-fill exited with ${run.status ?? run.signal}`);
-  const filled = deserialize(readFileSync(out)) as FillOutput;
+  const file = readFileSync(out);
   rmSync(out, { force: true });
-  return filled;
+  let offset = 0;
+  const next = (): unknown => {
+    const length = file.readUInt32LE(offset);
+    const value: unknown = deserialize(file.subarray(offset + 4, offset + 4 + length));
+    offset += 4 + length;
+    return value;
+  };
+  const tokens = next() as SimToken[];
+  const pairs = new Map<string, [string, string]>();
+  let slot = 1_000n;
+  while (offset < file.length) {
+    const view = next() as SimPoolView;
+    const [reserveA, reserveB] = reservesOf(view.pool);
+    const { tokenA, tokenB } = view.pool;
+    cache.upsert({ address: view.address, dex: view.dex, tokenA, tokenB, reserveA, reserveB, slot: slot++, pool: view.pool, context: view.ctx });
+    pairs.set(`${tokenA}/${tokenB}`, [tokenA, tokenB]);
+    pairs.set(`${tokenB}/${tokenA}`, [tokenB, tokenA]);
+  }
+  return { tokens, pairs: [...pairs.values()] };
 }
 
-async function main(): Promise<void> {
-  const filled = fill();
-  const views = filled.pools;
-  // Fresh for the whole run: the bench measures cache hits, not staleness.
-  const cache = new PoolCache({ maxPoolCount: Math.max(1000, views.length), stalenessThresholdMs: 24 * 3600_000 });
-  let slot = 1_000n;
-  for (const view of views) storePool(cache, view, slot++);
-
-  // The request mix: both directions of every traded pair, a few trade sizes each, kept only when
-  // the cache answers it (a hit); interleaved so consecutive requests hit different pairs.
-  const tokens = new Map(filled.tokens.map((t) => [t.mint, t]));
-  const pairs = new Map<string, [string, string]>();
-  for (const v of views) {
-    pairs.set(`${v.pool.tokenA}/${v.pool.tokenB}`, [v.pool.tokenA, v.pool.tokenB]);
-    pairs.set(`${v.pool.tokenB}/${v.pool.tokenA}`, [v.pool.tokenB, v.pool.tokenA]);
+/** What the cache keeps of the swap contexts (compact form: initialized ticks only). */
+function contextCounts(cache: PoolCache): Record<string, number> {
+  let tickArrays = 0;
+  let ticksKept = 0;
+  let tickSlots = 0;
+  let binArrays = 0;
+  let bins = 0;
+  for (const ctx of cache.contexts) {
+    for (const a of ctx?.tickArrays ?? []) {
+      tickArrays++;
+      tickSlots += a.ticks.length;
+      for (const t of a.ticks) if (t !== undefined) ticksKept++;
+    }
+    for (const a of ctx?.binArrays ?? []) {
+      binArrays++;
+      bins += a.bins.length;
+    }
   }
+  return { tickArrays, tickSlots, ticksKept, binArrays, bins };
+}
+
+/**
+ * The request mix: both directions of every traded pair, a few trade sizes each, kept only when
+ * the cache answers it (a hit); interleaved so consecutive requests hit different pairs.
+ */
+function requestTargets(cache: PoolCache, tokenList: readonly SimToken[], pairs: readonly [string, string][]): string[] {
+  const tokens = new Map(tokenList.map((t) => [t.mint, t]));
   const bySize: string[][] = TRADE_USD.map(() => []);
-  for (const [input, output] of pairs.values()) {
+  for (const [input, output] of pairs) {
     const token = tokens.get(input);
     if (token === undefined) continue;
     TRADE_USD.forEach((usd, k) => {
@@ -89,14 +136,27 @@ async function main(): Promise<void> {
   for (let i = 0; paths.length < MAX_PATHS && bySize.some((list) => i < list.length); i++) {
     for (const list of bySize) if (i < list.length && paths.length < MAX_PATHS) paths.push(list[i]!);
   }
+  return paths;
+}
+
+async function main(): Promise<void> {
+  const heapBefore = heapUsed();
+  // Fresh for the whole run: the bench measures cache hits, not staleness.
+  const poolsPerKind = Number(values['pools-per-kind']);
+  const cache = new PoolCache({ maxPoolCount: Math.max(1000, 4 * poolsPerKind), stalenessThresholdMs: 24 * 3600_000 });
+  const { tokens, pairs } = fill(cache);
+  const heapCache = heapUsed() - heapBefore;
+  const paths = requestTargets(cache, tokens, pairs);
   if (paths.length === 0) throw new Error('no request answers from the cache');
   writeFileSync(values.paths!, `${paths.join('\n')}\n`);
-  const pools = cache.stats().totalPools;
-  const pairCount = pairs.size / 2;
 
   const server = new QuoteHttpServer({ cache, rateLimiter: new RateLimiter({ rps: Number(values.rps) }) });
   const port = await server.start(0);
-  finishStartup({ port, pools, pairs: pairCount, paths: paths.length, rateLimitRps: Number(values.rps) }, () => server.close());
+  const breakdown = { cacheHeapMB: mb(heapCache), contexts: contextCounts(cache) };
+  finishStartup(
+    { port, pools: cache.stats().totalPools, pairs: pairs.length / 2, paths: paths.length, rateLimitRps: Number(values.rps), breakdown },
+    () => server.close(),
+  );
 }
 
 main().catch((err: unknown) => {

@@ -111,10 +111,16 @@ async function buildOpenloop(cc: string): Promise<string> {
   return openloopBinary;
 }
 
+/** The quote server's memory breakdown at ready (bench/servers/quote-server.ts). */
+interface QuoteBreakdown {
+  cacheHeapMB: number;
+  contexts: { tickArrays: number; tickSlots: number; ticksKept: number; binArrays: number; bins: number };
+}
+
 interface ServerProcess {
   name: string;
   child: ChildProcess;
-  ready: { port: number; pid: number; memory?: { heapUsedMB: number; rssMB: number } } & Record<string, unknown>;
+  ready: { port: number; pid: number; memory?: { heapUsedMB: number; rssMB: number }; breakdown?: QuoteBreakdown } & Record<string, unknown>;
 }
 
 /** Starts `node --expose-gc <script> ...args` and waits for its JSON ready line. */
@@ -247,6 +253,21 @@ async function openloop(
   return summary;
 }
 
+/** The quote server's ready-line memory figures in one line. */
+function breakdownText(ready: ServerProcess['ready']): string {
+  const m = ready.memory;
+  const b = ready.breakdown;
+  const parts = [`RSS ${String(m?.rssMB ?? '?')} MB, V8 heap used ${String(m?.heapUsedMB ?? '?')} MB`];
+  if (b !== undefined) {
+    const c = b.contexts;
+    parts.push(
+      `of which the filled cache ${b.cacheHeapMB} MB (${c.tickArrays} tick arrays keeping ${c.ticksKept} initialized of ${c.tickSlots} ticks, ` +
+        `${c.binArrays} bin arrays of ${c.bins} bins)`,
+    );
+  }
+  return parts.join(', ');
+}
+
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -286,7 +307,8 @@ export const quoteSuite: Suite = {
       servers.push(bare);
       process.stderr.write(
         `bench quote: ${String(quote.ready.pools)} pools, ${String(quote.ready.pairs)} pairs, ${targets.length} request targets, ` +
-          `body ${Buffer.byteLength(body)} bytes; quote pid ${quote.ready.pid} port ${quote.ready.port}, bare pid ${bare.ready.pid} port ${bare.ready.port}\n`,
+          `body ${Buffer.byteLength(body)} bytes; quote pid ${quote.ready.pid} port ${quote.ready.port}, bare pid ${bare.ready.pid} port ${bare.ready.port}\n` +
+          `bench quote: memory at ready: ${breakdownText(quote.ready)}\n`,
       );
 
       // Warm up both (JIT, connection buffers), then interleaved wrk rounds.
@@ -379,7 +401,8 @@ export const quoteSuite: Suite = {
           goalMet: memory.quote.rssMB < GOAL_RSS_MB,
           note:
             `VmRSS / VmHWM since ready: quote ${mb(memory.quote.rssMB)} / ${mb(memory.quote.hwmMB)}, bare ${mb(memory.bare.rssMB)} / ${mb(memory.bare.hwmMB)}; ` +
-            `quote V8 heap used at ready ${String(quote.ready.memory?.heapUsedMB ?? '?')} MB (bare ${String(bare.ready.memory?.heapUsedMB ?? '?')} MB)`,
+            `quote V8 heap used at ready ${String(quote.ready.memory?.heapUsedMB ?? '?')} MB (bare ${String(bare.ready.memory?.heapUsedMB ?? '?')} MB); ` +
+            `quote memory at ready: ${breakdownText(quote.ready)}`,
         },
       ];
     } finally {
