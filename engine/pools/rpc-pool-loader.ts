@@ -1,6 +1,7 @@
 /**
- * PoolLoader over Solana JSON-RPC: pool accounts and their swap context read through the batched,
- * coalesced AccountFetcher (getMultipleAccounts), decoded with the decoder registry.
+ * PoolLoader over Solana JSON-RPC: pool accounts and their swap context read through a batched,
+ * coalesced AccountReader (getMultipleAccounts: AccountFetcher on this thread, WorkerAccountFetcher
+ * from an RPC worker thread), decoded with the decoder registry.
  *
  * Rounds. Round 1 asks for every pool account of the call, together with the context accounts
  * (tick or bin arrays, Raydium AmmConfig, reserve vaults) remembered from each pool's previous
@@ -34,12 +35,13 @@ import {
   type DecodedPool,
   type DecoderRegistry,
 } from '../dex/index.js';
-import type { AccountFetcher } from '../rpc/account-fetcher.js';
+import type { AccountReader } from '../rpc/account-fetcher.js';
 import type { AccountData } from '../rpc/rpc-client.js';
 import type { LoadedPool, PoolLoader, PoolLoadFailure, PoolLoadResult } from './types.js';
 
 export interface RpcPoolLoaderOptions {
-  fetcher: AccountFetcher;
+  /** AccountFetcher, or WorkerAccountFetcher to read off the calling thread. */
+  fetcher: AccountReader;
   registry: DecoderRegistry;
   /** Tick or bin arrays read on each side of the current one. Default 3. */
   arraysEachSide?: number;
@@ -112,7 +114,7 @@ const MAX_REMEMBERED_PDAS = 64;
 
 export class RpcPoolLoader implements PoolLoader {
   readonly stats: RpcPoolLoaderStats = { loads: 0, pools: 0, secondRounds: 0, derivedAddresses: 0, reusedDecodes: 0 };
-  private readonly fetcher: AccountFetcher;
+  private readonly fetcher: AccountReader;
   private readonly registry: DecoderRegistry;
   private readonly arraysEachSide: number;
   private readonly readReserves: boolean;

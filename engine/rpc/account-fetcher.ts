@@ -37,13 +37,28 @@ export interface AccountFetcherStats {
   failedCalls: number;
 }
 
+/**
+ * What readers of accounts depend on (RpcPoolLoader, LookupTableCache): AccountFetcher, which
+ * calls the RPC on the calling thread, and WorkerAccountFetcher, which calls it from a worker
+ * thread, both implement it with the same batching and coalescing semantics (see AccountFetcher).
+ */
+export interface AccountReader {
+  /** The account at `address` (null when it does not exist); `fresh` joins only a request not yet sent. */
+  fetch(address: string, options?: { fresh?: boolean }): Promise<AccountData | null>;
+  readonly stats: AccountFetcherStats;
+  /** Addresses waiting to be sent. */
+  readonly queued: number;
+  /** Addresses queued or in flight. */
+  readonly outstanding: number;
+}
+
 interface Waiter {
   promise: Promise<AccountData | null>;
   resolve: (value: AccountData | null) => void;
   reject: (err: unknown) => void;
 }
 
-export class AccountFetcher {
+export class AccountFetcher implements AccountReader {
   readonly batchSize: number;
   readonly maxDelayMs: number;
   readonly maxQueued: number;

@@ -1,8 +1,19 @@
 /**
  * engine/rpc: reading accounts from Solana JSON-RPC. A getMultipleAccounts client (bigint slot and
  * lamports, timeout, typed failures, round-robin endpoints) and the batched, coalesced account
- * fetcher over it. Used by the scanner (lookup tables, pool state) and engine/pools.
+ * fetcher over it, on the calling thread (AccountFetcher) or with the calls made by a worker thread
+ * (WorkerAccountFetcher: RpcThread, rpc-worker.ts, records in SharedArrayBuffer rings). Used by
+ * the scanner (lookup tables, pool state) and engine/pools.
  */
 export { RpcClient, parseRpcEndpoints, MAX_KEYS_PER_CALL, DEFAULT_RPC_TIMEOUT_MS, type AccountData, type Commitment, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
 export { RpcFailure, FetchQueueFull, isRpcFailure, type RpcFailureKind, type RpcFailureDetails } from './rpc-errors.js';
-export { AccountFetcher, type AccountFetcherOptions, type AccountFetcherStats, type AccountsSource } from './account-fetcher.js';
+export { AccountFetcher, type AccountFetcherOptions, type AccountFetcherStats, type AccountReader, type AccountsSource } from './account-fetcher.js';
+export { WorkerAccountFetcher, type WorkerAccountFetcherOptions } from './worker-account-fetcher.js';
+export {
+  RpcThread,
+  RpcRequestRingFull,
+  RpcWorkerUnavailable,
+  DEFAULT_RPC_WORKER,
+  type RpcThreadOptions,
+  type RpcThreadStats,
+} from './rpc-thread.js';

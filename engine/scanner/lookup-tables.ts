@@ -1,10 +1,10 @@
 import { encodeAt } from '../chain/base58.js';
 import type { AddressTableLookup } from '../chain/transaction-view.js';
-import type { AccountData } from '../rpc/rpc-client.js';
+import type { AccountReader } from '../rpc/account-fetcher.js';
 
 /**
  * Address lookup table cache for the scanner. A table is fetched once (through the batched,
- * coalesced AccountFetcher), decoded and kept; `resolve(lookups)` gives a v0 transaction's loaded
+ * coalesced AccountReader), decoded and kept; `resolve(lookups)` gives a v0 transaction's loaded
  * addresses: every lookup's writable addresses (lookup order, index order), then every lookup's
  * readonly addresses. When a transaction names an index past a cached table's known length (the
  * table was extended since), the table is refetched once (concurrent refreshes share one fetch)
@@ -74,10 +74,11 @@ export function decodeLookupTable(table: string, data: Uint8Array, fetchedSlot =
   return { address: table, deactivationSlot, lastExtendedSlot, lastExtendedSlotStartIndex, authority, addresses, fetchedSlot };
 }
 
-export interface AccountLoader {
-  /** `fresh`: do not share a read already sent (AccountFetcher semantics). */
-  fetch(address: string, options?: { fresh?: boolean }): Promise<AccountData | null>;
-}
+/**
+ * What the cache reads tables through: the fetch of an AccountReader (AccountFetcher, or
+ * WorkerAccountFetcher to read off this thread). `fresh`: do not share a read already sent.
+ */
+export type AccountLoader = Pick<AccountReader, 'fetch'>;
 
 export interface LoadedAddresses {
   writable: string[];
