@@ -1,12 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import * as base58 from '../chain/base58.js';
 import { loadConfig } from '../config/index.js';
 import { Dex, SwapFailure, SwapMode, createDecoderRegistry, currentArrayKey, quoteSwap, type DecodedPool, type SwapContext, type SwapResult } from '../dex/index.js';
 import { createLogger } from '../obs/logger.js';
 import { Prng } from '../prng.js';
-import { AccountFetcher } from '../rpc/account-fetcher.js';
+import { AccountFetcher, type AccountFetcherOptions, type AccountReader } from '../rpc/account-fetcher.js';
 import { RpcClient } from '../rpc/rpc-client.js';
+import { WorkerAccountFetcher } from '../rpc/worker-account-fetcher.js';
 import type { SimPoolView } from '../sim/market-view.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type Simulator } from '../sim/simulator.js';
@@ -17,13 +20,18 @@ import type { LoadedPool, PoolLoadResult } from './types.js';
 /**
  * The loader against a real simulator: its JSON-RPC over HTTP on port 0, the engine's RPC client
  * and fetcher in front. The chain is manual, so what the loader reads can be compared with the
- * chain's own view of its pools (every tick and bin array, decoded from the same accounts).
+ * chain's own view of its pools (every tick and bin array, decoded from the same accounts). Every
+ * test runs twice: over AccountFetcher (RPC on this thread) and over WorkerAccountFetcher (RPC in
+ * a worker thread, from dist/).
  */
 
+const RPC_WORKER = resolve(import.meta.dirname, '../../dist/engine/rpc/rpc-worker.js');
+
+/** The simulator of the fetcher kind under test: each kind gets a fresh chain (the tests swap). */
 let sim: Simulator;
 let rpcUrl: string;
 
-beforeAll(async () => {
+async function startSim(): Promise<void> {
   const config = loadConfig(simSchema, {
     env: {},
     flags: { seed: '11', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '2', 'tx-rate': '0' },
@@ -31,27 +39,38 @@ beforeAll(async () => {
   sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'pools-test', level: 'silent' }) });
   rpcUrl = (await sim.start()).rpc;
   sim.chain.advanceSlot(2);
-});
-
-afterAll(async () => {
-  await sim.close();
-});
-
-beforeEach(() => {
-  sim.faults.clear();
-});
-
-interface Setup {
-  fetcher: AccountFetcher;
-  loader: RpcPoolLoader;
 }
 
-/** A loader over a fresh client and fetcher; `clock` stamps the chain's next block time, as its view does. */
-function setup(arraysEachSide?: number, fetcherOptions: { batchSize?: number } = {}): Setup {
-  const fetcher = new AccountFetcher(new RpcClient({ endpoints: [rpcUrl] }), fetcherOptions);
-  const clock = (): bigint => sim.chain.pools().find((v) => v.ctx.nowSeconds !== undefined)!.ctx.nowSeconds!;
-  const loader = new RpcPoolLoader({ fetcher, registry: createDecoderRegistry(), clock, ...(arraysEachSide !== undefined ? { arraysEachSide } : {}) });
-  return { fetcher, loader };
+interface FetcherKind {
+  name: string;
+  /** A fresh fetcher on the simulator's RPC. */
+  make: (options?: AccountFetcherOptions) => AccountReader;
+  /** Set when the kind cannot run here (the worker module is not built). */
+  skip: boolean;
+}
+
+const closing: WorkerAccountFetcher[] = [];
+
+afterEach(async () => {
+  await Promise.all(closing.splice(0).map((f) => f.close()));
+});
+
+const FETCHERS: FetcherKind[] = [
+  { name: 'AccountFetcher', make: (options) => new AccountFetcher(new RpcClient({ endpoints: [rpcUrl] }), options), skip: false },
+  {
+    name: 'WorkerAccountFetcher',
+    make: (options) => {
+      const fetcher = new WorkerAccountFetcher({ endpoints: [rpcUrl] }, { ...options, filename: RPC_WORKER });
+      closing.push(fetcher);
+      return fetcher;
+    },
+    skip: !existsSync(RPC_WORKER),
+  },
+];
+
+interface Setup {
+  fetcher: AccountReader;
+  loader: RpcPoolLoader;
 }
 
 function loaded(result: PoolLoadResult | undefined): LoadedPool {
@@ -90,190 +109,216 @@ function quotePairs(view: SimPoolView, pool: DecodedPool, context: SwapContext |
   return out;
 }
 
-describe('RpcPoolLoader against the simulator', () => {
-  it('loads every kind of pool with a context whose quotes equal the chain\'s own, to the unit', async () => {
-    const views = sim.chain.pools();
-    expect(new Set(views.map((v) => v.dex))).toEqual(new Set([Dex.Amm, Dex.Clmm, Dex.Dlmm, Dex.Whirlpool]));
-    // Enough arrays each side to hold every array the simulator made: the same data as the view.
-    const { loader } = setup(12);
-    const results = await loader.load(views.map((v) => v.address));
-    let quotes = 0;
-    for (let i = 0; i < views.length; i++) {
-      const view = views[i]!;
-      const value = loaded(results[i]);
-      expect(value.address).toBe(view.address);
-      expect(value.dex).toBe(view.dex);
-      expect(value.slot).toBe(sim.chain.slot());
-      expect(value.pool).toEqual(view.pool);
-      expect(value.reserves).toEqual(reservesOf(view));
-      expect(Buffer.from(value.data)).toEqual(Buffer.from(sim.chain.getAccount(view.address)!.data));
-      if (view.dex === Dex.Amm) expect(value.context).toBeUndefined();
-      else {
-        expect(value.context!.nowSeconds).toBe(view.ctx.nowSeconds);
-        const keys = (ctx: SwapContext): string[] =>
-          [...(ctx.tickArrays ?? []).map((a) => String(a.startTickIndex)), ...(ctx.binArrays ?? []).map((a) => String(a.index))].sort();
-        expect(keys(value.context!)).toEqual(keys(view.ctx));
-      }
-      for (const pair of quotePairs(view, value.pool, value.context)) {
-        expect(pair.rpc, pair.label).toEqual(pair.view);
-        if (pair.view.ok) quotes++;
-      }
-    }
-    expect(quotes).toBeGreaterThan(100);
-  });
+describe.each(FETCHERS)('RpcPoolLoader against the simulator, reading through $name', ({ make, skip }) => {
+  /** A loader over a fresh fetcher; `clock` stamps the chain's next block time, as its view does. */
+  function setup(arraysEachSide?: number, fetcherOptions: AccountFetcherOptions = {}): Setup {
+    const fetcher = make(fetcherOptions);
+    const clock = (): bigint => sim.chain.pools().find((v) => v.ctx.nowSeconds !== undefined)!.ctx.nowSeconds!;
+    const loader = new RpcPoolLoader({ fetcher, registry: createDecoderRegistry(), clock, ...(arraysEachSide !== undefined ? { arraysEachSide } : {}) });
+    return { fetcher, loader };
+  }
 
-  it('with the default arrays, quotes what its data covers exactly and refuses past it for more data', async () => {
-    const views = sim.chain.pools();
-    const { loader } = setup();
-    const results = await loader.load(views.map((v) => v.address));
-    let equal = 0;
-    let refused = 0;
-    for (let i = 0; i < views.length; i++) {
-      const value = loaded(results[i]);
-      for (const pair of quotePairs(views[i]!, value.pool, value.context)) {
-        if (!pair.rpc.ok && pair.rpc.reason === SwapFailure.InsufficientLiquidityData && pair.view.ok) refused++;
-        else {
-          expect(pair.rpc, pair.label).toEqual(pair.view);
-          equal++;
-        }
-      }
-    }
-    expect(equal).toBeGreaterThan(refused);
-  });
-
-  it('after a swap, a reload reads the new state at a higher slot, and quotes as the chain does again', async () => {
-    const { loader } = setup(12);
-    const views = sim.chain.pools();
-    const addresses = views.map((v) => v.address);
-    const before = (await loader.load(addresses)).map(loaded);
-    // One swap B→A in each pool: small enough to succeed, large enough to move the price.
-    const who = trader(sim.chain, 0);
-    for (const view of views) {
-      const info = sim.chain.poolInfo(view.address)!;
-      const reserveB = reservesOf(view)[1];
-      const held = sim.chain.getTokenBalance(who.tokenAccounts.get(info.tokenB.mint)!)!.amount;
-      const amount = [reserveB / 200n, held / 4n].reduce((x, y) => (x < y ? x : y));
-      sim.chain.sendTransaction(swapTransaction(sim.chain, who, info, { aToB: false, exactIn: true, amount, threshold: 0n }));
-    }
-    sim.chain.advanceSlot();
-    const after = (await loader.load(addresses)).map(loaded);
-    for (let i = 0; i < views.length; i++) {
-      const view = sim.chain.pool(addresses[i]!)!;
-      expect(after[i]!.slot).toBeGreaterThan(before[i]!.slot);
-      expect(after[i]!.pool).not.toEqual(before[i]!.pool);
-      expect(after[i]!.pool).toEqual(view.pool);
-      expect(after[i]!.reserves).toEqual(reservesOf(view));
-      for (const pair of quotePairs(view, after[i]!.pool, after[i]!.context)) expect(pair.rpc, pair.label).toEqual(pair.view);
-    }
-  });
-
-  it('reads the arrays around the new price, in a second round, after a swap moved it to other arrays', async () => {
-    const { loader } = setup();
-    const views = sim.chain.pools().filter((v) => v.dex !== Dex.Amm);
-    const addresses = views.map((v) => v.address);
-    const before = (await loader.load(addresses)).map(loaded);
-    const rounds = loader.stats.secondRounds;
-    const who = trader(sim.chain, 2);
-    for (const view of views) {
-      const info = sim.chain.poolInfo(view.address)!;
-      const held = sim.chain.getTokenBalance(who.tokenAccounts.get(info.tokenB.mint)!)!.amount;
-      // The largest of these the pool takes (the chain refuses a swap past its liquidity).
-      for (const share of [3n, 10n, 30n, 100n]) {
-        try {
-          sim.chain.sendTransaction(swapTransaction(sim.chain, who, info, { aToB: false, exactIn: true, amount: held / share, threshold: 0n }));
-          break;
-        } catch {
-          continue;
-        }
-      }
-    }
-    sim.chain.advanceSlot();
-    const after = (await loader.load(addresses)).map(loaded);
-    expect(loader.stats.secondRounds).toBe(rounds + 1);
-    let moved = 0;
-    for (let i = 0; i < views.length; i++) {
-      const key = currentArrayKey(after[i]!.pool)!;
-      if (key === currentArrayKey(before[i]!.pool)) continue;
-      moved++;
-      const ctx = after[i]!.context!;
-      const keys = [...(ctx.tickArrays ?? []).map((a) => a.startTickIndex), ...(ctx.binArrays ?? []).map((a) => Number(a.index))];
-      expect(keys).toContain(key);
-      const view = sim.chain.pool(addresses[i]!)!;
-      const small = quotePairs(view, after[i]!.pool, ctx).slice(0, 2);
-      for (const pair of small) expect(pair.rpc, pair.label).toEqual(pair.view);
-    }
-    expect(moved).toBeGreaterThan(0);
-  });
-
-  it('reloads the same pools in one getMultipleAccounts call once it knows their context accounts', async () => {
-    const { fetcher, loader } = setup();
-    const addresses = sim.chain.pools().map((v) => v.address);
-    await loader.load(addresses);
-    expect(loader.stats.secondRounds).toBe(1);
-    const calls = fetcher.stats.calls;
-    const keys = fetcher.stats.keys;
-    const results = await loader.load(addresses);
-    expect(results.every((r) => r.ok)).toBe(true);
-    expect(fetcher.stats.calls - calls).toBe(1);
-    expect(fetcher.stats.keys - keys).toBeLessThanOrEqual(100);
-    expect(loader.stats.secondRounds).toBe(1);
-    // Unchanged arrays keep their decodes.
-    expect(loader.stats.reusedDecodes).toBeGreaterThan(0);
-  });
-
-  it('answers each pool it cannot load with its reason, and loads the others of the call', async () => {
-    const { loader } = setup();
-    const pool = sim.chain.pools().find((v) => v.dex === Dex.Whirlpool)!;
-    const unknown = base58.encode(new Prng(77).bytes(32));
-    // A trader's token account: owned by the token program, which has no decoder.
-    const tokenAccount = [...trader(sim.chain, 1).tokenAccounts.values()][0]!;
-    // A tick array is the Whirlpool program's, but not a pool.
-    const tickArray = sim.chain.poolInfo(pool.address)!.arrays[0]!.address;
-    const results = await loader.load([unknown, pool.address, tokenAccount, tickArray, unknown]);
-    expect(results.map((r) => (r.ok ? 'ok' : r.error.reason))).toEqual(['missing', 'ok', 'unknown_owner', 'decode', 'missing']);
-    for (const [i, address] of [unknown, pool.address, tokenAccount, tickArray].entries()) {
-      const r = results[i]!;
-      expect(r.ok ? r.value.address : r.error.address).toBe(address);
-    }
-  });
-
-  it('answers \'rpc\' for every pool when the node fails getMultipleAccounts, then loads again once it recovers', async () => {
-    const { loader, fetcher } = setup();
-    const addresses = sim.chain.pools().map((v) => v.address);
-    sim.faults.setRpcFault('getMultipleAccounts', { errorRate: 1, errorCode: -32005, errorMessage: 'Node is behind' });
-    const failed = await loader.load(addresses);
-    expect(failed).toHaveLength(addresses.length);
-    for (const r of failed) {
-      expect(r.ok).toBe(false);
-      if (!r.ok) {
-        expect(r.error.reason).toBe('rpc');
-        expect(r.error.message).toContain('Node is behind');
-      }
-    }
-    expect(fetcher.stats.failedCalls).toBeGreaterThan(0);
-    sim.faults.clear();
-    expect((await loader.load(addresses)).every((r) => r.ok)).toBe(true);
-  });
-
-  it('answers \'rpc\' for the pools whose context accounts could not be read in the second round', async () => {
-    const client = new RpcClient({ endpoints: [rpcUrl] });
-    let calls = 0;
-    const fetcher = new AccountFetcher({
-      getMultipleAccounts: (addresses) => {
-        // The node starts failing between the two rounds.
-        if (++calls === 2) sim.faults.setRpcFault('getMultipleAccounts', { errorRate: 1 });
-        return client.getMultipleAccounts(addresses);
-      },
+  describe.skipIf(skip)('loads', () => {
+    beforeAll(startSim);
+    afterAll(async () => {
+      await sim.close();
     });
-    const loader = new RpcPoolLoader({ fetcher, registry: createDecoderRegistry() });
-    const views = sim.chain.pools();
-    const results = await loader.load(views.map((v) => v.address));
-    expect(calls).toBe(2);
-    for (let i = 0; i < views.length; i++) {
-      const r = results[i]!;
-      // The AMM needs nothing more than its own account.
-      if (views[i]!.dex === Dex.Amm) expect(r.ok).toBe(true);
-      else expect(r.ok ? 'ok' : r.error.reason).toBe('rpc');
-    }
+    beforeEach(() => {
+      sim.faults.clear();
+    });
+
+    it('loads every kind of pool with a context whose quotes equal the chain\'s own, to the unit', async () => {
+      const views = sim.chain.pools();
+      expect(new Set(views.map((v) => v.dex))).toEqual(new Set([Dex.Amm, Dex.Clmm, Dex.Dlmm, Dex.Whirlpool]));
+      // Enough arrays each side to hold every array the simulator made: the same data as the view.
+      const { loader } = setup(12);
+      const results = await loader.load(views.map((v) => v.address));
+      let quotes = 0;
+      for (let i = 0; i < views.length; i++) {
+        const view = views[i]!;
+        const value = loaded(results[i]);
+        expect(value.address).toBe(view.address);
+        expect(value.dex).toBe(view.dex);
+        expect(value.slot).toBe(sim.chain.slot());
+        expect(value.pool).toEqual(view.pool);
+        expect(value.reserves).toEqual(reservesOf(view));
+        expect(Buffer.from(value.data)).toEqual(Buffer.from(sim.chain.getAccount(view.address)!.data));
+        if (view.dex === Dex.Amm) expect(value.context).toBeUndefined();
+        else {
+          expect(value.context!.nowSeconds).toBe(view.ctx.nowSeconds);
+          const keys = (ctx: SwapContext): string[] =>
+            [...(ctx.tickArrays ?? []).map((a) => String(a.startTickIndex)), ...(ctx.binArrays ?? []).map((a) => String(a.index))].sort();
+          expect(keys(value.context!)).toEqual(keys(view.ctx));
+        }
+        for (const pair of quotePairs(view, value.pool, value.context)) {
+          expect(pair.rpc, pair.label).toEqual(pair.view);
+          if (pair.view.ok) quotes++;
+        }
+      }
+      expect(quotes).toBeGreaterThan(100);
+    });
+
+    it('with the default arrays, quotes what its data covers exactly and refuses past it for more data', async () => {
+      const views = sim.chain.pools();
+      const { loader } = setup();
+      const results = await loader.load(views.map((v) => v.address));
+      let equal = 0;
+      let refused = 0;
+      for (let i = 0; i < views.length; i++) {
+        const value = loaded(results[i]);
+        for (const pair of quotePairs(views[i]!, value.pool, value.context)) {
+          if (!pair.rpc.ok && pair.rpc.reason === SwapFailure.InsufficientLiquidityData && pair.view.ok) refused++;
+          else {
+            expect(pair.rpc, pair.label).toEqual(pair.view);
+            equal++;
+          }
+        }
+      }
+      expect(equal).toBeGreaterThan(refused);
+    });
+
+    it('after a swap, a reload reads the new state at a higher slot, and quotes as the chain does again', async () => {
+      const { loader } = setup(12);
+      const views = sim.chain.pools();
+      const addresses = views.map((v) => v.address);
+      const before = (await loader.load(addresses)).map(loaded);
+      // One swap B→A in each pool: small enough to succeed, large enough to move the price.
+      const who = trader(sim.chain, 0);
+      for (const view of views) {
+        const info = sim.chain.poolInfo(view.address)!;
+        const reserveB = reservesOf(view)[1];
+        const held = sim.chain.getTokenBalance(who.tokenAccounts.get(info.tokenB.mint)!)!.amount;
+        const amount = [reserveB / 200n, held / 4n].reduce((x, y) => (x < y ? x : y));
+        sim.chain.sendTransaction(swapTransaction(sim.chain, who, info, { aToB: false, exactIn: true, amount, threshold: 0n }));
+      }
+      sim.chain.advanceSlot();
+      const after = (await loader.load(addresses)).map(loaded);
+      for (let i = 0; i < views.length; i++) {
+        const view = sim.chain.pool(addresses[i]!)!;
+        expect(after[i]!.slot).toBeGreaterThan(before[i]!.slot);
+        expect(after[i]!.pool).not.toEqual(before[i]!.pool);
+        expect(after[i]!.pool).toEqual(view.pool);
+        expect(after[i]!.reserves).toEqual(reservesOf(view));
+        for (const pair of quotePairs(view, after[i]!.pool, after[i]!.context)) expect(pair.rpc, pair.label).toEqual(pair.view);
+      }
+    });
+
+    it('reads the arrays around the new price, in a second round, after a swap moved it to other arrays', async () => {
+      const { loader } = setup();
+      const views = sim.chain.pools().filter((v) => v.dex !== Dex.Amm);
+      const addresses = views.map((v) => v.address);
+      const before = (await loader.load(addresses)).map(loaded);
+      const rounds = loader.stats.secondRounds;
+      const who = trader(sim.chain, 2);
+      for (const view of views) {
+        const info = sim.chain.poolInfo(view.address)!;
+        const held = sim.chain.getTokenBalance(who.tokenAccounts.get(info.tokenB.mint)!)!.amount;
+        // The largest of these the pool takes (the chain refuses a swap past its liquidity).
+        for (const share of [3n, 10n, 30n, 100n]) {
+          try {
+            sim.chain.sendTransaction(swapTransaction(sim.chain, who, info, { aToB: false, exactIn: true, amount: held / share, threshold: 0n }));
+            break;
+          } catch {
+            continue;
+          }
+        }
+      }
+      sim.chain.advanceSlot();
+      const after = (await loader.load(addresses)).map(loaded);
+      expect(loader.stats.secondRounds).toBe(rounds + 1);
+      let moved = 0;
+      for (let i = 0; i < views.length; i++) {
+        const key = currentArrayKey(after[i]!.pool)!;
+        if (key === currentArrayKey(before[i]!.pool)) continue;
+        moved++;
+        const ctx = after[i]!.context!;
+        const keys = [...(ctx.tickArrays ?? []).map((a) => a.startTickIndex), ...(ctx.binArrays ?? []).map((a) => Number(a.index))];
+        expect(keys).toContain(key);
+        const view = sim.chain.pool(addresses[i]!)!;
+        const small = quotePairs(view, after[i]!.pool, ctx).slice(0, 2);
+        for (const pair of small) expect(pair.rpc, pair.label).toEqual(pair.view);
+      }
+      expect(moved).toBeGreaterThan(0);
+    });
+
+    it('reloads the same pools in one getMultipleAccounts call once it knows their context accounts', async () => {
+      const { fetcher, loader } = setup();
+      const addresses = sim.chain.pools().map((v) => v.address);
+      await loader.load(addresses);
+      expect(loader.stats.secondRounds).toBe(1);
+      const calls = fetcher.stats.calls;
+      const keys = fetcher.stats.keys;
+      const results = await loader.load(addresses);
+      expect(results.every((r) => r.ok)).toBe(true);
+      expect(fetcher.stats.calls - calls).toBe(1);
+      expect(fetcher.stats.keys - keys).toBeLessThanOrEqual(100);
+      expect(loader.stats.secondRounds).toBe(1);
+      // Unchanged arrays keep their decodes.
+      expect(loader.stats.reusedDecodes).toBeGreaterThan(0);
+    });
+
+    it('answers each pool it cannot load with its reason, and loads the others of the call', async () => {
+      const { loader } = setup();
+      const pool = sim.chain.pools().find((v) => v.dex === Dex.Whirlpool)!;
+      const unknown = base58.encode(new Prng(77).bytes(32));
+      // A trader's token account: owned by the token program, which has no decoder.
+      const tokenAccount = [...trader(sim.chain, 1).tokenAccounts.values()][0]!;
+      // A tick array is the Whirlpool program's, but not a pool.
+      const tickArray = sim.chain.poolInfo(pool.address)!.arrays[0]!.address;
+      const results = await loader.load([unknown, pool.address, tokenAccount, tickArray, unknown]);
+      expect(results.map((r) => (r.ok ? 'ok' : r.error.reason))).toEqual(['missing', 'ok', 'unknown_owner', 'decode', 'missing']);
+      for (const [i, address] of [unknown, pool.address, tokenAccount, tickArray].entries()) {
+        const r = results[i]!;
+        expect(r.ok ? r.value.address : r.error.address).toBe(address);
+      }
+    });
+
+    it('answers \'rpc\' for every pool when the node fails getMultipleAccounts, then loads again once it recovers', async () => {
+      const { loader, fetcher } = setup();
+      const addresses = sim.chain.pools().map((v) => v.address);
+      sim.faults.setRpcFault('getMultipleAccounts', { errorRate: 1, errorCode: -32005, errorMessage: 'Node is behind' });
+      const failed = await loader.load(addresses);
+      expect(failed).toHaveLength(addresses.length);
+      for (const r of failed) {
+        expect(r.ok).toBe(false);
+        if (!r.ok) {
+          expect(r.error.reason).toBe('rpc');
+          expect(r.error.message).toContain('Node is behind');
+        }
+      }
+      expect(fetcher.stats.failedCalls).toBeGreaterThan(0);
+      sim.faults.clear();
+      expect((await loader.load(addresses)).every((r) => r.ok)).toBe(true);
+    });
+
+    it('answers \'rpc\' for the pools whose context accounts could not be read in the second round', async () => {
+      const fetcher = make();
+      const views = sim.chain.pools();
+      const pools = new Set(views.map((v) => v.address));
+      // The node starts failing between the two rounds: at the first read of a context account.
+      const reader: AccountReader = {
+        fetch: (address, options) => {
+          if (!pools.has(address)) sim.faults.setRpcFault('getMultipleAccounts', { errorRate: 1 });
+          return fetcher.fetch(address, options);
+        },
+        stats: fetcher.stats,
+        get queued() {
+          return fetcher.queued;
+        },
+        get outstanding() {
+          return fetcher.outstanding;
+        },
+      };
+      const loader = new RpcPoolLoader({ fetcher: reader, registry: createDecoderRegistry() });
+      const results = await loader.load(views.map((v) => v.address));
+      expect(fetcher.stats.calls).toBe(2);
+      expect(fetcher.stats.failedCalls).toBe(1);
+      for (let i = 0; i < views.length; i++) {
+        const r = results[i]!;
+        // The AMM needs nothing more than its own account.
+        if (views[i]!.dex === Dex.Amm) expect(r.ok).toBe(true);
+        else expect(r.ok ? 'ok' : r.error.reason).toBe('rpc');
+      }
+    });
   });
 });
