@@ -15,8 +15,9 @@ import { RpcPoolLoader } from '../pools/rpc-pool-loader.js';
 import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote/quote-config.js';
 import { PoolRefresher } from '../quote/pool-refresher.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/quote-service.js';
-import { AccountFetcher } from '../rpc/account-fetcher.js';
+import { AccountFetcher, type AccountReader } from '../rpc/account-fetcher.js';
 import { RpcClient } from '../rpc/rpc-client.js';
+import { WorkerAccountFetcher } from '../rpc/worker-account-fetcher.js';
 import { blockStreamSettings, dexPrograms, type ScannerConfig } from '../scanner/scanner-config.js';
 import { LookupTableCache } from '../scanner/lookup-tables.js';
 import { Scanner } from '../scanner/scanner.js';
@@ -46,6 +47,8 @@ export interface EngineOptions {
   pools: readonly string[];
   /** Parse worker module override (tests run from sources). */
   parseWorkerFilename?: string;
+  /** RPC worker module override (tests run from sources). */
+  rpcWorkerFilename?: string;
 }
 
 /** The quote service's view of the engine's settings: no bus, the engine's RPC endpoints. */
@@ -68,8 +71,21 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
   const scannerConfig = scannerConfigOf(config);
   const quoteConfig = quoteConfigOf(config);
 
-  const rpc = new RpcClient({ endpoints: config['rpc.endpoints'] });
-  const fetcher = new AccountFetcher(rpc);
+  // RPC reads on the main thread, or on their own thread (performance.rpcReadThread).
+  let fetcher: AccountReader;
+  let closeReads: () => Promise<void>;
+  if (config['performance.rpcReadThread']) {
+    const worker = new WorkerAccountFetcher(
+      { endpoints: config['rpc.endpoints'] },
+      options.rpcWorkerFilename === undefined ? {} : { filename: options.rpcWorkerFilename },
+    );
+    fetcher = worker;
+    closeReads = () => worker.close();
+  } else {
+    const rpc = new RpcClient({ endpoints: config['rpc.endpoints'] });
+    fetcher = new AccountFetcher(rpc);
+    closeReads = () => rpc.close();
+  }
   const registry = createDecoderRegistry({ programIds: dexPrograms(scannerConfig) });
   const loader = new RpcPoolLoader({ fetcher, registry });
 
@@ -134,7 +150,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
         await refresher.close();
         await scanner.close();
         await Promise.all([quote.close(), scannerHttp.close(), scannerMetricsServer.close()]);
-        await rpc.close();
+        await closeReads();
       })();
       return closed;
     },

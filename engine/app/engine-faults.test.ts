@@ -32,6 +32,27 @@ async function quote(engine: EngineUnderSim): Promise<{ status: number; body: Qu
   return { status: res.status, body: (await res.json()) as QuoteBody & { error?: { code: string; message: string } } };
 }
 
+describe.skipIf(!built)('engine with the RPC reads on their own thread (RPC_READ_THREAD)', () => {
+  it('fills the cache at start and publishes the state read after a swap', async () => {
+    e = await startEngineUnderSim({ engine: { 'rpc-read-thread': 'true' } });
+    const engine = e;
+    const first = await quote(engine);
+    expect(first.status).toBe(200);
+    expect(first.body.source).toBe('cache');
+    await eventually(() => (engine.engine.scanner.connected ? true : undefined), 10_000, 'connected');
+    const chain = engine.sim.chain;
+    const info = chain.poolInfo(first.body.pool)!;
+    const signature = chain.sendTransaction(swapTransaction(chain, trader(chain), info, { aToB: info.tokenA.mint === USDC_MINT, exactIn: true, amount: 5_000_000_000n, threshold: 0n }));
+    chain.advanceSlot(1);
+    const event = await eventually(() => engine.events.find((x) => x.transaction.signature === signature), 10_000, 'event of the swap');
+    const after = await eventually(async () => {
+      const q = await quote(engine);
+      return q.body.slot === event.state.slot ? q : undefined;
+    }, 10_000, 'quote on the new state');
+    expect(BigInt(after.body.outputAmount)).toBeGreaterThan(BigInt(first.body.outputAmount));
+  });
+});
+
 describe.skipIf(!built)('engine failure paths', () => {
   it('drops and counts transactions past queueSizeLimit instead of buffering them', async () => {
     e = await startEngineUnderSim({ engine: { 'queue-size-limit': '1', 'max-concurrent-processing': '1', 'batch-size': '1' } });

@@ -13,6 +13,7 @@ import { createEngine, type Engine, type EngineEndpoints } from './engine-app.js
 import { engineSchema } from './engine-config.js';
 
 export const PARSE_WORKER = resolve(import.meta.dirname, '../../dist/engine/scanner/parse-worker.js');
+export const RPC_WORKER = resolve(import.meta.dirname, '../../dist/engine/rpc/rpc-worker.js');
 
 export interface EngineUnderSim {
   sim: Simulator;
@@ -50,7 +51,7 @@ export async function startEngineUnderSim(options: { sim?: Record<string, string
     },
   });
   const pools = options.pools?.(sim) ?? sim.chain.pools().map((p) => p.address);
-  const engine = createEngine(loaded, { logger, pools, parseWorkerFilename: PARSE_WORKER });
+  const engine = createEngine(loaded, { logger, pools, parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
   const events: PoolStateUpdateEvent[] = [];
   engine.scanner.onPublished((event) => events.push(event));
   const endpoints = await engine.start();
