@@ -8,11 +8,12 @@
 import { CachePoolStateSink } from '../cache/cache-sink.js';
 import { redactedValues, type LoadedConfig } from '../config/loader.js';
 import { createDecoderRegistry } from '../dex/registry.js';
-import { MetricsServer } from '../obs/metrics-server.js';
 import type { Logger } from '../obs/logger.js';
 import { createScannerMetrics } from '../obs/scanner-metrics.js';
 import { RpcPoolLoader } from '../pools/rpc-pool-loader.js';
 import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote/quote-config.js';
+import { MetricsHttpServer } from '../quote/metrics-http-server.js';
+import { metricsResponse } from '../quote/ops-endpoints.js';
 import { PoolRefresher } from '../quote/pool-refresher.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/quote-service.js';
 import { AccountFetcher, type AccountReader } from '../rpc/account-fetcher.js';
@@ -123,7 +124,8 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     logger: log.child({ component: 'refresher' }),
   });
   const scannerHttp = new ScannerHttpServer({ scanner, config: () => redactedValues(engineSchema, loaded), host: config.host });
-  const scannerMetricsServer = new MetricsServer({ registries: [scannerMetrics.registry], host: config.host });
+  // The scanner's metrics port: the same server as the quote service's (also /debug/pprof/heap).
+  const scannerMetricsServer = new MetricsHttpServer({ metrics: () => metricsResponse(scannerMetrics.registry, () => {}), host: config.host });
 
   let closed: Promise<void> | undefined;
   return {
