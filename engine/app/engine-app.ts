@@ -92,7 +92,8 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
 
   const cache = createQuoteCache(quoteConfig);
   const quote = createQuoteService(quoteConfig, { cache, loader, logger: log.child({ component: 'quote' }), busStatus: () => 'in-process' });
-  const sink = new CachePoolStateSink(cache, () => quote.metrics.poolUpdatesReceived.inc());
+  // Each stored update is counted and its pool remembered for the RPC fallback, as the bus consumer does.
+  const sink = new CachePoolStateSink(cache, (_outcome, event) => quote.updates.recordStored(event.pool));
 
   const scannerMetrics = createScannerMetrics();
   const scanner = new Scanner({
