@@ -38,6 +38,11 @@ export const ErrorCode = {
   Unavailable: 'TP_ERR_UNAVAILABLE',
   NotFound: 'TP_ERR_NOT_FOUND',
   Internal: 'TP_ERR_INTERNAL',
+  // message bus (engine/bus)
+  /** A JetStream stream or consumer could not be created or updated. */
+  BusSetup: 'TP_ERR_BUS_SETUP',
+  /** A publish failed: no connection, too many in flight, or no acknowledgement after the retries. */
+  BusPublish: 'TP_ERR_BUS_PUBLISH',
   // command line
   Usage: 'TP_ERR_USAGE',
   Io: 'TP_ERR_IO',
