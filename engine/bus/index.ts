@@ -15,3 +15,18 @@ export {
   type StreamSpec,
   type ConsumerSpec,
 } from './stream-setup.js';
+export {
+  POOL_UPDATES_STREAM,
+  POOL_UPDATES_SUBJECT_ROOT,
+  POOL_UPDATES_MAX_AGE_MS,
+  POOL_UPDATES_MAX_ACK_PENDING,
+  DEFAULT_CONSUMER_NAME,
+  poolUpdatesFilter,
+  poolUpdateSubject,
+  poolUpdatesStreamSpec,
+  poolUpdatesConsumerSpec,
+  type PoolUpdatesStreamOptions,
+  type PoolUpdatesConsumerOptions,
+} from './pool-updates.js';
+export { PoolUpdatePublisher, DEFAULT_MAX_IN_FLIGHT, DEFAULT_PUBLISH_RETRIES, DEFAULT_PUBLISH_TIMEOUT_MS, type PoolUpdatePublisherOptions, type PoolUpdatePublisherStats } from './pool-update-publisher.js';
+export { PoolUpdateConsumer, type PoolUpdateConsumerOptions, type PoolUpdateConsumerStats, type PoolUpdateSink } from './pool-update-consumer.js';

@@ -1,0 +1,149 @@
+/**
+ * The quote service's bus consumer (spec 02, Events): a pull consumer bound to the durable
+ * `BUS_CONSUMER_NAME` on POOL_UPDATES. Each message goes through the quote service's update handler
+ * (steps 1 to 4: parse, convert, store under the slot rule, count) and is then acknowledged (step 5),
+ * whatever came of it: an unparsable message is counted by the handler and acknowledged, so it is
+ * dropped rather than redelivered.
+ *
+ * At every (re)connect the stream and the durable are set up (idempotent; a restarted server may have
+ * lost its memory-storage stream) and consumption (re)starts; the durable keeps the position, so a
+ * restarted quote service resumes where its predecessor acknowledged. Every `lagIntervalMs` the
+ * consumer's pending count goes to `quote_service_bus_consumer_lag_messages`.
+ */
+import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
+
+import type { Logger } from '../obs/logger.js';
+import { Backoff } from '../scanner/backoff.js';
+import type { BusConnection } from './connection.js';
+import { poolUpdatesConsumerSpec, poolUpdatesStreamSpec, type PoolUpdatesStreamOptions } from './pool-updates.js';
+import { ensureConsumer, ensureStream } from './stream-setup.js';
+
+/** What the consumer needs of the quote service's PoolUpdateHandler. */
+export interface PoolUpdateSink {
+  /** Steps 1 to 4; never throws. */
+  handleMessage(data: Uint8Array): unknown;
+  setConsumerLag(messages: number): void;
+}
+
+export interface PoolUpdateConsumerOptions extends PoolUpdatesStreamOptions {
+  bus: BusConnection;
+  handler: PoolUpdateSink;
+  /** `bus.consumerName`; default quote-service. */
+  consumerName?: string;
+  /** Default 1000. */
+  lagIntervalMs?: number;
+  /** Called after each message was handled and acknowledged (tests, the split quote service's context reads). */
+  onHandled?: (outcome: unknown, data: Uint8Array) => void;
+  logger?: Logger;
+}
+
+export interface PoolUpdateConsumerStats {
+  received: number;
+  acked: number;
+  /** Times consumption (re)started. */
+  starts: number;
+  lastLag: number | null;
+}
+
+export class PoolUpdateConsumer {
+  private readonly options: PoolUpdateConsumerOptions;
+  private readonly log: Logger | undefined;
+  private readonly counters: PoolUpdateConsumerStats = { received: 0, acked: 0, starts: 0, lastLag: null };
+  private messages: ConsumerMessages | undefined;
+  private loop: Promise<void> | undefined;
+  private closed = false;
+  private lagTimer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(options: PoolUpdateConsumerOptions) {
+    this.options = options;
+    this.log = options.logger;
+  }
+
+  get stats(): PoolUpdateConsumerStats {
+    return { ...this.counters };
+  }
+
+  /** True while a consume loop holds the durable. */
+  get consuming(): boolean {
+    return this.messages !== undefined;
+  }
+
+  /** Starts consuming at the bus's first connect (now if connected). */
+  start(): void {
+    this.options.bus.onConnect((nc) => {
+      this.loop ??= this.run(nc);
+    });
+  }
+
+  /** Stops pulling; messages already delivered are handled and acknowledged first. Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.lagTimer !== undefined) clearInterval(this.lagTimer);
+    this.lagTimer = undefined;
+    this.wake?.();
+    this.messages?.stop();
+    await this.loop;
+  }
+
+  private async run(nc: NatsConnection): Promise<void> {
+    const backoff = new Backoff({ baseMs: 200, capMs: 5000 });
+    const streamSpec = poolUpdatesStreamSpec(this.options);
+    const consumerSpec = poolUpdatesConsumerSpec({
+      ...(this.options.streamName === undefined ? {} : { streamName: this.options.streamName }),
+      ...(this.options.consumerName === undefined ? {} : { consumerName: this.options.consumerName }),
+      ...(this.options.subjectRoot === undefined ? {} : { subjectRoot: this.options.subjectRoot }),
+    });
+    while (!this.closed && !nc.isClosed()) {
+      try {
+        const jsm = await nc.jetstreamManager();
+        await ensureStream(jsm, streamSpec);
+        await ensureConsumer(jsm, consumerSpec);
+        const consumer = await nc.jetstream().consumers.get(consumerSpec.stream, consumerSpec.name);
+        if (this.closed) break;
+        const messages = await consumer.consume({ max_messages: consumerSpec.maxAckPending });
+        this.messages = messages;
+        this.counters.starts++;
+        backoff.reset();
+        this.startLag(() => consumer.info().then((info) => info.num_pending));
+        this.log?.info({ stream: consumerSpec.stream, consumer: consumerSpec.name }, 'consuming pool state updates');
+        for await (const msg of messages) this.handle(msg);
+        this.messages = undefined;
+      } catch (err) {
+        this.messages = undefined;
+        if (this.closed) break;
+        this.log?.warn({ err: err instanceof Error ? err.message : err }, 'pool update consumer stopped; restarting');
+      }
+      if (this.closed) break;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, backoff.next()).unref();
+      });
+    }
+    this.messages = undefined;
+  }
+
+  private handle(msg: JsMsg): void {
+    this.counters.received++;
+    const outcome = this.options.handler.handleMessage(msg.data);
+    msg.ack();
+    this.counters.acked++;
+    this.options.onHandled?.(outcome, msg.data);
+  }
+
+  private startLag(pending: () => Promise<number>): void {
+    if (this.lagTimer !== undefined) clearInterval(this.lagTimer);
+    const tick = (): void => {
+      pending().then(
+        (n) => {
+          this.counters.lastLag = n;
+          this.options.handler.setConsumerLag(n);
+        },
+        () => undefined,
+      );
+    };
+    tick();
+    this.lagTimer = setInterval(tick, this.options.lagIntervalMs ?? 1000);
+    this.lagTimer.unref();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The scanner's sink in the split deployment: each PoolStateUpdateEvent goes, as JSON, to
+ * `pool.state.updated.{dex}.{pool_address}` with a JetStream publish that waits for the stream's
+ * acknowledgement (spec 02: "persistent-stream publish, guaranteed delivery").
+ *
+ * - Deduplication: the message id is the event's `eventId`. A publish whose ack was lost is retried
+ *   (at most `retries` more times) with the same id, and the stream drops the second copy within its
+ *   duplicate window, so a retry never stores an event twice.
+ * - Bounded in flight: at most `maxInFlight` publishes await their ack; past that, and while the bus
+ *   is not connected, `publish` rejects at once (TP_ERR_BUS_PUBLISH) and the scanner counts
+ *   `bus_publish_errors_total`. Nothing queues without bound behind a dead bus.
+ */
+import { NatsError, type JetStreamClient } from 'nats';
+
+import { ErrorCode, TpError } from '../errors.js';
+import type { LoadedPool } from '../pools/types.js';
+import type { PoolStateUpdateEvent } from '../scanner/pool-state-event.js';
+import type { PoolStateSink } from '../scanner/scanner.js';
+import type { BusConnection } from './connection.js';
+import { POOL_UPDATES_SUBJECT_ROOT, poolUpdateSubject } from './pool-updates.js';
+
+export const DEFAULT_MAX_IN_FLIGHT = 1024;
+export const DEFAULT_PUBLISH_RETRIES = 2;
+export const DEFAULT_PUBLISH_TIMEOUT_MS = 2000;
+
+export interface PoolUpdatePublisherOptions {
+  bus: BusConnection;
+  /** Default `pool.state.updated`. */
+  subjectRoot?: string;
+  /** Publishes awaiting their ack at once. Default 1024. */
+  maxInFlight?: number;
+  /** Extra attempts after a failed publish, same message id. Default 2. */
+  retries?: number;
+  /** Wait for each ack, ms. Default 2000. */
+  timeoutMs?: number;
+  /** The stream the acks must come from (`expect.streamName`); default any. */
+  streamName?: string;
+}
+
+export interface PoolUpdatePublisherStats {
+  inFlight: number;
+  published: number;
+  /** Acks that said the stream already held the message id (a retried or repeated event). */
+  duplicates: number;
+  retries: number;
+  failed: number;
+}
+
+export class PoolUpdatePublisher implements PoolStateSink {
+  private readonly bus: BusConnection;
+  private readonly subjectRoot: string;
+  private readonly maxInFlight: number;
+  private readonly retries: number;
+  private readonly timeoutMs: number;
+  private readonly streamName: string | undefined;
+  private readonly encoder = new TextEncoder();
+  private readonly counters = { inFlight: 0, published: 0, duplicates: 0, retries: 0, failed: 0 };
+
+  constructor(options: PoolUpdatePublisherOptions) {
+    this.bus = options.bus;
+    this.subjectRoot = options.subjectRoot ?? POOL_UPDATES_SUBJECT_ROOT;
+    this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.retries = options.retries ?? DEFAULT_PUBLISH_RETRIES;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS;
+    this.streamName = options.streamName;
+  }
+
+  get stats(): PoolUpdatePublisherStats {
+    return { ...this.counters };
+  }
+
+  publish(event: PoolStateUpdateEvent, _loaded?: LoadedPool): Promise<void> {
+    if (this.counters.inFlight >= this.maxInFlight) {
+      this.counters.failed++;
+      return Promise.reject(new TpError(ErrorCode.BusPublish, `bus publish refused: ${this.maxInFlight} publishes already await their ack`, { context: { maxInFlight: this.maxInFlight } }));
+    }
+    const js = this.bus.jetstream();
+    if (js === undefined || !this.bus.connected) {
+      this.counters.failed++;
+      return Promise.reject(new TpError(ErrorCode.BusPublish, `bus publish refused: the bus is ${this.bus.status}`, { context: { status: this.bus.status } }));
+    }
+    this.counters.inFlight++;
+    return this.send(js, event).finally(() => {
+      this.counters.inFlight--;
+    });
+  }
+
+  private async send(js: JetStreamClient, event: PoolStateUpdateEvent): Promise<void> {
+    const subject = poolUpdateSubject(event.pool.dex, event.pool.address, this.subjectRoot);
+    const data = this.encoder.encode(JSON.stringify(event));
+    const options = { msgID: event.eventId, timeout: this.timeoutMs, ...(this.streamName === undefined ? {} : { expect: { streamName: this.streamName } }) };
+    let lastError: unknown;
+    for (let attempt = 0; attempt <= this.retries; attempt++) {
+      if (attempt > 0) this.counters.retries++;
+      try {
+        const ack = await js.publish(subject, data, options);
+        if (ack.duplicate) this.counters.duplicates++;
+        else this.counters.published++;
+        return;
+      } catch (err) {
+        lastError = err;
+        // No stream on the subject: a retry would fail the same way.
+        if (err instanceof NatsError && err.code === '503') break;
+        if (!this.bus.connected) break;
+      }
+    }
+    this.counters.failed++;
+    throw new TpError(ErrorCode.BusPublish, `bus publish to ${subject} failed: ${lastError instanceof Error ? lastError.message : String(lastError)}`, {
+      cause: lastError,
+      context: { subject, eventId: event.eventId },
+    });
+  }
+}
