@@ -7,23 +7,15 @@
  */
 import { CachePoolStateSink } from '../cache/cache-sink.js';
 import { redactedValues, type LoadedConfig } from '../config/loader.js';
-import { createDecoderRegistry } from '../dex/registry.js';
 import type { Logger } from '../obs/logger.js';
-import { createScannerMetrics } from '../obs/scanner-metrics.js';
-import { RpcPoolLoader } from '../pools/rpc-pool-loader.js';
+import type { RpcPoolLoader } from '../pools/rpc-pool-loader.js';
 import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote/quote-config.js';
-import { MetricsHttpServer } from '../quote/metrics-http-server.js';
-import { metricsResponse } from '../quote/ops-endpoints.js';
 import { PoolRefresher } from '../quote/pool-refresher.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/quote-service.js';
-import { AccountFetcher, type AccountReader } from '../rpc/account-fetcher.js';
-import { RpcClient } from '../rpc/rpc-client.js';
-import { WorkerAccountFetcher } from '../rpc/worker-account-fetcher.js';
-import { blockStreamSettings, dexPrograms, type ScannerConfig } from '../scanner/scanner-config.js';
-import { LookupTableCache } from '../scanner/lookup-tables.js';
-import { Scanner } from '../scanner/scanner.js';
-import { ScannerHttpServer } from '../scanner/scanner-http.js';
+import type { ScannerConfig } from '../scanner/scanner-config.js';
+import type { Scanner } from '../scanner/scanner.js';
 import { engineSchema, type EngineConfig } from './engine-config.js';
+import { createAccountReads, createPoolLoader, createScannerService } from './scanner-service.js';
 
 export interface EngineEndpoints {
   quote: string;
@@ -73,48 +65,27 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
   const quoteConfig = quoteConfigOf(config);
 
   // RPC reads on the main thread, or on their own thread (performance.rpcReadThread).
-  let fetcher: AccountReader;
-  let closeReads: () => Promise<void>;
-  if (config['performance.rpcReadThread']) {
-    const worker = new WorkerAccountFetcher(
-      { endpoints: config['rpc.endpoints'] },
-      options.rpcWorkerFilename === undefined ? {} : { filename: options.rpcWorkerFilename },
-    );
-    fetcher = worker;
-    closeReads = () => worker.close();
-  } else {
-    const rpc = new RpcClient({ endpoints: config['rpc.endpoints'] });
-    fetcher = new AccountFetcher(rpc);
-    closeReads = () => rpc.close();
-  }
-  const registry = createDecoderRegistry({ programIds: dexPrograms(scannerConfig) });
-  const loader = new RpcPoolLoader({ fetcher, registry });
+  const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
+  const loader = createPoolLoader(scannerConfig, reads.fetcher);
 
   const cache = createQuoteCache(quoteConfig);
   const quote = createQuoteService(quoteConfig, { cache, loader, logger: log.child({ component: 'quote' }), busStatus: () => 'in-process' });
   // Each stored update is counted and its pool remembered for the RPC fallback, as the bus consumer does.
   const sink = new CachePoolStateSink(cache, (_outcome, event) => quote.updates.recordStored(event.pool));
 
-  const scannerMetrics = createScannerMetrics();
-  const scanner = new Scanner({
-    stream: blockStreamSettings(scannerConfig),
-    pools: options.pools,
-    loader,
+  const scannerService = createScannerService({
+    config: scannerConfig,
     sink,
-    performance: {
-      maxConcurrentProcessing: config['performance.maxConcurrentProcessing'],
-      batchSize: config['performance.batchSize'],
-      queueSizeLimit: config['performance.queueSizeLimit'],
-    },
-    parse: {
-      workers: config['performance.parseWorkers'],
-      ...(options.parseWorkerFilename === undefined ? {} : { filename: options.parseWorkerFilename }),
-    },
-    metrics: scannerMetrics,
+    loader,
+    fetcher: reads.fetcher,
+    pools: options.pools,
+    metricsPort: config['scanner.metricsPort'],
+    host: config.host,
+    configView: () => redactedValues(engineSchema, loaded),
     logger: log.child({ component: 'scanner' }),
-    lookupTables: new LookupTableCache(fetcher, { maxTables: 16_384 }),
-    includeRawData: config['events.includeRawData'],
+    ...(options.parseWorkerFilename === undefined ? {} : { parseWorkerFilename: options.parseWorkerFilename }),
   });
+  const scanner = scannerService.scanner;
   // RefreshSeconds: every monitored pool read once at start and every interval, so quiet pools
   // stay fresh and the first quotes are cache hits.
   const refresher = new PoolRefresher({
@@ -124,9 +95,6 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     intervalMs: config.refreshSeconds * 1000,
     logger: log.child({ component: 'refresher' }),
   });
-  const scannerHttp = new ScannerHttpServer({ scanner, config: () => redactedValues(engineSchema, loaded), host: config.host });
-  // The scanner's metrics port: the same server as the quote service's (also /debug/pprof/heap).
-  const scannerMetricsServer = new MetricsHttpServer({ metrics: () => metricsResponse(scannerMetrics.registry, () => {}), host: config.host });
 
   let closed: Promise<void> | undefined;
   return {
@@ -136,9 +104,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     refresher,
     async start() {
       const { port, metricsPort } = await quote.start();
-      const scannerPort = await scannerHttp.start(config['health.port']);
-      const scannerMetricsPort = await scannerMetricsServer.start(config['scanner.metricsPort']);
-      scanner.start();
+      const { port: scannerPort, metricsPort: scannerMetricsPort } = await scannerService.start();
       await refresher.start();
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return {
@@ -151,9 +117,9 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     close() {
       closed ??= (async () => {
         await refresher.close();
-        await scanner.close();
-        await Promise.all([quote.close(), scannerHttp.close(), scannerMetricsServer.close()]);
-        await closeReads();
+        await scannerService.close();
+        await quote.close();
+        await reads.close();
       })();
       return closed;
     },

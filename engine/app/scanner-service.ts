@@ -1,0 +1,116 @@
+/**
+ * The scanner as a service, shared by the one-process engine (`tidepool engine` / `npm start`, sink
+ * = the quote service's pool cache) and the split deployment's `tidepool scanner` (sink = the bus
+ * publisher): the account reads (main thread or their own worker), the decoder registry and RPC pool
+ * loader, the Scanner with its parse workers, its HTTP port (/health, /stats, /config, POST
+ * /config/pools) and its metrics port.
+ */
+import { MetricsHttpServer } from '../quote/metrics-http-server.js';
+import { metricsResponse } from '../quote/ops-endpoints.js';
+import { createDecoderRegistry } from '../dex/registry.js';
+import type { Logger } from '../obs/logger.js';
+import { createScannerMetrics, type ScannerMetrics } from '../obs/scanner-metrics.js';
+import { RpcPoolLoader } from '../pools/rpc-pool-loader.js';
+import { AccountFetcher, type AccountReader } from '../rpc/account-fetcher.js';
+import { RpcClient } from '../rpc/rpc-client.js';
+import { WorkerAccountFetcher } from '../rpc/worker-account-fetcher.js';
+import { LookupTableCache } from '../scanner/lookup-tables.js';
+import { blockStreamSettings, dexPrograms, type ScannerConfig } from '../scanner/scanner-config.js';
+import { ScannerHttpServer } from '../scanner/scanner-http.js';
+import { Scanner, type PoolStateSink } from '../scanner/scanner.js';
+
+export interface AccountReads {
+  readonly fetcher: AccountReader;
+  close(): Promise<void>;
+}
+
+/** RPC account reads on the main thread, or on their own thread (`performance.rpcReadThread`). */
+export function createAccountReads(endpoints: readonly string[], onThread: boolean, workerFilename?: string): AccountReads {
+  if (onThread) {
+    const worker = new WorkerAccountFetcher({ endpoints: [...endpoints] }, workerFilename === undefined ? {} : { filename: workerFilename });
+    return { fetcher: worker, close: () => worker.close() };
+  }
+  const rpc = new RpcClient({ endpoints: [...endpoints] });
+  return { fetcher: new AccountFetcher(rpc), close: () => rpc.close() };
+}
+
+/** The pool loader of the scanner's settings (its DEX program ids). */
+export function createPoolLoader(config: ScannerConfig, fetcher: AccountReader): RpcPoolLoader {
+  return new RpcPoolLoader({ fetcher, registry: createDecoderRegistry({ programIds: dexPrograms(config) }) });
+}
+
+export interface ScannerServiceOptions {
+  config: ScannerConfig;
+  /** Where events go. */
+  sink: PoolStateSink;
+  loader: RpcPoolLoader;
+  fetcher: AccountReader;
+  /** Monitored pools at start. */
+  pools: readonly string[];
+  /** The scanner's metrics port (`metrics.prometheusPort`, or the engine's `scanner.metricsPort`). */
+  metricsPort: number;
+  /** Bind address of both ports; default 127.0.0.1. */
+  host?: string;
+  /** What GET /config answers (redacted settings). */
+  configView: () => Record<string, unknown>;
+  logger: Logger;
+  parseWorkerFilename?: string;
+}
+
+export interface ScannerService {
+  readonly scanner: Scanner;
+  readonly metrics: ScannerMetrics;
+  readonly http: ScannerHttpServer;
+  /** Binds both ports, then starts the stream; resolves with the bound ports. */
+  start(): Promise<{ port: number; metricsPort: number }>;
+  /** Stops the stream, publishes what the scanner already holds, closes both ports. Idempotent. */
+  close(): Promise<void>;
+}
+
+export function createScannerService(options: ScannerServiceOptions): ScannerService {
+  const { config } = options;
+  const host = options.host ?? '127.0.0.1';
+  const metrics = createScannerMetrics();
+  const scanner = new Scanner({
+    stream: blockStreamSettings(config),
+    pools: options.pools,
+    loader: options.loader,
+    sink: options.sink,
+    performance: {
+      maxConcurrentProcessing: config['performance.maxConcurrentProcessing'],
+      batchSize: config['performance.batchSize'],
+      queueSizeLimit: config['performance.queueSizeLimit'],
+    },
+    parse: {
+      workers: config['performance.parseWorkers'],
+      ...(options.parseWorkerFilename === undefined ? {} : { filename: options.parseWorkerFilename }),
+    },
+    metrics,
+    logger: options.logger,
+    lookupTables: new LookupTableCache(options.fetcher, { maxTables: 16_384 }),
+    includeRawData: config['events.includeRawData'],
+  });
+  const http = new ScannerHttpServer({ scanner, config: options.configView, host });
+  // The scanner's metrics port: the same server as the quote service's (also /debug/pprof/heap).
+  const metricsServer = new MetricsHttpServer({ metrics: () => metricsResponse(metrics.registry, () => {}), host });
+
+  let closed: Promise<void> | undefined;
+  return {
+    scanner,
+    metrics,
+    http,
+    async start() {
+      const port = await http.start(config['health.port']);
+      const metricsPort = await metricsServer.start(options.metricsPort);
+      scanner.start();
+      return { port, metricsPort };
+    },
+    close() {
+      closed ??= (async () => {
+        await scanner.close();
+        await Promise.all([http.close(), metricsServer.close()]);
+      })();
+      return closed;
+    },
+  };
+}
