@@ -13,7 +13,7 @@
  */
 import { ErrorCode, TpError } from '../errors.js';
 import { Dex, type DecodedPool, type SwapContext } from '../dex/types.js';
-import { compactSwapContext } from './compact-context.js';
+import { compactSwapContext } from '../dex/compact-context.js';
 import { DexCode, dexCodeOf, dexOf } from './dex-code.js';
 import { InternTable, NO_ID } from './intern-table.js';
 import { PairIndex } from './pair-index.js';

@@ -19,6 +19,9 @@
  * curve checks), and a context account whose bytes did not change since the last load keeps its
  * decoded value.
  */
+import { hash } from 'node:crypto';
+
+import { compactBinArray, compactTickArray } from '../dex/compact-context.js';
 import { ErrorCode, isTpError } from '../errors.js';
 import {
   DEFAULT_ARRAYS_EACH_SIDE,
@@ -81,7 +84,8 @@ export interface RpcPoolLoaderStats {
 type Read = AccountData | null | Error;
 
 interface CachedDecode {
-  data: Uint8Array;
+  /** digestOf the bytes it was decoded from. */
+  digest: string;
   value: DecodedAccount | undefined;
 }
 
@@ -89,8 +93,8 @@ interface CachedDecode {
 interface PoolMemo {
   programId: string;
   dex: Dex;
-  /** Last pool account bytes and their decode (before any AmmConfig is applied). */
-  poolData: Uint8Array;
+  /** Digest of the last pool account bytes, and their decode (before any AmmConfig is applied). */
+  poolDigest: string;
   pool: DecodedPool;
   /** The current array key and the bitmap `swapAccounts` were chosen under. */
   center: number | undefined;
@@ -219,7 +223,7 @@ export class RpcPoolLoader implements PoolLoader {
       this.memos.delete(address);
       memo = undefined;
     }
-    if (memo !== undefined && bytesEqual(memo.poolData, read.data)) {
+    if (memo !== undefined && memo.poolDigest === digestOf(read.data)) {
       // Unchanged pool bytes: the same decode, the same context accounts.
       this.touch(address, memo);
       return { address, account: read, memo };
@@ -244,7 +248,7 @@ export class RpcPoolLoader implements PoolLoader {
       memo = {
         programId: read.owner,
         dex: pool.dex,
-        poolData: read.data,
+        poolDigest: digestOf(read.data),
         pool,
         center: undefined,
         bitmap: undefined,
@@ -255,7 +259,7 @@ export class RpcPoolLoader implements PoolLoader {
       };
       this.plan(memo, pool, true);
     } else {
-      memo.poolData = read.data;
+      memo.poolDigest = digestOf(read.data);
       memo.pool = pool;
       this.plan(memo, pool, false);
     }
@@ -330,12 +334,13 @@ export class RpcPoolLoader implements PoolLoader {
       return undefined;
     }
     const cached = memo.decoded.get(address);
-    if (cached !== undefined && bytesEqual(cached.data, read.data)) {
+    const digest = digestOf(read.data);
+    if (cached !== undefined && cached.digest === digest) {
       this.stats.reusedDecodes++;
       return cached.value;
     }
-    const value = decodeSwapAccount(this.registry, memo.pool, address, read);
-    memo.decoded.set(address, { data: read.data, value });
+    const value = compactDecoded(decodeSwapAccount(this.registry, memo.pool, address, read));
+    memo.decoded.set(address, { digest, value });
     return value;
   }
 
@@ -377,8 +382,19 @@ async function resolveAll(reads: Map<string, Read | Promise<Read>>): Promise<voi
   }
 }
 
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a === b || (a.length === b.length && Buffer.compare(a, b) === 0);
+/**
+ * What the loader remembers of an account's bytes: a SHA-256 digest, not the bytes (1,000 pools'
+ * tick and bin arrays are tens of MB), to tell a changed account from an unchanged one.
+ */
+function digestOf(data: Uint8Array): string {
+  return hash('sha256', data, 'base64');
+}
+
+/** Remembered decodes are kept compact (initialized ticks only, shared zero bins): see compact-context.ts. */
+function compactDecoded(account: DecodedAccount | undefined): DecodedAccount | undefined {
+  if (account?.kind === 'tickArray') return { ...account, tickArray: compactTickArray(account.tickArray) };
+  if (account?.kind === 'binArray') return { ...account, binArray: compactBinArray(account.binArray) };
+  return account;
 }
 
 function sameBitmap(a: readonly bigint[] | undefined, b: readonly bigint[] | undefined): boolean {

@@ -1,7 +1,7 @@
 /**
- * The form in which the pool cache keeps a swap context: what the swap math reads, without what it
- * never reads, so 1,000 cached pools stay small (decoded tick and bin arrays were ~95% of the
- * cache's heap).
+ * The compact form of a swap context, in which the pool cache and the RPC pool loader keep tick and
+ * bin arrays: what the swap math reads, without what it never reads, so 1,000 pools stay small
+ * (decoded tick and bin arrays were ~95% of the cache's heap).
  *
  * - Tick arrays keep only their initialized ticks. An uninitialized slot becomes a hole (it reads
  *   as `undefined`), which the concentrated-liquidity navigator treats exactly as an uninitialized
@@ -14,7 +14,7 @@
  * an uninitialized tick), else the same object; the caller's objects are never changed. Quotes on
  * the compact form are identical to the unit to quotes on the original (compact-context.test.ts).
  */
-import type { Bin, BinArray, SwapContext, Tick, TickArray } from '../dex/types.js';
+import type { Bin, BinArray, SwapContext, Tick, TickArray } from './types.js';
 
 /** The one zero the compact bins share. */
 const ZERO = 0n;
@@ -48,7 +48,7 @@ function compactTickArrays(arrays: readonly TickArray[]): readonly TickArray[] {
   return out ?? arrays;
 }
 
-function compactTickArray(array: TickArray): TickArray {
+export function compactTickArray(array: TickArray): TickArray {
   const ticks = array.ticks;
   let dense = false;
   for (let i = 0; i < ticks.length; i++) {
@@ -79,7 +79,7 @@ function compactBinArrays(arrays: readonly BinArray[]): readonly BinArray[] {
   return out ?? arrays;
 }
 
-function compactBinArray(array: BinArray): BinArray {
+export function compactBinArray(array: BinArray): BinArray {
   const bins = array.bins;
   if (bins.length === 0) return array;
   const kept = new Array<Bin>(bins.length);

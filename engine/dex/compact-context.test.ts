@@ -6,9 +6,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../config/index.js';
-import { Dex, SwapMode, quoteSwap, type Bin, type BinArray, type SwapContext, type TickArray } from '../dex/index.js';
-import type { DlmmBin } from '../dex/dlmm/bin-array.js';
-import { Prng } from '../dex/testing/prng.js';
+import { Dex, SwapMode, quoteSwap, type Bin, type BinArray, type SwapContext, type TickArray } from './index.js';
+import type { DlmmBin } from './dlmm/bin-array.js';
+import { Prng } from './testing/prng.js';
 import { createLogger } from '../obs/logger.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator } from '../sim/simulator.js';
