@@ -32,8 +32,11 @@ export interface PoolUpdateConsumerOptions extends PoolUpdatesStreamOptions {
   consumerName?: string;
   /** Default 1000. */
   lagIntervalMs?: number;
-  /** Called after each message was handled and acknowledged (tests, the split quote service's context reads). */
-  onHandled?: (outcome: unknown, data: Uint8Array) => void;
+  /**
+   * Called after each message was handled and acknowledged, with the handler's outcome and the
+   * message subject (`{root}.{dex}.{pool_address}`): the split quote service's context reads.
+   */
+  onHandled?: (outcome: unknown, subject: string) => void;
   logger?: Logger;
 }
 
@@ -128,7 +131,7 @@ export class PoolUpdateConsumer {
     const outcome = this.options.handler.handleMessage(msg.data);
     msg.ack();
     this.counters.acked++;
-    this.options.onHandled?.(outcome, msg.data);
+    this.options.onHandled?.(outcome, msg.subject);
   }
 
   private startLag(pending: () => Promise<number>): void {

@@ -72,6 +72,11 @@ export class PoolDirectory {
     return this.byAddress.get(address);
   }
 
+  /** Every known pool address, oldest first; a fresh array (the split quote service's refresh list). */
+  addresses(): string[] {
+    return [...this.byAddress.keys()];
+  }
+
   /** Addresses of the pools trading `x` against `y` (either order); a fresh array. */
   poolsForPair(x: string, y: string): string[] {
     const set = this.byPair.get(pairKey(x, y));

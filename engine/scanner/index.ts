@@ -19,6 +19,7 @@ export {
 export {
   scannerSchema,
   loadScannerConfig,
+  checkScannerConfig,
   blockStreamSettings,
   dexPrograms,
   monitoredPools,

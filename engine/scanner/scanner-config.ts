@@ -91,7 +91,12 @@ export type ScannerConfig = ConfigValues<typeof scannerSchema>;
  */
 export function loadScannerConfig(options: LoadOptions = {}): LoadedConfig<typeof scannerSchema> {
   const loaded = loadConfig(scannerSchema, options);
-  const values = loaded.values;
+  checkScannerConfig(loaded.values);
+  return loaded;
+}
+
+/** The checks that span two settings; TpError(TP_ERR_CONFIG_INVALID) naming every problem. */
+export function checkScannerConfig(values: ScannerConfig): void {
   const issues: string[] = [];
   if (values['blockstream.enableHeartbeat'] && values['blockstream.heartbeatIp'] === '') {
     issues.push('blockstream.heartbeatIp: required when blockstream.enableHeartbeat is true (BLOCKSTREAM_HEARTBEAT_IP)');
@@ -105,10 +110,12 @@ export function loadScannerConfig(options: LoadOptions = {}): LoadedConfig<typeo
     if (other !== undefined) issues.push(`${key}: program id ${id} is also ${other}`);
     owners.set(id, key);
   }
+  if (values['health.port'] !== 0 && values['health.port'] === values['metrics.prometheusPort']) {
+    issues.push(`metrics.prometheusPort: ${values['metrics.prometheusPort']} is also health.port`);
+  }
   if (issues.length > 0) {
     throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });
   }
-  return loaded;
 }
 
 /** The program ids keyed by DEX identifier, for the decoder registry. */

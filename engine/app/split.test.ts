@@ -1,0 +1,196 @@
+/**
+ * The split deployment (issue 5) against the simulator and the local NATS: `tidepool scanner`'s app
+ * publishing to a POOL_UPDATES stream of its own (random name and subjects), `tidepool quote-service`'s
+ * app consuming it, and the one-process engine (`npm start`) on the same chain beside them. Quotes of
+ * the split services must equal the engine's.
+ */
+import { existsSync } from 'node:fs';
+
+import type { NatsConnection } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { LOCAL_NATS_URL, connectLocal, deadPort, deleteStreams, uniqueName, uniqueSubjectRoot, waitFor } from '../bus/testing/local-nats.js';
+import { loadConfig } from '../config/loader.js';
+import { createLogger } from '../obs/logger.js';
+import { PoolContextReader } from '../quote/pool-context-reader.js';
+import { defaultQuoteConfig } from '../quote/quote-config.js';
+import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
+import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
+import { createQuoteApp, type QuoteApp } from './quote-app.js';
+import { createScannerApp, scannerServiceSchema, type ScannerApp } from './scanner-app.js';
+import { PARSE_WORKER, RPC_WORKER, eventually, startEngineUnderSim, type EngineUnderSim } from './testing.js';
+
+const built = existsSync(PARSE_WORKER);
+const logger = createLogger({ name: 'split-test', level: 'silent' });
+
+interface QuoteBody {
+  outputAmount: string;
+  pool: string;
+  slot: string;
+  source: string;
+}
+
+async function quote(base: string, input: string, output: string, amount: bigint): Promise<QuoteBody | { status: number }> {
+  const res = await fetch(`${base}/quote?input=${input}&output=${output}&amount=${amount}`);
+  if (res.status !== 200) return { status: res.status };
+  return (await res.json()) as QuoteBody;
+}
+
+describe.skipIf(!built)('split scanner and quote service over NATS under the simulator', () => {
+  let e: EngineUnderSim;
+  let admin: NatsConnection;
+  let scanner: ScannerApp;
+  let service: QuoteApp;
+  let quoteBase: string;
+  const stream = uniqueName('POOL_UPDATES');
+  const root = uniqueSubjectRoot();
+
+  beforeAll(async () => {
+    admin = await connectLocal();
+    e = await startEngineUnderSim();
+    const streamUrl = e.simEndpoints.stream;
+    const loaded = loadConfig(scannerServiceSchema, {
+      env: {},
+      flags: {
+        'blockstream-host': streamUrl.slice(0, streamUrl.lastIndexOf(':')),
+        'blockstream-port': streamUrl.slice(streamUrl.lastIndexOf(':') + 1),
+        'rpc-endpoints': e.simEndpoints.rpc,
+        'health-port': '0',
+        'metrics-port': '0',
+        'parse-workers': '1',
+        'bus-servers': LOCAL_NATS_URL,
+        'bus-stream-name': stream,
+      },
+    });
+    scanner = createScannerApp(loaded, { logger, pools: e.sim.chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: root });
+    service = createQuoteApp(
+      defaultQuoteConfig({
+        port: 0,
+        'metrics.port': 0,
+        rateLimitRps: 100_000,
+        'rpc.endpoints': [e.simEndpoints.rpc],
+        'bus.servers': [LOCAL_NATS_URL],
+        'bus.streamName': stream,
+        'bus.consumerName': 'quote-service',
+      }),
+      { logger, subjectRoot: root, lagIntervalMs: 100 },
+    );
+    await scanner.start();
+    quoteBase = (await service.start()).quote;
+    await eventually(() => (e.engine.scanner.connected && scanner.service.scanner.connected && service.consumer?.consuming === true ? true : undefined), 15_000, 'streams and consumer');
+  });
+
+  afterAll(async () => {
+    await service?.close();
+    await scanner?.close();
+    await e?.close();
+    if (admin !== undefined) {
+      await deleteStreams(admin, [stream]);
+      await admin.close();
+    }
+  });
+
+  it('serves the same quotes as the one-process engine once every pool has traded', async () => {
+    const chain = e.sim.chain;
+    const pools = chain.poolsForPair(WSOL_MINT, USDC_MINT);
+    expect(pools.length).toBeGreaterThan(1);
+    for (const p of pools) {
+      const info = chain.poolInfo(p.address)!;
+      chain.sendTransaction(swapTransaction(chain, trader(chain, 2), info, { aToB: true, exactIn: true, amount: 2_000_000n, threshold: 0n }));
+    }
+    chain.advanceSlot(1);
+    // Every pool in the split cache at the engine's slot, with the accounts its swap math needs.
+    await waitFor(() => {
+      for (const p of pools) {
+        const entry = service.cache.get(p.address);
+        if (entry === undefined || entry.pool === undefined) return false;
+        if (PoolContextReader.needsContext(entry.dex) && entry.context === undefined) return false;
+      }
+      return true;
+    }, 15_000, 'every pool in the split cache');
+    expect(scanner.publisher.stats.published).toBeGreaterThanOrEqual(pools.length);
+    const requests: [string, string, bigint][] = [
+      [WSOL_MINT, USDC_MINT, 1_000_000_000n],
+      [WSOL_MINT, USDC_MINT, 50_000_000_000n],
+      [USDC_MINT, WSOL_MINT, 100_000_000n],
+      [USDC_MINT, WSOL_MINT, 10_000_000_000n],
+    ];
+    for (const [input, output, amount] of requests) {
+      const both = await eventually(async () => {
+        const [a, b] = await Promise.all([quote(e.endpoints.quote, input, output, amount), quote(quoteBase, input, output, amount)]);
+        return 'slot' in a && 'slot' in b && a.slot === b.slot && a.pool === b.pool ? ([a, b] as [QuoteBody, QuoteBody]) : undefined;
+      }, 15_000, `same state for ${amount}`);
+      expect(both[1].source).toBe('cache');
+      expect(both[1].outputAmount).toBe(both[0].outputAmount);
+    }
+  });
+
+  it('reports bus status and consumer lag, and counts the pool updates received', async () => {
+    const health = (await (await fetch(`${quoteBase}/health`)).json()) as Record<string, unknown>;
+    expect(JSON.stringify(health)).toContain('connected');
+    await waitFor(() => service.consumer?.stats.lastLag === 0, 10_000, 'lag 0');
+    expect(service.consumer!.stats.acked).toBeGreaterThan(0);
+  });
+
+  it('bus down: the scanner counts publish errors; a quote service that gets no more updates falls back to RPC', async () => {
+    const port = await deadPort();
+    const chain = e.sim.chain;
+    const deadScanner = createScannerApp(
+      loadConfig(scannerServiceSchema, {
+        env: {},
+        flags: {
+          'blockstream-host': e.simEndpoints.stream.slice(0, e.simEndpoints.stream.lastIndexOf(':')),
+          'blockstream-port': e.simEndpoints.stream.slice(e.simEndpoints.stream.lastIndexOf(':') + 1),
+          'rpc-endpoints': e.simEndpoints.rpc,
+          'health-port': '0',
+          'metrics-port': '0',
+          'parse-workers': '1',
+          'bus-servers': `nats://127.0.0.1:${port}`,
+          'bus-stream-name': uniqueName('DEAD'),
+        },
+      }),
+      { logger, pools: chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: uniqueSubjectRoot() },
+    );
+    // The quote side: a service that knew the pools over the bus, then gets nothing more (delivery
+    // stopped), with a short staleness threshold: its quotes fall back to RPC.
+    const lonely = createQuoteApp(
+      defaultQuoteConfig({
+        port: 0,
+        'metrics.port': 0,
+        rateLimitRps: 100_000,
+        'cache.stalenessThreshold': 300,
+        'rpc.endpoints': [e.simEndpoints.rpc],
+        'bus.servers': [LOCAL_NATS_URL],
+        'bus.streamName': stream,
+        'bus.consumerName': 'lonely',
+      }),
+      { logger, subjectRoot: root },
+    );
+    try {
+      await deadScanner.start();
+      const base = (await lonely.start()).quote;
+      await eventually(() => (deadScanner.service.scanner.connected ? true : undefined), 15_000, 'stream');
+      // A new durable starts at the stream's first message: the pools traded above become known.
+      await waitFor(() => lonely.quote.directory.size > 0, 15_000, 'pools known over the bus');
+      await lonely.consumer!.close();
+      const pool = chain.poolsForPair(WSOL_MINT, USDC_MINT)[0]!;
+      chain.sendTransaction(swapTransaction(chain, trader(chain, 3), chain.poolInfo(pool.address)!, { aToB: true, exactIn: true, amount: 1_000_000n, threshold: 0n }));
+      chain.advanceSlot(1);
+      await waitFor(async () => (await deadScanner.service.metrics.busPublishErrors.get()).values[0]!.value >= 1, 15_000, 'publish error counted');
+      expect(deadScanner.bus.status).toBe('connecting');
+      // Nothing arrives over the bus any more: once stale, the quote comes from the RPC fallback.
+      const body = await eventually(async () => {
+        const q = await quote(base, WSOL_MINT, USDC_MINT, 1_000_000_000n);
+        return 'source' in q && q.source === 'rpc' ? q : undefined;
+      }, 15_000, 'an RPC quote');
+      // The same chain state as the engine's cache, once the engine has read the swap too.
+      await eventually(async () => {
+        const [fromEngine, fromRpc] = await Promise.all([quote(e.endpoints.quote, WSOL_MINT, USDC_MINT, 1_000_000_000n), quote(base, WSOL_MINT, USDC_MINT, 1_000_000_000n)]);
+        return 'outputAmount' in fromEngine && 'outputAmount' in fromRpc && fromEngine.outputAmount === fromRpc.outputAmount ? true : undefined;
+      }, 15_000, 'the RPC quote equal to the engine\'s');
+    } finally {
+      await lonely.close();
+      await deadScanner.close();
+    }
+  });
+});

@@ -1,0 +1,59 @@
+import { createQuoteApp } from '../../app/quote-app.js';
+import { parseCommandLine } from '../../config/command-line.js';
+import { describeSchema, redactedValues } from '../../config/loader.js';
+import { createLogger } from '../../obs/logger.js';
+import { loadQuoteConfig, quoteSchema } from '../../quote/quote-config.js';
+import type { Command } from '../command.js';
+import { waitForShutdown } from '../shutdown.js';
+
+const HELP = `Usage: tidepool quote-service [options]
+
+The cache-backed quote service of the split deployment (spec 02): consumes pool state updates from
+the JetStream stream POOL_UPDATES on BUS_SERVERS with the durable consumer BUS_CONSUMER_NAME
+(explicit ack, 100 pending at most), keeps them in its pool cache under the slot rule, and serves
+GET /quote on PORT (8080) from the cache with an RPC fallback on RPC_ENDPOINTS; metrics on
+METRICS_PORT (9090). Concentrated and DLMM pools get their tick / bin arrays from RPC after each
+update. Run one per region or behind a load balancer, each with its own BUS_CONSUMER_NAME.
+BUS_ENABLED=false: no bus, RPC only. SIGTERM or Ctrl-C acks what it holds, drains and exits 0.
+
+Options (flag, environment variable; a JSON config file via --config FILE or TIDEPOOL_CONFIG):
+  --config FILE                                JSON config file with any of the settings below
+${describeSchema(quoteSchema)}
+`;
+
+export const quoteServiceCommand: Command = {
+  name: 'quote-service',
+  summary: 'run the quote service, consuming pool updates from NATS JetStream (split deployment)',
+  help: HELP,
+  async run(argv, io) {
+    const { flags, options } = parseCommandLine(argv, quoteSchema, { config: { type: 'string', description: 'config file' } });
+    const loaded = loadQuoteConfig({ flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
+    const logger = createLogger({ name: 'quote-service', level: loaded.values['log.level'] });
+    const app = createQuoteApp(loaded.values, { logger });
+    let endpoints;
+    try {
+      endpoints = await app.start();
+    } catch (err) {
+      await app.close().catch(() => undefined);
+      throw err;
+    }
+    logger.info({ endpoints, config: redactedValues(quoteSchema, loaded) }, 'quote service started');
+    io.stderr.write(
+      [
+        'tidepool quote-service is running:',
+        `  quotes            ${endpoints.quote}/quote   (also /health, /debug/pprof/heap)`,
+        `  quote metrics     ${endpoints.quoteMetrics}`,
+        loaded.values['bus.enabled']
+          ? `  consuming         ${loaded.values['bus.streamName']} as ${loaded.values['bus.consumerName']} on ${loaded.values['bus.servers'].join(',')}`
+          : '  bus               disabled (RPC fallback only)',
+        '',
+      ].join('\n'),
+    );
+    const signal = await waitForShutdown();
+    logger.info({ signal }, 'quote service stopping');
+    await app.close();
+    logger.info('quote service stopped');
+    logger.flush();
+    return 0;
+  },
+};

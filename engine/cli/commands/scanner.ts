@@ -1,0 +1,58 @@
+import { createScannerApp, scannerServiceSchema } from '../../app/scanner-app.js';
+import { parseCommandLine } from '../../config/command-line.js';
+import { describeSchema, loadConfig, redactedValues } from '../../config/loader.js';
+import { createLogger } from '../../obs/logger.js';
+import { checkScannerConfig, monitoredPools } from '../../scanner/scanner-config.js';
+import type { Command } from '../command.js';
+import { waitForShutdown } from '../shutdown.js';
+
+const HELP = `Usage: tidepool scanner [options]
+
+The pool-state scanner of the split deployment (spec 02): reads the block-entry stream (ShredStream
+proxy gRPC), parses entries in worker threads, reads the state of every monitored pool a transaction
+touches from Solana JSON-RPC, and publishes one PoolStateUpdateEvent per transaction and pool to the
+JetStream stream POOL_UPDATES (subject pool.state.updated.{dex}.{pool_address}, created or updated at
+start) on BUS_SERVERS. Quote services consume it ('tidepool quote-service'). Scanner HTTP (/health,
+/stats, /config, POST /config/pools) on HEALTH_PORT (8081), metrics on METRICS_PORT (9091).
+SIGTERM or Ctrl-C publishes what is in hand, drains the bus and exits 0.
+
+Options (flag, environment variable; a JSON config file via --config FILE or TIDEPOOL_CONFIG):
+  --config FILE                                JSON config file with any of the settings below
+${describeSchema(scannerServiceSchema)}
+`;
+
+export const scannerCommand: Command = {
+  name: 'scanner',
+  summary: 'run the pool-state scanner, publishing to NATS JetStream (split deployment)',
+  help: HELP,
+  async run(argv, io) {
+    const { flags, options } = parseCommandLine(argv, scannerServiceSchema, { config: { type: 'string', description: 'config file' } });
+    const loaded = loadConfig(scannerServiceSchema, { flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
+    checkScannerConfig(loaded.values);
+    const logger = createLogger({ name: 'scanner', level: loaded.values['metrics.logLevel'] });
+    const pools = monitoredPools(loaded.values);
+    const app = createScannerApp(loaded, { logger, pools });
+    let endpoints;
+    try {
+      endpoints = await app.start();
+    } catch (err) {
+      await app.close().catch(() => undefined);
+      throw err;
+    }
+    logger.info({ endpoints, pools: pools.length, config: redactedValues(scannerServiceSchema, loaded) }, 'scanner started');
+    io.stderr.write(
+      [
+        `tidepool scanner is running (${pools.length} pools monitored, publishing to ${loaded.values['bus.streamName']} on ${loaded.values['bus.servers'].join(',')}):`,
+        `  scanner           ${endpoints.scanner}/health   (also /stats, /config, POST /config/pools)`,
+        `  scanner metrics   ${endpoints.scannerMetrics}`,
+        '',
+      ].join('\n'),
+    );
+    const signal = await waitForShutdown();
+    logger.info({ signal }, 'scanner stopping');
+    await app.close();
+    logger.info('scanner stopped');
+    logger.flush();
+    return 0;
+  },
+};
