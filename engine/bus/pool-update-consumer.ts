@@ -10,7 +10,7 @@
  * restarted quote service resumes where its predecessor acknowledged. Every `lagIntervalMs` the
  * consumer's pending count goes to `quote_service_bus_consumer_lag_messages`.
  */
-import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
+import { ConsumerEvents, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 
 import type { Logger } from '../obs/logger.js';
 import { Backoff } from '../scanner/backoff.js';
@@ -106,6 +106,7 @@ export class PoolUpdateConsumer {
         if (this.closed) break;
         const messages = await consumer.consume({ max_messages: consumerSpec.maxAckPending });
         this.messages = messages;
+        this.watchResources(messages);
         this.counters.starts++;
         backoff.reset();
         this.startLag(() => consumer.info().then((info) => info.num_pending));
@@ -124,6 +125,22 @@ export class PoolUpdateConsumer {
       });
     }
     this.messages = undefined;
+  }
+
+  /**
+   * A server restarted without its memory stream (or someone deleted the durable): the client would
+   * keep asking for a consumer that is gone, so stop and let the loop set both up again.
+   */
+  private watchResources(messages: ConsumerMessages): void {
+    void (async () => {
+      for await (const s of await messages.status()) {
+        if (s.type === ConsumerEvents.ConsumerNotFound || s.type === ConsumerEvents.StreamNotFound || s.type === ConsumerEvents.ConsumerDeleted) {
+          this.log?.warn({ event: s.type }, 'pool update consumer lost its stream or durable; setting them up again');
+          messages.stop();
+          return;
+        }
+      }
+    })().catch(() => undefined);
   }
 
   private handle(msg: JsMsg): void {

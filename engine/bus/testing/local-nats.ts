@@ -68,3 +68,50 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** A private `nats-server -js` on a free loopback port with a temporary store, for tests that stop the bus. */
+export interface PrivateNats {
+  readonly url: string;
+  readonly port: number;
+  /** Kills the server (SIGKILL: no goodbye to clients). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port (memory streams are gone, file streams kept). */
+  restart(): Promise<void>;
+  /** Stops it and removes its store. */
+  close(): Promise<void>;
+}
+
+export async function startPrivateNats(): Promise<PrivateNats> {
+  const { spawn } = await import('node:child_process');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const port = await deadPort();
+  const store = mkdtempSync(join(tmpdir(), 'tidepool-nats-'));
+  type Child = ReturnType<typeof spawn>;
+  let child: Child | undefined;
+  const launch = async (): Promise<void> => {
+    const c = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', store], { stdio: 'ignore' });
+    child = c;
+    await waitFor(() => tcpReachable('127.0.0.1', port), 10_000, `nats-server on ${port}`);
+  };
+  const stop = async (): Promise<void> => {
+    const c = child;
+    child = undefined;
+    if (c === undefined || c.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+    c.kill('SIGKILL');
+    await exited;
+  };
+  await launch();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    stop,
+    restart: launch,
+    async close() {
+      await stop();
+      rmSync(store, { recursive: true, force: true });
+    },
+  };
+}
