@@ -4,6 +4,7 @@
  *   POOL_UPDATES ──durable BUS_CONSUMER_NAME──▶ PoolUpdateConsumer ──▶ quote.updates (steps 1-4) ──ack
  *                                                     │ concentrated / DLMM pool stored
  *                                                     └──▶ PoolContextReader (RPC: tick / bin arrays)
+ *   at start: the newest update of every pool the stream still holds (60 s) seeds the cache
  *   PoolRefresher: every RefreshSeconds the pools of the pool directory are read from RPC
  *
  * With `rpc.endpoints` empty there are no RPC reads at all: no fallback, no refresh, no contexts
@@ -76,6 +77,9 @@ export function createQuoteApp(config: QuoteServiceConfig, options: QuoteAppOpti
           streamName: config['bus.streamName'],
           consumerName: config['bus.consumerName'],
           maxAgeMs: config['bus.maxAge'],
+          // A restart starts from the newest update of every pool the stream still holds (spec 02:
+          // "starts with an empty cache and refills within about 30 s"); the refresher keeps them fresh.
+          seedOnStart: true,
           ...(options.subjectRoot === undefined ? {} : { subjectRoot: options.subjectRoot }),
           ...(options.lagIntervalMs === undefined ? {} : { lagIntervalMs: options.lagIntervalMs }),
           logger: log.child({ component: 'consumer' }),

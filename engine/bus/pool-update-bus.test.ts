@@ -86,11 +86,11 @@ describe('pool state updates over NATS JetStream', () => {
     return new PoolUpdatePublisher({ bus, subjectRoot: root, streamName: stream, ...options });
   }
 
-  function quoteSide(consumerName: string, cache = new PoolCache()): Side {
+  function quoteSide(consumerName: string, cache = new PoolCache(), seedOnStart = false): Side {
     const metrics = createQuoteMetrics();
     const handler = new PoolUpdateHandler({ cache, directory: new PoolDirectory(), metrics });
     const bus = busTo();
-    const consumer = new PoolUpdateConsumer({ bus, handler, streamName: stream, subjectRoot: root, consumerName, lagIntervalMs: 50 });
+    const consumer = new PoolUpdateConsumer({ bus, handler, streamName: stream, subjectRoot: root, consumerName, lagIntervalMs: 50, seedOnStart });
     closers.push(() => consumer.close());
     consumer.start();
     return { cache, metrics, handler, consumer, bus };
@@ -194,6 +194,41 @@ describe('pool state updates over NATS JetStream', () => {
     expect(second.cache.size).toBe(3);
     await new Promise((r) => setTimeout(r, 200));
     expect(second.consumer.stats.received).toBe(3);
+  });
+
+  it('a restarted quote service seeded from the stream starts with every pool it holds, at the newest slot', async () => {
+    names();
+    const pub = await publisher();
+    const tokens: [string, string] = [pubkey(), pubkey()];
+    const pools = [pubkey(), pubkey(), pubkey()];
+    const first = quoteSide('quote-service');
+    for (const [i, pool] of pools.entries()) {
+      await pub.publish(event(pool, 5n, BigInt(i), tokens));
+      await pub.publish(event(pool, 9n, BigInt(100 + i), tokens));
+    }
+    await waitFor(() => first.consumer.stats.acked === 6, 10_000, 'six acks');
+    await first.consumer.close();
+    await first.bus.close();
+    const second = quoteSide('quote-service', new PoolCache(), true);
+    await waitFor(() => second.cache.size === 3, 10_000, 'three pools seeded');
+    for (const [i, pool] of pools.entries()) {
+      expect(second.cache.get(pool)?.slot).toBe(9n);
+      expect(second.cache.get(pool)?.reserveA).toBe(BigInt(100 + i));
+    }
+    expect(second.consumer.stats.seeded).toBe(3);
+    await waitFor(() => second.consumer.consuming, 10_000, 'durable consuming');
+    expect(second.consumer.stats.received).toBe(0);
+  });
+
+  it('seeds nothing from an empty stream and goes on to the durable', async () => {
+    names();
+    const pub = await publisher();
+    const q = quoteSide('quote-service', new PoolCache(), true);
+    await waitFor(() => q.consumer.consuming, 10_000, 'durable consuming');
+    const pool = pubkey();
+    await pub.publish(event(pool, 1n, 1n, [pubkey(), pubkey()]));
+    await waitFor(() => q.cache.get(pool) !== undefined, 10_000, 'update delivered');
+    expect(q.consumer.stats.seeded).toBe(0);
   });
 
   it('two scanners (different event ids for the same transactions) and two quote services converge', async () => {

@@ -10,7 +10,7 @@
  * restarted quote service resumes where its predecessor acknowledged. Every `lagIntervalMs` the
  * consumer's pending count goes to `quote_service_bus_consumer_lag_messages`.
  */
-import { ConsumerEvents, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
+import { ConsumerEvents, DeliverPolicy, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 
 import type { Logger } from '../obs/logger.js';
 import { Backoff } from '../scanner/backoff.js';
@@ -33,6 +33,14 @@ export interface PoolUpdateConsumerOptions extends PoolUpdatesStreamOptions {
   /** Default 1000. */
   lagIntervalMs?: number;
   /**
+   * Before the durable's first delivery, read the newest message of every subject (one per pool)
+   * the stream still holds, through a short-lived ordered consumer, into the handler (no acks):
+   * a restarted quote service, whose durable resumes past what its predecessor acknowledged, starts
+   * with every pool that traded within the stream's max age instead of an empty cache. Safe beside
+   * the durable's own deliveries: the slot rule keeps the newest state whatever the order.
+   */
+  seedOnStart?: boolean;
+  /**
    * Called after each message was handled and acknowledged, with the handler's outcome and the
    * message subject (`{root}.{dex}.{pool_address}`): the split quote service's context reads.
    */
@@ -46,12 +54,14 @@ export interface PoolUpdateConsumerStats {
   /** Times consumption (re)started. */
   starts: number;
   lastLag: number | null;
+  /** Messages read by the start-up seed. */
+  seeded: number;
 }
 
 export class PoolUpdateConsumer {
   private readonly options: PoolUpdateConsumerOptions;
   private readonly log: Logger | undefined;
-  private readonly counters: PoolUpdateConsumerStats = { received: 0, acked: 0, starts: 0, lastLag: null };
+  private readonly counters: PoolUpdateConsumerStats = { received: 0, acked: 0, starts: 0, lastLag: null, seeded: 0 };
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private closed = false;
@@ -97,11 +107,18 @@ export class PoolUpdateConsumer {
       ...(this.options.consumerName === undefined ? {} : { consumerName: this.options.consumerName }),
       ...(this.options.subjectRoot === undefined ? {} : { subjectRoot: this.options.subjectRoot }),
     });
+    let seed = this.options.seedOnStart === true;
     while (!this.closed && !nc.isClosed()) {
       try {
         const jsm = await nc.jetstreamManager();
         await ensureStream(jsm, streamSpec);
         await ensureConsumer(jsm, consumerSpec);
+        if (seed) {
+          seed = false;
+          await this.seed(nc, consumerSpec.stream, consumerSpec.filterSubject).catch((err: unknown) => {
+            this.log?.warn({ err: err instanceof Error ? err.message : err }, 'start-up seed from the stream failed; continuing with the durable');
+          });
+        }
         const consumer = await nc.jetstream().consumers.get(consumerSpec.stream, consumerSpec.name);
         if (this.closed) break;
         const messages = await consumer.consume({ max_messages: consumerSpec.maxAckPending });
@@ -125,6 +142,31 @@ export class PoolUpdateConsumer {
       });
     }
     this.messages = undefined;
+  }
+
+  /** The newest message per subject, through an ordered consumer; ends when none is pending. */
+  private async seed(nc: NatsConnection, stream: string, filter: string): Promise<void> {
+    const consumer = await nc.jetstream().consumers.get(stream, { filterSubjects: filter, deliver_policy: DeliverPolicy.LastPerSubject });
+    const { num_pending: pending } = await consumer.info();
+    if (pending === 0) return;
+    const messages = await consumer.consume({ max_messages: 256 });
+    // A safety net: the last message says pending 0; should it never come, stop when nothing arrives.
+    let idle: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      if (idle !== undefined) clearTimeout(idle);
+      idle = setTimeout(() => messages.stop(), 2000);
+    };
+    arm();
+    for await (const msg of messages) {
+      const outcome = this.options.handler.handleMessage(msg.data);
+      this.counters.seeded++;
+      this.options.onHandled?.(outcome, msg.subject);
+      if (msg.info.pending === 0 || this.closed) break;
+      arm();
+    }
+    if (idle !== undefined) clearTimeout(idle);
+    messages.stop();
+    this.log?.info({ pools: this.counters.seeded }, 'cache seeded from the stream');
   }
 
   /**
