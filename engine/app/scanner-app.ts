@@ -80,6 +80,7 @@ export function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchem
     pools: options.pools,
     metricsPort: config['metrics.prometheusPort'],
     configView: () => redactedValues(scannerServiceSchema, loaded),
+    busStatus: () => bus.status,
     logger: log.child({ component: 'scanner' }),
     ...(options.parseWorkerFilename === undefined ? {} : { parseWorkerFilename: options.parseWorkerFilename }),
   });

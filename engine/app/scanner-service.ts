@@ -55,6 +55,8 @@ export interface ScannerServiceOptions {
   configView: () => Record<string, unknown>;
   logger: Logger;
   parseWorkerFilename?: string;
+  /** The bus status, when the sink is the bus: /health fails while it is not connected. */
+  busStatus?: () => string;
 }
 
 export interface ScannerService {
@@ -90,7 +92,7 @@ export function createScannerService(options: ScannerServiceOptions): ScannerSer
     lookupTables: new LookupTableCache(options.fetcher, { maxTables: 16_384 }),
     includeRawData: config['events.includeRawData'],
   });
-  const http = new ScannerHttpServer({ scanner, config: options.configView, host });
+  const http = new ScannerHttpServer({ scanner, config: options.configView, host, ...(options.busStatus === undefined ? {} : { busStatus: options.busStatus }) });
   // The scanner's metrics port: the same server as the quote service's (also /debug/pprof/heap).
   const metricsServer = new MetricsHttpServer({ metrics: () => metricsResponse(metrics.registry, () => {}), host });
 

@@ -178,6 +178,10 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
       chain.advanceSlot(1);
       await waitFor(async () => (await deadScanner.service.metrics.busPublishErrors.get()).values[0]!.value >= 1, 15_000, 'publish error counted');
       expect(deadScanner.bus.status).toBe('connecting');
+      // Partitioned from the bus: the scanner's health check fails.
+      const scannerHealth = await fetch(`http://127.0.0.1:${deadScanner.service.http.port}/health`);
+      expect(scannerHealth.status).toBe(503);
+      expect(await scannerHealth.json()).toMatchObject({ status: 'bus_unavailable', connected: true, bus: 'connecting' });
       // Nothing arrives over the bus any more: once stale, the quote comes from the RPC fallback.
       const body = await eventually(async () => {
         const q = await quote(base, WSOL_MINT, USDC_MINT, 1_000_000_000n);

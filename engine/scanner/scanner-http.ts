@@ -1,7 +1,10 @@
 /**
  * The scanner's HTTP endpoints (spec 02, health port 8081):
  *   GET  /health        200 {status:"ok"} while the block-entry stream is connected, else 503
- *                       {status:"disconnected"}; both with connection and freshness fields
+ *                       {status:"disconnected"}; both with connection and freshness fields. A
+ *                       scanner that publishes to the bus (split deployment) also answers 503
+ *                       {status:"bus_unavailable"} while the bus is not connected (spec 02,
+ *                       "network partition of scanner": failing health check), with field `bus`
  *   GET  /stats         scanner statistics (ScannerStats)
  *   GET  /config        the configuration in effect, secrets masked, and the monitored pools
  *   POST /config/pools  body {"pools": ["<base58>", ...]} (or a bare array): replaces the monitored
@@ -22,6 +25,8 @@ export interface ScannerHttpOptions {
   /** The configuration to show at /config (already redacted). */
   config: () => Record<string, unknown>;
   host?: string;
+  /** The bus connection status ('connected', 'reconnecting', ...) when events go to the bus. */
+  busStatus?: () => string;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -98,9 +103,12 @@ export class ScannerHttpServer {
     if (req.method === 'GET' && path === '/health') {
       const s = scanner.stats();
       const connected = s.stream.connected;
-      sendJson(res, connected ? 200 : 503, {
-        status: connected ? 'ok' : 'disconnected',
+      const bus = this.options.busStatus?.();
+      const busUp = bus === undefined || bus === 'connected';
+      sendJson(res, connected && busUp ? 200 : 503, {
+        status: !connected ? 'disconnected' : busUp ? 'ok' : 'bus_unavailable',
         connected,
+        ...(bus === undefined ? {} : { bus }),
         lastSlot: s.lastSlot,
         lastEntryAgeMs: s.lastEntryAgeMs,
         monitoredPools: s.monitoredPools,
