@@ -23,8 +23,11 @@ export const DEFAULT_MAX_IN_FLIGHT = 1024;
 export const DEFAULT_PUBLISH_RETRIES = 2;
 export const DEFAULT_PUBLISH_TIMEOUT_MS = 2000;
 
+/** What the publisher needs of the bus connection. */
+export type PublisherBus = Pick<BusConnection, 'jetstream' | 'connected' | 'status'>;
+
 export interface PoolUpdatePublisherOptions {
-  bus: BusConnection;
+  bus: PublisherBus;
   /** Default `pool.state.updated`. */
   subjectRoot?: string;
   /** Publishes awaiting their ack at once. Default 1024. */
@@ -47,7 +50,7 @@ export interface PoolUpdatePublisherStats {
 }
 
 export class PoolUpdatePublisher implements PoolStateSink {
-  private readonly bus: BusConnection;
+  private readonly bus: PublisherBus;
   private readonly subjectRoot: string;
   private readonly maxInFlight: number;
   private readonly retries: number;
