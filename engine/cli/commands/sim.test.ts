@@ -1,13 +1,16 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');
 
 describe('tidepool sim, as a process', () => {
-  it.skipIf(!existsSync(bin))('prints its endpoints, serves JSON-RPC and quotes, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [bin, 'sim', '--seed', '3', '--rpc-port', '0', '--ws-port', '0', '--stream-port', '0', '--http-port', '0', '--tx-rate', '100'], {
+  it.skipIf(!existsSync(bin))('prints its endpoints, writes its pools file, serves JSON-RPC and quotes, and exits 0 on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tidepool-sim-'));
+    const poolsFile = join(dir, 'pools.json');
+    const child = spawn(process.execPath, [bin, 'sim', '--seed', '3', '--rpc-port', '0', '--ws-port', '0', '--stream-port', '0', '--http-port', '0', '--tx-rate', '100', '--pools-out', poolsFile], {
       env: { ...process.env, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -22,6 +25,10 @@ describe('tidepool sim, as a process', () => {
     const rpc = /Solana JSON-RPC\s+(http:\/\/\S+)/.exec(stderr)![1]!;
     const quote = /quote API\s+(http:\/\/\S+)/.exec(stderr)![1]!;
     expect(stderr).toMatch(/ShredStream gRPC\s+127\.0\.0\.1:\d+/);
+    const { pools } = JSON.parse(readFileSync(poolsFile, 'utf8')) as { pools: string[] };
+    rmSync(dir, { recursive: true, force: true });
+    expect(pools.length).toBeGreaterThan(0);
+    for (const p of pools) expect(p).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 
     const slot = (await (
       await fetch(rpc, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot', params: [{ commitment: 'processed' }] }) })

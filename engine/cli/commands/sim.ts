@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+
 import { describeSchema, loadConfig, redactedValues } from '../../config/loader.js';
 import { parseCommandLine } from '../../config/command-line.js';
 import { createLogger } from '../../obs/logger.js';
@@ -18,6 +20,8 @@ kinds and a flow of signed swap transactions, served over the real protocols:
 
 Options (flag, environment variable; a JSON config file via --config FILE or TIDEPOOL_CONFIG):
   --config FILE                                JSON config file with any of the settings below
+  --pools-out FILE                             write the pool addresses as {"pools": [...]} once started
+                                               (a pools file for 'tidepool scanner', MONITORED_POOLS_FILE)
 ${describeSchema(simSchema)}
 
 Faults at run time (loopback HTTP):
@@ -33,11 +37,17 @@ export const simCommand: Command = {
   summary: 'run the local Solana chain simulator (JSON-RPC, ShredStream, /quote, block engine, faults)',
   help: HELP,
   async run(argv, io) {
-    const { flags, options } = parseCommandLine(argv, simSchema, { config: { type: 'string', description: 'config file' } });
+    const { flags, options } = parseCommandLine(argv, simSchema, {
+      config: { type: 'string', description: 'config file' },
+      'pools-out': { type: 'string', description: 'pools file to write' },
+    });
     const loaded = loadConfig(simSchema, { flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
     const logger = createLogger({ name: 'sim', level: io.env.LOG_LEVEL });
     const sim = createSimulator(loaded.values, { logger });
     const endpoints = await sim.start();
+    if (typeof options['pools-out'] === 'string') {
+      writeFileSync(options['pools-out'], `${JSON.stringify({ pools: sim.chain.pools().map((p) => p.address) }, null, 2)}\n`);
+    }
     logger.info({ endpoints, config: redactedValues(simSchema, loaded) }, 'simulator started');
     io.stderr.write(
       [

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The split deployment on one machine (issue 5): the chain simulator, a scanner and a quote service as
+# three processes joined by the local NATS JetStream (127.0.0.1:4222, which scripts/services.sh
+# ensures), on the default ports:
+#   simulator  JSON-RPC :8899, ShredStream :9999, quote API / faults :8890
+#   scanner    health / stats / config :8081, metrics :9091
+#   quote      GET /quote :8080, metrics :9090
+# Ctrl-C (or SIGTERM) stops the three. Extra environment (LOG_LEVEL, BUS_CONSUMER_NAME, ...) passes through.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ -f dist/engine/cli/main.js ] || npm run build --silent
+tidepool=(node dist/engine/cli/main.js)
+nats_url="${BUS_SERVERS:-nats://127.0.0.1:4222}"
+(echo >/dev/tcp/127.0.0.1/4222) 2>/dev/null || [ "$nats_url" != "nats://127.0.0.1:4222" ] || {
+  echo "run-split: no NATS on 127.0.0.1:4222; run scripts/services.sh first" >&2
+  exit 1
+}
+
+work="$(mktemp -d)"
+pids=()
+stop() {
+  trap - INT TERM EXIT
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap stop INT TERM EXIT
+
+"${tidepool[@]}" sim --pools-out "$work/pools.json" &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$work/pools.json" ] && break; sleep 0.1; done
+[ -s "$work/pools.json" ] || { echo "run-split: the simulator did not start" >&2; exit 1; }
+
+BUS_SERVERS="$nats_url" BLOCKSTREAM_HOST=127.0.0.1 BLOCKSTREAM_PORT=9999 RPC_ENDPOINTS=http://127.0.0.1:8899 \
+  MONITORED_POOLS_FILE="$work/pools.json" "${tidepool[@]}" scanner &
+pids+=($!)
+BUS_SERVERS="$nats_url" RPC_ENDPOINTS=http://127.0.0.1:8899 "${tidepool[@]}" quote-service &
+pids+=($!)
+
+echo "run-split: simulator, scanner and quote service running; Ctrl-C stops them" >&2
+echo "  curl -s 'http://127.0.0.1:8080/quote?input=So11111111111111111111111111111111111111112&output=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&amount=1000000000'" >&2
+# Exit when any of them does (and stop the others).
+wait -n "${pids[@]}"
