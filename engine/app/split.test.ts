@@ -132,6 +132,32 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
     expect(service.consumer!.stats.acked).toBeGreaterThan(0);
   });
 
+  it('a restarted quote service (same durable) starts with every traded pool, seeded from the stream, and quotes as before', async () => {
+    const before = await quote(quoteBase, WSOL_MINT, USDC_MINT, 1_000_000_000n);
+    const known = service.cache.pools().length;
+    expect(known).toBeGreaterThan(0);
+    await service.close();
+    service = createQuoteApp(
+      defaultQuoteConfig({
+        port: 0,
+        'metrics.port': 0,
+        rateLimitRps: 100_000,
+        'rpc.endpoints': [e.simEndpoints.rpc],
+        'bus.servers': [LOCAL_NATS_URL],
+        'bus.streamName': stream,
+        'bus.consumerName': 'quote-service',
+      }),
+      { logger, subjectRoot: root, lagIntervalMs: 100 },
+    );
+    quoteBase = (await service.start()).quote;
+    await waitFor(() => service.cache.pools().length === known, 15_000, 'every pool back in the restarted cache');
+    const after = await eventually(async () => {
+      const q = await quote(quoteBase, WSOL_MINT, USDC_MINT, 1_000_000_000n);
+      return 'source' in q && q.source === 'cache' ? q : undefined;
+    }, 15_000, 'a cache quote after the restart');
+    expect('outputAmount' in before && before.outputAmount).toBe(after.outputAmount);
+  });
+
   it('bus down: the scanner counts publish errors; a quote service that gets no more updates falls back to RPC', async () => {
     const port = await deadPort();
     const chain = e.sim.chain;

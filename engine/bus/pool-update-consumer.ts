@@ -190,7 +190,11 @@ export class PoolUpdateConsumer {
     const outcome = this.options.handler.handleMessage(msg.data);
     msg.ack();
     this.counters.acked++;
-    this.options.onHandled?.(outcome, msg.subject);
+    try {
+      this.options.onHandled?.(outcome, msg.subject);
+    } catch (err) {
+      this.log?.warn({ err }, 'pool update listener failed');
+    }
   }
 
   private startLag(pending: () => Promise<number>): void {
