@@ -125,6 +125,45 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
     }
   });
 
+  it('a second scanner (another region) publishing the same transactions under other event ids: the cache converges to the same state', async () => {
+    const streamUrl = e.simEndpoints.stream;
+    const regionB = createScannerApp(
+      loadConfig(scannerServiceSchema, {
+        env: {},
+        flags: {
+          'blockstream-host': streamUrl.slice(0, streamUrl.lastIndexOf(':')),
+          'blockstream-port': streamUrl.slice(streamUrl.lastIndexOf(':') + 1),
+          'rpc-endpoints': e.simEndpoints.rpc,
+          'health-port': '0',
+          'metrics-port': '0',
+          'parse-workers': '1',
+          'bus-servers': LOCAL_NATS_URL,
+          'bus-stream-name': stream,
+        },
+      }),
+      { logger, pools: e.sim.chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: root },
+    );
+    try {
+      await regionB.start();
+      await eventually(() => (regionB.service.scanner.connected ? true : undefined), 15_000, 'region B stream');
+      const chain = e.sim.chain;
+      const pools = chain.poolsForPair(WSOL_MINT, USDC_MINT);
+      const publishedA = scanner.publisher.stats.published;
+      for (const p of pools) chain.sendTransaction(swapTransaction(chain, trader(chain, 5), chain.poolInfo(p.address)!, { aToB: false, exactIn: true, amount: 3_000_000n, threshold: 0n }));
+      chain.advanceSlot(1);
+      await waitFor(() => regionB.publisher.stats.published >= pools.length && scanner.publisher.stats.published >= publishedA + pools.length, 15_000, 'both regions published');
+      for (const amount of [1_000_000_000n, 20_000_000_000n]) {
+        const both = await eventually(async () => {
+          const [a, b] = await Promise.all([quote(e.endpoints.quote, WSOL_MINT, USDC_MINT, amount), quote(quoteBase, WSOL_MINT, USDC_MINT, amount)]);
+          return 'slot' in a && 'slot' in b && a.slot === b.slot && a.pool === b.pool && a.outputAmount === b.outputAmount ? [a, b] : undefined;
+        }, 15_000, `converged quote for ${amount}`);
+        expect(both).toHaveLength(2);
+      }
+    } finally {
+      await regionB.close();
+    }
+  });
+
   it('reports bus status and consumer lag, and counts the pool updates received', async () => {
     const health = (await (await fetch(`${quoteBase}/health`)).json()) as Record<string, unknown>;
     expect(JSON.stringify(health)).toContain('connected');
