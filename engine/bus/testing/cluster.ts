@@ -152,15 +152,19 @@ export class NatsServer {
   }
 
   static async start(options: NatsServerOptions = {}): Promise<NatsServer> {
-    const dir = mkdtempSync(join(tmpdir(), 'tp-nats-'));
-    try {
+    // The port is picked then released; another process may take it in between. Retry once.
+    for (let attempt = 1; ; attempt++) {
+      const dir = mkdtempSync(join(tmpdir(), 'tp-nats-'));
       const port = await freePort();
       const node = new NatsNode(options.name ?? `tp-test-${port}`, port, dir);
-      await node.start();
-      return new NatsServer(node, dir);
-    } catch (err) {
-      rmSync(dir, { recursive: true, force: true });
-      throw err;
+      try {
+        await node.start();
+        return new NatsServer(node, dir);
+      } catch (err) {
+        await node.kill();
+        rmSync(dir, { recursive: true, force: true });
+        if (attempt >= 2) throw err;
+      }
     }
   }
 
