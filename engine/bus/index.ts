@@ -30,3 +30,25 @@ export {
 } from './pool-updates.js';
 export { PoolUpdatePublisher, DEFAULT_MAX_IN_FLIGHT, DEFAULT_PUBLISH_RETRIES, DEFAULT_PUBLISH_TIMEOUT_MS, type PoolUpdatePublisherOptions, type PoolUpdatePublisherStats, type PublisherBus } from './pool-update-publisher.js';
 export { PoolUpdateConsumer, type PoolUpdateConsumerOptions, type PoolUpdateConsumerStats, type PoolUpdateSink } from './pool-update-consumer.js';
+export {
+  PlatformStream,
+  PLATFORM_STREAMS,
+  CLUSTER_REPLICAS,
+  platformStreamSpecs,
+  detectReplicas,
+  ensurePlatformStreams,
+  platformConsumerSpec,
+  type PlatformStreamOptions,
+} from './platform-streams.js';
+export {
+  DeadLetterConsumer,
+  DEAD_LETTER_STREAM,
+  DEAD_LETTER_SUBJECT_ROOT,
+  DeadLetterHeader,
+  deadLetterSubject,
+  deadLetterStreamSpec,
+  ensureDeadLetterStream,
+  createDeadLetterMetrics,
+  type DeadLetterMetrics,
+  type MessageHandler,
+} from './dead-letter.js';

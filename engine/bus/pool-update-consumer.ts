@@ -58,6 +58,9 @@ export interface PoolUpdateConsumerStats {
   seeded: number;
 }
 
+/** Lifetime of one pull request of the consume loop, ms (nats.js sends idle heartbeats at half). */
+const CONSUME_EXPIRES_MS = 5_000;
+
 export class PoolUpdateConsumer {
   private readonly options: PoolUpdateConsumerOptions;
   private readonly log: Logger | undefined;
@@ -121,7 +124,9 @@ export class PoolUpdateConsumer {
         }
         const consumer = await nc.jetstream().consumers.get(consumerSpec.stream, consumerSpec.name);
         if (this.closed) break;
-        const messages = await consumer.consume({ max_messages: consumerSpec.maxAckPending });
+        // Short pull expiry (and heartbeats at half of it): when the node leading the durable dies,
+        // the next pull reaches the new leader within seconds instead of after the 30 s default.
+        const messages = await consumer.consume({ max_messages: consumerSpec.maxAckPending, expires: CONSUME_EXPIRES_MS });
         this.messages = messages;
         this.watchResources(messages);
         this.counters.starts++;
