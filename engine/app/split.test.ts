@@ -262,4 +262,47 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
       await deadScanner.close();
     }
   });
+
+  // Last: it stops the shared scanner.
+  it('scanner crash: the quote service serves its cached data until it goes stale, then falls back to RPC', async () => {
+    const chain = e.sim.chain;
+    const survivor = createQuoteApp(
+      defaultQuoteConfig({
+        port: 0,
+        'metrics.port': 0,
+        rateLimitRps: 100_000,
+        'cache.stalenessThreshold': 3_000,
+        'rpc.endpoints': [e.simEndpoints.rpc],
+        'bus.servers': [LOCAL_NATS_URL],
+        'bus.streamName': stream,
+        'bus.consumerName': 'survivor',
+      }),
+      { logger, subjectRoot: root },
+    );
+    try {
+      const base = (await survivor.start()).quote;
+      await waitFor(() => survivor.consumer?.consuming === true, 15_000, 'consumer');
+      // A fresh update of every SOL/USDC pool, through the scanner and the bus.
+      for (const p of chain.poolsForPair(WSOL_MINT, USDC_MINT)) {
+        chain.sendTransaction(swapTransaction(chain, trader(chain, 2), chain.poolInfo(p.address)!, { aToB: false, exactIn: true, amount: 1_000_000n, threshold: 0n }));
+      }
+      chain.advanceSlot(1);
+      const slot = chain.slot();
+      const fromCache = await eventually(async () => {
+        const q = await quote(base, WSOL_MINT, USDC_MINT, 1_000_000_000n);
+        return 'source' in q && q.source === 'cache' && BigInt(q.slot) >= slot ? q : undefined;
+      }, 15_000, 'a cache quote on the newest state');
+      await scanner.close(); // the scanner crashes: no more updates
+      const right = await quote(base, WSOL_MINT, USDC_MINT, 1_000_000_000n);
+      expect(right).toMatchObject({ source: 'cache', outputAmount: fromCache.outputAmount });
+      const later = await eventually(async () => {
+        const q = await quote(base, WSOL_MINT, USDC_MINT, 1_000_000_000n);
+        return 'source' in q && q.source === 'rpc' ? q : undefined;
+      }, 15_000, 'an RPC quote once the cache went stale');
+      // Nothing moved on chain since: the RPC quote is the cached one.
+      expect(later.outputAmount).toBe(fromCache.outputAmount);
+    } finally {
+      await survivor.close();
+    }
+  });
 });
