@@ -53,7 +53,9 @@ describe('heap sampling session', () => {
     await expect(sampleHeapProfile()).rejects.toThrow(/off/);
     await acquireHeapSampling();
     await acquireHeapSampling();
-    const keep = Array.from({ length: 20_000 }, (_, i) => ({ i, s: `x${i}` }));
+    // ~16 MB kept live: at the 512 KiB mean sampling interval that is ~30 expected samples, so an
+    // empty profile (probability e^-30) means sampling is off, not bad luck.
+    const keep = Array.from({ length: 200_000 }, (_, i) => ({ i, s: `${'x'.repeat(40)}${i}` }));
     await releaseHeapSampling();
     expect(heapSamplingActive()).toBe(true);
     const live = await sampleHeapProfile();
@@ -62,6 +64,6 @@ describe('heap sampling session', () => {
     expect(profile.sample.length).toBeGreaterThan(0);
     await releaseHeapSampling();
     expect(heapSamplingActive()).toBe(false);
-    expect(keep).toHaveLength(20_000);
+    expect(keep).toHaveLength(200_000);
   });
 });
