@@ -92,13 +92,16 @@ ensure_promtool() {
   command -v promtool >/dev/null 2>&1 || { log "promtool is still missing after installing prometheus"; return 1; }
 }
 
-ensure_bench_tools() {
+ensure_tools() {
   # Not services: `npm run bench` drives the quote servers with wrk (throughput) and with
-  # bench/loadgen/openloop.c, compiled with gcc at bench time (open-loop latency).
+  # bench/loadgen/openloop.c, compiled with gcc at bench time (open-loop latency); the tests check
+  # the protocols with the official compilers, protoc and flatc.
   local missing=()
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
   command -v gcc >/dev/null 2>&1 || missing+=(gcc)
-  if [ ${#missing[@]} -eq 0 ]; then log "wrk and gcc already installed"; return 0; fi
+  command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
+  command -v flatc >/dev/null 2>&1 || missing+=(flatbuffers-compiler)
+  if [ ${#missing[@]} -eq 0 ]; then log "wrk, gcc, protoc and flatc already installed"; return 0; fi
   apt_install "${missing[@]}"
 }
 
@@ -106,4 +109,4 @@ ensure_nats
 ensure_redis
 ensure_postgres
 ensure_promtool
-ensure_bench_tools
+ensure_tools
