@@ -80,3 +80,66 @@ export function loadShredstreamProto(options?: protoLoader.Options): Shredstream
   if (options === undefined) cachedDefault = loaded;
   return loaded;
 }
+
+/**
+ * Options for tidepool's own `tidepool.v1` API. Unlike the Jito protos (whose upstream snake_case
+ * names are kept), field names are camelCase (`pairId`, `outputAmount`): the proto3 JSON mapping,
+ * the engine's TypeScript types and the REST JSON (ARCHITECTURE.md §3) all use camelCase, so a quote
+ * crosses from the engine to the wire without renaming. u64 as decimal strings (`longs: String`:
+ * an amount above 2^53 stays exact; serialize from decimal strings, as numbers lose units past 2^53),
+ * enums as their names (`DECISION_EXECUTE`), defaults filled in, oneofs named by a virtual field.
+ */
+export const TIDEPOOL_PROTO_LOADER_OPTIONS: Readonly<protoLoader.Options> = {
+  keepCase: false,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
+/** The `tidepool.v1` files, relative to protoDir(); imports resolve from protoDir(). */
+export const TIDEPOOL_PROTO_FILES: readonly string[] = [
+  'tidepool/v1/quote.proto',
+  'tidepool/v1/quote_service.proto',
+  'tidepool/v1/aggregator.proto',
+];
+
+/** The `tidepool.v1` package: both services, as grpc-js client constructors (each has `.service`). */
+export interface TidepoolProto {
+  readonly packageDefinition: protoLoader.PackageDefinition;
+  /**
+   * Spec 01's client-facing service (:50051): StreamAggregatedQuotes, GetAggregatedQuote,
+   * GetConfidenceBreakdown, Health.
+   */
+  readonly QuoteAggregatorService: grpc.ServiceClientConstructor;
+  /** Served by both upstreams (local :50052, external :50053): StreamBatchQuotes. */
+  readonly QuoteService: grpc.ServiceClientConstructor;
+}
+
+let cachedTidepool: TidepoolProto | undefined;
+
+/**
+ * Loads proto/tidepool/v1/*.proto with TIDEPOOL_PROTO_LOADER_OPTIONS, overridden by `options`.
+ * The default load is cached; loads with overrides are not.
+ */
+export function loadTidepoolProto(options?: protoLoader.Options): TidepoolProto {
+  if (options === undefined && cachedTidepool !== undefined) return cachedTidepool;
+  const dir = protoDir();
+  const packageDefinition = protoLoader.loadSync(
+    TIDEPOOL_PROTO_FILES.map((file) => join(dir, file)),
+    {
+      ...TIDEPOOL_PROTO_LOADER_OPTIONS,
+      ...options,
+      includeDirs: [dir, ...(options?.includeDirs ?? [])],
+    },
+  );
+  const root = grpc.loadPackageDefinition(packageDefinition)['tidepool'] as grpc.GrpcObject;
+  const v1 = root['v1'] as grpc.GrpcObject;
+  const loaded: TidepoolProto = {
+    packageDefinition,
+    QuoteAggregatorService: v1['QuoteAggregatorService'] as grpc.ServiceClientConstructor,
+    QuoteService: v1['QuoteService'] as grpc.ServiceClientConstructor,
+  };
+  if (options === undefined) cachedTidepool = loaded;
+  return loaded;
+}
