@@ -13,7 +13,7 @@ import { LOCAL_NATS_URL, connectLocal, deadPort, deleteStreams, uniqueName, uniq
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { PoolContextReader } from '../quote/pool-context-reader.js';
-import { defaultQuoteConfig } from '../quote/quote-config.js';
+import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote/quote-config.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
 import { createQuoteApp, type QuoteApp } from './quote-app.js';
@@ -37,6 +37,23 @@ async function quote(base: string, input: string, output: string, amount: bigint
 }
 
 describe.skipIf(!built)('split scanner and quote service over NATS under the simulator', () => {
+  /** A quote service on the test's stream and the simulator's RPC, consuming as `consumer`. */
+  function quoteApp(consumer: string, overrides: Partial<QuoteServiceConfig> = {}, lagIntervalMs?: number): QuoteApp {
+    return createQuoteApp(
+      defaultQuoteConfig({
+        port: 0,
+        'metrics.port': 0,
+        rateLimitRps: 100_000,
+        'rpc.endpoints': [e.simEndpoints.rpc],
+        'bus.servers': [LOCAL_NATS_URL],
+        'bus.streamName': stream,
+        'bus.consumerName': consumer,
+        ...overrides,
+      }),
+      { logger, subjectRoot: root, ...(lagIntervalMs === undefined ? {} : { lagIntervalMs }) },
+    );
+  }
+
   let e: EngineUnderSim;
   let admin: NatsConnection;
   let scanner: ScannerApp;
@@ -63,18 +80,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
       },
     });
     scanner = createScannerApp(loaded, { logger, pools: e.sim.chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: root });
-    service = createQuoteApp(
-      defaultQuoteConfig({
-        port: 0,
-        'metrics.port': 0,
-        rateLimitRps: 100_000,
-        'rpc.endpoints': [e.simEndpoints.rpc],
-        'bus.servers': [LOCAL_NATS_URL],
-        'bus.streamName': stream,
-        'bus.consumerName': 'quote-service',
-      }),
-      { logger, subjectRoot: root, lagIntervalMs: 100 },
-    );
+    service = quoteApp('quote-service', {}, 100);
     await scanner.start();
     quoteBase = (await service.start()).quote;
     await eventually(() => (e.engine.scanner.connected && scanner.service.scanner.connected && service.consumer?.consuming === true ? true : undefined), 15_000, 'streams and consumer');
@@ -176,18 +182,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
     const known = service.cache.pools().length;
     expect(known).toBeGreaterThan(0);
     await service.close();
-    service = createQuoteApp(
-      defaultQuoteConfig({
-        port: 0,
-        'metrics.port': 0,
-        rateLimitRps: 100_000,
-        'rpc.endpoints': [e.simEndpoints.rpc],
-        'bus.servers': [LOCAL_NATS_URL],
-        'bus.streamName': stream,
-        'bus.consumerName': 'quote-service',
-      }),
-      { logger, subjectRoot: root, lagIntervalMs: 100 },
-    );
+    service = quoteApp('quote-service', {}, 100);
     quoteBase = (await service.start()).quote;
     await waitFor(() => service.cache.pools().length === known, 15_000, 'every pool back in the restarted cache');
     const after = await eventually(async () => {
@@ -218,19 +213,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
     );
     // The quote side: a service that knew the pools over the bus, then gets nothing more (delivery
     // stopped), with a short staleness threshold: its quotes fall back to RPC.
-    const lonely = createQuoteApp(
-      defaultQuoteConfig({
-        port: 0,
-        'metrics.port': 0,
-        rateLimitRps: 100_000,
-        'cache.stalenessThreshold': 300,
-        'rpc.endpoints': [e.simEndpoints.rpc],
-        'bus.servers': [LOCAL_NATS_URL],
-        'bus.streamName': stream,
-        'bus.consumerName': 'lonely',
-      }),
-      { logger, subjectRoot: root },
-    );
+    const lonely = quoteApp('lonely', { 'cache.stalenessThreshold': 300 });
     try {
       await deadScanner.start();
       const base = (await lonely.start()).quote;
@@ -266,19 +249,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
   // Last: it stops the shared scanner.
   it('scanner crash: the quote service serves its cached data until it goes stale, then falls back to RPC', async () => {
     const chain = e.sim.chain;
-    const survivor = createQuoteApp(
-      defaultQuoteConfig({
-        port: 0,
-        'metrics.port': 0,
-        rateLimitRps: 100_000,
-        'cache.stalenessThreshold': 3_000,
-        'rpc.endpoints': [e.simEndpoints.rpc],
-        'bus.servers': [LOCAL_NATS_URL],
-        'bus.streamName': stream,
-        'bus.consumerName': 'survivor',
-      }),
-      { logger, subjectRoot: root },
-    );
+    const survivor = quoteApp('survivor', { 'cache.stalenessThreshold': 3_000 });
     try {
       const base = (await survivor.start()).quote;
       await waitFor(() => survivor.consumer?.consuming === true, 15_000, 'consumer');
