@@ -1,11 +1,10 @@
 import { engineSchema, loadEngineConfig } from '../../app/engine-config.js';
 import { createEngine, type EngineEndpoints } from '../../app/engine-app.js';
-import { parseCommandLine } from '../../config/command-line.js';
-import { describeSchema, redactedValues } from '../../config/loader.js';
+import { redactedValues } from '../../config/loader.js';
 import { createLogger } from '../../obs/logger.js';
 import { monitoredPools, type ScannerConfig } from '../../scanner/scanner-config.js';
+import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
-import { waitForShutdown } from '../shutdown.js';
 
 const HELP = `Usage: tidepool engine [options]
 
@@ -15,9 +14,7 @@ worker threads, reads the state of every monitored pool a transaction touches, a
 quote service's pool cache; quotes are served from the cache with an RPC fallback.
 SIGTERM or Ctrl-C drains and exits 0. For a local chain instead, run 'tidepool start'.
 
-Options (flag, environment variable; a JSON config file via --config FILE or TIDEPOOL_CONFIG):
-  --config FILE                                JSON config file with any of the settings below
-${describeSchema(engineSchema)}
+${settingsHelp(engineSchema)}
 `;
 
 /** The endpoint lines both engine commands print. */
@@ -35,19 +32,13 @@ export const engineCommand: Command = {
   summary: 'run the scanner and the quote service in one process against real endpoints',
   help: HELP,
   async run(argv, io) {
-    const { flags, options } = parseCommandLine(argv, engineSchema, { config: { type: 'string', description: 'config file' } });
-    const loaded = loadEngineConfig({ flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
+    const { loaded } = readCommandSettings(argv, engineSchema, io, { load: loadEngineConfig });
     const logger = createLogger({ name: 'engine', level: loaded.values['log.level'] });
     const pools = monitoredPools(loaded.values as unknown as ScannerConfig);
     const engine = createEngine(loaded, { logger, pools });
     const endpoints = await engine.start();
     logger.info({ endpoints, pools: pools.length, config: redactedValues(engineSchema, loaded) }, 'engine started');
     io.stderr.write(['tidepool engine is running:', ...endpointLines(endpoints), ''].join('\n'));
-    const signal = await waitForShutdown();
-    logger.info({ signal }, 'engine stopping');
-    await engine.close();
-    logger.info('engine stopped');
-    logger.flush();
-    return 0;
+    return serveUntilSignal(logger, 'engine', () => engine.close());
   },
 };

@@ -1,10 +1,9 @@
 import { createQuoteApp } from '../../app/quote-app.js';
-import { parseCommandLine } from '../../config/command-line.js';
-import { describeSchema, redactedValues } from '../../config/loader.js';
+import { redactedValues } from '../../config/loader.js';
 import { createLogger } from '../../obs/logger.js';
 import { loadQuoteConfig, quoteSchema } from '../../quote/quote-config.js';
+import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
-import { waitForShutdown } from '../shutdown.js';
 
 const HELP = `Usage: tidepool quote-service [options]
 
@@ -16,9 +15,7 @@ METRICS_PORT (9090). Concentrated and DLMM pools get their tick / bin arrays fro
 update. Run one per region or behind a load balancer, each with its own BUS_CONSUMER_NAME.
 BUS_ENABLED=false: no bus, RPC only. SIGTERM or Ctrl-C acks what it holds, drains and exits 0.
 
-Options (flag, environment variable; a JSON config file via --config FILE or TIDEPOOL_CONFIG):
-  --config FILE                                JSON config file with any of the settings below
-${describeSchema(quoteSchema)}
+${settingsHelp(quoteSchema)}
 `;
 
 export const quoteServiceCommand: Command = {
@@ -26,8 +23,7 @@ export const quoteServiceCommand: Command = {
   summary: 'run the quote service, consuming pool updates from NATS JetStream (split deployment)',
   help: HELP,
   async run(argv, io) {
-    const { flags, options } = parseCommandLine(argv, quoteSchema, { config: { type: 'string', description: 'config file' } });
-    const loaded = loadQuoteConfig({ flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
+    const { loaded } = readCommandSettings(argv, quoteSchema, io, { load: loadQuoteConfig });
     const logger = createLogger({ name: 'quote-service', level: loaded.values['log.level'] });
     const app = createQuoteApp(loaded.values, { logger });
     let endpoints;
@@ -49,11 +45,6 @@ export const quoteServiceCommand: Command = {
         '',
       ].join('\n'),
     );
-    const signal = await waitForShutdown();
-    logger.info({ signal }, 'quote service stopping');
-    await app.close();
-    logger.info('quote service stopped');
-    logger.flush();
-    return 0;
+    return serveUntilSignal(logger, 'quote service', () => app.close());
   },
 };

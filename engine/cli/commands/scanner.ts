@@ -1,10 +1,9 @@
 import { createScannerApp, scannerServiceSchema } from '../../app/scanner-app.js';
-import { parseCommandLine } from '../../config/command-line.js';
-import { describeSchema, loadConfig, redactedValues } from '../../config/loader.js';
+import { redactedValues } from '../../config/loader.js';
 import { createLogger } from '../../obs/logger.js';
 import { checkScannerConfig, monitoredPools } from '../../scanner/scanner-config.js';
+import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
-import { waitForShutdown } from '../shutdown.js';
 
 const HELP = `Usage: tidepool scanner [options]
 
@@ -16,9 +15,7 @@ start) on BUS_SERVERS. Quote services consume it ('tidepool quote-service'). Sca
 /stats, /config, POST /config/pools) on HEALTH_PORT (8081), metrics on METRICS_PORT (9091).
 SIGTERM or Ctrl-C publishes what is in hand, drains the bus and exits 0.
 
-Options (flag, environment variable; a JSON config file via --config FILE or TIDEPOOL_CONFIG):
-  --config FILE                                JSON config file with any of the settings below
-${describeSchema(scannerServiceSchema)}
+${settingsHelp(scannerServiceSchema)}
 `;
 
 export const scannerCommand: Command = {
@@ -26,8 +23,7 @@ export const scannerCommand: Command = {
   summary: 'run the pool-state scanner, publishing to NATS JetStream (split deployment)',
   help: HELP,
   async run(argv, io) {
-    const { flags, options } = parseCommandLine(argv, scannerServiceSchema, { config: { type: 'string', description: 'config file' } });
-    const loaded = loadConfig(scannerServiceSchema, { flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
+    const { loaded } = readCommandSettings(argv, scannerServiceSchema, io);
     checkScannerConfig(loaded.values);
     const logger = createLogger({ name: 'scanner', level: loaded.values['metrics.logLevel'] });
     const pools = monitoredPools(loaded.values);
@@ -48,11 +44,6 @@ export const scannerCommand: Command = {
         '',
       ].join('\n'),
     );
-    const signal = await waitForShutdown();
-    logger.info({ signal }, 'scanner stopping');
-    await app.close();
-    logger.info('scanner stopped');
-    logger.flush();
-    return 0;
+    return serveUntilSignal(logger, 'scanner', () => app.close());
   },
 };

@@ -1,13 +1,12 @@
 import { writeFileSync } from 'node:fs';
 
-import { describeSchema, loadConfig, redactedValues } from '../../config/loader.js';
-import { parseCommandLine } from '../../config/command-line.js';
+import { describeSchema, redactedValues } from '../../config/loader.js';
 import { createLogger } from '../../obs/logger.js';
 import { createSimulator } from '../../sim/simulator.js';
 import { simSchema } from '../../sim/sim-config.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/known-accounts.js';
+import { readCommandSettings, serveUntilSignal } from '../service-command.js';
 import type { Command } from '../command.js';
-import { waitForShutdown } from '../shutdown.js';
 
 const HELP = `Usage: tidepool sim [options]
 
@@ -37,11 +36,7 @@ export const simCommand: Command = {
   summary: 'run the local Solana chain simulator (JSON-RPC, ShredStream, /quote, block engine, faults)',
   help: HELP,
   async run(argv, io) {
-    const { flags, options } = parseCommandLine(argv, simSchema, {
-      config: { type: 'string', description: 'config file' },
-      'pools-out': { type: 'string', description: 'pools file to write' },
-    });
-    const loaded = loadConfig(simSchema, { flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
+    const { loaded, options } = readCommandSettings(argv, simSchema, io, { options: { 'pools-out': { type: 'string', description: 'pools file to write' } } });
     const logger = createLogger({ name: 'sim', level: io.env.LOG_LEVEL });
     const sim = createSimulator(loaded.values, { logger });
     const endpoints = await sim.start();
@@ -64,10 +59,6 @@ export const simCommand: Command = {
         '',
       ].join('\n'),
     );
-    const signal = await waitForShutdown();
-    logger.info({ signal }, 'simulator stopping');
-    await sim.close();
-    logger.flush();
-    return 0;
+    return serveUntilSignal(logger, 'simulator', () => sim.close());
   },
 };

@@ -1,14 +1,12 @@
 import { checkEngineConfig } from '../../app/engine-config.js';
 import { createEngine } from '../../app/engine-app.js';
 import { engineConfigUnderSim, startSchema } from '../../app/start-config.js';
-import { parseCommandLine } from '../../config/command-line.js';
-import { describeSchema, loadConfig } from '../../config/loader.js';
 import { createLogger } from '../../obs/logger.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/known-accounts.js';
 import { startSimulatorThread } from '../../sim/sim-thread.js';
 import type { SimConfig } from '../../sim/sim-config.js';
+import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
-import { waitForShutdown } from '../shutdown.js';
 import { endpointLines } from './engine.js';
 
 const HELP = `Usage: tidepool start [options]      (what 'npm start' runs)
@@ -19,9 +17,7 @@ block engine / faults :8890), the scanner reading its block-entry stream, and th
 scanner's pool cache (:8080). Every pool of the simulator is monitored unless MONITORED_POOLS says
 otherwise. Prints the endpoints and a ready-to-run quote request. SIGTERM or Ctrl-C drains and exits 0.
 
-Options (flag, environment variable; a JSON config file via --config FILE or TIDEPOOL_CONFIG):
-  --config FILE                                JSON config file with any of the settings below
-${describeSchema(startSchema)}
+${settingsHelp(startSchema)}
 `;
 
 export const startCommand: Command = {
@@ -29,8 +25,7 @@ export const startCommand: Command = {
   summary: 'run the simulator, the scanner and the quote service in one process (npm start)',
   help: HELP,
   async run(argv, io) {
-    const { flags, options } = parseCommandLine(argv, startSchema, { config: { type: 'string', description: 'config file' } });
-    const loaded = loadConfig(startSchema, { flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
+    const { loaded } = readCommandSettings(argv, startSchema, io);
     checkEngineConfig(loaded.values);
     const logger = createLogger({ name: 'tidepool', level: loaded.values['log.level'] });
     // The chain runs on its own thread, as a node would beside the engine.
@@ -57,12 +52,9 @@ export const startCommand: Command = {
         '',
       ].join('\n'),
     );
-    const signal = await waitForShutdown();
-    logger.info({ signal }, 'tidepool stopping');
-    await engine.close();
-    await sim.close();
-    logger.info('tidepool stopped');
-    logger.flush();
-    return 0;
+    return serveUntilSignal(logger, 'tidepool', async () => {
+      await engine.close();
+      await sim.close();
+    });
   },
 };

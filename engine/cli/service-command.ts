@@ -1,0 +1,53 @@
+/**
+ * What every long-running `tidepool` command shares: its settings (flags, environment, `--config
+ * FILE`, defaults, in that order), the options section of its help, and the run-until-signal end
+ * (SIGTERM or Ctrl-C → close, log, exit 0).
+ */
+import { parseCommandLine, type CommandOption } from '../config/command-line.js';
+import { describeSchema, loadConfig, type ConfigSchema, type LoadedConfig, type LoadOptions } from '../config/loader.js';
+import type { Logger } from '../obs/logger.js';
+import type { CliIo } from './command.js';
+import { waitForShutdown } from './shutdown.js';
+
+const CONFIG_OPTION: Record<string, CommandOption> = { config: { type: 'string', description: 'config file' } };
+
+/** The "Options" section of a service's --help: `--config FILE`, then every setting of `schema`. */
+export function settingsHelp(schema: ConfigSchema): string {
+  return [
+    'Options (flag, environment variable; a JSON config file via --config FILE or TIDEPOOL_CONFIG):',
+    '  --config FILE                                JSON config file with any of the settings below',
+    describeSchema(schema),
+  ].join('\n');
+}
+
+export interface CommandSettings<S extends ConfigSchema> {
+  loaded: LoadedConfig<S>;
+  /** The command's own options besides `--config` (e.g. `--pools-out`). */
+  options: Record<string, string | boolean | string[] | undefined>;
+}
+
+/**
+ * Reads a command's settings: `load` (default: the shared loader on `schema`) sees the flags, the
+ * environment and the `--config` file. Throws the loader's TpError naming every bad setting.
+ */
+export function readCommandSettings<S extends ConfigSchema>(
+  argv: string[],
+  schema: S,
+  io: CliIo,
+  more: { options?: Record<string, CommandOption>; load?: (options: LoadOptions) => LoadedConfig<S> } = {},
+): CommandSettings<S> {
+  const { flags, options } = parseCommandLine(argv, schema, { ...CONFIG_OPTION, ...more.options });
+  const load = more.load ?? ((o: LoadOptions) => loadConfig(schema, o));
+  const loaded = load({ flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
+  return { loaded, options };
+}
+
+/** Waits for SIGTERM or SIGINT, then closes the service and logs it; resolves with exit code 0. */
+export async function serveUntilSignal(logger: Logger, what: string, close: () => Promise<void>): Promise<number> {
+  const signal = await waitForShutdown();
+  logger.info({ signal }, `${what} stopping`);
+  await close();
+  logger.info(`${what} stopped`);
+  logger.flush();
+  return 0;
+}
