@@ -52,3 +52,13 @@ export {
   type DeadLetterMetrics,
   type MessageHandler,
 } from './dead-letter.js';
+export {
+  SWAP_ROUTES_STREAM,
+  SWAP_ROUTES_SUBJECT_ROOT,
+  SWAP_ROUTES_MAX_AGE_MS,
+  SWAP_ROUTES_MAX_BYTES,
+  swapRoutesFilter,
+  swapRoutesStreamSpec,
+  ensureSwapRoutesStream,
+  type SwapRoutesStreamOptions,
+} from './swap-route-stream.js';
