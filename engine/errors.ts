@@ -38,6 +38,17 @@ export const ErrorCode = {
   Unavailable: 'TP_ERR_UNAVAILABLE',
   NotFound: 'TP_ERR_NOT_FOUND',
   Internal: 'TP_ERR_INTERNAL',
+  // external quote service (engine/external): what a poll of the provider's GET /quote ended with
+  /** The provider found no route for the pair (400 COULD_NOT_FIND_ANY_ROUTE / TOKEN_NOT_TRADABLE; gRPC NOT_FOUND). */
+  ExternalNoRoute: 'TP_ERR_EXTERNAL_NO_ROUTE',
+  /** The provider refused the request with another 4xx (bad parameter, bad API key, wrong path). */
+  ExternalRejected: 'TP_ERR_EXTERNAL_REJECTED',
+  /** The provider answered 5xx. */
+  ExternalServerError: 'TP_ERR_EXTERNAL_SERVER_ERROR',
+  /** No connection to the provider (refused, reset, DNS). */
+  ExternalUnreachable: 'TP_ERR_EXTERNAL_UNREACHABLE',
+  /** The provider's answer is not the documented /quote shape (bad JSON, missing or bad fields). */
+  ExternalMalformed: 'TP_ERR_EXTERNAL_MALFORMED',
   // message bus (engine/bus)
   /** A JetStream stream or consumer could not be created or updated. */
   BusSetup: 'TP_ERR_BUS_SETUP',
