@@ -417,3 +417,61 @@ describe('PoolCache pair versions (what the quote memo keys on)', () => {
     expect(cache.nowMs()).toBe(1_700_000_000_200);
   });
 });
+
+describe('PoolCache pool age (firstSeen) and change notification', () => {
+  it('reports the pool age in whole seconds since the pool was first stored, kept across replacements', () => {
+    const { cache, advance } = cacheWith();
+    cache.upsert(update('P1', 10n));
+    const id = cache.idOf('P1');
+    expect(cache.poolAgeSeconds(id)).toBe(0);
+    advance(2_999);
+    cache.upsert(update('P1', 11n));
+    expect(cache.poolAgeSeconds(id)).toBe(2);
+    advance(1);
+    expect(cache.poolAgeSeconds(id)).toBe(3);
+  });
+
+  it('clears the first-seen time on eviction: a pool seen again starts over', () => {
+    const { cache, advance } = cacheWith({ stalenessThresholdMs: 1_000 });
+    cache.upsert(update('P1', 10n));
+    const id = cache.idOf('P1');
+    advance(5_000);
+    expect(cache.evictStale()).toBe(1);
+    expect(cache.firstSeen[id]).toBe(0);
+    expect(cache.poolAgeSeconds(id)).toBeUndefined();
+    cache.upsert(update('P1', 12n));
+    expect(cache.poolAgeSeconds(cache.idOf('P1'))).toBe(0);
+  });
+
+  it('clears the first-seen time of a pool evicted over capacity, whose id another pool reuses', () => {
+    const { cache, advance } = cacheWith({ maxPoolCount: 1 });
+    cache.upsert(update('P1', 10n));
+    advance(10_000);
+    cache.upsert(update('P2', 10n));
+    expect(cache.idOf('P1')).toBe(NO_ID);
+    expect(cache.poolAgeSeconds(cache.idOf('P2'))).toBe(0);
+  });
+
+  it('notifies listeners on insert, replacement, context update and eviction, not on ignored updates', () => {
+    const { cache, advance } = cacheWith({ stalenessThresholdMs: 1_000 });
+    let calls = 0;
+    const off = cache.onChange(() => calls++);
+    cache.upsert(update('P1', 10n));
+    expect(calls).toBe(1);
+    cache.upsert(update('P1', 11n));
+    expect(calls).toBe(2);
+    cache.upsert(update('P1', 11n));
+    cache.upsert(update('P1', 9n));
+    expect(calls).toBe(2);
+    cache.updateContext('P1', undefined);
+    expect(calls).toBe(3);
+    expect(cache.evictStale()).toBe(0);
+    expect(calls).toBe(3);
+    advance(5_000);
+    expect(cache.evictStale()).toBe(1);
+    expect(calls).toBe(4);
+    off();
+    cache.upsert(update('P1', 12n));
+    expect(calls).toBe(4);
+  });
+});

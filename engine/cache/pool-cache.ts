@@ -57,6 +57,12 @@ export class PoolCache {
    * bins without zero limit-order fields, zeros shared): the swap math reads them as the originals.
    */
   readonly contexts: (SwapContext | undefined)[];
+  /**
+   * Unix ms (cache clock) when the pool now holding each id was first stored; 0 for a free id.
+   * Set on insert, kept by replacements, cleared on eviction or removal (a pool evicted and seen
+   * again starts over): the pool age of the gRPC quote stream (`poolAgeSeconds`).
+   */
+  readonly firstSeen: Float64Array;
 
   private readonly now: () => number;
   private readonly addresses: InternTable;
@@ -65,6 +71,7 @@ export class PoolCache {
   private readonly recency: RecencyList;
   private readonly pairScratch: PairPools;
   private newest = 0n;
+  private readonly changeListeners: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
 
   private evictedStale = 0;
@@ -100,6 +107,7 @@ export class PoolCache {
     this.reserveB = new BigUint64Array(max);
     this.slot = new BigUint64Array(max);
     this.lastUpdated = new Float64Array(max);
+    this.firstSeen = new Float64Array(max);
     this.feeNumerator = new BigUint64Array(max);
     this.feeDenominator = new BigUint64Array(max);
     this.decodedPools = new Array<DecodedPool | undefined>(max).fill(undefined);
@@ -178,7 +186,9 @@ export class PoolCache {
     this.reserveA[id] = update.reserveA;
     this.reserveB[id] = update.reserveB;
     this.slot[id] = update.slot;
-    this.lastUpdated[id] = this.now();
+    const now = this.now();
+    this.lastUpdated[id] = now;
+    if (outcome === UpsertOutcome.Inserted) this.firstSeen[id] = now;
     this.writeFee(id, update);
     this.decodedPools[id] = update.pool;
     if (update.context !== undefined) this.contexts[id] = compactSwapContext(update.context);
@@ -186,6 +196,7 @@ export class PoolCache {
     // The pair's pools changed: memoized quotes of the pair are void.
     this.pairs.touch(id);
     if (update.slot > this.newest) this.newest = update.slot;
+    this.notifyChanged();
     return outcome;
   }
 
@@ -198,7 +209,31 @@ export class PoolCache {
     if (id === NO_ID) return false;
     this.contexts[id] = context === undefined ? undefined : compactSwapContext(context);
     this.pairs.touch(id);
+    this.notifyChanged();
     return true;
+  }
+
+  /**
+   * Calls `listener` synchronously after every change that moves a pair version: an insert or
+   * replacement (not an ignored update), a context update, and each eviction tick or over-capacity
+   * insert that removed pools. The listener must be cheap and must not write the cache: it runs
+   * inside `upsert` on the hot path, so it should only flag the change and defer the work (the
+   * gRPC quote stream coalesces with setImmediate, then compares the pair versions it watches).
+   * Returns the function that removes the listener.
+   */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.push(listener);
+    return () => {
+      const i = this.changeListeners.indexOf(listener);
+      if (i >= 0) this.changeListeners.splice(i, 1);
+    };
+  }
+
+  /** Pool age in whole seconds of live pool `id` (since `firstSeen`, cache clock); undefined for a free id. */
+  poolAgeSeconds(id: number): number | undefined {
+    const first = this.firstSeen[id];
+    if (first === undefined || first === 0 || this.addresses.stringOf(id) === undefined) return undefined;
+    return Math.max(0, Math.floor((this.now() - first) / 1000));
   }
 
   /**
@@ -358,6 +393,7 @@ export class PoolCache {
       id = next;
     }
     this.evictedStale += removed;
+    if (removed > 0) this.notifyChanged();
     return removed;
   }
 
@@ -447,6 +483,12 @@ export class PoolCache {
     this.dex[id] = DexCode.None;
     this.decodedPools[id] = undefined;
     this.contexts[id] = undefined;
+    this.firstSeen[id] = 0;
+  }
+
+  private notifyChanged(): void {
+    const listeners = this.changeListeners;
+    for (let i = 0; i < listeners.length; i++) listeners[i]!();
   }
 }
 
