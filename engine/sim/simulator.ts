@@ -2,6 +2,7 @@ import { createLogger, type Logger } from '../obs/logger.js';
 import { SimChain } from './chain.js';
 import { FaultInjector } from './faults.js';
 import { createSimHttpServer, mountLookupTableAdmin, type SimHttpServer } from './http/index.js';
+import { mountPriceApi } from './price-api/index.js';
 import { mountQuoteApi } from './quote-api/index.js';
 import { JsonRpcHttpServer, JsonRpcWsServer } from './rpc/index.js';
 import type { SimConfig } from './sim-config.js';
@@ -83,6 +84,7 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
   const stream = new ShredstreamServer({ backend: chain, faults, host, port: config['sim.streamPort'], logger: log });
   const { server: http }: { server: SimHttpServer } = createSimHttpServer({ backend: chain, faults, host, port: config['sim.httpPort'], logger: log });
   mountQuoteApi(http, { market: chain, faults, logger: log });
+  mountPriceApi(http, { market: chain });
   mountLookupTableAdmin(http, { chain, logger: log });
 
   let closing: Promise<void> | undefined;
