@@ -25,6 +25,9 @@ const OWN_QUOTE_METRICS: Record<string, string> = {
   quote_service_quote_latency_seconds: 'histogram',
   quote_service_pool_update_latency_seconds: 'histogram',
   quote_service_circuit_breaker_state: 'gauge',
+  quote_service_stream_active_streams: 'gauge',
+  quote_service_stream_quotes_sent_total: 'counter',
+  quote_service_stream_quotes_superseded_total: 'counter',
 };
 
 function record(m: ReturnType<typeof createQuoteMetrics>): void {
@@ -42,6 +45,9 @@ function record(m: ReturnType<typeof createQuoteMetrics>): void {
   m.quoteLatency.rpc.observe(0.15);
   m.poolUpdateLatencySeconds.observe(0.0002);
   m.circuitBreakerState.set(CircuitBreakerStateValue.halfOpen);
+  m.streamActiveStreams.set(2);
+  m.streamQuotesSent.inc(7);
+  m.streamQuotesSuperseded.inc();
 }
 
 describe('createQuoteMetrics', () => {

@@ -48,6 +48,12 @@ export interface QuoteMetrics {
   readonly poolUpdateLatencySeconds: Histogram;
   /** Circuit breaker state: 0 closed, 1 half-open, 2 open ({@link CircuitBreakerStateValue}). */
   readonly circuitBreakerState: Gauge;
+  /** gRPC StreamBatchQuotes streams open now (engine/quote/quote-stream-server.ts). */
+  readonly streamActiveStreams: Gauge;
+  /** Quotes written to StreamBatchQuotes streams (error quotes included). */
+  readonly streamQuotesSent: Counter;
+  /** Stream quotes replaced by a newer quote of the same pair while the stream was backpressured. */
+  readonly streamQuotesSuperseded: Counter;
 }
 
 /** Metric names for the quote service, by field of {@link QuoteMetrics}. */
@@ -67,6 +73,10 @@ export const QUOTE_METRIC_NAMES = {
   quoteLatencySeconds: 'quote_service_quote_latency_seconds',
   poolUpdateLatencySeconds: 'quote_service_pool_update_latency_seconds',
   circuitBreakerState: 'quote_service_circuit_breaker_state',
+  // The gRPC quote stream (local upstream, :50052): same service prefix.
+  streamActiveStreams: 'quote_service_stream_active_streams',
+  streamQuotesSent: 'quote_service_stream_quotes_sent_total',
+  streamQuotesSuperseded: 'quote_service_stream_quotes_superseded_total',
 } as const satisfies Record<Exclude<keyof QuoteMetrics, 'registry' | 'quoteLatency'>, string>;
 
 /** A fresh registry holding every quote-service metric. */
@@ -112,6 +122,9 @@ export function createQuoteMetrics(options: MetricsRegistryOptions = {}): QuoteM
       registers: [registry],
     }),
     circuitBreakerState: gauge(n.circuitBreakerState, 'Circuit breaker state: 0 closed, 1 half-open, 2 open.'),
+    streamActiveStreams: gauge(n.streamActiveStreams, 'gRPC StreamBatchQuotes streams open now.'),
+    streamQuotesSent: counter(n.streamQuotesSent, 'Quotes written to gRPC StreamBatchQuotes streams, error quotes included.'),
+    streamQuotesSuperseded: counter(n.streamQuotesSuperseded, 'Stream quotes replaced by a newer quote of their pair while the stream was backpressured.'),
   };
   metrics.circuitBreakerState.set(CircuitBreakerStateValue.closed);
   return metrics;

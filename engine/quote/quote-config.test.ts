@@ -29,6 +29,7 @@ describe('quote service configuration', () => {
     const { values, sources } = loadQuoteConfig({ env: {} });
     expect(values).toEqual({
       port: 8080,
+      'grpc.port': 50052,
       host: '127.0.0.1',
       refreshSeconds: 30,
       slippageBps: 50,
@@ -73,6 +74,7 @@ describe('quote service configuration', () => {
         HYBRID_MODE: 'off',
         CACHE_FIRST_TIMEOUT: '25ms',
         METRICS_PORT: '19090',
+        GRPC_PORT: '15052',
         QUOTE_HOST: '0.0.0.0',
         RPC_FALLBACK_DEADLINE: '1.5s',
         HEAP_PROFILE: 'false',
@@ -95,6 +97,7 @@ describe('quote service configuration', () => {
       'hybridMode.enabled': false,
       'hybridMode.cacheFirstTimeout': 25,
       'metrics.port': 19090,
+      'grpc.port': 15052,
       host: '0.0.0.0',
       'rpc.fallbackDeadline': 1500,
       'debug.heapProfile': false,
@@ -143,6 +146,10 @@ describe('quote service configuration', () => {
     [{ LOG_LEVEL: 'verbose' }, 'log.level'],
     [{ CACHE_ENABLED: 'false' }, 'rpc.endpoints'],
     [{ PORT: '9000', METRICS_PORT: '9000' }, 'metrics.port'],
+    [{ GRPC_PORT: '65536' }, 'grpc.port'],
+    [{ GRPC_PORT: '-1' }, 'grpc.port'],
+    [{ GRPC_PORT: '8080' }, 'grpc.port'],
+    [{ GRPC_PORT: '9090' }, 'grpc.port'],
   ])('rejects %j naming %s', (env, name) => {
     const message = errorOf(() => loadQuoteConfig({ env }));
     expect(message).toContain('TP_ERR_CONFIG_INVALID');
@@ -158,8 +165,15 @@ describe('quote service configuration', () => {
     expect(errorOf(() => loadQuoteConfig({ env: {}, file: tempFile(JSON.stringify(json)) }))).toContain(name);
   });
 
-  it('accepts port 0 for both ports (tests)', () => {
-    const { values } = loadQuoteConfig({ env: { PORT: '0', METRICS_PORT: '0' } });
-    expect([values.port, values['metrics.port']]).toEqual([0, 0]);
+  it('accepts port 0 for every port (tests)', () => {
+    const { values } = loadQuoteConfig({ env: { PORT: '0', METRICS_PORT: '0', GRPC_PORT: '0' } });
+    expect([values.port, values['metrics.port'], values['grpc.port']]).toEqual([0, 0, 0]);
+  });
+
+  it('takes the gRPC port from the --grpc-port flag over GRPC_PORT', () => {
+    const parsed = parseCommandLine(['--grpc-port', '15053'], quoteSchema);
+    const { values, sources } = loadQuoteConfig({ env: { GRPC_PORT: '15054' }, flags: parsed.flags });
+    expect(values['grpc.port']).toBe(15053);
+    expect(sources['grpc.port']).toBe('flag');
   });
 });

@@ -11,6 +11,8 @@ import { LOG_LEVELS } from '../obs/logger.js';
 
 export const DEFAULT_QUOTE_PORT = 8080;
 export const DEFAULT_QUOTE_METRICS_PORT = 9090;
+/** Spec 01: the local upstream quote service's gRPC port (StreamBatchQuotes). */
+export const DEFAULT_GRPC_PORT = 50052;
 /** Deadline of one RPC fallback (ARCHITECTURE.md §3: 504 on deadline). */
 export const DEFAULT_FALLBACK_DEADLINE_MS = 2000;
 /** Spec 02 `HybridMode.CacheFirstTimeout`. */
@@ -21,6 +23,7 @@ const seconds = (): SettingParser<number> => int({ min: 1, max: 86_400 });
 
 export const quoteSchema = {
   port: setting({ description: 'quote HTTP port (GET /quote, /health, /metrics, /debug/pprof/heap)', parse: port(), default: DEFAULT_QUOTE_PORT, env: 'PORT', flag: 'port' }),
+  'grpc.port': setting({ description: 'gRPC port of the local upstream quote stream (tidepool.v1.QuoteService.StreamBatchQuotes); 0: any free port', parse: port(), default: DEFAULT_GRPC_PORT, env: 'GRPC_PORT', flag: 'grpc-port' }),
   host: setting({ description: 'bind address of the HTTP and metrics ports', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'QUOTE_HOST', flag: 'host' }),
   refreshSeconds: setting({ description: 'seconds between background refreshes (spec 02 RefreshSeconds)', parse: seconds(), default: 30, env: 'REFRESH_SECONDS', flag: 'refresh-seconds' }),
   slippageBps: setting({ description: 'default slippage tolerance in basis points (spec 02 SlippageBps)', parse: int({ min: 0, max: 10_000 }), default: 50, env: 'SLIPPAGE_BPS', flag: 'slippage-bps' }),
@@ -64,6 +67,9 @@ export function loadQuoteConfig(options: LoadOptions = {}): LoadedConfig<typeof 
   }
   if (v.port !== 0 && v.port === v['metrics.port']) {
     issues.push(`metrics.port: ${v['metrics.port']} is also the quote port (PORT)`);
+  }
+  if (v['grpc.port'] !== 0 && (v['grpc.port'] === v.port || v['grpc.port'] === v['metrics.port'])) {
+    issues.push(`grpc.port: ${v['grpc.port']} is also the ${v['grpc.port'] === v.port ? 'quote port (PORT)' : 'metrics port (METRICS_PORT)'}`);
   }
   if (issues.length > 0) {
     throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });

@@ -396,17 +396,66 @@ export class QuoteHttpServer {
     return quoteError(QuoteErrorCode.UnknownMint, `unknown token ${mint}`, { context: { mint } });
   }
 
+  /**
+   * The cache path of GET /quote for another front end (the gRPC quote stream): the same circuit
+   * breaker, memo, hit / miss accounting and errors, and the quote counted and timed as /quote
+   * counts it. Synchronous. Throws the TpError /quote would answer with (UnknownMint,
+   * NoPoolsInCache, NoValidQuotes, CircuitOpen; `cachePathMayFallBack` tells which the RPC fallback
+   * may take over). The entry is the memo's, shared: read it, never change it.
+   */
+  quoteCached(input: string, output: string, amount: bigint, amountText?: string): { entry: MemoizedQuote; stateAgeMs: number } {
+    const started = performance.now();
+    const entry = this.quoteCache({ input, output, amount, amountText: amountText ?? amount.toString(), maxStateAgeMs: undefined });
+    this.metrics.quotes.inc();
+    this.metrics.quoteLatency.cache.observe(((this.clockIsPerformanceNow ? this.attemptEnded : performance.now()) - started) / 1000);
+    return { entry, stateAgeMs: this.memo.stateAgeMs };
+  }
+
+  /**
+   * The RPC fallback of GET /quote for another front end: undefined when there is no fallback
+   * (no loader, or neither hybrid mode nor cache disabled). Counted, timed and tracked as /quote's
+   * (close() waits for it); rejects with the TpError /quote would answer with.
+   */
+  quoteRpc(input: string, output: string, amount: bigint): Promise<Quote> | undefined {
+    if (this.rpc === undefined) return undefined;
+    return this.trackedFallback(this.rpc, input, output, amount, performance.now());
+  }
+
+  /** The RPC fallback, counted and tracked in `inflight` until it settles. */
+  private trackedFallback(rpc: RpcQuoter, input: string, output: string, amount: bigint, started: number): Promise<Quote> {
+    this.fallbacks++;
+    const done = rpc.quote(input, output, amount).then(
+      (quote) => {
+        this.metrics.quotes.inc();
+        this.metrics.quoteLatency.rpc.observe((performance.now() - started) / 1000);
+        return quote;
+      },
+      (err: unknown) => {
+        if (!isNotFoundError(err)) {
+          this.metrics.rpcFallbackErrors.inc();
+          this.log?.debug({ err, input, output }, 'RPC fallback failed');
+        }
+        throw err;
+      },
+    );
+    const tracked: Promise<void> = done.then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      this.inflight.delete(tracked);
+    });
+    this.inflight.add(tracked);
+    return done;
+  }
+
   /** The RPC fallback: the response is written later, guarded by onAborted, inside cork. */
   private fallback(res: uws.HttpResponse, rpc: RpcQuoter, input: string, output: string, amount: bigint, started: number): void {
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
     });
-    this.fallbacks++;
-    const done = rpc.quote(input, output, amount).then(
+    this.trackedFallback(rpc, input, output, amount, started).then(
       (quote) => {
-        this.metrics.quotes.inc();
-        this.metrics.quoteLatency.rpc.observe((performance.now() - started) / 1000);
         if (aborted) return;
         const body = JSON.stringify(quoteToJson(quote));
         res.cork(() => {
@@ -414,10 +463,6 @@ export class QuoteHttpServer {
         });
       },
       (err: unknown) => {
-        if (!isNotFoundError(err)) {
-          this.metrics.rpcFallbackErrors.inc();
-          this.log?.debug({ err, input, output }, 'RPC fallback failed');
-        }
         if (aborted) return;
         const e = httpErrorOf(err);
         res.cork(() => {
@@ -425,10 +470,6 @@ export class QuoteHttpServer {
         });
       },
     );
-    const tracked: Promise<void> = done.finally(() => {
-      this.inflight.delete(tracked);
-    });
-    this.inflight.add(tracked);
   }
 
   /** Sets the breaker gauge when its value changed (a scrape refreshes it too). */

@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 
+import * as grpc from '@grpc/grpc-js';
 import { Profile } from 'pprof-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -7,10 +8,12 @@ import { encodeAmmPool, type AmmPool } from '../dex/index.js';
 import { createLogger } from '../obs/logger.js';
 import { hasPromtool, runPromtool } from '../obs/promtool.js';
 import { QUOTE_METRIC_NAMES } from '../obs/quote-metrics.js';
+import { loadTidepoolProto } from '../proto.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { QuoteErrorCode } from './errors.js';
 import { defaultQuoteConfig } from './quote-config.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from './quote-service.js';
+import type { QuoteMessage } from './quote-stream-request.js';
 import { manualSimulator } from './testing.js';
 
 /**
@@ -51,7 +54,7 @@ const ammPools = (): AmmPool[] => chain.pools().flatMap((v) => (v.pool.dex === '
 
 beforeAll(async () => {
   const { rpc } = await sim.start();
-  const config = defaultQuoteConfig({ port: 0, 'metrics.port': 0, rateLimitRps: 100_000, 'rpc.endpoints': [rpc] });
+  const config = defaultQuoteConfig({ port: 0, 'metrics.port': 0, 'grpc.port': 0, rateLimitRps: 100_000, 'rpc.endpoints': [rpc] });
   // No loader given: the service builds the RPC fallback's loader from rpc.endpoints.
   service = createQuoteService(config, { cache: createQuoteCache(config), logger });
   const { port, metricsPort } = await service.start();
@@ -148,7 +151,7 @@ describe('createQuoteService', () => {
   });
 
   it('answers 429 with Retry-After through the configured RATE_LIMIT_RPS', async () => {
-    const config = defaultQuoteConfig({ port: 0, 'metrics.port': 0, rateLimitRps: 1, 'debug.heapProfile': false });
+    const config = defaultQuoteConfig({ port: 0, 'metrics.port': 0, 'grpc.port': 0, rateLimitRps: 1, 'debug.heapProfile': false });
     const limited = createQuoteService(config, { cache: createQuoteCache(config), logger });
     const { port } = await limited.start();
     try {
@@ -204,15 +207,63 @@ describe('GET /debug/pprof/heap', () => {
   });
 });
 
-describe('close', () => {
-  it('closes both ports', async () => {
-    const config = defaultQuoteConfig({ port: 0, 'metrics.port': 0, 'debug.heapProfile': false });
+async function until<T>(probe: () => T | undefined, what: string): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('the gRPC quote stream of the service', () => {
+  it('binds grpc.port and pushes a quote when a bus message stores a new state of the pair', async () => {
+    const config = defaultQuoteConfig({ port: 0, 'metrics.port': 0, 'grpc.port': 0, 'debug.heapProfile': false, 'bus.enabled': false });
     const s = createQuoteService(config, { cache: createQuoteCache(config), logger });
-    const { port, metricsPort } = await s.start();
+    const { port, metricsPort, grpcPort } = await s.start();
+    expect(grpcPort).toBeGreaterThan(0);
+    expect(new Set([port, metricsPort, grpcPort]).size).toBe(3);
+    const { QuoteService } = loadTidepoolProto();
+    const client = new QuoteService(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
+    try {
+      const pool = ammPools()[0]!;
+      const slot = chain.slot() + 10n;
+      s.updates.handleMessage(ammEvent(pool, slot));
+      const quotes: QuoteMessage[] = [];
+      const call = (client as unknown as { StreamBatchQuotes: (r: unknown) => grpc.ClientReadableStream<QuoteMessage> }).StreamBatchQuotes({
+        pairs: [{ inputMint: pool.tokenA, outputMint: pool.tokenB, amount: '1000000' }],
+        updateIntervalMs: 60_000,
+      });
+      call.on('data', (q: QuoteMessage) => quotes.push(q));
+      call.on('error', () => undefined);
+      await until(() => (quotes.length === 1 ? true : undefined), 'the first quote');
+      expect(quotes[0]).toMatchObject({ origin: 'QUOTE_ORIGIN_CACHE', slot: slot.toString() });
+      s.updates.handleMessage(ammEvent({ ...pool, reserveB: pool.reserveB * 2n }, slot + 1n));
+      await until(() => (quotes.length === 2 ? true : undefined), 'the pushed quote');
+      expect(quotes[1]!.slot).toBe((slot + 1n).toString());
+      expect(BigInt(quotes[1]!.outputAmount)).toBeGreaterThan(BigInt(quotes[0]!.outputAmount));
+    } finally {
+      client.close();
+      await s.close();
+    }
+  });
+});
+
+describe('close', () => {
+  it('closes every port', async () => {
+    const config = defaultQuoteConfig({ port: 0, 'metrics.port': 0, 'grpc.port': 0, 'debug.heapProfile': false });
+    const s = createQuoteService(config, { cache: createQuoteCache(config), logger });
+    const { port, metricsPort, grpcPort } = await s.start();
     expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
     await s.close();
     await s.close();
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
     await expect(fetch(`http://127.0.0.1:${metricsPort}/metrics`)).rejects.toThrow();
+    const { QuoteService } = loadTidepoolProto();
+    const client = new QuoteService(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
+    const ready = await new Promise<Error | undefined>((resolve) => client.waitForReady(Date.now() + 500, resolve));
+    client.close();
+    expect(ready).toBeInstanceOf(Error);
   });
 });

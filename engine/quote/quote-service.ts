@@ -1,7 +1,8 @@
 /**
  * The quote service in one object (spec 02), as `tidepool engine` and `tidepool quote-service`
- * start it: the uWS quote port, the metrics port, the eviction tick (which also keeps the pool
- * directory up to date), and the sampling heap profiler, all from a `QuoteServiceConfig`.
+ * start it: the uWS quote port, the metrics port, the gRPC quote stream (spec 01 local upstream,
+ * `grpc.port`, default 50052), the eviction tick (which also keeps the pool directory up to date),
+ * and the sampling heap profiler, all from a `QuoteServiceConfig`.
  */
 import { PoolCache } from '../cache/index.js';
 import type { Logger } from '../obs/logger.js';
@@ -13,6 +14,7 @@ import { PoolDirectory } from './pool-directory.js';
 import { PoolUpdateHandler } from './pool-update-handler.js';
 import type { QuoteServiceConfig } from './quote-config.js';
 import { QuoteHttpServer } from './quote-http-server.js';
+import { QuoteStreamServer } from './quote-stream-server.js';
 import { RateLimiter } from './rate-limiter.js';
 import { fallbackLoaderFromConfig } from './rpc-loader.js';
 
@@ -31,8 +33,19 @@ export interface QuoteServiceDeps {
   busStatus?: () => string;
 }
 
+/** The ports a started quote service is bound to. */
+export interface QuoteServicePorts {
+  /** HTTP GET /quote, /health. */
+  port: number;
+  metricsPort: number;
+  /** gRPC tidepool.v1.QuoteService.StreamBatchQuotes. */
+  grpcPort: number;
+}
+
 export interface QuoteService {
   readonly server: QuoteHttpServer;
+  /** The gRPC quote stream (StreamBatchQuotes), quoting through `server`'s paths. */
+  readonly stream: QuoteStreamServer;
   readonly metrics: QuoteMetrics;
   readonly directory: PoolDirectory;
   readonly breaker: CircuitBreaker;
@@ -41,9 +54,9 @@ export interface QuoteService {
    * `recordStored(pool)` from the in-process scanner's cache sink.
    */
   readonly updates: PoolUpdateHandler;
-  /** Binds the quote port and the metrics port; resolves with both bound ports. */
-  start(): Promise<{ port: number; metricsPort: number }>;
-  /** Stops the timers, lets RPC fallbacks in flight answer, closes both ports. Idempotent. */
+  /** Binds the quote, metrics and gRPC ports; resolves with the bound ports. */
+  start(): Promise<QuoteServicePorts>;
+  /** Stops the timers, ends the quote streams, lets RPC fallbacks in flight answer, closes every port. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -84,9 +97,10 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
   });
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
+  const stream = new QuoteStreamServer({ cache, paths: server, metrics, host: config.host, logger: log });
 
   let evictionTimer: NodeJS.Timeout | undefined;
-  let started: Promise<{ port: number; metricsPort: number }> | undefined;
+  let started: Promise<QuoteServicePorts> | undefined;
   let closing: Promise<void> | undefined;
 
   // The eviction tick (spec 02): remember every cached pool in the directory first, so a pool
@@ -102,7 +116,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
       if (evictionTimer !== undefined) clearInterval(evictionTimer);
       evictionTimer = undefined;
       await started?.catch(() => undefined);
-      await Promise.allSettled([server.close(), metricsServer.close()]);
+      await Promise.allSettled([stream.close(), server.close(), metricsServer.close()]);
       log.info('quote service stopped');
     })();
     return closing;
@@ -110,31 +124,34 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
 
   return {
     server,
+    stream,
     metrics,
     directory,
     breaker,
     updates,
-    start(): Promise<{ port: number; metricsPort: number }> {
+    start(): Promise<QuoteServicePorts> {
       if (closing !== undefined) return Promise.reject(new Error('the quote service was closed'));
       started ??= (async () => {
         try {
           const port = await server.start(config.port);
           const metricsPort = await metricsServer.start(config['metrics.port']);
+          const grpcPort = await stream.start(config['grpc.port']);
           evictionTimer = setInterval(evictionTick, config['cache.evictionInterval']);
           evictionTimer.unref();
           log.info(
             {
               quote: `http://${config.host}:${port}`,
               metrics: `http://${config.host}:${metricsPort}/metrics`,
+              grpc: `${config.host}:${grpcPort}`,
               cacheEnabled: config['cache.enabled'],
               hybridMode: config['hybridMode.enabled'],
               rpcFallback: server.fallbackAvailable,
             },
             'quote service started',
           );
-          return { port, metricsPort };
+          return { port, metricsPort, grpcPort };
         } catch (err) {
-          await Promise.allSettled([server.close(), metricsServer.close()]);
+          await Promise.allSettled([stream.close(), server.close(), metricsServer.close()]);
           throw err;
         }
       })();

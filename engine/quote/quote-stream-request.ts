@@ -1,0 +1,186 @@
+/**
+ * The wire side of `tidepool.v1.QuoteService.StreamBatchQuotes` (proto/tidepool/v1/quote.proto,
+ * quote_service.proto) for the local quote service: validation of a BatchQuoteRequest, the Quote
+ * message as the loader writes it (camelCase, u64 as decimal strings, enums by name), and the
+ * mapping of the quote service's TpError codes to gRPC status numbers.
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+import { pairId } from '../aggregator/swap-route-event.js';
+import { U64_MAX } from '../cache/index.js';
+import { isPubkey } from '../chain/base58.js';
+import { TpError } from '../errors.js';
+import { STATUS, httpErrorOf } from './http-errors.js';
+
+/** BatchQuoteRequest.pairs: 1 to 1,000 entries. */
+export const MAX_STREAM_PAIRS = 1000;
+/** update_interval_ms 0 means this. */
+export const DEFAULT_STREAM_INTERVAL_MS = 1000;
+/** update_interval_ms below this is raised to it. */
+export const MIN_STREAM_INTERVAL_MS = 10;
+export const MAX_SLIPPAGE_BPS = 10_000;
+
+/** A BatchQuoteRequest as the tidepool loader decodes it (u64 as decimal strings). */
+export interface BatchQuoteRequestMessage {
+  pairs?: { inputMint?: string; outputMint?: string; amount?: string | number }[];
+  slippageBps?: number;
+  updateIntervalMs?: number;
+}
+
+/** One requested pair, validated. */
+export interface StreamPair {
+  readonly pairId: string;
+  readonly inputMint: string;
+  readonly outputMint: string;
+  readonly amount: bigint;
+  /** `amount` in canonical decimal (the Quote's input_amount and the pairID's amount). */
+  readonly amountText: string;
+}
+
+/** A validated request: distinct pairs (by pairID, first occurrence kept), slippage, interval. */
+export interface StreamRequest {
+  readonly pairs: readonly StreamPair[];
+  readonly slippageBps: number;
+  readonly intervalMs: number;
+}
+
+/** A malformed request: answered with INVALID_ARGUMENT and `message`, which names the field. */
+export class StreamRequestError extends Error {
+  override readonly name = 'StreamRequestError';
+}
+
+function parseAmount(raw: unknown, field: string): bigint {
+  const text = typeof raw === 'number' ? String(raw) : raw;
+  if (typeof text !== 'string' || !/^[0-9]+$/.test(text)) throw new StreamRequestError(`${field}: not a u64 decimal amount`);
+  const amount = BigInt(text);
+  if (amount === 0n) throw new StreamRequestError(`${field}: must be greater than 0`);
+  if (amount > U64_MAX) throw new StreamRequestError(`${field}: above the u64 maximum`);
+  return amount;
+}
+
+function parseMint(raw: unknown, field: string): string {
+  if (typeof raw !== 'string' || !isPubkey(raw)) throw new StreamRequestError(`${field}: not a base58 32-byte public key`);
+  return raw;
+}
+
+/**
+ * Validates a BatchQuoteRequest (quote.proto rules): 1..1,000 pairs, base58 32-byte mints, input ≠
+ * output, 0 < amount ≤ u64 max, slippage_bps ≤ 10,000; update_interval_ms 0 → 1,000, below 10 → 10.
+ * Throws StreamRequestError naming the first bad field (`pairs[3].amount: ...`).
+ */
+export function parseStreamRequest(request: BatchQuoteRequestMessage): StreamRequest {
+  const raw = request.pairs ?? [];
+  if (raw.length === 0) throw new StreamRequestError('pairs: at least one pair is required');
+  if (raw.length > MAX_STREAM_PAIRS) throw new StreamRequestError(`pairs: ${raw.length} pairs, at most ${MAX_STREAM_PAIRS}`);
+  const slippageBps = request.slippageBps ?? 0;
+  if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > MAX_SLIPPAGE_BPS) {
+    throw new StreamRequestError(`slippage_bps: ${slippageBps} is outside 0..${MAX_SLIPPAGE_BPS}`);
+  }
+  const requested = request.updateIntervalMs ?? 0;
+  const intervalMs = requested === 0 ? DEFAULT_STREAM_INTERVAL_MS : Math.max(MIN_STREAM_INTERVAL_MS, requested);
+  const pairs: StreamPair[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i++) {
+    const p = raw[i]!;
+    const inputMint = parseMint(p.inputMint, `pairs[${i}].input_mint`);
+    const outputMint = parseMint(p.outputMint, `pairs[${i}].output_mint`);
+    if (inputMint === outputMint) throw new StreamRequestError(`pairs[${i}].output_mint: equals input_mint`);
+    const amount = parseAmount(p.amount, `pairs[${i}].amount`);
+    const id = pairId(inputMint, outputMint, amount);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    pairs.push({ pairId: id, inputMint, outputMint, amount, amountText: amount.toString() });
+  }
+  return { pairs, slippageBps, intervalMs };
+}
+
+/** floor(output × (10,000 − slippageBps) / 10,000). */
+export function minOutputAmount(output: bigint, slippageBps: number): bigint {
+  return (output * BigInt(MAX_SLIPPAGE_BPS - slippageBps)) / BigInt(MAX_SLIPPAGE_BPS);
+}
+
+/** RouteHop as written on the wire. */
+export interface RouteHopMessage {
+  pool: string;
+  dex: string;
+  inputMint: string;
+  outputMint: string;
+  inAmount: string;
+  outAmount: string;
+  fee: string;
+  slot: string;
+  poolAgeSeconds?: number;
+}
+
+/** QuoteError as written on the wire. */
+export interface QuoteErrorMessage {
+  code: string;
+  grpcStatus: number;
+  message: string;
+}
+
+/** Quote as written on the wire (the fields the local upstream fills). */
+export interface QuoteMessage {
+  pairId: string;
+  inputMint: string;
+  outputMint: string;
+  inputAmount: string;
+  outputAmount: string;
+  minOutputAmount: string;
+  slippageBps: number;
+  priceImpact: number;
+  route: RouteHopMessage[];
+  slot: string;
+  contextSlot: string;
+  stateAgeMs: number;
+  source: 'QUOTE_SOURCE_LOCAL';
+  origin: 'QUOTE_ORIGIN_CACHE' | 'QUOTE_ORIGIN_RPC' | 'QUOTE_ORIGIN_UNSPECIFIED';
+  provider: string;
+  quotedAtUnixMs: string;
+  error?: QuoteErrorMessage;
+}
+
+/** Provider name of local quotes. */
+export const LOCAL_PROVIDER = 'tidepool';
+
+const HTTP_TO_GRPC: Record<string, number> = {
+  [STATUS[400]]: GrpcStatus.INVALID_ARGUMENT,
+  [STATUS[404]]: GrpcStatus.NOT_FOUND,
+  [STATUS[429]]: GrpcStatus.RESOURCE_EXHAUSTED,
+  [STATUS[503]]: GrpcStatus.UNAVAILABLE,
+  [STATUS[504]]: GrpcStatus.DEADLINE_EXCEEDED,
+};
+
+/**
+ * The QuoteError of a failed quote: the same code and message /quote would answer with, and the
+ * gRPC status matching its HTTP status (ARCHITECTURE §3: 404 → 5 NOT_FOUND, 503 → 14 UNAVAILABLE,
+ * 504 → 4 DEADLINE_EXCEEDED; anything unexpected → 13 INTERNAL).
+ */
+export function quoteErrorOf(err: unknown): QuoteErrorMessage {
+  const e = httpErrorOf(err);
+  const grpcStatus = err instanceof TpError ? (HTTP_TO_GRPC[e.status] ?? GrpcStatus.INTERNAL) : GrpcStatus.INTERNAL;
+  return { code: e.code, grpcStatus, message: e.message };
+}
+
+/** A Quote carrying only `error` for `pair` (amounts zero, route empty). */
+export function errorQuoteMessage(pair: StreamPair, slippageBps: number, error: QuoteErrorMessage, nowMs: number): QuoteMessage {
+  return {
+    pairId: pair.pairId,
+    inputMint: pair.inputMint,
+    outputMint: pair.outputMint,
+    inputAmount: pair.amountText,
+    outputAmount: '0',
+    minOutputAmount: '0',
+    slippageBps,
+    priceImpact: 0,
+    route: [],
+    slot: '0',
+    contextSlot: '0',
+    stateAgeMs: 0,
+    source: 'QUOTE_SOURCE_LOCAL',
+    origin: 'QUOTE_ORIGIN_UNSPECIFIED',
+    provider: LOCAL_PROVIDER,
+    quotedAtUnixMs: String(nowMs),
+    error,
+  };
+}

@@ -1,0 +1,342 @@
+/**
+ * One StreamBatchQuotes stream of the local quote service: the pairs it watches, when each is
+ * quoted again, what is pushed, and backpressure.
+ *
+ * - At start every pair is quoted and pushed.
+ * - `poolsChanged()` (the server calls it once per burst of cache changes, coalesced) re-quotes
+ *   only the pairs whose state version moved: the interned mint ids and `PoolCache.pairVersion`
+ *   of the pair, compared with those of its last quote. A pair whose pools did not change costs
+ *   two Map lookups and nothing is sent for it.
+ * - A re-quote is pushed only when it differs from the last pushed quote of the pair (output
+ *   amount, pool, slot, origin, error code); so a change in a pool that does not win sends nothing.
+ * - Every pair is pushed at least every `intervalMs`: one timer per stream, set to the earliest
+ *   due pair; a due pair is re-quoted and pushed whether or not it changed.
+ * - Quotes come from the same paths as GET /quote (`StreamQuotePaths`, i.e. QuoteHttpServer): the
+ *   cache path behind the circuit breaker and memo; when it fails in a way the RPC fallback may
+ *   take over (and a fallback exists), the fallback runs asynchronously, at most one per pair,
+ *   never holding back the other pairs; its answer is pushed when it arrives.
+ * - Backpressure: when `write` returns false, quotes are held, at most the latest one per pair
+ *   (an older held quote of the pair is replaced and counted), until the sink emits 'drain'.
+ */
+import type { PoolCache } from '../cache/index.js';
+import { NO_ID } from '../cache/index.js';
+import type { Logger } from '../obs/logger.js';
+import type { QuoteMetrics } from '../obs/quote-metrics.js';
+import type { Quote } from './cache-quoter.js';
+import { cachePathMayFallBack } from './http-errors.js';
+import type { MemoizedQuote } from './quote-memo.js';
+import {
+  LOCAL_PROVIDER,
+  errorQuoteMessage,
+  minOutputAmount,
+  quoteErrorOf,
+  type QuoteMessage,
+  type StreamPair,
+  type StreamRequest,
+} from './quote-stream-request.js';
+
+/** The quote paths of GET /quote, as QuoteHttpServer offers them to other front ends. */
+export interface StreamQuotePaths {
+  readonly cacheEnabled: boolean;
+  /** Synchronous cache path; throws the TpError /quote would answer with. */
+  quoteCached(input: string, output: string, amount: bigint, amountText?: string): { entry: MemoizedQuote; stateAgeMs: number };
+  /** The RPC fallback, or undefined when there is none. */
+  quoteRpc(input: string, output: string, amount: bigint): Promise<Quote> | undefined;
+}
+
+/** Where quotes go: the gRPC call (a Node writable in object mode). */
+export interface QuoteSink {
+  write(message: QuoteMessage): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+export interface QuoteSubscriptionOptions {
+  request: StreamRequest;
+  sink: QuoteSink;
+  cache: PoolCache;
+  paths: StreamQuotePaths;
+  metrics: QuoteMetrics;
+  logger?: Logger;
+  /** Monotonic ms clock of the push schedule; default performance.now. */
+  clock?: () => number;
+  /** Wall clock of `quotedAtUnixMs`; default Date.now. */
+  wallClock?: () => number;
+}
+
+/** Per-pair state. */
+interface PairState {
+  readonly pair: StreamPair;
+  /** Mint ids and pair version at the last quote (-2: never quoted). */
+  x: number;
+  y: number;
+  version: number;
+  /** What the last pushed quote said (see `keyOf`); '' before the first push. */
+  pushedKey: string;
+  /** When the pair is due for an interval push (monotonic ms). */
+  dueAt: number;
+  rpcInflight: boolean;
+}
+
+function keyOf(m: QuoteMessage): string {
+  if (m.error !== undefined) return `e:${m.error.code}:${m.error.grpcStatus}`;
+  const hop = m.route[0];
+  return `${m.origin}:${m.outputAmount}:${hop?.pool ?? ''}:${m.slot}`;
+}
+
+function clampU32(ms: number): number {
+  return Math.min(0xffff_ffff, Math.max(0, Math.floor(ms)));
+}
+
+export class QuoteSubscription {
+  private readonly states: PairState[];
+  private readonly request: StreamRequest;
+  private readonly sink: QuoteSink;
+  private readonly cache: PoolCache;
+  private readonly paths: StreamQuotePaths;
+  private readonly metrics: QuoteMetrics;
+  private readonly log: Logger | undefined;
+  private readonly clock: () => number;
+  private readonly wallClock: () => number;
+  /** Quotes held while the sink is backpressured, latest per pair index. */
+  private readonly held = new Map<number, QuoteMessage>();
+  private blocked = false;
+  private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  /** Quotes written to the sink. */
+  sent = 0;
+
+  constructor(options: QuoteSubscriptionOptions) {
+    this.request = options.request;
+    this.sink = options.sink;
+    this.cache = options.cache;
+    this.paths = options.paths;
+    this.metrics = options.metrics;
+    this.log = options.logger;
+    this.clock = options.clock ?? performance.now.bind(performance);
+    this.wallClock = options.wallClock ?? Date.now;
+    this.states = this.request.pairs.map((pair) => ({ pair, x: -2, y: -2, version: -2, pushedKey: '', dueAt: 0, rpcInflight: false }));
+  }
+
+  /** Quotes and pushes every pair, then starts the interval schedule. */
+  start(): void {
+    for (let i = 0; i < this.states.length; i++) this.quote(i, true);
+    this.schedule();
+  }
+
+  /** Some pool of the cache changed: re-quote the pairs whose state version moved. */
+  poolsChanged(): void {
+    if (this.closed) return;
+    const cache = this.cache;
+    for (let i = 0; i < this.states.length; i++) {
+      const s = this.states[i]!;
+      const x = cache.mintIdOf(s.pair.inputMint);
+      const y = cache.mintIdOf(s.pair.outputMint);
+      const version = x === NO_ID || y === NO_ID ? 0 : cache.pairVersion(x, y);
+      if (x !== s.x || y !== s.y || version !== s.version) this.quote(i, false);
+    }
+  }
+
+  /** Stops every timer; later answers (RPC fallbacks in flight) are dropped. Idempotent. */
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.held.clear();
+  }
+
+  /** Pairs watched (after deduplication). */
+  get pairCount(): number {
+    return this.states.length;
+  }
+
+  /** Quotes pair `i` and pushes the result if it changed (or always, with `force`). */
+  private quote(i: number, force: boolean): void {
+    const s = this.states[i]!;
+    const cache = this.cache;
+    const p = s.pair;
+    // Versions read before quoting: a change during an RPC fallback is then seen as a change.
+    s.x = cache.mintIdOf(p.inputMint);
+    s.y = cache.mintIdOf(p.outputMint);
+    s.version = s.x === NO_ID || s.y === NO_ID ? 0 : cache.pairVersion(s.x, s.y);
+    let failure: unknown;
+    if (this.paths.cacheEnabled) {
+      try {
+        const { entry, stateAgeMs } = this.paths.quoteCached(p.inputMint, p.outputMint, p.amount, p.amountText);
+        this.push(i, this.cacheMessage(p, entry, stateAgeMs), force);
+        return;
+      } catch (err) {
+        failure = err;
+        if (!cachePathMayFallBack(err)) {
+          this.push(i, errorQuoteMessage(p, this.request.slippageBps, quoteErrorOf(err), this.wallClock()), force);
+          return;
+        }
+      }
+    }
+    if (s.rpcInflight) return;
+    const rpc = this.paths.quoteRpc(p.inputMint, p.outputMint, p.amount);
+    if (rpc === undefined) {
+      this.push(i, errorQuoteMessage(p, this.request.slippageBps, quoteErrorOf(failure), this.wallClock()), force);
+      return;
+    }
+    s.rpcInflight = true;
+    rpc.then(
+      (quote) => {
+        s.rpcInflight = false;
+        if (!this.closed) this.push(i, this.rpcMessage(p, quote), force);
+      },
+      (err: unknown) => {
+        s.rpcInflight = false;
+        if (!this.closed) this.push(i, errorQuoteMessage(p, this.request.slippageBps, quoteErrorOf(err), this.wallClock()), force);
+      },
+    );
+  }
+
+  private cacheMessage(p: StreamPair, entry: MemoizedQuote, stateAgeMs: number): QuoteMessage {
+    const swap = entry.swap;
+    const slot = entry.slot.toString();
+    const out = swap.amountOut.toString();
+    const age = this.cache.poolAgeSeconds(entry.poolId);
+    return {
+      pairId: p.pairId,
+      inputMint: p.inputMint,
+      outputMint: p.outputMint,
+      inputAmount: p.amountText,
+      outputAmount: out,
+      minOutputAmount: minOutputAmount(swap.amountOut, this.request.slippageBps).toString(),
+      slippageBps: this.request.slippageBps,
+      priceImpact: swap.priceImpact,
+      route: [
+        {
+          pool: entry.pool,
+          dex: entry.dex,
+          inputMint: p.inputMint,
+          outputMint: p.outputMint,
+          inAmount: swap.amountIn.toString(),
+          outAmount: out,
+          fee: swap.fee.toString(),
+          slot,
+          ...(age === undefined ? {} : { poolAgeSeconds: age }),
+        },
+      ],
+      slot,
+      contextSlot: this.cache.newestSlot.toString(),
+      stateAgeMs: clampU32(stateAgeMs),
+      source: 'QUOTE_SOURCE_LOCAL',
+      origin: 'QUOTE_ORIGIN_CACHE',
+      provider: LOCAL_PROVIDER,
+      quotedAtUnixMs: String(this.wallClock()),
+    };
+  }
+
+  private rpcMessage(p: StreamPair, q: Quote): QuoteMessage {
+    const slot = q.slot.toString();
+    // The fallback wrote the state back into the cache (when enabled): its pool age is known there.
+    const id = this.cache.idOf(q.pool);
+    const age = id === NO_ID ? undefined : this.cache.poolAgeSeconds(id);
+    return {
+      pairId: p.pairId,
+      inputMint: p.inputMint,
+      outputMint: p.outputMint,
+      inputAmount: p.amountText,
+      outputAmount: q.outputAmount.toString(),
+      minOutputAmount: minOutputAmount(q.outputAmount, this.request.slippageBps).toString(),
+      slippageBps: this.request.slippageBps,
+      priceImpact: q.priceImpact,
+      route: q.route.map((h) => ({
+        pool: h.pool,
+        dex: h.dex,
+        inputMint: h.inputMint,
+        outputMint: h.outputMint,
+        inAmount: h.inAmount.toString(),
+        outAmount: h.outAmount.toString(),
+        fee: h.fee.toString(),
+        slot,
+        ...(age === undefined ? {} : { poolAgeSeconds: age }),
+      })),
+      slot,
+      contextSlot: q.contextSlot.toString(),
+      stateAgeMs: clampU32(q.stateAgeMs),
+      source: 'QUOTE_SOURCE_LOCAL',
+      origin: 'QUOTE_ORIGIN_RPC',
+      provider: LOCAL_PROVIDER,
+      quotedAtUnixMs: String(this.wallClock()),
+    };
+  }
+
+  /** Pushes `m` for pair `i` unless it says what the last push said (and `force` is off). */
+  private push(i: number, m: QuoteMessage, force: boolean): void {
+    if (this.closed) return;
+    const s = this.states[i]!;
+    const key = keyOf(m);
+    if (!force && key === s.pushedKey) return;
+    s.pushedKey = key;
+    s.dueAt = this.clock() + this.request.intervalMs;
+    if (this.blocked) {
+      if (this.held.has(i)) this.metrics.streamQuotesSuperseded.inc();
+      // Re-inserted at the end: held quotes go out in the order they were last replaced.
+      this.held.delete(i);
+      this.held.set(i, m);
+      return;
+    }
+    this.write(m);
+  }
+
+  private write(m: QuoteMessage): void {
+    let ok: boolean;
+    try {
+      ok = this.sink.write(m);
+    } catch (err) {
+      // A message the serializer refuses is a bug here; the stream goes on with the other pairs.
+      this.log?.error({ err, pairId: m.pairId }, 'quote stream write failed');
+      return;
+    }
+    this.sent++;
+    this.metrics.streamQuotesSent.inc();
+    if (!ok && !this.blocked) {
+      this.blocked = true;
+      this.sink.once('drain', () => this.drained());
+    }
+  }
+
+  private drained(): void {
+    this.blocked = false;
+    if (this.closed) return;
+    for (const [i, m] of this.held) {
+      this.held.delete(i);
+      this.write(m);
+      if (this.blocked) return;
+    }
+  }
+
+  /** Interval pushes: every due pair is re-quoted and pushed; then the timer is set again. */
+  private tick(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    if (this.closed) return;
+    const now = this.clock();
+    for (let i = 0; i < this.states.length; i++) {
+      const s = this.states[i]!;
+      if (s.dueAt <= now) {
+        // Due again one interval on even when no push follows (an RPC fallback still running).
+        s.dueAt = now + this.request.intervalMs;
+        this.quote(i, true);
+      }
+    }
+    this.schedule();
+  }
+
+  /** Sets the timer to the earliest due pair. */
+  private schedule(): void {
+    if (this.closed) return;
+    let next = Infinity;
+    for (const s of this.states) {
+      if (s.dueAt === 0) s.dueAt = this.clock() + this.request.intervalMs;
+      if (s.dueAt < next) next = s.dueAt;
+    }
+    if (next >= this.timerAt) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = next;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, next - this.clock()));
+  }
+}
