@@ -1,0 +1,164 @@
+import * as grpc from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { pairId } from './swap-route-event.js';
+import {
+  FakeUpstream,
+  SOL,
+  USDC,
+  eventually,
+  makeErrorQuote,
+  makeQuote,
+  startTestAggregator,
+  unaryCall,
+  type TestAggregator,
+} from './testing.js';
+import type { WireAggregatedQuote, WirePairAmount } from './wire-types.js';
+
+const PAIR: WirePairAmount = { inputMint: SOL, outputMint: USDC, amount: '1000000000' };
+const PAIR_ID = pairId(SOL, USDC, 1_000_000_000n);
+const REQUEST = { inputMint: SOL, outputMint: USDC, amount: '1000000000', slippageBps: 50 };
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+async function upstream(respond?: (p: WirePairAmount) => ReturnType<typeof makeQuote> | undefined): Promise<FakeUpstream> {
+  const u = new FakeUpstream();
+  if (respond) u.respond = respond;
+  await u.start();
+  cleanups.push(() => u.close());
+  return u;
+}
+
+async function aggregatorOn(local: FakeUpstream | string, external: FakeUpstream | string, ...rest: Parameters<typeof startTestAggregator> extends [unknown, unknown, ...infer R] ? R : never): Promise<TestAggregator> {
+  const t = await startTestAggregator(local, external, ...rest);
+  cleanups.push(() => t.close());
+  return t;
+}
+
+/** A port nothing listens on. */
+async function deadAddress(): Promise<string> {
+  const u = new FakeUpstream();
+  await u.start();
+  u.close();
+  return u.address;
+}
+
+describe('GetAggregatedQuote', () => {
+  it('merges both sources: class BOTH, the better quote best, price difference (ext − local) / local × 100', async () => {
+    const local = await upstream((p) => makeQuote(p, 100_000_000n, { poolAgeSeconds: 7200 }));
+    const external = await upstream((p) => makeQuote(p, 102_000_000n, { poolAgeSeconds: 7200 }));
+    const t = await aggregatorOn(local, external, { localTimeout: 1000, externalTimeout: 1000 });
+    const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    expect(q.sourceClass).toBe('SOURCE_CLASS_BOTH');
+    expect(q.pairId).toBe(PAIR_ID);
+    expect(q.bestSource).toBe('QUOTE_SOURCE_EXTERNAL');
+    expect(q.outputAmount).toBe('102000000');
+    expect(q.minOutputAmount).toBe(String((102_000_000n * 9950n) / 10_000n));
+    expect(q.priceDifferencePct).toBeCloseTo(2, 10);
+    expect(q.localQuote?.source).toBe('QUOTE_SOURCE_LOCAL');
+    expect(q.externalQuote?.source).toBe('QUOTE_SOURCE_EXTERNAL');
+    expect(q.localQuote?.routeHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(Number(q.localQuote?.receivedAtUnixMs)).toBeGreaterThan(0);
+    expect(q.localError).toBeNull();
+    expect(q.sequence).toBe('0');
+    expect(t.aggregator.stats().requests).toMatchObject({ total: 1, full: 1 });
+  });
+
+  it('keeps local on a confidence-weighted tie and prefers the more trustworthy quote over a slightly larger one', async () => {
+    const local = await upstream((p) => makeQuote(p, 100_000_000n, { poolAgeSeconds: 7200 }));
+    // External is 1% larger but routes through a pool seen seconds ago: 0.3 × (1 − 0.2) less confidence.
+    const external = await upstream((p) => makeQuote(p, 101_000_000n, { poolAgeSeconds: 0 }));
+    const t = await aggregatorOn(local, external, { localTimeout: 1000, externalTimeout: 1000 });
+    const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    expect(q.bestSource).toBe('QUOTE_SOURCE_LOCAL');
+    expect(q.confidence).toBe(q.localConfidence?.score);
+    expect(q.localConfidence!.score).toBeGreaterThan(q.externalConfidence!.score);
+  });
+
+  it('answers local-only when the external upstream is down, external-only when the local one is', async () => {
+    const local = await upstream((p) => makeQuote(p, 100n));
+    const t = await aggregatorOn(local, await deadAddress(), { localTimeout: 1000, externalTimeout: 1000 });
+    const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    expect(q.sourceClass).toBe('SOURCE_CLASS_LOCAL_ONLY');
+    expect(q.externalQuote).toBeNull();
+    expect(q.externalError?.code).toBe('TP_ERR_UNAVAILABLE');
+    expect(q.externalError?.grpcStatus).toBe(14);
+
+    const external = await upstream((p) => makeQuote(p, 100n));
+    const t2 = await aggregatorOn(await deadAddress(), external, { localTimeout: 1000, externalTimeout: 1000 });
+    const q2 = await unaryCall<WireAggregatedQuote>(t2.client, 'GetAggregatedQuote', REQUEST);
+    expect(q2.sourceClass).toBe('SOURCE_CLASS_EXTERNAL_ONLY');
+    expect(q2.bestSource).toBe('QUOTE_SOURCE_EXTERNAL');
+    expect(q2.localError?.code).toBe('TP_ERR_UNAVAILABLE');
+  });
+
+  it('leaves out a local upstream slower than -local-timeout (10 ms) with TP_ERR_DEADLINE and counts the timeout', async () => {
+    const local = await upstream((p) => makeQuote(p, 100n));
+    local.delayMs = 400;
+    const external = await upstream((p) => makeQuote(p, 99n));
+    const t = await aggregatorOn(local, external);
+    const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    expect(q.sourceClass).toBe('SOURCE_CLASS_EXTERNAL_ONLY');
+    expect(q.localError).toMatchObject({ code: 'TP_ERR_DEADLINE', grpcStatus: 4 });
+    expect(t.aggregator.stats().upstreams.local.timeouts).toBe(1);
+    expect(t.aggregator.stats().requests.externalOnly).toBe(1);
+  });
+
+  it('leaves out an external upstream slower than -external-timeout (100 ms)', async () => {
+    const local = await upstream((p) => makeQuote(p, 100n));
+    const external = await upstream((p) => makeQuote(p, 99n));
+    external.delayMs = 1000;
+    const t = await aggregatorOn(local, external, { localTimeout: 1000 });
+    const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    expect(q.sourceClass).toBe('SOURCE_CLASS_LOCAL_ONLY');
+    expect(q.externalError).toMatchObject({ code: 'TP_ERR_DEADLINE', grpcStatus: 4 });
+    expect(t.aggregator.stats().upstreams.external.timeouts).toBe(1);
+    expect(t.aggregator.stats().requests.localOnly).toBe(1);
+  });
+
+  it('fails with DEADLINE_EXCEEDED when neither source answers in time', async () => {
+    const local = await upstream((p) => makeQuote(p, 100n));
+    const external = await upstream((p) => makeQuote(p, 99n));
+    local.delayMs = 1000;
+    external.delayMs = 1000;
+    const t = await aggregatorOn(local, external);
+    await expect(unaryCall(t.client, 'GetAggregatedQuote', REQUEST)).rejects.toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED });
+    expect(t.aggregator.stats().requests.failed).toBe(1);
+  });
+
+  it('fails with UNAVAILABLE when both upstreams are down', async () => {
+    const t = await aggregatorOn(await deadAddress(), await deadAddress(), { localTimeout: 1000, externalTimeout: 1000 });
+    await expect(unaryCall(t.client, 'GetAggregatedQuote', REQUEST)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  });
+
+  it('fails with NOT_FOUND when both upstreams report no route', async () => {
+    const local = await upstream((p) => makeErrorQuote(p));
+    const external = await upstream((p) => makeErrorQuote(p));
+    const t = await aggregatorOn(local, external, { localTimeout: 1000, externalTimeout: 1000 });
+    await expect(unaryCall(t.client, 'GetAggregatedQuote', REQUEST)).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+  });
+
+  it('answers from held quotes at once once the pair is subscribed', async () => {
+    const local = await upstream((p) => makeQuote(p, 100n));
+    const external = await upstream((p) => makeQuote(p, 99n));
+    const t = await aggregatorOn(local, external, { localTimeout: 1000, externalTimeout: 1000 });
+    await unaryCall(t.client, 'GetAggregatedQuote', REQUEST);
+    local.delayMs = 5000; // a new call would be late; the held quote must answer
+    const again = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    expect(again.sourceClass).toBe('SOURCE_CLASS_BOTH');
+    expect(local.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['a bad mint', { ...REQUEST, inputMint: 'not-a-mint' }],
+    ['a zero amount', { ...REQUEST, amount: '0' }],
+    ['slippage above 10,000 bps', { ...REQUEST, slippageBps: 10_001 }],
+    ['the same mint twice', { ...REQUEST, outputMint: SOL }],
+  ])('rejects %s with INVALID_ARGUMENT', async (_name, request) => {
+    const t = await aggregatorOn(await deadAddress(), await deadAddress());
+    await expect(unaryCall(t.client, 'GetAggregatedQuote', request)).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * QuoteAggregatorService on gRPC (spec 01, :50051) with keepalive. StreamAggregatedQuotes writes
+ * pre-encoded bytes: its method definition is loadTidepoolProto()'s with a pass-through
+ * `responseSerialize`, so one encoding per pair change serves every stream (stream-subscriber.ts).
+ * Errors become statuses in quote-errors.ts; every unary call gets a SERVER span whose parent is
+ * the caller's W3C trace context.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { ServiceDefinition } from '@grpc/proto-loader';
+import { context as otelContext, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+
+import { ErrorCode, TpError } from '../errors.js';
+import { grpcMetadataGetter } from '../obs/trace-context.js';
+import { loadTidepoolProto } from '../proto.js';
+import type { AggregatorCore } from './aggregator-core.js';
+import { RequestKind } from './aggregator-stats.js';
+import { confidenceResponse } from './confidence-breakdown.js';
+import { aggregatorHealth } from './health.js';
+import { grpcStatusOf } from './quote-errors.js';
+import { validateBatchRequest, validateQuoteRequest } from './request-validation.js';
+import type { WireBatchQuoteRequest, WireQuoteRequest } from './wire-types.js';
+
+/** Spec 01: keepalive on the gRPC server. */
+export const AGGREGATOR_SERVER_OPTIONS: grpc.ServerOptions = {
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.http2.min_ping_interval_without_data_ms': 5_000,
+};
+
+const SERVICE = 'tidepool.v1.QuoteAggregatorService';
+const tracer = trace.getTracer('tidepool.aggregator');
+
+/** The service definition with StreamAggregatedQuotes' serializer passing encoded bytes through. */
+export function aggregatorServiceDefinition(): grpc.ServiceDefinition {
+  const base = loadTidepoolProto().packageDefinition[SERVICE] as ServiceDefinition;
+  const stream = base['StreamAggregatedQuotes']!;
+  return {
+    ...(base as unknown as grpc.ServiceDefinition),
+    StreamAggregatedQuotes: { ...stream, responseSerialize: (bytes: Buffer) => bytes },
+  } as grpc.ServiceDefinition;
+}
+
+interface ConfidenceRequestWire {
+  target?: 'pairId' | 'quote';
+  pairId?: string;
+  quote?: WireQuoteRequest | null;
+}
+
+function serviceError(err: unknown): Partial<grpc.StatusObject> {
+  return { code: grpcStatusOf(err), details: err instanceof Error ? err.message : String(err) };
+}
+
+export function createAggregatorGrpcServer(core: AggregatorCore, options: { logger: Logger; version: string; defaultProviderUptime: number }): grpc.Server {
+  const server = new grpc.Server(AGGREGATOR_SERVER_OPTIONS);
+
+  /** Runs a unary handler inside a SERVER span parented by the caller's trace context. */
+  function unary<Req, Res>(method: string, handle: (request: Req, ctx: ReturnType<typeof otelContext.active>) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+    return (call, callback) => {
+      const parent = propagation.extract(ROOT_CONTEXT, call.metadata, grpcMetadataGetter);
+      const span = tracer.startSpan(`${SERVICE}/${method}`, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.service': SERVICE, 'rpc.method': method } }, parent);
+      const ctx = trace.setSpan(parent, span);
+      otelContext.with(ctx, () => handle(call.request, ctx)).then(
+        (response) => {
+          span.end();
+          callback(null, response);
+        },
+        (err: unknown) => {
+          const status = serviceError(err);
+          span.setAttribute('rpc.grpc.status_code', status.code!);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: status.details ?? '' });
+          span.end();
+          if (status.code === grpc.status.INTERNAL) options.logger.error({ err, method }, 'aggregator call failed');
+          callback(status);
+        },
+      );
+    };
+  }
+
+  const handlers: grpc.UntypedServiceImplementation = {
+    StreamAggregatedQuotes(call: grpc.ServerWritableStream<WireBatchQuoteRequest, Buffer>) {
+      let request;
+      try {
+        request = validateBatchRequest(call.request);
+      } catch (err) {
+        core.stats.countRequest(RequestKind.Failed);
+        call.emit('error', serviceError(err));
+        return;
+      }
+      core.openStream(call as grpc.ServerWritableStream<unknown, Buffer>, request);
+    },
+    GetAggregatedQuote: unary<WireQuoteRequest, object>('GetAggregatedQuote', async (request, ctx) => {
+      let valid;
+      try {
+        valid = validateQuoteRequest(request);
+      } catch (err) {
+        core.stats.countRequest(RequestKind.Failed);
+        throw err;
+      }
+      return core.getAggregatedQuote(valid.pair, valid.slippageBps, ctx);
+    }),
+    GetConfidenceBreakdown: unary<ConfidenceRequestWire, object>('GetConfidenceBreakdown', async (request, ctx) => {
+      if (request.target === 'quote') {
+        const valid = validateQuoteRequest(request.quote ?? undefined, 'quote');
+        const quote = core.heldAggregation(valid.pair.pairId) ?? (await core.getAggregatedQuote(valid.pair, valid.slippageBps, ctx));
+        return confidenceResponse(quote, options.defaultProviderUptime, core.scoringEnabled);
+      }
+      const pairId = request.pairId ?? '';
+      if (!/^[0-9a-f]{16}$/.test(pairId)) {
+        throw new TpError(ErrorCode.BadParameter, 'pair_id: expected 16 lowercase hex characters (or give quote)', { context: { parameter: 'pair_id' } });
+      }
+      const quote = core.heldAggregation(pairId);
+      if (quote === undefined) throw new TpError(ErrorCode.NotFound, `no quotes held for pair ${pairId}`, { context: { pairId } });
+      return confidenceResponse(quote, options.defaultProviderUptime, core.scoringEnabled);
+    }),
+    Health: unary<object, object>('Health', async () => aggregatorHealth(core, options.version)),
+  };
+  server.addService(aggregatorServiceDefinition(), handlers);
+  return server;
+}
+
+/** Binds `host:port` (0: any free port); resolves with the bound port. */
+export function bindGrpc(server: grpc.Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const target = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+    server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+      if (err) reject(new TpError(ErrorCode.Io, `aggregator gRPC server cannot listen on ${target}: ${err.message}`, { cause: err }));
+      else resolve(bound);
+    });
+  });
+}
+
+/** Graceful stop within `timeoutMs`, then forced. */
+export function shutdownGrpc(server: grpc.Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, timeoutMs);
+    timer.unref();
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * The aggregator's HTTP side interface (spec 01, -http-port): GET /health (200 serving or
+ * degraded, 503 not serving), GET /stats, GET /metrics (Prometheus text). JSON is camelCase with
+ * u64 values as decimal strings; errors are {"error":{"code","message"}}; other paths are 404.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+import { ErrorCode } from '../errors.js';
+import { closeServer, listenOn } from '../obs/http-listen.js';
+import { ServingStatusName } from './wire-types.js';
+
+export interface AggregatorHttpHandlers {
+  /** The health body and whether the aggregator can serve quotes at all. */
+  health(): { status: ServingStatusName; body: object };
+  stats(): object;
+  /** Prometheus text exposition and its content type. */
+  metrics(): Promise<{ contentType: string; body: string }>;
+}
+
+/** /health's `status` field. */
+export const HTTP_STATUS_OF: Record<ServingStatusName, 'serving' | 'degraded' | 'not_serving'> = {
+  [ServingStatusName.Serving]: 'serving',
+  [ServingStatusName.Degraded]: 'degraded',
+  [ServingStatusName.NotServing]: 'not_serving',
+};
+
+const json = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { 'Content-Type': contentType, 'Cache-Control': 'no-store' }).end(body);
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  send(res, status, 'application/json', json({ error: { code, message } }));
+}
+
+export class AggregatorHttpServer {
+  private readonly server: Server;
+
+  constructor(
+    private readonly handlers: AggregatorHttpHandlers,
+    private readonly host: string,
+  ) {
+    this.server = createServer((req, res) => this.handle(req, res));
+    this.server.keepAliveTimeout = 5_000;
+  }
+
+  /** Binds `port` (0: any free port); resolves with the bound port. */
+  start(port: number): Promise<number> {
+    return listenOn(this.server, this.host, port, 'aggregator HTTP server');
+  }
+
+  /** Stops listening and closes connections. Idempotent. */
+  close(): Promise<void> {
+    return closeServer(this.server);
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const path = new URL(req.url ?? '/', 'http://aggregator').pathname;
+    if (path !== '/health' && path !== '/stats' && path !== '/metrics') {
+      sendError(res, 404, ErrorCode.NotFound, `no such path: ${path}`);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      sendError(res, 405, ErrorCode.BadParameter, `method ${req.method} not allowed on ${path}`);
+      return;
+    }
+    try {
+      if (path === '/health') {
+        const { status, body } = this.handlers.health();
+        send(res, status === ServingStatusName.NotServing ? 503 : 200, 'application/json', json(body));
+      } else if (path === '/stats') {
+        send(res, 200, 'application/json', json(this.handlers.stats()));
+      } else {
+        this.handlers.metrics().then(
+          (m) => send(res, 200, m.contentType, m.body),
+          () => sendError(res, 500, ErrorCode.Internal, 'metrics unavailable'),
+        );
+      }
+    } catch {
+      sendError(res, 500, ErrorCode.Internal, 'internal error');
+    }
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * QuoteError values the aggregator itself writes into local_error / external_error, and the one
+ * place its error codes become gRPC statuses (ARCHITECTURE.md §3: INVALID_ARGUMENT, NOT_FOUND,
+ * UNAVAILABLE, DEADLINE_EXCEEDED).
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+import { ErrorCode, TpError } from '../errors.js';
+import type { WireQuoteError } from './wire-types.js';
+
+/** The source did not answer within its timeout (GetAggregatedQuote). */
+export function deadlineError(source: string, timeoutMs: number): WireQuoteError {
+  return { code: ErrorCode.Deadline, grpcStatus: GrpcStatus.DEADLINE_EXCEEDED, message: `${source} upstream did not answer within ${timeoutMs} ms` };
+}
+
+/** The source's upstream stream is down (or has no fresh quote for the pair). */
+export function unavailableError(source: string, why: string): WireQuoteError {
+  return { code: ErrorCode.Unavailable, grpcStatus: GrpcStatus.UNAVAILABLE, message: `${source} upstream: ${why}` };
+}
+
+/**
+ * The failure of a GetAggregatedQuote where neither source has a quote: a timeout anywhere →
+ * DEADLINE_EXCEEDED (spec: neither answered in time); both report no route → NOT_FOUND; otherwise
+ * (an upstream down) → UNAVAILABLE.
+ */
+export function noQuoteError(local: WireQuoteError, external: WireQuoteError): TpError {
+  const message = `no quote: local ${local.code} (${local.message}); external ${external.code} (${external.message})`;
+  const context = { localError: local.code, externalError: external.code };
+  if (local.grpcStatus === GrpcStatus.DEADLINE_EXCEEDED || external.grpcStatus === GrpcStatus.DEADLINE_EXCEEDED) {
+    return new TpError(ErrorCode.Deadline, message, { context });
+  }
+  if (local.grpcStatus === GrpcStatus.NOT_FOUND && external.grpcStatus === GrpcStatus.NOT_FOUND) {
+    return new TpError(ErrorCode.NotFound, message, { context });
+  }
+  return new TpError(ErrorCode.Unavailable, message, { context });
+}
+
+/** gRPC status of an error thrown by the aggregator's handlers. */
+export function grpcStatusOf(err: unknown): GrpcStatus {
+  if (!(err instanceof TpError)) return GrpcStatus.INTERNAL;
+  switch (err.code) {
+    case ErrorCode.BadParameter:
+    case ErrorCode.InvalidAmount:
+    case ErrorCode.Base58Invalid:
+      return GrpcStatus.INVALID_ARGUMENT;
+    case ErrorCode.NotFound:
+    case ErrorCode.NoPoolForPair:
+      return GrpcStatus.NOT_FOUND;
+    case ErrorCode.Deadline:
+      return GrpcStatus.DEADLINE_EXCEEDED;
+    case ErrorCode.Unavailable:
+      return GrpcStatus.UNAVAILABLE;
+    default:
+      return GrpcStatus.INTERNAL;
+  }
+}

@@ -1,0 +1,389 @@
+/**
+ * One upstream quote service (spec 01: local :50052 or external :50053) behind one grpc-js channel
+ * with keepalive, and ONE persistent StreamBatchQuotes call carrying every subscribed pair (sharded
+ * into more calls only past 1,000 pairs, the request limit of quote.proto).
+ *
+ * - Adding pairs: additions within one tick are coalesced; a new call with the union is opened and
+ *   the old one is cancelled only once every call of the new set has delivered (make-before-break),
+ *   so quotes never stop while the set grows.
+ * - Pairs nobody has wanted for 5 minutes (no stream holds them, no unary call touched them) are
+ *   left out at the next resubscribe.
+ * - Stream error or end: state RECONNECTING, exponential backoff with jitter (100 ms doubling to
+ *   10 s, reset once a stream delivers), then a new call with the full set.
+ * - Upstreams are always asked with slippage 0: the aggregator applies each client's slippage
+ *   itself with quote.proto's formula, so one upstream quote serves every client of the pair.
+ *
+ * Every received quote is normalised before it leaves: `source` overwritten with this connection's
+ * source, `receivedAtUnixMs` set, `routeHash` computed from its hops.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+
+import { grpcMetadataSetter } from '../obs/trace-context.js';
+import { loadTidepoolProto } from '../proto.js';
+import { MAX_PAIRS_PER_REQUEST, type PairKey } from './request-validation.js';
+import { routeHash } from './swap-route-event.js';
+import { UpstreamStateName, type QuoteSourceName, type WireQuote, type WireUpstreamStatus } from './wire-types.js';
+
+/** Spec 01: pairs idle this long are dropped at the next resubscribe. */
+export const PAIR_IDLE_DROP_MS = 5 * 60_000;
+export const BACKOFF_INITIAL_MS = 100;
+export const BACKOFF_MAX_MS = 10_000;
+/** Spec 01: gRPC keepalive on the upstream connections. */
+export const UPSTREAM_CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 10_000,
+  'grpc.keepalive_timeout_ms': 5_000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.initial_reconnect_backoff_ms': BACKOFF_INITIAL_MS,
+  'grpc.max_reconnect_backoff_ms': BACKOFF_MAX_MS,
+};
+export const STREAM_BATCH_QUOTES_SPAN = 'tidepool.v1.QuoteService/StreamBatchQuotes';
+
+const tracer = trace.getTracer('tidepool.aggregator');
+
+export interface UpstreamClientOptions {
+  source: typeof QuoteSourceName.Local | typeof QuoteSourceName.External;
+  address: string;
+  /** The per-quote timeout of this source (-local-timeout / -external-timeout), for status only. */
+  timeoutMs: number;
+  /** update_interval_ms asked of the upstream. */
+  updateIntervalMs: number;
+  /** A held quote older than this no longer counts (and the upstream is unhealthy past it). */
+  staleAfterMs: number;
+  logger: Logger;
+  /** Every quote as received, normalised. */
+  onQuote(quote: WireQuote, receivedAtMs: number): void;
+  /** The stream failed (state is now RECONNECTING) or recovered. */
+  onStateChange?(): void;
+  backoffInitialMs?: number;
+  backoffMaxMs?: number;
+  idleDropMs?: number;
+  now?: () => number;
+}
+
+interface Subscription {
+  pair: PairKey;
+  /** Open client streams that want this pair; while > 0 it is never idle. */
+  refs: number;
+  lastWantedAt: number;
+}
+
+interface CallHandle {
+  call: grpc.ClientReadableStream<WireQuote>;
+  span: Span;
+  delivered: boolean;
+  /** Cancelled by us: its CANCELLED error is expected, not a failure. */
+  cancelled: boolean;
+}
+
+interface Generation {
+  calls: CallHandle[];
+  pairIds: Set<string>;
+}
+
+export class UpstreamClient {
+  readonly source: UpstreamClientOptions['source'];
+  readonly address: string;
+  private readonly client: grpc.Client;
+  private readonly subs = new Map<string, Subscription>();
+  private current: Generation | undefined;
+  private pending: Generation | undefined;
+  private state: UpstreamStateName = UpstreamStateName.Connecting;
+  private resubscribeScheduled = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private backoffMs = 0;
+  private nextBackoffMs: number;
+  private closed = false;
+  private readonly now: () => number;
+
+  // counters (UpstreamStatus)
+  private quotesReceived = 0;
+  private errors = 0;
+  private timeouts = 0;
+  private reconnects = 0;
+  private lastLatencyMs = 0;
+  private latencySumMs = 0;
+  private latencyCount = 0;
+  private connectedSince = 0;
+  private lastQuoteAt = 0;
+  private lastError = '';
+
+  constructor(private readonly options: UpstreamClientOptions) {
+    this.source = options.source;
+    this.address = options.address;
+    this.now = options.now ?? Date.now;
+    this.nextBackoffMs = options.backoffInitialMs ?? BACKOFF_INITIAL_MS;
+    const Ctor = loadTidepoolProto().QuoteService;
+    this.client = new Ctor(options.address, grpc.credentials.createInsecure(), UPSTREAM_CHANNEL_OPTIONS);
+  }
+
+  /**
+   * Subscribes `pair` (or refreshes its interest). `hold` counts an open client stream that keeps
+   * the pair wanted until `release`.
+   */
+  want(pair: PairKey, hold = false): void {
+    if (this.closed) return;
+    let sub = this.subs.get(pair.pairId);
+    if (sub === undefined) {
+      sub = { pair, refs: 0, lastWantedAt: this.now() };
+      this.subs.set(pair.pairId, sub);
+    }
+    sub.lastWantedAt = this.now();
+    if (hold) sub.refs++;
+    if (!this.isSubscribed(pair.pairId) && this.retryTimer === undefined) this.scheduleResubscribe();
+  }
+
+  /** Ends one stream's hold on a pair; the pair stays subscribed until idle for 5 minutes. */
+  release(pairId: string): void {
+    const sub = this.subs.get(pairId);
+    if (sub === undefined) return;
+    if (sub.refs > 0) sub.refs--;
+    sub.lastWantedAt = this.now();
+  }
+
+  /** Whether the pair is in the call set that delivers (or is about to). */
+  isSubscribed(pairId: string): boolean {
+    return this.current?.pairIds.has(pairId) === true || this.pending?.pairIds.has(pairId) === true;
+  }
+
+  /** Counts a quote that missed its timeout (GetAggregatedQuote). */
+  countTimeout(): void {
+    this.timeouts++;
+  }
+
+  /** True while the upstream cannot be asked: its stream is down and waiting out the backoff. */
+  isDown(): boolean {
+    if (this.state === UpstreamStateName.Reconnecting) return true;
+    if (this.subs.size === 0) return this.channelState() === grpc.connectivityState.TRANSIENT_FAILURE;
+    return false;
+  }
+
+  /** Streaming and its last quote is not older than the staleness window. */
+  isHealthy(now = this.now()): boolean {
+    if (this.current === undefined) {
+      // No pair to stream: nothing to wait for, so a ready channel is a healthy upstream.
+      return this.subs.size === 0 && this.pending === undefined && this.channelState() === grpc.connectivityState.READY;
+    }
+    return this.state === UpstreamStateName.Streaming && now - this.lastQuoteAt <= this.options.staleAfterMs;
+  }
+
+  /** True when the stream is up (quotes from it may be used). */
+  isConnected(): boolean {
+    return this.state === UpstreamStateName.Streaming;
+  }
+
+  status(now = this.now()): WireUpstreamStatus {
+    const idle = this.current === undefined && this.pending === undefined && this.subs.size === 0;
+    let state = this.state;
+    if (idle && state !== UpstreamStateName.Reconnecting) {
+      const ch = this.channelState();
+      state = ch === grpc.connectivityState.READY ? UpstreamStateName.Streaming : ch === grpc.connectivityState.TRANSIENT_FAILURE ? UpstreamStateName.Reconnecting : UpstreamStateName.Connecting;
+    }
+    return {
+      source: this.source,
+      address: this.address,
+      state,
+      healthy: this.isHealthy(now),
+      timeoutMs: this.options.timeoutMs,
+      lastLatencyMs: this.lastLatencyMs,
+      avgLatencyMs: this.latencyCount === 0 ? 0 : this.latencySumMs / this.latencyCount,
+      quotesReceived: String(this.quotesReceived),
+      errors: String(this.errors),
+      timeouts: String(this.timeouts),
+      reconnects: String(this.reconnects),
+      backoffMs: this.state === UpstreamStateName.Reconnecting ? Math.round(this.backoffMs) : 0,
+      connectedSinceUnixMs: String(this.state === UpstreamStateName.Streaming ? this.connectedSince : 0),
+      lastQuoteAtUnixMs: String(this.lastQuoteAt),
+      lastError: this.lastError,
+    };
+  }
+
+  /** Subscribed pair count (for status and tests). */
+  get pairCount(): number {
+    return this.subs.size;
+  }
+
+  /** Open StreamBatchQuotes calls (for tests: one per 1,000 pairs once settled). */
+  get openCalls(): number {
+    return (this.current?.calls.length ?? 0) + (this.pending?.calls.length ?? 0);
+  }
+
+  /** Dials the channel early so health is known before the first pair. */
+  start(): void {
+    this.channelState(true);
+  }
+
+  /** Cancels every call and closes the channel. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.cancel(this.pending);
+    this.cancel(this.current);
+    this.pending = undefined;
+    this.current = undefined;
+    this.client.close();
+  }
+
+  private channelState(tryToConnect = false): grpc.connectivityState {
+    try {
+      return this.client.getChannel().getConnectivityState(tryToConnect);
+    } catch {
+      return grpc.connectivityState.SHUTDOWN;
+    }
+  }
+
+  private scheduleResubscribe(): void {
+    if (this.resubscribeScheduled) return;
+    this.resubscribeScheduled = true;
+    // One tick: every want() of this turn of the event loop joins the same new call.
+    setImmediate(() => {
+      this.resubscribeScheduled = false;
+      this.resubscribe();
+    });
+  }
+
+  private resubscribe(): void {
+    if (this.closed) return;
+    const now = this.now();
+    const idleMs = this.options.idleDropMs ?? PAIR_IDLE_DROP_MS;
+    for (const [id, sub] of this.subs) {
+      if (sub.refs === 0 && now - sub.lastWantedAt > idleMs) this.subs.delete(id);
+    }
+    this.cancel(this.pending);
+    this.pending = undefined;
+    if (this.subs.size === 0) {
+      this.cancel(this.current);
+      this.current = undefined;
+      return;
+    }
+    const pairs = [...this.subs.values()].map((s) => s.pair);
+    const generation: Generation = { calls: [], pairIds: new Set(pairs.map((p) => p.pairId)) };
+    this.pending = generation;
+    for (let i = 0; i < pairs.length; i += MAX_PAIRS_PER_REQUEST) {
+      generation.calls.push(this.openCall(generation, pairs.slice(i, i + MAX_PAIRS_PER_REQUEST)));
+    }
+  }
+
+  private openCall(generation: Generation, pairs: PairKey[]): CallHandle {
+    const span = tracer.startSpan(STREAM_BATCH_QUOTES_SPAN, {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'rpc.system': 'grpc',
+        'rpc.service': 'tidepool.v1.QuoteService',
+        'rpc.method': 'StreamBatchQuotes',
+        'tidepool.upstream.source': this.source,
+        'tidepool.upstream.address': this.address,
+        'tidepool.upstream.pair_count': pairs.length,
+      },
+    });
+    const metadata = new grpc.Metadata();
+    propagation.inject(trace.setSpan(context.active(), span), metadata, grpcMetadataSetter);
+    const request = {
+      pairs: pairs.map((p) => ({ inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount.toString() })),
+      slippageBps: 0,
+      updateIntervalMs: this.options.updateIntervalMs,
+    };
+    const call = (this.client as unknown as { StreamBatchQuotes(r: object, m: grpc.Metadata): grpc.ClientReadableStream<WireQuote> }).StreamBatchQuotes(request, metadata);
+    const handle: CallHandle = { call, span, delivered: false, cancelled: false };
+    call.on('data', (quote: WireQuote) => this.onData(generation, handle, quote));
+    call.on('error', (err: grpc.ServiceError) => this.onCallEnd(generation, handle, err));
+    call.on('end', () => this.onCallEnd(generation, handle, undefined));
+    return handle;
+  }
+
+  private onData(generation: Generation, handle: CallHandle, quote: WireQuote): void {
+    if (handle.cancelled || this.closed) return;
+    const now = this.now();
+    if (!handle.delivered) {
+      handle.delivered = true;
+      if (generation === this.pending && generation.calls.every((c) => c.delivered)) this.promote(generation, now);
+    }
+    this.quotesReceived++;
+    this.lastQuoteAt = now;
+    const quotedAt = Number(quote.quotedAtUnixMs);
+    if (quotedAt > 0) {
+      this.lastLatencyMs = Math.max(0, now - quotedAt);
+      this.latencySumMs += this.lastLatencyMs;
+      this.latencyCount++;
+    }
+    quote.source = this.source;
+    quote.receivedAtUnixMs = String(now);
+    quote.routeHash = quote.route.length === 0 ? '' : routeHash(quote.route);
+    if (quote.error !== null && quote.error !== undefined) this.errors++;
+    this.options.onQuote(quote, now);
+  }
+
+  /** Every call of the new set delivered: it becomes current and the old set is cancelled. */
+  private promote(generation: Generation, now: number): void {
+    const old = this.current;
+    this.current = generation;
+    this.pending = undefined;
+    this.cancel(old);
+    this.nextBackoffMs = this.options.backoffInitialMs ?? BACKOFF_INITIAL_MS;
+    this.backoffMs = 0;
+    if (this.state !== UpstreamStateName.Streaming) {
+      this.state = UpstreamStateName.Streaming;
+      this.connectedSince = now;
+      this.options.logger.info({ upstream: this.source, address: this.address, pairs: generation.pairIds.size }, 'upstream streaming');
+      this.options.onStateChange?.();
+    }
+  }
+
+  private onCallEnd(generation: Generation, handle: CallHandle, err: grpc.ServiceError | undefined): void {
+    if (handle.cancelled) return; // cancelled by us; cancel() ended its span
+    handle.cancelled = true; // one end per call
+    const message = err === undefined ? 'upstream ended the stream' : `${grpc.status[err.code] ?? err.code}: ${err.details || err.message}`;
+    handle.span.setStatus({ code: SpanStatusCode.ERROR, message });
+    handle.span.end();
+    if (this.closed) return;
+    this.errors++;
+    this.lastError = message;
+    if (generation === this.pending && this.current !== undefined && this.state === UpstreamStateName.Streaming) {
+      // The new set failed while the old one still streams: keep the old, retry the union later.
+      this.cancel(generation);
+      this.pending = undefined;
+      this.options.logger.warn({ upstream: this.source, err: message }, 'upstream resubscribe failed; keeping the current stream');
+      this.scheduleRetry();
+      return;
+    }
+    if (generation !== this.current && generation !== this.pending) return;
+    this.cancel(this.current);
+    this.cancel(this.pending);
+    this.current = undefined;
+    this.pending = undefined;
+    this.state = UpstreamStateName.Reconnecting;
+    this.connectedSince = 0;
+    this.options.logger.warn({ upstream: this.source, address: this.address, err: message }, 'upstream stream lost; reconnecting');
+    this.scheduleRetry();
+    this.options.onStateChange?.();
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer !== undefined || this.closed) return;
+    const base = this.nextBackoffMs;
+    this.nextBackoffMs = Math.min(base * 2, this.options.backoffMaxMs ?? BACKOFF_MAX_MS);
+    this.backoffMs = base * (0.8 + 0.4 * Math.random()); // ±20 % jitter: upstream restarts do not see a thundering herd
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.state === UpstreamStateName.Reconnecting) {
+        this.reconnects++;
+        this.state = UpstreamStateName.Connecting;
+      }
+      this.resubscribe();
+    }, this.backoffMs);
+    this.retryTimer.unref?.();
+  }
+
+  private cancel(generation: Generation | undefined): void {
+    if (generation === undefined) return;
+    for (const handle of generation.calls) {
+      if (handle.cancelled) continue;
+      handle.cancelled = true;
+      handle.span.end();
+      handle.call.cancel();
+    }
+  }
+}
