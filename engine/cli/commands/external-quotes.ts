@@ -1,0 +1,52 @@
+import { redactedValues } from '../../config/loader.js';
+import { createExternalQuoteService } from '../../external/external-quote-service.js';
+import { externalSchema, loadExternalConfig, providerNameOf } from '../../external/external-config.js';
+import { createLogger } from '../../obs/logger.js';
+import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import type { Command } from '../command.js';
+
+const HELP = `Usage: tidepool external-quotes [options]
+
+The external upstream quote service of spec 01: polls an aggregator-style GET /quote API
+(-quote-url, Jupiter Swap API shape; default the simulator's) for every pair of its open streams,
+at most -rate-limit-rps requests a second and each pair at most once per -poll-interval, honouring
+429 Retry-After, behind a circuit breaker (5 failures open it, 30 s to half-open, 3 successes close
+it), and serves the results over gRPC tidepool.v1.QuoteService.StreamBatchQuotes on -grpc-port
+(50053). Provider uptime, latency, errors and breaker state: GET /health and GET /metrics on
+-metrics-port (9093). The API key (-api-key) is sent as x-api-key and never logged.
+SIGTERM or Ctrl-C ends the streams (UNAVAILABLE) and exits 0.
+
+Example (the public API): tidepool external-quotes -quote-url https://lite-api.jup.ag/swap/v1/quote -rate-limit-rps 1
+
+${settingsHelp(externalSchema)}
+`;
+
+export const externalQuotesCommand: Command = {
+  name: 'external-quotes',
+  summary: 'run the external quote service: poll a /quote API, stream quotes over gRPC (:50053)',
+  help: HELP,
+  async run(argv, io) {
+    const { loaded } = readCommandSettings(argv, externalSchema, io, { load: loadExternalConfig });
+    const logger = createLogger({ name: 'external-quotes', level: loaded.values['log.level'] });
+    const service = createExternalQuoteService(loaded.values, { logger, defaultMetrics: true });
+    let endpoints;
+    try {
+      endpoints = await service.start();
+    } catch (err) {
+      await service.close().catch(() => undefined);
+      throw err;
+    }
+    logger.info({ endpoints, config: redactedValues(externalSchema, loaded) }, 'external quote service running');
+    const url = new URL(loaded.values.quoteUrl);
+    io.stderr.write(
+      [
+        'tidepool external-quotes is running:',
+        `  StreamBatchQuotes  ${endpoints.grpc}   (gRPC tidepool.v1.QuoteService)`,
+        `  metrics, health    ${endpoints.metrics}/metrics   ${endpoints.metrics}/health`,
+        `  provider           ${providerNameOf(loaded.values)} at ${url.origin}${url.pathname}, ${loaded.values.rateLimitRps} req/s, poll every ${loaded.values.pollInterval} ms`,
+        '',
+      ].join('\n'),
+    );
+    return serveUntilSignal(logger, 'external quote service', () => service.close());
+  },
+};

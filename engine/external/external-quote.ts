@@ -1,0 +1,145 @@
+/**
+ * The provider's answer as a `tidepool.v1.Quote` (quote.proto) on the wire (camelCase, u64 as
+ * decimal strings, enums by name), and the error quotes of the external service.
+ *
+ * A poll result is per pair, shared by every stream watching the pair; what depends on the stream
+ * (slippage_bps, min_output_amount) and on the moment of sending (provider_uptime) is added by
+ * `toStreamQuote`.
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+import { ErrorCode } from '../errors.js';
+import { minOutputAmount, type StreamPair } from '../quote/quote-stream-request.js';
+import { hopFeeInInputUnits, type ProviderQuote } from './provider-response.js';
+
+/** RouteHop on the wire. */
+export interface ExternalRouteHop {
+  pool: string;
+  dex: string;
+  inputMint: string;
+  outputMint: string;
+  inAmount: string;
+  outAmount: string;
+  fee: string;
+  slot: string;
+}
+
+export interface ExternalQuoteError {
+  code: string;
+  grpcStatus: number;
+  message: string;
+}
+
+/** Quote on the wire, as the external upstream fills it. */
+export interface ExternalQuoteMessage {
+  pairId: string;
+  inputMint: string;
+  outputMint: string;
+  inputAmount: string;
+  outputAmount: string;
+  minOutputAmount: string;
+  slippageBps: number;
+  priceImpact: number;
+  route: ExternalRouteHop[];
+  slot: string;
+  contextSlot: string;
+  stateAgeMs: number;
+  source: 'QUOTE_SOURCE_EXTERNAL';
+  origin: 'QUOTE_ORIGIN_EXTERNAL_API';
+  provider: string;
+  providerUptime?: number;
+  quotedAtUnixMs: string;
+  error?: ExternalQuoteError;
+}
+
+/** One poll's result for a pair: the stream-independent part of the Quote. */
+export interface PolledQuote {
+  /** Everything but slippageBps, minOutputAmount and providerUptime. */
+  readonly base: Omit<ExternalQuoteMessage, 'slippageBps' | 'minOutputAmount' | 'providerUptime'>;
+  /** output_amount as bigint (0n for an error quote). */
+  readonly outputAmount: bigint;
+}
+
+/**
+ * A successful poll as a Quote. `slot` and every hop's `slot` are the provider's `contextSlot` (its
+ * whole answer is computed at that slot; 0 when it does not say); `stateAgeMs` is 0 (the provider
+ * reports no state age: freshness is `quotedAtUnixMs`, when the answer arrived).
+ */
+export function polledQuote(pair: StreamPair, quote: ProviderQuote, provider: string, receivedAtUnixMs: number): PolledQuote {
+  const slot = quote.contextSlot.toString();
+  return {
+    outputAmount: quote.outAmount,
+    base: {
+      pairId: pair.pairId,
+      inputMint: pair.inputMint,
+      outputMint: pair.outputMint,
+      inputAmount: pair.amountText,
+      outputAmount: quote.outAmount.toString(),
+      priceImpact: quote.priceImpact,
+      route: quote.hops.map((h) => ({
+        pool: h.ammKey,
+        dex: h.label,
+        inputMint: h.inputMint,
+        outputMint: h.outputMint,
+        inAmount: h.inAmount.toString(),
+        outAmount: h.outAmount.toString(),
+        fee: hopFeeInInputUnits(h).toString(),
+        slot,
+      })),
+      slot,
+      contextSlot: slot,
+      stateAgeMs: 0,
+      source: 'QUOTE_SOURCE_EXTERNAL',
+      origin: 'QUOTE_ORIGIN_EXTERNAL_API',
+      provider,
+      quotedAtUnixMs: String(receivedAtUnixMs),
+    },
+  };
+}
+
+/** A poll that gave no quote, as an error Quote (amounts zero, route empty). */
+export function errorPolledQuote(pair: StreamPair, error: ExternalQuoteError, provider: string, atUnixMs: number): PolledQuote {
+  return {
+    outputAmount: 0n,
+    base: {
+      pairId: pair.pairId,
+      inputMint: pair.inputMint,
+      outputMint: pair.outputMint,
+      inputAmount: pair.amountText,
+      outputAmount: '0',
+      priceImpact: 0,
+      route: [],
+      slot: '0',
+      contextSlot: '0',
+      stateAgeMs: 0,
+      source: 'QUOTE_SOURCE_EXTERNAL',
+      origin: 'QUOTE_ORIGIN_EXTERNAL_API',
+      provider,
+      quotedAtUnixMs: String(atUnixMs),
+      error,
+    },
+  };
+}
+
+/** The Quote a stream sends: the poll result with the stream's slippage and the current uptime. */
+export function toStreamQuote(polled: PolledQuote, slippageBps: number, uptime: number | undefined): ExternalQuoteMessage {
+  const m: ExternalQuoteMessage = {
+    ...polled.base,
+    slippageBps,
+    minOutputAmount: polled.base.error === undefined ? minOutputAmount(polled.outputAmount, slippageBps).toString() : '0',
+  };
+  if (uptime !== undefined) m.providerUptime = uptime;
+  return m;
+}
+
+/** The error of each way a poll can fail (codes in engine/errors.ts, statuses per ARCHITECTURE §3). */
+export const ExternalError = {
+  noRoute: (message: string): ExternalQuoteError => ({ code: ErrorCode.ExternalNoRoute, grpcStatus: GrpcStatus.NOT_FOUND, message }),
+  rejected: (message: string): ExternalQuoteError => ({ code: ErrorCode.ExternalRejected, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
+  rateLimited: (message: string): ExternalQuoteError => ({ code: ErrorCode.RateLimited, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, message }),
+  serverError: (message: string): ExternalQuoteError => ({ code: ErrorCode.ExternalServerError, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
+  timeout: (message: string): ExternalQuoteError => ({ code: ErrorCode.Deadline, grpcStatus: GrpcStatus.DEADLINE_EXCEEDED, message }),
+  unreachable: (message: string): ExternalQuoteError => ({ code: ErrorCode.ExternalUnreachable, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
+  malformed: (message: string): ExternalQuoteError => ({ code: ErrorCode.ExternalMalformed, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
+  circuitOpen: (): ExternalQuoteError => ({ code: ErrorCode.CircuitOpen, grpcStatus: GrpcStatus.UNAVAILABLE, message: 'the provider circuit breaker is open' }),
+} as const;

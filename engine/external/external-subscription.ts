@@ -1,0 +1,170 @@
+/**
+ * One StreamBatchQuotes stream of the external quote service: what it sends and when.
+ *
+ * - At open, the latest poll result of each of its pairs that has one, at once.
+ * - Then every new poll result of its pairs (quote or error quote), as it arrives.
+ * - A pair with no new result is re-sent (its latest result, quoted_at unchanged) once
+ *   `intervalMs` has passed since it was last sent, so the aggregator sees the stream alive: one
+ *   timer per stream, set to the earliest due pair.
+ * - Backpressure: when `write` returns false, at most the latest quote per pair is held (an older
+ *   held one is replaced and counted) until the sink emits 'drain'.
+ */
+import type { Logger } from '../obs/logger.js';
+import type { StreamRequest } from '../quote/quote-stream-request.js';
+import { toStreamQuote, type ExternalQuoteMessage, type PolledQuote } from './external-quote.js';
+import type { ExternalMetrics } from './external-metrics.js';
+
+/** Where quotes go: the gRPC call (a Node writable in object mode). */
+export interface ExternalQuoteSink {
+  write(message: ExternalQuoteMessage): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+export interface ExternalSubscriptionOptions {
+  request: StreamRequest;
+  sink: ExternalQuoteSink;
+  /** The latest poll result of a pair, if any. */
+  latest: (pairId: string) => PolledQuote | undefined;
+  /** The provider uptime to stamp on each quote sent. */
+  uptime: () => number | undefined;
+  metrics: ExternalMetrics;
+  logger?: Logger;
+  /** Monotonic ms; default performance.now. */
+  clock?: () => number;
+}
+
+interface PairState {
+  readonly pairId: string;
+  /** Monotonic ms at which the pair is re-sent when nothing new came. */
+  dueAt: number;
+}
+
+export class ExternalSubscription {
+  readonly request: StreamRequest;
+  private readonly states: PairState[];
+  private readonly indexOf = new Map<string, number>();
+  private readonly sink: ExternalQuoteSink;
+  private readonly latest: (pairId: string) => PolledQuote | undefined;
+  private readonly uptime: () => number | undefined;
+  private readonly metrics: ExternalMetrics;
+  private readonly log: Logger | undefined;
+  private readonly clock: () => number;
+  private readonly held = new Map<number, ExternalQuoteMessage>();
+  private blocked = false;
+  private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  /** Quotes written to the sink. */
+  sent = 0;
+
+  constructor(options: ExternalSubscriptionOptions) {
+    this.request = options.request;
+    this.sink = options.sink;
+    this.latest = options.latest;
+    this.uptime = options.uptime;
+    this.metrics = options.metrics;
+    this.log = options.logger;
+    this.clock = options.clock ?? (() => performance.now());
+    this.states = this.request.pairs.map((p, i) => {
+      this.indexOf.set(p.pairId, i);
+      return { pairId: p.pairId, dueAt: 0 };
+    });
+  }
+
+  /** Sends the latest result of every pair that has one, then starts the re-send schedule. */
+  start(): void {
+    const now = this.clock();
+    for (let i = 0; i < this.states.length; i++) {
+      const s = this.states[i]!;
+      const polled = this.latest(s.pairId);
+      if (polled !== undefined) this.push(i, polled);
+      else s.dueAt = now + this.request.intervalMs;
+    }
+    this.schedule();
+  }
+
+  /** A new poll result for `pairId` (ignored when the stream does not watch it). */
+  update(pairId: string, polled: PolledQuote): void {
+    const i = this.indexOf.get(pairId);
+    if (i === undefined || this.closed) return;
+    this.push(i, polled);
+    this.schedule();
+  }
+
+  /** Stops the timer; later results are dropped. Idempotent. */
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.held.clear();
+  }
+
+  get pairIds(): string[] {
+    return this.states.map((s) => s.pairId);
+  }
+
+  private push(i: number, polled: PolledQuote): void {
+    if (this.closed) return;
+    const m = toStreamQuote(polled, this.request.slippageBps, this.uptime());
+    this.states[i]!.dueAt = this.clock() + this.request.intervalMs;
+    if (this.blocked) {
+      if (this.held.has(i)) this.metrics.quotesSuperseded.inc();
+      this.held.delete(i);
+      this.held.set(i, m);
+      return;
+    }
+    this.write(m);
+  }
+
+  private write(m: ExternalQuoteMessage): void {
+    let ok: boolean;
+    try {
+      ok = this.sink.write(m);
+    } catch (err) {
+      this.log?.error({ err, pairId: m.pairId }, 'external quote stream write failed');
+      return;
+    }
+    this.sent++;
+    this.metrics.quotesSent.inc();
+    if (!ok && !this.blocked) {
+      this.blocked = true;
+      this.sink.once('drain', () => this.drained());
+    }
+  }
+
+  private drained(): void {
+    this.blocked = false;
+    if (this.closed) return;
+    for (const [i, m] of this.held) {
+      this.held.delete(i);
+      this.write(m);
+      if (this.blocked) return;
+    }
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    if (this.closed) return;
+    const now = this.clock();
+    for (let i = 0; i < this.states.length; i++) {
+      const s = this.states[i]!;
+      if (s.dueAt > now) continue;
+      const polled = this.latest(s.pairId);
+      // While backpressured the held quote is already the latest: nothing to add.
+      if (polled !== undefined && !this.blocked) this.push(i, polled);
+      else s.dueAt = now + this.request.intervalMs;
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    let next = Infinity;
+    for (const s of this.states) if (s.dueAt < next) next = s.dueAt;
+    if (next >= this.timerAt) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = next;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, Math.ceil(next - this.clock())));
+  }
+}
