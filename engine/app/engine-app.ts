@@ -2,7 +2,8 @@
  * The one-process engine (ARCHITECTURE §1): the scanner feeds the quote service's pool cache
  * directly, both read Solana JSON-RPC through one batched, coalesced account fetcher, and the
  * process serves
- *   quote HTTP (uWS) :8080 · quote metrics :9090 · scanner HTTP :8081 · scanner metrics :9091.
+ *   quote HTTP (uWS) :8080 · quote metrics :9090 · local quote stream gRPC :50052 ·
+ *   scanner HTTP :8081 · scanner metrics :9091.
  * `tidepool engine` runs it against real endpoints; `tidepool start` runs it under the simulator.
  */
 import { CachePoolStateSink } from '../cache/cache-sink.js';
@@ -20,6 +21,8 @@ import { createAccountReads, createPoolLoader, createScannerService } from './sc
 export interface EngineEndpoints {
   quote: string;
   quoteMetrics: string;
+  /** gRPC tidepool.v1.QuoteService.StreamBatchQuotes (the aggregator's local upstream), `host:port`. */
+  localQuotes: string;
   scanner: string;
   scannerMetrics: string;
 }
@@ -103,13 +106,14 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     loader,
     refresher,
     async start() {
-      const { port, metricsPort } = await quote.start();
+      const { port, metricsPort, grpcPort } = await quote.start();
       const { port: scannerPort, metricsPort: scannerMetricsPort } = await scannerService.start();
       await refresher.start();
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return {
         quote: `http://${host}:${port}`,
         quoteMetrics: `http://${host}:${metricsPort}/metrics`,
+        localQuotes: `${host}:${grpcPort}`,
         scanner: `http://${host}:${scannerPort}`,
         scannerMetrics: `http://${host}:${scannerMetricsPort}/metrics`,
       };

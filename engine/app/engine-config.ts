@@ -58,6 +58,7 @@ export function checkEngineConfig(v: EngineConfig): void {
   const ports: [string, number][] = [
     ['port', v.port],
     ['metrics.port', v['metrics.port']],
+    ['grpc.port', v['grpc.port']],
     ['health.port', v['health.port']],
     ['scanner.metricsPort', v['scanner.metricsPort']],
   ];

@@ -42,7 +42,8 @@ export interface QuoteApp {
   readonly consumer: PoolUpdateConsumer | undefined;
   readonly contexts: PoolContextReader | undefined;
   readonly refresher: PoolRefresher | undefined;
-  start(): Promise<{ quote: string; quoteMetrics: string }>;
+  /** `localQuotes`: the gRPC StreamBatchQuotes endpoint, `host:port`. */
+  start(): Promise<{ quote: string; quoteMetrics: string; localQuotes: string }>;
   /** Stops consuming (delivered messages handled and acked), drains the bus, closes the ports. Idempotent. */
   close(): Promise<void>;
 }
@@ -113,12 +114,12 @@ export function createQuoteApp(config: QuoteServiceConfig, options: QuoteAppOpti
     contexts,
     refresher,
     async start() {
-      const { port, metricsPort } = await quote.start();
+      const { port, metricsPort, grpcPort } = await quote.start();
       consumer?.start();
       // The directory is empty at start: the first round is a no-op, later rounds read what the bus named.
       await refresher?.start();
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      return { quote: `http://${host}:${port}`, quoteMetrics: `http://${host}:${metricsPort}/metrics` };
+      return { quote: `http://${host}:${port}`, quoteMetrics: `http://${host}:${metricsPort}/metrics`, localQuotes: `${host}:${grpcPort}` };
     },
     close() {
       closed ??= (async () => {

@@ -43,6 +43,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
       defaultQuoteConfig({
         port: 0,
         'metrics.port': 0,
+        'grpc.port': 0,
         rateLimitRps: 100_000,
         'rpc.endpoints': [e.simEndpoints.rpc],
         'bus.servers': [LOCAL_NATS_URL],

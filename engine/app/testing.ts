@@ -43,6 +43,7 @@ export async function startEngineUnderSim(options: { sim?: Record<string, string
       'rpc-endpoints': simEndpoints.rpc,
       port: '0',
       'metrics-port': '0',
+      'grpc-port': '0',
       'health-port': '0',
       'scanner-metrics-port': '0',
       'parse-workers': '1',

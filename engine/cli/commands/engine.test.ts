@@ -27,7 +27,7 @@ describe.skipIf(!existsSync(bin))('tidepool engine, as a process, against real e
   it('streams, reads and quotes from BLOCKSTREAM_HOST/PORT, RPC_ENDPOINTS and MONITORED_POOLS, and exits 0 on SIGTERM', async () => {
     const at = endpoints.stream.lastIndexOf(':');
     const pools = sim.chain.poolsForPair(WSOL_MINT, USDC_MINT).map((p) => p.address);
-    const child = spawn(process.execPath, [bin, 'engine', '--port', '0', '--metrics-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--parse-workers', '1'], {
+    const child = spawn(process.execPath, [bin, 'engine', '--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--parse-workers', '1'], {
       env: {
         ...process.env,
         LOG_LEVEL: 'warn',
@@ -47,6 +47,7 @@ describe.skipIf(!existsSync(bin))('tidepool engine, as a process, against real e
       await new Promise((r) => setTimeout(r, 50));
     }
     const quoteBase = /quotes\s+(http:\/\/\S+)\/quote/.exec(stderr)![1]!;
+    expect(stderr).toMatch(/local quotes\s+grpc:\/\/127\.0\.0\.1:[1-9][0-9]*\s/);
     const scanner = /scanner\s+(http:\/\/\S+)\/health/.exec(stderr)![1]!;
     const res = await fetch(`${quoteBase}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000000000`);
     expect(res.status).toBe(200);

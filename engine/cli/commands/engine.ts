@@ -22,6 +22,7 @@ export function endpointLines(e: EngineEndpoints): string[] {
   return [
     `  quotes            ${e.quote}/quote   (also /health, /debug/pprof/heap)`,
     `  quote metrics     ${e.quoteMetrics}`,
+    `  local quotes      grpc://${e.localQuotes}   (tidepool.v1.QuoteService/StreamBatchQuotes)`,
     `  scanner           ${e.scanner}/health   (also /stats, /config, POST /config/pools)`,
     `  scanner metrics   ${e.scannerMetrics}`,
   ];

@@ -64,7 +64,7 @@ describe.skipIf(!existsSync(bin))('tidepool scanner and tidepool quote-service, 
       RPC_ENDPOINTS: endpoints.rpc,
       MONITORED_POOLS: pools.map((p) => p.address).join(','),
     });
-    const quote = run(['quote-service', '--port', '0', '--metrics-port', '0'], { BUS_SERVERS: nats.url, RPC_ENDPOINTS: endpoints.rpc, RATE_LIMIT_RPS: '100000' });
+    const quote = run(['quote-service', '--port', '0', '--metrics-port', '0', '--grpc-port', '0'], { BUS_SERVERS: nats.url, RPC_ENDPOINTS: endpoints.rpc, RATE_LIMIT_RPS: '100000' });
     try {
       const scannerBase = await printed(scanner, /scanner\s+(http:\/\/\S+)\/health/, 'scanner endpoint');
       const quoteBase = await printed(quote, /quotes\s+(http:\/\/\S+)\/quote/, 'quote endpoint');

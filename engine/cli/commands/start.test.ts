@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');
-const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0'];
+const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0'];
 
 describe('tidepool start (npm start), as a process', () => {
   it.skipIf(!existsSync(bin))('prints its endpoints and an example quote that answers from the cache, and drains on SIGTERM', async () => {
@@ -21,6 +21,7 @@ describe('tidepool start (npm start), as a process', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     const example = /curl -s '(http:\/\/[^']+)'/.exec(stderr)![1]!;
+    expect(stderr).toMatch(/local quotes\s+grpc:\/\/127\.0\.0\.1:[1-9][0-9]*\s/);
     expect(example).toContain('input=So11111111111111111111111111111111111111112');
     expect(example).toContain('output=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
     const res = await fetch(example);
