@@ -298,6 +298,41 @@ describe('SwapRoutePublisher through bus outages', () => {
     }
   });
 
+  it.each(['owned URL', 'given NatsConnection'] as const)(
+    'sets the stream up again when the bus comes back without it (%s)',
+    async (kind) => {
+      const port = await deadPort();
+      let server = await spawnNats(port);
+      const prefix = `${uniqueName('RP')}_`;
+      const nc = kind === 'given NatsConnection' ? await connect({ servers: `nats://127.0.0.1:${port}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 }) : undefined;
+      const publisher = await SwapRoutePublisher.open({ bus: nc ?? `nats://127.0.0.1:${port}`, logger, prefix, reconnectWaitMs: 100, publishTimeoutMs: 500 });
+      try {
+        await waitFor(async () => {
+          publisher.publish(fields(0, { createdAtMs: Date.now() }));
+          return publisher.stats().published > 0;
+        }, 10_000, 'first publish');
+        await server.kill();
+        await waitFor(() => !publisher.stats().connected, 10_000, 'disconnect seen');
+        server = await spawnNats(port); // a fresh store: the stream is gone
+        await waitFor(() => publisher.stats().connected, 15_000, 'reconnected');
+        const before = publisher.stats().published;
+        await waitFor(async () => {
+          publisher.publish(fields(1, { createdAtMs: Date.now() }));
+          return publisher.stats().published > before;
+        }, 15_000, 'a publish into the re-created stream');
+        const check = await connect({ servers: `nats://127.0.0.1:${port}` });
+        const info = await (await check.jetstreamManager()).streams.info(`${prefix}MARKET_SWAP_ROUTES`);
+        await check.close();
+        expect(info.config.storage).toBe('file');
+        expect(info.state.messages).toBeGreaterThan(0);
+      } finally {
+        await publisher.close(2_000);
+        await nc?.close();
+        await server.kill();
+      }
+    },
+  );
+
   it('counts the unacknowledged events as errors when close times out on an unresponsive bus', async () => {
     const port = await deadPort();
     const server = await spawnNats(port);
