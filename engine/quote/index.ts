@@ -28,6 +28,7 @@ export { RpcQuoter, updateOfLoadedPool, type RpcQuoterOptions } from './rpc-quot
 export {
   DEFAULT_CACHE_FIRST_TIMEOUT_MS,
   DEFAULT_FALLBACK_DEADLINE_MS,
+  DEFAULT_GRPC_PORT,
   DEFAULT_QUOTE_METRICS_PORT,
   DEFAULT_QUOTE_PORT,
   defaultQuoteConfig,
@@ -37,4 +38,18 @@ export {
 } from './quote-config.js';
 export { createFallbackLoader, fallbackLoaderFromConfig } from './rpc-loader.js';
 export { PoolUpdateHandler, type PoolUpdateHandlerOptions, type PoolUpdateOutcome } from './pool-update-handler.js';
-export { createQuoteCache, createQuoteService, type QuoteService, type QuoteServiceDeps } from './quote-service.js';
+export { createQuoteCache, createQuoteService, type QuoteService, type QuoteServiceDeps, type QuoteServicePorts } from './quote-service.js';
+export { DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS, QUOTE_STREAM_SERVER_OPTIONS, QuoteStreamServer, type QuoteStreamServerOptions } from './quote-stream-server.js';
+export { QuoteSubscription, type QuoteSink, type StreamQuotePaths } from './quote-subscription.js';
+export {
+  DEFAULT_STREAM_INTERVAL_MS,
+  MAX_STREAM_PAIRS,
+  MIN_STREAM_INTERVAL_MS,
+  StreamRequestError,
+  minOutputAmount,
+  parseStreamRequest,
+  quoteErrorOf,
+  type QuoteMessage,
+  type StreamPair,
+  type StreamRequest,
+} from './quote-stream-request.js';

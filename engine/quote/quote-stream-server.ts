@@ -30,14 +30,13 @@ import { QuoteSubscription, type StreamQuotePaths } from './quote-subscription.j
 export const DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS = 2000;
 
 /**
- * Keepalive: the server pings an idle connection so a dead TCP path (an aggregator gone without a
- * FIN) frees its streams, and accepts the clients' own pings (the aggregator pings every 10 s).
+ * Keepalive: the server pings every connection every 10 s (5 s to answer), so a dead TCP path (an
+ * aggregator gone without a FIN) fails and frees its streams. grpc-js servers enforce no minimum
+ * interval on the clients' own pings, so the aggregator's keepalive needs no permit here.
  */
 export const QUOTE_STREAM_SERVER_OPTIONS: grpc.ServerOptions = {
   'grpc.keepalive_time_ms': 10_000,
   'grpc.keepalive_timeout_ms': 5_000,
-  'grpc.keepalive_permit_without_calls': 1,
-  'grpc.http2.min_ping_interval_without_data_ms': 5_000,
 };
 
 export interface QuoteStreamServerOptions {
