@@ -263,13 +263,39 @@ describe('StreamBatchQuotes (local upstream)', () => {
     expect(s.error).toBeUndefined();
   });
 
-  it('answers UNAVAILABLE when the pools of the pair are stale and there is no fallback', async () => {
+  it('answers UNAVAILABLE when the pools of the pair are stale and there is no fallback, repeating it without asking the cache again', async () => {
     const h = await harness();
     const p = { inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1000000' };
     h.clock.advance(60_000);
-    const s = open(h, { pairs: [p], updateIntervalMs: 60_000 });
-    const [q] = await eventually(() => (s.quotes.length > 0 ? s.quotes : undefined), 'the error quote');
-    expect(q!.error).toMatchObject({ code: 'TP_ERR_NO_VALID_QUOTES', grpcStatus: grpc.status.UNAVAILABLE });
+    const misses = h.cache.stats().misses;
+    const s = open(h, { pairs: [p], updateIntervalMs: 10 });
+    await eventually(() => (s.quotes.length >= 4 ? true : undefined), 'interval error quotes');
+    for (const q of s.quotes) expect(q.error).toMatchObject({ code: 'TP_ERR_NO_VALID_QUOTES', grpcStatus: grpc.status.UNAVAILABLE });
+    // One cache attempt, whatever the number of pushes: the breaker is not fed by the interval.
+    expect(h.cache.stats().misses).toBe(misses + 1);
+    expect(h.http.breaker.state).toBe('closed');
+    // A new state of a pool of the pair is quoted again at once.
+    const view = chain.poolsForPair(WSOL_MINT, USDC_MINT).find((v) => v.dex === Dex.Amm)!;
+    storePool(h.cache, view, 20_000n);
+    await eventually(() => s.quotes.find((q) => !q.error), 'a quote once a pool is fresh again');
+  });
+
+  it('answers UNAVAILABLE when the cache is disabled and there is no fallback', async () => {
+    const clock = new FakeClock();
+    const cache = new PoolCache({ now: clock.now });
+    const metrics = createQuoteMetrics();
+    const http = new QuoteHttpServer({ cache, metrics, rateLimiter: false, cacheEnabled: false });
+    const sink = new EventEmitter() as EventEmitter & { written: QuoteMessage[]; write: (m: QuoteMessage) => boolean };
+    sink.written = [];
+    sink.write = (m) => (sink.written.push(m), true);
+    const sub = new QuoteSubscription({ request: parseStreamRequest({ pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1' }], updateIntervalMs: 60_000 }), sink, cache, paths: http, metrics });
+    try {
+      sub.start();
+      expect(sink.written[0]!.error).toMatchObject({ code: 'TP_ERR_UNAVAILABLE', grpcStatus: grpc.status.UNAVAILABLE });
+    } finally {
+      sub.close();
+      await http.close();
+    }
   });
 
   it('quotes a pair the cache does not hold through the RPC fallback, asynchronously (origin RPC)', async () => {

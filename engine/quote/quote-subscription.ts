@@ -23,6 +23,7 @@ import { NO_ID } from '../cache/index.js';
 import type { Logger } from '../obs/logger.js';
 import type { QuoteMetrics } from '../obs/quote-metrics.js';
 import type { Quote } from './cache-quoter.js';
+import { QuoteErrorCode, quoteError } from './errors.js';
 import { cachePathMayFallBack } from './http-errors.js';
 import type { MemoizedQuote } from './quote-memo.js';
 import {
@@ -75,7 +76,21 @@ interface PairState {
   /** When the pair is due for an interval push (monotonic ms). */
   dueAt: number;
   rpcInflight: boolean;
+  /**
+   * The error of the last quote when the cache path failed in a way only a change of the pair's
+   * pools can undo (see STABLE_FAILURES) and no fallback took over; undefined otherwise.
+   */
+  stableError: QuoteMessage | undefined;
 }
+
+/**
+ * Cache-path failures that hold as long as the pair's version does not move: candidates only
+ * leave with time (they age), never come back, so a pair with no pool, no known mint or no valid
+ * candidate at one version has none later at the same version. An interval push of such a pair
+ * repeats the error without asking the cache path again, so a stream watching a dead pair does
+ * not feed the circuit breaker (which would then open for every /quote client) once a second.
+ */
+const STABLE_FAILURES: ReadonlySet<string> = new Set([QuoteErrorCode.NoValidQuotes, QuoteErrorCode.NoPoolsInCache, QuoteErrorCode.UnknownMint]);
 
 function keyOf(m: QuoteMessage): string {
   if (m.error !== undefined) return `e:${m.error.code}:${m.error.grpcStatus}`;
@@ -115,7 +130,7 @@ export class QuoteSubscription {
     this.log = options.logger;
     this.clock = options.clock ?? performance.now.bind(performance);
     this.wallClock = options.wallClock ?? Date.now;
-    this.states = this.request.pairs.map((pair) => ({ pair, x: -2, y: -2, version: -2, pushedKey: '', dueAt: 0, rpcInflight: false }));
+    this.states = this.request.pairs.map((pair) => ({ pair, x: -2, y: -2, version: -2, pushedKey: '', dueAt: 0, rpcInflight: false, stableError: undefined }));
   }
 
   /** Quotes and pushes every pair, then starts the interval schedule. */
@@ -156,9 +171,18 @@ export class QuoteSubscription {
     const cache = this.cache;
     const p = s.pair;
     // Versions read before quoting: a change during an RPC fallback is then seen as a change.
-    s.x = cache.mintIdOf(p.inputMint);
-    s.y = cache.mintIdOf(p.outputMint);
-    s.version = s.x === NO_ID || s.y === NO_ID ? 0 : cache.pairVersion(s.x, s.y);
+    const x = cache.mintIdOf(p.inputMint);
+    const y = cache.mintIdOf(p.outputMint);
+    const version = x === NO_ID || y === NO_ID ? 0 : cache.pairVersion(x, y);
+    const unchanged = x === s.x && y === s.y && version === s.version;
+    s.x = x;
+    s.y = y;
+    s.version = version;
+    if (unchanged && s.stableError !== undefined) {
+      this.push(i, { ...s.stableError, quotedAtUnixMs: String(this.wallClock()) }, force);
+      return;
+    }
+    s.stableError = undefined;
     let failure: unknown;
     if (this.paths.cacheEnabled) {
       try {
@@ -176,7 +200,10 @@ export class QuoteSubscription {
     if (s.rpcInflight) return;
     const rpc = this.paths.quoteRpc(p.inputMint, p.outputMint, p.amount);
     if (rpc === undefined) {
-      this.push(i, errorQuoteMessage(p, this.request.slippageBps, quoteErrorOf(failure), this.wallClock()), force);
+      const reason = failure ?? quoteError(QuoteErrorCode.Unavailable, 'the cache is disabled and no RPC fallback is configured');
+      const m = errorQuoteMessage(p, this.request.slippageBps, quoteErrorOf(reason), this.wallClock());
+      if (STABLE_FAILURES.has(m.error!.code)) s.stableError = m;
+      this.push(i, m, force);
       return;
     }
     s.rpcInflight = true;
