@@ -6,11 +6,12 @@
  * re-aggregate on change (or when a held quote expires / an upstream drops), encode once per
  * slippage, write the same bytes to every stream of the pair; consider it for publication.
  */
-import { context as otelContext, SpanKind, trace, type Context } from '@opentelemetry/api';
+import { context as otelContext, SpanKind, type Context } from '@opentelemetry/api';
 import type { ServiceDefinition } from '@grpc/proto-loader';
 import type { Logger } from 'pino';
 
 import { LogThrottle } from '../obs/log-throttle.js';
+import { tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
 import { aggregate, withSlippage, type SourceSide } from './aggregate.js';
 import type { AggregatorConfig } from './aggregator-config.js';
@@ -29,7 +30,8 @@ import type * as grpc from '@grpc/grpc-js';
 
 /** Price differences above this (percent) are logged at info (throttled per pair). */
 export const PRICE_DIFFERENCE_LOG_PCT = 1;
-const tracer = trace.getTracer('tidepool.aggregator');
+/** Name of the CLIENT span of a GetAggregatedQuote's wait for one upstream. */
+export const UPSTREAM_WAIT_SPAN = 'tidepool.aggregator/WaitUpstreamQuote';
 
 type Side = 'local' | 'external';
 const SIDES: readonly Side[] = ['local', 'external'];
@@ -315,7 +317,7 @@ export class AggregatorCore {
     const held = this.freshEntry(side, pairId, Date.now());
     if (held !== undefined) return held.quote !== undefined ? { quote: held.quote } : { error: held.error };
     if (upstream.isDown()) return { error: unavailableError(side, 'stream down') };
-    const span = tracer.startSpan(`wait ${side} quote`, { kind: SpanKind.CLIENT, attributes: { 'tidepool.upstream.source': side, 'tidepool.upstream.address': upstream.address, 'tidepool.pair_id': pairId } }, parent);
+    const span = tracer().startSpan(UPSTREAM_WAIT_SPAN, { kind: SpanKind.CLIENT, attributes: { 'tidepool.upstream.source': side, 'tidepool.upstream.address': upstream.address, 'tidepool.pair_id': pairId } }, parent);
     const waitMs = Math.max(0, Math.min(timeoutMs, deadline - Date.now()));
     const outcome = await this.waitFor(side, pairId, waitMs);
     span.setAttribute('tidepool.wait.outcome', outcome);

@@ -22,7 +22,7 @@ export const AGGREGATOR_METRIC_NAMES = {
   upstreamReconnects: 'aggregator_upstream_reconnects_total',
   upstreamHealthy: 'aggregator_upstream_healthy',
   confidence: 'aggregator_confidence',
-  priceDifference: 'aggregator_price_difference_abs_percent',
+  priceDifference: 'aggregator_price_difference_abs_ratio',
   published: 'aggregator_route_events_published_total',
   publishErrors: 'aggregator_route_event_errors_total',
   publishDropped: 'aggregator_route_events_dropped_total',
@@ -31,8 +31,8 @@ export const AGGREGATOR_METRIC_NAMES = {
 
 /** Confidence is in [0, 1]; boundaries on the decision thresholds (0.4, 0.6, 0.8). */
 export const CONFIDENCE_BUCKETS: readonly number[] = Object.freeze([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1]);
-/** |price difference| in percent; 1 % is where the aggregator logs it. */
-export const PRICE_DIFFERENCE_BUCKETS: readonly number[] = Object.freeze([0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25]);
+/** |price difference| as a ratio (Prometheus base unit; 0.01 = 1 %, where the aggregator logs it). */
+export const PRICE_DIFFERENCE_BUCKETS: readonly number[] = Object.freeze([0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25]);
 
 export type UpstreamLabel = 'local' | 'external';
 
@@ -73,7 +73,7 @@ export class AggregatorMetrics {
     this.upstreamReconnects = new Counter({ name: n.upstreamReconnects, help: 'Upstream stream reconnections.', labelNames: ['upstream'], registers });
     this.upstreamHealthy = new Gauge({ name: n.upstreamHealthy, help: 'Whether the upstream is healthy (1) or not (0).', labelNames: ['upstream'], registers });
     this.confidence = new Histogram({ name: n.confidence, help: 'Confidence of the best quote of each aggregated quote (scoring on).', buckets: [...CONFIDENCE_BUCKETS], registers });
-    this.priceDifference = new Histogram({ name: n.priceDifference, help: 'Absolute price difference between the external and the local quote, in percent.', buckets: [...PRICE_DIFFERENCE_BUCKETS], registers });
+    this.priceDifference = new Histogram({ name: n.priceDifference, help: 'Absolute price difference between the external and the local quote, as a ratio of the local output.', buckets: [...PRICE_DIFFERENCE_BUCKETS], registers });
     this.published = new Counter({ name: n.published, help: 'SwapRouteEvents the bus acknowledged.', registers });
     this.publishErrors = new Counter({ name: n.publishErrors, help: 'SwapRouteEvent publishes that failed.', registers });
     this.publishDropped = new Counter({ name: n.publishDropped, help: 'SwapRouteEvents not sent (queue full or publishing disabled).', registers });

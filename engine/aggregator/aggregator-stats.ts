@@ -134,7 +134,7 @@ export class AggregatorStats {
 
   private addPriceDifference(pairId: string, pct: number): void {
     this.priceDifference.add(pct);
-    this.metrics.priceDifference.observe(Math.abs(pct));
+    this.metrics.priceDifference.observe(Math.abs(pct) / 100);
     let d = this.priceDifferenceByPair.get(pairId);
     if (d === undefined) {
       d = new PriceDifference();

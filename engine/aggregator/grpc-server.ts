@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 
 import { ErrorCode, TpError } from '../errors.js';
 import { grpcMetadataGetter } from '../obs/trace-context.js';
+import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
 import type { AggregatorCore } from './aggregator-core.js';
 import { RequestKind } from './aggregator-stats.js';
@@ -30,7 +31,6 @@ export const AGGREGATOR_SERVER_OPTIONS: grpc.ServerOptions = {
 };
 
 const SERVICE = 'tidepool.v1.QuoteAggregatorService';
-const tracer = trace.getTracer('tidepool.aggregator');
 
 /** The service definition with StreamAggregatedQuotes' serializer passing encoded bytes through. */
 export function aggregatorServiceDefinition(): grpc.ServiceDefinition {
@@ -59,7 +59,7 @@ export function createAggregatorGrpcServer(core: AggregatorCore, options: { logg
   function unary<Req, Res>(method: string, handle: (request: Req, ctx: ReturnType<typeof otelContext.active>) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
       const parent = propagation.extract(ROOT_CONTEXT, call.metadata, grpcMetadataGetter);
-      const span = tracer.startSpan(`${SERVICE}/${method}`, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.service': SERVICE, 'rpc.method': method } }, parent);
+      const span = tracer().startSpan(rpcSpanName('QuoteAggregatorService', method), { kind: SpanKind.SERVER, attributes: rpcAttributes('QuoteAggregatorService', method) }, parent);
       const ctx = trace.setSpan(parent, span);
       otelContext.with(ctx, () => handle(call.request, ctx)).then(
         (response) => {

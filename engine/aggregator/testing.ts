@@ -86,6 +86,8 @@ export type Responder = (pair: WirePairAmount) => WireQuote | undefined;
 export class FakeUpstream {
   /** Every StreamBatchQuotes request received, in order. */
   readonly requests: WireBatchQuoteRequest[] = [];
+  /** The metadata of each request, in the same order. */
+  readonly metadata: grpc.Metadata[] = [];
   /** Open calls. */
   readonly calls = new Set<grpc.ServerWritableStream<WireBatchQuoteRequest, WireQuote>>();
   respond: Responder = () => undefined;
@@ -99,6 +101,7 @@ export class FakeUpstream {
     server.addService(loadTidepoolProto().QuoteService.service, {
       StreamBatchQuotes: (call: grpc.ServerWritableStream<WireBatchQuoteRequest, WireQuote>) => {
         this.requests.push(call.request);
+        this.metadata.push(call.metadata);
         this.calls.add(call);
         call.on('cancelled', () => this.calls.delete(call));
         call.on('close', () => this.calls.delete(call));

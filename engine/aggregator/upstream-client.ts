@@ -21,6 +21,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from
 import type { Logger } from 'pino';
 
 import { grpcMetadataSetter } from '../obs/trace-context.js';
+import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
 import { MAX_PAIRS_PER_REQUEST, type PairKey } from './request-validation.js';
 import { routeHash } from './swap-route-event.js';
@@ -38,9 +39,7 @@ export const UPSTREAM_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.initial_reconnect_backoff_ms': BACKOFF_INITIAL_MS,
   'grpc.max_reconnect_backoff_ms': BACKOFF_MAX_MS,
 };
-export const STREAM_BATCH_QUOTES_SPAN = 'tidepool.v1.QuoteService/StreamBatchQuotes';
-
-const tracer = trace.getTracer('tidepool.aggregator');
+export const STREAM_BATCH_QUOTES_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
 
 export interface UpstreamClientOptions {
   source: typeof QuoteSourceName.Local | typeof QuoteSourceName.External;
@@ -268,12 +267,10 @@ export class UpstreamClient {
   }
 
   private openCall(generation: Generation, pairs: PairKey[]): CallHandle {
-    const span = tracer.startSpan(STREAM_BATCH_QUOTES_SPAN, {
+    const span = tracer().startSpan(STREAM_BATCH_QUOTES_SPAN, {
       kind: SpanKind.CLIENT,
       attributes: {
-        'rpc.system': 'grpc',
-        'rpc.service': 'tidepool.v1.QuoteService',
-        'rpc.method': 'StreamBatchQuotes',
+        ...rpcAttributes('QuoteService', 'StreamBatchQuotes'),
         'tidepool.upstream.source': this.source,
         'tidepool.upstream.address': this.address,
         'tidepool.upstream.pair_count': pairs.length,
