@@ -1,0 +1,78 @@
+import { redactedValues } from '../../config/loader.js';
+import { createLogger, type Logger } from '../../obs/logger.js';
+import { initTracing } from '../../obs/tracing.js';
+import { aggregatorSchema, loadAggregatorConfig, type AggregatorConfig } from '../../aggregator/aggregator-config.js';
+import { createAggregator, type AggregatorPorts } from '../../aggregator/aggregator.js';
+import type { RoutePublisher } from '../../aggregator/contracts.js';
+import { disabledRoutePublisher } from '../../aggregator/disabled-publisher.js';
+import { OraclePrices } from '../../aggregator/oracle-prices.js';
+import { SwapRoutePublisher } from '../../aggregator/route-publisher.js';
+import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import type { CliIo, Command } from '../command.js';
+
+const HELP = `Usage: tidepool aggregator [options]
+
+The quote aggregator (spec 01): keeps one StreamBatchQuotes stream to the local quote service
+(-local-quote-addr, LOCAL_QUOTE_SERVICE_ADDR, localhost:50052) and one to the external quote service
+(-external-quote-addr, EXTERNAL_QUOTE_SERVICE_ADDR, localhost:50053), merges their quotes with a
+5-factor confidence score and a decision (Execute / Verify / Cautious / Skip), and serves
+QuoteAggregatorService on -grpc-port (50051): StreamAggregatedQuotes, GetAggregatedQuote (150 ms),
+GetConfidenceBreakdown, Health. HTTP on -http-port (8080): GET /health, /stats, /metrics.
+Aggregated quotes with both sources publish a SwapRouteEvent on market.swap_route.optimal to the bus
+at -bus-url (BUS_URL); -bus-enabled=false publishes nothing. Traces go to OTEL_EXPORTER_OTLP_ENDPOINT
+when set. SIGTERM or Ctrl-C ends the streams, flushes the publisher within -shutdown-timeout, exits 0.
+
+${settingsHelp(aggregatorSchema)}
+`;
+
+export interface RunningAggregator {
+  ports: AggregatorPorts;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** Builds and starts the aggregator with its real publisher and oracle, from the command line. */
+export async function startAggregatorService(argv: string[], io: CliIo): Promise<RunningAggregator> {
+  const { loaded } = readCommandSettings(argv, aggregatorSchema, io, { load: loadAggregatorConfig });
+  const config: AggregatorConfig = loaded.values;
+  const logger = createLogger({ name: 'aggregator', level: config['log.level'] });
+  const tracing = initTracing({ serviceName: 'tidepool-aggregator', logger, env: io.env });
+  const publisher: RoutePublisher = config.busEnabled ? await SwapRoutePublisher.open({ bus: config.busUrl, logger }) : disabledRoutePublisher();
+  const oracle = new OraclePrices({ url: config.oracleUrl, logger });
+  const aggregator = createAggregator(config, { logger, publisher, oracle, defaultMetrics: true });
+  const close = async (): Promise<void> => {
+    await aggregator.close();
+    await tracing.shutdown();
+  };
+  let ports: AggregatorPorts;
+  try {
+    ports = await aggregator.start();
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
+  logger.info({ ports, config: redactedValues(aggregatorSchema, loaded) }, 'aggregator started');
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  io.stderr.write(
+    [
+      'tidepool aggregator is running:',
+      `  aggregated quotes grpc://${host}:${ports.grpcPort}   (tidepool.v1.QuoteAggregatorService)`,
+      `  http              http://${host}:${ports.httpPort}/health   (also /stats, /metrics)`,
+      `  local quotes      ${config.localQuoteAddr}`,
+      `  external quotes   ${config.externalQuoteAddr}`,
+      config.busEnabled ? `  route events      market.swap_route.optimal on ${config.busUrl}` : '  route events      disabled (-bus-enabled=false)',
+      '',
+    ].join('\n'),
+  );
+  return { ports, logger, close };
+}
+
+export const aggregatorCommand: Command = {
+  name: 'aggregator',
+  summary: 'run the quote aggregator (gRPC QuoteAggregatorService over the local and external quote services)',
+  help: HELP,
+  async run(argv, io) {
+    const running = await startAggregatorService(argv, io);
+    return serveUntilSignal(running.logger, 'aggregator', running.close);
+  },
+};
