@@ -10,11 +10,16 @@
  *   (refcounted) and released when the stream ends (cancel, error, server close).
  * - close(): every open stream ends with UNAVAILABLE, then tryShutdown, forced past the timeout.
  *   Idempotent.
+ * - Each stream is a SERVER span under the caller's W3C trace context (a no-op while tracing is
+ *   off), ended when the stream ends.
  */
 import * as grpc from '@grpc/grpc-js';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
 
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/logger.js';
+import { grpcMetadataGetter } from '../obs/trace-context.js';
+import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
 import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage } from '../quote/quote-stream-request.js';
 import type { ExternalQuoteMessage, PolledQuote } from './external-quote.js';
@@ -23,6 +28,7 @@ import type { ExternalPoller } from './external-poller.js';
 import { ExternalSubscription } from './external-subscription.js';
 
 export const DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS = 2000;
+const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
 
 /**
  * Keepalive: the server pings idle connections so a vanished aggregator frees its streams, and
@@ -56,6 +62,7 @@ export class ExternalQuoteServer {
   private readonly log: Logger | undefined;
   private readonly server: grpc.Server;
   private readonly streams = new Map<ExternalSubscription, StreamCall>();
+  private readonly spans = new Map<ExternalSubscription, Span>();
   /** Streams by the pairs they watch. */
   private readonly byPair = new Map<string, Set<ExternalSubscription>>();
   private readonly unlisten: () => void;
@@ -129,14 +136,20 @@ export class ExternalQuoteServer {
       call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'the external quote service is shutting down' });
       return;
     }
+    const parent = propagation.extract(ROOT_CONTEXT, call.metadata, grpcMetadataGetter);
+    const span = tracer().startSpan(STREAM_SPAN, { kind: SpanKind.SERVER, attributes: rpcAttributes('QuoteService', 'StreamBatchQuotes') }, parent);
     let request;
     try {
       request = parseStreamRequest(call.request);
     } catch (err) {
       const details = err instanceof StreamRequestError ? err.message : 'invalid request';
+      span.setAttribute('rpc.grpc.status_code', grpc.status.INVALID_ARGUMENT);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: details });
+      span.end();
       call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details });
       return;
     }
+    span.setAttribute('tidepool.pair_count', request.pairs.length);
     const sub = new ExternalSubscription({
       request,
       sink: call,
@@ -146,6 +159,7 @@ export class ExternalQuoteServer {
       ...(this.log === undefined ? {} : { logger: this.log }),
     });
     this.streams.set(sub, call);
+    this.spans.set(sub, span);
     for (const pair of request.pairs) {
       this.poller.acquire(pair, request.slippageBps);
       let set = this.byPair.get(pair.pairId);
@@ -165,6 +179,10 @@ export class ExternalQuoteServer {
   private release(sub: ExternalSubscription): void {
     if (!this.streams.delete(sub)) return;
     sub.close();
+    const span = this.spans.get(sub);
+    this.spans.delete(sub);
+    span?.setAttribute('tidepool.quotes_sent', sub.sent);
+    span?.end();
     for (const pairId of sub.pairIds) {
       const set = this.byPair.get(pairId);
       set?.delete(sub);

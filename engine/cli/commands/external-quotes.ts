@@ -2,6 +2,7 @@ import { redactedValues } from '../../config/loader.js';
 import { createExternalQuoteService } from '../../external/external-quote-service.js';
 import { externalSchema, loadExternalConfig, providerNameOf } from '../../external/external-config.js';
 import { createLogger } from '../../obs/logger.js';
+import { initTracing } from '../../obs/tracing.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
@@ -14,7 +15,8 @@ at most -rate-limit-rps requests a second and each pair at most once per -poll-i
 it), and serves the results over gRPC tidepool.v1.QuoteService.StreamBatchQuotes on -grpc-port
 (50053). Provider uptime, latency, errors and breaker state: GET /health and GET /metrics on
 -metrics-port (9093). The API key (-api-key) is sent as x-api-key and never logged.
-SIGTERM or Ctrl-C ends the streams (UNAVAILABLE) and exits 0.
+Traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (one span per stream, under the caller's
+trace). SIGTERM or Ctrl-C ends the streams (UNAVAILABLE) and exits 0.
 
 Example (the public API): tidepool external-quotes -quote-url https://lite-api.jup.ag/swap/v1/quote -rate-limit-rps 1
 
@@ -28,12 +30,14 @@ export const externalQuotesCommand: Command = {
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, externalSchema, io, { load: loadExternalConfig });
     const logger = createLogger({ name: 'external-quotes', level: loaded.values['log.level'] });
+    const tracing = initTracing({ serviceName: 'tidepool-external-quotes', env: io.env, logger });
     const service = createExternalQuoteService(loaded.values, { logger, defaultMetrics: true });
     let endpoints;
     try {
       endpoints = await service.start();
     } catch (err) {
       await service.close().catch(() => undefined);
+      await tracing.shutdown();
       throw err;
     }
     logger.info({ endpoints, config: redactedValues(externalSchema, loaded) }, 'external quote service running');
@@ -47,6 +51,9 @@ export const externalQuotesCommand: Command = {
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'external quote service', () => service.close());
+    return serveUntilSignal(logger, 'external quote service', async () => {
+      await service.close();
+      await tracing.shutdown();
+    });
   },
 };

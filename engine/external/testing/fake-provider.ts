@@ -98,11 +98,11 @@ export class StreamProbe {
   private readonly client: grpc.Client;
   private readonly call: grpc.ClientReadableStream<ExternalQuoteMessage>;
 
-  constructor(target: string, request: { pairs: StreamPairInput[]; slippageBps?: number; updateIntervalMs?: number }) {
+  constructor(target: string, request: { pairs: StreamPairInput[]; slippageBps?: number; updateIntervalMs?: number }, metadata = new grpc.Metadata()) {
     const Ctor = loadTidepoolProto().QuoteService;
     this.client = new Ctor(target, grpc.credentials.createInsecure());
-    const fn = (this.client as unknown as Record<string, (req: unknown) => grpc.ClientReadableStream<ExternalQuoteMessage>>)['StreamBatchQuotes']!;
-    this.call = fn.call(this.client, request);
+    const fn = (this.client as unknown as Record<string, (req: unknown, md: grpc.Metadata) => grpc.ClientReadableStream<ExternalQuoteMessage>>)['StreamBatchQuotes']!;
+    this.call = fn.call(this.client, request, metadata);
     this.call.on('data', (q: ExternalQuoteMessage) => this.quotes.push(q));
     this.call.on('error', (err: grpc.ServiceError) => (this.error = err));
     this.call.on('end', () => (this.ended = true));
