@@ -1,6 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { GET_AGGREGATED_QUOTE_TIMEOUT_MS } from './aggregator-config.js';
 import { pairId } from './swap-route-event.js';
 import {
   FakeUpstream,
@@ -67,7 +69,7 @@ describe('GetAggregatedQuote', () => {
     expect(t.aggregator.stats().requests).toMatchObject({ total: 1, full: 1 });
   });
 
-  it('keeps local on a confidence-weighted tie and prefers the more trustworthy quote over a slightly larger one', async () => {
+  it('prefers the more trustworthy quote over a slightly larger one', async () => {
     const local = await upstream((p) => makeQuote(p, 100_000_000n, { poolAgeSeconds: 7200 }));
     // External is 1% larger but routes through a pool seen seconds ago: 0.3 × (1 − 0.2) less confidence.
     const external = await upstream((p) => makeQuote(p, 101_000_000n, { poolAgeSeconds: 0 }));
@@ -99,7 +101,7 @@ describe('GetAggregatedQuote', () => {
     const local = await upstream((p) => makeQuote(p, 100n));
     local.delayMs = 400;
     const external = await upstream((p) => makeQuote(p, 99n));
-    const t = await aggregatorOn(local, external);
+    const t = await aggregatorOn(local, external, { externalTimeout: 1000 });
     const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
     expect(q.sourceClass).toBe('SOURCE_CLASS_EXTERNAL_ONLY');
     expect(q.localError).toMatchObject({ code: 'TP_ERR_DEADLINE', grpcStatus: 4 });
@@ -117,6 +119,29 @@ describe('GetAggregatedQuote', () => {
     expect(q.externalError).toMatchObject({ code: 'TP_ERR_DEADLINE', grpcStatus: 4 });
     expect(t.aggregator.stats().upstreams.external.timeouts).toBe(1);
     expect(t.aggregator.stats().requests.localOnly).toBe(1);
+  });
+
+  it('never waits past 150 ms, whatever the per-source timeouts say', async () => {
+    const local = await upstream((p) => makeQuote(p, 100n));
+    const external = await upstream((p) => makeQuote(p, 99n));
+    external.delayMs = 600; // inside its 5 s timeout, outside the call's 150 ms
+    const t = await aggregatorOn(local, external, { localTimeout: 5000, externalTimeout: 5000 }, { unaryDeadlineMs: GET_AGGREGATED_QUOTE_TIMEOUT_MS });
+    const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    expect(q.sourceClass).toBe('SOURCE_CLASS_LOCAL_ONLY');
+    expect(q.externalError).toMatchObject({ code: 'TP_ERR_DEADLINE', grpcStatus: 4 });
+  });
+
+  it('logs a price difference above 1% at info, once per pair within the throttle window', async () => {
+    const lines: { msg: string; priceDifferencePct?: number }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const local = await upstream((p) => makeQuote(p, 100_000n));
+    const external = await upstream((p) => makeQuote(p, 98_000n));
+    const t = await aggregatorOn(local, external, { localTimeout: 1000, externalTimeout: 1000 }, { logger });
+    await unaryCall(t.client, 'GetAggregatedQuote', REQUEST);
+    await unaryCall(t.client, 'GetAggregatedQuote', REQUEST);
+    const logged = lines.filter((l) => l.msg === 'local and external quotes differ by more than 1%');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.priceDifferencePct).toBeCloseTo(-2, 10);
   });
 
   it('fails with DEADLINE_EXCEEDED when neither source answers in time', async () => {

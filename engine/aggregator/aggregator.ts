@@ -28,6 +28,8 @@ export interface AggregatorDeps {
   defaultMetrics?: boolean;
   /** Upstream reconnect backoff; default 100 ms doubling to 10 s (tests shorten it). */
   backoff?: { initialMs: number; maxMs: number };
+  /** GetAggregatedQuote's overall deadline, ms; spec 01's 150 ms. Only tests change it. */
+  unaryDeadlineMs?: number;
 }
 
 export interface AggregatorPorts {
@@ -107,7 +109,7 @@ function upstreamStats(s: WireUpstreamStatus, duplicates: number): UpstreamStats
 export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps): Aggregator {
   const logger = deps.logger;
   const metrics = new AggregatorMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
-  const core = new AggregatorCore({ config, logger, publisher: deps.publisher, oracle: deps.oracle, metrics, version: AGGREGATOR_VERSION, ...(deps.backoff ? { backoff: deps.backoff } : {}) });
+  const core = new AggregatorCore({ config, logger, publisher: deps.publisher, oracle: deps.oracle, metrics, version: AGGREGATOR_VERSION, ...(deps.backoff ? { backoff: deps.backoff } : {}), ...(deps.unaryDeadlineMs === undefined ? {} : { unaryDeadlineMs: deps.unaryDeadlineMs }) });
   let grpcServer: grpc.Server | undefined;
   let closing: Promise<void> | undefined;
 

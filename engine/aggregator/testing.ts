@@ -193,7 +193,11 @@ export interface TestAggregator {
   close(): Promise<void>;
 }
 
-/** An aggregator on port 0 against the given upstreams, with a client. */
+/**
+ * An aggregator on port 0 against the given upstreams, with a client. GetAggregatedQuote's overall
+ * deadline is widened to 2 s (a loaded test box may take longer than 150 ms to open a first call);
+ * tests of the 150 ms limit pass `unaryDeadlineMs: GET_AGGREGATED_QUOTE_TIMEOUT_MS`.
+ */
 export async function startTestAggregator(
   local: FakeUpstream | string,
   external: FakeUpstream | string,
@@ -209,7 +213,7 @@ export async function startTestAggregator(
     shutdownTimeout: 1000,
     ...overrides,
   });
-  const aggregator = createAggregator(config, { logger: silentLogger(), backoff: { initialMs: 20, maxMs: 200 }, ...deps, publisher });
+  const aggregator = createAggregator(config, { logger: silentLogger(), backoff: { initialMs: 20, maxMs: 200 }, unaryDeadlineMs: 2000, ...deps, publisher });
   const { grpcPort, httpPort } = await aggregator.start();
   const Ctor = loadTidepoolProto().QuoteAggregatorService;
   const client = new Ctor(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure()) as TestAggregator['client'];

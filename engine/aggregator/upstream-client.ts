@@ -24,7 +24,7 @@ import { grpcMetadataSetter } from '../obs/trace-context.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
 import { MAX_PAIRS_PER_REQUEST, type PairKey } from './request-validation.js';
-import { routeHash } from './swap-route-event.js';
+import { pairId, routeHash } from './swap-route-event.js';
 import { UpstreamStateName, type QuoteSourceName, type WireQuote, type WireUpstreamStatus } from './wire-types.js';
 
 /** Spec 01: pairs idle this long are dropped at the next resubscribe. */
@@ -307,6 +307,8 @@ export class UpstreamClient {
       this.latencyCount++;
     }
     quote.source = this.source;
+    // The table is keyed by pairID; an upstream that leaves it empty still names its pair.
+    if (quote.pairId === '') quote.pairId = pairId(quote.inputMint, quote.outputMint, BigInt(quote.inputAmount || '0'));
     quote.receivedAtUnixMs = String(now);
     quote.routeHash = quote.route.length === 0 ? '' : routeHash(quote.route);
     if (quote.error !== null && quote.error !== undefined) this.errors++;

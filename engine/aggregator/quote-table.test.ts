@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+
+import { QuoteTable, staleAfterMs } from './quote-table.js';
+import { routeHash } from './swap-route-event.js';
+import { POOL_B, SOL, USDC, makeErrorQuote, makeQuote } from './testing.js';
+
+const PAIR = { inputMint: SOL, outputMint: USDC, amount: '1000' };
+const quote = (out: bigint, pool?: string) => {
+  const q = makeQuote(PAIR, out, pool === undefined ? {} : { pool });
+  q.routeHash = routeHash(q.route);
+  return q;
+};
+
+describe('QuoteTable', () => {
+  it('staleness window is max(3 × update interval, 2 s)', () => {
+    expect(staleAfterMs(100)).toBe(2000);
+    expect(staleAfterMs(1000)).toBe(3000);
+  });
+
+  it('a quote with the same route hash and output is a duplicate: counted, and it only refreshes the receipt time', () => {
+    const t = new QuoteTable(3000);
+    const first = quote(10n);
+    expect(t.offer(first, 1000)).toBe('changed');
+    expect(t.offer(quote(10n), 2000)).toBe('duplicate');
+    expect(t.duplicates).toBe(1);
+    expect(t.get(first.pairId)).toMatchObject({ quote: first, receivedAtMs: 2000 });
+    expect(t.offer(quote(11n), 2100)).toBe('changed'); // other output
+    expect(t.offer(quote(11n, POOL_B), 2200)).toBe('changed'); // other route
+    expect(t.duplicates).toBe(1);
+  });
+
+  it('holds "cannot quote" errors too; the same error again is a duplicate', () => {
+    const t = new QuoteTable(3000);
+    const err = makeErrorQuote(PAIR);
+    expect(t.offer(err, 0)).toBe('changed');
+    expect(t.offer(makeErrorQuote(PAIR), 1)).toBe('duplicate');
+    expect(t.get(err.pairId)).toMatchObject({ quote: undefined, error: { code: 'TP_ERR_NO_POOL_FOR_PAIR' } });
+    expect(t.offer(quote(5n), 2)).toBe('changed');
+  });
+
+  it('does not use a held quote past the staleness window or from a disconnected upstream', () => {
+    const t = new QuoteTable(3000);
+    const q = quote(10n);
+    t.offer(q, 1000);
+    expect(t.fresh(q.pairId, 4000, true)).toBeDefined();
+    expect(t.fresh(q.pairId, 4001, true)).toBeUndefined();
+    expect(t.fresh(q.pairId, 1000, false)).toBeUndefined();
+    t.offer(quote(10n), 4001); // a duplicate keeps it fresh
+    expect(t.fresh(q.pairId, 5000, true)).toBeDefined();
+  });
+
+  it('drops entries older than a cutoff unless kept', () => {
+    const t = new QuoteTable(3000);
+    const a = quote(1n);
+    t.offer(a, 0);
+    t.dropOlderThan(10, (id) => id === a.pairId);
+    expect(t.size).toBe(1);
+    t.dropOlderThan(10, () => false);
+    expect(t.size).toBe(0);
+  });
+});
