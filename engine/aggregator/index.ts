@@ -1,0 +1,13 @@
+/** What the rest of the engine may use of the quote aggregator (spec 01). */
+export { createAggregator, AGGREGATOR_VERSION, type Aggregator, type AggregatorDeps, type AggregatorPorts, type AggregatorStatsSnapshot } from './aggregator.js';
+export {
+  aggregatorSchema,
+  defaultAggregatorConfig,
+  loadAggregatorConfig,
+  GET_AGGREGATED_QUOTE_TIMEOUT_MS,
+  type AggregatorConfig,
+} from './aggregator-config.js';
+export type { OraclePriceSource, PairOraclePrice, RoutePublisher, RoutePublisherStats } from './contracts.js';
+export { disabledRoutePublisher } from './disabled-publisher.js';
+export { CONFIDENCE_WEIGHTS, DECISION_THRESHOLDS, decisionFor, scoreQuote } from './confidence.js';
+export { SWAP_ROUTE_SUBJECT, pairId, routeHash, encodeSwapRouteEvent, decodeSwapRouteEvent, type SwapRouteEventFields } from './swap-route-event.js';
