@@ -27,7 +27,6 @@ export const AGGREGATOR_SERVER_OPTIONS: grpc.ServerOptions = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 1,
-  'grpc.http2.min_ping_interval_without_data_ms': 5_000,
 };
 
 const SERVICE = 'tidepool.v1.QuoteAggregatorService';

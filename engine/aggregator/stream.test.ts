@@ -129,6 +129,16 @@ describe('StreamAggregatedQuotes', () => {
     expect(Number(healthy.external.reconnects)).toBeGreaterThanOrEqual(1);
   });
 
+  it('before any pair is asked for, is SERVING while both upstream channels connect, DEGRADED without one', async () => {
+    const local = await upstream(100n);
+    const external = await upstream(100n);
+    const t = await aggregatorOn(local, external);
+    await eventually(async () => expect((await unaryCall<{ status: string }>(t.client, 'Health', {})).status).toBe('SERVING_STATUS_SERVING'));
+    expect(local.requests).toHaveLength(0);
+    external.kill();
+    await eventually(async () => expect((await unaryCall<{ status: string }>(t.client, 'Health', {})).status).toBe('SERVING_STATUS_DEGRADED'));
+  });
+
   it('reports NOT_SERVING when no upstream is healthy', async () => {
     const local = await upstream(100n);
     const external = await upstream(100n);

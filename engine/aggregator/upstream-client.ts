@@ -31,11 +31,14 @@ import { UpstreamStateName, type QuoteSourceName, type WireQuote, type WireUpstr
 export const PAIR_IDLE_DROP_MS = 5 * 60_000;
 export const BACKOFF_INITIAL_MS = 100;
 export const BACKOFF_MAX_MS = 10_000;
-/** Spec 01: gRPC keepalive on the upstream connections. */
+/**
+ * Spec 01: gRPC keepalive on the upstream connections. Pings only while a call is open (the stream
+ * is what must not die silently); servers that police ping rates see nothing while idle.
+ */
 export const UPSTREAM_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_time_ms': 10_000,
   'grpc.keepalive_timeout_ms': 5_000,
-  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.keepalive_permit_without_calls': 0,
   'grpc.initial_reconnect_backoff_ms': BACKOFF_INITIAL_MS,
   'grpc.max_reconnect_backoff_ms': BACKOFF_MAX_MS,
 };
@@ -154,7 +157,7 @@ export class UpstreamClient {
   /** True while the upstream cannot be asked: its stream is down and waiting out the backoff. */
   isDown(): boolean {
     if (this.state === UpstreamStateName.Reconnecting) return true;
-    if (this.subs.size === 0) return this.channelState() === grpc.connectivityState.TRANSIENT_FAILURE;
+    if (this.subs.size === 0) return this.channelState(true) === grpc.connectivityState.TRANSIENT_FAILURE;
     return false;
   }
 
@@ -162,7 +165,8 @@ export class UpstreamClient {
   isHealthy(now = this.now()): boolean {
     if (this.current === undefined) {
       // No pair to stream: nothing to wait for, so a ready channel is a healthy upstream.
-      return this.subs.size === 0 && this.pending === undefined && this.channelState() === grpc.connectivityState.READY;
+      // (Asking also wakes a channel that went idle, so the next check sees it connected.)
+      return this.subs.size === 0 && this.pending === undefined && this.channelState(true) === grpc.connectivityState.READY;
     }
     return this.state === UpstreamStateName.Streaming && now - this.lastQuoteAt <= this.options.staleAfterMs;
   }
@@ -176,7 +180,7 @@ export class UpstreamClient {
     const idle = this.current === undefined && this.pending === undefined && this.subs.size === 0;
     let state = this.state;
     if (idle && state !== UpstreamStateName.Reconnecting) {
-      const ch = this.channelState();
+      const ch = this.channelState(true);
       state = ch === grpc.connectivityState.READY ? UpstreamStateName.Streaming : ch === grpc.connectivityState.TRANSIENT_FAILURE ? UpstreamStateName.Reconnecting : UpstreamStateName.Connecting;
     }
     return {
