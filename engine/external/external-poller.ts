@@ -18,6 +18,7 @@
  */
 import { CircuitBreaker, CircuitState } from '../quote/circuit-breaker.js';
 import type { StreamPair } from '../quote/quote-stream-request.js';
+import { LogThrottle } from '../obs/log-throttle.js';
 import type { Logger } from '../obs/logger.js';
 import { ExternalError, errorPolledQuote, polledQuote, type PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';
@@ -61,6 +62,8 @@ export class ExternalPoller {
   private readonly clock: () => number;
   private readonly wallClock: () => number;
   private readonly listeners = new Set<PollListener>();
+  /** One warning per outcome kind per 10 s: a dead provider must not flood the log. */
+  private readonly logThrottle = new LogThrottle();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private immediate: NodeJS.Immediate | undefined;
@@ -198,7 +201,7 @@ export class ExternalPoller {
         const until = this.clock() + outcome.retryAfterMs;
         if (until > this.pausedUntil) this.pausedUntil = until;
         this.metrics.rateLimitPauses.inc();
-        this.log?.warn({ retryAfterMs: outcome.retryAfterMs }, 'provider rate limited the poller: pausing');
+        this.log?.debug({ retryAfterMs: outcome.retryAfterMs }, 'provider rate limited the poller: pausing');
         result = errorPolledQuote(pair, ExternalError.rateLimited(outcome.message), this.provider, at);
         break;
       }
@@ -225,8 +228,9 @@ export class ExternalPoller {
         result = errorPolledQuote(pair, ExternalError.malformed(outcome.message), this.provider, at);
         break;
     }
-    if (outcome.kind !== PollOutcomeKind.Ok && outcome.kind !== PollOutcomeKind.NoRoute) {
-      this.log?.debug({ pairId: pair.pairId, outcome: outcome.kind, message: outcome.message }, 'provider poll failed');
+    if (outcome.kind !== PollOutcomeKind.Ok && outcome.kind !== PollOutcomeKind.NoRoute && this.log !== undefined) {
+      const suppressed = this.logThrottle.take(outcome.kind);
+      if (suppressed >= 0) this.log.warn({ provider: this.provider, pairId: pair.pairId, outcome: outcome.kind, message: outcome.message, suppressed }, 'provider poll failed');
     }
     this.deliver(entry, result);
     this.wake();
