@@ -135,8 +135,9 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
   const http = new AggregatorHttpServer(
     {
       health() {
-        const h = aggregatorHealth(core, AGGREGATOR_VERSION);
-        return { status: h.status, body: { ...h, status: HTTP_STATUS_OF[h.status], publisher: deps.publisher.stats() } };
+        // The Health response, with the two upstreams under `upstreams` as in /stats.
+        const { local, external, ...h } = aggregatorHealth(core, AGGREGATOR_VERSION);
+        return { status: h.status, body: { ...h, status: HTTP_STATUS_OF[h.status], upstreams: { local, external }, publisher: deps.publisher.stats() } };
       },
       stats,
       async metrics() {

@@ -46,12 +46,13 @@ describe('aggregator HTTP', () => {
     const body = res.json();
     expect(body).toMatchObject({ activeStreams: 0, confidenceScoringEnabled: true, publisher: { enabled: true, published: 1 } });
     for (const side of ['local', 'external']) {
-      expect(body[side]).toMatchObject({ state: 'UPSTREAM_STATE_STREAMING', healthy: true, quotesReceived: '1', errors: '0', timeouts: '0', reconnects: '0', backoffMs: 0, lastError: '' });
-      expect(Object.keys(body[side]).sort()).toEqual(
+      expect(body.upstreams[side]).toMatchObject({ state: 'UPSTREAM_STATE_STREAMING', healthy: true, quotesReceived: '1', errors: '0', timeouts: '0', reconnects: '0', backoffMs: 0, lastError: '' });
+      expect(Object.keys(body.upstreams[side]).sort()).toEqual(
         ['address', 'avgLatencyMs', 'backoffMs', 'connectedSinceUnixMs', 'errors', 'healthy', 'lastError', 'lastLatencyMs', 'lastQuoteAtUnixMs', 'quotesReceived', 'reconnects', 'source', 'state', 'timeoutMs', 'timeouts'].sort(),
       );
     }
-    expect(body.local.timeoutMs).toBe(1000);
+    expect(body.upstreams.local.timeoutMs).toBe(1000);
+    expect(Object.keys(body).sort()).toEqual(['activeStreams', 'checkedAtUnixMs', 'confidenceScoringEnabled', 'publisher', 'startedAtUnixMs', 'status', 'upstreams', 'version']);
   });
 
   it('GET /health: degraded (200) with one upstream down, not_serving (503) with none', async () => {
@@ -64,7 +65,7 @@ describe('aggregator HTTP', () => {
       return r;
     });
     expect(degraded.status).toBe(200);
-    expect(degraded.json().external.healthy).toBe(false);
+    expect(degraded.json().upstreams.external.healthy).toBe(false);
     local.kill();
     const down = await eventually(async () => {
       const r = await get(t, '/health');

@@ -37,9 +37,9 @@ describe('tidepool aggregator', () => {
     expect(cli.err()).toContain(`external quotes   ${external.address}`);
     expect(cli.err()).toContain('route events      disabled');
     const health = await fetch(`http://127.0.0.1:${running.ports.httpPort}/health`);
-    const body = (await health.json()) as { local: { address: string }; external: { address: string }; confidenceScoringEnabled: boolean; publisher: { enabled: boolean } };
-    expect(body.local.address).toBe(local.address);
-    expect(body.external.address).toBe(external.address);
+    const body = (await health.json()) as { upstreams: { local: { address: string }; external: { address: string } }; confidenceScoringEnabled: boolean; publisher: { enabled: boolean } };
+    expect(body.upstreams.local.address).toBe(local.address);
+    expect(body.upstreams.external.address).toBe(external.address);
     expect(body.confidenceScoringEnabled).toBe(false);
     expect(body.publisher.enabled).toBe(false);
     await running.close();
