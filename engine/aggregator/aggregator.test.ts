@@ -6,6 +6,7 @@ import { GET_AGGREGATED_QUOTE_TIMEOUT_MS } from './aggregator-config.js';
 import { pairId } from './swap-route-event.js';
 import {
   FakeUpstream,
+  FixedOracle,
   SOL,
   USDC,
   eventually,
@@ -78,6 +79,30 @@ describe('GetAggregatedQuote', () => {
     expect(q.bestSource).toBe('QUOTE_SOURCE_LOCAL');
     expect(q.confidence).toBe(q.localConfidence?.score);
     expect(q.localConfidence!.score).toBeGreaterThan(q.externalConfidence!.score);
+  });
+
+  it('scores the oracle factor against the oracle price source, and tracks the mints it is asked about', async () => {
+    const oracle = new FixedOracle();
+    oracle.setAtomPrice(SOL, USDC, 0.1); // quote: 100,000,000 / 1,000,000,000 = 0.1 exactly
+    const local = await upstream((p) => makeQuote(p, 100_000_000n));
+    const external = await upstream((p) => makeQuote(p, 102_500_000n)); // 2.5 % above the oracle
+    const t = await aggregatorOn(local, external, { localTimeout: 1000, externalTimeout: 1000 }, { oracle });
+    const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    const oracleOf = (c: WireAggregatedQuote['localConfidence']) => c!.factors.find((f) => f.kind === 'CONFIDENCE_FACTOR_KIND_ORACLE')!;
+    expect(oracleOf(q.localConfidence)).toMatchObject({ inputKnown: true, score: 1 });
+    expect(oracleOf(q.externalConfidence)).toMatchObject({ inputKnown: true, score: 0.5 });
+    expect(oracleOf(q.externalConfidence).input).toBeCloseTo(0.025, 12);
+    expect([...oracle.tracked].sort()).toEqual([SOL, USDC].sort());
+  });
+
+  it('with scoring off picks the larger output, confidence 0, decision Verify', async () => {
+    const local = await upstream((p) => makeQuote(p, 100n, { hops: 4 }));
+    const external = await upstream((p) => makeQuote(p, 99n));
+    const t = await aggregatorOn(local, external, { localTimeout: 1000, externalTimeout: 1000, enableConfidenceScoring: false });
+    const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    expect(q).toMatchObject({ bestSource: 'QUOTE_SOURCE_LOCAL', confidence: 0, decision: 'DECISION_VERIFY' });
+    expect(q.localConfidence).toMatchObject({ scoringEnabled: false, decision: 'DECISION_UNSPECIFIED', factors: [] });
+    expect(t.aggregator.stats().averageConfidence).toBe(0);
   });
 
   it('answers local-only when the external upstream is down, external-only when the local one is', async () => {
