@@ -95,4 +95,14 @@ describe('ExternalQuoteServer StreamBatchQuotes', () => {
     expect(err.code).toBe(grpc.status.UNAVAILABLE);
     expect(service.poller.registry.size).toBe(0);
   });
+
+  it('fails to start with TP_ERR_IO naming what could not listen when the metrics port is taken, and closes its gRPC port', async () => {
+    await start();
+    const second = createExternalQuoteService(
+      defaultExternalConfig({ grpcPort: 0, 'metrics.port': Number(new URL(endpoints.metrics).port), quoteUrl: fake.url, 'log.level': 'silent' }),
+      { logger },
+    );
+    await expect(second.start()).rejects.toMatchObject({ code: 'TP_ERR_IO', message: expect.stringMatching(/metrics server cannot listen/) });
+    await second.close();
+  });
 });
