@@ -57,6 +57,7 @@ async function measure(txRate: number): Promise<Figure> {
       'rpc-endpoints': simEndpoints.rpc,
       port: '0',
       'metrics-port': '0',
+      'grpc-port': '0',
       'health-port': '0',
       'scanner-metrics-port': '0',
     },

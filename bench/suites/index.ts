@@ -1,10 +1,11 @@
 import type { Suite } from '../harness.js';
 import { base58Suite } from './base58.js';
 import { busSuite } from './bus.js';
+import { aggregatorSuite } from './aggregator.js';
 import { e2eSuite } from './e2e.js';
 import { parseSuite } from './parse.js';
 import { quoteSuite } from './quote.js';
 import { scannerSuite } from './scanner.js';
 
 /** Every benchmark suite, in the order `npm run bench` runs them. */
-export const SUITES: readonly Suite[] = [parseSuite, base58Suite, scannerSuite, quoteSuite, e2eSuite, busSuite];
+export const SUITES: readonly Suite[] = [parseSuite, base58Suite, scannerSuite, quoteSuite, e2eSuite, busSuite, aggregatorSuite];

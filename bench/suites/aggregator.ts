@@ -1,0 +1,184 @@
+/**
+ * `aggregator`: the quote aggregator's gRPC API (spec 01) beside a bare grpc-js server of the same
+ * proto, in the same run. The servers run on a worker thread (aggregator-worker.ts); the clients
+ * run here, on the main thread, so each side has a core of the 2-core box.
+ *
+ * Unary: GetAggregatedQuote, one call at a time (closed loop, sequential), every round trip in an
+ * HDR histogram. Ours answers from the quotes its two upstream streams hold (local and external,
+ * both present, scored, best picked, decision made); the bare server returns a fixed
+ * AggregatedQuote of the same size (the first answer of ours). Goal: p99 < 2 ms.
+ *
+ * Streams: 100 concurrent StreamAggregatedQuotes streams on 10 client connections, each asking for
+ * the same 10 pairs. Ours: both upstreams push a new quote for every pair as fast as their streams
+ * drain; each one is aggregated, encoded once and written to all 100 streams. Bare: the server
+ * writes the fixed message to all 100 streams as fast as they drain, one encode per write, as a
+ * plain grpc-js server does. Counted: messages received by the clients per second, in total.
+ * The clients do not decode (identity deserializer) on either side, so the figure is the server's.
+ * Goal: ≥ 50,000 updates/s.
+ */
+import { randomBytes } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+
+import * as grpc from '@grpc/grpc-js';
+
+import { encode as encodeBase58 } from '../../engine/chain/base58.js';
+import { loadTidepoolProto } from '../../engine/proto.js';
+import type { Figure, Suite } from '../harness.js';
+import { LatencyRecorder } from '../latency.js';
+import type { AggregatorWorkerCommand, AggregatorWorkerInput } from './aggregator-worker.js';
+
+const UNARY_CALLS = Number(process.env.BENCH_AGGREGATOR_CALLS ?? 20_000);
+const UNARY_WARMUP = 2_000;
+const STREAMS = 100;
+const CONNECTIONS = 10;
+const PAIRS = 10;
+const STREAM_SECONDS = Number(process.env.BENCH_AGGREGATOR_STREAM_SECONDS ?? 5);
+const SERVICE = '/tidepool.v1.QuoteAggregatorService';
+
+interface ServerThread {
+  port: number;
+  send(command: AggregatorWorkerCommand): void;
+  stop(): Promise<void>;
+}
+
+function startServer(input: AggregatorWorkerInput): Promise<ServerThread> {
+  const worker = new Worker(new URL('./aggregator-worker.js', import.meta.url), { workerData: input });
+  return new Promise((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('message', (m: { port?: number; error?: string }) => {
+      if (m.error !== undefined) return reject(new Error(m.error));
+      resolve({
+        port: m.port!,
+        send: (command) => worker.postMessage(command),
+        stop: () =>
+          new Promise<void>((done) => {
+            worker.once('message', () => void worker.terminate().then(() => done()));
+            worker.postMessage({ cmd: 'stop' } satisfies AggregatorWorkerCommand);
+          }),
+      });
+    });
+  });
+}
+
+const mint = (): string => encodeBase58(randomBytes(32));
+const PAIR_LIST = Array.from({ length: PAIRS }, (_, i) => ({ inputMint: mint(), outputMint: mint(), amount: String(1_000_000_000 + i) }));
+
+type Client = grpc.Client & { GetAggregatedQuote: (req: object, cb: (err: grpc.ServiceError | null, res: Record<string, unknown>) => void) => void };
+
+function unaryClient(port: number): Client {
+  const Ctor = loadTidepoolProto().QuoteAggregatorService;
+  return new Ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as Client;
+}
+
+function call(client: Client, request: object): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => client.GetAggregatedQuote(request, (err, res) => (err ? reject(err) : resolve(res))));
+}
+
+async function measureUnary(port: number): Promise<{ latency: LatencyRecorder; sample: Record<string, unknown>; callsPerSecond: number }> {
+  const client = unaryClient(port);
+  const latency = new LatencyRecorder();
+  try {
+    const request = (i: number): object => ({ ...PAIR_LIST[i % PAIRS]!, slippageBps: 50 });
+    let sample: Record<string, unknown> = {};
+    for (let i = 0; i < UNARY_WARMUP; i++) sample = await call(client, request(i));
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < UNARY_CALLS; i++) {
+      const t0 = process.hrtime.bigint();
+      await call(client, request(i));
+      latency.recordNs(process.hrtime.bigint() - t0);
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    return { latency, sample, callsPerSecond: UNARY_CALLS / seconds };
+  } finally {
+    client.close();
+  }
+}
+
+/** Opens the streams, waits for every pair's first update on each, then counts for STREAM_SECONDS. */
+async function measureStreams(server: ServerThread): Promise<{ perSecond: number; received: number }> {
+  const definition = loadTidepoolProto().QuoteAggregatorService.service['StreamAggregatedQuotes']!;
+  const clients = Array.from(
+    { length: CONNECTIONS },
+    () => new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }),
+  );
+  let received = 0;
+  const calls: grpc.ClientReadableStream<Buffer>[] = [];
+  const ready: Promise<void>[] = [];
+  const request = { pairs: PAIR_LIST, slippageBps: 50, updateIntervalMs: 1000 };
+  for (let i = 0; i < STREAMS; i++) {
+    const stream = clients[i % CONNECTIONS]!.makeServerStreamRequest(
+      `${SERVICE}/StreamAggregatedQuotes`,
+      definition.requestSerialize as (value: object) => Buffer,
+      (bytes: Buffer) => bytes,
+      request,
+    );
+    calls.push(stream);
+    ready.push(
+      new Promise<void>((resolve) => {
+        let first = 0;
+        stream.on('data', () => {
+          received++;
+          if (++first === PAIRS) resolve();
+        });
+      }),
+    );
+    stream.on('error', () => undefined);
+  }
+  await Promise.all(ready);
+  server.send({ cmd: 'pump' });
+  await new Promise((r) => setTimeout(r, 500));
+  const from = received;
+  const t0 = process.hrtime.bigint();
+  await new Promise((r) => setTimeout(r, STREAM_SECONDS * 1000));
+  const count = received - from;
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  for (const s of calls) s.cancel();
+  for (const c of clients) c.close();
+  return { perSecond: count / seconds, received: count };
+}
+
+export const aggregatorSuite: Suite = {
+  name: 'aggregator',
+  description: 'GetAggregatedQuote p50/p99 and StreamAggregatedQuotes updates/s over 100 streams, beside a bare grpc-js server',
+  async run(): Promise<Figure[]> {
+    const ours = await startServer({ mode: 'ours' });
+    let oursUnary;
+    let bare: ServerThread | undefined;
+    try {
+      oursUnary = await measureUnary(ours.port);
+      bare = await startServer({ mode: 'bare', sample: oursUnary.sample });
+      const bareUnary = await measureUnary(bare.port);
+      const oursStreams = await measureStreams(ours);
+      const bareStreams = await measureStreams(bare);
+      const o = oursUnary.latency.summary();
+      const b = bareUnary.latency.summary();
+      return [
+        {
+          name: 'GetAggregatedQuote round trip, one call at a time',
+          unit: 'µs p99',
+          value: o.p99Us,
+          higherIsBetter: false,
+          baseline: { name: `bare grpc-js unary (p50 ${b.p50Us.toFixed(0)} µs, p99 ${b.p99Us.toFixed(0)} µs)`, value: b.p99Us },
+          p50Us: o.p50Us,
+          p99Us: o.p99Us,
+          p999Us: o.p999Us,
+          goal: 'p99 < 2 ms',
+          goalMet: o.p99Us < 2000,
+          note: `${UNARY_CALLS} calls; ours ${oursUnary.callsPerSecond.toFixed(0)} calls/s, bare ${bareUnary.callsPerSecond.toFixed(0)} calls/s; quote source class ${String(oursUnary.sample['sourceClass'])}`,
+        },
+        {
+          name: `StreamAggregatedQuotes, ${STREAMS} streams × ${PAIRS} pairs`,
+          unit: 'updates/s',
+          value: oursStreams.perSecond,
+          higherIsBetter: true,
+          baseline: { name: 'bare grpc-js stream writing a fixed message', value: bareStreams.perSecond },
+          goal: '≥ 50,000 updates/s',
+          goalMet: oursStreams.perSecond >= 50_000,
+          note: `${oursStreams.received} updates in ${STREAM_SECONDS} s (bare ${bareStreams.received})`,
+        },
+      ];
+    } finally {
+      await Promise.allSettled([ours.stop(), bare?.stop()]);
+    }
+  },
+};
