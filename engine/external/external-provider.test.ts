@@ -124,6 +124,19 @@ describe('external quote service against a provider', () => {
     expect((await health()).provider.errors['rate_limited']).toBe(1);
   });
 
+  it('reports a 429 pause on /health (degraded, until when) and in the metrics', async () => {
+    await start();
+    fake.answer = () => ({ status: 429, body: '', headers: { 'retry-after': '30' } });
+    const probe = open([SOL_USDC]);
+    await eventually(() => probe.quotes[0], 'the rate-limited error quote');
+    const h = await health();
+    expect(h.status).toBe('degraded');
+    expect(h.provider.rateLimitedUntilUnixMs!).toBeGreaterThan(Date.now() + 20_000);
+    expect(h.provider.uptimeRatio).toBe(1);
+    expect(await metricsText()).toMatch(/^external_quotes_rate_limit_pauses_total 1$/m);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('opens the breaker after 5 consecutive 500s: no more requests reach the provider, streams get UNAVAILABLE error quotes', async () => {
     await start({ pollInterval: 20 }, { breaker: { resetTimeoutMs: 60_000 } });
     fake.answer = () => ({ status: 500, body: '{"error":"boom"}' });
