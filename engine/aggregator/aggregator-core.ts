@@ -6,6 +6,7 @@
  * re-aggregate on change (or when a held quote expires / an upstream drops), encode once per
  * slippage, write the same bytes to every stream of the pair; consider it for publication.
  */
+import type * as grpc from '@grpc/grpc-js';
 import { context as otelContext, SpanKind, type Context } from '@opentelemetry/api';
 import type { ServiceDefinition } from '@grpc/proto-loader';
 import type { Logger } from 'pino';
@@ -14,8 +15,7 @@ import { LogThrottle } from '../obs/log-throttle.js';
 import { tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
 import { aggregate, withSlippage, type SourceSide } from './aggregate.js';
-import type { AggregatorConfig } from './aggregator-config.js';
-import { GET_AGGREGATED_QUOTE_TIMEOUT_MS } from './aggregator-config.js';
+import { GET_AGGREGATED_QUOTE_TIMEOUT_MS, type AggregatorConfig } from './aggregator-config.js';
 import type { AggregatorMetrics } from './aggregator-metrics.js';
 import { AggregatorStats, RequestKind } from './aggregator-stats.js';
 import type { OraclePriceSource, RoutePublisher } from './contracts.js';
@@ -26,7 +26,6 @@ import { RoutePublication } from './route-publication.js';
 import { StreamSubscriber } from './stream-subscriber.js';
 import { PAIR_IDLE_DROP_MS, UpstreamClient } from './upstream-client.js';
 import { QuoteSourceName, SourceClassName, type WireAggregatedQuote, type WireQuote } from './wire-types.js';
-import type * as grpc from '@grpc/grpc-js';
 
 /** Price differences above this (percent) are logged at info (throttled per pair). */
 export const PRICE_DIFFERENCE_LOG_PCT = 1;
@@ -55,7 +54,6 @@ export interface AggregatorCoreOptions {
   publisher: RoutePublisher;
   oracle?: OraclePriceSource | undefined;
   metrics: AggregatorMetrics;
-  version: string;
   /** Upstream reconnect backoff (tests shorten it). */
   backoff?: { initialMs: number; maxMs: number };
   /** GetAggregatedQuote's overall deadline; spec 01's 150 ms unless a test on a busy box widens it. */

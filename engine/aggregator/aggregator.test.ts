@@ -9,7 +9,6 @@ import {
   FixedOracle,
   SOL,
   USDC,
-  eventually,
   makeErrorQuote,
   makeQuote,
   startTestAggregator,
@@ -18,7 +17,6 @@ import {
 } from './testing.js';
 import type { WireAggregatedQuote, WirePairAmount } from './wire-types.js';
 
-const PAIR: WirePairAmount = { inputMint: SOL, outputMint: USDC, amount: '1000000000' };
 const PAIR_ID = pairId(SOL, USDC, 1_000_000_000n);
 const REQUEST = { inputMint: SOL, outputMint: USDC, amount: '1000000000', slippageBps: 50 };
 

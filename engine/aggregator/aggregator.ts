@@ -109,7 +109,7 @@ function upstreamStats(s: WireUpstreamStatus, duplicates: number): UpstreamStats
 export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps): Aggregator {
   const logger = deps.logger;
   const metrics = new AggregatorMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
-  const core = new AggregatorCore({ config, logger, publisher: deps.publisher, oracle: deps.oracle, metrics, version: AGGREGATOR_VERSION, ...(deps.backoff ? { backoff: deps.backoff } : {}), ...(deps.unaryDeadlineMs === undefined ? {} : { unaryDeadlineMs: deps.unaryDeadlineMs }) });
+  const core = new AggregatorCore({ config, logger, publisher: deps.publisher, oracle: deps.oracle, metrics, ...(deps.backoff ? { backoff: deps.backoff } : {}), ...(deps.unaryDeadlineMs === undefined ? {} : { unaryDeadlineMs: deps.unaryDeadlineMs }) });
   let grpcServer: grpc.Server | undefined;
   let closing: Promise<void> | undefined;
 

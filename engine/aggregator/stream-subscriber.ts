@@ -76,7 +76,7 @@ export class StreamSubscriber {
       this.pending.set(pairId, body);
       return;
     }
-    this.write(pairId, progress, body);
+    this.write(progress, body);
   }
 
   /** Ends the stream with status OK. Idempotent. */
@@ -97,7 +97,7 @@ export class StreamSubscriber {
     this.pending.clear();
   }
 
-  private write(pairId: string, progress: PairProgress, body: Buffer): void {
+  private write(progress: PairProgress, body: Buffer): void {
     progress.sequence++;
     this.sent++;
     if (!this.call.write(frameWithSequence(body, progress.sequence))) this.blocked = true;
@@ -109,7 +109,7 @@ export class StreamSubscriber {
       this.pending.delete(pairId);
       const progress = this.pairs.get(pairId);
       if (progress === undefined || this.closed) continue;
-      this.write(pairId, progress, body);
+      this.write(progress, body);
       if (this.blocked) return;
     }
   }
