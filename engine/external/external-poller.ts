@@ -29,6 +29,7 @@ import { RequestPacer } from './request-pacer.js';
 
 /** What the poller asks the provider through (ProviderClient, or a fake in tests). */
 export interface QuoteFetcher {
+  /** Never rejects: every end is a PollOutcome. */
   fetchQuote(req: PollRequest): Promise<PollOutcome>;
 }
 
@@ -179,7 +180,13 @@ export class ExternalPoller {
 
   private async poll(entry: PairEntry): Promise<void> {
     const { pair } = entry;
-    const outcome = await this.fetcher.fetchQuote({ inputMint: pair.inputMint, outputMint: pair.outputMint, amount: pair.amount, slippageBps: entry.slippageBps });
+    let outcome: PollOutcome;
+    try {
+      outcome = await this.fetcher.fetchQuote({ inputMint: pair.inputMint, outputMint: pair.outputMint, amount: pair.amount, slippageBps: entry.slippageBps });
+    } catch (err) {
+      // QuoteFetcher promises never to reject; one that does must not wedge the pair in flight.
+      outcome = { kind: PollOutcomeKind.ConnectionError, message: (err as Error)?.message ?? String(err), durationMs: 0 };
+    }
     this.inFlight--;
     entry.inFlight = false;
     if (this.closed) return;

@@ -105,4 +105,26 @@ describe('ExternalQuoteServer StreamBatchQuotes', () => {
     await expect(second.start()).rejects.toMatchObject({ code: 'TP_ERR_IO', message: expect.stringMatching(/metrics server cannot listen/) });
     await second.close();
   });
+
+  it('survives a fetcher that rejects (counted as a connection error) and keeps polling the pair', async () => {
+    fake = new FakeProvider();
+    await fake.start();
+    let calls = 0;
+    service = createExternalQuoteService(
+      defaultExternalConfig({ grpcPort: 0, 'metrics.port': 0, quoteUrl: fake.url, pollInterval: 20, 'log.level': 'silent' }),
+      {
+        logger,
+        fetcher: {
+          fetchQuote: async () => {
+            calls++;
+            throw new Error('boom');
+          },
+        },
+      },
+    );
+    endpoints = await service.start();
+    const probe = open({ pairs: [SOL_USDC] });
+    await eventually(() => calls >= 3, 'three polls');
+    expect(probe.quotes[0]!.error).toMatchObject({ code: 'TP_ERR_EXTERNAL_UNREACHABLE', message: 'boom' });
+  });
 });
