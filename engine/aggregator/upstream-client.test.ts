@@ -77,7 +77,7 @@ describe('UpstreamClient', () => {
     await eventually(() => expect(quotes).toHaveLength(1));
     c.want(pair(2), true);
     await eventually(() => expect(u.requests).toHaveLength(2));
-    expect(u.requests[1]!.pairs.map((p) => p.amount)).toEqual(['1', '2']);
+    expect(u.requests[1]!.pairs.map((p) => p.amount)).toEqual(['2', '1']); // the added pair first
     await eventually(() => expect(u.calls.size).toBe(1));
     expect(c.openCalls).toBe(1);
     expect(c.status().state).toBe('UPSTREAM_STATE_STREAMING');
@@ -118,7 +118,7 @@ describe('UpstreamClient', () => {
     now += 5 * 60_000 + 1;
     c.want(pair(3));
     await eventually(() => expect(u.requests).toHaveLength(2));
-    expect(u.requests[1]!.pairs.map((p) => p.amount)).toEqual(['2', '3']);
+    expect(u.requests[1]!.pairs.map((p) => p.amount)).toEqual(['3', '2']);
     expect(c.pairCount).toBe(2);
   });
 

@@ -262,7 +262,12 @@ export class UpstreamClient {
       this.current = undefined;
       return;
     }
-    const pairs = [...this.subs.values()].map((s) => s.pair);
+    // Pairs the current call lacks go first: the upstream quotes a request in order, and a unary
+    // call is waiting (10 ms by default) for exactly those.
+    const added: PairKey[] = [];
+    const known: PairKey[] = [];
+    for (const sub of this.subs.values()) (this.current?.pairIds.has(sub.pair.pairId) === true ? known : added).push(sub.pair);
+    const pairs = added.concat(known);
     const generation: Generation = { calls: [], pairIds: new Set(pairs.map((p) => p.pairId)) };
     this.pending = generation;
     for (let i = 0; i < pairs.length; i += MAX_PAIRS_PER_REQUEST) {
