@@ -1,10 +1,23 @@
 /**
- * Settings of `tidepool start` (what `npm start` runs): the engine's settings and the simulator's
- * side by side. The simulator's flags gain a `sim-` prefix here (`--sim-seed`, `--sim-tx-rate`)
- * because both sides have a `--host`; their environment variables (SIM_*) and config-file keys
- * (`sim.*`) are unchanged.
+ * Settings of `tidepool start` (what `npm start` runs): the engine's, the simulator's, the quote
+ * aggregator's and the external quote service's settings side by side.
+ * - The simulator's flags gain a `sim-` prefix (`--sim-seed`, `--sim-tx-rate`) because both sides
+ *   have a `--host`; their environment variables (SIM_*) and config-file keys (`sim.*`) are unchanged.
+ * - The aggregator's settings live under `aggregator.*` with `aggregator-` flags
+ *   (`--aggregator-grpc-port`, `--aggregator-http-port`), the external quote service's under
+ *   `external.*` with `external-` flags (`--external-grpc-port`, `--external-quote-url`); their
+ *   environment variables are their own commands' (AGGREGATOR_GRPC_PORT, EXTERNAL_QUOTE_URL, ...).
+ *   One LOG_LEVEL for everything.
+ * - Defaults that differ from the standalone commands (ARCHITECTURE §1 and Ports): the aggregator's
+ *   HTTP port is 8082 (8080 is the quote service's), it publishes no SwapRouteEvents unless
+ *   BUS_ENABLED=true (npm start needs no servers), and the external quote service may poll the
+ *   local simulator at 50 requests/s.
+ * - Left at their defaults, the aggregator's upstream addresses are the engine's and the external
+ *   service's bound gRPC ports, and the external provider and the oracle are the simulator's.
  */
-import type { ConfigSchema, LoadedConfig } from '../config/loader.js';
+import { aggregatorSchema, type AggregatorConfig } from '../aggregator/aggregator-config.js';
+import type { ConfigSchema, ConfigValues, LoadedConfig, SettingDef } from '../config/loader.js';
+import { externalSchema, type ExternalQuotesConfig } from '../external/external-config.js';
 import { simSchema } from '../sim/sim-config.js';
 import type { SimEndpoints } from '../sim/simulator.js';
 import { engineSchema, type EngineConfig } from './engine-config.js';
@@ -15,7 +28,47 @@ function prefixFlags<S extends ConfigSchema>(schema: S, prefix: string): S {
   return out as S;
 }
 
-export const startSchema = { ...engineSchema, ...prefixFlags(simSchema, 'sim-') };
+type Namespaced<S extends ConfigSchema, P extends string, Omitted extends keyof S> = {
+  [K in Exclude<keyof S, Omitted> as `${P}${K & string}`]: S[K];
+};
+
+/** `schema` without `omit`, its keys under `keyPrefix`, its flags under `flagPrefix`, some defaults replaced. */
+function namespaced<S extends ConfigSchema, P extends string, O extends keyof S>(
+  schema: S,
+  keyPrefix: P,
+  flagPrefix: string,
+  omit: readonly O[],
+  defaults: { [K in keyof S]?: ConfigValues<S>[K] } = {},
+): Namespaced<S, P, O> {
+  const out: ConfigSchema = {};
+  for (const [key, def] of Object.entries(prefixFlags(schema, flagPrefix))) {
+    if ((omit as readonly string[]).includes(key)) continue;
+    out[`${keyPrefix}${key}`] = key in defaults ? ({ ...def, default: defaults[key as keyof S] } as SettingDef<unknown>) : def;
+  }
+  return out as Namespaced<S, P, O>;
+}
+
+/** The aggregator's HTTP port inside `npm start` (ARCHITECTURE Ports). */
+export const START_AGGREGATOR_HTTP_PORT = 8082;
+/** Requests per second the external quote service may send to the local simulator. */
+export const START_EXTERNAL_RATE_LIMIT_RPS = 50;
+
+export const startSchema = {
+  ...engineSchema,
+  ...prefixFlags(simSchema, 'sim-'),
+  ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level'], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
+  ...namespaced(externalSchema, 'external.', 'external-', ['log.level'], { rateLimitRps: START_EXTERNAL_RATE_LIMIT_RPS }),
+};
+
+type StartLoaded = LoadedConfig<typeof startSchema>;
+
+/** The settings under `prefix`, with the prefix taken off (and the shared log level). */
+function section<T>(loaded: StartLoaded, prefix: string): { values: T; fromDefault: (key: string) => boolean } {
+  const values: Record<string, unknown> = { 'log.level': loaded.values['log.level'] };
+  for (const [key, value] of Object.entries(loaded.values)) if (key.startsWith(prefix)) values[key.slice(prefix.length)] = value;
+  const sources = loaded.sources as Record<string, string>;
+  return { values: values as T, fromDefault: (key) => sources[`${prefix}${key}`] === 'default' };
+}
 
 /**
  * The engine's settings pointed at the simulator: the block-entry stream and the JSON-RPC are the
@@ -29,6 +82,25 @@ export function engineConfigUnderSim(loaded: LoadedConfig<typeof startSchema>, s
   if (loaded.sources['blockstream.port'] === 'default') values['blockstream.port'] = port;
   if (loaded.sources['rpc.endpoints'] === 'default') values['rpc.endpoints'] = [sim.rpc];
   return { values, sources, ...(loaded.file === undefined ? {} : { file: loaded.file }) };
+}
+
+/** The external quote service's settings under the simulator: its /quote API unless set explicitly. */
+export function externalConfigUnderSim(loaded: StartLoaded, sim: SimEndpoints): ExternalQuotesConfig {
+  const { values, fromDefault } = section<ExternalQuotesConfig>(loaded, 'external.');
+  if (fromDefault('quoteUrl')) values.quoteUrl = `${sim.http}/quote`;
+  return values;
+}
+
+/**
+ * The aggregator's settings in one process: its upstreams are the engine's and the external
+ * service's bound gRPC addresses, its oracle the simulator's price API, unless set explicitly.
+ */
+export function aggregatorConfigUnderSim(loaded: StartLoaded, sim: SimEndpoints, upstreams: { local: string; external: string }): AggregatorConfig {
+  const { values, fromDefault } = section<AggregatorConfig>(loaded, 'aggregator.');
+  if (fromDefault('localQuoteAddr')) values.localQuoteAddr = upstreams.local;
+  if (fromDefault('externalQuoteAddr')) values.externalQuoteAddr = upstreams.external;
+  if (fromDefault('oracleUrl')) values.oracleUrl = `${sim.http}/price/v3`;
+  return values;
 }
 
 function splitHostPort(hostPort: string): [string, number] {

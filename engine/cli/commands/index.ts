@@ -1,6 +1,9 @@
 import type { Command } from '../command.js';
+import { aggregatedQuoteCommand } from './aggregated-quote.js';
+import { aggregatorCommand } from './aggregator.js';
 import { decodeCommand } from './decode.js';
 import { engineCommand } from './engine.js';
+import { externalQuotesCommand } from './external-quotes.js';
 import { quoteServiceCommand } from './quote-service.js';
 import { scannerCommand } from './scanner.js';
 import { simCommand } from './sim.js';
@@ -8,4 +11,15 @@ import { startCommand } from './start.js';
 import { swapCommand } from './swap.js';
 
 /** Every `tidepool` subcommand. Each arrives with its feature. */
-export const COMMANDS: readonly Command[] = [decodeCommand, engineCommand, quoteServiceCommand, scannerCommand, simCommand, startCommand, swapCommand];
+export const COMMANDS: readonly Command[] = [
+  aggregatedQuoteCommand,
+  aggregatorCommand,
+  decodeCommand,
+  engineCommand,
+  externalQuotesCommand,
+  quoteServiceCommand,
+  scannerCommand,
+  simCommand,
+  startCommand,
+  swapCommand,
+];

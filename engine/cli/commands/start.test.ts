@@ -4,7 +4,18 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');
-const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0'];
+const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0',
+  '--aggregator-grpc-port', '0', '--aggregator-http-port', '0', '--external-grpc-port', '0', '--external-metrics-port', '0'];
+
+/** Runs the printed `aggregated-quote` example (another process) and returns its JSON. */
+async function runExample(command: string): Promise<{ code: number | null; out: Record<string, unknown> }> {
+  const args = command.trim().split(/\s+/).slice(2); // after `node dist/engine/cli/main.js`
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += String(c)));
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  return { code, out: JSON.parse(out) as Record<string, unknown> };
+}
 
 describe('tidepool start (npm start), as a process', () => {
   it.skipIf(!existsSync(bin))('prints its endpoints and an example quote that answers from the cache, and drains on SIGTERM', async () => {
@@ -32,6 +43,24 @@ describe('tidepool start (npm start), as a process', () => {
     const scanner = /scanner\s+(http:\/\/\S+)\/health/.exec(stderr)![1]!;
     const health = (await (await fetch(`${scanner}/health`)).json()) as { connected: boolean };
     expect(health.connected).toBe(true);
+
+    // The aggregator merges the engine's quote (local) with the external service's (the
+    // simulator's /quote): the printed gRPC example answers with both sources once both streams hold the pair.
+    expect(stderr).toMatch(/external quotes\s+grpc:\/\/127\.0\.0\.1:[1-9][0-9]*\s/);
+    const aggregatorExample = /(node dist\/engine\/cli\/main\.js aggregated-quote [^\n]+)/.exec(stderr)![1]!;
+    let merged: Record<string, unknown> = {};
+    for (let i = 0; i < 100 && merged['sourceClass'] !== 'SOURCE_CLASS_BOTH'; i++) {
+      const { code, out } = await runExample(aggregatorExample);
+      expect(code).toBe(0);
+      merged = out;
+    }
+    expect(merged['sourceClass']).toBe('SOURCE_CLASS_BOTH');
+    expect((merged['localQuote'] as { provider: string }).provider).toBe('tidepool');
+    expect((merged['externalQuote'] as { provider: string }).provider).toBe('simulator');
+    expect(merged['decision']).toMatch(/^DECISION_(EXECUTE|VERIFY|CAUTIOUS|SKIP)$/);
+    const aggregatorHttp = /aggregator http\s+(http:\/\/\S+)\/stats/.exec(stderr)![1]!;
+    const stats = (await (await fetch(`${aggregatorHttp}/stats`)).json()) as { aggregations: { both: number } };
+    expect(stats.aggregations.both).toBeGreaterThan(0);
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

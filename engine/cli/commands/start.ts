@@ -1,6 +1,9 @@
 import { checkEngineConfig } from '../../app/engine-config.js';
 import { createEngine } from '../../app/engine-app.js';
-import { engineConfigUnderSim, startSchema } from '../../app/start-config.js';
+import { aggregatorEndpointLines, createAggregatorApp } from '../../app/aggregator-app.js';
+import { aggregatorConfigUnderSim, engineConfigUnderSim, externalConfigUnderSim, startSchema } from '../../app/start-config.js';
+import { createExternalQuoteService } from '../../external/external-quote-service.js';
+import { initTracing } from '../../obs/tracing.js';
 import { createLogger } from '../../obs/logger.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/known-accounts.js';
 import { startSimulatorThread } from '../../sim/sim-thread.js';
@@ -32,29 +35,47 @@ export const startCommand: Command = {
     const sim = await startSimulatorThread(loaded.values as unknown as SimConfig, { logLevel: loaded.values['log.level'] });
     const simEndpoints = sim.endpoints;
     const pools = loaded.values['pools.monitored'].length > 0 ? loaded.values['pools.monitored'] : sim.pools.map((p) => p.address);
+    const tracing = initTracing({ serviceName: 'tidepool', logger, env: io.env });
     const engine = createEngine(engineConfigUnderSim(loaded, simEndpoints), { logger, pools });
+    const external = createExternalQuoteService(externalConfigUnderSim(loaded, simEndpoints), { logger: logger.child({ component: 'external-quotes' }) });
+    let aggregatorApp: Awaited<ReturnType<typeof createAggregatorApp>> | undefined;
+    // Last started, first stopped: the aggregator's streams end and its events flush before its upstreams go.
+    const close = async (): Promise<void> => {
+      await aggregatorApp?.close();
+      await external.close();
+      await engine.close();
+      await sim.close();
+      await tracing.shutdown();
+    };
     let endpoints;
+    let externalEndpoints;
+    let aggregatorConfig;
+    let aggregatorPorts;
     try {
       endpoints = await engine.start();
+      externalEndpoints = await external.start();
+      aggregatorConfig = aggregatorConfigUnderSim(loaded, simEndpoints, { local: endpoints.localQuotes, external: externalEndpoints.grpc });
+      aggregatorApp = await createAggregatorApp(aggregatorConfig, { logger: logger.child({ component: 'aggregator' }) });
+      aggregatorPorts = await aggregatorApp.start();
     } catch (err) {
-      await Promise.allSettled([engine.close(), sim.close()]);
+      await close().catch(() => undefined);
       throw err;
     }
-    logger.info({ endpoints, sim: simEndpoints, pools: pools.length }, 'tidepool started');
+    logger.info({ endpoints, external: externalEndpoints, aggregator: aggregatorPorts, sim: simEndpoints, pools: pools.length }, 'tidepool started');
     io.stderr.write(
       [
         `tidepool is running (simulated chain, ${pools.length} pools monitored):`,
         ...endpointLines(endpoints),
+        `  external quotes   grpc://${externalEndpoints.grpc}   (polling ${external.provider}; /health, /metrics on ${externalEndpoints.metrics})`,
+        ...aggregatorEndpointLines(aggregatorConfig, aggregatorPorts),
         `  chain JSON-RPC    ${simEndpoints.rpc}   (PubSub ${simEndpoints.ws}, ShredStream ${simEndpoints.stream})`,
         `  chain quote API   ${simEndpoints.http}/quote   (block engine /api/v1/bundles, faults /admin/faults)`,
         'Try (1 wrapped SOL to USDC):',
         `  curl -s '${endpoints.quote}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000000000'`,
+        `  node dist/engine/cli/main.js aggregated-quote --addr 127.0.0.1:${aggregatorPorts.grpcPort} --input ${WSOL_MINT} --output ${USDC_MINT} --amount 1000000000`,
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'tidepool', async () => {
-      await engine.close();
-      await sim.close();
-    });
+    return serveUntilSignal(logger, 'tidepool', close);
   },
 };
