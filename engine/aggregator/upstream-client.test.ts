@@ -122,6 +122,22 @@ describe('UpstreamClient', () => {
     expect(c.pairCount).toBe(2);
   });
 
+  it('drops idle pairs on its own once a while, keeping the held ones streaming', async () => {
+    let now = 1_000_000;
+    const u = await fake();
+    const { c, quotes } = client(u, { now: () => now, idleDropMs: 1000, idleSweepMs: 10 });
+    c.start();
+    c.want(pair(1));
+    c.want(pair(2), true);
+    await eventually(() => expect(quotes).toHaveLength(2));
+    expect(u.requests).toHaveLength(1);
+    now += 1001;
+    await eventually(() => expect(u.requests).toHaveLength(2));
+    expect(u.requests[1]!.pairs.map((p) => p.amount)).toEqual(['2']);
+    await eventually(() => expect(u.calls.size).toBe(1));
+    expect(c.pairCount).toBe(1);
+  });
+
   it('reconnects with backoff after the upstream dies, with the full set, and resets the backoff', async () => {
     const u = await fake();
     const { c, quotes } = client(u);

@@ -29,6 +29,8 @@ import { UpstreamStateName, type QuoteSourceName, type WireQuote, type WireUpstr
 
 /** Spec 01: pairs idle this long are dropped at the next resubscribe. */
 export const PAIR_IDLE_DROP_MS = 5 * 60_000;
+/** How often idle pairs are looked for when nothing else triggers a resubscribe. */
+export const PAIR_IDLE_SWEEP_MS = 60_000;
 export const BACKOFF_INITIAL_MS = 100;
 export const BACKOFF_MAX_MS = 10_000;
 /**
@@ -61,6 +63,8 @@ export interface UpstreamClientOptions {
   backoffInitialMs?: number;
   backoffMaxMs?: number;
   idleDropMs?: number;
+  /** How often to look for idle pairs and resubscribe without them; default 1 minute. */
+  idleSweepMs?: number;
   now?: () => number;
 }
 
@@ -94,6 +98,7 @@ export class UpstreamClient {
   private state: UpstreamStateName = UpstreamStateName.Connecting;
   private resubscribeScheduled = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
   private backoffMs = 0;
   private nextBackoffMs: number;
   private closed = false;
@@ -215,6 +220,17 @@ export class UpstreamClient {
   /** Dials the channel early so health is known before the first pair. */
   start(): void {
     this.channelState(true);
+    // Without new pairs nothing would resubscribe: look for idle pairs now and then.
+    this.idleTimer = setInterval(() => {
+      if (this.hasIdlePairs() && this.retryTimer === undefined) this.scheduleResubscribe();
+    }, this.options.idleSweepMs ?? PAIR_IDLE_SWEEP_MS);
+    this.idleTimer.unref();
+  }
+
+  private hasIdlePairs(): boolean {
+    const cutoff = this.now() - (this.options.idleDropMs ?? PAIR_IDLE_DROP_MS);
+    for (const sub of this.subs.values()) if (sub.refs === 0 && sub.lastWantedAt < cutoff) return true;
+    return false;
   }
 
   /** Cancels every call and closes the channel. Idempotent. */
@@ -223,6 +239,7 @@ export class UpstreamClient {
     this.closed = true;
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    clearInterval(this.idleTimer);
     this.cancel(this.pending);
     this.cancel(this.current);
     this.pending = undefined;
