@@ -11,6 +11,7 @@ import { context as otelContext, SpanKind, type Context } from '@opentelemetry/a
 import type { ServiceDefinition } from '@grpc/proto-loader';
 import type { Logger } from 'pino';
 
+import { ErrorCode, TpError } from '../errors.js';
 import { LogThrottle } from '../obs/log-throttle.js';
 import { tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
@@ -47,6 +48,8 @@ interface PairState {
 }
 
 type WaitOutcome = 'arrived' | 'down' | 'timeout';
+
+const shuttingDown = (): TpError => new TpError(ErrorCode.Unavailable, 'the aggregator is shutting down');
 
 export interface AggregatorCoreOptions {
   config: AggregatorConfig;
@@ -123,6 +126,7 @@ export class AggregatorCore {
 
   /** Registers a client stream for its pairs and sends what is already held. */
   openStream(call: grpc.ServerWritableStream<unknown, Buffer>, request: ValidBatchRequest): StreamSubscriber {
+    if (this.closed) throw shuttingDown();
     const sub = new StreamSubscriber(call, request.slippageBps, request.updateIntervalMs, request.pairs.map((p) => p.pairId));
     this.streams.add(sub);
     this.stats.countRequest(RequestKind.Stream);
@@ -297,6 +301,7 @@ export class AggregatorCore {
    * source has a quote.
    */
   async getAggregatedQuote(pair: PairKey, slippageBps: number, parent: Context = otelContext.active()): Promise<WireAggregatedQuote> {
+    if (this.closed) throw shuttingDown();
     const start = Date.now();
     const deadline = start + (this.options.unaryDeadlineMs ?? GET_AGGREGATED_QUOTE_TIMEOUT_MS);
     this.want(pair, false);

@@ -87,7 +87,11 @@ export function createAggregatorGrpcServer(core: AggregatorCore, options: { logg
         call.emit('error', serviceError(err));
         return;
       }
-      core.openStream(call as grpc.ServerWritableStream<unknown, Buffer>, request);
+      try {
+        core.openStream(call as grpc.ServerWritableStream<unknown, Buffer>, request);
+      } catch (err) {
+        call.emit('error', serviceError(err)); // shutting down: UNAVAILABLE
+      }
     },
     GetAggregatedQuote: unary<WireQuoteRequest, object>('GetAggregatedQuote', async (request, ctx) => {
       let valid;

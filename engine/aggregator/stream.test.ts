@@ -171,6 +171,8 @@ describe('StreamAggregatedQuotes', () => {
     await eventually(() => expect(s.status?.code).toBe(0));
     expect(t.publisher.closedWith).toBe(1234);
     expect(t.aggregator.stats().activeStreams).toBe(0);
+    const pair = { pairId: PAIR_ID, inputMint: SOL, outputMint: USDC, amount: 1_000_000_000n };
+    await expect(t.aggregator.core.getAggregatedQuote(pair, 0)).rejects.toMatchObject({ code: 'TP_ERR_UNAVAILABLE' });
     t.client.close();
   });
 
