@@ -12,19 +12,26 @@
  *   moves a pair version (bus updates, the in-process scanner's sink, the refresher, RPC
  *   write-backs, context updates, evictions). The listener only flags; one setImmediate per burst
  *   then lets every stream compare the versions of its pairs.
+ * - Each stream is a SERVER span (`tidepool.v1.QuoteService/StreamBatchQuotes`) under the caller's
+ *   W3C trace context from the call metadata; a no-op while tracing is off.
  * - close(): every open stream ends with UNAVAILABLE ("shutting down"), then tryShutdown, and
  *   forceShutdown past `shutdownTimeoutMs`. Idempotent.
  */
 import * as grpc from '@grpc/grpc-js';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
 
 import type { PoolCache } from '../cache/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/logger.js';
 import type { QuoteMetrics } from '../obs/quote-metrics.js';
+import { grpcMetadataGetter } from '../obs/trace-context.js';
+import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
 import { DEFAULT_GRPC_PORT } from './quote-config.js';
 import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage, type QuoteMessage } from './quote-stream-request.js';
 import { QuoteSubscription, type StreamQuotePaths } from './quote-subscription.js';
+
+const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
 
 /** How long close() lets streams finish before forcing the connections shut. */
 export const DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS = 2000;
@@ -61,6 +68,8 @@ export class QuoteStreamServer {
   private readonly log: Logger | undefined;
   private readonly server: grpc.Server;
   private readonly streams = new Map<QuoteSubscription, StreamCall>();
+  /** Each open stream's SERVER span, ended when the stream is released. */
+  private readonly spans = new Map<QuoteSubscription, Span>();
   private readonly unlisten: () => void;
   private changePending = false;
   private boundPort = 0;
@@ -132,14 +141,20 @@ export class QuoteStreamServer {
       call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'the quote service is shutting down' });
       return;
     }
+    const parent = propagation.extract(ROOT_CONTEXT, call.metadata, grpcMetadataGetter);
+    const span = tracer().startSpan(STREAM_SPAN, { kind: SpanKind.SERVER, attributes: rpcAttributes('QuoteService', 'StreamBatchQuotes') }, parent);
     let request;
     try {
       request = parseStreamRequest(call.request);
     } catch (err) {
       const details = err instanceof StreamRequestError ? err.message : 'invalid request';
+      span.setAttribute('rpc.grpc.status_code', grpc.status.INVALID_ARGUMENT);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: details });
+      span.end();
       call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details });
       return;
     }
+    span.setAttribute('tidepool.pair_count', request.pairs.length);
     const sub = new QuoteSubscription({
       request,
       sink: call,
@@ -149,6 +164,7 @@ export class QuoteStreamServer {
       ...(this.log === undefined ? {} : { logger: this.log }),
     });
     this.streams.set(sub, call);
+    this.spans.set(sub, span);
     this.metrics.streamActiveStreams.set(this.streams.size);
     const release = (): void => this.release(sub);
     call.on('cancelled', release);
@@ -167,6 +183,10 @@ export class QuoteStreamServer {
   private release(sub: QuoteSubscription): void {
     if (!this.streams.delete(sub)) return;
     sub.close();
+    const span = this.spans.get(sub);
+    this.spans.delete(sub);
+    span?.setAttribute('tidepool.quotes_sent', sub.sent);
+    span?.end();
     this.metrics.streamActiveStreams.set(this.streams.size);
     this.log?.debug({ sent: sub.sent }, 'quote stream closed');
   }
