@@ -19,3 +19,5 @@ export {
   type LatencySeries,
 } from './quote-metrics.js';
 export { hasPromtool, runPromtool, type PromtoolResult } from './promtool.js';
+export { initTracing, rpcSpanName, rpcAttributes, tracer, type Tracing } from './tracing.js';
+export { grpcMetadataGetter, grpcMetadataSetter } from './trace-context.js';

@@ -35,7 +35,7 @@ describe('tidepool aggregator', () => {
     cleanups.push(() => running.close());
     expect(cli.err()).toMatch(/aggregated quotes grpc:\/\/127\.0\.0\.1:[1-9]\d*/);
     expect(cli.err()).toContain(`external quotes   ${external.address}`);
-    expect(cli.err()).toContain('route events      disabled');
+    expect(cli.err()).toContain('route events      not published (bus disabled');
     const health = await fetch(`http://127.0.0.1:${running.ports.httpPort}/health`);
     const body = (await health.json()) as { upstreams: { local: { address: string }; external: { address: string } }; confidenceScoringEnabled: boolean; publisher: { enabled: boolean } };
     expect(body.upstreams.local.address).toBe(local.address);

@@ -2,11 +2,8 @@ import { redactedValues } from '../../config/loader.js';
 import { createLogger, type Logger } from '../../obs/logger.js';
 import { initTracing } from '../../obs/tracing.js';
 import { aggregatorSchema, loadAggregatorConfig, type AggregatorConfig } from '../../aggregator/aggregator-config.js';
-import { createAggregator, type AggregatorPorts } from '../../aggregator/aggregator.js';
-import type { RoutePublisher } from '../../aggregator/contracts.js';
-import { disabledRoutePublisher } from '../../aggregator/disabled-publisher.js';
-import { OraclePrices } from '../../aggregator/oracle-prices.js';
-import { SwapRoutePublisher } from '../../aggregator/route-publisher.js';
+import type { AggregatorPorts } from '../../aggregator/aggregator.js';
+import { aggregatorEndpointLines, createAggregatorApp, type AggregatorApp } from '../../app/aggregator-app.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { CliIo, Command } from '../command.js';
 
@@ -37,30 +34,26 @@ export async function startAggregatorService(argv: string[], io: CliIo): Promise
   const config: AggregatorConfig = loaded.values;
   const logger = createLogger({ name: 'aggregator', level: config['log.level'] });
   const tracing = initTracing({ serviceName: 'tidepool-aggregator', logger, env: io.env });
-  const publisher: RoutePublisher = config.busEnabled ? await SwapRoutePublisher.open({ bus: config.busUrl, logger }) : disabledRoutePublisher();
-  const oracle = new OraclePrices({ url: config.oracleUrl, logger });
-  const aggregator = createAggregator(config, { logger, publisher, oracle, defaultMetrics: true });
+  let app: AggregatorApp | undefined;
   const close = async (): Promise<void> => {
-    await aggregator.close();
+    await app?.close();
     await tracing.shutdown();
   };
   let ports: AggregatorPorts;
   try {
-    ports = await aggregator.start();
+    app = await createAggregatorApp(config, { logger });
+    ports = await app.start();
   } catch (err) {
     await close().catch(() => undefined);
     throw err;
   }
   logger.info({ ports, config: redactedValues(aggregatorSchema, loaded) }, 'aggregator started');
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   io.stderr.write(
     [
       'tidepool aggregator is running:',
-      `  aggregated quotes grpc://${host}:${ports.grpcPort}   (tidepool.v1.QuoteAggregatorService)`,
-      `  http              http://${host}:${ports.httpPort}/health   (also /stats, /metrics)`,
+      ...aggregatorEndpointLines(config, ports),
       `  local quotes      ${config.localQuoteAddr}`,
       `  external quotes   ${config.externalQuoteAddr}`,
-      config.busEnabled ? `  route events      market.swap_route.optimal on ${config.busUrl}` : '  route events      disabled (-bus-enabled=false)',
       '',
     ].join('\n'),
   );
