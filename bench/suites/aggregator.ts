@@ -94,7 +94,7 @@ async function measureUnary(port: number): Promise<{ latency: LatencyRecorder; s
   }
 }
 
-/** Opens the streams, waits for every pair's first update on each, then counts for STREAM_SECONDS. */
+/** Opens the streams, waits for a first update on each, then counts for STREAM_SECONDS. */
 async function measureStreams(server: ServerThread): Promise<{ perSecond: number; received: number }> {
   const definition = loadTidepoolProto().QuoteAggregatorService.service['StreamAggregatedQuotes']!;
   const clients = Array.from(
@@ -115,10 +115,9 @@ async function measureStreams(server: ServerThread): Promise<{ perSecond: number
     calls.push(stream);
     ready.push(
       new Promise<void>((resolve) => {
-        let first = 0;
         stream.on('data', () => {
           received++;
-          if (++first === PAIRS) resolve();
+          resolve();
         });
       }),
     );
@@ -145,10 +144,15 @@ export const aggregatorSuite: Suite = {
     let oursUnary;
     let bare: ServerThread | undefined;
     try {
+      const progress = (what: string): boolean => process.stderr.write(`bench: aggregator: ${what}\n`);
+      progress('GetAggregatedQuote, ours');
       oursUnary = await measureUnary(ours.port);
+      progress('GetAggregatedQuote, bare grpc-js');
       bare = await startServer({ mode: 'bare', sample: oursUnary.sample });
       const bareUnary = await measureUnary(bare.port);
+      progress(`StreamAggregatedQuotes, ours, ${STREAM_SECONDS} s`);
       const oursStreams = await measureStreams(ours);
+      progress(`StreamAggregatedQuotes, bare grpc-js, ${STREAM_SECONDS} s`);
       const bareStreams = await measureStreams(bare);
       const o = oursUnary.latency.summary();
       const b = bareUnary.latency.summary();
