@@ -60,7 +60,8 @@ describe.skipIf(!built)('the engine\'s gRPC quote stream under the simulator', (
       expect(pushed.error ?? undefined).toBeUndefined();
       expect(pushed.origin).toBe('QUOTE_ORIGIN_CACHE');
       expect(BigInt(pushed.contextSlot)).toBeGreaterThanOrEqual(BigInt(pushed.slot));
-      expect(pushed.route[0]!.poolAgeSeconds).toBeGreaterThanOrEqual(0);
+      // The pool was loaded at start: it existed before the engine, so its age is not known yet.
+      expect(pushed.route[0]!.poolAgeSeconds).toBeUndefined();
     } finally {
       call.cancel();
     }

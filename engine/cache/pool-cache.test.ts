@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode, isTpError } from '../errors.js';
 import { Dex, type AmmPool, type ConcentratedPool, type SwapContext } from '../dex/types.js';
 import { NO_ID } from './intern-table.js';
-import { PoolCache, U64_MAX } from './pool-cache.js';
+import { PoolCache, STARTUP_POOL_AGE_KNOWN_AFTER_SECONDS, U64_MAX } from './pool-cache.js';
 import { UpsertOutcome, type PoolCacheOptions, type PoolStateUpdate } from './types.js';
 
 const SOL = 'So11111111111111111111111111111111111111112';
@@ -420,7 +420,7 @@ describe('PoolCache pair versions (what the quote memo keys on)', () => {
 
 describe('PoolCache pool age (firstSeen) and change notification', () => {
   it('reports the pool age in whole seconds since the pool was first stored, kept across replacements', () => {
-    const { cache, advance } = cacheWith();
+    const { cache, advance } = cacheWith({ startupWindowMs: 0 });
     cache.upsert(update('P1', 10n));
     const id = cache.idOf('P1');
     expect(cache.poolAgeSeconds(id)).toBe(0);
@@ -432,7 +432,7 @@ describe('PoolCache pool age (firstSeen) and change notification', () => {
   });
 
   it('clears the first-seen time on eviction: a pool seen again starts over', () => {
-    const { cache, advance } = cacheWith({ stalenessThresholdMs: 1_000 });
+    const { cache, advance } = cacheWith({ stalenessThresholdMs: 1_000, startupWindowMs: 0 });
     cache.upsert(update('P1', 10n));
     const id = cache.idOf('P1');
     advance(5_000);
@@ -443,8 +443,21 @@ describe('PoolCache pool age (firstSeen) and change notification', () => {
     expect(cache.poolAgeSeconds(cache.idOf('P1'))).toBe(0);
   });
 
+  it('reports a pool stored in the start-up window as of unknown age until the cache has held it an hour', () => {
+    const { cache, advance } = cacheWith({ startupWindowMs: 60_000 });
+    advance(59_999);
+    cache.upsert(update('OLD', 10n)); // the start-up load: the pool existed before the cache
+    advance(1);
+    cache.upsert(update('NEW', 10n)); // first seen after the window: its age is observed
+    advance(5_000);
+    expect(cache.poolAgeSeconds(cache.idOf('OLD'))).toBeUndefined();
+    expect(cache.poolAgeSeconds(cache.idOf('NEW'))).toBe(5);
+    advance(STARTUP_POOL_AGE_KNOWN_AFTER_SECONDS * 1000 - 5_000);
+    expect(cache.poolAgeSeconds(cache.idOf('OLD'))).toBe(STARTUP_POOL_AGE_KNOWN_AFTER_SECONDS);
+  });
+
   it('clears the first-seen time of a pool evicted over capacity, whose id another pool reuses', () => {
-    const { cache, advance } = cacheWith({ maxPoolCount: 1 });
+    const { cache, advance } = cacheWith({ maxPoolCount: 1, startupWindowMs: 0 });
     cache.upsert(update('P1', 10n));
     advance(10_000);
     cache.upsert(update('P2', 10n));

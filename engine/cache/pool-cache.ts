@@ -31,6 +31,14 @@ export const DEFAULT_MAX_POOL_COUNT = 1000;
 export const DEFAULT_STALENESS_THRESHOLD_MS = 30_000;
 export const DEFAULT_EVICTION_INTERVAL_MS = 60_000;
 export const U64_MAX = 0xffff_ffff_ffff_ffffn;
+/** See PoolCacheOptions.startupWindowMs. */
+export const DEFAULT_STARTUP_WINDOW_MS = 60_000;
+/**
+ * A pool present at start-up has a known age only once the cache has run this long (one hour, the
+ * age at which the aggregator's pool-age factor is full): before, "at least N seconds" would pass
+ * for "N seconds" and make every pool of a freshly started engine look new.
+ */
+export const STARTUP_POOL_AGE_KNOWN_AFTER_SECONDS = 3600;
 /** Concentrated pools' feeRate is in millionths. */
 const CL_FEE_DENOMINATOR = 1_000_000n;
 
@@ -65,6 +73,9 @@ export class PoolCache {
   readonly firstSeen: Float64Array;
 
   private readonly now: () => number;
+  /** Cache-clock time of construction, and the start-up window after it (PoolCacheOptions). */
+  private readonly createdAt: number;
+  private readonly startupWindowMs: number;
   private readonly addresses: InternTable;
   private readonly mintTable: InternTable;
   private readonly pairs: PairIndex;
@@ -98,6 +109,8 @@ export class PoolCache {
     this.maxPoolCount = max;
     this.stalenessThresholdMs = staleness;
     this.now = options.now ?? Date.now;
+    this.createdAt = this.now();
+    this.startupWindowMs = options.startupWindowMs ?? DEFAULT_STARTUP_WINDOW_MS;
     // Each live pool references at most two mints, so 2 × pools bounds the live mints.
     const mintCapacity = 2 * max;
     this.dex = new Uint8Array(max);
@@ -229,11 +242,17 @@ export class PoolCache {
     };
   }
 
-  /** Pool age in whole seconds of live pool `id` (since `firstSeen`, cache clock); undefined for a free id. */
+  /**
+   * Pool age in whole seconds of live pool `id`, since `firstSeen` (cache clock); undefined for a
+   * free id, and unknown (undefined) for a pool first stored in the start-up window until the cache
+   * has held it STARTUP_POOL_AGE_KNOWN_AFTER_SECONDS: such a pool existed before the cache did.
+   */
   poolAgeSeconds(id: number): number | undefined {
     const first = this.firstSeen[id];
     if (first === undefined || first === 0 || this.addresses.stringOf(id) === undefined) return undefined;
-    return Math.max(0, Math.floor((this.now() - first) / 1000));
+    const age = Math.max(0, Math.floor((this.now() - first) / 1000));
+    const presentAtStart = first - this.createdAt < this.startupWindowMs;
+    return presentAtStart && age < STARTUP_POOL_AGE_KNOWN_AFTER_SECONDS ? undefined : age;
   }
 
   /**

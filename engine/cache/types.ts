@@ -92,4 +92,9 @@ export interface PoolCacheOptions {
   stalenessThresholdMs?: number;
   /** Clock in Unix ms (tests pass a fake). */
   now?: () => number;
+  /**
+   * Pools first stored within this many ms of the cache's creation were there before the cache
+   * (the start-up load): their first-seen time is only a lower bound of their age. Default 60 s.
+   */
+  startupWindowMs?: number;
 }

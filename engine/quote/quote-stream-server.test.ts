@@ -70,7 +70,7 @@ afterEach(async () => {
 
 async function harness(options: { loader?: boolean; fill?: boolean } = {}): Promise<Harness> {
   const clock = new FakeClock();
-  const cache = new PoolCache({ now: clock.now, stalenessThresholdMs: 30_000 });
+  const cache = new PoolCache({ now: clock.now, stalenessThresholdMs: 30_000, startupWindowMs: 0 });
   let slot = 100n;
   if (options.fill !== false) for (const view of chain.pools()) storePool(cache, view, slot++);
   const metrics = createQuoteMetrics();
