@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { aggregate, minOutputAmount, withSlippage } from './aggregate.js';
+import { minOutputAmount } from '../quote/quote-wire.js';
+import { aggregate, withSlippage } from './aggregate.js';
 import { SOL, USDC, makeQuote } from './testing.js';
 import { pairId } from './swap-route-event.js';
 import type { PairKey } from './request-validation.js';

@@ -9,19 +9,12 @@
  *   Verify (nothing vouches for the quote, so the caller should check it); no quote: Skip.
  * - price_difference_pct = (external − local) / local × 100 when both are present, else 0.
  */
+import { QuoteSourceName, minOutputAmount, type WireQuote, type WireQuoteError } from '../quote/quote-wire.js';
 import { scoreQuote, type ScoringOptions } from './confidence.js';
 import type { PairOraclePrice } from './contracts.js';
 import type { PairKey } from './request-validation.js';
 import { priceDifferencePct } from './swap-route-event.js';
-import {
-  DecisionName,
-  QuoteSourceName,
-  SourceClassName,
-  type WireAggregatedQuote,
-  type WireConfidenceScore,
-  type WireQuote,
-  type WireQuoteError,
-} from './wire-types.js';
+import { DecisionName, SourceClassName, type WireAggregatedQuote, type WireConfidenceScore } from './wire-types.js';
 
 /** One source's side: a quote, or the reason it has none. */
 export interface SourceSide {
@@ -36,11 +29,6 @@ export interface AggregateInput {
   oracle: PairOraclePrice | undefined;
   scoring: ScoringOptions;
   now: number;
-}
-
-/** Least output after slippage, quote.proto's formula: floor(out × (10,000 − bps) / 10,000). */
-export function minOutputAmount(outputAmount: bigint, slippageBps: number): bigint {
-  return (outputAmount * BigInt(10_000 - slippageBps)) / 10_000n;
 }
 
 /** Whether the external quote beats the local one (a tie keeps local). */

@@ -15,6 +15,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import { LogThrottle } from '../obs/log-throttle.js';
 import { tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
+import { QuoteSourceName, type WireQuote } from '../quote/quote-wire.js';
 import { aggregate, withSlippage, type SourceSide } from './aggregate.js';
 import { GET_AGGREGATED_QUOTE_TIMEOUT_MS, type AggregatorConfig } from './aggregator-config.js';
 import type { AggregatorMetrics } from './aggregator-metrics.js';
@@ -26,7 +27,7 @@ import type { PairKey, ValidBatchRequest } from './request-validation.js';
 import { RoutePublication } from './route-publication.js';
 import { StreamSubscriber } from './stream-subscriber.js';
 import { PAIR_IDLE_DROP_MS, UpstreamClient } from './upstream-client.js';
-import { QuoteSourceName, SourceClassName, type WireAggregatedQuote, type WireQuote } from './wire-types.js';
+import { SourceClassName, type WireAggregatedQuote } from './wire-types.js';
 
 /** Price differences above this (percent) are logged at info (throttled per pair). */
 export const PRICE_DIFFERENCE_LOG_PCT = 1;

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import type { WirePairAmount } from '../quote/quote-wire.js';
 import { GET_AGGREGATED_QUOTE_TIMEOUT_MS } from './aggregator-config.js';
 import { pairId } from './swap-route-event.js';
 import {
@@ -15,7 +16,7 @@ import {
   unaryCall,
   type TestAggregator,
 } from './testing.js';
-import type { WireAggregatedQuote, WirePairAmount } from './wire-types.js';
+import type { WireAggregatedQuote } from './wire-types.js';
 
 const PAIR_ID = pairId(SOL, USDC, 1_000_000_000n);
 const REQUEST = { inputMint: SOL, outputMint: USDC, amount: '1000000000', slippageBps: 50 };

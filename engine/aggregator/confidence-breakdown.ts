@@ -2,8 +2,9 @@
  * GetConfidenceBreakdown's answer (aggregator.proto ConfidenceResponse) from an aggregated quote:
  * each source's quote, score, decision and factors, and the thresholds that made the decision.
  */
+import { QuoteSourceName, type WireQuote, type WireQuoteError } from '../quote/quote-wire.js';
 import { DECISION_THRESHOLDS } from './confidence.js';
-import { QuoteSourceName, type WireAggregatedQuote, type WireConfidenceScore, type WireQuote, type WireQuoteError } from './wire-types.js';
+import type { WireAggregatedQuote, WireConfidenceScore } from './wire-types.js';
 
 export interface WireSourceConfidence {
   source: QuoteSourceName;

@@ -4,14 +4,9 @@
  * ARCHITECTURE.md §3 map it to a decision. The curves are documented in ./README.md.
  * An input that cannot be measured (no pool age, no oracle price) scores a neutral 0.5.
  */
+import type { WireQuote } from '../quote/quote-wire.js';
 import type { PairOraclePrice } from './contracts.js';
-import {
-  DecisionName,
-  FactorKindName,
-  type WireConfidenceFactor,
-  type WireConfidenceScore,
-  type WireQuote,
-} from './wire-types.js';
+import { DecisionName, FactorKindName, type WireConfidenceFactor, type WireConfidenceScore } from './wire-types.js';
 
 /** Spec 01 weights; they sum to 1. */
 export const CONFIDENCE_WEIGHTS = { poolAge: 0.3, route: 0.2, oracle: 0.3, provider: 0.1, slippage: 0.1 } as const;

@@ -14,13 +14,13 @@ import { ErrorCode, TpError } from '../errors.js';
 import { grpcMetadataGetter } from '../obs/trace-context.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
+import type { WireBatchQuoteRequest, WireQuoteRequest } from '../quote/quote-wire.js';
 import type { AggregatorCore } from './aggregator-core.js';
 import { RequestKind } from './aggregator-stats.js';
 import { confidenceResponse } from './confidence-breakdown.js';
 import { aggregatorHealth } from './health.js';
 import { grpcStatusOf } from './quote-errors.js';
 import { validateBatchRequest, validateQuoteRequest } from './request-validation.js';
-import type { WireBatchQuoteRequest, WireQuoteRequest } from './wire-types.js';
 
 /** Spec 01: keepalive on the gRPC server. */
 export const AGGREGATOR_SERVER_OPTIONS: grpc.ServerOptions = {

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 
+import type { WirePairAmount, WireQuote } from '../quote/quote-wire.js';
 import { RoutePublication, swapRouteEventFields } from './route-publication.js';
 import { aggregate } from './aggregate.js';
 import { encodeSwapRouteEvent, decodeSwapRouteEvent, pairId, routeHash } from './swap-route-event.js';
 import { FakeUpstream, MemoryPublisher, SOL, USDC, eventually, makeQuote, startTestAggregator, unaryCall, type TestAggregator } from './testing.js';
 import type { PairKey } from './request-validation.js';
-import type { WirePairAmount, WireQuote } from './wire-types.js';
 import { disabledRoutePublisher } from './disabled-publisher.js';
 
 const PAIR_WIRE: WirePairAmount = { inputMint: SOL, outputMint: USDC, amount: '1000' };

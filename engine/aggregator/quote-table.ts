@@ -8,7 +8,7 @@
  * Freshness rule: a held entry older than the staleness window (max(3 × update interval, 2 s)) is
  * not used, nor is anything held from an upstream whose stream is down.
  */
-import type { WireQuote, WireQuoteError } from './wire-types.js';
+import type { WireQuote, WireQuoteError } from '../quote/quote-wire.js';
 
 /** Spec rule: the staleness window for an upstream update interval. */
 export function staleAfterMs(updateIntervalMs: number): number {

@@ -6,8 +6,8 @@
  */
 import { isPubkey } from '../chain/base58.js';
 import { ErrorCode, TpError } from '../errors.js';
+import type { WireBatchQuoteRequest, WirePairAmount, WireQuoteRequest } from '../quote/quote-wire.js';
 import { pairId } from './swap-route-event.js';
-import type { WireBatchQuoteRequest, WirePairAmount, WireQuoteRequest } from './wire-types.js';
 
 export const MAX_PAIRS_PER_REQUEST = 1000;
 export const MAX_SLIPPAGE_BPS = 10_000;

@@ -6,9 +6,10 @@
  */
 import type { Logger } from 'pino';
 
+import { QuoteSourceName } from '../quote/quote-wire.js';
 import type { RoutePublisher } from './contracts.js';
 import { Decision, QuoteSource, type SwapRouteEventFields, type SwapRouteHop } from './swap-route-event.js';
-import { DecisionName, QuoteSourceName, SourceClassName, type WireAggregatedQuote } from './wire-types.js';
+import { DecisionName, SourceClassName, type WireAggregatedQuote } from './wire-types.js';
 
 /** Pairs remembered; past it the oldest is forgotten (it may then publish once more). */
 const MAX_REMEMBERED_PAIRS = 100_000;

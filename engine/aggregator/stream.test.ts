@@ -1,9 +1,10 @@
 import type * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import type { WirePairAmount } from '../quote/quote-wire.js';
 import { pairId } from './swap-route-event.js';
 import { FakeUpstream, SOL, USDC, USDT, eventually, makeQuote, startTestAggregator, unaryCall, type TestAggregator } from './testing.js';
-import type { WireAggregatedQuote, WirePairAmount } from './wire-types.js';
+import type { WireAggregatedQuote } from './wire-types.js';
 
 const PAIR: WirePairAmount = { inputMint: SOL, outputMint: USDC, amount: '1000000000' };
 const PAIR2: WirePairAmount = { inputMint: SOL, outputMint: USDT, amount: '5' };

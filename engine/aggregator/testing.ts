@@ -7,11 +7,11 @@ import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 
 import { loadTidepoolProto } from '../proto.js';
+import type { WireBatchQuoteRequest, WirePairAmount, WireQuote, WireQuoteError, WireRouteHop } from '../quote/quote-wire.js';
 import { defaultAggregatorConfig, type AggregatorConfig } from './aggregator-config.js';
 import { createAggregator, type Aggregator, type AggregatorDeps } from './aggregator.js';
 import type { OraclePriceSource, PairOraclePrice, RoutePublisher, RoutePublisherStats } from './contracts.js';
 import { pairId, type SwapRouteEventFields } from './swap-route-event.js';
-import type { WireBatchQuoteRequest, WirePairAmount, WireQuote, WireQuoteError, WireRouteHop } from './wire-types.js';
 
 export const SOL = 'So11111111111111111111111111111111111111112';
 export const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';

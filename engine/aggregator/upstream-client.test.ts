@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
+import type { WireQuote } from '../quote/quote-wire.js';
 import { pairId } from './swap-route-event.js';
 import { FakeUpstream, SOL, USDC, eventually, makeQuote, silentLogger } from './testing.js';
 import { UpstreamClient, type UpstreamClientOptions } from './upstream-client.js';
 import type { PairKey } from './request-validation.js';
-import type { WireQuote } from './wire-types.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -23,9 +23,10 @@ import type { Logger } from 'pino';
 import { grpcMetadataSetter } from '../obs/trace-context.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
+import type { QuoteSourceName, WireQuote } from '../quote/quote-wire.js';
 import { MAX_PAIRS_PER_REQUEST, type PairKey } from './request-validation.js';
 import { pairId, routeHash } from './swap-route-event.js';
-import { UpstreamStateName, type QuoteSourceName, type WireQuote, type WireUpstreamStatus } from './wire-types.js';
+import { UpstreamStateName, type WireUpstreamStatus } from './wire-types.js';
 
 /** Spec 01: pairs idle this long are dropped at the next resubscribe. */
 export const PAIR_IDLE_DROP_MS = 5 * 60_000;

@@ -1,15 +1,14 @@
 /**
- * The tidepool.v1 messages as loadTidepoolProto() reads and writes them (camelCase fields, u64 and
- * int64 as decimal strings, enums as their names, absent messages as null), and the enum names as
- * `as const` objects. Only the fields the aggregator touches are typed strictly.
+ * The tidepool.v1 aggregator.proto messages as loadTidepoolProto() reads and writes them (camelCase
+ * fields, u64 and int64 as decimal strings, enums as their names, absent messages as null), and the
+ * enum names as `as const` objects. Only the fields the aggregator touches are typed strictly.
+ * quote.proto's messages (Quote, RouteHop, QuoteError, PairAmount, the requests) and QuoteSource are
+ * in engine/quote/quote-wire.ts, shared with both upstream services.
  */
+import type { QuoteSourceName, WireQuote, WireQuoteError, WireRouteHop } from '../quote/quote-wire.js';
 
-export const QuoteSourceName = {
-  Unspecified: 'QUOTE_SOURCE_UNSPECIFIED',
-  Local: 'QUOTE_SOURCE_LOCAL',
-  External: 'QUOTE_SOURCE_EXTERNAL',
-} as const;
-export type QuoteSourceName = (typeof QuoteSourceName)[keyof typeof QuoteSourceName];
+/** Re-exported for bench/suites/aggregator-worker.ts, which names it from here. */
+export type { WirePairAmount } from '../quote/quote-wire.js';
 
 export const DecisionName = {
   Unspecified: 'DECISION_UNSPECIFIED',
@@ -50,68 +49,6 @@ export const UpstreamStateName = {
   Reconnecting: 'UPSTREAM_STATE_RECONNECTING',
 } as const;
 export type UpstreamStateName = (typeof UpstreamStateName)[keyof typeof UpstreamStateName];
-
-export interface WirePairAmount {
-  inputMint: string;
-  outputMint: string;
-  /** u64, decimal. */
-  amount: string;
-}
-
-export interface WireBatchQuoteRequest {
-  pairs: WirePairAmount[];
-  slippageBps: number;
-  updateIntervalMs: number;
-}
-
-export interface WireQuoteRequest {
-  inputMint: string;
-  outputMint: string;
-  amount: string;
-  slippageBps: number;
-}
-
-export interface WireRouteHop {
-  pool: string;
-  dex: string;
-  inputMint: string;
-  outputMint: string;
-  inAmount: string;
-  outAmount: string;
-  fee: string;
-  slot: string;
-  /** Absent when the provider does not know it (proto3 optional). */
-  poolAgeSeconds?: number;
-}
-
-export interface WireQuoteError {
-  code: string;
-  grpcStatus: number;
-  message: string;
-}
-
-export interface WireQuote {
-  pairId: string;
-  inputMint: string;
-  outputMint: string;
-  inputAmount: string;
-  outputAmount: string;
-  minOutputAmount: string;
-  slippageBps: number;
-  priceImpact: number;
-  route: WireRouteHop[];
-  slot: string;
-  contextSlot: string;
-  stateAgeMs: number;
-  source: string;
-  origin: string;
-  provider: string;
-  providerUptime?: number;
-  quotedAtUnixMs: string;
-  receivedAtUnixMs: string;
-  routeHash: string;
-  error: WireQuoteError | null;
-}
 
 export interface WireConfidenceFactor {
   kind: FactorKindName;

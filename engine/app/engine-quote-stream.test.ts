@@ -4,7 +4,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadTidepoolProto } from '../proto.js';
-import type { QuoteMessage } from '../quote/quote-stream-request.js';
+import type { UpstreamQuote } from '../quote/quote-wire.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
 import { PARSE_WORKER, eventually, startEngineUnderSim, type EngineUnderSim } from './testing.js';
@@ -18,7 +18,7 @@ import { PARSE_WORKER, eventually, startEngineUnderSim, type EngineUnderSim } fr
 const built = existsSync(PARSE_WORKER);
 const ONE_SOL = 1_000_000_000n;
 
-type StreamClient = grpc.Client & { StreamBatchQuotes: (request: unknown) => grpc.ClientReadableStream<QuoteMessage> };
+type StreamClient = grpc.Client & { StreamBatchQuotes: (request: unknown) => grpc.ClientReadableStream<UpstreamQuote> };
 
 describe.skipIf(!built)('the engine\'s gRPC quote stream under the simulator', () => {
   let e: EngineUnderSim;
@@ -38,9 +38,9 @@ describe.skipIf(!built)('the engine\'s gRPC quote stream under the simulator', (
 
   it('pushes a new quote for the pair when a swap on the chain changes its pool', async () => {
     expect(e.endpoints.localQuotes).toMatch(/^127\.0\.0\.1:[1-9][0-9]*$/);
-    const quotes: QuoteMessage[] = [];
+    const quotes: UpstreamQuote[] = [];
     const call = client.StreamBatchQuotes({ pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: ONE_SOL.toString() }], updateIntervalMs: 600_000 });
-    call.on('data', (q: QuoteMessage) => quotes.push(q));
+    call.on('data', (q: UpstreamQuote) => quotes.push(q));
     call.on('error', () => undefined);
     try {
       const first = await eventually(() => quotes.find((q) => q.error === undefined || q.error === null), 10_000, 'a first quote');

@@ -22,7 +22,8 @@ import { grpcMetadataGetter } from '../obs/trace-context.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
 import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage } from '../quote/quote-stream-request.js';
-import type { ExternalQuoteMessage, PolledQuote } from './external-quote.js';
+import type { UpstreamQuote } from '../quote/quote-wire.js';
+import type { PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';
 import type { ExternalPoller } from './external-poller.js';
 import { ExternalSubscription } from './external-subscription.js';
@@ -51,7 +52,7 @@ export interface ExternalQuoteServerOptions {
   logger?: Logger;
 }
 
-type StreamCall = grpc.ServerWritableStream<BatchQuoteRequestMessage, ExternalQuoteMessage>;
+type StreamCall = grpc.ServerWritableStream<BatchQuoteRequestMessage, UpstreamQuote>;
 
 export class ExternalQuoteServer {
   private readonly poller: ExternalPoller;

@@ -9,53 +9,14 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
 import { ErrorCode } from '../errors.js';
-import { minOutputAmount, type StreamPair } from '../quote/quote-stream-request.js';
+import type { StreamPair } from '../quote/quote-stream-request.js';
+import { minOutputAmount, type UpstreamQuote, type WireQuoteError } from '../quote/quote-wire.js';
 import { hopFeeInInputUnits, type ProviderQuote } from './provider-response.js';
-
-/** RouteHop on the wire. */
-export interface ExternalRouteHop {
-  pool: string;
-  dex: string;
-  inputMint: string;
-  outputMint: string;
-  inAmount: string;
-  outAmount: string;
-  fee: string;
-  slot: string;
-}
-
-export interface ExternalQuoteError {
-  code: string;
-  grpcStatus: number;
-  message: string;
-}
-
-/** Quote on the wire, as the external upstream fills it. */
-export interface ExternalQuoteMessage {
-  pairId: string;
-  inputMint: string;
-  outputMint: string;
-  inputAmount: string;
-  outputAmount: string;
-  minOutputAmount: string;
-  slippageBps: number;
-  priceImpact: number;
-  route: ExternalRouteHop[];
-  slot: string;
-  contextSlot: string;
-  stateAgeMs: number;
-  source: 'QUOTE_SOURCE_EXTERNAL';
-  origin: 'QUOTE_ORIGIN_EXTERNAL_API';
-  provider: string;
-  providerUptime?: number;
-  quotedAtUnixMs: string;
-  error?: ExternalQuoteError;
-}
 
 /** One poll's result for a pair: the stream-independent part of the Quote. */
 export interface PolledQuote {
   /** Everything but slippageBps, minOutputAmount and providerUptime. */
-  readonly base: Omit<ExternalQuoteMessage, 'slippageBps' | 'minOutputAmount' | 'providerUptime'>;
+  readonly base: Omit<UpstreamQuote, 'slippageBps' | 'minOutputAmount' | 'providerUptime'>;
   /** output_amount as bigint (0n for an error quote). */
   readonly outputAmount: bigint;
 }
@@ -98,7 +59,7 @@ export function polledQuote(pair: StreamPair, quote: ProviderQuote, provider: st
 }
 
 /** A poll that gave no quote, as an error Quote (amounts zero, route empty). */
-export function errorPolledQuote(pair: StreamPair, error: ExternalQuoteError, provider: string, atUnixMs: number): PolledQuote {
+export function errorPolledQuote(pair: StreamPair, error: WireQuoteError, provider: string, atUnixMs: number): PolledQuote {
   return {
     outputAmount: 0n,
     base: {
@@ -122,8 +83,8 @@ export function errorPolledQuote(pair: StreamPair, error: ExternalQuoteError, pr
 }
 
 /** The Quote a stream sends: the poll result with the stream's slippage and the current uptime. */
-export function toStreamQuote(polled: PolledQuote, slippageBps: number, uptime: number | undefined): ExternalQuoteMessage {
-  const m: ExternalQuoteMessage = {
+export function toStreamQuote(polled: PolledQuote, slippageBps: number, uptime: number | undefined): UpstreamQuote {
+  const m: UpstreamQuote = {
     ...polled.base,
     slippageBps,
     minOutputAmount: polled.base.error === undefined ? minOutputAmount(polled.outputAmount, slippageBps).toString() : '0',
@@ -134,12 +95,12 @@ export function toStreamQuote(polled: PolledQuote, slippageBps: number, uptime: 
 
 /** The error of each way a poll can fail (codes in engine/errors.ts, statuses per ARCHITECTURE §3). */
 export const ExternalError = {
-  noRoute: (message: string): ExternalQuoteError => ({ code: ErrorCode.ExternalNoRoute, grpcStatus: GrpcStatus.NOT_FOUND, message }),
-  rejected: (message: string): ExternalQuoteError => ({ code: ErrorCode.ExternalRejected, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
-  rateLimited: (message: string): ExternalQuoteError => ({ code: ErrorCode.RateLimited, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, message }),
-  serverError: (message: string): ExternalQuoteError => ({ code: ErrorCode.ExternalServerError, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
-  timeout: (message: string): ExternalQuoteError => ({ code: ErrorCode.Deadline, grpcStatus: GrpcStatus.DEADLINE_EXCEEDED, message }),
-  unreachable: (message: string): ExternalQuoteError => ({ code: ErrorCode.ExternalUnreachable, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
-  malformed: (message: string): ExternalQuoteError => ({ code: ErrorCode.ExternalMalformed, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
-  circuitOpen: (): ExternalQuoteError => ({ code: ErrorCode.CircuitOpen, grpcStatus: GrpcStatus.UNAVAILABLE, message: 'the provider circuit breaker is open' }),
+  noRoute: (message: string): WireQuoteError => ({ code: ErrorCode.ExternalNoRoute, grpcStatus: GrpcStatus.NOT_FOUND, message }),
+  rejected: (message: string): WireQuoteError => ({ code: ErrorCode.ExternalRejected, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
+  rateLimited: (message: string): WireQuoteError => ({ code: ErrorCode.RateLimited, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, message }),
+  serverError: (message: string): WireQuoteError => ({ code: ErrorCode.ExternalServerError, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
+  timeout: (message: string): WireQuoteError => ({ code: ErrorCode.Deadline, grpcStatus: GrpcStatus.DEADLINE_EXCEEDED, message }),
+  unreachable: (message: string): WireQuoteError => ({ code: ErrorCode.ExternalUnreachable, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
+  malformed: (message: string): WireQuoteError => ({ code: ErrorCode.ExternalMalformed, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
+  circuitOpen: (): WireQuoteError => ({ code: ErrorCode.CircuitOpen, grpcStatus: GrpcStatus.UNAVAILABLE, message: 'the provider circuit breaker is open' }),
 } as const;

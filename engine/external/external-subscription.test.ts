@@ -3,7 +3,8 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 
 import { parseStreamRequest } from '../quote/quote-stream-request.js';
-import { polledQuote, type ExternalQuoteMessage, type PolledQuote } from './external-quote.js';
+import type { UpstreamQuote } from '../quote/quote-wire.js';
+import { polledQuote, type PolledQuote } from './external-quote.js';
 import { createExternalMetrics } from './external-metrics.js';
 import { ExternalSubscription } from './external-subscription.js';
 import { RequestPacer } from './request-pacer.js';
@@ -11,9 +12,9 @@ import { ProviderTracker } from './provider-tracker.js';
 import { POOL_A, USDC, WSOL } from './testing/fake-provider.js';
 
 class Sink extends EventEmitter {
-  readonly written: ExternalQuoteMessage[] = [];
+  readonly written: UpstreamQuote[] = [];
   full = false;
-  write(m: ExternalQuoteMessage): boolean {
+  write(m: UpstreamQuote): boolean {
     this.written.push(m);
     return !this.full;
   }

@@ -11,12 +11,13 @@
  */
 import type { Logger } from '../obs/logger.js';
 import type { StreamRequest } from '../quote/quote-stream-request.js';
-import { toStreamQuote, type ExternalQuoteMessage, type PolledQuote } from './external-quote.js';
+import type { UpstreamQuote } from '../quote/quote-wire.js';
+import { toStreamQuote, type PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';
 
 /** Where quotes go: the gRPC call (a Node writable in object mode). */
 export interface ExternalQuoteSink {
-  write(message: ExternalQuoteMessage): boolean;
+  write(message: UpstreamQuote): boolean;
   once(event: 'drain', listener: () => void): unknown;
 }
 
@@ -49,7 +50,7 @@ export class ExternalSubscription {
   private readonly metrics: ExternalMetrics;
   private readonly log: Logger | undefined;
   private readonly clock: () => number;
-  private readonly held = new Map<number, ExternalQuoteMessage>();
+  private readonly held = new Map<number, UpstreamQuote>();
   private blocked = false;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
@@ -116,7 +117,7 @@ export class ExternalSubscription {
     this.write(m);
   }
 
-  private write(m: ExternalQuoteMessage): void {
+  private write(m: UpstreamQuote): void {
     let ok: boolean;
     try {
       ok = this.sink.write(m);

@@ -16,6 +16,5 @@ export {
 } from './external-config.js';
 export { HealthStatus, type ExternalHealth } from './external-http-server.js';
 export { EXTERNAL_METRIC_NAMES, type ExternalMetrics } from './external-metrics.js';
-export type { ExternalQuoteMessage, ExternalQuoteError } from './external-quote.js';
 export { PollOutcomeKind, type PollOutcome, type PollRequest } from './provider-client.js';
 export { parseQuoteResponse, hopFeeInInputUnits, type ProviderQuote, type ProviderHop } from './provider-response.js';

@@ -46,10 +46,19 @@ export {
   MAX_STREAM_PAIRS,
   MIN_STREAM_INTERVAL_MS,
   StreamRequestError,
-  minOutputAmount,
   parseStreamRequest,
   quoteErrorOf,
-  type QuoteMessage,
   type StreamPair,
   type StreamRequest,
 } from './quote-stream-request.js';
+export {
+  QuoteSourceName,
+  minOutputAmount,
+  type UpstreamQuote,
+  type WireBatchQuoteRequest,
+  type WirePairAmount,
+  type WireQuote,
+  type WireQuoteError,
+  type WireQuoteRequest,
+  type WireRouteHop,
+} from './quote-wire.js';

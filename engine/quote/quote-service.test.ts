@@ -13,7 +13,7 @@ import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { QuoteErrorCode } from './errors.js';
 import { defaultQuoteConfig } from './quote-config.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from './quote-service.js';
-import type { QuoteMessage } from './quote-stream-request.js';
+import type { UpstreamQuote } from './quote-wire.js';
 import { manualSimulator } from './testing.js';
 
 /**
@@ -230,12 +230,12 @@ describe('the gRPC quote stream of the service', () => {
       const pool = ammPools()[0]!;
       const slot = chain.slot() + 10n;
       s.updates.handleMessage(ammEvent(pool, slot));
-      const quotes: QuoteMessage[] = [];
-      const call = (client as unknown as { StreamBatchQuotes: (r: unknown) => grpc.ClientReadableStream<QuoteMessage> }).StreamBatchQuotes({
+      const quotes: UpstreamQuote[] = [];
+      const call = (client as unknown as { StreamBatchQuotes: (r: unknown) => grpc.ClientReadableStream<UpstreamQuote> }).StreamBatchQuotes({
         pairs: [{ inputMint: pool.tokenA, outputMint: pool.tokenB, amount: '1000000' }],
         updateIntervalMs: 60_000,
       });
-      call.on('data', (q: QuoteMessage) => quotes.push(q));
+      call.on('data', (q: UpstreamQuote) => quotes.push(q));
       call.on('error', () => undefined);
       await until(() => (quotes.length === 1 ? true : undefined), 'the first quote');
       expect(quotes[0]).toMatchObject({ origin: 'QUOTE_ORIGIN_CACHE', slot: slot.toString() });

@@ -1,8 +1,8 @@
 /**
  * The wire side of `tidepool.v1.QuoteService.StreamBatchQuotes` (proto/tidepool/v1/quote.proto,
- * quote_service.proto) for the local quote service: validation of a BatchQuoteRequest, the Quote
- * message as the loader writes it (camelCase, u64 as decimal strings, enums by name), and the
- * mapping of the quote service's TpError codes to gRPC status numbers.
+ * quote_service.proto) for the local quote service: validation of a BatchQuoteRequest, its error
+ * Quote, and the mapping of the quote service's TpError codes to gRPC status numbers. The message
+ * types themselves are in quote-wire.ts.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
@@ -11,6 +11,7 @@ import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/base58.js';
 import { TpError } from '../errors.js';
 import { STATUS, httpErrorOf } from './http-errors.js';
+import type { UpstreamQuote, WireBatchQuoteRequest, WirePairAmount, WireQuoteError } from './quote-wire.js';
 
 /** BatchQuoteRequest.pairs: 1 to 1,000 entries. */
 export const MAX_STREAM_PAIRS = 1000;
@@ -20,12 +21,10 @@ export const DEFAULT_STREAM_INTERVAL_MS = 1000;
 export const MIN_STREAM_INTERVAL_MS = 10;
 export const MAX_SLIPPAGE_BPS = 10_000;
 
-/** A BatchQuoteRequest as the tidepool loader decodes it (u64 as decimal strings). */
-export interface BatchQuoteRequestMessage {
-  pairs?: { inputMint?: string; outputMint?: string; amount?: string | number }[];
-  slippageBps?: number;
-  updateIntervalMs?: number;
-}
+/** A BatchQuoteRequest as received, before validation: any field may be missing, an amount may be a number. */
+export type BatchQuoteRequestMessage = Partial<Omit<WireBatchQuoteRequest, 'pairs'>> & {
+  pairs?: (Partial<Omit<WirePairAmount, 'amount'>> & { amount?: string | number })[];
+};
 
 /** One requested pair, validated. */
 export interface StreamPair {
@@ -94,52 +93,6 @@ export function parseStreamRequest(request: BatchQuoteRequestMessage): StreamReq
   return { pairs, slippageBps, intervalMs };
 }
 
-/** floor(output × (10,000 − slippageBps) / 10,000). */
-export function minOutputAmount(output: bigint, slippageBps: number): bigint {
-  return (output * BigInt(MAX_SLIPPAGE_BPS - slippageBps)) / BigInt(MAX_SLIPPAGE_BPS);
-}
-
-/** RouteHop as written on the wire. */
-export interface RouteHopMessage {
-  pool: string;
-  dex: string;
-  inputMint: string;
-  outputMint: string;
-  inAmount: string;
-  outAmount: string;
-  fee: string;
-  slot: string;
-  poolAgeSeconds?: number;
-}
-
-/** QuoteError as written on the wire. */
-export interface QuoteErrorMessage {
-  code: string;
-  grpcStatus: number;
-  message: string;
-}
-
-/** Quote as written on the wire (the fields the local upstream fills). */
-export interface QuoteMessage {
-  pairId: string;
-  inputMint: string;
-  outputMint: string;
-  inputAmount: string;
-  outputAmount: string;
-  minOutputAmount: string;
-  slippageBps: number;
-  priceImpact: number;
-  route: RouteHopMessage[];
-  slot: string;
-  contextSlot: string;
-  stateAgeMs: number;
-  source: 'QUOTE_SOURCE_LOCAL';
-  origin: 'QUOTE_ORIGIN_CACHE' | 'QUOTE_ORIGIN_RPC' | 'QUOTE_ORIGIN_UNSPECIFIED';
-  provider: string;
-  quotedAtUnixMs: string;
-  error?: QuoteErrorMessage;
-}
-
 /** Provider name of local quotes. */
 export const LOCAL_PROVIDER = 'tidepool';
 
@@ -156,14 +109,14 @@ const HTTP_TO_GRPC: Record<string, number> = {
  * gRPC status matching its HTTP status (ARCHITECTURE §3: 404 → 5 NOT_FOUND, 503 → 14 UNAVAILABLE,
  * 504 → 4 DEADLINE_EXCEEDED; anything unexpected → 13 INTERNAL).
  */
-export function quoteErrorOf(err: unknown): QuoteErrorMessage {
+export function quoteErrorOf(err: unknown): WireQuoteError {
   const e = httpErrorOf(err);
   const grpcStatus = err instanceof TpError ? (HTTP_TO_GRPC[e.status] ?? GrpcStatus.INTERNAL) : GrpcStatus.INTERNAL;
   return { code: e.code, grpcStatus, message: e.message };
 }
 
 /** A Quote carrying only `error` for `pair` (amounts zero, route empty). */
-export function errorQuoteMessage(pair: StreamPair, slippageBps: number, error: QuoteErrorMessage, nowMs: number): QuoteMessage {
+export function errorQuoteMessage(pair: StreamPair, slippageBps: number, error: WireQuoteError, nowMs: number): UpstreamQuote {
   return {
     pairId: pair.pairId,
     inputMint: pair.inputMint,

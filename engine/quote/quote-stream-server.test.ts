@@ -13,8 +13,9 @@ import type { SimPoolView } from '../sim/market-view.js';
 import { quoteFromCache } from './cache-quoter.js';
 import { QuoteHttpServer } from './quote-http-server.js';
 import { QuoteStreamServer } from './quote-stream-server.js';
-import { StreamRequestError, minOutputAmount, parseStreamRequest, type QuoteMessage } from './quote-stream-request.js';
+import { StreamRequestError, parseStreamRequest } from './quote-stream-request.js';
 import { QuoteSubscription } from './quote-subscription.js';
+import { minOutputAmount, type UpstreamQuote } from './quote-wire.js';
 import { CountingLoader, FakeClock, manualSimulator, storePool } from './testing.js';
 
 /**
@@ -55,7 +56,7 @@ interface Harness {
   metrics: QuoteMetrics;
   http: QuoteHttpServer;
   server: QuoteStreamServer;
-  client: grpc.Client & { StreamBatchQuotes: (req: unknown) => grpc.ClientReadableStream<QuoteMessage> };
+  client: grpc.Client & { StreamBatchQuotes: (req: unknown) => grpc.ClientReadableStream<UpstreamQuote> };
   slot: bigint;
 }
 
@@ -93,13 +94,13 @@ async function harness(options: { loader?: boolean; fill?: boolean } = {}): Prom
 
 /** Everything one stream delivered. */
 class Stream {
-  readonly quotes: QuoteMessage[] = [];
+  readonly quotes: UpstreamQuote[] = [];
   error: grpc.ServiceError | undefined;
-  constructor(readonly call: grpc.ClientReadableStream<QuoteMessage>) {
-    call.on('data', (q: QuoteMessage) => this.quotes.push(q));
+  constructor(readonly call: grpc.ClientReadableStream<UpstreamQuote>) {
+    call.on('data', (q: UpstreamQuote) => this.quotes.push(q));
     call.on('error', (e: grpc.ServiceError) => (this.error = e));
   }
-  of(id: string): QuoteMessage[] {
+  of(id: string): UpstreamQuote[] {
     return this.quotes.filter((q) => q.pairId === id);
   }
 }
@@ -154,7 +155,7 @@ function expectedFromCache(h: Harness, input: string, output: string, amount: bi
       slot: q.slot.toString(),
       poolAgeSeconds: expect.any(Number) as unknown as number,
       _poolAgeSeconds: 'poolAgeSeconds',
-    })) as QuoteMessage['route'],
+    })) as UpstreamQuote['route'],
   };
 }
 
@@ -285,7 +286,7 @@ describe('StreamBatchQuotes (local upstream)', () => {
     const cache = new PoolCache({ now: clock.now });
     const metrics = createQuoteMetrics();
     const http = new QuoteHttpServer({ cache, metrics, rateLimiter: false, cacheEnabled: false });
-    const sink = new EventEmitter() as EventEmitter & { written: QuoteMessage[]; write: (m: QuoteMessage) => boolean };
+    const sink = new EventEmitter() as EventEmitter & { written: UpstreamQuote[]; write: (m: UpstreamQuote) => boolean };
     sink.written = [];
     sink.write = (m) => (sink.written.push(m), true);
     const sub = new QuoteSubscription({ request: parseStreamRequest({ pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1' }], updateIntervalMs: 60_000 }), sink, cache, paths: http, metrics });
@@ -366,8 +367,8 @@ describe('parseStreamRequest', () => {
 
 /** A sink that reports backpressure from the first write on, until drained. */
 class SlowSink extends EventEmitter {
-  readonly written: QuoteMessage[] = [];
-  write(m: QuoteMessage): boolean {
+  readonly written: UpstreamQuote[] = [];
+  write(m: UpstreamQuote): boolean {
     this.written.push(m);
     return false;
   }

@@ -28,8 +28,9 @@ import { grpcMetadataGetter } from '../obs/trace-context.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
 import { DEFAULT_GRPC_PORT } from './quote-config.js';
-import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage, type QuoteMessage } from './quote-stream-request.js';
+import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage } from './quote-stream-request.js';
 import { QuoteSubscription, type StreamQuotePaths } from './quote-subscription.js';
+import type { UpstreamQuote } from './quote-wire.js';
 
 const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
 
@@ -57,7 +58,7 @@ export interface QuoteStreamServerOptions {
   logger?: Logger;
 }
 
-type StreamCall = grpc.ServerWritableStream<BatchQuoteRequestMessage, QuoteMessage>;
+type StreamCall = grpc.ServerWritableStream<BatchQuoteRequestMessage, UpstreamQuote>;
 
 export class QuoteStreamServer {
   private readonly cache: PoolCache;

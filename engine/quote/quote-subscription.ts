@@ -26,15 +26,8 @@ import type { Quote } from './cache-quoter.js';
 import { QuoteErrorCode, quoteError } from './errors.js';
 import { cachePathMayFallBack } from './http-errors.js';
 import type { MemoizedQuote } from './quote-memo.js';
-import {
-  LOCAL_PROVIDER,
-  errorQuoteMessage,
-  minOutputAmount,
-  quoteErrorOf,
-  type QuoteMessage,
-  type StreamPair,
-  type StreamRequest,
-} from './quote-stream-request.js';
+import { LOCAL_PROVIDER, errorQuoteMessage, quoteErrorOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
+import { minOutputAmount, type UpstreamQuote } from './quote-wire.js';
 
 /** The quote paths of GET /quote, as QuoteHttpServer offers them to other front ends. */
 export interface StreamQuotePaths {
@@ -47,7 +40,7 @@ export interface StreamQuotePaths {
 
 /** Where quotes go: the gRPC call (a Node writable in object mode). */
 export interface QuoteSink {
-  write(message: QuoteMessage): boolean;
+  write(message: UpstreamQuote): boolean;
   once(event: 'drain', listener: () => void): unknown;
 }
 
@@ -80,7 +73,7 @@ interface PairState {
    * The error of the last quote when the cache path failed in a way only a change of the pair's
    * pools can undo (see STABLE_FAILURES) and no fallback took over; undefined otherwise.
    */
-  stableError: QuoteMessage | undefined;
+  stableError: UpstreamQuote | undefined;
 }
 
 /**
@@ -92,7 +85,7 @@ interface PairState {
  */
 const STABLE_FAILURES: ReadonlySet<string> = new Set([QuoteErrorCode.NoValidQuotes, QuoteErrorCode.NoPoolsInCache, QuoteErrorCode.UnknownMint]);
 
-function keyOf(m: QuoteMessage): string {
+function keyOf(m: UpstreamQuote): string {
   if (m.error !== undefined) return `e:${m.error.code}:${m.error.grpcStatus}`;
   const hop = m.route[0];
   return `${m.origin}:${m.outputAmount}:${hop?.pool ?? ''}:${m.slot}`;
@@ -113,7 +106,7 @@ export class QuoteSubscription {
   private readonly clock: () => number;
   private readonly wallClock: () => number;
   /** Quotes held while the sink is backpressured, latest per pair index. */
-  private readonly held = new Map<number, QuoteMessage>();
+  private readonly held = new Map<number, UpstreamQuote>();
   private blocked = false;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
@@ -219,7 +212,7 @@ export class QuoteSubscription {
     );
   }
 
-  private cacheMessage(p: StreamPair, entry: MemoizedQuote, stateAgeMs: number): QuoteMessage {
+  private cacheMessage(p: StreamPair, entry: MemoizedQuote, stateAgeMs: number): UpstreamQuote {
     const swap = entry.swap;
     const slot = entry.slot.toString();
     const out = swap.amountOut.toString();
@@ -256,7 +249,7 @@ export class QuoteSubscription {
     };
   }
 
-  private rpcMessage(p: StreamPair, q: Quote): QuoteMessage {
+  private rpcMessage(p: StreamPair, q: Quote): UpstreamQuote {
     const slot = q.slot.toString();
     // The fallback wrote the state back into the cache (when enabled): its pool age is known there.
     const id = this.cache.idOf(q.pool);
@@ -292,7 +285,7 @@ export class QuoteSubscription {
   }
 
   /** Pushes `m` for pair `i` unless it says what the last push said (and `force` is off). */
-  private push(i: number, m: QuoteMessage, force: boolean): void {
+  private push(i: number, m: UpstreamQuote, force: boolean): void {
     if (this.closed) return;
     const s = this.states[i]!;
     const key = keyOf(m);
@@ -309,7 +302,7 @@ export class QuoteSubscription {
     this.write(m);
   }
 
-  private write(m: QuoteMessage): void {
+  private write(m: UpstreamQuote): void {
     let ok: boolean;
     try {
       ok = this.sink.write(m);

@@ -10,7 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 
 import { closeServer } from '../../obs/http-listen.js';
 import { loadTidepoolProto } from '../../proto.js';
-import type { ExternalQuoteMessage } from '../external-quote.js';
+import type { UpstreamQuote } from '../../quote/quote-wire.js';
 
 export const WSOL = 'So11111111111111111111111111111111111111112';
 export const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -92,18 +92,18 @@ export interface StreamPairInput {
 
 /** One StreamBatchQuotes call and what it received. */
 export class StreamProbe {
-  readonly quotes: ExternalQuoteMessage[] = [];
+  readonly quotes: UpstreamQuote[] = [];
   error: grpc.ServiceError | undefined;
   ended = false;
   private readonly client: grpc.Client;
-  private readonly call: grpc.ClientReadableStream<ExternalQuoteMessage>;
+  private readonly call: grpc.ClientReadableStream<UpstreamQuote>;
 
   constructor(target: string, request: { pairs: StreamPairInput[]; slippageBps?: number; updateIntervalMs?: number }, metadata = new grpc.Metadata()) {
     const Ctor = loadTidepoolProto().QuoteService;
     this.client = new Ctor(target, grpc.credentials.createInsecure());
-    const fn = (this.client as unknown as Record<string, (req: unknown, md: grpc.Metadata) => grpc.ClientReadableStream<ExternalQuoteMessage>>)['StreamBatchQuotes']!;
+    const fn = (this.client as unknown as Record<string, (req: unknown, md: grpc.Metadata) => grpc.ClientReadableStream<UpstreamQuote>>)['StreamBatchQuotes']!;
     this.call = fn.call(this.client, request, metadata);
-    this.call.on('data', (q: ExternalQuoteMessage) => this.quotes.push(q));
+    this.call.on('data', (q: UpstreamQuote) => this.quotes.push(q));
     this.call.on('error', (err: grpc.ServiceError) => (this.error = err));
     this.call.on('end', () => (this.ended = true));
   }
