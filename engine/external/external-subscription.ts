@@ -10,16 +10,14 @@
  *   held one is replaced and counted) until the sink emits 'drain'.
  */
 import type { Logger } from '../obs/logger.js';
+import { LatestPerPairWriter, type MessageSink } from '../quote/latest-per-pair-writer.js';
 import type { StreamRequest } from '../quote/quote-stream-request.js';
 import type { UpstreamQuote } from '../quote/quote-wire.js';
 import { toStreamQuote, type PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';
 
 /** Where quotes go: the gRPC call (a Node writable in object mode). */
-export interface ExternalQuoteSink {
-  write(message: UpstreamQuote): boolean;
-  once(event: 'drain', listener: () => void): unknown;
-}
+export type ExternalQuoteSink = MessageSink<UpstreamQuote>;
 
 export interface ExternalSubscriptionOptions {
   request: StreamRequest;
@@ -44,27 +42,26 @@ export class ExternalSubscription {
   readonly request: StreamRequest;
   private readonly states: PairState[];
   private readonly indexOf = new Map<string, number>();
-  private readonly sink: ExternalQuoteSink;
   private readonly latest: (pairId: string) => PolledQuote | undefined;
   private readonly uptime: () => number | undefined;
-  private readonly metrics: ExternalMetrics;
-  private readonly log: Logger | undefined;
   private readonly clock: () => number;
-  private readonly held = new Map<number, UpstreamQuote>();
-  private blocked = false;
+  /** Backpressure: the latest quote per pair index while the sink waits for 'drain'. */
+  private readonly writer: LatestPerPairWriter<UpstreamQuote>;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
-  /** Quotes written to the sink. */
-  sent = 0;
 
   constructor(options: ExternalSubscriptionOptions) {
     this.request = options.request;
-    this.sink = options.sink;
     this.latest = options.latest;
     this.uptime = options.uptime;
-    this.metrics = options.metrics;
-    this.log = options.logger;
+    this.writer = new LatestPerPairWriter({
+      sink: options.sink,
+      sentCounter: options.metrics.quotesSent,
+      supersededCounter: options.metrics.quotesSuperseded,
+      logger: options.logger,
+      writeFailedMessage: 'external quote stream write failed',
+    });
     this.clock = options.clock ?? (() => performance.now());
     this.states = this.request.pairs.map((p, i) => {
       this.indexOf.set(p.pairId, i);
@@ -97,7 +94,12 @@ export class ExternalSubscription {
     this.closed = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    this.held.clear();
+    this.writer.close();
+  }
+
+  /** Quotes written to the sink. */
+  get sent(): number {
+    return this.writer.sent;
   }
 
   get pairIds(): string[] {
@@ -108,39 +110,7 @@ export class ExternalSubscription {
     if (this.closed) return;
     const m = toStreamQuote(polled, this.request.slippageBps, this.uptime());
     this.states[i]!.dueAt = this.clock() + this.request.intervalMs;
-    if (this.blocked) {
-      if (this.held.has(i)) this.metrics.quotesSuperseded.inc();
-      this.held.delete(i);
-      this.held.set(i, m);
-      return;
-    }
-    this.write(m);
-  }
-
-  private write(m: UpstreamQuote): void {
-    let ok: boolean;
-    try {
-      ok = this.sink.write(m);
-    } catch (err) {
-      this.log?.error({ err, pairId: m.pairId }, 'external quote stream write failed');
-      return;
-    }
-    this.sent++;
-    this.metrics.quotesSent.inc();
-    if (!ok && !this.blocked) {
-      this.blocked = true;
-      this.sink.once('drain', () => this.drained());
-    }
-  }
-
-  private drained(): void {
-    this.blocked = false;
-    if (this.closed) return;
-    for (const [i, m] of this.held) {
-      this.held.delete(i);
-      this.write(m);
-      if (this.blocked) return;
-    }
+    this.writer.send(i, m);
   }
 
   private tick(): void {
@@ -153,7 +123,7 @@ export class ExternalSubscription {
       if (s.dueAt > now) continue;
       const polled = this.latest(s.pairId);
       // While backpressured the held quote is already the latest: nothing to add.
-      if (polled !== undefined && !this.blocked) this.push(i, polled);
+      if (polled !== undefined && !this.writer.isBlocked) this.push(i, polled);
       else s.dueAt = now + this.request.intervalMs;
     }
     this.schedule();

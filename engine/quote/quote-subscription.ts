@@ -25,6 +25,7 @@ import type { QuoteMetrics } from '../obs/quote-metrics.js';
 import type { Quote } from './cache-quoter.js';
 import { QuoteErrorCode, quoteError } from './errors.js';
 import { cachePathMayFallBack } from './http-errors.js';
+import { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';
 import type { MemoizedQuote } from './quote-memo.js';
 import { LOCAL_PROVIDER, errorQuoteMessage, quoteErrorOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
 import { minOutputAmount, type UpstreamQuote } from './quote-wire.js';
@@ -39,10 +40,7 @@ export interface StreamQuotePaths {
 }
 
 /** Where quotes go: the gRPC call (a Node writable in object mode). */
-export interface QuoteSink {
-  write(message: UpstreamQuote): boolean;
-  once(event: 'drain', listener: () => void): unknown;
-}
+export type QuoteSink = MessageSink<UpstreamQuote>;
 
 export interface QuoteSubscriptionOptions {
   request: StreamRequest;
@@ -98,29 +96,27 @@ function clampU32(ms: number): number {
 export class QuoteSubscription {
   private readonly states: PairState[];
   private readonly request: StreamRequest;
-  private readonly sink: QuoteSink;
   private readonly cache: PoolCache;
   private readonly paths: StreamQuotePaths;
-  private readonly metrics: QuoteMetrics;
-  private readonly log: Logger | undefined;
   private readonly clock: () => number;
   private readonly wallClock: () => number;
-  /** Quotes held while the sink is backpressured, latest per pair index. */
-  private readonly held = new Map<number, UpstreamQuote>();
-  private blocked = false;
+  /** Backpressure: the latest quote per pair index while the sink waits for 'drain'. */
+  private readonly writer: LatestPerPairWriter<UpstreamQuote>;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
-  /** Quotes written to the sink. */
-  sent = 0;
 
   constructor(options: QuoteSubscriptionOptions) {
     this.request = options.request;
-    this.sink = options.sink;
     this.cache = options.cache;
     this.paths = options.paths;
-    this.metrics = options.metrics;
-    this.log = options.logger;
+    this.writer = new LatestPerPairWriter({
+      sink: options.sink,
+      sentCounter: options.metrics.streamQuotesSent,
+      supersededCounter: options.metrics.streamQuotesSuperseded,
+      logger: options.logger,
+      writeFailedMessage: 'quote stream write failed',
+    });
     this.clock = options.clock ?? performance.now.bind(performance);
     this.wallClock = options.wallClock ?? Date.now;
     this.states = this.request.pairs.map((pair) => ({ pair, x: -2, y: -2, version: -2, pushedKey: '', dueAt: 0, rpcInflight: false, stableError: undefined }));
@@ -150,7 +146,12 @@ export class QuoteSubscription {
     this.closed = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    this.held.clear();
+    this.writer.close();
+  }
+
+  /** Quotes written to the sink. */
+  get sent(): number {
+    return this.writer.sent;
   }
 
   /** Pairs watched (after deduplication). */
@@ -292,41 +293,7 @@ export class QuoteSubscription {
     if (!force && key === s.pushedKey) return;
     s.pushedKey = key;
     s.dueAt = this.clock() + this.request.intervalMs;
-    if (this.blocked) {
-      if (this.held.has(i)) this.metrics.streamQuotesSuperseded.inc();
-      // Re-inserted at the end: held quotes go out in the order they were last replaced.
-      this.held.delete(i);
-      this.held.set(i, m);
-      return;
-    }
-    this.write(m);
-  }
-
-  private write(m: UpstreamQuote): void {
-    let ok: boolean;
-    try {
-      ok = this.sink.write(m);
-    } catch (err) {
-      // A message the serializer refuses is a bug here; the stream goes on with the other pairs.
-      this.log?.error({ err, pairId: m.pairId }, 'quote stream write failed');
-      return;
-    }
-    this.sent++;
-    this.metrics.streamQuotesSent.inc();
-    if (!ok && !this.blocked) {
-      this.blocked = true;
-      this.sink.once('drain', () => this.drained());
-    }
-  }
-
-  private drained(): void {
-    this.blocked = false;
-    if (this.closed) return;
-    for (const [i, m] of this.held) {
-      this.held.delete(i);
-      this.write(m);
-      if (this.blocked) return;
-    }
+    this.writer.send(i, m);
   }
 
   /** Interval pushes: every due pair is re-quoted and pushed; then the timer is set again. */
