@@ -12,24 +12,20 @@
  *   Idempotent.
  * - Each stream is a SERVER span under the caller's W3C trace context (a no-op while tracing is
  *   off), ended when the stream ends.
+ * - The call handling, tracing and shutdown are the local service's (engine/quote/stream-calls.ts);
+ *   what is this service's own is the subscription and the pairs registered with the poller.
  */
-import * as grpc from '@grpc/grpc-js';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
+import type * as grpc from '@grpc/grpc-js';
 
-import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/logger.js';
-import { grpcMetadataGetter } from '../obs/trace-context.js';
-import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
-import { loadTidepoolProto } from '../proto.js';
-import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage } from '../quote/quote-stream-request.js';
-import type { UpstreamQuote } from '../quote/quote-wire.js';
+import type { StreamRequest } from '../quote/quote-stream-request.js';
+import { StreamCalls } from '../quote/stream-calls.js';
 import type { PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';
 import type { ExternalPoller } from './external-poller.js';
 import { ExternalSubscription } from './external-subscription.js';
 
 export const DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS = 2000;
-const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
 
 /**
  * Keepalive: the server pings idle connections so a vanished aggregator frees its streams, and
@@ -52,146 +48,76 @@ export interface ExternalQuoteServerOptions {
   logger?: Logger;
 }
 
-type StreamCall = grpc.ServerWritableStream<BatchQuoteRequestMessage, UpstreamQuote>;
-
 export class ExternalQuoteServer {
   private readonly poller: ExternalPoller;
-  private readonly metrics: ExternalMetrics;
-  private readonly uptime: () => number | undefined;
-  private readonly host: string;
-  private readonly shutdownTimeoutMs: number;
-  private readonly log: Logger | undefined;
-  private readonly server: grpc.Server;
-  private readonly streams = new Map<ExternalSubscription, StreamCall>();
-  private readonly spans = new Map<ExternalSubscription, Span>();
+  private readonly calls: StreamCalls<ExternalSubscription>;
   /** Streams by the pairs they watch. */
   private readonly byPair = new Map<string, Set<ExternalSubscription>>();
   private readonly unlisten: () => void;
-  private boundPort = 0;
-  private closing = false;
-  private closed: Promise<void> | undefined;
 
   constructor(options: ExternalQuoteServerOptions) {
-    this.poller = options.poller;
-    this.metrics = options.metrics;
-    this.uptime = options.uptime;
-    this.host = options.host ?? '127.0.0.1';
-    this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS;
-    this.log = options.logger;
-    this.server = new grpc.Server(EXTERNAL_SERVER_OPTIONS);
-    this.server.addService(loadTidepoolProto().QuoteService.service, {
-      StreamBatchQuotes: (call: StreamCall) => this.handleStream(call),
+    const { poller, metrics, uptime, logger } = options;
+    this.poller = poller;
+    this.calls = new StreamCalls({
+      serverOptions: EXTERNAL_SERVER_OPTIONS,
+      host: options.host ?? '127.0.0.1',
+      shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS,
+      name: 'external quote stream',
+      shuttingDownDetails: 'the external quote service is shutting down',
+      activeStreams: metrics.activeStreams,
+      logger,
+      subscribe: (request, call) =>
+        new ExternalSubscription({
+          request,
+          sink: call,
+          latest: (pairId) => poller.latest(pairId),
+          uptime,
+          metrics,
+          ...(logger === undefined ? {} : { logger }),
+        }),
+      opened: (sub, request) => this.opened(sub, request),
+      released: (sub) => this.released(sub),
+      closing: () => this.unlisten(),
     });
-    this.metrics.activeStreams.set(0);
-    this.unlisten = this.poller.onResult((pairId, result) => this.pollResult(pairId, result));
+    this.unlisten = poller.onResult((pairId, result) => this.pollResult(pairId, result));
   }
 
   get port(): number {
-    return this.boundPort;
+    return this.calls.port;
   }
 
   get activeStreams(): number {
-    return this.streams.size;
+    return this.calls.size;
   }
 
   /** Binds `port` (0: any free port). Resolves with the bound port. */
   start(port: number): Promise<number> {
-    const address = `${this.host.includes(':') ? `[${this.host}]` : this.host}:${port}`;
-    return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
-        if (err !== null) {
-          reject(new TpError(ErrorCode.Io, `external quote stream cannot listen on ${address}: ${err.message}`, { cause: err }));
-          return;
-        }
-        this.boundPort = bound;
-        resolve(bound);
-      });
-    });
+    return this.calls.start(port);
   }
 
   /** Ends every stream with UNAVAILABLE, then shuts the server down (forced past the timeout). Idempotent. */
   close(): Promise<void> {
-    this.closed ??= (async () => {
-      this.closing = true;
-      this.unlisten();
-      for (const [sub, call] of this.streams) {
-        this.release(sub);
-        call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'the external quote service is shutting down' });
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          this.server.forceShutdown();
-          resolve();
-        }, this.shutdownTimeoutMs);
-        this.server.tryShutdown(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    })();
-    return this.closed;
+    return this.calls.close();
   }
 
-  private handleStream(call: StreamCall): void {
-    if (this.closing) {
-      call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'the external quote service is shutting down' });
-      return;
-    }
-    const parent = propagation.extract(ROOT_CONTEXT, call.metadata, grpcMetadataGetter);
-    const span = tracer().startSpan(STREAM_SPAN, { kind: SpanKind.SERVER, attributes: rpcAttributes('QuoteService', 'StreamBatchQuotes') }, parent);
-    let request;
-    try {
-      request = parseStreamRequest(call.request);
-    } catch (err) {
-      const details = err instanceof StreamRequestError ? err.message : 'invalid request';
-      span.setAttribute('rpc.grpc.status_code', grpc.status.INVALID_ARGUMENT);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: details });
-      span.end();
-      call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details });
-      return;
-    }
-    span.setAttribute('tidepool.pair_count', request.pairs.length);
-    const sub = new ExternalSubscription({
-      request,
-      sink: call,
-      latest: (pairId) => this.poller.latest(pairId),
-      uptime: this.uptime,
-      metrics: this.metrics,
-      ...(this.log === undefined ? {} : { logger: this.log }),
-    });
-    this.streams.set(sub, call);
-    this.spans.set(sub, span);
+  /** Registers a new stream's pairs with the poller (refcounted). */
+  private opened(sub: ExternalSubscription, request: StreamRequest): void {
     for (const pair of request.pairs) {
       this.poller.acquire(pair, request.slippageBps);
       let set = this.byPair.get(pair.pairId);
       if (set === undefined) this.byPair.set(pair.pairId, (set = new Set()));
       set.add(sub);
     }
-    this.metrics.activeStreams.set(this.streams.size);
-    const release = (): void => this.release(sub);
-    call.on('cancelled', release);
-    call.on('close', release);
-    call.on('error', release);
-    this.log?.debug({ pairs: request.pairs.length, intervalMs: request.intervalMs, slippageBps: request.slippageBps }, 'external quote stream opened');
-    sub.start();
   }
 
-  /** Frees a stream: its subscription and its references to its pairs. Idempotent. */
-  private release(sub: ExternalSubscription): void {
-    if (!this.streams.delete(sub)) return;
-    sub.close();
-    const span = this.spans.get(sub);
-    this.spans.delete(sub);
-    span?.setAttribute('tidepool.quotes_sent', sub.sent);
-    span?.end();
+  /** Frees a released stream's references to its pairs. */
+  private released(sub: ExternalSubscription): void {
     for (const pairId of sub.pairIds) {
       const set = this.byPair.get(pairId);
       set?.delete(sub);
       if (set?.size === 0) this.byPair.delete(pairId);
       this.poller.release(pairId);
     }
-    this.metrics.activeStreams.set(this.streams.size);
-    this.log?.debug({ sent: sub.sent }, 'external quote stream closed');
   }
 
   private pollResult(pairId: string, result: PolledQuote): void {

@@ -16,23 +16,17 @@
  *   W3C trace context from the call metadata; a no-op while tracing is off.
  * - close(): every open stream ends with UNAVAILABLE ("shutting down"), then tryShutdown, and
  *   forceShutdown past `shutdownTimeoutMs`. Idempotent.
+ * - The call handling, tracing and shutdown are shared with the external service (stream-calls.ts);
+ *   what is this service's own is the subscription and the pool-change fan-out.
  */
-import * as grpc from '@grpc/grpc-js';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
+import type * as grpc from '@grpc/grpc-js';
 
 import type { PoolCache } from '../cache/index.js';
-import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/logger.js';
 import type { QuoteMetrics } from '../obs/quote-metrics.js';
-import { grpcMetadataGetter } from '../obs/trace-context.js';
-import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
-import { loadTidepoolProto } from '../proto.js';
 import { DEFAULT_GRPC_PORT } from './quote-config.js';
-import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage } from './quote-stream-request.js';
 import { QuoteSubscription, type StreamQuotePaths } from './quote-subscription.js';
-import type { UpstreamQuote } from './quote-wire.js';
-
-const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
+import { StreamCalls } from './stream-calls.js';
 
 /** How long close() lets streams finish before forcing the connections shut. */
 export const DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS = 2000;
@@ -58,147 +52,55 @@ export interface QuoteStreamServerOptions {
   logger?: Logger;
 }
 
-type StreamCall = grpc.ServerWritableStream<BatchQuoteRequestMessage, UpstreamQuote>;
-
 export class QuoteStreamServer {
-  private readonly cache: PoolCache;
-  private readonly paths: StreamQuotePaths;
-  private readonly metrics: QuoteMetrics;
-  private readonly host: string;
-  private readonly shutdownTimeoutMs: number;
-  private readonly log: Logger | undefined;
-  private readonly server: grpc.Server;
-  private readonly streams = new Map<QuoteSubscription, StreamCall>();
-  /** Each open stream's SERVER span, ended when the stream is released. */
-  private readonly spans = new Map<QuoteSubscription, Span>();
+  private readonly calls: StreamCalls<QuoteSubscription>;
   private readonly unlisten: () => void;
   private changePending = false;
-  private boundPort = 0;
-  private closing = false;
-  private closed: Promise<void> | undefined;
 
   constructor(options: QuoteStreamServerOptions) {
-    this.cache = options.cache;
-    this.paths = options.paths;
-    this.metrics = options.metrics;
-    this.host = options.host ?? '127.0.0.1';
-    this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS;
-    this.log = options.logger;
-    this.server = new grpc.Server(QUOTE_STREAM_SERVER_OPTIONS);
-    this.server.addService(loadTidepoolProto().QuoteService.service, {
-      StreamBatchQuotes: (call: StreamCall) => this.handleStream(call),
+    const { cache, paths, metrics, logger } = options;
+    this.calls = new StreamCalls({
+      serverOptions: QUOTE_STREAM_SERVER_OPTIONS,
+      host: options.host ?? '127.0.0.1',
+      shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS,
+      name: 'quote stream',
+      shuttingDownDetails: 'the quote service is shutting down',
+      activeStreams: metrics.streamActiveStreams,
+      logger,
+      subscribe: (request, call) =>
+        new QuoteSubscription({ request, sink: call, cache, paths, metrics, ...(logger === undefined ? {} : { logger }) }),
+      closing: () => this.unlisten(),
     });
-    this.metrics.streamActiveStreams.set(0);
-    this.unlisten = this.cache.onChange(() => this.poolsChanged());
+    this.unlisten = cache.onChange(() => this.poolsChanged());
   }
 
   /** The bound port (after start). */
   get port(): number {
-    return this.boundPort;
+    return this.calls.port;
   }
 
   /** Streams open now. */
   get activeStreams(): number {
-    return this.streams.size;
+    return this.calls.size;
   }
 
   /** Binds `port` (0: any free port). Resolves with the bound port. */
   start(port = DEFAULT_GRPC_PORT): Promise<number> {
-    const address = `${this.host.includes(':') ? `[${this.host}]` : this.host}:${port}`;
-    return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
-        if (err !== null) {
-          reject(new TpError(ErrorCode.Io, `quote stream cannot listen on ${address}: ${err.message}`, { cause: err }));
-          return;
-        }
-        this.boundPort = bound;
-        resolve(bound);
-      });
-    });
+    return this.calls.start(port);
   }
 
   /** Ends every stream with UNAVAILABLE, then shuts the server down (forced past the timeout). Idempotent. */
   close(): Promise<void> {
-    this.closed ??= (async () => {
-      this.closing = true;
-      this.unlisten();
-      for (const [sub, call] of this.streams) this.endStream(sub, call, { code: grpc.status.UNAVAILABLE, details: 'the quote service is shutting down' });
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          this.server.forceShutdown();
-          resolve();
-        }, this.shutdownTimeoutMs);
-        this.server.tryShutdown(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    })();
-    return this.closed;
-  }
-
-  private handleStream(call: StreamCall): void {
-    if (this.closing) {
-      call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'the quote service is shutting down' });
-      return;
-    }
-    const parent = propagation.extract(ROOT_CONTEXT, call.metadata, grpcMetadataGetter);
-    const span = tracer().startSpan(STREAM_SPAN, { kind: SpanKind.SERVER, attributes: rpcAttributes('QuoteService', 'StreamBatchQuotes') }, parent);
-    let request;
-    try {
-      request = parseStreamRequest(call.request);
-    } catch (err) {
-      const details = err instanceof StreamRequestError ? err.message : 'invalid request';
-      span.setAttribute('rpc.grpc.status_code', grpc.status.INVALID_ARGUMENT);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: details });
-      span.end();
-      call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details });
-      return;
-    }
-    span.setAttribute('tidepool.pair_count', request.pairs.length);
-    const sub = new QuoteSubscription({
-      request,
-      sink: call,
-      cache: this.cache,
-      paths: this.paths,
-      metrics: this.metrics,
-      ...(this.log === undefined ? {} : { logger: this.log }),
-    });
-    this.streams.set(sub, call);
-    this.spans.set(sub, span);
-    this.metrics.streamActiveStreams.set(this.streams.size);
-    const release = (): void => this.release(sub);
-    call.on('cancelled', release);
-    call.on('close', release);
-    call.on('error', release);
-    this.log?.debug({ pairs: sub.pairCount, intervalMs: request.intervalMs, slippageBps: request.slippageBps }, 'quote stream opened');
-    sub.start();
-  }
-
-  private endStream(sub: QuoteSubscription, call: StreamCall, status: { code: grpc.status; details: string }): void {
-    this.release(sub);
-    call.emit('error', status);
-  }
-
-  /** Frees a stream's subscription (client cancel, server end). Idempotent. */
-  private release(sub: QuoteSubscription): void {
-    if (!this.streams.delete(sub)) return;
-    sub.close();
-    const span = this.spans.get(sub);
-    this.spans.delete(sub);
-    span?.setAttribute('tidepool.quotes_sent', sub.sent);
-    span?.end();
-    this.metrics.streamActiveStreams.set(this.streams.size);
-    this.log?.debug({ sent: sub.sent }, 'quote stream closed');
+    return this.calls.close();
   }
 
   /** PoolCache.onChange: flag, and let the streams look once the current burst of stores is done. */
   private poolsChanged(): void {
-    if (this.changePending || this.streams.size === 0) return;
+    if (this.changePending || this.calls.size === 0) return;
     this.changePending = true;
     setImmediate(() => {
       this.changePending = false;
-      for (const sub of this.streams.keys()) sub.poolsChanged();
+      for (const sub of this.calls.subscriptions()) sub.poolsChanged();
     });
   }
 }

@@ -1,0 +1,187 @@
+/**
+ * The gRPC side shared by the two upstream quote services (local: quote-stream-server.ts, external:
+ * engine/external/external-quote-server.ts): a grpc-js server answering
+ * `tidepool.v1.QuoteService.StreamBatchQuotes`, and the bookkeeping of its open calls. Each service
+ * supplies only what differs: how an accepted request becomes a subscription, and what it does
+ * when one opens and is released.
+ *
+ * - While closing, a call ends at once with UNAVAILABLE.
+ * - Each call is a SERVER span (`tidepool.v1.QuoteService/StreamBatchQuotes`) under the caller's
+ *   W3C trace context from the call metadata (a no-op while tracing is off), ended with
+ *   `tidepool.quotes_sent` when the call is released.
+ * - A malformed request (quote-stream-request.ts) ends at once with INVALID_ARGUMENT naming the
+ *   field; its span is ended with that status.
+ * - An accepted call is registered, counted in the active-streams gauge, released on 'cancelled',
+ *   'close' or 'error' (idempotent), and its subscription started.
+ * - close(): every open call is released and ends with UNAVAILABLE, then tryShutdown, and
+ *   forceShutdown past `shutdownTimeoutMs`. Idempotent.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
+
+import { ErrorCode, TpError } from '../errors.js';
+import type { Logger } from '../obs/logger.js';
+import { grpcMetadataGetter } from '../obs/trace-context.js';
+import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
+import { loadTidepoolProto } from '../proto.js';
+import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage, type StreamRequest } from './quote-stream-request.js';
+import type { UpstreamQuote } from './quote-wire.js';
+
+const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
+
+/** One StreamBatchQuotes call as grpc-js hands it to the server. */
+export type QuoteStreamCall = grpc.ServerWritableStream<BatchQuoteRequestMessage, UpstreamQuote>;
+
+/** What a service keeps per accepted call. */
+export interface StreamSubscription {
+  /** Quotes written so far (the span's `tidepool.quotes_sent`). */
+  readonly sent: number;
+  start(): void;
+  /** Stops sending. Idempotent. */
+  close(): void;
+}
+
+export interface StreamCallsOptions<S extends StreamSubscription> {
+  serverOptions: grpc.ServerOptions;
+  /** Bind address. */
+  host: string;
+  shutdownTimeoutMs: number;
+  /** How log lines and the bind error name the stream ('quote stream', 'external quote stream'). */
+  name: string;
+  /** The UNAVAILABLE details of calls ended by close(). */
+  shuttingDownDetails: string;
+  /** Set to the number of open calls. */
+  activeStreams: { set(value: number): void };
+  logger?: Logger | undefined;
+  /** The subscription of an accepted request. */
+  subscribe(request: StreamRequest, call: QuoteStreamCall): S;
+  /** A call was registered (before the gauge is set and the subscription started). */
+  opened?(sub: S, request: StreamRequest): void;
+  /** A call was released (after its subscription closed and its span ended, before the gauge is set). */
+  released?(sub: S): void;
+  /** close() began: called once, before the open calls end. */
+  closing?(): void;
+}
+
+interface OpenCall {
+  readonly call: QuoteStreamCall;
+  readonly span: Span;
+}
+
+export class StreamCalls<S extends StreamSubscription> {
+  private readonly options: StreamCallsOptions<S>;
+  private readonly log: Logger | undefined;
+  private readonly server: grpc.Server;
+  private readonly calls = new Map<S, OpenCall>();
+  private boundPort = 0;
+  private isClosing = false;
+  private closed: Promise<void> | undefined;
+
+  constructor(options: StreamCallsOptions<S>) {
+    this.options = options;
+    this.log = options.logger;
+    this.server = new grpc.Server(options.serverOptions);
+    this.server.addService(loadTidepoolProto().QuoteService.service, {
+      StreamBatchQuotes: (call: QuoteStreamCall) => this.handle(call),
+    });
+    options.activeStreams.set(0);
+  }
+
+  /** The bound port (after start). */
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** Calls open now. */
+  get size(): number {
+    return this.calls.size;
+  }
+
+  /** The subscriptions of the open calls. */
+  subscriptions(): IterableIterator<S> {
+    return this.calls.keys();
+  }
+
+  /** Binds `port` (0: any free port). Resolves with the bound port. */
+  start(port: number): Promise<number> {
+    const host = this.options.host;
+    const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    return new Promise((resolve, reject) => {
+      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+        if (err !== null) {
+          reject(new TpError(ErrorCode.Io, `${this.options.name} cannot listen on ${address}: ${err.message}`, { cause: err }));
+          return;
+        }
+        this.boundPort = bound;
+        resolve(bound);
+      });
+    });
+  }
+
+  /** Ends every call with UNAVAILABLE, then shuts the server down (forced past the timeout). Idempotent. */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.isClosing = true;
+      this.options.closing?.();
+      for (const [sub, { call }] of this.calls) {
+        this.release(sub);
+        call.emit('error', { code: grpc.status.UNAVAILABLE, details: this.options.shuttingDownDetails });
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.server.forceShutdown();
+          resolve();
+        }, this.options.shutdownTimeoutMs);
+        this.server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    })();
+    return this.closed;
+  }
+
+  private handle(call: QuoteStreamCall): void {
+    if (this.isClosing) {
+      call.emit('error', { code: grpc.status.UNAVAILABLE, details: this.options.shuttingDownDetails });
+      return;
+    }
+    const parent = propagation.extract(ROOT_CONTEXT, call.metadata, grpcMetadataGetter);
+    const span = tracer().startSpan(STREAM_SPAN, { kind: SpanKind.SERVER, attributes: rpcAttributes('QuoteService', 'StreamBatchQuotes') }, parent);
+    let request;
+    try {
+      request = parseStreamRequest(call.request);
+    } catch (err) {
+      const details = err instanceof StreamRequestError ? err.message : 'invalid request';
+      span.setAttribute('rpc.grpc.status_code', grpc.status.INVALID_ARGUMENT);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: details });
+      span.end();
+      call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details });
+      return;
+    }
+    span.setAttribute('tidepool.pair_count', request.pairs.length);
+    const sub = this.options.subscribe(request, call);
+    this.calls.set(sub, { call, span });
+    this.options.opened?.(sub, request);
+    this.options.activeStreams.set(this.calls.size);
+    const release = (): void => this.release(sub);
+    call.on('cancelled', release);
+    call.on('close', release);
+    call.on('error', release);
+    this.log?.debug({ pairs: request.pairs.length, intervalMs: request.intervalMs, slippageBps: request.slippageBps }, `${this.options.name} opened`);
+    sub.start();
+  }
+
+  /** Frees a call's subscription (client cancel, server end). Idempotent. */
+  private release(sub: S): void {
+    const open = this.calls.get(sub);
+    if (open === undefined) return;
+    this.calls.delete(sub);
+    sub.close();
+    open.span.setAttribute('tidepool.quotes_sent', sub.sent);
+    open.span.end();
+    this.options.released?.(sub);
+    this.options.activeStreams.set(this.calls.size);
+    this.log?.debug({ sent: sub.sent }, `${this.options.name} closed`);
+  }
+}
