@@ -15,7 +15,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import { LogThrottle } from '../obs/log-throttle.js';
 import { tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
-import { QuoteSourceName, type WireQuote } from '../quote/quote-wire.js';
+import { QuoteSourceName, type WireQuote, type WireQuoteError } from '../quote/quote-wire.js';
 import { aggregate, withSlippage, type SourceSide } from './aggregate.js';
 import { GET_AGGREGATED_QUOTE_TIMEOUT_MS, type AggregatorConfig } from './aggregator-config.js';
 import type { AggregatorMetrics } from './aggregator-metrics.js';
@@ -50,6 +50,17 @@ interface PairState {
 
 type WaitOutcome = 'arrived' | 'down' | 'timeout';
 
+/** What a memoized GetAggregatedQuote answer was built from (compared by identity / value). */
+interface UnaryMemo {
+  local: WireQuote | WireQuoteError | undefined;
+  external: WireQuote | WireQuoteError | undefined;
+  oracleAtomPrice: number | undefined;
+  quote: WireAggregatedQuote;
+}
+
+/** Bound of the unary memo (pair × slippage); past it the memo starts over. */
+const UNARY_MEMO_MAX_ENTRIES = 10_000;
+
 const shuttingDown = (): TpError => new TpError(ErrorCode.Unavailable, 'the aggregator is shutting down');
 
 export interface AggregatorCoreOptions {
@@ -75,6 +86,13 @@ export class AggregatorCore {
   private readonly publication: RoutePublication;
   private readonly logThrottle = new LogThrottle(10_000);
   private readonly encode: (value: object) => Buffer;
+  /**
+   * GetAggregatedQuote answers per pair and slippage, reused while they were built from the same
+   * held quotes (or errors) and the same oracle price: a client polling a pair gets the quote the
+   * aggregator built (its `aggregated_at_unix_ms`) and its encoding, with no new objects.
+   */
+  private readonly unaryMemo = new Map<string, UnaryMemo>();
+  private readonly unaryBodies = new WeakMap<WireAggregatedQuote, Buffer>();
   private readonly staleAfter: number;
   private sweepTimer: NodeJS.Timeout | undefined;
   private cleanupTimer: NodeJS.Timeout | undefined;
@@ -265,13 +283,13 @@ export class AggregatorCore {
   }
 
   /** Aggregates, counts, logs a large price difference and considers publication. */
-  private build(pair: PairKey, local: SourceSide, external: SourceSide, now: number): WireAggregatedQuote {
+  private build(pair: PairKey, local: SourceSide, external: SourceSide, now: number, oracle = this.options.oracle?.pairPrice(pair.inputMint, pair.outputMint)): WireAggregatedQuote {
     const { config } = this.options;
     const quote = aggregate({
       pair,
       local,
       external,
-      oracle: this.options.oracle?.pairPrice(pair.inputMint, pair.outputMint),
+      oracle,
       scoring: { scoringEnabled: config.enableConfidenceScoring, defaultProviderUptime: config.defaultProviderUptime },
       now,
     });
@@ -311,9 +329,34 @@ export class AggregatorCore {
       this.stats.countRequest(RequestKind.Failed);
       throw noQuoteError(local!.error!, external!.error!);
     }
-    const quote = this.build(pair, local!, external!, Date.now());
+    const oracle = this.options.oracle?.pairPrice(pair.inputMint, pair.outputMint);
+    const key = `${pair.pairId}|${slippageBps}`;
+    const memo = this.unaryMemo.get(key);
+    if (
+      memo !== undefined &&
+      memo.local === (local!.quote ?? local!.error) &&
+      memo.external === (external!.quote ?? external!.error) &&
+      memo.oracleAtomPrice === oracle?.atomPrice
+    ) {
+      this.stats.countRequest(AggregatorStats.kindOf(memo.quote));
+      return memo.quote;
+    }
+    const quote = withSlippage(this.build(pair, local!, external!, Date.now(), oracle), slippageBps);
+    if (this.unaryMemo.size >= UNARY_MEMO_MAX_ENTRIES) this.unaryMemo.clear();
+    this.unaryMemo.set(key, { local: local!.quote ?? local!.error, external: external!.quote ?? external!.error, oracleAtomPrice: oracle?.atomPrice, quote });
     this.stats.countRequest(AggregatorStats.kindOf(quote));
-    return withSlippage(quote, slippageBps);
+    return quote;
+  }
+
+  /** getAggregatedQuote's answer encoded as an AggregatedQuote message, once per built quote. */
+  async getAggregatedQuoteBody(pair: PairKey, slippageBps: number, parent: Context = otelContext.active()): Promise<Buffer> {
+    const quote = await this.getAggregatedQuote(pair, slippageBps, parent);
+    let body = this.unaryBodies.get(quote);
+    if (body === undefined) {
+      body = this.encode(quote);
+      this.unaryBodies.set(quote, body);
+    }
+    return body;
   }
 
   /** One source for a unary call: held, or awaited up to its timeout (and the 150 ms deadline). */

@@ -10,6 +10,7 @@ import {
   FixedOracle,
   SOL,
   USDC,
+  eventually,
   makeErrorQuote,
   makeQuote,
   startTestAggregator,
@@ -199,6 +200,32 @@ describe('GetAggregatedQuote', () => {
     const again = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
     expect(again.sourceClass).toBe('SOURCE_CLASS_BOTH');
     expect(local.requests).toHaveLength(1);
+  });
+
+  it('reuses the quote it built while the held quotes are the same, and builds again when one changes', async () => {
+    const local = await upstream((p) => makeQuote(p, 1_000_000n));
+    const external = await upstream((p) => makeQuote(p, 990_000n));
+    const t = await aggregatorOn(local, external, { localTimeout: 1000, externalTimeout: 1000 });
+    const first = await eventually(async () => {
+      const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+      expect(q.sourceClass).toBe('SOURCE_CLASS_BOTH');
+      return q;
+    });
+    const built = t.aggregator.stats().aggregations.both;
+    const again = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    expect(again).toEqual(first); // the same quote, aggregated_at included
+    expect(t.aggregator.stats().aggregations.both).toBe(built);
+    // Another slippage is another answer (its own minimum outputs), from the same held quotes.
+    const wider = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', { ...REQUEST, slippageBps: 100 });
+    expect(BigInt(wider.minOutputAmount)).toBeLessThan(BigInt(first.minOutputAmount));
+    external.push(makeQuote({ inputMint: SOL, outputMint: USDC, amount: '1000000000' }, 1_500_000n));
+    const changed = await eventually(async () => {
+      const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+      expect(q.externalQuote?.outputAmount).toBe('1500000');
+      return q;
+    });
+    expect(changed.bestSource).toBe('QUOTE_SOURCE_EXTERNAL');
+    expect(t.aggregator.stats().requests.total).toBeGreaterThanOrEqual(4);
   });
 
   it.each([

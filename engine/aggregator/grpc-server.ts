@@ -1,7 +1,8 @@
 /**
  * QuoteAggregatorService on gRPC (spec 01, :50051) with keepalive. StreamAggregatedQuotes writes
  * pre-encoded bytes: its method definition is loadTidepoolProto()'s with a pass-through
- * `responseSerialize`, so one encoding per pair change serves every stream (stream-subscriber.ts).
+ * `responseSerialize`, so one encoding per pair change serves every stream (stream-subscriber.ts);
+ * GetAggregatedQuote likewise answers with the core's memoized encoding (getAggregatedQuoteBody).
  * Errors become statuses in quote-errors.ts; every unary call gets a SERVER span whose parent is
  * the caller's W3C trace context.
  */
@@ -35,9 +36,12 @@ const SERVICE = 'tidepool.v1.QuoteAggregatorService';
 export function aggregatorServiceDefinition(): grpc.ServiceDefinition {
   const base = loadTidepoolProto().packageDefinition[SERVICE] as ServiceDefinition;
   const stream = base['StreamAggregatedQuotes']!;
+  const unary = base['GetAggregatedQuote']!;
   return {
     ...(base as unknown as grpc.ServiceDefinition),
     StreamAggregatedQuotes: { ...stream, responseSerialize: (bytes: Buffer) => bytes },
+    // Answers come encoded from the core's memo (getAggregatedQuoteBody).
+    GetAggregatedQuote: { ...unary, responseSerialize: (bytes: Buffer) => bytes },
   } as grpc.ServiceDefinition;
 }
 
@@ -93,7 +97,7 @@ export function createAggregatorGrpcServer(core: AggregatorCore, options: { logg
         call.emit('error', serviceError(err)); // shutting down: UNAVAILABLE
       }
     },
-    GetAggregatedQuote: unary<WireQuoteRequest, object>('GetAggregatedQuote', async (request, ctx) => {
+    GetAggregatedQuote: unary<WireQuoteRequest, Buffer>('GetAggregatedQuote', async (request, ctx) => {
       let valid;
       try {
         valid = validateQuoteRequest(request);
@@ -101,7 +105,7 @@ export function createAggregatorGrpcServer(core: AggregatorCore, options: { logg
         core.stats.countRequest(RequestKind.Failed);
         throw err;
       }
-      return core.getAggregatedQuote(valid.pair, valid.slippageBps, ctx);
+      return core.getAggregatedQuoteBody(valid.pair, valid.slippageBps, ctx);
     }),
     GetConfidenceBreakdown: unary<ConfidenceRequestWire, object>('GetConfidenceBreakdown', async (request, ctx) => {
       if (request.target === 'quote') {
