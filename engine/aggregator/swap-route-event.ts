@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import * as flatbuffers from 'flatbuffers';
 import { ErrorCode, TpError } from '../errors.js';
+import { pairId } from '../quote/quote-wire.js';
 import {
   Decision as FbDecision,
   QuoteSource as FbQuoteSource,
@@ -83,10 +84,8 @@ export interface SwapRouteEvent extends Omit<SwapRouteEventFields, 'createdAtMs'
   hops: SwapRouteHop[];
 }
 
-/** ARCHITECTURE §3: first 16 hex chars of SHA-256 of `inputMint:outputMint:amount` (amount in decimal). */
-export function pairId(inputMint: string, outputMint: string, amount: bigint): string {
-  return createHash('sha256').update(`${inputMint}:${outputMint}:${amount}`).digest('hex').slice(0, 16);
-}
+/** ARCHITECTURE §3's pairID, defined beside the quote messages it names (engine/quote/quote-wire.ts). */
+export { pairId };
 
 /**
  * ARCHITECTURE §3: SHA-256 over the ordered hops (pool, input, output), as 64 lowercase hex chars.

@@ -6,12 +6,11 @@
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
-import { pairId } from '../aggregator/swap-route-event.js';
 import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/base58.js';
 import { TpError } from '../errors.js';
 import { STATUS, httpErrorOf } from './http-errors.js';
-import type { UpstreamQuote, WireBatchQuoteRequest, WirePairAmount, WireQuoteError } from './quote-wire.js';
+import { pairId, type UpstreamQuote, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteError } from './quote-wire.js';
 
 /** BatchQuoteRequest.pairs: 1 to 1,000 entries. */
 export const MAX_STREAM_PAIRS = 1000;

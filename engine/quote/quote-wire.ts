@@ -5,8 +5,16 @@
  * service (engine/quote), the external quote service (engine/external) and the aggregator
  * (engine/aggregator, which adds aggregator.proto's messages in its wire-types.ts).
  *
- * A leaf: it imports nothing, so every layer may use it.
+ * Also the pairID rule of ARCHITECTURE §3, which names a quote's pair on every side.
+ *
+ * A leaf: it imports only node:crypto, so every layer may use it.
  */
+import { createHash } from 'node:crypto';
+
+/** ARCHITECTURE §3: first 16 hex chars of SHA-256 of `inputMint:outputMint:amount` (amount in decimal). */
+export function pairId(inputMint: string, outputMint: string, amount: bigint): string {
+  return createHash('sha256').update(`${inputMint}:${outputMint}:${amount}`).digest('hex').slice(0, 16);
+}
 
 export const QuoteSourceName = {
   Unspecified: 'QUOTE_SOURCE_UNSPECIFIED',
