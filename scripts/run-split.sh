@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The split deployment on one machine (issue 5): the chain simulator, a scanner and a quote service as
-# three processes joined by the local NATS JetStream (127.0.0.1:4222, which scripts/services.sh
-# ensures), on the default ports:
-#   simulator  JSON-RPC :8899, ShredStream :9999, quote API / faults :8890
+# The split deployment on one machine (issues 5 and 6): the chain simulator, a scanner, a quote
+# service, the external quote service and the quote aggregator as five processes joined by the
+# local NATS JetStream (127.0.0.1:4222, which scripts/services.sh ensures), on the default ports:
+#   simulator  JSON-RPC :8899, ShredStream :9999, quote API / price API / faults :8890
 #   scanner    health / stats / config :8081, metrics :9091
-#   quote      GET /quote :8080, metrics :9090
-# Ctrl-C (or SIGTERM) stops the three. Extra environment (LOG_LEVEL, BUS_CONSUMER_NAME, ...) passes through.
+#   quote      GET /quote :8080, metrics :9090, gRPC StreamBatchQuotes :50052
+#   external   gRPC StreamBatchQuotes :50053 (polling the simulator's /quote), health / metrics :9093
+#   aggregator gRPC :50051, HTTP :8082 (8080 is the quote service's); SwapRouteEvents to NATS
+# Ctrl-C (or SIGTERM) stops them all. Extra environment (LOG_LEVEL, BUS_CONSUMER_NAME, ...) passes through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,8 +39,13 @@ BUS_SERVERS="$nats_url" BLOCKSTREAM_HOST=127.0.0.1 BLOCKSTREAM_PORT=9999 RPC_END
 pids+=($!)
 BUS_SERVERS="$nats_url" RPC_ENDPOINTS=http://127.0.0.1:8899 "${tidepool[@]}" quote-service &
 pids+=($!)
+EXTERNAL_QUOTE_URL=http://127.0.0.1:8890/quote "${tidepool[@]}" external-quotes &
+pids+=($!)
+BUS_URL="$nats_url" AGGREGATOR_HTTP_PORT=8082 ORACLE_URL=http://127.0.0.1:8890/price/v3 "${tidepool[@]}" aggregator &
+pids+=($!)
 
-echo "run-split: simulator, scanner and quote service running; Ctrl-C stops them" >&2
+echo "run-split: simulator, scanner, quote service, external quote service and aggregator running; Ctrl-C stops them" >&2
 echo "  curl -s 'http://127.0.0.1:8080/quote?input=So11111111111111111111111111111111111111112&output=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&amount=1000000000'" >&2
+echo "  ${tidepool[*]} aggregated-quote --input So11111111111111111111111111111111111111112 --output EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v --amount 1000000000" >&2
 # Exit when any of them does (and stop the others).
 wait -n "${pids[@]}"
