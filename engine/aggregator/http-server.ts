@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { ErrorCode } from '../errors.js';
-import { closeServer, listenOn } from '../obs/http-listen.js';
+import { closeServer, listenOn, requestTarget } from '../obs/http-listen.js';
 import { ServingStatusName } from './wire-types.js';
 
 export interface AggregatorHttpHandlers {
@@ -57,7 +57,7 @@ export class AggregatorHttpServer {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const path = new URL(req.url ?? '/', 'http://aggregator').pathname;
+    const { path } = requestTarget(req);
     if (path !== '/health' && path !== '/stats' && path !== '/metrics') {
       sendError(res, 404, ErrorCode.NotFound, `no such path: ${path}`);
       return;

@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-import { closeServer, listenOn } from '../obs/http-listen.js';
+import { closeServer, listenOn, requestTarget } from '../obs/http-listen.js';
 
 export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable' } as const;
 export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
@@ -71,7 +71,7 @@ export class ExternalHttpServer {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const path = new URL(req.url ?? '/', 'http://metrics').pathname;
+    const { path } = requestTarget(req);
     if (req.method === 'GET' && path === '/health') {
       const health = this.options.health();
       res.writeHead(health.status === HealthStatus.Unavailable ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(health));

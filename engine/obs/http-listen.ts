@@ -3,7 +3,7 @@
  * health port): a bind failure becomes TpError(TP_ERR_IO) naming what could not listen, and close
  * also ends keep-alive connections so a SIGTERM does not wait for idle scrapers.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { ErrorCode, TpError } from '../errors.js';
@@ -27,4 +27,14 @@ export function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+/**
+ * The path and query of a request, never throwing: `new URL(req.url, base)` throws on a request
+ * target such as `//[`, which in a request handler is an uncaught exception that ends the process.
+ */
+export function requestTarget(req: IncomingMessage): { path: string; query: URLSearchParams } {
+  const target = req.url ?? '/';
+  const q = target.indexOf('?');
+  return q < 0 ? { path: target, query: new URLSearchParams() } : { path: target.slice(0, q), query: new URLSearchParams(target.slice(q + 1)) };
 }

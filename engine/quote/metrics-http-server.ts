@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-import { closeServer, listenOn } from '../obs/http-listen.js';
+import { closeServer, listenOn, requestTarget } from '../obs/http-listen.js';
 import { errorBody } from './http-errors.js';
 import { QuoteErrorCode } from './errors.js';
 import { heapProfileResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
@@ -46,10 +46,10 @@ export class MetricsHttpServer {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const url = new URL(req.url ?? '/', 'http://metrics');
+    const { path, query } = requestTarget(req);
     let answer: Promise<OpsResponse> | undefined;
-    if (req.method === 'GET' && url.pathname === '/metrics') answer = this.metrics();
-    else if (req.method === 'GET' && url.pathname === '/debug/pprof/heap') answer = heapProfileResponse(url.searchParams.get('format') ?? '');
+    if (req.method === 'GET' && path === '/metrics') answer = this.metrics();
+    else if (req.method === 'GET' && path === '/debug/pprof/heap') answer = heapProfileResponse(query.get('format') ?? '');
     if (answer === undefined) {
       res.writeHead(404, { 'Content-Type': 'application/json' }).end(errorBody(QuoteErrorCode.NotFound, 'not found'));
       return;
