@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
-import { QuoteTable, staleAfterMs } from './quote-table.js';
+import { MAX_QUOTE_AGE_MS, QuoteTable, staleAfterMs } from './quote-table.js';
 import { routeHash } from './swap-route-event.js';
 import { POOL_B, SOL, USDC, makeErrorQuote, makeQuote } from './testing.js';
 
 const PAIR = { inputMint: SOL, outputMint: USDC, amount: '1000' };
+const PAIR_ID = makeQuote(PAIR, 1n).pairId;
 const quote = (out: bigint, pool?: string) => {
   const q = makeQuote(PAIR, out, pool === undefined ? {} : { pool });
   q.routeHash = routeHash(q.route);
@@ -47,6 +48,24 @@ describe('QuoteTable', () => {
     expect(t.fresh(q.pairId, 1000, false)).toBeUndefined();
     t.offer(quote(10n), 4001); // a duplicate keeps it fresh
     expect(t.fresh(q.pairId, 5000, true)).toBeDefined();
+  });
+
+  it('does not use a quote computed more than MAX_QUOTE_AGE_MS ago, however recently it was re-sent; a newer duplicate confirms it', () => {
+    const t = new QuoteTable(3000);
+    const T = 1_800_000_000_000;
+    const polled = (out: bigint, quotedAt: number) => {
+      const q = makeQuote(PAIR, out, { quotedAtUnixMs: quotedAt });
+      q.routeHash = routeHash(q.route);
+      return q;
+    };
+    // The external service re-sends its last poll result every interval, with the poll's quoted_at.
+    t.offer(polled(10n, T), T);
+    for (let at = T + 1000; at <= T + MAX_QUOTE_AGE_MS + 1000; at += 1000) t.offer(polled(10n, T), at);
+    expect(t.fresh(PAIR_ID, T + MAX_QUOTE_AGE_MS, true)).toBeDefined();
+    expect(t.fresh(PAIR_ID, T + MAX_QUOTE_AGE_MS + 1, true)).toBeUndefined();
+    // A new poll with the same answer is a duplicate that moves the quote's age forward.
+    expect(t.offer(polled(10n, T + MAX_QUOTE_AGE_MS + 1000), T + MAX_QUOTE_AGE_MS + 1000)).toBe('duplicate');
+    expect(t.fresh(PAIR_ID, T + MAX_QUOTE_AGE_MS + 1001, true)).toBeDefined();
   });
 
   it('drops entries older than a cutoff unless kept', () => {
