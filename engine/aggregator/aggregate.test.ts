@@ -39,6 +39,14 @@ describe('aggregate', () => {
     expect(a.route).toHaveLength(3);
   });
 
+  it('compares output × confidence exactly above 2^53: one more atom at equal confidence wins', () => {
+    const big = 1n << 60n;
+    const a = aggregate({ pair: PAIR, local: { quote: q(big) }, external: { quote: q(big + 100n) }, oracle: undefined, scoring: ON, now: 1 });
+    expect(a.localConfidence!.score).toBe(a.externalConfidence!.score);
+    expect(a.bestSource).toBe('QUOTE_SOURCE_EXTERNAL');
+    expect(a.outputAmount).toBe((big + 100n).toString());
+  });
+
   it('scoring off: the larger output wins, confidence 0, decision Verify', () => {
     const a = aggregate({ pair: PAIR, local: { quote: q(1000n, { hops: 4 }) }, external: { quote: q(999n) }, oracle: undefined, scoring: OFF, now: 1 });
     expect(a.bestSource).toBe('QUOTE_SOURCE_LOCAL');

@@ -31,15 +31,18 @@ export interface AggregateInput {
   now: number;
 }
 
-/** Whether the external quote beats the local one (a tie keeps local). */
+/** Scores are compared in integer millionths of a millionth: output × score stays exact above 2^53. */
+const SCORE_SCALE = 1e12;
+
+/** Whether the external quote beats the local one by output × confidence (a tie keeps local). */
 export function externalIsBetter(
   local: { quote: WireQuote; confidence: WireConfidenceScore },
   external: { quote: WireQuote; confidence: WireConfidenceScore },
   scoringEnabled: boolean,
 ): boolean {
   if (!scoringEnabled) return BigInt(external.quote.outputAmount) > BigInt(local.quote.outputAmount);
-  const l = Number(local.quote.outputAmount) * local.confidence.score;
-  const e = Number(external.quote.outputAmount) * external.confidence.score;
+  const l = BigInt(local.quote.outputAmount) * BigInt(Math.round(local.confidence.score * SCORE_SCALE));
+  const e = BigInt(external.quote.outputAmount) * BigInt(Math.round(external.confidence.score * SCORE_SCALE));
   return e > l;
 }
 
