@@ -49,10 +49,13 @@ describe('route publication rule', () => {
 
   it('builds the event fields from the aggregated quote: best hops, both outputs, local slot, decision', () => {
     const a = agg(quote(1000n, { slot: '77' }), quote(1010n, { hops: 2, slot: '88', quotedAtUnixMs: 5000 }), 6000);
+    const before = Date.now();
     const fields = swapRouteEventFields(a);
+    // The schema: quoted_at = when the aggregated quote was made; created_at = when the event was built.
+    expect(fields.createdAtMs).toBeGreaterThanOrEqual(before);
     expect(fields).toMatchObject({
       inputMint: SOL, outputMint: USDC, inputAmount: 1000n, localOutputAmount: 1000n, externalOutputAmount: 1010n,
-      bestSource: a.bestSource === 'QUOTE_SOURCE_EXTERNAL' ? 'external' : 'local', slot: 77n, createdAtMs: 6000,
+      bestSource: a.bestSource === 'QUOTE_SOURCE_EXTERNAL' ? 'external' : 'local', slot: 77n, quotedAtMs: 6000,
       confidence: a.confidence, localConfidence: a.localConfidence!.score, externalConfidence: a.externalConfidence!.score,
     });
     expect(fields.hops).toHaveLength(a.route.length);

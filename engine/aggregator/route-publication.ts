@@ -47,8 +47,10 @@ export function swapRouteEventFields(quote: WireAggregatedQuote): SwapRouteEvent
     externalConfidence: quote.externalConfidence?.score ?? 0,
     decision: DECISION_OF[quote.decision] ?? Decision.Skip,
     slot: BigInt(local.slot),
-    quotedAtMs: Number(best.quotedAtUnixMs),
-    createdAtMs: Number(quote.aggregatedAtUnixMs),
+    // schemas/swap-route-event.fbs: quoted_at = when the aggregated quote was made, created_at =
+    // when the event was built.
+    quotedAtMs: Number(quote.aggregatedAtUnixMs),
+    createdAtMs: Date.now(),
     hops,
   };
 }
