@@ -8,7 +8,7 @@ import { loadConfig } from '../config/index.js';
 import { createLogger } from '../obs/logger.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type Simulator } from '../sim/simulator.js';
-import { OraclePrices } from './oracle-prices.js';
+import { ORACLE_MAX_TRACKED_MINTS, OraclePrices } from './oracle-prices.js';
 
 const logger = createLogger({ level: 'silent' });
 const SOL = 'So11111111111111111111111111111111111111112';
@@ -193,6 +193,33 @@ describe('OraclePrices against a failing feed', () => {
     o.track([SOL]);
     await waitFor(() => o.stats().errorsByKind.timeout >= 1, 10_000, 'timeout');
     expect(o.pairPrice(SOL, SOL)).toBeUndefined();
+  });
+
+  it('counts a feed that sends its body a byte at a time past the deadline as a timeout, and polls again', async () => {
+    fake.respond = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 20);
+      res.on('close', () => clearInterval(drip));
+    };
+    const o = oracle({ timeoutMs: 150 });
+    o.track([SOL]);
+    await waitFor(() => o.stats().errorsByKind.timeout >= 2, 10_000, 'two timed-out polls');
+    expect(o.pairPrice(SOL, SOL)).toBeUndefined();
+  });
+
+  it(`polls at most ${ORACLE_MAX_TRACKED_MINTS} mints, dropping the least recently asked about`, async () => {
+    const o = oracle();
+    const mints = Array.from({ length: ORACLE_MAX_TRACKED_MINTS + 10 }, (_, i) => `M${i}`);
+    for (const m of mints) o.track([m]);
+    o.track([mints[0]!]); // asked about again: now the most recent, kept
+    expect(o.stats().tracked).toBe(ORACLE_MAX_TRACKED_MINTS);
+    fake.requests.length = 0;
+    await waitFor(() => fake.requests.length > 0, 10_000, 'a poll');
+    await waitFor(() => o.stats().fresh === ORACLE_MAX_TRACKED_MINTS, 10_000, 'every tracked price');
+    const asked = new Set(fake.requests.flat());
+    expect(asked.has(mints[0]!)).toBe(true);
+    expect(asked.has(mints[1]!)).toBe(false);
+    expect(asked.has(mints.at(-1)!)).toBe(true);
   });
 
   it('counts a connection refused as a network error', async () => {

@@ -27,6 +27,10 @@ export const DEFAULT_ORACLE_MAX_AGE_MS = 30_000;
 export const DEFAULT_ORACLE_TIMEOUT_MS = 2_000;
 /** Price API v3: ids per request. */
 export const ORACLE_MAX_IDS_PER_REQUEST = 50;
+/** A mint nobody has asked about for this long is no longer polled. */
+export const ORACLE_MINT_IDLE_MS = 10 * 60_000;
+/** At most this many mints are polled; past it the least recently asked about is dropped. */
+export const ORACLE_MAX_TRACKED_MINTS = 2_000;
 
 export const OracleFailure = { Http: 'http', Timeout: 'timeout', Network: 'network', Malformed: 'malformed' } as const;
 export type OracleFailure = (typeof OracleFailure)[keyof typeof OracleFailure];
@@ -39,7 +43,7 @@ export interface OraclePricesOptions {
   intervalMs?: number;
   /** A price older than this is unknown, ms. Default 30,000. */
   maxAgeMs?: number;
-  /** Per request (connect, headers, body each), ms. Default 2000. */
+  /** Deadline of one request, connect to last byte, ms. Default 2000. */
   timeoutMs?: number;
   /** Sent as `x-api-key` (the real API's key header) when set. */
   apiKey?: string;
@@ -79,7 +83,8 @@ export class OraclePrices implements OraclePriceSource {
   private readonly maxAgeMs: number;
   private readonly timeoutMs: number;
   private readonly throttle = new LogThrottle(10_000);
-  private readonly tracked = new Set<string>();
+  /** Mints polled, by when they were last asked about (Unix ms), least recent first. */
+  private readonly tracked = new Map<string, number>();
   private readonly prices = new Map<string, MintPrice>();
   private readonly counters = { polls: 0, errors: 0, errorsByKind: { http: 0, timeout: 0, network: 0, malformed: 0 } as Record<OracleFailure, number> };
   private timer: NodeJS.Timeout | undefined;
@@ -108,11 +113,17 @@ export class OraclePrices implements OraclePriceSource {
 
   track(mints: readonly string[]): void {
     if (this.closed) return;
+    const now = Date.now();
     let added = false;
     for (const mint of mints) {
-      if (this.tracked.has(mint)) continue;
-      this.tracked.add(mint);
-      added = true;
+      // Re-inserted, so the map stays ordered from least to most recently asked about.
+      if (!this.tracked.delete(mint)) added = true;
+      this.tracked.set(mint, now);
+    }
+    while (this.tracked.size > ORACLE_MAX_TRACKED_MINTS) {
+      const oldest = this.tracked.keys().next().value!;
+      this.tracked.delete(oldest);
+      this.prices.delete(oldest);
     }
     if (!added) return;
     if (this.polling !== undefined) this.pollAgain = true;
@@ -137,7 +148,7 @@ export class OraclePrices implements OraclePriceSource {
   stats(): OraclePricesStats {
     const now = Date.now();
     let fresh = 0;
-    for (const mint of this.tracked) if (this.fresh(mint, now) !== undefined) fresh++;
+    for (const mint of this.tracked.keys()) if (this.fresh(mint, now) !== undefined) fresh++;
     return { tracked: this.tracked.size, fresh, polls: this.counters.polls, errors: this.counters.errors, errorsByKind: { ...this.counters.errorsByKind } };
   }
 
@@ -173,7 +184,13 @@ export class OraclePrices implements OraclePriceSource {
   }
 
   private async pollOnce(): Promise<void> {
-    const mints = [...this.tracked];
+    const idleBefore = Date.now() - ORACLE_MINT_IDLE_MS;
+    for (const [mint, wantedAt] of this.tracked) {
+      if (wantedAt >= idleBefore) break; // least recent first: the rest are newer
+      this.tracked.delete(mint);
+      this.prices.delete(mint);
+    }
+    const mints = [...this.tracked.keys()];
     const batches: string[][] = [];
     for (let i = 0; i < mints.length; i += ORACLE_MAX_IDS_PER_REQUEST) batches.push(mints.slice(i, i + ORACLE_MAX_IDS_PER_REQUEST));
     await Promise.all(batches.map((batch) => this.fetchBatch(batch)));
@@ -204,12 +221,15 @@ export class OraclePrices implements OraclePriceSource {
     let text: string;
     let status: number;
     try {
-      const res = await this.pool.request({ path: `${this.path}?ids=${mints.map(encodeURIComponent).join(',')}`, method: 'GET', headers: this.headers });
+      // One deadline over the whole exchange: a feed that drips its body cannot hold the poll open.
+      const signal = AbortSignal.timeout(this.timeoutMs);
+      const res = await this.pool.request({ path: `${this.path}?ids=${mints.map(encodeURIComponent).join(',')}`, method: 'GET', headers: this.headers, signal });
       status = res.statusCode;
       text = await res.body.text();
     } catch (err) {
       const code = (err as { code?: unknown } | null)?.code;
-      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      const name = (err as { name?: unknown } | null)?.name;
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || name === 'TimeoutError' || name === 'AbortError') {
         throw new OracleRequestFailure(OracleFailure.Timeout, `no answer within ${this.timeoutMs} ms`);
       }
       throw new OracleRequestFailure(OracleFailure.Network, (err as Error).message);
