@@ -10,6 +10,7 @@
  *   held one is replaced and counted) until the sink emits 'drain'.
  */
 import type { Logger } from '../obs/logger.js';
+import { DueTimer } from '../quote/due-timer.js';
 import { LatestPerPairWriter, type MessageSink } from '../quote/latest-per-pair-writer.js';
 import type { StreamRequest } from '../quote/quote-stream-request.js';
 import type { UpstreamQuote } from '../quote/quote-wire.js';
@@ -48,8 +49,7 @@ export class ExternalSubscription {
   /** Backpressure: the latest quote per pair index while the sink waits for 'drain'. */
   private readonly writer: LatestPerPairWriter<UpstreamQuote>;
   private closed = false;
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Infinity;
+  private readonly due: DueTimer;
 
   constructor(options: ExternalSubscriptionOptions) {
     this.request = options.request;
@@ -63,6 +63,7 @@ export class ExternalSubscription {
       writeFailedMessage: 'external quote stream write failed',
     });
     this.clock = options.clock ?? (() => performance.now());
+    this.due = new DueTimer(this.clock, () => this.tick());
     this.states = this.request.pairs.map((p, i) => {
       this.indexOf.set(p.pairId, i);
       return { pairId: p.pairId, dueAt: 0 };
@@ -92,8 +93,7 @@ export class ExternalSubscription {
   /** Stops the timer; later results are dropped. Idempotent. */
   close(): void {
     this.closed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.due.cancel();
     this.writer.close();
   }
 
@@ -114,8 +114,6 @@ export class ExternalSubscription {
   }
 
   private tick(): void {
-    this.timer = undefined;
-    this.timerAt = Infinity;
     if (this.closed) return;
     const now = this.clock();
     for (let i = 0; i < this.states.length; i++) {
@@ -133,9 +131,6 @@ export class ExternalSubscription {
     if (this.closed) return;
     let next = Infinity;
     for (const s of this.states) if (s.dueAt < next) next = s.dueAt;
-    if (next >= this.timerAt) return;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timerAt = next;
-    this.timer = setTimeout(() => this.tick(), Math.max(0, Math.ceil(next - this.clock())));
+    this.due.arm(next);
   }
 }

@@ -25,6 +25,7 @@ import type { QuoteMetrics } from '../obs/quote-metrics.js';
 import type { Quote } from './cache-quoter.js';
 import { QuoteErrorCode, quoteError } from './errors.js';
 import { cachePathMayFallBack } from './http-errors.js';
+import { DueTimer } from './due-timer.js';
 import { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';
 import type { MemoizedQuote } from './quote-memo.js';
 import { LOCAL_PROVIDER, errorQuoteMessage, quoteErrorOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
@@ -103,8 +104,7 @@ export class QuoteSubscription {
   /** Backpressure: the latest quote per pair index while the sink waits for 'drain'. */
   private readonly writer: LatestPerPairWriter<UpstreamQuote>;
   private closed = false;
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Infinity;
+  private readonly due: DueTimer;
 
   constructor(options: QuoteSubscriptionOptions) {
     this.request = options.request;
@@ -118,6 +118,7 @@ export class QuoteSubscription {
       writeFailedMessage: 'quote stream write failed',
     });
     this.clock = options.clock ?? performance.now.bind(performance);
+    this.due = new DueTimer(this.clock, () => this.tick());
     this.wallClock = options.wallClock ?? Date.now;
     this.states = this.request.pairs.map((pair) => ({ pair, x: -2, y: -2, version: -2, pushedKey: '', dueAt: 0, rpcInflight: false, stableError: undefined }));
   }
@@ -144,8 +145,7 @@ export class QuoteSubscription {
   /** Stops every timer; later answers (RPC fallbacks in flight) are dropped. Idempotent. */
   close(): void {
     this.closed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.due.cancel();
     this.writer.close();
   }
 
@@ -298,8 +298,6 @@ export class QuoteSubscription {
 
   /** Interval pushes: every due pair is re-quoted and pushed; then the timer is set again. */
   private tick(): void {
-    this.timer = undefined;
-    this.timerAt = Infinity;
     if (this.closed) return;
     const now = this.clock();
     for (let i = 0; i < this.states.length; i++) {
@@ -321,9 +319,6 @@ export class QuoteSubscription {
       if (s.dueAt === 0) s.dueAt = this.clock() + this.request.intervalMs;
       if (s.dueAt < next) next = s.dueAt;
     }
-    if (next >= this.timerAt) return;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timerAt = next;
-    this.timer = setTimeout(() => this.tick(), Math.max(0, next - this.clock()));
+    this.due.arm(next);
   }
 }
