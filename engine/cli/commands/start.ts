@@ -25,7 +25,7 @@ ${settingsHelp(startSchema)}
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'run the simulator, the scanner and the quote service in one process (npm start)',
+  summary: 'run the simulator, scanner, quote service, external quote service and aggregator in one process (npm start)',
   help: HELP,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, startSchema, io);
