@@ -246,8 +246,9 @@ export class AggregatorCore {
 
   // ---- aggregation --------------------------------------------------------------------------
 
+  /** A held entry that may be used: fresh, and from a call that streams (the pair's own call before the set takes over). */
   private freshEntry(side: Side, pairId: string, now: number): HeldEntry | undefined {
-    return this.tables[side].fresh(pairId, now, this.upstreams[side].isConnected());
+    return this.tables[side].fresh(pairId, now, this.upstreams[side].isConnected(pairId));
   }
 
   /** A side's contribution from what is held now. */

@@ -228,6 +228,28 @@ describe('GetAggregatedQuote', () => {
     expect(t.aggregator.stats().requests.total).toBeGreaterThanOrEqual(4);
   });
 
+  it('past 1,000 pairs, answers from the call that delivered before the whole set of calls has taken over', async () => {
+    // The second call of each upstream (pairs 1,001–1,500) never answers: the set never takes over.
+    const answer = (p: WirePairAmount): ReturnType<typeof makeQuote> | undefined => (BigInt(p.amount) <= 1000n ? makeQuote(p, 100n) : undefined);
+    const local = await upstream(answer);
+    const external = await upstream(answer);
+    const t = await aggregatorOn(local, external, { localTimeout: 1000, externalTimeout: 1000 });
+    const { core } = t.aggregator;
+    for (let i = 1; i <= 1500; i++) {
+      const pair = { pairId: pairId(SOL, USDC, BigInt(i)), inputMint: SOL, outputMint: USDC, amount: BigInt(i) };
+      core.upstreams.local.want(pair, true);
+      core.upstreams.external.want(pair, true);
+    }
+    await eventually(() => {
+      expect(core.tables.local.get(pairId(SOL, USDC, 5n))).toBeDefined();
+      expect(core.tables.external.get(pairId(SOL, USDC, 5n))).toBeDefined();
+    });
+    expect(core.upstreams.local.status().state).toBe('UPSTREAM_STATE_CONNECTING');
+    const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', { ...REQUEST, amount: '5' });
+    expect(q.sourceClass).toBe('SOURCE_CLASS_BOTH');
+    expect(core.upstreams.local.status().timeouts).toBe('0');
+  });
+
   it.each([
     ['a bad mint', { ...REQUEST, inputMint: 'not-a-mint' }],
     ['a zero amount', { ...REQUEST, amount: '0' }],

@@ -93,6 +93,8 @@ export class FakeUpstream {
   respond: Responder = () => undefined;
   /** Delay before a call's first answers, ms. */
   delayMs = 0;
+  /** Calls the client cancelled before they had written anything. */
+  unansweredCancels = 0;
   port = 0;
   private server: grpc.Server | undefined;
 
@@ -103,12 +105,19 @@ export class FakeUpstream {
         this.requests.push(call.request);
         this.metadata.push(call.metadata);
         this.calls.add(call);
-        call.on('cancelled', () => this.calls.delete(call));
+        let answered = false;
+        call.on('cancelled', () => {
+          if (!answered) this.unansweredCancels++;
+          this.calls.delete(call);
+        });
         call.on('close', () => this.calls.delete(call));
         const send = (): void => {
           for (const pair of call.request.pairs) {
             const q = this.respond(pair);
-            if (q !== undefined && !call.cancelled) call.write(q);
+            if (q !== undefined && !call.cancelled) {
+              call.write(q);
+              answered = true;
+            }
           }
         };
         if (this.delayMs > 0) setTimeout(send, this.delayMs);

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { WireQuote } from '../quote/quote-wire.js';
 import { pairId } from './swap-route-event.js';
 import { FakeUpstream, SOL, USDC, eventually, makeQuote, silentLogger } from './testing.js';
-import { UpstreamClient, type UpstreamClientOptions } from './upstream-client.js';
+import { MAX_UNARY_PAIRS, UpstreamClient, type UpstreamClientOptions } from './upstream-client.js';
 import type { PairKey } from './request-validation.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -102,7 +102,7 @@ describe('UpstreamClient', () => {
   it('shards past 1,000 pairs: one call per 1,000', async () => {
     const u = await fake();
     const { c, quotes } = client(u);
-    for (let i = 1; i <= 2500; i++) c.want(pair(i));
+    for (let i = 1; i <= 2500; i++) c.want(pair(i), true); // held by streams: the unary-only cap does not apply
     await eventually(() => expect(quotes.length).toBe(2500));
     expect(u.requests.map((r) => r.pairs.length).sort((a, b) => a - b)).toEqual([500, 1000, 1000]);
     expect(c.openCalls).toBe(3);
@@ -167,6 +167,138 @@ describe('UpstreamClient', () => {
     expect(c.isHealthy()).toBe(true);
     now += 3001;
     expect(c.isHealthy()).toBe(false);
+  });
+
+  /** Wants a new unary pair every `everyMs` until stopped; returns how many were wanted so far. */
+  function newPairs(c: UpstreamClient, from: number, everyMs: number): { count(): number; stop(): void } {
+    let next = from;
+    const timer = setInterval(() => c.want(pair(next++)), everyMs);
+    cleanups.push(() => clearInterval(timer));
+    return { count: () => next - from, stop: () => clearInterval(timer) };
+  }
+
+  it('cold start under a steady stream of new pairs: the pending set is not cancelled, it takes over and the pairs get quotes', async () => {
+    const u = await fake();
+    u.delayMs = 10; // every call answers 10 ms after it opens; a new pair comes every 2 ms
+    const { c, quotes } = client(u);
+    const adder = newPairs(c, 1, 2);
+    // While pairs keep arriving: the upstream streams and the early pairs have their quotes.
+    await eventually(() => {
+      expect(c.status().state).toBe('UPSTREAM_STATE_STREAMING');
+      const got = new Set(quotes.map((q) => q.pairId));
+      for (let i = 1; i <= 20; i++) expect(got.has(pair(i).pairId)).toBe(true);
+    });
+    expect(adder.count()).toBeGreaterThan(20);
+    adder.stop();
+    const wanted = adder.count();
+    await eventually(() => {
+      const got = new Set(quotes.map((q) => q.pairId));
+      for (let i = 1; i <= wanted; i++) expect(got.has(pair(i).pairId)).toBe(true);
+    });
+    expect(u.unansweredCancels).toBe(0); // no set was cancelled before it delivered
+    expect(u.requests.length).toBeLessThan(wanted / 2); // additions coalesced while a set was opening
+    await eventually(() => expect(c.openCalls).toBe(1));
+  });
+
+  it('streaming under a steady stream of new pairs: the new pairs get quotes, new pairs first in each request', async () => {
+    const u = await fake();
+    const { c, quotes } = client(u);
+    c.want(pair(100_000), true);
+    await eventually(() => expect(quotes).toHaveLength(1));
+    u.delayMs = 10;
+    const adder = newPairs(c, 1, 2);
+    await eventually(() => {
+      const got = new Set(quotes.map((q) => q.pairId));
+      for (let i = 1; i <= 20; i++) expect(got.has(pair(i).pairId)).toBe(true);
+    });
+    adder.stop();
+    expect(c.status().state).toBe('UPSTREAM_STATE_STREAMING');
+    expect(c.status().reconnects).toBe('0');
+    expect(u.unansweredCancels).toBe(0);
+    expect(u.requests.length).toBeLessThan(adder.count() / 2);
+    // Every request after the first lists the pairs its predecessor lacked first.
+    for (let r = 1; r < u.requests.length; r++) {
+      const before = new Set(u.requests[r - 1]!.pairs.map((p) => p.amount));
+      const amounts = u.requests[r]!.pairs.map((p) => p.amount);
+      const firstKnown = amounts.findIndex((a) => before.has(a));
+      if (firstKnown >= 0) expect(amounts.slice(firstKnown).every((a) => before.has(a))).toBe(true);
+    }
+  });
+
+  it('replaces a new set only once it has stalled: no delivery within the stall bound', async () => {
+    let now = 1_000_000;
+    const u = await fake();
+    u.respond = () => undefined; // the upstream accepts the call and never answers
+    const { c } = client(u, { now: () => now, pendingStallMs: 1000 });
+    c.want(pair(1));
+    await eventually(() => expect(u.requests).toHaveLength(1));
+    c.want(pair(2));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(u.requests).toHaveLength(1); // deferred behind the pending set
+    now += 1001;
+    c.want(pair(3));
+    await eventually(() => expect(u.requests).toHaveLength(2));
+    expect(u.requests[1]!.pairs.map((p) => p.amount)).toEqual(['1', '2', '3']);
+    await eventually(() => expect(u.calls.size).toBe(1));
+  });
+
+  it('keeps at most the cap of pairs no stream holds, dropping the least recently wanted; held pairs stay', async () => {
+    expect(MAX_UNARY_PAIRS).toBe(1000);
+    let now = 1_000_000;
+    const u = await fake();
+    const { c, quotes } = client(u, { now: () => now, maxUnaryPairs: 2 });
+    c.want(pair(1), true); // held by a stream, and the least recently wanted of all
+    c.want(pair(2));
+    now++;
+    c.want(pair(3));
+    await eventually(() => expect(quotes).toHaveLength(3));
+    now++;
+    c.want(pair(2)); // 3 is now the least recently wanted unary pair
+    now++;
+    c.want(pair(4)); // three unary pairs: 3 is left out at this resubscribe
+    await eventually(() => expect(u.requests).toHaveLength(2));
+    expect(u.requests[1]!.pairs.map((p) => p.amount)).toEqual(['4', '1', '2']);
+    expect(c.pairCount).toBe(3);
+    await eventually(() => expect(u.calls.size).toBe(1));
+    expect(c.isSubscribed(pair(3).pairId)).toBe(false);
+    expect(c.isSubscribed(pair(1).pairId)).toBe(true);
+  });
+
+  it("recomputes each quote's pair_id from its mints and amount, and drops quotes for pairs not subscribed", async () => {
+    const u = await fake();
+    // The upstream labels pair 1's quote with pair 2's id.
+    u.respond = (p) => ({ ...makeQuote(p, BigInt(p.amount) * 2n), pairId: p.amount === '1' ? pair(2).pairId : p.amount === '2' ? 'ffffffffffffffff' : pair(1).pairId });
+    const { c, quotes } = client(u);
+    c.want(pair(1), true);
+    c.want(pair(2), true);
+    await eventually(() => expect(quotes).toHaveLength(2));
+    expect(quotes.map((q) => [q.inputAmount, q.pairId]).sort()).toEqual([
+      ['1', pair(1).pairId],
+      ['2', pair(2).pairId],
+    ]);
+    // A quote for a pair nobody asked for, labelled as a subscribed one: dropped, counted as an error.
+    u.push({ ...makeQuote({ inputMint: SOL, outputMint: USDC, amount: '99' }, 5n), pairId: pair(1).pairId });
+    // A quote whose amount is no u64 at all: dropped too.
+    u.push({ ...makeQuote({ inputMint: SOL, outputMint: USDC, amount: '1' }, 5n), inputAmount: 'x' });
+    await eventually(() => expect(c.status().errors).toBe('2'));
+    expect(c.status().lastError).toMatch(/not subscribed/);
+    u.push(makeQuote({ inputMint: SOL, outputMint: USDC, amount: '1' }, 7n));
+    await eventually(() => expect(quotes).toHaveLength(3));
+    expect(quotes.at(-1)).toMatchObject({ pairId: pair(1).pairId, outputAmount: '7' });
+    expect(c.status().quotesReceived).toBe('3');
+  });
+
+  it('past 1,000 pairs, a pair is usable once its own call delivers, before the whole set takes over', async () => {
+    const u = await fake();
+    u.respond = (p) => (Number(p.amount) <= 1000 ? makeQuote(p, 1n) : undefined); // the second call stays silent
+    const { c, quotes } = client(u);
+    for (let i = 1; i <= 1500; i++) c.want(pair(i), true);
+    await eventually(() => expect(quotes).toHaveLength(1000));
+    expect(c.status().state).toBe('UPSTREAM_STATE_CONNECTING');
+    expect(c.isConnected()).toBe(false);
+    expect(c.isConnected(pair(5).pairId)).toBe(true);
+    expect(c.isConnected(pair(1200).pairId)).toBe(false);
+    expect(c.isConnected(pair(99_999).pairId)).toBe(false);
   });
 
   it('close() cancels the calls and is idempotent', async () => {

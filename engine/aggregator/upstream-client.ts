@@ -5,9 +5,16 @@
  *
  * - Adding pairs: additions within one tick are coalesced; a new call with the union is opened and
  *   the old one is cancelled only once every call of the new set has delivered (make-before-break),
- *   so quotes never stop while the set grows.
+ *   so quotes never stop while the set grows. A new set that has not delivered yet is never
+ *   cancelled because more pairs arrived: they wait (marked dirty) and the next union is opened as
+ *   soon as that set takes over or fails, with everything that arrived meanwhile. (Cancelling it
+ *   instead starves: with a new pair faster than the upstream's first answer nothing ever takes
+ *   over.) Only a new set stalled for PENDING_STALL_MS (doubling) is replaced.
  * - Pairs nobody has wanted for 5 minutes (no stream holds them, no unary call touched them) are
- *   left out at the next resubscribe.
+ *   left out at the next resubscribe, and of the pairs no stream holds only the MAX_UNARY_PAIRS
+ *   most recently wanted are kept.
+ * - Quotes are keyed by the pairID recomputed from their mints and input amount (the upstream's
+ *   `pair_id` is not trusted); a quote for a pair its call did not ask for is dropped (an error).
  * - Stream error or end: state RECONNECTING, exponential backoff with jitter (100 ms doubling to
  *   10 s, reset once a stream delivers), then a new call with the full set.
  * - Upstreams are always asked with slippage 0: the aggregator applies each client's slippage
@@ -20,18 +27,30 @@ import * as grpc from '@grpc/grpc-js';
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 
+import { LogThrottle } from '../obs/log-throttle.js';
 import { grpcMetadataSetter } from '../obs/trace-context.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
-import type { QuoteSourceName, WireQuote } from '../quote/quote-wire.js';
+import { pairId, type QuoteSourceName, type WireQuote } from '../quote/quote-wire.js';
 import { MAX_PAIRS_PER_REQUEST, type PairKey } from './request-validation.js';
-import { pairId, routeHash } from './swap-route-event.js';
+import { routeHash } from './swap-route-event.js';
 import { UpstreamStateName, type WireUpstreamStatus } from './wire-types.js';
 
 /** Spec 01: pairs idle this long are dropped at the next resubscribe. */
 export const PAIR_IDLE_DROP_MS = 5 * 60_000;
 /** How often idle pairs are looked for when nothing else triggers a resubscribe. */
 export const PAIR_IDLE_SWEEP_MS = 60_000;
+/**
+ * At most this many pairs that no client stream holds (pairs only GetAggregatedQuote named) stay
+ * subscribed; past it the least recently wanted are left out at the next resubscribe.
+ */
+export const MAX_UNARY_PAIRS = 1_000;
+/**
+ * A new call set that has delivered nothing for this long is stalled: the next new pair replaces it
+ * (the bound doubles at each replacement and resets once a set takes over, so a slow upstream is
+ * never starved by a steady stream of new pairs).
+ */
+export const PENDING_STALL_MS = 5_000;
 export const BACKOFF_INITIAL_MS = 100;
 export const BACKOFF_MAX_MS = 10_000;
 /**
@@ -66,6 +85,10 @@ export interface UpstreamClientOptions {
   idleDropMs?: number;
   /** How often to look for idle pairs and resubscribe without them; default 1 minute. */
   idleSweepMs?: number;
+  /** Cap on the pairs no stream holds; default MAX_UNARY_PAIRS. */
+  maxUnaryPairs?: number;
+  /** When a new call set that has not delivered counts as stalled; default PENDING_STALL_MS. */
+  pendingStallMs?: number;
   now?: () => number;
 }
 
@@ -79,14 +102,19 @@ interface Subscription {
 interface CallHandle {
   call: grpc.ClientReadableStream<WireQuote>;
   span: Span;
+  /** The pairs this call asked for: a quote for any other pair is dropped. */
+  pairIds: Set<string>;
+  /** `inputMint:outputMint:amount` (the pairID preimage) → pairID, of the pairs asked for. */
+  byPreimage: Map<string, string>;
   delivered: boolean;
-  /** Cancelled by us: its CANCELLED error is expected, not a failure. */
+  /** Cancelled by us (or ended): its CANCELLED error is expected, not a failure. */
   cancelled: boolean;
 }
 
 interface Generation {
   calls: CallHandle[];
   pairIds: Set<string>;
+  openedAt: number;
 }
 
 export class UpstreamClient {
@@ -98,6 +126,10 @@ export class UpstreamClient {
   private pending: Generation | undefined;
   private state: UpstreamStateName = UpstreamStateName.Connecting;
   private resubscribeScheduled = false;
+  /** Pairs were added (or idle ones are due out) since the last set was opened. */
+  private dirty = false;
+  private pendingStallMs: number;
+  private readonly logThrottle = new LogThrottle(10_000);
   private retryTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private backoffMs = 0;
@@ -122,6 +154,7 @@ export class UpstreamClient {
     this.address = options.address;
     this.now = options.now ?? Date.now;
     this.nextBackoffMs = options.backoffInitialMs ?? BACKOFF_INITIAL_MS;
+    this.pendingStallMs = options.pendingStallMs ?? PENDING_STALL_MS;
     const Ctor = loadTidepoolProto().QuoteService;
     this.client = new Ctor(options.address, grpc.credentials.createInsecure(), UPSTREAM_CHANNEL_OPTIONS);
   }
@@ -139,7 +172,7 @@ export class UpstreamClient {
     }
     sub.lastWantedAt = this.now();
     if (hold) sub.refs++;
-    if (!this.isSubscribed(pair.pairId) && this.retryTimer === undefined) this.scheduleResubscribe();
+    if (!this.isSubscribed(pair.pairId)) this.requestResubscribe();
   }
 
   /** Ends one stream's hold on a pair; the pair stays subscribed until idle for 5 minutes. */
@@ -177,9 +210,19 @@ export class UpstreamClient {
     return this.state === UpstreamStateName.Streaming && now - this.lastQuoteAt <= this.options.staleAfterMs;
   }
 
-  /** True when the stream is up (quotes from it may be used). */
-  isConnected(): boolean {
-    return this.state === UpstreamStateName.Streaming;
+  /**
+   * True when the stream is up (quotes from it may be used). With `pairId`, also true before the
+   * new set has taken over (cold start, reconnect) once the call carrying that pair has delivered:
+   * a set of several calls (past 1,000 pairs) takes over only when all have, and a quote of a call
+   * that streams is usable meanwhile.
+   */
+  isConnected(pairId?: string): boolean {
+    if (this.state === UpstreamStateName.Streaming) return true;
+    if (pairId === undefined || this.pending === undefined || !this.pending.pairIds.has(pairId)) return false;
+    for (const handle of this.pending.calls) {
+      if (handle.pairIds.has(pairId)) return handle.delivered && !handle.cancelled;
+    }
+    return false;
   }
 
   status(now = this.now()): WireUpstreamStatus {
@@ -223,14 +266,20 @@ export class UpstreamClient {
     this.channelState(true);
     // Without new pairs nothing would resubscribe: look for idle pairs now and then.
     this.idleTimer = setInterval(() => {
-      if (this.hasIdlePairs() && this.retryTimer === undefined) this.scheduleResubscribe();
+      if (this.hasDroppablePairs()) this.requestResubscribe();
     }, this.options.idleSweepMs ?? PAIR_IDLE_SWEEP_MS);
     this.idleTimer.unref();
   }
 
-  private hasIdlePairs(): boolean {
+  /** Pairs idle past the idle window, or more unary-only pairs than the cap (streams that ended). */
+  private hasDroppablePairs(): boolean {
     const cutoff = this.now() - (this.options.idleDropMs ?? PAIR_IDLE_DROP_MS);
-    for (const sub of this.subs.values()) if (sub.refs === 0 && sub.lastWantedAt < cutoff) return true;
+    const cap = this.options.maxUnaryPairs ?? MAX_UNARY_PAIRS;
+    let unary = 0;
+    for (const sub of this.subs.values()) {
+      if (sub.refs > 0) continue;
+      if (sub.lastWantedAt < cutoff || ++unary > cap) return true;
+    }
     return false;
   }
 
@@ -256,6 +305,19 @@ export class UpstreamClient {
     }
   }
 
+  /**
+   * The subscribed set must change. Opens the new set on the next tick unless a retry is waiting
+   * (it opens the full set) or a new set has not taken over yet: that one is not cancelled (it is
+   * what brings the upstream to STREAMING or the latest pairs their quotes); the new union follows
+   * when it takes over or fails. Only a set stalled past the stall bound is replaced.
+   */
+  private requestResubscribe(): void {
+    this.dirty = true;
+    if (this.retryTimer !== undefined || this.closed) return;
+    if (this.pending !== undefined && this.now() - this.pending.openedAt < this.pendingStallMs) return;
+    this.scheduleResubscribe();
+  }
+
   private scheduleResubscribe(): void {
     if (this.resubscribeScheduled) return;
     this.resubscribeScheduled = true;
@@ -269,16 +331,26 @@ export class UpstreamClient {
   private resubscribe(): void {
     if (this.closed) return;
     const now = this.now();
-    const idleMs = this.options.idleDropMs ?? PAIR_IDLE_DROP_MS;
-    for (const [id, sub] of this.subs) {
-      if (sub.refs === 0 && now - sub.lastWantedAt > idleMs) this.subs.delete(id);
+    if (this.pending !== undefined) {
+      if (now - this.pending.openedAt < this.pendingStallMs) {
+        // Never cancel a set that may still deliver: it takes over (or fails) and the union follows.
+        this.dirty = true;
+        return;
+      }
+      this.options.logger.warn({ upstream: this.source, address: this.address, stalledMs: now - this.pending.openedAt }, 'upstream resubscribe stalled; replacing it');
+      this.pendingStallMs = Math.min(this.pendingStallMs * 2, 60 * (this.options.pendingStallMs ?? PENDING_STALL_MS)); // up to 5 min by default
+      this.cancel(this.pending);
+      this.pending = undefined;
     }
-    this.cancel(this.pending);
-    this.pending = undefined;
+    this.dirty = false;
+    this.dropUnwanted(now);
     if (this.subs.size === 0) {
       this.cancel(this.current);
       this.current = undefined;
       return;
+    }
+    if (this.current !== undefined && this.current.pairIds.size === this.subs.size && [...this.subs.keys()].every((id) => this.current!.pairIds.has(id))) {
+      return; // the current set is exactly what is wanted
     }
     // Pairs the current call lacks go first: the upstream quotes a request in order, and a unary
     // call is waiting (10 ms by default) for exactly those.
@@ -286,11 +358,31 @@ export class UpstreamClient {
     const known: PairKey[] = [];
     for (const sub of this.subs.values()) (this.current?.pairIds.has(sub.pair.pairId) === true ? known : added).push(sub.pair);
     const pairs = added.concat(known);
-    const generation: Generation = { calls: [], pairIds: new Set(pairs.map((p) => p.pairId)) };
+    const generation: Generation = { calls: [], pairIds: new Set(pairs.map((p) => p.pairId)), openedAt: now };
     this.pending = generation;
     for (let i = 0; i < pairs.length; i += MAX_PAIRS_PER_REQUEST) {
       generation.calls.push(this.openCall(generation, pairs.slice(i, i + MAX_PAIRS_PER_REQUEST)));
     }
+  }
+
+  /**
+   * Leaves out the pairs idle past the idle window, then, of the pairs no stream holds, all but the
+   * `maxUnaryPairs` most recently wanted (pairs streams hold are never dropped here).
+   */
+  private dropUnwanted(now: number): void {
+    const idleMs = this.options.idleDropMs ?? PAIR_IDLE_DROP_MS;
+    const unary: Subscription[] = [];
+    for (const [id, sub] of this.subs) {
+      if (sub.refs > 0) continue;
+      if (now - sub.lastWantedAt > idleMs) this.subs.delete(id);
+      else unary.push(sub);
+    }
+    const cap = this.options.maxUnaryPairs ?? MAX_UNARY_PAIRS;
+    if (unary.length <= cap) return;
+    unary.sort((a, b) => a.lastWantedAt - b.lastWantedAt);
+    const excess = unary.length - cap;
+    for (let i = 0; i < excess; i++) this.subs.delete(unary[i]!.pair.pairId);
+    this.options.logger.debug({ upstream: this.source, dropped: excess, cap }, 'unary-only pairs over the cap: least recently wanted left out');
   }
 
   private openCall(generation: Generation, pairs: PairKey[]): CallHandle {
@@ -311,7 +403,14 @@ export class UpstreamClient {
       updateIntervalMs: this.options.updateIntervalMs,
     };
     const call = (this.client as unknown as { StreamBatchQuotes(r: object, m: grpc.Metadata): grpc.ClientReadableStream<WireQuote> }).StreamBatchQuotes(request, metadata);
-    const handle: CallHandle = { call, span, delivered: false, cancelled: false };
+    const handle: CallHandle = {
+      call,
+      span,
+      pairIds: new Set(pairs.map((p) => p.pairId)),
+      byPreimage: new Map(pairs.map((p) => [`${p.inputMint}:${p.outputMint}:${p.amount}`, p.pairId])),
+      delivered: false,
+      cancelled: false,
+    };
     call.on('data', (quote: WireQuote) => this.onData(generation, handle, quote));
     call.on('error', (err: grpc.ServiceError) => this.onCallEnd(generation, handle, err));
     call.on('end', () => this.onCallEnd(generation, handle, undefined));
@@ -320,6 +419,18 @@ export class UpstreamClient {
 
   private onData(generation: Generation, handle: CallHandle, quote: WireQuote): void {
     if (handle.cancelled || this.closed) return;
+    // The table is keyed by pairID: recompute it from what the quote is for, never trust the label,
+    // and drop a quote for a pair this call did not ask for (it would land on another pair's key or
+    // on one nobody asked for).
+    const id = handle.byPreimage.get(`${quote.inputMint}:${quote.outputMint}:${quote.inputAmount}`) ?? quotePairId(quote);
+    if (id === undefined || !handle.pairIds.has(id)) {
+      this.errors++;
+      this.lastError = `quote for a pair not subscribed (${quote.inputMint}:${quote.outputMint}:${quote.inputAmount}, pair_id ${quote.pairId})`;
+      const suppressed = this.logThrottle.take('unsubscribed');
+      if (suppressed >= 0) this.options.logger.warn({ upstream: this.source, address: this.address, pairId: quote.pairId, inputMint: quote.inputMint, outputMint: quote.outputMint, inputAmount: quote.inputAmount, suppressed }, 'upstream quote for a pair not subscribed; dropped');
+      return;
+    }
+    quote.pairId = id;
     const now = this.now();
     if (!handle.delivered) {
       handle.delivered = true;
@@ -334,8 +445,6 @@ export class UpstreamClient {
       this.latencyCount++;
     }
     quote.source = this.source;
-    // The table is keyed by pairID; an upstream that leaves it empty still names its pair.
-    if (quote.pairId === '') quote.pairId = pairId(quote.inputMint, quote.outputMint, BigInt(quote.inputAmount || '0'));
     quote.receivedAtUnixMs = String(now);
     quote.routeHash = quote.route.length === 0 ? '' : routeHash(quote.route);
     if (quote.error !== null && quote.error !== undefined) this.errors++;
@@ -350,12 +459,15 @@ export class UpstreamClient {
     this.cancel(old);
     this.nextBackoffMs = this.options.backoffInitialMs ?? BACKOFF_INITIAL_MS;
     this.backoffMs = 0;
+    this.pendingStallMs = this.options.pendingStallMs ?? PENDING_STALL_MS;
     if (this.state !== UpstreamStateName.Streaming) {
       this.state = UpstreamStateName.Streaming;
       this.connectedSince = now;
       this.options.logger.info({ upstream: this.source, address: this.address, pairs: generation.pairIds.size }, 'upstream streaming');
       this.options.onStateChange?.();
     }
+    // Pairs that arrived while this set was opening: the next union, with all of them.
+    if (this.dirty) this.scheduleResubscribe();
   }
 
   private onCallEnd(generation: Generation, handle: CallHandle, err: grpc.ServiceError | undefined): void {
@@ -412,4 +524,11 @@ export class UpstreamClient {
       handle.call.cancel();
     }
   }
+}
+
+/** pairID of what a quote is for (ARCHITECTURE §3), or undefined when its input amount is not a u64. */
+function quotePairId(quote: WireQuote): string | undefined {
+  const text = quote.inputAmount;
+  if (typeof text !== 'string' || !/^[0-9]{1,20}$/.test(text)) return undefined;
+  return pairId(quote.inputMint, quote.outputMint, BigInt(text));
 }
