@@ -7,6 +7,7 @@
  */
 import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
 import { bool, busServer, duration, hostPort, num, oneOf, port, str, url } from '../config/setting-types.js';
+import { authIssues, authSchema } from '../auth/auth-config.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/logger.js';
 
@@ -34,6 +35,9 @@ export const aggregatorSchema = {
   upstreamUpdateInterval: setting({ description: 'update_interval_ms asked of the upstreams; held quotes expire after max(3 x this, 2s)', parse: duration({ min: 10 }), default: 1000, env: 'UPSTREAM_UPDATE_INTERVAL', flag: 'upstream-update-interval' }),
   shutdownTimeout: setting({ description: 'graceful shutdown budget (streams, upstreams, publisher flush)', parse: duration({ min: 0 }), default: 5000, env: 'SHUTDOWN_TIMEOUT', flag: 'shutdown-timeout' }),
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
+  upstreamToken: setting({ description: 'JWT sent as `authorization: Bearer` to both upstream quote services (empty: none)', parse: str(), default: '', env: 'TIDEPOOL_JWT_TOKEN', flag: 'upstream-token', secret: true }),
+  /** JWT bearer auth of QuoteAggregatorService (engine/auth). */
+  ...authSchema,
 };
 
 export type AggregatorConfig = ConfigValues<typeof aggregatorSchema>;
@@ -50,6 +54,7 @@ export function loadAggregatorConfig(options: LoadOptions = {}): LoadedConfig<ty
   const issues: string[] = [];
   if (v.httpPort !== 0 && v.httpPort === v.grpcPort) issues.push(`httpPort: ${v.httpPort} is also the gRPC port (-grpc-port)`);
   if (v.localQuoteAddr === v.externalQuoteAddr) issues.push(`externalQuoteAddr: ${v.externalQuoteAddr} is also the local quote address`);
+  issues.push(...authIssues(v, v.host));
   if (issues.length > 0) {
     throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });
   }

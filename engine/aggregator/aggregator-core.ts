@@ -114,6 +114,7 @@ export class AggregatorCore {
         updateIntervalMs: config.upstreamUpdateInterval,
         staleAfterMs: this.staleAfter,
         logger,
+        token: config.upstreamToken,
         onQuote: (quote, now) => this.onQuote(side, quote, now),
         onStateChange: () => this.onUpstreamState(side),
         ...(options.backoff ? { backoffInitialMs: options.backoff.initialMs, backoffMaxMs: options.backoff.maxMs } : {}),

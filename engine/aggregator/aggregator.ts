@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 
+import { createGrpcAuth } from '../auth/grpc-auth.js';
 import type { AggregatorConfig } from './aggregator-config.js';
 import { AggregatorCore } from './aggregator-core.js';
 import { AggregatorMetrics } from './aggregator-metrics.js';
@@ -108,6 +109,8 @@ function upstreamStats(s: WireUpstreamStatus, duplicates: number): UpstreamStats
 
 export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps): Aggregator {
   const logger = deps.logger;
+  // JWT bearer auth of the gRPC port: refused here (TP_ERR_CONFIG_INVALID) when on without a key.
+  const auth = createGrpcAuth(config, config.host);
   const metrics = new AggregatorMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
   const core = new AggregatorCore({ config, logger, publisher: deps.publisher, oracle: deps.oracle, metrics, ...(deps.backoff ? { backoff: deps.backoff } : {}), ...(deps.unaryDeadlineMs === undefined ? {} : { unaryDeadlineMs: deps.unaryDeadlineMs }) });
   let grpcServer: grpc.Server | undefined;
@@ -155,7 +158,7 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
     stats,
     async start() {
       core.start();
-      grpcServer = createAggregatorGrpcServer(core, { logger, version: AGGREGATOR_VERSION, defaultProviderUptime: config.defaultProviderUptime });
+      grpcServer = createAggregatorGrpcServer(core, { logger, version: AGGREGATOR_VERSION, defaultProviderUptime: config.defaultProviderUptime, auth });
       const grpcPort = await bindGrpc(grpcServer, config.host, config.grpcPort);
       const httpPort = await http.start(config.httpPort);
       logger.info({ grpcPort, httpPort, local: config.localQuoteAddr, external: config.externalQuoteAddr }, 'aggregator listening');

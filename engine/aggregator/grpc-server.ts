@@ -4,13 +4,15 @@
  * `responseSerialize`, so one encoding per pair change serves every stream (stream-subscriber.ts);
  * GetAggregatedQuote likewise answers with the core's memoized encoding (getAggregatedQuoteBody).
  * Errors become statuses in quote-errors.ts; every unary call gets a SERVER span whose parent is
- * the caller's W3C trace context.
+ * the caller's W3C trace context. With auth on, every call needs a JWT bearer token first
+ * (UNAUTHENTICATED otherwise; engine/auth/grpc-auth.ts).
  */
 import * as grpc from '@grpc/grpc-js';
 import type { ServiceDefinition } from '@grpc/proto-loader';
 import { context as otelContext, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 
+import { guardStream, guardUnary, type GrpcAuth } from '../auth/grpc-auth.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { grpcMetadataGetter } from '../obs/trace-context.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
@@ -55,12 +57,12 @@ function serviceError(err: unknown): Partial<grpc.StatusObject> {
   return { code: grpcStatusOf(err), details: err instanceof Error ? err.message : String(err) };
 }
 
-export function createAggregatorGrpcServer(core: AggregatorCore, options: { logger: Logger; version: string; defaultProviderUptime: number }): grpc.Server {
+export function createAggregatorGrpcServer(core: AggregatorCore, options: { logger: Logger; version: string; defaultProviderUptime: number; auth?: GrpcAuth }): grpc.Server {
   const server = new grpc.Server(AGGREGATOR_SERVER_OPTIONS);
 
   /** Runs a unary handler inside a SERVER span parented by the caller's trace context. */
   function unary<Req, Res>(method: string, handle: (request: Req, ctx: ReturnType<typeof otelContext.active>) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
-    return (call, callback) => {
+    return guardUnary<Req, Res>(options.auth, (call, callback) => {
       const parent = propagation.extract(ROOT_CONTEXT, call.metadata, grpcMetadataGetter);
       const span = tracer().startSpan(rpcSpanName('QuoteAggregatorService', method), { kind: SpanKind.SERVER, attributes: rpcAttributes('QuoteAggregatorService', method) }, parent);
       const ctx = trace.setSpan(parent, span);
@@ -78,11 +80,11 @@ export function createAggregatorGrpcServer(core: AggregatorCore, options: { logg
           callback(status);
         },
       );
-    };
+    });
   }
 
   const handlers: grpc.UntypedServiceImplementation = {
-    StreamAggregatedQuotes(call: grpc.ServerWritableStream<WireBatchQuoteRequest, Buffer>) {
+    StreamAggregatedQuotes: guardStream(options.auth, (call: grpc.ServerWritableStream<WireBatchQuoteRequest, Buffer>) => {
       let request;
       try {
         request = validateBatchRequest(call.request);
@@ -96,7 +98,7 @@ export function createAggregatorGrpcServer(core: AggregatorCore, options: { logg
       } catch (err) {
         call.emit('error', serviceError(err)); // shutting down: UNAVAILABLE
       }
-    },
+    }),
     GetAggregatedQuote: unary<WireQuoteRequest, Buffer>('GetAggregatedQuote', async (request, ctx) => {
       let valid;
       try {

@@ -28,6 +28,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from
 import type { Logger } from 'pino';
 
 import { LogThrottle } from '../obs/log-throttle.js';
+import { setBearerToken } from '../auth/grpc-auth.js';
 import { grpcMetadataSetter } from '../obs/trace-context.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
 import { loadTidepoolProto } from '../proto.js';
@@ -76,6 +77,8 @@ export interface UpstreamClientOptions {
   /** A held quote older than this no longer counts (and the upstream is unhealthy past it). */
   staleAfterMs: number;
   logger: Logger;
+  /** JWT sent as `authorization: Bearer` on every call (auth-on upstreams); empty/undefined: none. */
+  token?: string | undefined;
   /** Every quote as received, normalised. */
   onQuote(quote: WireQuote, receivedAtMs: number): void;
   /** The stream failed (state is now RECONNECTING) or recovered. */
@@ -397,6 +400,7 @@ export class UpstreamClient {
     });
     const metadata = new grpc.Metadata();
     propagation.inject(trace.setSpan(context.active(), span), metadata, grpcMetadataSetter);
+    setBearerToken(metadata, this.options.token);
     const request = {
       pairs: pairs.map((p) => ({ inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount.toString() })),
       slippageBps: 0,

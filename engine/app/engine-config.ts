@@ -11,6 +11,7 @@
  */
 import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
 import { port } from '../config/setting-types.js';
+import { authIssues } from '../auth/auth-config.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { quoteSchema } from '../quote/quote-config.js';
 import { scannerSchema } from '../scanner/scanner-config.js';
@@ -69,6 +70,7 @@ export function checkEngineConfig(v: EngineConfig): void {
     if (other !== undefined) issues.push(`${key}: port ${p} is also ${other}`);
     seen.set(p, key);
   }
+  issues.push(...authIssues(v, v.host));
   if (issues.length > 0) {
     throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });
   }

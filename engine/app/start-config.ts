@@ -7,7 +7,10 @@
  *   (`--aggregator-grpc-port`, `--aggregator-http-port`), the external quote service's under
  *   `external.*` with `external-` flags (`--external-grpc-port`, `--external-quote-url`); their
  *   environment variables are their own commands' (AGGREGATOR_GRPC_PORT, EXTERNAL_QUOTE_URL, ...).
- *   One LOG_LEVEL for everything.
+ *   One LOG_LEVEL for everything, and one set of JWT auth settings (`auth.*`: TIDEPOOL_AUTH,
+ *   TIDEPOOL_JWT_SECRET, ...; engine/auth) for the three gRPC servers, each deciding `auto` by its
+ *   own bind host. The aggregator's upstream token (TIDEPOOL_JWT_TOKEN) is its own
+ *   (`aggregator.upstreamToken`).
  * - Defaults that differ from the standalone commands (ARCHITECTURE §1 and Ports): the aggregator's
  *   HTTP port is 8082 (8080 is the quote service's), it publishes no SwapRouteEvents unless
  *   BUS_ENABLED=true (npm start needs no servers), and the external quote service may poll the
@@ -16,11 +19,13 @@
  *   service's bound gRPC ports, and the external provider and the oracle are the simulator's.
  */
 import { aggregatorSchema, type AggregatorConfig } from '../aggregator/aggregator-config.js';
+import { AUTH_KEYS, authIssues } from '../auth/auth-config.js';
+import { ErrorCode, TpError } from '../errors.js';
 import type { ConfigSchema, ConfigValues, LoadedConfig, SettingDef } from '../config/loader.js';
 import { externalSchema, type ExternalQuotesConfig } from '../external/external-config.js';
 import { simSchema } from '../sim/sim-config.js';
 import type { SimEndpoints } from '../sim/simulator.js';
-import { engineSchema, type EngineConfig } from './engine-config.js';
+import { checkEngineConfig, engineSchema, type EngineConfig } from './engine-config.js';
 
 function prefixFlags<S extends ConfigSchema>(schema: S, prefix: string): S {
   const out: ConfigSchema = {};
@@ -56,15 +61,29 @@ export const START_EXTERNAL_RATE_LIMIT_RPS = 50;
 export const startSchema = {
   ...engineSchema,
   ...prefixFlags(simSchema, 'sim-'),
-  ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level'], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
-  ...namespaced(externalSchema, 'external.', 'external-', ['log.level'], { rateLimitRps: START_EXTERNAL_RATE_LIMIT_RPS }),
+  ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level', ...AUTH_KEYS], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
+  ...namespaced(externalSchema, 'external.', 'external-', ['log.level', ...AUTH_KEYS], { rateLimitRps: START_EXTERNAL_RATE_LIMIT_RPS }),
 };
 
 type StartLoaded = LoadedConfig<typeof startSchema>;
 
-/** The settings under `prefix`, with the prefix taken off (and the shared log level). */
+/**
+ * The checks of `tidepool start` before anything runs: the engine's, then the shared auth settings
+ * against the aggregator's and the external service's bind hosts. TP_ERR_CONFIG_INVALID.
+ */
+export function checkStartConfig(v: ConfigValues<typeof startSchema>): void {
+  checkEngineConfig(v);
+  const issues = [...authIssues(v, v['aggregator.host'], 'aggregator.host'), ...authIssues(v, v['external.host'], 'external.host')];
+  if (issues.length > 0) {
+    const unique = [...new Set(issues)];
+    throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${unique.join('\n  ')}`, { context: { issues: unique } });
+  }
+}
+
+/** The settings under `prefix`, with the prefix taken off (and the shared log level and auth settings). */
 function section<T>(loaded: StartLoaded, prefix: string): { values: T; fromDefault: (key: string) => boolean } {
   const values: Record<string, unknown> = { 'log.level': loaded.values['log.level'] };
+  for (const key of AUTH_KEYS) values[key] = loaded.values[key];
   for (const [key, value] of Object.entries(loaded.values)) if (key.startsWith(prefix)) values[key.slice(prefix.length)] = value;
   const sources = loaded.sources as Record<string, string>;
   return { values: values as T, fromDefault: (key) => sources[`${prefix}${key}`] === 'default' };

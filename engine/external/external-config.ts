@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 
 import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
 import { duration, num, oneOf, port, str, url } from '../config/setting-types.js';
+import { authIssues, authSchema } from '../auth/auth-config.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/logger.js';
 
@@ -33,6 +34,8 @@ export const externalSchema = {
   uptimeWindow: setting({ description: 'window of the provider uptime ratio', parse: duration({ min: 1000 }), default: DEFAULT_UPTIME_WINDOW_MS, env: 'EXTERNAL_QUOTE_UPTIME_WINDOW', flag: 'uptime-window' }),
   'metrics.port': setting({ description: 'HTTP port of GET /metrics (Prometheus) and GET /health', parse: port(), default: DEFAULT_EXTERNAL_METRICS_PORT, env: 'EXTERNAL_QUOTES_METRICS_PORT', flag: 'metrics-port' }),
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
+  /** JWT bearer auth of StreamBatchQuotes (engine/auth). */
+  ...authSchema,
 };
 
 export type ExternalQuotesConfig = ConfigValues<typeof externalSchema>;
@@ -67,6 +70,7 @@ export function loadExternalConfig(options: LoadOptions = {}): LoadedConfig<type
   if (v.grpcPort !== 0 && v.grpcPort === v['metrics.port']) {
     issues.push(`metrics.port: ${v['metrics.port']} is also the gRPC port (EXTERNAL_QUOTES_GRPC_PORT)`);
   }
+  issues.push(...authIssues(v, v.host));
   if (issues.length > 0) {
     throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });
   }

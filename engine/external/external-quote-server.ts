@@ -17,6 +17,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 
+import type { GrpcAuth } from '../auth/grpc-auth.js';
 import type { Logger } from '../obs/logger.js';
 import type { StreamRequest } from '../quote/quote-stream-request.js';
 import { StreamCalls } from '../quote/stream-calls.js';
@@ -46,6 +47,8 @@ export interface ExternalQuoteServerOptions {
   host?: string;
   shutdownTimeoutMs?: number;
   logger?: Logger;
+  /** JWT bearer auth (engine/auth createGrpcAuth); undefined: off. */
+  auth?: GrpcAuth;
 }
 
 export class ExternalQuoteServer {
@@ -66,6 +69,7 @@ export class ExternalQuoteServer {
       shuttingDownDetails: 'the external quote service is shutting down',
       activeStreams: metrics.activeStreams,
       logger,
+      auth: options.auth,
       subscribe: (request, call) =>
         new ExternalSubscription({
           request,

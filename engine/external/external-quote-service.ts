@@ -3,6 +3,7 @@
  * provider client, the circuit breaker, the provider tracker, the poller, the gRPC server (:50053)
  * and the metrics port (/metrics, /health on :9093).
  */
+import { createGrpcAuth } from '../auth/grpc-auth.js';
 import { ErrorCode } from '../errors.js';
 import { createLogger, type Logger } from '../obs/logger.js';
 import { CircuitBreaker, CircuitState, type CircuitBreakerOptions } from '../quote/circuit-breaker.js';
@@ -54,6 +55,8 @@ function hostPort(host: string, port: number): string {
 }
 
 export function createExternalQuoteService(config: ExternalQuotesConfig, deps: ExternalQuoteServiceDeps = {}): ExternalQuoteService {
+  // JWT bearer auth of the gRPC port: refused here (TP_ERR_CONFIG_INVALID) when on without a key.
+  const auth = createGrpcAuth(config, config.host);
   const logger = deps.logger ?? createLogger({ name: 'external-quotes', level: config['log.level'] });
   const provider = providerNameOf(config);
   const client = deps.fetcher === undefined ? new ProviderClient({ quoteUrl: config.quoteUrl, apiKey: config.apiKey, timeoutMs: config.requestTimeout }) : undefined;
@@ -70,7 +73,7 @@ export function createExternalQuoteService(config: ExternalQuotesConfig, deps: E
   );
   poller = new ExternalPoller({ fetcher, breaker, tracker, metrics, provider, rateLimitRps: config.rateLimitRps, pollIntervalMs: config.pollInterval, logger });
   const p = poller;
-  const grpcServer = new ExternalQuoteServer({ poller: p, metrics, uptime: () => tracker.uptime(), host: config.host, logger });
+  const grpcServer = new ExternalQuoteServer({ poller: p, metrics, uptime: () => tracker.uptime(), host: config.host, logger, auth });
   const urlNoQuery = ((): string => {
     const u = new URL(config.quoteUrl);
     return `${u.origin}${u.pathname}`;

@@ -51,6 +51,11 @@ describe('quote service configuration', () => {
       'metrics.port': 9090,
       'debug.heapProfile': true,
       'log.level': 'info',
+      'auth.mode': 'auto',
+      'auth.jwtSecret': '',
+      'auth.jwtPublicKeyFile': '',
+      'auth.jwtAudience': '',
+      'auth.jwtIssuer': '',
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(defaultQuoteConfig({ port: 0 })).toEqual({ ...values, port: 0 });
@@ -79,6 +84,8 @@ describe('quote service configuration', () => {
         RPC_FALLBACK_DEADLINE: '1.5s',
         HEAP_PROFILE: 'false',
         LOG_LEVEL: 'debug',
+        // Bound to 0.0.0.0, auth is on (auth.mode auto) and needs a key.
+        TIDEPOOL_JWT_SECRET: 'a-test-secret-that-is-32-bytes-long!!',
       },
     });
     expect(values).toMatchObject({
@@ -102,6 +109,8 @@ describe('quote service configuration', () => {
       'rpc.fallbackDeadline': 1500,
       'debug.heapProfile': false,
       'log.level': 'debug',
+      'auth.mode': 'auto',
+      'auth.jwtSecret': 'a-test-secret-that-is-32-bytes-long!!',
     });
     expect(sources.port).toBe('env');
     expect(sources['bus.maxAge']).toBe('default');

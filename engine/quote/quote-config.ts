@@ -6,6 +6,7 @@
  */
 import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
 import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/setting-types.js';
+import { authIssues, authSchema } from '../auth/auth-config.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/logger.js';
 
@@ -45,6 +46,8 @@ export const quoteSchema = {
   'metrics.port': setting({ description: 'Prometheus /metrics port (also serves /debug/pprof/heap)', parse: port(), default: DEFAULT_QUOTE_METRICS_PORT, env: 'METRICS_PORT', flag: 'metrics-port' }),
   'debug.heapProfile': setting({ description: 'keep the sampling heap profiler on for GET /debug/pprof/heap', parse: bool(), default: true, env: 'HEAP_PROFILE', flag: 'heap-profile' }),
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
+  /** JWT bearer auth of the gRPC stream (engine/auth). */
+  ...authSchema,
 };
 
 export type QuoteServiceConfig = ConfigValues<typeof quoteSchema>;
@@ -71,6 +74,7 @@ export function loadQuoteConfig(options: LoadOptions = {}): LoadedConfig<typeof 
   if (v['grpc.port'] !== 0 && (v['grpc.port'] === v.port || v['grpc.port'] === v['metrics.port'])) {
     issues.push(`grpc.port: ${v['grpc.port']} is also the ${v['grpc.port'] === v.port ? 'quote port (PORT)' : 'metrics port (METRICS_PORT)'}`);
   }
+  issues.push(...authIssues(v, v.host));
   if (issues.length > 0) {
     throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });
   }

@@ -4,6 +4,7 @@
  * `grpc.port`, default 50052), the eviction tick (which also keeps the pool directory up to date),
  * and the sampling heap profiler, all from a `QuoteServiceConfig`.
  */
+import { createGrpcAuth } from '../auth/grpc-auth.js';
 import { PoolCache } from '../cache/index.js';
 import type { Logger } from '../obs/logger.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/quote-metrics.js';
@@ -71,6 +72,8 @@ export function createQuoteCache(config: QuoteServiceConfig, now?: () => number)
 
 export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServiceDeps): QuoteService {
   const log = deps.logger;
+  // JWT bearer auth of the gRPC stream: refused here (TP_ERR_CONFIG_INVALID) when on without a key.
+  const auth = createGrpcAuth(config, config.host);
   const cache = deps.cache;
   const metrics = deps.metrics ?? createQuoteMetrics({ defaultMetrics: true });
   const directory = new PoolDirectory();
@@ -97,7 +100,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
   });
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
-  const stream = new QuoteStreamServer({ cache, paths: server, metrics, host: config.host, logger: log });
+  const stream = new QuoteStreamServer({ cache, paths: server, metrics, host: config.host, logger: log, auth });
 
   let evictionTimer: NodeJS.Timeout | undefined;
   let started: Promise<QuoteServicePorts> | undefined;

@@ -21,6 +21,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 
+import type { GrpcAuth } from '../auth/grpc-auth.js';
 import type { PoolCache } from '../cache/index.js';
 import type { Logger } from '../obs/logger.js';
 import type { QuoteMetrics } from '../obs/quote-metrics.js';
@@ -50,6 +51,8 @@ export interface QuoteStreamServerOptions {
   host?: string;
   shutdownTimeoutMs?: number;
   logger?: Logger;
+  /** JWT bearer auth (engine/auth createGrpcAuth); undefined: off. */
+  auth?: GrpcAuth;
 }
 
 export class QuoteStreamServer {
@@ -67,6 +70,7 @@ export class QuoteStreamServer {
       shuttingDownDetails: 'the quote service is shutting down',
       activeStreams: metrics.streamActiveStreams,
       logger,
+      auth: options.auth,
       subscribe: (request, call) =>
         new QuoteSubscription({ request, sink: call, cache, paths, metrics, ...(logger === undefined ? {} : { logger }) }),
       closing: () => this.unlisten(),

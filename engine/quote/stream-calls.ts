@@ -5,6 +5,8 @@
  * supplies only what differs: how an accepted request becomes a subscription, and what it does
  * when one opens and is released.
  *
+ * - With auth on (`auth`), a call without a valid JWT bearer token ends with UNAUTHENTICATED before
+ *   anything else (engine/auth/grpc-auth.ts).
  * - While closing, a call ends at once with UNAVAILABLE.
  * - Each call is a SERVER span (`tidepool.v1.QuoteService/StreamBatchQuotes`) under the caller's
  *   W3C trace context from the call metadata (a no-op while tracing is off), ended with
@@ -19,6 +21,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
 
+import { guardStream, type GrpcAuth } from '../auth/grpc-auth.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/logger.js';
 import { grpcMetadataGetter } from '../obs/trace-context.js';
@@ -53,6 +56,8 @@ export interface StreamCallsOptions<S extends StreamSubscription> {
   /** Set to the number of open calls. */
   activeStreams: { set(value: number): void };
   logger?: Logger | undefined;
+  /** JWT bearer auth of the calls; undefined: off. */
+  auth?: GrpcAuth;
   /** The subscription of an accepted request. */
   subscribe(request: StreamRequest, call: QuoteStreamCall): S;
   /** A call was registered (before the gauge is set and the subscription started). */
@@ -82,7 +87,7 @@ export class StreamCalls<S extends StreamSubscription> {
     this.log = options.logger;
     this.server = new grpc.Server(options.serverOptions);
     this.server.addService(loadTidepoolProto().QuoteService.service, {
-      StreamBatchQuotes: (call: QuoteStreamCall) => this.handle(call),
+      StreamBatchQuotes: guardStream(options.auth, (call: QuoteStreamCall) => this.handle(call)),
     });
     options.activeStreams.set(0);
   }

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 
+import { setBearerToken } from '../../auth/grpc-auth.js';
 import { parseCommandLine } from '../../config/command-line.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import { loadTidepoolProto } from '../../proto.js';
@@ -23,6 +24,8 @@ A gRPC error prints {"error":{"code","message"}} and exits 1.
   --amount N           input atoms, an unsigned 64-bit integer
   --slippage-bps N     slippage tolerance, 0 to 10000 (default 50)
   --timeout-ms N       deadline of the call (default 2000)
+
+TIDEPOOL_JWT_TOKEN, when set, is sent as \`authorization: Bearer\` (an aggregator with auth on).
 `;
 
 const OPTIONS = {
@@ -49,7 +52,7 @@ function integer(options: Record<string, unknown>, name: string, fallback: numbe
   return Number(v);
 }
 
-type Unary = (request: object, options: grpc.CallOptions, callback: (err: grpc.ServiceError | null, response: unknown) => void) => void;
+type Unary = (request: object, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (err: grpc.ServiceError | null, response: unknown) => void) => void;
 
 export const aggregatedQuoteCommand: Command = {
   name: 'aggregated-quote',
@@ -77,7 +80,7 @@ export const aggregatedQuoteCommand: Command = {
     const client = new Client(addr, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, Unary>;
     try {
       const response = await new Promise<unknown>((resolve, reject) =>
-        client[method]!(request, { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res))),
+        client[method]!(request, setBearerToken(new grpc.Metadata(), io.env.TIDEPOOL_JWT_TOKEN), { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res))),
       );
       // Drop the loader's virtual oneof names (`_providerUptime` for proto3 optional fields).
       io.stdout.write(`${JSON.stringify(response, (key, value: unknown) => (key.startsWith('_') ? undefined : value), 2)}\n`);

@@ -1,7 +1,6 @@
-import { checkEngineConfig } from '../../app/engine-config.js';
 import { createEngine } from '../../app/engine-app.js';
 import { aggregatorEndpointLines, createAggregatorApp } from '../../app/aggregator-app.js';
-import { aggregatorConfigUnderSim, engineConfigUnderSim, externalConfigUnderSim, startSchema } from '../../app/start-config.js';
+import { aggregatorConfigUnderSim, checkStartConfig, engineConfigUnderSim, externalConfigUnderSim, startSchema } from '../../app/start-config.js';
 import { createExternalQuoteService } from '../../external/external-quote-service.js';
 import { initTracing } from '../../obs/tracing.js';
 import { createLogger } from '../../obs/logger.js';
@@ -29,7 +28,7 @@ export const startCommand: Command = {
   help: HELP,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, startSchema, io);
-    checkEngineConfig(loaded.values);
+    checkStartConfig(loaded.values);
     const logger = createLogger({ name: 'tidepool', level: loaded.values['log.level'] });
     // The chain runs on its own thread, as a node would beside the engine.
     const sim = await startSimulatorThread(loaded.values as unknown as SimConfig, { logLevel: loaded.values['log.level'] });
