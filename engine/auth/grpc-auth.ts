@@ -59,7 +59,17 @@ function check(auth: JwtVerifier, metadata: grpc.Metadata, then: () => void, den
     then();
     return;
   }
-  auth.verify(token).then(then, (err: unknown) => deny(unauthenticated(err)));
+  auth.verify(token).then(
+    () => {
+      // A handler that throws here would otherwise be an unhandled rejection, which ends the process.
+      try {
+        then();
+      } catch (err) {
+        deny({ code: grpc.status.INTERNAL, details: err instanceof Error ? err.message : 'internal error' });
+      }
+    },
+    (err: unknown) => deny(unauthenticated(err)),
+  );
 }
 
 /** A server-streaming handler behind the token check. */
