@@ -149,18 +149,16 @@ export function byteRingStats(sab: SharedArrayBuffer): ByteRingStats {
   };
 }
 
-/** The producing end. Not thread-safe: one writer per ring. */
-export class ByteRingWriter {
+/** What both ends of a ring see: the header and the typed views over the record area. */
+abstract class RingEnd {
   readonly capacity: number;
-  /** Largest payload tryWrite accepts; larger ones are refused and counted as oversize. */
+  /** Largest payload a record may carry; larger ones are refused and counted as oversize. */
   readonly maxPayloadBytes: number;
-  private readonly header: Int32Array;
-  private readonly words: Uint32Array;
-  private readonly f64: Float64Array;
-  private readonly bytes: Uint8Array;
-  private readonly mask: number;
-  private head: number;
-  private tailCache: number;
+  protected readonly header: Int32Array;
+  protected readonly words: Uint32Array;
+  protected readonly f64: Float64Array;
+  protected readonly bytes: Uint8Array;
+  protected readonly mask: number;
 
   constructor(sab: SharedArrayBuffer) {
     const v = ringViews(sab);
@@ -171,8 +169,18 @@ export class ByteRingWriter {
     this.capacity = v.capacity;
     this.mask = v.capacity - 1;
     this.maxPayloadBytes = maxPayloadFor(v.capacity);
-    this.head = Atomics.load(v.header, HEAD);
-    this.tailCache = Atomics.load(v.header, TAIL);
+  }
+}
+
+/** The producing end. Not thread-safe: one writer per ring. */
+export class ByteRingWriter extends RingEnd {
+  private head: number;
+  private tailCache: number;
+
+  constructor(sab: SharedArrayBuffer) {
+    super(sab);
+    this.head = Atomics.load(this.header, HEAD);
+    this.tailCache = Atomics.load(this.header, TAIL);
   }
 
   /**
@@ -305,32 +313,18 @@ export class RingRecord {
 }
 
 /** The consuming end. Not thread-safe: one reader per ring. */
-export class ByteRingReader {
-  readonly capacity: number;
-  readonly maxPayloadBytes: number;
+export class ByteRingReader extends RingEnd {
   /** The record of the last tryRead/read (reused). */
   readonly record = new RingRecord();
-  private readonly header: Int32Array;
-  private readonly words: Uint32Array;
-  private readonly f64: Float64Array;
-  private readonly bytes: Uint8Array;
-  private readonly mask: number;
   private tail: number;
   private headCache: number;
   /** Bytes of the record handed out and not yet released (0 when none). */
   private held = 0;
 
   constructor(sab: SharedArrayBuffer) {
-    const v = ringViews(sab);
-    this.header = v.header;
-    this.words = v.words;
-    this.f64 = v.f64;
-    this.bytes = v.bytes;
-    this.capacity = v.capacity;
-    this.mask = v.capacity - 1;
-    this.maxPayloadBytes = maxPayloadFor(v.capacity);
-    this.tail = Atomics.load(v.header, TAIL);
-    this.headCache = Atomics.load(v.header, HEAD);
+    super(sab);
+    this.tail = Atomics.load(this.header, TAIL);
+    this.headCache = Atomics.load(this.header, HEAD);
   }
 
   /**
