@@ -21,7 +21,7 @@ import { defaultAggregatorConfig } from '../../engine/aggregator/aggregator-conf
 import { createAggregator } from '../../engine/aggregator/aggregator.js';
 import { disabledRoutePublisher } from '../../engine/aggregator/disabled-publisher.js';
 import { FakeUpstream, makeQuote, silentLogger } from '../../engine/aggregator/testing.js';
-import type { WirePairAmount } from '../../engine/aggregator/wire-types.js';
+import type { WirePairAmount } from '../../engine/quote/quote-wire.js';
 import { loadTidepoolProto } from '../../engine/proto.js';
 
 export interface AggregatorWorkerInput {

@@ -7,9 +7,6 @@
  */
 import type { QuoteSourceName, WireQuote, WireQuoteError, WireRouteHop } from '../quote/quote-wire.js';
 
-/** Re-exported for bench/suites/aggregator-worker.ts, which names it from here. */
-export type { WirePairAmount } from '../quote/quote-wire.js';
-
 export const DecisionName = {
   Unspecified: 'DECISION_UNSPECIFIED',
   Execute: 'DECISION_EXECUTE',
