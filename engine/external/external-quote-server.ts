@@ -26,8 +26,6 @@ import type { ExternalMetrics } from './external-metrics.js';
 import type { ExternalPoller } from './external-poller.js';
 import { ExternalSubscription } from './external-subscription.js';
 
-export const DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS = 2000;
-
 /**
  * Keepalive: the server pings idle connections so a vanished aggregator frees its streams, and
  * accepts the clients' own pings (the aggregator pings every 10 s).
@@ -64,7 +62,7 @@ export class ExternalQuoteServer {
     this.calls = new StreamCalls({
       serverOptions: EXTERNAL_SERVER_OPTIONS,
       host: options.host ?? '127.0.0.1',
-      shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS,
+      shutdownTimeoutMs: options.shutdownTimeoutMs,
       name: 'external quote stream',
       shuttingDownDetails: 'the external quote service is shutting down',
       activeStreams: metrics.activeStreams,

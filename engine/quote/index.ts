@@ -39,7 +39,8 @@ export {
 export { createFallbackLoader, fallbackLoaderFromConfig } from './rpc-loader.js';
 export { PoolUpdateHandler, type PoolUpdateHandlerOptions, type PoolUpdateOutcome } from './pool-update-handler.js';
 export { createQuoteCache, createQuoteService, type QuoteService, type QuoteServiceDeps, type QuoteServicePorts } from './quote-service.js';
-export { DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS, QUOTE_STREAM_SERVER_OPTIONS, QuoteStreamServer, type QuoteStreamServerOptions } from './quote-stream-server.js';
+export { DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS } from './stream-calls.js';
+export { QUOTE_STREAM_SERVER_OPTIONS, QuoteStreamServer, type QuoteStreamServerOptions } from './quote-stream-server.js';
 export { QuoteSubscription, type QuoteSink, type StreamQuotePaths } from './quote-subscription.js';
 export {
   DEFAULT_STREAM_INTERVAL_MS,

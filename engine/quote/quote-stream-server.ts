@@ -29,9 +29,6 @@ import { DEFAULT_GRPC_PORT } from './quote-config.js';
 import { QuoteSubscription, type StreamQuotePaths } from './quote-subscription.js';
 import { StreamCalls } from './stream-calls.js';
 
-/** How long close() lets streams finish before forcing the connections shut. */
-export const DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS = 2000;
-
 /**
  * Keepalive: the server pings every connection every 10 s (5 s to answer), so a dead TCP path (an
  * aggregator gone without a FIN) fails and frees its streams. grpc-js servers enforce no minimum
@@ -65,7 +62,7 @@ export class QuoteStreamServer {
     this.calls = new StreamCalls({
       serverOptions: QUOTE_STREAM_SERVER_OPTIONS,
       host: options.host ?? '127.0.0.1',
-      shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS,
+      shutdownTimeoutMs: options.shutdownTimeoutMs,
       name: 'quote stream',
       shuttingDownDetails: 'the quote service is shutting down',
       activeStreams: metrics.streamActiveStreams,

@@ -32,6 +32,9 @@ import type { UpstreamQuote } from './quote-wire.js';
 
 const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
 
+/** How long close() lets streams finish before forcing the connections shut. */
+export const DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS = 2000;
+
 /** One StreamBatchQuotes call as grpc-js hands it to the server. */
 export type QuoteStreamCall = grpc.ServerWritableStream<BatchQuoteRequestMessage, UpstreamQuote>;
 
@@ -48,7 +51,8 @@ export interface StreamCallsOptions<S extends StreamSubscription> {
   serverOptions: grpc.ServerOptions;
   /** Bind address. */
   host: string;
-  shutdownTimeoutMs: number;
+  /** Default DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS. */
+  shutdownTimeoutMs?: number | undefined;
   /** How log lines and the bind error name the stream ('quote stream', 'external quote stream'). */
   name: string;
   /** The UNAVAILABLE details of calls ended by close(). */
@@ -136,7 +140,7 @@ export class StreamCalls<S extends StreamSubscription> {
         const timer = setTimeout(() => {
           this.server.forceShutdown();
           resolve();
-        }, this.options.shutdownTimeoutMs);
+        }, this.options.shutdownTimeoutMs ?? DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS);
         this.server.tryShutdown(() => {
           clearTimeout(timer);
           resolve();
