@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 import type { JetStreamManager, NatsConnection, PubAck, StreamInfo } from 'nats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { PoolCache } from '../cache/index.js';
 import { encode as encodeBase58 } from '../chain/base58.js';
@@ -62,6 +62,11 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)(`three-node JetStream cluster
   afterAll(async () => {
     await nc?.close();
     await cluster?.close();
+  });
+  // Streams with 3 replicas are placed only once the meta leader knows every peer as current:
+  // at start, and again after a test killed and restarted a node.
+  beforeEach(async () => {
+    await cluster.waitForPeers();
   });
 
   it('creates the platform streams with 3 replicas, detected from the cluster', async () => {

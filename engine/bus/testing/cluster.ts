@@ -63,9 +63,23 @@ export class NatsNode {
     readonly name: string,
     readonly clientPort: number,
     readonly storeDir: string,
-    private readonly cluster?: { name: string; port: number; routes: readonly number[] },
+    private readonly cluster?: { name: string; port: number; routes: readonly number[]; monitorPort: number },
   ) {
     this.url = `nats://127.0.0.1:${clientPort}`;
+  }
+
+  /**
+   * The server's JetStream report (`/jsz` on its monitoring port; cluster nodes only), or
+   * undefined when the node is down or does not answer.
+   */
+  async jsz(): Promise<JetStreamReport | undefined> {
+    if (this.cluster === undefined || !this.running) return undefined;
+    try {
+      const res = await fetch(`http://127.0.0.1:${this.cluster.monitorPort}/jsz`, { signal: AbortSignal.timeout(1_000) });
+      return res.ok ? ((await res.json()) as JetStreamReport) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -82,6 +96,7 @@ export class NatsNode {
     if (this.cluster !== undefined) {
       const routes = this.cluster.routes.map((p) => `"nats://127.0.0.1:${p}"`).join(', ');
       lines.push(`cluster { name: "${this.cluster.name}", listen: 127.0.0.1:${this.cluster.port}, routes: [${routes}] }`);
+      lines.push(`http: 127.0.0.1:${this.cluster.monitorPort}`);
     }
     return `${lines.join('\n')}\n`;
   }
@@ -133,6 +148,16 @@ export class NatsNode {
     await exited;
     clearTimeout(timer);
   }
+}
+
+/** The part of a server's `/jsz` monitoring report the tests read. */
+export interface JetStreamReport {
+  meta_cluster?: {
+    name?: string;
+    leader?: string;
+    cluster_size?: number;
+    replicas?: { name: string; current: boolean; offline?: boolean; active?: number }[];
+  };
 }
 
 export interface NatsServerOptions {
@@ -208,18 +233,21 @@ export class NatsCluster {
       try {
         const clientPorts: number[] = [];
         const clusterPorts: number[] = [];
+        const monitorPorts: number[] = [];
         for (let i = 0; i < size; i++) {
           clientPorts.push(await freePort());
           clusterPorts.push(await freePort());
+          monitorPorts.push(await freePort());
         }
         const name = options.name ?? `tp-test-${clientPorts[0]}`;
         for (let i = 0; i < size; i++) {
-          const route = { name, port: clusterPorts[i]!, routes: clusterPorts };
+          const route = { name, port: clusterPorts[i]!, routes: clusterPorts, monitorPort: monitorPorts[i]! };
           nodes.push(new NatsNode(`${name}-n${i + 1}`, clientPorts[i]!, join(dir, `n${i + 1}`), route));
         }
         await Promise.all(nodes.map((n) => n.start()));
         const cluster = new NatsCluster(name, nodes, dir);
         await cluster.waitForMetaLeader(options.leaderTimeoutMs ?? 20_000);
+        await cluster.waitForPeers(options.leaderTimeoutMs ?? 20_000);
         return cluster;
       } catch (err) {
         await Promise.all(nodes.map((n) => n.kill()));
@@ -250,6 +278,29 @@ export class NatsCluster {
       await nc.close();
     }
     throw new Error(`no JetStream meta leader within ${timeoutMs} ms: ${String(last)}`);
+  }
+
+  /**
+   * Waits until the meta group's leader reports every running node as a current peer. A meta
+   * leader alone is not enough: until each peer has reported in, the leader places no stream with
+   * R replicas ("no suitable peers for placement"), and under load that takes longer.
+   */
+  async waitForPeers(timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let seen = 'no report';
+    while (Date.now() < deadline) {
+      const running = this.nodes.filter((n) => n.running);
+      const reports = await Promise.all(running.map((n) => n.jsz()));
+      const leaderReport = reports.find((r, i) => r?.meta_cluster?.leader === running[i]!.name);
+      const replicas = leaderReport?.meta_cluster?.replicas ?? [];
+      seen = JSON.stringify(leaderReport?.meta_cluster ?? reports.find((r) => r?.meta_cluster !== undefined)?.meta_cluster ?? null);
+      if (leaderReport !== undefined && replicas.length >= running.length - 1 && replicas.every((r) => r.current && r.offline !== true)) {
+        const names = new Set(replicas.map((r) => r.name));
+        if (running.every((n) => n.name === leaderReport.meta_cluster!.leader || names.has(n.name))) return;
+      }
+      await sleep(100);
+    }
+    throw new Error(`the JetStream meta group did not report every peer current within ${timeoutMs} ms: ${seen}`);
   }
 
   /** A client connection that knows every node (and fails over between them). */

@@ -377,8 +377,17 @@ describe('http', () => {
 
   it('finishes a delayed answer while closing', async () => {
     t.faults.setRpcFault('getHealth', { latencyMs: 100 });
+    // Close once the server holds the request (it looks up the method's fault on arrival), not
+    // after a guessed delay: under load the request may not have arrived yet.
+    const lookup = t.faults.rpcFault.bind(t.faults);
+    const arrived = new Promise<void>((resolve) => {
+      t.faults.rpcFault = (method: string) => {
+        resolve();
+        return lookup(method);
+      };
+    });
     const pending = call(url, 'getHealth');
-    await new Promise((r) => setTimeout(r, 20));
+    await arrived;
     const closing = t.http.close();
     expect((await pending).result).toBe('ok');
     await closing;
