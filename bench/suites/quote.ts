@@ -61,11 +61,11 @@ const LATENCY_SECONDS = 5;
 const LATENCY_WARMUP_SECONDS = 1;
 const LATENCY_ROUNDS = 2;
 
-const here = dirname(fileURLToPath(import.meta.url)); // dist/bench/suites
+const here = dirname(fileURLToPath(import.meta.url)); // dist-bench/bench/suites
 const root = resolve(here, '..', '..', '..');
 const serversDir = resolve(here, '..', 'servers');
 const openloopSource = join(root, 'bench', 'loadgen', 'openloop.c');
-const openloopBinary = join(root, 'dist', 'bench', 'loadgen', 'openloop');
+const openloopBinary = join(root, 'dist-bench', 'bench', 'loadgen', 'openloop');
 
 function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
@@ -102,7 +102,7 @@ function run(file: string, args: string[], timeoutMs: number): Promise<{ code: n
   });
 }
 
-/** Compiles bench/loadgen/openloop.c into dist/bench/loadgen unless the binary is newer. */
+/** Compiles bench/loadgen/openloop.c into dist-bench/bench/loadgen unless the binary is newer. */
 async function buildOpenloop(cc: string): Promise<string> {
   if (existsSync(openloopBinary) && statSync(openloopBinary).mtimeMs >= statSync(openloopSource).mtimeMs) return openloopBinary;
   mkdirSync(dirname(openloopBinary), { recursive: true });

@@ -10,7 +10,7 @@ import { decode } from '../chain/base58.js';
 import { createLogger } from '../obs/logger.js';
 import type { SimConfig } from './sim-config.js';
 import { createSimulator } from './simulator.js';
-import { swapTransaction, trader } from './testing/chain-fixtures.js';
+import { swapTransaction } from './swap-transaction.js';
 import type { SimThreadReply, SimThreadRequest } from './sim-thread.js';
 
 interface SimWorkerData {
@@ -49,7 +49,7 @@ port.on('message', (message: SimThreadRequest) => {
     try {
       const info = chain.poolInfo(message.pool);
       if (info === undefined) throw new Error(`no pool ${message.pool}`);
-      const tx = swapTransaction(chain, trader(chain, message.id % 4), info, { aToB: message.aToB, exactIn: true, amount: BigInt(message.amount), threshold: 0n });
+      const tx = swapTransaction(chain, chain.genesis.actors.traders[message.id % 4]!, info, { aToB: message.aToB, exactIn: true, amount: BigInt(message.amount), threshold: 0n });
       const signature = chain.sendTransaction(tx);
       probes.set(message.id, { bytes: Buffer.from(decode(signature)), signature });
     } catch (err) {

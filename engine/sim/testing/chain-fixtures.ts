@@ -1,4 +1,4 @@
-import { buildTransaction, keypairFromSeed, type InstructionInput, type Keypair, type LookupTableInput } from '../../chain/transaction-builder.js';
+import { keypairFromSeed, type Keypair } from '../../chain/transaction-builder.js';
 import { SwapMode, quoteDlmmWithBins, quoteSwap, type DecodedPool, type Dex, type DlmmPool, type SwapResult } from '../../dex/index.js';
 import type { Trader } from '../actors.js';
 import type { LookupTableExtension } from '../address-lookup-tables.js';
@@ -6,7 +6,6 @@ import { SimChain, type SimChainOptions } from '../chain.js';
 import { USDC_MINT, WSOL_MINT } from '../known-accounts.js';
 import type { SimPoolInfo } from '../pool-genesis.js';
 import { SimRandom } from '../prng.js';
-import { swapArrays, swapInstruction } from '../swap-program.js';
 
 /** Test support: chains, swap transactions in the documented format, quotes on the chain's view. */
 
@@ -26,62 +25,13 @@ export function trader(chain: SimChain, i = 0): Trader {
   return chain.genesis.actors.traders[i]!;
 }
 
-export interface SwapArgs {
-  aToB: boolean;
-  exactIn: boolean;
-  amount: bigint;
-  threshold: bigint;
-  /** Arrays to pass; default: the three from the current one in the swap's direction. */
-  arrays?: string[];
-  /** Instructions before the swap (compute budget, tips). */
-  before?: InstructionInput[];
-  blockhash?: string;
-  /**
-   * Lookup tables to compile a v0 transaction with, in order of preference (each account is loaded
-   * through the first that holds it), read from the chain's current state. Legacy when absent.
-   */
-  lookupTables?: readonly string[];
-}
-
-/** A signed swap transaction of the simulator's documented format, paid by the trader. */
-export function swapTransaction(chain: SimChain, who: Trader, info: SimPoolInfo, args: SwapArgs): Uint8Array {
-  const pool = chain.pool(info.address)!.pool;
-  const ix = swapInstruction(
-    {
-      programId: info.programId,
-      trader: who.keypair.address,
-      pool: info.address,
-      vaultA: info.vaultA,
-      vaultB: info.vaultB,
-      traderTokenA: who.tokenAccounts.get(info.tokenA.mint)!,
-      traderTokenB: who.tokenAccounts.get(info.tokenB.mint)!,
-      ...(info.ammConfig !== undefined ? { ammConfig: info.ammConfig } : {}),
-      extra: args.arrays ?? swapArrays(info, pool, args.aToB),
-    },
-    { amount: args.amount, otherAmountThreshold: args.threshold, aToB: args.aToB, exactIn: args.exactIn },
-  );
-  return buildTransaction({
-    payer: who.keypair,
-    instructions: [...(args.before ?? []), ix],
-    recentBlockhash: args.blockhash ?? chain.latestBlockhash().blockhash,
-    ...(args.lookupTables !== undefined ? { lookupTables: currentLookupTables(chain, args.lookupTables) } : {}),
-  });
-}
+export { currentLookupTables, swapTransaction, type SwapArgs } from '../swap-transaction.js';
 
 /** The tables a router would compile a swap on `pool` with: the pool's table, then the shared one. */
 export function poolLookupTables(chain: SimChain, pool: string): string[] {
   const own = chain.lookupTableOf(pool);
   const shared = chain.lookupTableAddresses()[0]!;
   return own === undefined ? [shared] : [own, shared];
-}
-
-/** The tables' current addresses as the transaction builder takes them. */
-export function currentLookupTables(chain: SimChain, tables: readonly string[]): LookupTableInput[] {
-  return tables.map((address) => {
-    const state = chain.lookupTable(address);
-    if (state === null) throw new Error(`${address} is not a lookup table`);
-    return { address, addresses: state.addresses };
-  });
 }
 
 /**
