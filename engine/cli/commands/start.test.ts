@@ -51,7 +51,12 @@ describe('tidepool start (npm start), as a process', () => {
     let merged: Record<string, unknown> = {};
     for (let i = 0; i < 100 && merged['sourceClass'] !== 'SOURCE_CLASS_BOTH'; i++) {
       const { code, out } = await runExample(aggregatorExample);
-      expect(code).toBe(0);
+      if (code !== 0) {
+        // Until the aggregator's upstream subscriptions have delivered, a call may find no quote
+        // in time; that is the only failure allowed here.
+        expect((out['error'] as { code: string }).code).toMatch(/^(DEADLINE_EXCEEDED|UNAVAILABLE)$/);
+        continue;
+      }
       merged = out;
     }
     expect(merged['sourceClass']).toBe('SOURCE_CLASS_BOTH');
