@@ -38,7 +38,7 @@ export const base58Suite: Suite = {
     for (const { label, size, fresh } of cases) {
       let i = 0;
       // Fresh arrays are copied out of the buffer on every call, for every encoder alike.
-      const src = fresh ? (at: number): Uint8Array => buf.slice(at, at + size) : (at: number): Uint8Array => buf;
+      const src = fresh ? (at: number): Uint8Array => buf.slice(at, at + size) : (): Uint8Array => buf;
       const next = (): number => (i = (i + 1) & (SLOTS - 1)) * 64;
       const bench = new Bench({ time: 1500, warmupTime: 300 });
       bench.add('bs58', () => {

@@ -9,7 +9,7 @@
  *   Verify (nothing vouches for the quote, so the caller should check it); no quote: Skip.
  * - price_difference_pct = (external − local) / local × 100 when both are present, else 0.
  */
-import { QuoteSourceName, minOutputAmount, type WireQuote, type WireQuoteError } from '../quote/quote-wire.js';
+import { QuoteSourceName, minOutputAmount, type WireQuote, type WireQuoteError } from '../quote/index.js';
 import { scoreQuote, type ScoringOptions } from './confidence.js';
 import type { PairOraclePrice } from './contracts.js';
 import type { PairKey } from './request-validation.js';

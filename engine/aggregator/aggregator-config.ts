@@ -5,11 +5,11 @@
  * shared loader's (flag > environment variable > config file > default; ARCHITECTURE.md §3).
  * OTEL_EXPORTER_OTLP_ENDPOINT is read by engine/obs/tracing.ts, not here.
  */
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
-import { bool, busServer, duration, hostPort, num, oneOf, port, str, url } from '../config/setting-types.js';
-import { authIssues, authSchema } from '../auth/auth-config.js';
+import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { bool, busServer, duration, hostPort, num, oneOf, port, str, url } from '../config/index.js';
+import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { LOG_LEVELS } from '../obs/logger.js';
+import { LOG_LEVELS } from '../obs/index.js';
 
 /** Spec 01 ports and upstream defaults. */
 export const DEFAULT_AGGREGATOR_HTTP_PORT = 8080;

@@ -12,10 +12,10 @@ import type { ServiceDefinition } from '@grpc/proto-loader';
 import type { Logger } from 'pino';
 
 import { ErrorCode, TpError } from '../errors.js';
-import { LogThrottle } from '../obs/log-throttle.js';
-import { tracer } from '../obs/tracing.js';
+import { LogThrottle } from '../obs/index.js';
+import { tracer } from '../obs/index.js';
 import { loadTidepoolProto } from '../proto.js';
-import { QuoteSourceName, type WireQuote, type WireQuoteError } from '../quote/quote-wire.js';
+import { QuoteSourceName, type WireQuote, type WireQuoteError } from '../quote/index.js';
 import { aggregate, withSlippage, type SourceSide } from './aggregate.js';
 import { GET_AGGREGATED_QUOTE_TIMEOUT_MS, type AggregatorConfig } from './aggregator-config.js';
 import type { AggregatorMetrics } from './aggregator-metrics.js';

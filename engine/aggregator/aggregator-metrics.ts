@@ -5,8 +5,8 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-import { LATENCY_SECONDS_BUCKETS } from '../obs/buckets.js';
-import { createMetricsRegistry, type MetricsRegistryOptions } from '../obs/registry.js';
+import { LATENCY_SECONDS_BUCKETS } from '../obs/index.js';
+import { createMetricsRegistry, type MetricsRegistryOptions } from '../obs/index.js';
 import type { RoutePublisherStats } from './contracts.js';
 import type { WireUpstreamStatus } from './wire-types.js';
 

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 
-import { createGrpcAuth } from '../auth/grpc-auth.js';
+import { createGrpcAuth } from '../auth/index.js';
 import type { AggregatorConfig } from './aggregator-config.js';
 import { AggregatorCore } from './aggregator-core.js';
 import { AggregatorMetrics } from './aggregator-metrics.js';

@@ -2,7 +2,7 @@
  * GetConfidenceBreakdown's answer (aggregator.proto ConfidenceResponse) from an aggregated quote:
  * each source's quote, score, decision and factors, and the thresholds that made the decision.
  */
-import { QuoteSourceName, type WireQuote, type WireQuoteError } from '../quote/quote-wire.js';
+import { QuoteSourceName, type WireQuote, type WireQuoteError } from '../quote/index.js';
 import { DECISION_THRESHOLDS } from './confidence.js';
 import type { WireAggregatedQuote, WireConfidenceScore } from './wire-types.js';
 

@@ -4,7 +4,7 @@
  * ARCHITECTURE.md §3 map it to a decision. The curves are documented in ./README.md.
  * An input that cannot be measured (no pool age, no oracle price) scores a neutral 0.5.
  */
-import type { WireQuote } from '../quote/quote-wire.js';
+import type { WireQuote } from '../quote/index.js';
 import type { PairOraclePrice } from './contracts.js';
 import { DecisionName, FactorKindName, type WireConfidenceFactor, type WireConfidenceScore } from './wire-types.js';
 

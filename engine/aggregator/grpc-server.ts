@@ -12,12 +12,12 @@ import type { ServiceDefinition } from '@grpc/proto-loader';
 import { context as otelContext, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 
-import { guardStream, guardUnary, type GrpcAuth } from '../auth/grpc-auth.js';
+import { guardStream, guardUnary, type GrpcAuth } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { grpcMetadataGetter } from '../obs/trace-context.js';
-import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
+import { grpcMetadataGetter } from '../obs/index.js';
+import { rpcAttributes, rpcSpanName, tracer } from '../obs/index.js';
 import { loadTidepoolProto } from '../proto.js';
-import type { WireBatchQuoteRequest, WireQuoteRequest } from '../quote/quote-wire.js';
+import type { WireBatchQuoteRequest, WireQuoteRequest } from '../quote/index.js';
 import type { AggregatorCore } from './aggregator-core.js';
 import { RequestKind } from './aggregator-stats.js';
 import { confidenceResponse } from './confidence-breakdown.js';

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { ErrorCode } from '../errors.js';
-import { closeServer, listenOn, requestTarget } from '../obs/http-listen.js';
+import { closeServer, listenOn, requestTarget } from '../obs/index.js';
 import { ServingStatusName } from './wire-types.js';
 
 export interface AggregatorHttpHandlers {

@@ -11,3 +11,5 @@ export type { OraclePriceSource, PairOraclePrice, RoutePublisher, RoutePublisher
 export { disabledRoutePublisher } from './disabled-publisher.js';
 export { CONFIDENCE_WEIGHTS, DECISION_THRESHOLDS, decisionFor, scoreQuote } from './confidence.js';
 export { SWAP_ROUTE_SUBJECT, pairId, routeHash, encodeSwapRouteEvent, decodeSwapRouteEvent, type SwapRouteEventFields } from './swap-route-event.js';
+export { OraclePrices } from './oracle-prices.js';
+export { SwapRoutePublisher } from './route-publisher.js';

@@ -18,8 +18,8 @@
  */
 import { Pool } from 'undici';
 
-import type { Logger } from '../obs/logger.js';
-import { LogThrottle } from '../obs/log-throttle.js';
+import type { Logger } from '../obs/index.js';
+import { LogThrottle } from '../obs/index.js';
 import type { OraclePriceSource, PairOraclePrice } from './contracts.js';
 
 export const DEFAULT_ORACLE_INTERVAL_MS = 1_000;

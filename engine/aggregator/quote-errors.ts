@@ -6,7 +6,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
 import { ErrorCode, TpError } from '../errors.js';
-import type { WireQuoteError } from '../quote/quote-wire.js';
+import type { WireQuoteError } from '../quote/index.js';
 
 /** The source did not answer within its timeout (GetAggregatedQuote). */
 export function deadlineError(source: string, timeoutMs: number): WireQuoteError {

@@ -14,7 +14,7 @@
  * would otherwise be compared, scored and published on prices minutes old. The bound tolerates
  * modest clock skew between the upstream's host and ours.
  */
-import type { WireQuote, WireQuoteError } from '../quote/quote-wire.js';
+import type { WireQuote, WireQuoteError } from '../quote/index.js';
 
 /** Spec rule: the staleness window for an upstream update interval. */
 export function staleAfterMs(updateIntervalMs: number): number {

@@ -4,9 +4,9 @@
  * slippage 0 to 10,000 bps. A violation is TpError(TP_ERR_BAD_PARAMETER) naming the field; the gRPC
  * server answers it with INVALID_ARGUMENT.
  */
-import { isPubkey } from '../chain/base58.js';
+import { isPubkey } from '../chain/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import type { WireBatchQuoteRequest, WirePairAmount, WireQuoteRequest } from '../quote/quote-wire.js';
+import type { WireBatchQuoteRequest, WirePairAmount, WireQuoteRequest } from '../quote/index.js';
 import { pairId } from './swap-route-event.js';
 
 export const MAX_PAIRS_PER_REQUEST = 1000;

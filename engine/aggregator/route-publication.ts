@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 
-import { QuoteSourceName } from '../quote/quote-wire.js';
+import { QuoteSourceName } from '../quote/index.js';
 import type { RoutePublisher } from './contracts.js';
 import { Decision, QuoteSource, type SwapRouteEventFields, type SwapRouteHop } from './swap-route-event.js';
 import { DecisionName, SourceClassName, type WireAggregatedQuote } from './wire-types.js';
@@ -25,7 +25,6 @@ export function swapRouteEventFields(quote: WireAggregatedQuote): SwapRouteEvent
   const local = quote.localQuote!;
   const external = quote.externalQuote!;
   const bestIsExternal = quote.bestSource === QuoteSourceName.External;
-  const best = bestIsExternal ? external : local;
   const hops: SwapRouteHop[] = quote.route.map((h) => ({
     pool: h.pool,
     dex: h.dex,

@@ -26,10 +26,10 @@
 import * as flatbuffers from 'flatbuffers';
 import { DebugEvents, Events, type JetStreamClient, type NatsConnection } from 'nats';
 
-import { BusConnection } from '../bus/connection.js';
-import { ensureSwapRoutesStream, swapRoutesStreamSpec } from '../bus/swap-route-stream.js';
-import type { Logger } from '../obs/logger.js';
-import { LogThrottle } from '../obs/log-throttle.js';
+import { BusConnection } from '../bus/index.js';
+import { ensureSwapRoutesStream, swapRoutesStreamSpec } from '../bus/index.js';
+import type { Logger } from '../obs/index.js';
+import { LogThrottle } from '../obs/index.js';
 import type { RoutePublisher, RoutePublisherStats } from './contracts.js';
 import { SwapRouteEvent as FbSwapRouteEvent } from './generated/swap-route-event_generated.js';
 import { encodeSwapRouteEvent, SWAP_ROUTE_SUBJECT, type SwapRouteEventFields } from './swap-route-event.js';

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import * as flatbuffers from 'flatbuffers';
 import { ErrorCode, TpError } from '../errors.js';
-import { pairId } from '../quote/quote-wire.js';
+import { pairId } from '../quote/index.js';
 import {
   Decision as FbDecision,
   QuoteSource as FbQuoteSource,

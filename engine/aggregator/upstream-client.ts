@@ -27,12 +27,12 @@ import * as grpc from '@grpc/grpc-js';
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 
-import { LogThrottle } from '../obs/log-throttle.js';
-import { setBearerToken } from '../auth/grpc-auth.js';
-import { grpcMetadataSetter } from '../obs/trace-context.js';
-import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
+import { LogThrottle } from '../obs/index.js';
+import { setBearerToken } from '../auth/index.js';
+import { grpcMetadataSetter } from '../obs/index.js';
+import { rpcAttributes, rpcSpanName, tracer } from '../obs/index.js';
 import { loadTidepoolProto } from '../proto.js';
-import { pairId, type QuoteSourceName, type WireQuote } from '../quote/quote-wire.js';
+import { pairId, type QuoteSourceName, type WireQuote } from '../quote/index.js';
 import { MAX_PAIRS_PER_REQUEST, type PairKey } from './request-validation.js';
 import { routeHash } from './swap-route-event.js';
 import { UpstreamStateName, type WireUpstreamStatus } from './wire-types.js';

@@ -5,7 +5,7 @@
  * quote.proto's messages (Quote, RouteHop, QuoteError, PairAmount, the requests) and QuoteSource are
  * in engine/quote/quote-wire.ts, shared with both upstream services.
  */
-import type { QuoteSourceName, WireQuote, WireQuoteError, WireRouteHop } from '../quote/quote-wire.js';
+import type { QuoteSourceName, WireQuote, WireQuoteError, WireRouteHop } from '../quote/index.js';
 
 export const DecisionName = {
   Unspecified: 'DECISION_UNSPECIFIED',

@@ -4,13 +4,13 @@
  * aggregator itself. `tidepool aggregator` runs it alone; `tidepool start` beside the engine and the
  * external quote service. Tracing is the process's (initTracing), not the app's.
  */
-import type { AggregatorConfig } from '../aggregator/aggregator-config.js';
-import { createAggregator, type Aggregator, type AggregatorPorts } from '../aggregator/aggregator.js';
-import type { RoutePublisher } from '../aggregator/contracts.js';
-import { disabledRoutePublisher } from '../aggregator/disabled-publisher.js';
-import { OraclePrices } from '../aggregator/oracle-prices.js';
-import { SwapRoutePublisher } from '../aggregator/route-publisher.js';
-import type { Logger } from '../obs/logger.js';
+import type { AggregatorConfig } from '../aggregator/index.js';
+import { createAggregator, type Aggregator, type AggregatorPorts } from '../aggregator/index.js';
+import type { RoutePublisher } from '../aggregator/index.js';
+import { disabledRoutePublisher } from '../aggregator/index.js';
+import { OraclePrices } from '../aggregator/index.js';
+import { SwapRoutePublisher } from '../aggregator/index.js';
+import type { Logger } from '../obs/index.js';
 
 export interface AggregatorApp {
   readonly aggregator: Aggregator;

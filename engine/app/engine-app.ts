@@ -6,15 +6,15 @@
  *   scanner HTTP :8081 · scanner metrics :9091.
  * `tidepool engine` runs it against real endpoints; `tidepool start` runs it under the simulator.
  */
-import { CachePoolStateSink } from '../cache/cache-sink.js';
-import { redactedValues, type LoadedConfig } from '../config/loader.js';
-import type { Logger } from '../obs/logger.js';
-import type { RpcPoolLoader } from '../pools/rpc-pool-loader.js';
-import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote/quote-config.js';
-import { PoolRefresher } from '../quote/pool-refresher.js';
-import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/quote-service.js';
-import type { ScannerConfig } from '../scanner/scanner-config.js';
-import type { Scanner } from '../scanner/scanner.js';
+import { CachePoolStateSink } from '../cache/index.js';
+import { redactedValues, type LoadedConfig } from '../config/index.js';
+import type { Logger } from '../obs/index.js';
+import type { RpcPoolLoader } from '../pools/index.js';
+import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote/index.js';
+import { PoolRefresher } from '../quote/index.js';
+import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/index.js';
+import type { ScannerConfig } from '../scanner/index.js';
+import type { Scanner } from '../scanner/index.js';
 import { engineSchema, type EngineConfig } from './engine-config.js';
 import { createAccountReads, createPoolLoader, createScannerService } from './scanner-service.js';
 

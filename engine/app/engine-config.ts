@@ -9,12 +9,12 @@
  * - No bus settings: in one process the scanner feeds the cache directly (ARCHITECTURE §1); the
  *   split deployment's services keep theirs.
  */
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
-import { port } from '../config/setting-types.js';
-import { authIssues } from '../auth/auth-config.js';
+import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { port } from '../config/index.js';
+import { authIssues } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { quoteSchema } from '../quote/quote-config.js';
-import { scannerSchema } from '../scanner/scanner-config.js';
+import { quoteSchema } from '../quote/index.js';
+import { scannerSchema } from '../scanner/index.js';
 
 const {
   'metrics.prometheusPort': _scannerMetricsPort,

@@ -14,16 +14,16 @@
  * Several replicas: give each its own BUS_CONSUMER_NAME, so each sees every update (one shared
  * durable would split the updates among them; see engine/bus/pool-updates.ts).
  */
-import type { PoolCache } from '../cache/pool-cache.js';
-import { BusConnection, disabledBusStatus } from '../bus/connection.js';
-import { PoolUpdateConsumer } from '../bus/pool-update-consumer.js';
-import type { Logger } from '../obs/logger.js';
-import type { PoolLoader } from '../pools/types.js';
-import { PoolContextReader } from '../quote/pool-context-reader.js';
-import { PoolRefresher } from '../quote/pool-refresher.js';
-import type { QuoteServiceConfig } from '../quote/quote-config.js';
-import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/quote-service.js';
-import { fallbackLoaderFromConfig } from '../quote/rpc-loader.js';
+import type { PoolCache } from '../cache/index.js';
+import { BusConnection, disabledBusStatus } from '../bus/index.js';
+import { PoolUpdateConsumer } from '../bus/index.js';
+import type { Logger } from '../obs/index.js';
+import type { PoolLoader } from '../pools/index.js';
+import { PoolContextReader } from '../quote/index.js';
+import { PoolRefresher } from '../quote/index.js';
+import type { QuoteServiceConfig } from '../quote/index.js';
+import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/index.js';
+import { fallbackLoaderFromConfig } from '../quote/index.js';
 
 export interface QuoteAppOptions {
   logger: Logger;

@@ -9,14 +9,14 @@
  * because the quote service quotes from the decoded pool account and the event only carries it in
  * `state.rawData` (see engine/quote/pool-context-reader.ts for the accounts beside it).
  */
-import { redactedValues, setting, type LoadedConfig } from '../config/loader.js';
-import { bool } from '../config/setting-types.js';
-import { BusConnection } from '../bus/connection.js';
-import { PoolUpdatePublisher } from '../bus/pool-update-publisher.js';
-import { poolUpdatesStreamSpec } from '../bus/pool-updates.js';
-import { ensureStream } from '../bus/stream-setup.js';
-import type { Logger } from '../obs/logger.js';
-import { scannerSchema } from '../scanner/scanner-config.js';
+import { redactedValues, setting, type LoadedConfig } from '../config/index.js';
+import { bool } from '../config/index.js';
+import { BusConnection } from '../bus/index.js';
+import { PoolUpdatePublisher } from '../bus/index.js';
+import { poolUpdatesStreamSpec } from '../bus/index.js';
+import { ensureStream } from '../bus/index.js';
+import type { Logger } from '../obs/index.js';
+import { scannerSchema } from '../scanner/index.js';
 import { createAccountReads, createPoolLoader, createScannerService, type ScannerService } from './scanner-service.js';
 
 export const scannerServiceSchema = {

@@ -5,19 +5,19 @@
  * loader, the Scanner with its parse workers, its HTTP port (/health, /stats, /config, POST
  * /config/pools) and its metrics port.
  */
-import { MetricsHttpServer } from '../quote/metrics-http-server.js';
-import { metricsResponse } from '../quote/ops-endpoints.js';
-import { createDecoderRegistry } from '../dex/registry.js';
-import type { Logger } from '../obs/logger.js';
-import { createScannerMetrics, type ScannerMetrics } from '../obs/scanner-metrics.js';
-import { RpcPoolLoader } from '../pools/rpc-pool-loader.js';
-import { AccountFetcher, type AccountReader } from '../rpc/account-fetcher.js';
-import { RpcClient } from '../rpc/rpc-client.js';
-import { WorkerAccountFetcher } from '../rpc/worker-account-fetcher.js';
-import { LookupTableCache } from '../scanner/lookup-tables.js';
-import { blockStreamSettings, dexPrograms, type ScannerConfig } from '../scanner/scanner-config.js';
-import { ScannerHttpServer } from '../scanner/scanner-http.js';
-import { Scanner, type PoolStateSink } from '../scanner/scanner.js';
+import { MetricsHttpServer } from '../quote/index.js';
+import { metricsResponse } from '../quote/index.js';
+import { createDecoderRegistry } from '../dex/index.js';
+import type { Logger } from '../obs/index.js';
+import { createScannerMetrics, type ScannerMetrics } from '../obs/index.js';
+import { RpcPoolLoader } from '../pools/index.js';
+import { AccountFetcher, type AccountReader } from '../rpc/index.js';
+import { RpcClient } from '../rpc/index.js';
+import { WorkerAccountFetcher } from '../rpc/index.js';
+import { LookupTableCache } from '../scanner/index.js';
+import { blockStreamSettings, dexPrograms, type ScannerConfig } from '../scanner/index.js';
+import { ScannerHttpServer } from '../scanner/index.js';
+import { Scanner, type PoolStateSink } from '../scanner/index.js';
 
 export interface AccountReads {
   readonly fetcher: AccountReader;

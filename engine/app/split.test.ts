@@ -232,7 +232,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
       expect(scannerHealth.status).toBe(503);
       expect(await scannerHealth.json()).toMatchObject({ status: 'bus_unavailable', connected: true, bus: 'connecting' });
       // Nothing arrives over the bus any more: once stale, the quote comes from the RPC fallback.
-      const body = await eventually(async () => {
+      await eventually(async () => {
         const q = await quote(base, WSOL_MINT, USDC_MINT, 1_000_000_000n);
         return 'source' in q && q.source === 'rpc' ? q : undefined;
       }, 15_000, 'an RPC quote');

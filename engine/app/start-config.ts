@@ -18,13 +18,13 @@
  * - Left at their defaults, the aggregator's upstream addresses are the engine's and the external
  *   service's bound gRPC ports, and the external provider and the oracle are the simulator's.
  */
-import { aggregatorSchema, type AggregatorConfig } from '../aggregator/aggregator-config.js';
-import { AUTH_KEYS, authIssues } from '../auth/auth-config.js';
+import { aggregatorSchema, type AggregatorConfig } from '../aggregator/index.js';
+import { AUTH_KEYS, authIssues } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import type { ConfigSchema, ConfigValues, LoadedConfig, SettingDef } from '../config/loader.js';
-import { externalSchema, type ExternalQuotesConfig } from '../external/external-config.js';
-import { simSchema } from '../sim/sim-config.js';
-import type { SimEndpoints } from '../sim/simulator.js';
+import type { ConfigSchema, ConfigValues, LoadedConfig, SettingDef } from '../config/index.js';
+import { externalSchema, type ExternalQuotesConfig } from '../external/index.js';
+import { simSchema } from '../sim/index.js';
+import type { SimEndpoints } from '../sim/index.js';
 import { checkEngineConfig, engineSchema, type EngineConfig } from './engine-config.js';
 
 function prefixFlags<S extends ConfigSchema>(schema: S, prefix: string): S {

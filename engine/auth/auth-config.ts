@@ -14,8 +14,8 @@
  */
 import { isIP } from 'node:net';
 
-import { setting } from '../config/loader.js';
-import { oneOf, str } from '../config/setting-types.js';
+import { setting } from '../config/index.js';
+import { oneOf, str } from '../config/index.js';
 
 export const AUTH_MODES = ['auto', 'on', 'off'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];

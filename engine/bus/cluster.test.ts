@@ -263,7 +263,7 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)(`three-node JetStream cluster
       } catch (err) {
         const ci = await settled(() => jsm.consumers.info(stream, 'quote-service'));
         const si = await settled(() => jsm.streams.info(stream));
-        throw new Error(`${String(err)}: handled ${handled.size}/${acked.size}, consumer ${JSON.stringify(consumer.stats)}, server consumer delivered ${JSON.stringify(ci.delivered)} ack floor ${JSON.stringify(ci.ack_floor)} pending ${ci.num_pending} ack pending ${ci.num_ack_pending} waiting ${ci.num_waiting} cluster ${JSON.stringify(ci.cluster)}; stream ${JSON.stringify(si.state)}`);
+        throw new Error(`${String(err)}: handled ${handled.size}/${acked.size}, consumer ${JSON.stringify(consumer.stats)}, server consumer delivered ${JSON.stringify(ci.delivered)} ack floor ${JSON.stringify(ci.ack_floor)} pending ${ci.num_pending} ack pending ${ci.num_ack_pending} waiting ${ci.num_waiting} cluster ${JSON.stringify(ci.cluster)}; stream ${JSON.stringify(si.state)}`, { cause: err });
       }
       // The cache holds each pool at its newest slot (the slot rule over every event).
       for (let p = 0; p < pools.length; p++) {

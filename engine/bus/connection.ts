@@ -16,8 +16,8 @@
  */
 import { connect, Events, DebugEvents, type NatsConnection, type JetStreamClient, type JetStreamManager } from 'nats';
 
-import type { Logger } from '../obs/logger.js';
-import { Backoff, Jitter } from '../scanner/backoff.js';
+import type { Logger } from '../obs/index.js';
+import { Backoff, Jitter } from '../scanner/index.js';
 
 export const BusStatus = {
   Connecting: 'connecting',

@@ -30,7 +30,7 @@
 import { headers as natsHeaders, type ConsumerMessages, type JetStreamClient, type JsMsg, type MsgHdrs, type NatsConnection } from 'nats';
 import { Counter, type Registry } from 'prom-client';
 
-import type { Logger } from '../obs/logger.js';
+import type { Logger } from '../obs/index.js';
 import { ensureStream, NS_PER_SECOND, Retention, Storage, type StreamSpec } from './stream-setup.js';
 
 export const DEAD_LETTER_STREAM = 'DEAD_LETTERS';

@@ -12,8 +12,8 @@
  */
 import { ConsumerEvents, DeliverPolicy, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 
-import type { Logger } from '../obs/logger.js';
-import { Backoff } from '../scanner/backoff.js';
+import type { Logger } from '../obs/index.js';
+import { Backoff } from '../scanner/index.js';
 import type { BusConnection } from './connection.js';
 import { poolUpdatesConsumerSpec, poolUpdatesStreamSpec, type PoolUpdatesStreamOptions } from './pool-updates.js';
 import { ensureConsumer, ensureStream } from './stream-setup.js';

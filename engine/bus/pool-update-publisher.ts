@@ -13,9 +13,9 @@
 import { NatsError, type JetStreamClient } from 'nats';
 
 import { ErrorCode, TpError } from '../errors.js';
-import type { LoadedPool } from '../pools/types.js';
-import type { PoolStateUpdateEvent } from '../scanner/pool-state-event.js';
-import type { PoolStateSink } from '../scanner/scanner.js';
+import type { LoadedPool } from '../pools/index.js';
+import type { PoolStateUpdateEvent } from '../scanner/index.js';
+import type { PoolStateSink } from '../scanner/index.js';
 import type { BusConnection } from './connection.js';
 import { POOL_UPDATES_SUBJECT_ROOT, poolUpdateSubject } from './pool-updates.js';
 

@@ -18,7 +18,7 @@
  * `subjectRoot` exists for tests, which run beside a developer's own POOL_UPDATES stream on the same
  * server (two streams may not share subjects).
  */
-import { poolStateSubject } from '../scanner/pool-state-event.js';
+import { poolStateSubject } from '../scanner/index.js';
 import { NS_PER_MS, Retention, Storage, type ConsumerSpec, type StreamSpec } from './stream-setup.js';
 
 export const POOL_UPDATES_STREAM = 'POOL_UPDATES';

@@ -17,11 +17,11 @@
  */
 import {
   AckPolicy,
-  DeliverPolicy,
+  type DeliverPolicy,
   DiscardPolicy,
   NatsError,
-  RetentionPolicy,
-  StorageType,
+  type RetentionPolicy,
+  type StorageType,
   type ConsumerConfig,
   type ConsumerInfo,
   type JetStreamManager,

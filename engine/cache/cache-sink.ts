@@ -4,9 +4,9 @@
  * the event was built from, so no JSON crosses between the scanner and the cache. The split
  * deployment puts the bus between them instead; both end in the same `PoolCache.upsert`.
  */
-import type { LoadedPool } from '../pools/types.js';
-import type { PoolStateUpdateEvent } from '../scanner/pool-state-event.js';
-import type { PoolStateSink } from '../scanner/scanner.js';
+import type { LoadedPool } from '../pools/index.js';
+import type { PoolStateUpdateEvent } from '../scanner/index.js';
+import type { PoolStateSink } from '../scanner/index.js';
 import { poolStateOfLoaded } from './loaded-pool-state.js';
 import type { PoolCache } from './pool-cache.js';
 import type { UpsertOutcome } from './types.js';

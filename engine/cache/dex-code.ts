@@ -2,7 +2,7 @@
  * One-byte codes for the spec's DEX identifiers, stored in the cache's `dex` Uint8Array.
  * 0 is never a valid DEX: it marks a free slot.
  */
-import { Dex } from '../dex/types.js';
+import { Dex } from '../dex/index.js';
 
 export const DexCode = {
   None: 0,

@@ -20,3 +20,5 @@ export {
   type PoolEntry,
   type PoolStateUpdate,
 } from './types.js';
+export { CachePoolStateSink } from './cache-sink.js';
+export { poolStateOfLoaded } from './loaded-pool-state.js';

@@ -1,5 +1,5 @@
-import { reservesOf } from '../pools/reserves.js';
-import type { LoadedPool } from '../pools/types.js';
+import { reservesOf } from '../pools/index.js';
+import type { LoadedPool } from '../pools/index.js';
 import type { PoolStateUpdate } from './types.js';
 
 /**

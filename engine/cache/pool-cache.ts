@@ -12,8 +12,8 @@
  * Single-threaded: the main thread owns the cache (ARCHITECTURE §1).
  */
 import { ErrorCode, TpError } from '../errors.js';
-import { Dex, type DecodedPool, type SwapContext } from '../dex/types.js';
-import { compactSwapContext } from '../dex/compact-context.js';
+import { Dex, type DecodedPool, type SwapContext } from '../dex/index.js';
+import { compactSwapContext } from '../dex/index.js';
 import { DexCode, dexCodeOf, dexOf } from './dex-code.js';
 import { InternTable, NO_ID } from './intern-table.js';
 import { PairIndex } from './pair-index.js';

@@ -2,7 +2,7 @@
  * The pool cache's public shapes: what goes in (a pool state update), what comes out (an entry,
  * statistics) and the slot-rule outcome of an upsert.
  */
-import type { DecodedPool, Dex, SwapContext } from '../dex/types.js';
+import type { DecodedPool, Dex, SwapContext } from '../dex/index.js';
 
 /** What `upsert` did with an update: the rows of spec 02's cache entry state table. */
 export const UpsertOutcome = {

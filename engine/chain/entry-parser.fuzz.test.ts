@@ -311,7 +311,7 @@ function checkOne(bytes: Uint8Array, prng: Prng, outs: Outputs[], parsers: Retur
     try {
       outs[i]!.run(parsers[i]!.parse, bytes, ROOMY);
     } catch (err) {
-      throw new Error(`${where}: ${parsers[i]!.name} threw ${String(err)} on ${hex(bytes)}`);
+      throw new Error(`${where}: ${parsers[i]!.name} threw ${String(err)} on ${hex(bytes)}`, { cause: err });
     }
   }
   const first = outs[0]!;

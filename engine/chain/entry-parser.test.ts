@@ -17,7 +17,7 @@ import {
   TX_STRIDE,
   VERSION_LEGACY,
 } from './parse-layout.js';
-import { ByteWriter, legacyTx, v0Tx, writeBatch, writeTx, type CraftedTx } from './testing/batch-writer.js';
+import { ByteWriter, legacyTx, v0Tx, writeBatch, type writeTx, type CraftedTx } from './testing/batch-writer.js';
 
 interface Caps {
   entries: number;

@@ -49,3 +49,8 @@ export {
   type CompiledMessage,
 } from './transaction-builder.js';
 export { findProgramAddress, createProgramAddress, isOnCurve, type Seed } from './pda.js';
+export { isPubkey } from './base58.js';
+export { firstSignatureBytes } from './first-signature.js';
+export { readInstructions, readLookups } from './message-sections.js';
+export { encodeBase58Fast } from './native-base58.js';
+export { parseEntries } from './native-parser.js';

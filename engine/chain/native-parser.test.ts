@@ -91,8 +91,6 @@ function hex(bytes: Uint8Array, max = 160): string {
   return Buffer.from(bytes.subarray(0, max)).toString('hex') + (bytes.length > max ? '...' : '');
 }
 
-const tsOnly = [{ name: 'typescript', parse: parseEntriesInto }];
-const bothParsers = native === null ? tsOnly : [...tsOnly, { name: 'native', parse: native }];
 
 // ---- hand-made vectors
 

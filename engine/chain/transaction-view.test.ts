@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { ErrorCode, isTpError, TpError } from '../errors.js';
+import { ErrorCode, isTpError, type TpError } from '../errors.js';
 import * as base58 from './base58.js';
 import { EntryBatchIndex } from './entry-batch-index.js';
 import { encodeEntries, type EntryInput } from './entry-encoder.js';

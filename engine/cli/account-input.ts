@@ -16,6 +16,13 @@ export interface AccountInput {
  * - a `solana account --output json` dump: `{"pubkey":…,"account":{"data":[b64,"base64"],"owner":…}}`
  * Anything else is taken as the account's bytes in `encoding` (raw, base64 or hex).
  */
+/** An account as `getAccountInfo` returns it (whole answer or its value) or as a dump holds it. */
+interface AccountJson {
+  data?: unknown;
+  owner?: unknown;
+}
+type DumpJson = AccountJson & { pubkey?: unknown; result?: { value?: AccountJson | null }; account?: AccountJson };
+
 export async function readAccountInput(path: string, encoding: string, io: CliIo): Promise<AccountInput> {
   const input = await readInput(path, io);
   const text = input.subarray(0, 1).toString() === '{' ? input.toString('utf8') : undefined;
@@ -26,7 +33,7 @@ export async function readAccountInput(path: string, encoding: string, io: CliIo
   } catch (err) {
     throw new TpError(ErrorCode.Usage, `${path} looks like JSON but does not parse: ${(err as Error).message}`);
   }
-  const obj = json as Record<string, any>;
+  const obj = json as DumpJson;
   const value = obj.result?.value ?? obj.account ?? (obj.data !== undefined ? obj : undefined);
   if (obj.result !== undefined && obj.result.value === null) {
     throw new TpError(ErrorCode.Usage, `${path}: the account does not exist (getAccountInfo returned null)`);

@@ -3,9 +3,9 @@
  * FILE`, defaults, in that order), the options section of its help, and the run-until-signal end
  * (SIGTERM or Ctrl-C → close, log, exit 0).
  */
-import { parseCommandLine, type CommandOption } from '../config/command-line.js';
-import { describeSchema, loadConfig, type ConfigSchema, type LoadedConfig, type LoadOptions } from '../config/loader.js';
-import type { Logger } from '../obs/logger.js';
+import { parseCommandLine, type CommandOption } from '../config/index.js';
+import { describeSchema, loadConfig, type ConfigSchema, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import type { Logger } from '../obs/index.js';
 import type { CliIo } from './command.js';
 import { waitForShutdown } from './shutdown.js';
 

@@ -4,3 +4,4 @@ export { parseCommandLine } from './command-line.js';
 export type { CommandOption, ParsedCommandLine } from './command-line.js';
 export * as types from './setting-types.js';
 export { SettingIssue } from './setting-types.js';
+export { bool, busServer, duration, hostPort, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from './setting-types.js';

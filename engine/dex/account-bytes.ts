@@ -5,7 +5,7 @@
  * up front, so single reads do not re-check bounds. Writers are for the encoders (the simulator
  * writes accounts with them). Pubkeys are read and written as base58 text.
  */
-import * as base58 from '../chain/base58.js';
+import { base58 } from '../chain/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Dex } from './types.js';
 

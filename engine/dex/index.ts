@@ -128,3 +128,4 @@ export {
   type PoolSwapState,
 } from './pool-accounts.js';
 export { TOKEN_ACCOUNT_SIZE, tokenAccountAmount } from './token-account.js';
+export { compactBinArray, compactSwapContext, compactTickArray } from './compact-context.js';

@@ -15,8 +15,8 @@
  * taken instead. An array that does not exist is simply absent from the context: the swap math
  * refuses with insufficient_liquidity_data once a swap would run past the data it was given.
  */
-import * as base58 from '../chain/base58.js';
-import { findProgramAddress } from '../chain/pda.js';
+import { base58 } from '../chain/index.js';
+import { findProgramAddress } from '../chain/index.js';
 import { withAmmConfig } from './clmm/amm-config.js';
 import { CLMM_TICK_ARRAY_SIZE } from './clmm/tick-array.js';
 import { MAX_TICK, MIN_TICK } from './concentrated/tick-math.js';

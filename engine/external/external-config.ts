@@ -5,11 +5,11 @@
  */
 import { isIP } from 'node:net';
 
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
-import { duration, num, oneOf, port, str, url } from '../config/setting-types.js';
-import { authIssues, authSchema } from '../auth/auth-config.js';
+import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { duration, num, oneOf, port, str, url } from '../config/index.js';
+import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { LOG_LEVELS } from '../obs/logger.js';
+import { LOG_LEVELS } from '../obs/index.js';
 
 export const DEFAULT_EXTERNAL_GRPC_PORT = 50053;
 export const DEFAULT_EXTERNAL_METRICS_PORT = 9093;

@@ -16,10 +16,10 @@
  *   gets an UNAVAILABLE error quote, once per poll interval. Half-open: one trial request at a time.
  * - Each result (quote or error quote) becomes the pair's latest and goes to the listeners.
  */
-import { CircuitBreaker, CircuitState } from '../quote/circuit-breaker.js';
-import type { StreamPair } from '../quote/quote-stream-request.js';
-import { LogThrottle } from '../obs/log-throttle.js';
-import type { Logger } from '../obs/logger.js';
+import { type CircuitBreaker, CircuitState } from '../quote/index.js';
+import type { StreamPair } from '../quote/index.js';
+import { LogThrottle } from '../obs/index.js';
+import type { Logger } from '../obs/index.js';
 import { ExternalError, errorPolledQuote, polledQuote, type PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';
 import { PairRegistry, type PairEntry } from './pair-registry.js';

@@ -17,10 +17,10 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 
-import type { GrpcAuth } from '../auth/grpc-auth.js';
-import type { Logger } from '../obs/logger.js';
-import type { StreamRequest } from '../quote/quote-stream-request.js';
-import { StreamCalls } from '../quote/stream-calls.js';
+import type { GrpcAuth } from '../auth/index.js';
+import type { Logger } from '../obs/index.js';
+import type { StreamRequest } from '../quote/index.js';
+import { StreamCalls } from '../quote/index.js';
 import type { PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';
 import type { ExternalPoller } from './external-poller.js';

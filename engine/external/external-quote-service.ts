@@ -3,10 +3,10 @@
  * provider client, the circuit breaker, the provider tracker, the poller, the gRPC server (:50053)
  * and the metrics port (/metrics, /health on :9093).
  */
-import { createGrpcAuth } from '../auth/grpc-auth.js';
+import { createGrpcAuth } from '../auth/index.js';
 import { ErrorCode } from '../errors.js';
-import { createLogger, type Logger } from '../obs/logger.js';
-import { CircuitBreaker, CircuitState, type CircuitBreakerOptions } from '../quote/circuit-breaker.js';
+import { createLogger, type Logger } from '../obs/index.js';
+import { CircuitBreaker, CircuitState, type CircuitBreakerOptions } from '../quote/index.js';
 import { providerNameOf, type ExternalQuotesConfig } from './external-config.js';
 import { ExternalHttpServer, HealthStatus, type ExternalHealth } from './external-http-server.js';
 import { createExternalMetrics, type ExternalMetrics } from './external-metrics.js';
@@ -66,7 +66,8 @@ export function createExternalQuoteService(config: ExternalQuotesConfig, deps: E
     ...deps.breaker,
     onStateChange: (state) => logger.warn({ provider, state }, `provider circuit breaker ${state}`),
   });
-  let poller: ExternalPoller | undefined;
+  // The metrics read the poller's registry, and the poller takes the metrics: declared first.
+  let poller: ExternalPoller | undefined = undefined;
   const metrics = createExternalMetrics(
     { uptime: () => tracker.uptime(), breakerState: () => GAUGE[breaker.state], trackedPairs: () => poller?.registry.size ?? 0 },
     { defaultMetrics: deps.defaultMetrics ?? false },

@@ -9,8 +9,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
 import { ErrorCode } from '../errors.js';
-import type { StreamPair } from '../quote/quote-stream-request.js';
-import { minOutputAmount, type UpstreamQuote, type WireQuoteError } from '../quote/quote-wire.js';
+import type { StreamPair } from '../quote/index.js';
+import { minOutputAmount, type UpstreamQuote, type WireQuoteError } from '../quote/index.js';
 import { hopFeeInInputUnits, type ProviderQuote } from './provider-response.js';
 
 /** One poll's result for a pair: the stream-independent part of the Quote. */

@@ -9,11 +9,11 @@
  * - Backpressure: when `write` returns false, at most the latest quote per pair is held (an older
  *   held one is replaced and counted) until the sink emits 'drain'.
  */
-import type { Logger } from '../obs/logger.js';
-import { DueTimer } from '../quote/due-timer.js';
-import { LatestPerPairWriter, type MessageSink } from '../quote/latest-per-pair-writer.js';
-import type { StreamRequest } from '../quote/quote-stream-request.js';
-import type { UpstreamQuote } from '../quote/quote-wire.js';
+import type { Logger } from '../obs/index.js';
+import { DueTimer } from '../quote/index.js';
+import { LatestPerPairWriter, type MessageSink } from '../quote/index.js';
+import type { StreamRequest } from '../quote/index.js';
+import type { UpstreamQuote } from '../quote/index.js';
 import { toStreamQuote, type PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';
 

@@ -13,7 +13,7 @@
  *   (ExactIn), the plan starting at the input mint and ending at the output mint.
  */
 import { U64_MAX } from '../cache/index.js';
-import { isPubkey } from '../chain/base58.js';
+import { isPubkey } from '../chain/index.js';
 
 export class ProviderResponseError extends Error {
   override readonly name = 'ProviderResponseError';

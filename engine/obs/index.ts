@@ -21,3 +21,6 @@ export {
 export { hasPromtool, runPromtool, type PromtoolResult } from './promtool.js';
 export { initTracing, rpcSpanName, rpcAttributes, tracer, type Tracing } from './tracing.js';
 export { grpcMetadataGetter, grpcMetadataSetter } from './trace-context.js';
+export { HEAP_PROFILE_FILENAMES, acquireHeapSampling, heapProfilePprofGzip, heapSamplingActive, releaseHeapSampling, sampleHeapProfile } from './heap-profile.js';
+export { closeServer, listenOn, requestTarget } from './http-listen.js';
+export { LogThrottle } from './log-throttle.js';

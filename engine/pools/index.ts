@@ -11,3 +11,4 @@ export {
   type RpcPoolLoaderOptions,
   type RpcPoolLoaderStats,
 } from './rpc-pool-loader.js';
+export { reservesOf } from './reserves.js';

@@ -21,7 +21,7 @@
  */
 import { hash } from 'node:crypto';
 
-import { compactBinArray, compactTickArray } from '../dex/compact-context.js';
+import { compactBinArray, compactTickArray } from '../dex/index.js';
 import { ErrorCode, isTpError } from '../errors.js';
 import {
   DEFAULT_ARRAYS_EACH_SIDE,
@@ -38,8 +38,8 @@ import {
   type DecodedPool,
   type DecoderRegistry,
 } from '../dex/index.js';
-import type { AccountReader } from '../rpc/account-fetcher.js';
-import type { AccountData } from '../rpc/rpc-client.js';
+import type { AccountReader } from '../rpc/index.js';
+import type { AccountData } from '../rpc/index.js';
 import type { LoadedPool, PoolLoader, PoolLoadFailure, PoolLoadResult } from './types.js';
 
 export interface RpcPoolLoaderOptions {

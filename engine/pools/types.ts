@@ -4,7 +4,7 @@
  * after `slot`. The scanner stores it in the pool cache after a transaction touches the pool; the
  * quote service's RPC fallback quotes from it directly. Leaf module: types only.
  */
-import type { DecodedPool, Dex, SwapContext } from '../dex/types.js';
+import type { DecodedPool, Dex, SwapContext } from '../dex/index.js';
 
 export interface LoadedPool {
   address: string;

@@ -3,7 +3,7 @@
  * failures; open → half-open once the 30 s reset timeout has passed; half-open → closed after 3
  * successes, back to open on any failure. The clock is injectable (tests).
  */
-import { CircuitBreakerStateValue } from '../obs/quote-metrics.js';
+import { CircuitBreakerStateValue } from '../obs/index.js';
 
 export const CircuitState = { Closed: 'closed', Open: 'open', HalfOpen: 'half-open' } as const;
 export type CircuitState = (typeof CircuitState)[keyof typeof CircuitState];

@@ -63,3 +63,10 @@ export {
   type WireQuoteRequest,
   type WireRouteHop,
 } from './quote-wire.js';
+export { DueTimer } from './due-timer.js';
+export { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';
+export { metricsResponse } from './ops-endpoints.js';
+export { PoolContextReader } from './pool-context-reader.js';
+export { PoolRefresher } from './pool-refresher.js';
+export { pairId } from './quote-wire.js';
+export { StreamCalls } from './stream-calls.js';

@@ -5,7 +5,7 @@
  * when the sink emits 'drain', in the order they were last replaced. A slow client skips
  * intermediate messages of a pair, never a pair's latest one.
  */
-import type { Logger } from '../obs/logger.js';
+import type { Logger } from '../obs/index.js';
 
 /** Where messages go: a Node writable in object mode (a gRPC server call). */
 export interface MessageSink<M> {

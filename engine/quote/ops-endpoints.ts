@@ -10,7 +10,7 @@ import {
   heapProfilePprofGzip,
   heapSamplingActive,
   sampleHeapProfile,
-} from '../obs/heap-profile.js';
+} from '../obs/index.js';
 import { errorBody } from './http-errors.js';
 import { QuoteErrorCode } from './errors.js';
 

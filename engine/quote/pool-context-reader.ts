@@ -12,11 +12,11 @@
  * So the split service quotes a concentrated or DLMM pool from the same state and context as the
  * one-process engine does, one RPC round trip later. AMM pools need no read (the event has all).
  */
-import { poolStateOfLoaded } from '../cache/loaded-pool-state.js';
-import type { PoolCache } from '../cache/pool-cache.js';
-import type { Dex } from '../dex/types.js';
-import type { Logger } from '../obs/logger.js';
-import type { PoolLoader } from '../pools/types.js';
+import { poolStateOfLoaded } from '../cache/index.js';
+import type { PoolCache } from '../cache/index.js';
+import type { Dex } from '../dex/index.js';
+import type { Logger } from '../obs/index.js';
+import type { PoolLoader } from '../pools/index.js';
 
 /** DEXes whose swap math needs accounts beyond the pool account. */
 const CONTEXT_DEXES: ReadonlySet<Dex> = new Set<Dex>(['dexa_clmm', 'dexc_whirlpool', 'dexb_dlmm']);

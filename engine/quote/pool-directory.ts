@@ -10,7 +10,7 @@
  */
 import type { PoolCache } from '../cache/index.js';
 import { dexOf } from '../cache/index.js';
-import type { Dex } from '../dex/types.js';
+import type { Dex } from '../dex/index.js';
 
 export interface PoolIdentity {
   address: string;

@@ -6,11 +6,11 @@
  * restarted service refills its cache at once rather than when each pool next trades (spec 02:
  * "starts with an empty cache and refills within about 30 s").
  */
-import { poolStateOfLoaded } from '../cache/loaded-pool-state.js';
-import type { PoolCache } from '../cache/pool-cache.js';
-import type { UpsertOutcome } from '../cache/types.js';
-import type { Logger } from '../obs/logger.js';
-import type { LoadedPool, PoolLoader } from '../pools/types.js';
+import { poolStateOfLoaded } from '../cache/index.js';
+import type { PoolCache } from '../cache/index.js';
+import type { UpsertOutcome } from '../cache/index.js';
+import type { Logger } from '../obs/index.js';
+import type { LoadedPool, PoolLoader } from '../pools/index.js';
 
 /** Pools per load() call: one getMultipleAccounts round of pool accounts. */
 const CHUNK = 100;

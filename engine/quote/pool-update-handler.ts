@@ -15,10 +15,10 @@
  * the cache is disabled or has evicted it.
  */
 import type { PoolCache, PoolStateUpdate, UpsertOutcome } from '../cache/index.js';
-import { isPubkey } from '../chain/base58.js';
+import { isPubkey } from '../chain/index.js';
 import { DEX_KINDS, createDecoderRegistry, type DecoderRegistry, type Dex } from '../dex/index.js';
-import type { Logger } from '../obs/logger.js';
-import type { QuoteMetrics } from '../obs/quote-metrics.js';
+import type { Logger } from '../obs/index.js';
+import type { QuoteMetrics } from '../obs/index.js';
 import type { PoolDirectory, PoolIdentity } from './pool-directory.js';
 
 export interface PoolUpdateHandlerOptions {

@@ -4,11 +4,11 @@
  * deadline, heap profiling, log level). Precedence and error reporting are the shared loader's
  * (flag > environment variable > config file > default; ARCHITECTURE.md §3).
  */
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
-import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/setting-types.js';
-import { authIssues, authSchema } from '../auth/auth-config.js';
+import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/index.js';
+import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { LOG_LEVELS } from '../obs/logger.js';
+import { LOG_LEVELS } from '../obs/index.js';
 
 export const DEFAULT_QUOTE_PORT = 8080;
 export const DEFAULT_QUOTE_METRICS_PORT = 9090;

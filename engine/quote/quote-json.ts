@@ -3,7 +3,7 @@
  * response JSON (camelCase, u64 amounts and slots as decimal strings).
  */
 import { U64_MAX } from '../cache/index.js';
-import { isPubkey } from '../chain/base58.js';
+import { isPubkey } from '../chain/index.js';
 import type { TpError } from '../errors.js';
 import type { Quote } from './cache-quoter.js';
 import { QuoteErrorCode, quoteError } from './errors.js';

@@ -4,11 +4,11 @@
  * `grpc.port`, default 50052), the eviction tick (which also keeps the pool directory up to date),
  * and the sampling heap profiler, all from a `QuoteServiceConfig`.
  */
-import { createGrpcAuth } from '../auth/grpc-auth.js';
+import { createGrpcAuth } from '../auth/index.js';
 import { PoolCache } from '../cache/index.js';
-import type { Logger } from '../obs/logger.js';
-import { createQuoteMetrics, type QuoteMetrics } from '../obs/quote-metrics.js';
-import type { PoolLoader } from '../pools/types.js';
+import type { Logger } from '../obs/index.js';
+import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
+import type { PoolLoader } from '../pools/index.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { MetricsHttpServer } from './metrics-http-server.js';
 import { PoolDirectory } from './pool-directory.js';

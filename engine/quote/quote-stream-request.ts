@@ -7,7 +7,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
 import { U64_MAX } from '../cache/index.js';
-import { isPubkey } from '../chain/base58.js';
+import { isPubkey } from '../chain/index.js';
 import { TpError } from '../errors.js';
 import { STATUS, httpErrorOf } from './http-errors.js';
 import { pairId, type UpstreamQuote, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteError } from './quote-wire.js';

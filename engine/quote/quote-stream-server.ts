@@ -21,10 +21,10 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 
-import type { GrpcAuth } from '../auth/grpc-auth.js';
+import type { GrpcAuth } from '../auth/index.js';
 import type { PoolCache } from '../cache/index.js';
-import type { Logger } from '../obs/logger.js';
-import type { QuoteMetrics } from '../obs/quote-metrics.js';
+import type { Logger } from '../obs/index.js';
+import type { QuoteMetrics } from '../obs/index.js';
 import { DEFAULT_GRPC_PORT } from './quote-config.js';
 import { QuoteSubscription, type StreamQuotePaths } from './quote-subscription.js';
 import { StreamCalls } from './stream-calls.js';

@@ -20,8 +20,8 @@
  */
 import type { PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
-import type { Logger } from '../obs/logger.js';
-import type { QuoteMetrics } from '../obs/quote-metrics.js';
+import type { Logger } from '../obs/index.js';
+import type { QuoteMetrics } from '../obs/index.js';
 import type { Quote } from './cache-quoter.js';
 import { QuoteErrorCode, quoteError } from './errors.js';
 import { cachePathMayFallBack } from './http-errors.js';

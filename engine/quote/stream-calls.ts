@@ -21,11 +21,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
 
-import { guardStream, type GrpcAuth } from '../auth/grpc-auth.js';
+import { guardStream, type GrpcAuth } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import type { Logger } from '../obs/logger.js';
-import { grpcMetadataGetter } from '../obs/trace-context.js';
-import { rpcAttributes, rpcSpanName, tracer } from '../obs/tracing.js';
+import type { Logger } from '../obs/index.js';
+import { grpcMetadataGetter } from '../obs/index.js';
+import { rpcAttributes, rpcSpanName, tracer } from '../obs/index.js';
 import { loadTidepoolProto } from '../proto.js';
 import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage, type StreamRequest } from './quote-stream-request.js';
 import type { UpstreamQuote } from './quote-wire.js';

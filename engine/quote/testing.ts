@@ -2,7 +2,7 @@
  * Test helpers of engine/quote: a manual simulator's chain as the source of real decoded pools, and
  * a pool cache filled from it under a fake clock.
  */
-import { PoolCache } from '../cache/index.js';
+import { type PoolCache } from '../cache/index.js';
 import { loadConfig } from '../config/index.js';
 import type { DecodedPool } from '../dex/index.js';
 import { createLogger } from '../obs/logger.js';

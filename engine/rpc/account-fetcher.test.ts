@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { AccountFetcher } from './account-fetcher.js';
 import { RpcClient } from './rpc-client.js';
-import { FetchQueueFull, isRpcFailure, RpcFailure } from './rpc-errors.js';
+import { FetchQueueFull, isRpcFailure, type RpcFailure } from './rpc-errors.js';
 import { dataAccount, startRpcFixture, testAddress, type RpcFixture } from '../scanner/testing/rpc-fixture.js';
 
 /** Keys asked in each getMultipleAccounts POST the server answered. */

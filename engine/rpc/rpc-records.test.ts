@@ -25,7 +25,7 @@ function roundTrip(accounts: (AccountData | null)[], slot: bigint, ringBytes = 1
   const got = new Array<AccountData | null>(accounts.length);
   let records = 0;
   let next = 0;
-  let done = false;
+  let done: boolean;
   do {
     const end = encoder.partEnd(accounts, next);
     const record = encoder.accounts(42, accounts, next, end);

@@ -29,7 +29,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-import { byteRingStats, ByteRingReader, ByteRingWriter, createByteRing, type ByteRingStats } from '../threads/byte-ring.js';
+import { byteRingStats, ByteRingReader, ByteRingWriter, createByteRing, type ByteRingStats } from '../threads/index.js';
 import type { AccountsSource } from './account-fetcher.js';
 import { RpcClient, type AccountData, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
 import { FetchQueueFull } from './rpc-errors.js';

@@ -22,7 +22,7 @@
  */
 import { workerData } from 'node:worker_threads';
 
-import { ByteRingReader, ByteRingWriter } from '../threads/byte-ring.js';
+import { ByteRingReader, ByteRingWriter } from '../threads/index.js';
 import { RpcClient, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
 import { RpcFailure } from './rpc-errors.js';
 import { AnswerEncoder, decodeRequest } from './rpc-records.js';

@@ -84,3 +84,6 @@ export {
   type LoadedAddresses,
   type LookupTableErrorKind,
 } from './lookup-tables.js';
+export { poolStateSubject, type PoolStateUpdateEvent } from './pool-state-event.js';
+export { ScannerHttpServer } from './scanner-http.js';
+export { Scanner, type PoolStateSink } from './scanner.js';

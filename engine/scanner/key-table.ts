@@ -7,9 +7,9 @@
  * Plain reads racing the writer are allowed in JavaScript (they may see torn values, never
  * undefined behaviour); the version check throws such copies away.
  */
-import { KeySet } from '../chain/key-set.js';
-import { decodePubkey } from '../chain/base58.js';
-import { PUBKEY_BYTES } from '../chain/parse-layout.js';
+import { KeySet } from '../chain/index.js';
+import { decodePubkey } from '../chain/index.js';
+import { PUBKEY_BYTES } from '../chain/index.js';
 import { KT_CAPACITY, KT_COUNT, KT_HEADER_BYTES, KT_HEADER_WORDS, KT_VERSION } from './match-layout.js';
 
 export function createKeyTable(capacity: number): SharedArrayBuffer {

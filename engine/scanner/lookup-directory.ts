@@ -29,8 +29,8 @@
  * (the matcher's LookupTableCache) for each table's addresses and drops the tables the source no
  * longer holds.
  */
-import * as base58 from '../chain/base58.js';
-import { PUBKEY_BYTES } from '../chain/parse-layout.js';
+import { base58 } from '../chain/index.js';
+import { PUBKEY_BYTES } from '../chain/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import {
   BLOCK_BYTES,

@@ -25,8 +25,8 @@
  * fetched again for `negativeTtlMs` (so a stream of transactions naming a bad table costs two
  * fetches, not two per transaction).
  */
-import type { AddressTableLookup } from '../chain/transaction-view.js';
-import { FetchQueueFull } from '../rpc/rpc-errors.js';
+import type { AddressTableLookup } from '../chain/index.js';
+import { FetchQueueFull } from '../rpc/index.js';
 import type { LookupDirectory } from './lookup-directory.js';
 import { LookupTableError, type LoadedAddresses, type LookupTableCache, type LookupTableErrorKind } from './lookup-tables.js';
 import { MATCH_VIA_LOOKUP } from './match-layout.js';

@@ -13,9 +13,9 @@
  * overlapped are rolled back and the read is retried, a few times, before the transaction is
  * left to the pool's thread (reason Busy). Allocation-free.
  */
-import { readCompactU16 } from '../chain/compact-u16.js';
-import type { EntryBatchIndex } from '../chain/entry-batch-index.js';
-import { PUBKEY_BYTES, TX_END } from '../chain/parse-layout.js';
+import { readCompactU16 } from '../chain/index.js';
+import type { EntryBatchIndex } from '../chain/index.js';
+import { PUBKEY_BYTES, TX_END } from '../chain/index.js';
 import type { LookupDirectoryReader } from './lookup-directory.js';
 import { LD_NO_BLOCK, LD_NO_POOL } from './lookup-layout.js';
 import { MATCH_VIA_LOOKUP, MAX_TX_LOOKUPS, UnresolvedReason } from './match-layout.js';

@@ -1,6 +1,6 @@
-import { encodeAt } from '../chain/base58.js';
-import type { AddressTableLookup } from '../chain/transaction-view.js';
-import type { AccountReader } from '../rpc/account-fetcher.js';
+import { base58 } from '../chain/index.js';
+import type { AddressTableLookup } from '../chain/index.js';
+import type { AccountReader } from '../rpc/index.js';
 
 /**
  * Address lookup table cache for the scanner. A table is fetched once (through the batched,
@@ -68,9 +68,9 @@ export function decodeLookupTable(table: string, data: Uint8Array, fetchedSlot =
   const lastExtendedSlotStartIndex = data[20]!;
   const authorityTag = data[21]!;
   if (authorityTag > 1) throw new LookupTableError('invalid', table, `authority option tag ${authorityTag}`);
-  const authority = authorityTag === 1 ? encodeAt(data, 22, 32) : null;
+  const authority = authorityTag === 1 ? base58.encodeAt(data, 22, 32) : null;
   const addresses = new Array<string>(count);
-  for (let i = 0; i < count; i++) addresses[i] = encodeAt(data, LOOKUP_TABLE_META_SIZE + i * 32, 32);
+  for (let i = 0; i < count; i++) addresses[i] = base58.encodeAt(data, LOOKUP_TABLE_META_SIZE + i * 32, 32);
   return { address: table, deactivationSlot, lastExtendedSlot, lastExtendedSlotStartIndex, authority, addresses, fetchedSlot };
 }
 

@@ -19,7 +19,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { ByteRingReader, ByteRingWriter, byteRingStats, createByteRing, type ByteRingStats } from '../threads/byte-ring.js';
+import { ByteRingReader, ByteRingWriter, byteRingStats, createByteRing, type ByteRingStats } from '../threads/index.js';
 import { createKeyTable, writeKeyTable } from './key-table.js';
 import { createLookupDirectory, DEFAULT_LOOKUP_TABLES, LookupDirectory, type LookupDirectoryStats } from './lookup-directory.js';
 import { LD_MAX_KEYS } from './lookup-layout.js';

@@ -2,10 +2,10 @@
  * ParseResult: read access to one result record of a parse worker (match-layout.ts) as it sits in
  * a results ring. A view, not a copy: valid until the pool's drain callback returns.
  */
-import * as base58 from '../chain/base58.js';
-import { PUBKEY_BYTES, type ParseStatus } from '../chain/parse-layout.js';
-import type { AddressTableLookup } from '../chain/transaction-view.js';
-import type { RingRecord } from '../threads/byte-ring.js';
+import { base58 } from '../chain/index.js';
+import { PUBKEY_BYTES, type ParseStatus } from '../chain/index.js';
+import type { AddressTableLookup } from '../chain/index.js';
+import type { RingRecord } from '../threads/index.js';
 import {
   LOOKUP_COUNTS,
   LOOKUP_HEADER_WORDS,

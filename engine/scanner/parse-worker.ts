@@ -20,10 +20,10 @@
  * and counted (WS_RESULT_DROPS): a worker never blocks on the pool's thread. A batch that does not
  * parse yields a result with its status and no matches.
  */
-import { EntryBatchIndex } from '../chain/entry-batch-index.js';
-import { parseEntries } from '../chain/native-parser.js';
-import { ParseStatus, PUBKEY_BYTES } from '../chain/parse-layout.js';
-import { ByteRingReader, ByteRingWriter } from '../threads/byte-ring.js';
+import { EntryBatchIndex } from '../chain/index.js';
+import { parseEntries } from '../chain/index.js';
+import { ParseStatus, PUBKEY_BYTES } from '../chain/index.js';
+import { ByteRingReader, ByteRingWriter } from '../threads/index.js';
 import { KeyTableReader } from './key-table.js';
 import { LookupDirectoryReader } from './lookup-directory.js';
 import { LookupOutcome, LookupResolver } from './lookup-resolver.js';

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { DecodedPool, Dex } from '../dex/types.js';
-import type { LoadedPool } from '../pools/types.js';
+import type { DecodedPool, Dex } from '../dex/index.js';
+import type { LoadedPool } from '../pools/index.js';
 
 export interface PoolStateUpdateEvent {
   eventId: string;

@@ -4,7 +4,7 @@
  * main buffer after the header; unresolved records into a second buffer, appended after the
  * matches by finish() (they are built interleaved, per transaction, but laid out in two sections).
  */
-import { PUBKEY_BYTES, SIGNATURE_BYTES } from '../chain/parse-layout.js';
+import { PUBKEY_BYTES, SIGNATURE_BYTES } from '../chain/index.js';
 import {
   LOOKUP_COUNTS,
   LOOKUP_HEADER_WORDS,

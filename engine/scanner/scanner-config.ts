@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 
-import { isPubkey } from '../chain/base58.js';
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/loader.js';
-import { SettingIssue, bool, busServer, duration, int, jetStreamName, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/setting-types.js';
-import { DEFAULT_PROGRAM_IDS } from '../dex/program-ids.js';
-import { Dex, DEX_KINDS } from '../dex/types.js';
+import { isPubkey } from '../chain/index.js';
+import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { SettingIssue, bool, busServer, duration, int, jetStreamName, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/index.js';
+import { DEFAULT_PROGRAM_IDS } from '../dex/index.js';
+import { Dex, DEX_KINDS } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { LOG_LEVELS } from '../obs/logger.js';
+import { LOG_LEVELS } from '../obs/index.js';
 import { MAX_HEARTBEAT_REGIONS, type HeartbeatOptions } from './stream-client.js';
 
 /**

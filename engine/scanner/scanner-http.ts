@@ -15,7 +15,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { ErrorCode, TpError } from '../errors.js';
-import { closeServer, listenOn } from '../obs/http-listen.js';
+import { closeServer, listenOn } from '../obs/index.js';
 import type { Scanner } from './scanner.js';
 
 const MAX_BODY_BYTES = 1 << 20;

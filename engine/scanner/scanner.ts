@@ -25,15 +25,15 @@
  */
 import { performance } from 'node:perf_hooks';
 
-import { encodeBase58Fast } from '../chain/native-base58.js';
-import { ParseStatus } from '../chain/parse-layout.js';
-import { isPubkey } from '../chain/base58.js';
+import { encodeBase58Fast } from '../chain/index.js';
+import { ParseStatus } from '../chain/index.js';
+import { isPubkey } from '../chain/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { LogThrottle } from '../obs/log-throttle.js';
-import { createLogger, type Logger } from '../obs/logger.js';
-import { createScannerMetrics, type ScannerMetrics } from '../obs/scanner-metrics.js';
-import { reservesOf } from '../pools/reserves.js';
-import type { LoadedPool, PoolLoader, PoolLoadFailure } from '../pools/types.js';
+import { LogThrottle } from '../obs/index.js';
+import { createLogger, type Logger } from '../obs/index.js';
+import { createScannerMetrics, type ScannerMetrics } from '../obs/index.js';
+import { reservesOf } from '../pools/index.js';
+import type { LoadedPool, PoolLoader, PoolLoadFailure } from '../pools/index.js';
 import { LookupMatcher, type LookupFailure, type LookupMatch, type LookupMatcherStats } from './lookup-matcher.js';
 import type { LookupTableCache } from './lookup-tables.js';
 import { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 
 import * as grpc from '@grpc/grpc-js';
 
-import { createLogger, type Logger } from '../obs/logger.js';
+import { createLogger, type Logger } from '../obs/index.js';
 import { loadShredstreamProto } from '../proto.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { decodeEntryMessage, type EntryMessage } from './entry-message.js';

@@ -1,5 +1,5 @@
-import * as base58 from '../chain/base58.js';
-import { keypairFromSeed, type Keypair } from '../chain/transaction-builder.js';
+import { base58 } from '../chain/index.js';
+import { keypairFromSeed, type Keypair } from '../chain/index.js';
 import type { AccountRecord } from './chain-backend.js';
 import { LAMPORTS_PER_SOL, RENT_EPOCH_EXEMPT, SYSTEM_PROGRAM_ID, VOTE_PROGRAM_ID, rentExemptMinimum } from './known-accounts.js';
 import type { SimToken } from './market-view.js';

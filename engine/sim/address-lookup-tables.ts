@@ -1,6 +1,6 @@
-import * as base58 from '../chain/base58.js';
-import { findProgramAddress } from '../chain/pda.js';
-import type { Keypair } from '../chain/transaction-builder.js';
+import { base58 } from '../chain/index.js';
+import { findProgramAddress } from '../chain/index.js';
+import type { Keypair } from '../chain/index.js';
 import { seededKeypair } from './actors.js';
 import type { AccountRecord } from './chain-backend.js';
 import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, RENT_EPOCH_EXEMPT, TOKEN_PROGRAM_ID, rentExemptMinimum } from './known-accounts.js';

@@ -1,4 +1,4 @@
-import * as base58 from '../chain/base58.js';
+import { base58 } from '../chain/index.js';
 
 /**
  * Where a dexa_amm pool account keeps its vault addresses. The simplified layout of spec 02 has

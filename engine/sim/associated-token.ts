@@ -1,5 +1,5 @@
-import * as base58 from '../chain/base58.js';
-import { findProgramAddress } from '../chain/pda.js';
+import { base58 } from '../chain/index.js';
+import { findProgramAddress } from '../chain/index.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_PROGRAM_ID } from './known-accounts.js';
 
 /** The associated token account of `owner` for `mint` (SPL Token program). */

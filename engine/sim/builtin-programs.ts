@@ -1,4 +1,4 @@
-import * as base58 from '../chain/base58.js';
+import { base58 } from '../chain/index.js';
 import type { AccountRecord } from './chain-backend.js';
 import type { InvokeContext, ProgramHandler } from './invoke-context.js';
 import { pubkeyBytes } from './key-cache.js';
@@ -61,7 +61,7 @@ export const tokenProgram: ProgramHandler = (ctx) => {
   const data = ctx.data;
   if (data.length === 0) return IxError.InvalidInstructionData;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  let source = 0;
+  const source = 0;
   let destination = 1;
   let owner = 2;
   let amount: bigint;

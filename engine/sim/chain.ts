@@ -1,7 +1,7 @@
 import { ChainListeners, type AccountListener, type EntriesListener, type SlotListener } from './chain-listeners.js';
-import * as base58 from '../chain/base58.js';
+import { base58 } from '../chain/index.js';
 import { DEFAULT_PROGRAM_IDS, DEX_KINDS } from '../dex/index.js';
-import type { Logger } from '../obs/logger.js';
+import type { Logger } from '../obs/index.js';
 import { AccountOverlay, AccountsDb } from './accounts-db.js';
 import {
   LookupTableExtendError,
@@ -435,7 +435,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     const skipPreflight = options.skipPreflight === true;
     if (!skipPreflight) {
       this.verifyOrThrow(tx);
-      let err: TransactionErrorValue | null = null;
+      let err: TransactionErrorValue | null;
       let simulation: SimulationResult = { err: null, logs: [], unitsConsumed: 0 };
       if (!this.isBlockhashValid(tx.recentBlockhash)) err = TxError.BlockhashNotFound;
       else if (this.statusCache.has(tx.signatureKey) || this.building?.statuses.has(tx.signatureKey) === true || this.isQueued(tx.signatureKey)) {

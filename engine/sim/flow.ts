@@ -1,5 +1,5 @@
-import * as base58 from '../chain/base58.js';
-import type { InstructionInput, Keypair, LookupTableInput } from '../chain/transaction-builder.js';
+import { base58 } from '../chain/index.js';
+import type { InstructionInput, Keypair, LookupTableInput } from '../chain/index.js';
 import { Dex, binArrayIndexOf, q64ToNumber, type BinArray, type DecodedPool, type SwapContext } from '../dex/index.js';
 import type { Actors, Trader } from './actors.js';
 import type { SimLookupTable } from './address-lookup-tables.js';

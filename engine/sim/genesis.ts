@@ -1,4 +1,4 @@
-import * as base58 from '../chain/base58.js';
+import { base58 } from '../chain/index.js';
 import { DEFAULT_PROGRAM_IDS } from '../dex/index.js';
 import { addActorAccounts, createActors, systemAccount, type Actors } from './actors.js';
 import { createLookupTables, type SimLookupTables } from './address-lookup-tables.js';
@@ -19,7 +19,7 @@ import {
   VOTE_PROGRAM_ID,
 } from './known-accounts.js';
 import { createMarket, type MarketGenesis, type MarketSettings } from './market.js';
-import { findProgramAddress } from '../chain/pda.js';
+import { findProgramAddress } from '../chain/index.js';
 import { seededBytes32 } from './prng.js';
 
 /**

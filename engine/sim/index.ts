@@ -44,3 +44,4 @@ export {
 export { LookupTableAdminPath, type LookupTableJson } from './http/lookup-table-admin.js';
 export { computeUnitLimit, computeUnitPrice, memoInstruction, systemTransfer } from './flow.js';
 export { JITO_TIP_ACCOUNTS, USDC_MINT, WSOL_MINT } from './known-accounts.js';
+export { startSimulatorThread } from './sim-thread.js';

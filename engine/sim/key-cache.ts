@@ -1,4 +1,4 @@
-import * as base58 from '../chain/base58.js';
+import { base58 } from '../chain/index.js';
 
 /**
  * base58 text of 32-byte keys read out of transactions, memoized. The simulator reads the same few

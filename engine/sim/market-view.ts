@@ -1,4 +1,4 @@
-import type { DecodedPool, Dex, SwapContext } from '../dex/types.js';
+import type { DecodedPool, Dex, SwapContext } from '../dex/index.js';
 
 /**
  * The simulator's market as its quote API and tests see it (types only): the tokens, and every

@@ -1,5 +1,5 @@
-import { keypairFromSeed } from '../chain/transaction-builder.js';
-import { Dex, DEX_KINDS } from '../dex/types.js';
+import { keypairFromSeed } from '../chain/index.js';
+import { type Dex, DEX_KINDS } from '../dex/index.js';
 import type { AccountRecord } from './chain-backend.js';
 import { TOKEN_PROGRAM_ID, USDC_MINT, WSOL_MINT, rentExemptMinimum, RENT_EPOCH_EXEMPT } from './known-accounts.js';
 import type { SimToken } from './market-view.js';

@@ -1,4 +1,4 @@
-import { compactU16Size } from '../chain/compact-u16.js';
+import { compactU16Size } from '../chain/index.js';
 import {
   assembleTransaction,
   compileMessage,
@@ -7,7 +7,7 @@ import {
   type InstructionInput,
   type Keypair,
   type LookupTableInput,
-} from '../chain/transaction-builder.js';
+} from '../chain/index.js';
 
 /**
  * A compiled, serialized message with the places of its blockhash and instruction data, so that a

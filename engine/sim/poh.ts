@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { encodeEntries, type EntryInput } from '../chain/entry-encoder.js';
+import { encodeEntries, type EntryInput } from '../chain/index.js';
 import { HASHES_PER_TICK, TICKS_PER_SLOT } from './known-accounts.js';
 import type { SimRandom } from './prng.js';
 

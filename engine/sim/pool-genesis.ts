@@ -1,4 +1,4 @@
-import * as base58 from '../chain/base58.js';
+import { base58 } from '../chain/index.js';
 import {
   AMM_ACCOUNT_SIZE,
   AmmStatus,
@@ -52,7 +52,7 @@ import { writeAmmVaults } from './amm-vaults.js';
 import { GENESIS_UNIX_TIME } from './chain-time.js';
 import { RENT_EPOCH_EXEMPT, TOKEN_PROGRAM_ID, WHIRLPOOLS_CONFIG, WSOL_MINT, rentExemptMinimum } from './known-accounts.js';
 import type { SimToken } from './market-view.js';
-import { findProgramAddress } from '../chain/pda.js';
+import { findProgramAddress } from '../chain/index.js';
 import { seededBytes32, type SimRandom } from './prng.js';
 import { encodeTokenAccount, TOKEN_ACCOUNT_SIZE } from './spl-token.js';
 

@@ -1,5 +1,5 @@
-import { setting, type ConfigValues } from '../config/loader.js';
-import { bool, duration, int, num, port, str } from '../config/setting-types.js';
+import { setting, type ConfigValues } from '../config/index.js';
+import { bool, duration, int, num, port, str } from '../config/index.js';
 
 /**
  * Settings of `tidepool sim`, the local chain simulator. Everything it produces follows from

@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 
-import type { Dex } from '../dex/types.js';
+import type { Dex } from '../dex/index.js';
 import type { SimConfig } from './sim-config.js';
 import type { SimEndpoints } from './simulator.js';
 

@@ -1,7 +1,7 @@
-import { readCompactU16 } from '../chain/compact-u16.js';
-import { readInstructions, readLookups } from '../chain/message-sections.js';
-import { EntryBatchIndex } from '../chain/entry-batch-index.js';
-import { parseEntries } from '../chain/native-parser.js';
+import { readCompactU16 } from '../chain/index.js';
+import { readInstructions, readLookups } from '../chain/index.js';
+import { EntryBatchIndex } from '../chain/index.js';
+import { parseEntries } from '../chain/index.js';
 import {
   MIN_ENTRY_BYTES,
   ParseStatus,
@@ -21,9 +21,9 @@ import {
   TX_START,
   TX_VERSION,
   VERSION_LEGACY,
-} from '../chain/parse-layout.js';
-import { verifySignature } from '../chain/transaction-builder.js';
-import { KeyCache } from './key-cache.js';
+} from '../chain/index.js';
+import { verifySignature } from '../chain/index.js';
+import { type KeyCache } from './key-cache.js';
 
 /**
  * A transaction as the simulated runtime reads it: parsed once with the engine's entry parser

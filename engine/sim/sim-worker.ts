@@ -6,8 +6,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { decode } from '../chain/base58.js';
-import { createLogger } from '../obs/logger.js';
+import { base58 } from '../chain/index.js';
+import { createLogger } from '../obs/index.js';
 import type { SimConfig } from './sim-config.js';
 import { createSimulator } from './simulator.js';
 import { swapTransaction } from './swap-transaction.js';
@@ -51,7 +51,7 @@ port.on('message', (message: SimThreadRequest) => {
       if (info === undefined) throw new Error(`no pool ${message.pool}`);
       const tx = swapTransaction(chain, chain.genesis.actors.traders[message.id % 4]!, info, { aToB: message.aToB, exactIn: true, amount: BigInt(message.amount), threshold: 0n });
       const signature = chain.sendTransaction(tx);
-      probes.set(message.id, { bytes: Buffer.from(decode(signature)), signature });
+      probes.set(message.id, { bytes: Buffer.from(base58.decode(signature)), signature });
     } catch (err) {
       reply({ type: 'swap-refused', id: message.id, message: (err as Error).message });
     }

@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from '../obs/logger.js';
+import { createLogger, type Logger } from '../obs/index.js';
 import { SimChain } from './chain.js';
 import { FaultInjector } from './faults.js';
 import { createSimHttpServer, mountLookupTableAdmin, type SimHttpServer } from './http/index.js';

@@ -1,4 +1,4 @@
-import type { AccountMetaInput, InstructionInput } from '../chain/transaction-builder.js';
+import type { AccountMetaInput, InstructionInput } from '../chain/index.js';
 import {
   Dex,
   SwapFailure,

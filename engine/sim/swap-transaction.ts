@@ -3,7 +3,7 @@
  * genesis trader, as tests and the engine's latency probes (sim-worker.ts) send them. (The chain's
  * generated flow builds its own, in flow.ts.)
  */
-import { buildTransaction, type InstructionInput, type LookupTableInput } from '../chain/transaction-builder.js';
+import { buildTransaction, type InstructionInput, type LookupTableInput } from '../chain/index.js';
 import type { Trader } from './actors.js';
 import type { SimChain } from './chain.js';
 import type { SimPoolInfo } from './pool-genesis.js';

@@ -13,7 +13,7 @@ import {
 } from '../transaction-builder.js';
 import type { KitInstruction, KitTransactionInput } from './kit-transactions.js';
 import { testKey } from './kit-transactions.js';
-import { Prng } from '../../prng.js';
+import { type Prng } from '../../prng.js';
 
 export interface TxDescription extends KitTransactionInput {
   lookupTables?: { address: string; addresses: string[] }[];

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 
-import { setBearerToken } from '../../auth/grpc-auth.js';
-import { parseCommandLine } from '../../config/command-line.js';
+import { setBearerToken } from '../../auth/index.js';
+import { parseCommandLine } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import { loadTidepoolProto } from '../../proto.js';
 import type { Command } from '../command.js';

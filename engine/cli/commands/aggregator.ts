@@ -1,9 +1,9 @@
-import { redactedValues } from '../../config/loader.js';
-import { createLogger, type Logger } from '../../obs/logger.js';
-import { initTracing } from '../../obs/tracing.js';
-import { aggregatorSchema, loadAggregatorConfig, type AggregatorConfig } from '../../aggregator/aggregator-config.js';
-import type { AggregatorPorts } from '../../aggregator/aggregator.js';
-import { aggregatorEndpointLines, createAggregatorApp, type AggregatorApp } from '../../app/aggregator-app.js';
+import { redactedValues } from '../../config/index.js';
+import { createLogger, type Logger } from '../../obs/index.js';
+import { initTracing } from '../../obs/index.js';
+import { aggregatorSchema, loadAggregatorConfig, type AggregatorConfig } from '../../aggregator/index.js';
+import type { AggregatorPorts } from '../../aggregator/index.js';
+import { aggregatorEndpointLines, createAggregatorApp, type AggregatorApp } from '../../app/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { CliIo, Command } from '../command.js';
 

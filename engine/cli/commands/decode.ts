@@ -1,7 +1,7 @@
-import { parseEntries } from '../../chain/native-parser.js';
-import { decodeEntryBatch } from '../../chain/transaction-view.js';
-import { createDecoderRegistry } from '../../dex/registry.js';
-import { parseCommandLine } from '../../config/command-line.js';
+import { parseEntries } from '../../chain/index.js';
+import { decodeEntryBatch } from '../../chain/index.js';
+import { createDecoderRegistry } from '../../dex/index.js';
+import { parseCommandLine } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import { readAccountInput } from '../account-input.js';
 import { type Command, toJson } from '../command.js';

@@ -1,8 +1,8 @@
-import { engineSchema, loadEngineConfig } from '../../app/engine-config.js';
-import { createEngine, type EngineEndpoints } from '../../app/engine-app.js';
-import { redactedValues } from '../../config/loader.js';
-import { createLogger } from '../../obs/logger.js';
-import { monitoredPools, type ScannerConfig } from '../../scanner/scanner-config.js';
+import { engineSchema, loadEngineConfig } from '../../app/index.js';
+import { createEngine, type EngineEndpoints } from '../../app/index.js';
+import { redactedValues } from '../../config/index.js';
+import { createLogger } from '../../obs/index.js';
+import { monitoredPools, type ScannerConfig } from '../../scanner/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 

@@ -1,8 +1,8 @@
-import { redactedValues } from '../../config/loader.js';
-import { createExternalQuoteService } from '../../external/external-quote-service.js';
-import { externalSchema, loadExternalConfig, providerNameOf } from '../../external/external-config.js';
-import { createLogger } from '../../obs/logger.js';
-import { initTracing } from '../../obs/tracing.js';
+import { redactedValues } from '../../config/index.js';
+import { createExternalQuoteService } from '../../external/index.js';
+import { externalSchema, loadExternalConfig, providerNameOf } from '../../external/index.js';
+import { createLogger } from '../../obs/index.js';
+import { initTracing } from '../../obs/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 

@@ -1,7 +1,7 @@
-import { createQuoteApp } from '../../app/quote-app.js';
-import { redactedValues } from '../../config/loader.js';
-import { createLogger } from '../../obs/logger.js';
-import { loadQuoteConfig, quoteSchema } from '../../quote/quote-config.js';
+import { createQuoteApp } from '../../app/index.js';
+import { redactedValues } from '../../config/index.js';
+import { createLogger } from '../../obs/index.js';
+import { loadQuoteConfig, quoteSchema } from '../../quote/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 

@@ -1,7 +1,7 @@
-import { createScannerApp, scannerServiceSchema } from '../../app/scanner-app.js';
-import { redactedValues } from '../../config/loader.js';
-import { createLogger } from '../../obs/logger.js';
-import { checkScannerConfig, monitoredPools } from '../../scanner/scanner-config.js';
+import { createScannerApp, scannerServiceSchema } from '../../app/index.js';
+import { redactedValues } from '../../config/index.js';
+import { createLogger } from '../../obs/index.js';
+import { checkScannerConfig, monitoredPools } from '../../scanner/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 
-import { describeSchema, redactedValues } from '../../config/loader.js';
-import { createLogger } from '../../obs/logger.js';
-import { createSimulator } from '../../sim/simulator.js';
-import { simSchema } from '../../sim/sim-config.js';
-import { USDC_MINT, WSOL_MINT } from '../../sim/known-accounts.js';
+import { describeSchema, redactedValues } from '../../config/index.js';
+import { createLogger } from '../../obs/index.js';
+import { createSimulator } from '../../sim/index.js';
+import { simSchema } from '../../sim/index.js';
+import { USDC_MINT, WSOL_MINT } from '../../sim/index.js';
 import { readCommandSettings, serveUntilSignal } from '../service-command.js';
 import type { Command } from '../command.js';
 

@@ -1,8 +1,8 @@
-import { parseCommandLine } from '../../config/command-line.js';
-import { withAmmConfig } from '../../dex/clmm/amm-config.js';
-import { directionFor, quoteSwap } from '../../dex/quote.js';
-import { createDecoderRegistry, type DecodedAccount } from '../../dex/registry.js';
-import { Dex, SwapMode, type BinArray, type DecodedPool, type SwapContext, type TickArray } from '../../dex/types.js';
+import { parseCommandLine } from '../../config/index.js';
+import { withAmmConfig } from '../../dex/index.js';
+import { directionFor, quoteSwap } from '../../dex/index.js';
+import { createDecoderRegistry, type DecodedAccount } from '../../dex/index.js';
+import { Dex, SwapMode, type BinArray, type DecodedPool, type SwapContext, type TickArray } from '../../dex/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import { readAccountInput } from '../account-input.js';
 import { type CliIo, type Command, toJson } from '../command.js';

@@ -202,7 +202,9 @@ function randomRequest(rng: Prng, state: ClState): SwapRequest {
   const mode = rng.chance(0.5) ? SwapMode.ExactIn : SwapMode.ExactOut;
   const max = (1n << 64n) - 1n;
   let amount: bigint;
-  if (rng.chance(0.6)) {
+  // Three shapes of amount: one aimed at a tick some way off, one scaled to the liquidity, any.
+  const aimed = rng.chance(0.6);
+  if (aimed) {
     let reach = rng.int(1, 2 * 60) * state.tickSpacing;
     let needed = 0n;
     for (let tries = 0; tries < 6; tries++, reach = Math.max(1, reach >> 2)) {

@@ -23,7 +23,7 @@
  * Raydium: when the bitmap proves there is no initialized array left in the swap direction, the
  * program fails with LiquidityInsufficient; `next` reports NoLiquidity.
  */
-import { Dex, type Tick, type TickArray } from '../types.js';
+import { type Dex, type Tick, type TickArray } from '../types.js';
 import { MAX_TICK, MIN_TICK } from './tick-math.js';
 
 export const NextTickKind = {

@@ -152,7 +152,8 @@ function randomRequest(rng: Prng, state: ClState): SwapRequest {
   const mode = rng.chance(0.5) ? SwapMode.ExactIn : SwapMode.ExactOut;
   const max = (1n << 64n) - 1n;
   let amount: bigint;
-  if (rng.chance(0.6)) {
+  const aimed = rng.chance(0.6);
+  if (aimed) {
     // Aim at a tick up to two arrays away, past the initialized ticks on the way; closer when
     // that would take more than u64.
     let reach = rng.int(1, 2 * 88) * state.tickSpacing;

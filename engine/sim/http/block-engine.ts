@@ -1,4 +1,4 @@
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import { RpcError, type ChainBackend, type BundleStatus } from '../chain-backend.js';
 import { FaultInjector } from '../faults.js';
 import { deriveBundleId, firstSignature, transactionId } from './bundle-id.js';

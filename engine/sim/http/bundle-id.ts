@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
-import * as base58 from '../../chain/base58.js';
-import { firstSignatureBytes } from '../../chain/first-signature.js';
+import { base58 } from '../../chain/index.js';
+import { firstSignatureBytes } from '../../chain/index.js';
 
 /**
  * Bundle ids and transaction ids as Jito derives them. Jito-Solana `derive_bundle_id`: the

@@ -2,7 +2,7 @@
  * The simulator's HTTP server (loopback, default :8890): Jito block engine, fault admin, and
  * whatever else plugs in with `route()` (the /quote API).
  */
-import { createLogger, type Logger } from '../../obs/logger.js';
+import { createLogger, type Logger } from '../../obs/index.js';
 import type { FaultInjector } from '../faults.js';
 import { mountFaultAdmin } from './admin.js';
 import { BlockEngine, type BlockEngineBackend } from './block-engine.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import { LookupTableExtendError, type LookupTableExtension, type LookupTableState } from '../address-lookup-tables.js';
 import { HttpError, HttpErrorCode, readJson, sendJson } from './http-io.js';
 import type { RouteRegistry } from './router.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 
 import { ErrorCode, TpError } from '../../errors.js';
-import { createLogger, type Logger } from '../../obs/logger.js';
+import { createLogger, type Logger } from '../../obs/index.js';
 import { HttpError, HttpErrorCode, sendError } from './http-io.js';
 import { Router, type RouteHandler, type RouteRegistry } from './router.js';
 

@@ -1,7 +1,7 @@
 /**
  * Shared constants of the simulator's aggregator-style quote API (leaf module: type imports only).
  */
-import type { Dex } from '../../dex/types.js';
+import type { Dex } from '../../dex/index.js';
 
 /** Wrapped SOL. */
 export const WSOL_MINT = 'So11111111111111111111111111111111111111112';

@@ -7,7 +7,7 @@ import { FaultInjector } from '../faults.js';
 import { SimHttpServer } from '../http/sim-http-server.js';
 import type { SimPoolView } from '../market-view.js';
 import { QUOTE_API_PATHS } from './constants.js';
-import { mountQuoteApi, type QuoteApi } from './quote-api.js';
+import { mountQuoteApi } from './quote-api.js';
 import { formatFraction, type QuoteResponse } from './quote-response.js';
 import { MINT, POOL, ammPool, buildFixtureMarket, testKey, type FixtureMarket } from './testing/market-fixture.js';
 
@@ -15,14 +15,13 @@ const logger = createLogger({ level: 'silent' });
 let market: FixtureMarket;
 let faults: FaultInjector;
 let server: SimHttpServer;
-let api: QuoteApi;
 let base: string;
 
 beforeEach(async () => {
   market = buildFixtureMarket();
   faults = new FaultInjector(11);
   server = new SimHttpServer({ port: 0, logger });
-  api = mountQuoteApi(server, { market, faults, logger });
+  mountQuoteApi(server, { market, faults, logger });
   await server.start();
   base = server.url;
 });

@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { createLogger, type Logger } from '../../obs/logger.js';
+import { createLogger, type Logger } from '../../obs/index.js';
 import type { FaultInjector } from '../faults.js';
 import { sendJson } from '../http/http-io.js';
 import type { RouteContext, RouteRegistry } from '../http/router.js';

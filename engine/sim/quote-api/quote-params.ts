@@ -5,8 +5,8 @@
  * digit found in string`, Rust's parse errors); then equal mints answer
  * CIRCULAR_ARBITRAGE_IS_DISABLED. Unknown parameters are ignored, as the real API does.
  */
-import * as base58 from '../../chain/base58.js';
-import { SwapMode } from '../../dex/types.js';
+import { base58 } from '../../chain/index.js';
+import { SwapMode } from '../../dex/index.js';
 import {
   BPS_DENOMINATOR,
   DEFAULT_MAX_ACCOUNTS,

@@ -17,7 +17,7 @@
  * - priceImpactPct: the route's price impact as a fraction (0.0012 = 0.12 %), 1 - prod(1 - hop
  *   impact), each hop's from the engine (execution vs spot price before the swap, after the fee).
  */
-import { SwapMode } from '../../dex/types.js';
+import { SwapMode } from '../../dex/index.js';
 import { BPS_DENOMINATOR, U64_MAX } from './constants.js';
 import { QuoteApiError, QuoteErrorCode } from './quote-api-errors.js';
 import type { QuoteParams } from './quote-params.js';

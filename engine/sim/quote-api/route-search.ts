@@ -12,9 +12,9 @@
  * A refusal (insufficient liquidity, missing tick arrays, a disabled pool, zero output) or a
  * throwing quote only removes that pool from that hop.
  */
-import type { Logger } from '../../obs/logger.js';
-import { quoteSwap } from '../../dex/quote.js';
-import { SwapMode, type SwapQuote } from '../../dex/types.js';
+import type { Logger } from '../../obs/index.js';
+import { quoteSwap } from '../../dex/index.js';
+import { SwapMode, type SwapQuote } from '../../dex/index.js';
 import type { SimPoolView } from '../market-view.js';
 import { HOP_ACCOUNTS, RESTRICTED_INTERMEDIATES, ROUTE_BASE_ACCOUNTS, U64_MAX } from './constants.js';
 import type { GraphPool, PoolGraph } from './pool-graph.js';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import { RpcError, RpcErrorCode } from '../chain-backend.js';
 import type { FaultInjector, RpcFault } from '../faults.js';
 import { writeId, writeJson } from './json-text.js';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import type { FaultInjector } from '../faults.js';
 import { getAccountInfo, getBalance, getMultipleAccounts, getTokenAccountBalance } from './account-methods.js';
 import {

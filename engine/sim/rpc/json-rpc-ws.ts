@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import type { AccountRecord, Commitment } from '../chain-backend.js';
 import type { FaultAction, FaultInjector } from '../faults.js';
 import { writeVersion } from './cluster-methods.js';

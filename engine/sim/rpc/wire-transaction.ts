@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
-import * as base58 from '../../chain/base58.js';
-import { firstSignatureBytes } from '../../chain/first-signature.js';
+import { base58 } from '../../chain/index.js';
+import { firstSignatureBytes } from '../../chain/index.js';
 
 import { invalidParams, readVariant } from './rpc-params.js';
 

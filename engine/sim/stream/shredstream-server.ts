@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 
 import { ErrorCode, TpError } from '../../errors.js';
-import { createLogger, type Logger } from '../../obs/logger.js';
+import { createLogger, type Logger } from '../../obs/index.js';
 import { loadShredstreamProto } from '../../proto.js';
 import type { ChainBackend, EntryBatch } from '../chain-backend.js';
 import { FaultInjector, type FaultAction } from '../faults.js';

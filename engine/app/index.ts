@@ -1,0 +1,6 @@
+export { aggregatorEndpointLines, createAggregatorApp, type AggregatorApp } from './aggregator-app.js';
+export { createEngine, type EngineEndpoints } from './engine-app.js';
+export { engineSchema, loadEngineConfig } from './engine-config.js';
+export { createQuoteApp } from './quote-app.js';
+export { createScannerApp, scannerServiceSchema } from './scanner-app.js';
+export { aggregatorConfigUnderSim, checkStartConfig, engineConfigUnderSim, externalConfigUnderSim, startSchema } from './start-config.js';

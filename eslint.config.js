@@ -1,0 +1,77 @@
+// Lint for the whole tree: typescript-eslint's recommended rules, and the architecture as rules.
+//
+// Layering (docs/architecture.md): each engine folder may import only the folders listed for it
+// below, always through that folder's public entry (index.ts); imports point down the data flow
+// (chain → dex → scanner → cache → quote → aggregator → platform), never back up. Tests and
+// benchmarks may reach any module; runtime code never imports a test helper (testing/, testing.ts).
+import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
+import tseslint from 'typescript-eslint';
+
+/** Engine folders and what each may import (besides itself and the root leaves errors/prng/proto). */
+const LAYERS = {
+  config: [],
+  obs: [],
+  threads: [],
+  common: ['obs', 'config'],
+  chain: [],
+  dex: ['chain'],
+  rpc: ['threads', 'obs', 'config', 'chain'],
+  pools: ['dex', 'rpc', 'chain'],
+  scanner: ['chain', 'dex', 'rpc', 'pools', 'threads', 'obs', 'config', 'common'],
+  cache: ['chain', 'dex', 'pools', 'scanner'],
+  bus: ['chain', 'scanner', 'pools', 'obs', 'config', 'common'],
+  auth: ['config', 'obs'],
+  quote: ['chain', 'dex', 'rpc', 'pools', 'cache', 'auth', 'obs', 'config', 'common'],
+  external: ['chain', 'cache', 'quote', 'auth', 'obs', 'config', 'common'],
+  aggregator: ['chain', 'quote', 'bus', 'auth', 'obs', 'config', 'common'],
+  platform: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'aggregator', 'auth', 'obs', 'config', 'common'],
+  sim: ['chain', 'dex', 'obs', 'config', 'threads', 'common'],
+};
+const ALL = Object.keys(LAYERS);
+const FOLDERS = [...ALL, 'app', 'cli'];
+
+export default tseslint.config(
+  { ignores: ['dist/', 'dist-bench/', 'build/', 'node_modules/', 'engine/aggregator/generated/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: { console: 'readonly', process: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-undef': 'off', // TypeScript checks names
+    },
+  },
+  {
+    // Tests read arbitrary JSON answers; `any` there is a reading aid, not a hole in runtime types.
+    files: ['**/*.test.ts', '**/testing/**', '**/testing.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['engine/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/testing/**', '**/testing.ts'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': { typescript: { project: './tsconfig.json' } },
+      'boundaries/include': ['engine/**/*.ts'],
+      'boundaries/elements': [
+        ...FOLDERS.map((name) => ({ type: name, pattern: `engine/${name}`, mode: 'folder' })),
+        { type: 'root', pattern: 'engine/*.ts', mode: 'file' },
+      ],
+    },
+    rules: {
+      'boundaries/element-types': ['error', {
+        default: 'disallow',
+        rules: [
+          ...ALL.map((name) => ({ from: name, allow: ['root', ...LAYERS[name]] })),
+          { from: 'app', allow: ['root', ...ALL] },
+          { from: 'cli', allow: ['root', ...ALL, 'app'] },
+          { from: 'root', allow: ['root'] },
+        ],
+      }],
+      'boundaries/entry-point': ['error', { default: 'disallow', rules: [{ target: FOLDERS, allow: 'index.ts' }, { target: ['root'], allow: '*.ts' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/testing/**', '**/testing.js'], message: 'test helpers are for tests and benchmarks, not runtime code' }] }],
+    },
+  },
+);
