@@ -1,3 +1,5 @@
+import type { ConfigSchema } from '../config/index.js';
+
 /** A `tidepool` subcommand. Each lives in commands/<name>.ts and is listed in commands/index.ts. */
 export interface Command {
   name: string;
@@ -5,6 +7,8 @@ export interface Command {
   summary: string;
   /** Full `tidepool <name> --help` text. */
   help: string;
+  /** The settings it reads (flags, environment, config file): docs/configuration.md lists them. */
+  settings?: ConfigSchema;
   /** Returns the process exit code. */
   run(argv: string[], io: CliIo): Promise<number>;
 }

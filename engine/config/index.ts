@@ -1,4 +1,4 @@
-export { loadConfig, setting, describeSchema, redactedValues } from './loader.js';
+export { loadConfig, setting, describeSchema, formatDefault, redactedValues } from './loader.js';
 export type { ConfigSchema, ConfigValues, LoadedConfig, LoadOptions, SettingDef, SettingSource } from './loader.js';
 export { parseCommandLine } from './command-line.js';
 export type { CommandOption, ParsedCommandLine } from './command-line.js';

@@ -141,10 +141,15 @@ function readConfigFile(path: string, schema: ConfigSchema): Map<string, unknown
 export function describeSchema(schema: ConfigSchema): string {
   const rows = Object.entries(schema).map(([key, def]) => {
     const names = [def.flag ? `--${def.flag}` : '', def.env ?? ''].filter(Boolean).join(', ');
-    const dflt = def.secret ? '' : ` (default ${JSON.stringify(def.default)})`;
+    const dflt = def.secret ? '' : ` (default ${formatDefault(def)})`;
     return `  ${names.padEnd(44)} ${def.description}${dflt} [${key}]`;
   });
   return rows.join('\n');
+}
+
+/** A setting's default as help and docs show it (a duration as `30s`, anything else as JSON). */
+export function formatDefault(def: SettingDef<unknown>): string {
+  return def.parse.format !== undefined ? def.parse.format(def.default) : JSON.stringify(def.default);
 }
 
 /** Settings with their sources, secrets masked: what `/config` and start-up logs show. */

@@ -6,7 +6,26 @@
 
 export class SettingIssue extends Error {}
 
-export type SettingParser<T> = (raw: unknown) => T;
+export type SettingParser<T> = ((raw: unknown) => T) & {
+  /** How a value reads in help and docs (e.g. a duration as `30s`); JSON when absent. */
+  format?(value: T): string;
+};
+
+/** A duration in ms as text the duration parser reads back: `1h30m`, `30s`, `1s500ms`, `10ms`. */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (!Number.isInteger(ms)) return `${ms}ms`;
+  let rest = ms;
+  let text = '';
+  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1_000]] as const) {
+    const n = Math.floor(rest / size);
+    if (n > 0) {
+      text += `${n}${unit}`;
+      rest -= n * size;
+    }
+  }
+  return rest === 0 ? text : `${text}${rest}ms`;
+}
 
 function describe(raw: unknown): string {
   return typeof raw === 'string' ? JSON.stringify(raw) : String(JSON.stringify(raw));
@@ -91,7 +110,7 @@ const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, 
 
 /** A duration in milliseconds: a number of ms, or text such as `10ms`, `30s`, `1.5m`, `1m30s`. */
 export function duration(options: { min?: number } = {}): SettingParser<number> {
-  return (raw) => {
+  const parse: SettingParser<number> = (raw) => {
     let ms: number;
     if (typeof raw === 'number') ms = raw;
     else if (typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw.trim())) ms = Number(raw);
@@ -106,6 +125,8 @@ export function duration(options: { min?: number } = {}): SettingParser<number> 
     }
     return ms;
   };
+  parse.format = formatDuration;
+  return parse;
 }
 
 export function url(protocols: readonly string[] = ['http:', 'https:']): SettingParser<string> {

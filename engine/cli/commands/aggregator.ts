@@ -64,6 +64,7 @@ export const aggregatorCommand: Command = {
   name: 'aggregator',
   summary: 'run the quote aggregator (gRPC QuoteAggregatorService over the local and external quote services)',
   help: HELP,
+  settings: aggregatorSchema,
   async run(argv, io) {
     const running = await startAggregatorService(argv, io);
     return serveUntilSignal(running.logger, 'aggregator', running.close);

@@ -32,6 +32,7 @@ export const engineCommand: Command = {
   name: 'engine',
   summary: 'run the scanner and the quote service in one process against real endpoints',
   help: HELP,
+  settings: engineSchema,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, engineSchema, io, { load: loadEngineConfig });
     const logger = createLogger({ name: 'engine', level: loaded.values['log.level'] });

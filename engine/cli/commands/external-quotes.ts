@@ -27,6 +27,7 @@ export const externalQuotesCommand: Command = {
   name: 'external-quotes',
   summary: 'run the external quote service: poll a /quote API, stream quotes over gRPC (:50053)',
   help: HELP,
+  settings: externalSchema,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, externalSchema, io, { load: loadExternalConfig });
     const logger = createLogger({ name: 'external-quotes', level: loaded.values['log.level'] });

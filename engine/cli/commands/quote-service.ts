@@ -22,6 +22,7 @@ export const quoteServiceCommand: Command = {
   name: 'quote-service',
   summary: 'run the quote service, consuming pool updates from NATS JetStream (split deployment)',
   help: HELP,
+  settings: quoteSchema,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, quoteSchema, io, { load: loadQuoteConfig });
     const logger = createLogger({ name: 'quote-service', level: loaded.values['log.level'] });

@@ -22,6 +22,7 @@ export const scannerCommand: Command = {
   name: 'scanner',
   summary: 'run the pool-state scanner, publishing to NATS JetStream (split deployment)',
   help: HELP,
+  settings: scannerServiceSchema,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, scannerServiceSchema, io);
     checkScannerConfig(loaded.values);

@@ -35,6 +35,7 @@ export const simCommand: Command = {
   name: 'sim',
   summary: 'run the local Solana chain simulator (JSON-RPC, ShredStream, /quote, block engine, faults)',
   help: HELP,
+  settings: simSchema,
   async run(argv, io) {
     const { loaded, options } = readCommandSettings(argv, simSchema, io, { options: { 'pools-out': { type: 'string', description: 'pools file to write' } } });
     const logger = createLogger({ name: 'sim', level: io.env.LOG_LEVEL });

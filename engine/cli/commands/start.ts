@@ -26,6 +26,7 @@ export const startCommand: Command = {
   name: 'start',
   summary: 'run the simulator, scanner, quote service, external quote service and aggregator in one process (npm start)',
   help: HELP,
+  settings: startSchema,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, startSchema, io);
     checkStartConfig(loaded.values);
