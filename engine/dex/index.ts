@@ -6,6 +6,9 @@
  * - `quoteSwap(pool, request, context)` quotes on any decoded pool; `directionFor` maps mints to a
  *   direction.
  * - The encoders write the same accounts (the simulator serves them).
+ * - Token-2022 (token-2022/): `decodeMint` reads a mint of either token program with its
+ *   TransferFeeConfig; `epochFee` / `calculateFee` / `calculatePreFeeAmount` are the program's fee
+ *   math; `quoteSwap(pool, req, ctx, transferFees)` quotes with the fees taken on both transfers.
  */
 export * from './types.js';
 export {
@@ -129,3 +132,6 @@ export {
 } from './pool-accounts.js';
 export { TOKEN_ACCOUNT_SIZE, tokenAccountAmount } from './token-account.js';
 export { compactBinArray, compactSwapContext, compactTickArray } from './compact-context.js';
+
+// Token-2022 mints, transfer fees and the quotes that pay them
+export * from './token-2022/index.js';

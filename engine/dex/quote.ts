@@ -6,6 +6,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import { quoteConstantProduct } from './amm/constant-product.js';
 import { quoteClmm } from './clmm/clmm-swap.js';
 import { quoteDlmm } from './dlmm/index.js';
+import { hasTransferFees, quoteWithTransferFees, type PoolTransferFees } from './token-2022/transfer-fee-quote.js';
 import { Dex, type DecodedPool, type SwapContext, type SwapRequest, type SwapResult } from './types.js';
 import { quoteWhirlpool } from './whirlpool/whirlpool-swap.js';
 
@@ -15,8 +16,19 @@ const NO_CONTEXT: SwapContext = Object.freeze({});
  * Quotes `req` on `pool` with the protocol's exact integer math. Refusals (SwapFailure) are
  * answers, not exceptions; only a malformed request throws (TpError InvalidAmount).
  * `ctx` carries the extra accounts CL and DLMM pools need to go past their current range.
+ *
+ * `transferFees`: the TransferFeeConfig of the pool's Token-2022 mints and the current epoch
+ * (token-2022/transfer-fee-quote.ts). With a config on either side, `req.amount` and the result's
+ * `amountIn` / `amountOut` are the trader's (before the input fee, after the output fee) and the
+ * result carries `transferFees`; without (undefined, or no config on either side) the quote is the
+ * pool's alone, as before.
  */
-export function quoteSwap(pool: DecodedPool, req: SwapRequest, ctx: SwapContext = NO_CONTEXT): SwapResult {
+export function quoteSwap(pool: DecodedPool, req: SwapRequest, ctx: SwapContext = NO_CONTEXT, transferFees?: PoolTransferFees): SwapResult {
+  if (hasTransferFees(transferFees)) return quoteWithTransferFees(req, transferFees, (r) => quotePool(pool, r, ctx));
+  return quotePool(pool, req, ctx);
+}
+
+function quotePool(pool: DecodedPool, req: SwapRequest, ctx: SwapContext): SwapResult {
   switch (pool.dex) {
     case Dex.Amm:
       return quoteConstantProduct(pool, req);

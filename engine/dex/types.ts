@@ -221,6 +221,24 @@ export interface SwapQuote {
   /** CL pools: the pool's active liquidity after the swap (after every tick it crossed). */
   liquidityAfter?: bigint;
   activeIdAfter?: number;
+  /**
+   * Present when the quote was asked with transfer fees (quoteSwap's `transferFees`, a Token-2022
+   * mint on either side): `amountIn` and `amountOut` are then what leaves and reaches the trader's
+   * token accounts, and these are the fees withheld and the amounts the pool itself takes and pays.
+   */
+  transferFees?: TransferFeeAmounts;
+}
+
+/** The transfer fees of one quote, and the pool's own amounts between them (raw atoms). */
+export interface TransferFeeAmounts {
+  /** Withheld from the trader's input transfer (input mint); `amountIn - poolAmountIn`. */
+  input: bigint;
+  /** Withheld from the pool's output transfer (output mint); `poolAmountOut - amountOut`. */
+  output: bigint;
+  /** What the pool receives and swaps. */
+  poolAmountIn: bigint;
+  /** What the pool sends. */
+  poolAmountOut: bigint;
 }
 
 export interface SwapRefusal {
