@@ -53,7 +53,7 @@ export function createActors(seed: number, tokens: readonly SimToken[]): Actors 
   for (let i = 0; i < TRADER_COUNT; i++) {
     const keypair = seededKeypair(seed, `trader:${i}`);
     const tokenAccounts = new Map<string, string>();
-    for (const token of tokens) tokenAccounts.set(token.mint, associatedTokenAddress(keypair.address, token.mint));
+    for (const token of tokens) tokenAccounts.set(token.mint, associatedTokenAddress(keypair.address, token.mint, token.programId));
     traders.push({ keypair, tokenAccounts });
   }
   const validators: Validator[] = [];
@@ -78,7 +78,7 @@ export function addActorAccounts(actors: Actors, tokens: readonly SimToken[], ac
     accounts.set(trader.keypair.address, systemAccount(TRADER_LAMPORTS));
     for (const token of tokens) {
       const amount = BigInt(Math.floor((TRADER_TOKEN_USD / token.referencePriceUsd) * 10 ** token.decimals));
-      accounts.set(trader.tokenAccounts.get(token.mint)!, tokenAccountRecord(token.mint, trader.keypair.address, amount));
+      accounts.set(trader.tokenAccounts.get(token.mint)!, tokenAccountRecord(token, trader.keypair.address, amount, true));
     }
   }
   for (const validator of actors.validators) {

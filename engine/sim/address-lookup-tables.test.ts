@@ -126,6 +126,7 @@ describe('swaps through the lookup tables', () => {
     const swaps = swapsIn(entriesOf(chain, 3));
     expect(swaps.length).toBeGreaterThan(300);
     const pools = new Map(chain.genesis.market.pools.map((p) => [p.address, p]));
+    let v2 = 0;
     for (const tx of swaps) {
       expect(tx.version).toBe(0);
       const lookups = tx.addressTableLookups();
@@ -141,9 +142,16 @@ describe('swaps through the lookup tables', () => {
       for (const a of poolSwapAccounts(info)) expect(staticKeys).not.toContain(a);
       expect(staticKeys).not.toContain(TOKEN_PROGRAM_ID);
       for (const a of [pool, info.vaultA, info.vaultB]) expect(writable.has(a)).toBe(true);
-      expect(keys[swap.accounts[6]!]).toBe(TOKEN_PROGRAM_ID);
+      // swap (tag 9) passes the SPL Token program; swap_v2 (the TOLL pools) each mint's program.
+      if (info.tokenA.programId === undefined && info.tokenB.programId === undefined) expect(keys[swap.accounts[6]!]).toBe(TOKEN_PROGRAM_ID);
+      else {
+        expect(keys[swap.accounts[6]!]).toBe(info.tokenA.programId ?? TOKEN_PROGRAM_ID);
+        expect(keys[swap.accounts[7]!]).toBe(info.tokenB.programId ?? TOKEN_PROGRAM_ID);
+        v2++;
+      }
       expect(writable.has(TOKEN_PROGRAM_ID)).toBe(false);
     }
+    expect(v2).toBeGreaterThan(0);
     expect(chain.flowCounts().lookupSwaps).toBe(chain.flowCounts().swaps);
   });
 

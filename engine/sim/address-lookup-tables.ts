@@ -3,7 +3,7 @@ import { findProgramAddress } from '../chain/index.js';
 import type { Keypair } from '../chain/index.js';
 import { seededKeypair } from './actors.js';
 import type { AccountRecord } from './chain-backend.js';
-import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, RENT_EPOCH_EXEMPT, TOKEN_PROGRAM_ID, rentExemptMinimum } from './known-accounts.js';
+import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, RENT_EPOCH_EXEMPT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, rentExemptMinimum } from './known-accounts.js';
 import type { SimToken } from './market-view.js';
 import type { SimPoolInfo } from './pool-genesis.js';
 
@@ -117,6 +117,8 @@ export function poolSwapAccounts(pool: SimPoolInfo): string[] {
   const out = [pool.address, pool.vaultA, pool.vaultB];
   if (pool.ammConfig !== undefined) out.push(pool.ammConfig);
   for (const a of pool.arrays) out.push(a.address);
+  // swap_v2 of a Token-2022 mint also passes that program (the mints are in the shared table).
+  if (pool.tokenA.programId === TOKEN_2022_PROGRAM_ID || pool.tokenB.programId === TOKEN_2022_PROGRAM_ID) out.push(TOKEN_2022_PROGRAM_ID);
   return out;
 }
 

@@ -17,6 +17,7 @@ import { TxError, type TransactionErrorValue } from './tx-errors.js';
 export interface SlotBuild {
   slot: bigint;
   blockTime: bigint;
+  epoch: bigint;
   /** The slot's changes so far, over the last committed state. */
   state: AccountOverlay;
   /** Status of each landed transaction, by status-cache key. */
@@ -66,7 +67,7 @@ export class BlockProducer {
   /** A transaction someone sent: checked, run, and landed unless refused or unable to pay. */
   runSubmitted(b: SlotBuild, tx: SimTransaction, verified: boolean, included: Uint8Array[]): void {
     const refused = this.admit(tx, b.slot, b.statuses, verified);
-    const result = refused === null ? this.runtime.execute(tx, b.state, { blockTime: b.blockTime, slot: b.slot }) : undefined;
+    const result = refused === null ? this.runtime.execute(tx, b.state, { blockTime: b.blockTime, slot: b.slot, epoch: b.epoch }) : undefined;
     if (result === undefined || !result.landed) {
       this.counters.droppedTransactions++;
       return;
@@ -76,7 +77,7 @@ export class BlockProducer {
 
   /** A transaction of the generated flow (fresh, signed by the chain): run and landed. */
   runGenerated(b: SlotBuild, tx: SimTransaction, included: Uint8Array[]): void {
-    const result = this.runtime.execute(tx, b.state, { blockTime: b.blockTime, slot: b.slot });
+    const result = this.runtime.execute(tx, b.state, { blockTime: b.blockTime, slot: b.slot, epoch: b.epoch });
     if (result.landed) this.land(b, tx, result, included);
   }
 
@@ -91,7 +92,7 @@ export class BlockProducer {
         failure = refused;
         break;
       }
-      const result = this.runtime.execute(tx, work, { blockTime: b.blockTime, slot: b.slot });
+      const result = this.runtime.execute(tx, work, { blockTime: b.blockTime, slot: b.slot, epoch: b.epoch });
       if (!result.landed || result.err !== null) {
         failure = result.err;
         break;

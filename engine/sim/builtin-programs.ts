@@ -1,28 +1,32 @@
 import { base58 } from '../chain/index.js';
+import { withheldAmountOffset, type DecodedMint } from '../dex/index.js';
 import type { AccountRecord } from './chain-backend.js';
+import { decodeMintOf } from './decoded-accounts.js';
 import type { InvokeContext, ProgramHandler } from './invoke-context.js';
 import { pubkeyBytes } from './key-cache.js';
-import { RENT_EPOCH_EXEMPT, SYSTEM_PROGRAM_ID, VOTE_PROGRAM_ID } from './known-accounts.js';
+import { RENT_EPOCH_EXEMPT, SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, VOTE_PROGRAM_ID } from './known-accounts.js';
 import {
   AccountState,
   TokenError,
   TokenInstruction,
   isTokenAccount,
-  mintDecimals,
   tokenAccountMintBytes,
   tokenAccountMintIs,
   tokenAccountOwnerIs,
   tokenAccountState,
   tokenAmount,
-  withTokenAmount,
 } from './spl-token.js';
+import { moveTokens, transferFeeOf } from './token-transfer.js';
 import { IxError, type InstructionErrorValue } from './tx-errors.js';
 
 /**
  * The programs besides the swap program that the simulated runtime executes, each doing the part
  * of the real program that the simulator's traffic and its users need:
  * - System: Transfer (tag 2, u64 lamports). Anything else fails with InvalidInstructionData.
- * - SPL Token: Transfer (3) and TransferChecked (12), wrapped SOL included.
+ * - SPL Token and Token-2022: Transfer (3) and TransferChecked (12), wrapped SOL included; the
+ *   accounts must be the program's own. Token-2022 withholds its mint's transfer fee of the
+ *   block's epoch on TransferChecked (at the destination's TransferFeeAmount) and refuses a plain
+ *   Transfer out of an account that withholds fees (MintRequiredForTransfer), as the program does.
  * - Vote: accepts any instruction on an existing vote account signed by someone (no vote state).
  * - Memo: data must be UTF-8; every account passed must sign.
  * - Compute Budget: read before execution (runtime.ts); executing it costs 150 units.
@@ -57,7 +61,10 @@ function newSystemAccount(): AccountRecord {
   return { lamports: 0n, owner: SYSTEM_PROGRAM_ID, data: new Uint8Array(0), executable: false, rentEpoch: RENT_EPOCH_EXEMPT };
 }
 
-export const tokenProgram: ProgramHandler = (ctx) => {
+export const tokenProgram: ProgramHandler = (ctx) => tokenInstruction(ctx, TOKEN_PROGRAM_ID);
+export const token2022Program: ProgramHandler = (ctx) => tokenInstruction(ctx, TOKEN_2022_PROGRAM_ID);
+
+function tokenInstruction(ctx: InvokeContext, programId: string): InstructionErrorValue | null {
   const data = ctx.data;
   if (data.length === 0) return IxError.InvalidInstructionData;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
@@ -81,12 +88,13 @@ export const tokenProgram: ProgramHandler = (ctx) => {
     return IxError.InvalidInstructionData;
   }
   if (ctx.accountCount <= owner) return IxError.NotEnoughAccountKeys;
-  return transferTokens(ctx, source, destination, owner, amount, mintIndex, decimals);
-};
+  return transferTokens(ctx, programId, source, destination, owner, amount, mintIndex, decimals);
+}
 
-/** SPL Token `process_transfer` for the accounts at the given instruction positions. */
+/** The token programs' `process_transfer` for the accounts at the given instruction positions. */
 function transferTokens(
   ctx: InvokeContext,
+  programId: string,
   sourceIndex: number,
   destinationIndex: number,
   ownerIndex: number,
@@ -96,28 +104,43 @@ function transferTokens(
 ): InstructionErrorValue | null {
   const source = ctx.account(sourceIndex);
   const destination = ctx.account(destinationIndex);
-  if (source === null || destination === null || !isTokenAccount(source.data) || !isTokenAccount(destination.data)) {
-    return IxError.InvalidAccountData;
-  }
+  if (source === null || destination === null) return IxError.InvalidAccountData;
+  if (source.owner !== programId || destination.owner !== programId) return IxError.IncorrectProgramId;
+  if (!isTokenAccount(source.data) || !isTokenAccount(destination.data)) return IxError.InvalidAccountData;
   if (tokenAccountState(source.data) === AccountState.Frozen || tokenAccountState(destination.data) === AccountState.Frozen) {
     return { Custom: TokenError.AccountFrozen };
   }
   const sourceAmount = tokenAmount(source.data);
   if (sourceAmount < amount) return { Custom: TokenError.InsufficientFunds };
   const mint = tokenAccountMintBytes(source.data);
-  if (!tokenAccountMintIs(destination.data, mint)) return { Custom: TokenError.MintMismatch };
+  let decoded: DecodedMint | undefined;
   if (mintIndex >= 0) {
     if (ctx.keys[mintIndex] !== base58.encode(mint)) return { Custom: TokenError.MintMismatch };
     const mintAccount = ctx.account(mintIndex);
-    if (mintAccount === null || mintDecimals(mintAccount.data) !== decimals) return { Custom: 18 }; // MintDecimalsMismatch
+    if (mintAccount === null) return IxError.InvalidAccountData;
+    if (mintAccount.owner !== programId) return IxError.IncorrectProgramId;
+    try {
+      decoded = decodeMintOf(mintAccount.owner, mintAccount.data);
+    } catch {
+      return IxError.InvalidAccountData;
+    }
+    if (decoded.decimals !== decimals) return { Custom: TokenError.MintDecimalsMismatch };
+  } else if (programId === TOKEN_2022_PROGRAM_ID && withholdsFees(source.data)) {
+    // The fee depends on the mint, which a plain Transfer does not pass.
+    return { Custom: TokenError.MintRequiredForTransfer };
   }
   if (!tokenAccountOwnerIs(source.data, pubkeyBytes(ctx.keys[ownerIndex]!))) return { Custom: TokenError.OwnerMismatch };
   if (!ctx.isSigner(ownerIndex)) return IxError.MissingRequiredSignature;
-  if (ctx.keys[sourceIndex] === ctx.keys[destinationIndex]) return null;
-  const err = ctx.put(sourceIndex, withTokenAmount(source, sourceAmount - amount));
-  if (err !== null) return err;
-  const latest = ctx.account(destinationIndex)!;
-  return ctx.put(destinationIndex, withTokenAmount(latest, tokenAmount(latest.data) + amount));
+  if (ctx.keys[sourceIndex] !== ctx.keys[destinationIndex] && !tokenAccountMintIs(destination.data, mint)) return { Custom: TokenError.MintMismatch };
+  return moveTokens(ctx, sourceIndex, destinationIndex, amount, transferFeeOf(decoded, ctx.epoch, amount));
+}
+
+function withholdsFees(data: Uint8Array): boolean {
+  try {
+    return withheldAmountOffset(data) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 export const voteProgram: ProgramHandler = (ctx) => {

@@ -66,6 +66,18 @@ export interface SimulationResult {
   unitsConsumed: number;
 }
 
+/** getEpochInfo's answer. */
+export interface EpochInfo {
+  epoch: bigint;
+  /** The slot's index within its epoch. */
+  slotIndex: bigint;
+  slotsInEpoch: bigint;
+  absoluteSlot: bigint;
+  blockHeight: bigint;
+  /** Transactions processed so far; null when the node does not know. */
+  transactionCount: bigint | null;
+}
+
 export interface BlockhashInfo {
   blockhash: string;
   lastValidBlockHeight: bigint;

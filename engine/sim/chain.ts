@@ -14,7 +14,7 @@ import {
 } from './address-lookup-tables.js';
 import { BlockProducer, type PendingBundle, type SlotBuild } from './block-producer.js';
 import { BlockhashQueue } from './blockhash-queue.js';
-import { computeBudgetProgram, memoProgram, systemProgram, tokenProgram, voteProgram } from './builtin-programs.js';
+import { computeBudgetProgram, memoProgram, systemProgram, token2022Program, tokenProgram, voteProgram } from './builtin-programs.js';
 import {
   RpcError,
   RpcErrorCode,
@@ -23,11 +23,12 @@ import {
   type BundleStatus,
   type Commitment,
   type EntryBatch,
+  type EpochInfo,
   type SignatureStatus,
   type SimulationResult,
   type TokenBalance,
 } from './chain-backend.js';
-import { blockTimeOf } from './chain-time.js';
+import { blockTimeOf, epochOf } from './chain-time.js';
 import { TransactionFlow } from './flow.js';
 import { createGenesis, type Genesis } from './genesis.js';
 import { deriveBundleId } from './http/bundle-id.js';
@@ -36,12 +37,14 @@ import { KeyCache } from './key-cache.js';
 import {
   ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
   COMPUTE_BUDGET_PROGRAM_ID,
+  DEFAULT_SLOTS_PER_EPOCH,
   FINALIZATION_DEPTH,
   JITO_TIP_ACCOUNTS,
   MAX_PROCESSING_AGE,
   MEMO_PROGRAM_ID,
   STATUS_CACHE_SLOTS,
   SYSTEM_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
   VOTE_PROGRAM_ID,
 } from './known-accounts.js';
@@ -108,6 +111,11 @@ export interface SimChainOptions {
   poolsPerKind?: number;
   /** Transactions per entry. Default 64. */
   txsPerEntry?: number;
+  /**
+   * Slots per epoch (mainnet's 432,000 by default; no warmup). The epoch selects the Token-2022
+   * mint's transfer fee (its newer fee takes effect at a later epoch).
+   */
+  slotsPerEpoch?: number;
   /** Slots advance only through advanceSlot() (tests). Default false: start() runs the clock. */
   manual?: boolean;
   logger?: Logger;
@@ -194,8 +202,12 @@ export class SimChain implements RpcChainBackend, MarketView {
       tokens: options.tokens ?? 6,
       poolsPerKind: options.poolsPerKind ?? 4,
       txsPerEntry: options.txsPerEntry ?? 64,
+      slotsPerEpoch: options.slotsPerEpoch ?? DEFAULT_SLOTS_PER_EPOCH,
       manual: options.manual ?? false,
     };
+    if (!Number.isInteger(this.settings.slotsPerEpoch) || this.settings.slotsPerEpoch < 1) {
+      throw new RangeError(`slotsPerEpoch must be a positive integer, got ${this.settings.slotsPerEpoch}`);
+    }
     this.log = options.logger;
     const s = this.settings;
     this.genesis = createGenesis({ seed: s.seed, tokens: s.tokens, poolsPerKind: s.poolsPerKind });
@@ -207,6 +219,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     const programs = new Map<string, ProgramHandler>([
       [SYSTEM_PROGRAM_ID, systemProgram],
       [TOKEN_PROGRAM_ID, tokenProgram],
+      [TOKEN_2022_PROGRAM_ID, token2022Program],
       [VOTE_PROGRAM_ID, voteProgram],
       [MEMO_PROGRAM_ID, memoProgram],
       [COMPUTE_BUDGET_PROGRAM_ID, computeBudgetProgram],
@@ -216,7 +229,7 @@ export class SimChain implements RpcChainBackend, MarketView {
 
     this.oracle = new ReferenceOracle(s.seed, this.genesis.market.tokens);
     this.market = new MarketState(this.genesis.market.pools, this.db);
-    this.market.invalidate(blockTimeOf(1n, s.slotMs));
+    this.market.invalidate(blockTimeOf(1n, s.slotMs), this.epochAt(1n));
     this.flow = new TransactionFlow(
       { seed: s.seed, txRate: s.txRate, slotMs: s.slotMs, poolShare: s.poolShare, lookupSwapShare: s.lookupSwapShare },
       this.genesis.market.pools,
@@ -225,6 +238,7 @@ export class SimChain implements RpcChainBackend, MarketView {
         pool: (info) => this.market.pool(info),
         context: (info) => this.market.context(info),
         referencePriceUsd: (mint) => this.oracle.priceUsd(mint),
+        transferFees: (info) => this.market.transferFees(info),
       },
       this.genesis.lookupTables.tables,
     );
@@ -328,6 +342,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     return {
       slot,
       blockTime: blockTimeOf(slot, this.settings.slotMs),
+      epoch: this.epochAt(slot),
       state: new AccountOverlay(this.db),
       statuses: new Map(),
       piece: 0,
@@ -351,7 +366,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.blockhashes.remember(slot, blockhash);
     this.pruneBundles(slot);
     this.oracle.step();
-    this.market.invalidate(blockTimeOf(slot + 1n, this.settings.slotMs));
+    this.market.invalidate(blockTimeOf(slot + 1n, this.settings.slotMs), this.epochAt(slot + 1n));
     this.counters.slot = slot;
 
     for (const listener of [...this.listeners.slot]) this.call(() => listener(slot, parent, root));
@@ -401,11 +416,34 @@ export class SimChain implements RpcChainBackend, MarketView {
 
   getTokenBalance(address: string, commitment: Commitment = 'processed'): TokenBalance | null {
     const account = this.getAccount(address, commitment);
-    if (account === null || account.owner !== TOKEN_PROGRAM_ID || !isTokenAccount(account.data)) return null;
+    if (account === null || (account.owner !== TOKEN_PROGRAM_ID && account.owner !== TOKEN_2022_PROGRAM_ID) || !isTokenAccount(account.data)) return null;
     const mint = this.getAccount(tokenAccountMint(account.data), commitment);
     const decimals = mint === null ? undefined : mintDecimals(mint.data);
     if (decimals === undefined) return null;
     return { amount: tokenAmount(account.data), decimals };
+  }
+
+  /** The epoch of `slot`. */
+  epochAt(slot: bigint): bigint {
+    return epochOf(slot, this.settings.slotsPerEpoch);
+  }
+
+  slotsPerEpoch(): number {
+    return this.settings.slotsPerEpoch;
+  }
+
+  /** getEpochInfo: the epoch of the slot at `commitment` and where that slot is in it. */
+  epochInfo(commitment: Commitment = 'processed'): EpochInfo {
+    const slot = this.slot(commitment);
+    const slotsInEpoch = BigInt(this.settings.slotsPerEpoch);
+    return {
+      epoch: slot / slotsInEpoch,
+      slotIndex: slot % slotsInEpoch,
+      slotsInEpoch,
+      absoluteSlot: slot,
+      blockHeight: this.blockHeight(commitment),
+      transactionCount: BigInt(this.counters.transactions),
+    };
   }
 
   latestBlockhash(commitment: Commitment = 'processed'): BlockhashInfo {
@@ -475,6 +513,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     const result = this.runtime.execute(tx, this.db, {
       blockTime: blockTimeOf(this.processed + 1n, this.settings.slotMs),
       slot: this.processed + 1n,
+      epoch: this.epochAt(this.processed + 1n),
       collectLogs: true,
     });
     if (!result.landed) return { err: result.err, logs: [], unitsConsumed: 0 };

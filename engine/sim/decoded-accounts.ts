@@ -8,7 +8,9 @@ import {
   decodeLbPair,
   decodeWhirlpool,
   decodeWhirlpoolTickArray,
+  decodeMint,
   type ClmmAmmConfig,
+  type DecodedMint,
   type DecodedPool,
   type DlmmBinArray,
   type TickArray,
@@ -25,6 +27,7 @@ const pools = new WeakMap<Uint8Array, DecodedPool>();
 const tickArrays = new WeakMap<Uint8Array, TickArray>();
 const binArrays = new WeakMap<Uint8Array, DlmmBinArray>();
 const ammConfigs = new WeakMap<Uint8Array, ClmmAmmConfig>();
+const mints = new WeakMap<Uint8Array, DecodedMint>();
 
 export function decodePoolOf(dex: Dex, data: Uint8Array, address: string): DecodedPool {
   let pool = pools.get(data);
@@ -75,6 +78,15 @@ export function decodeAmmConfigOf(data: Uint8Array, address: string): ClmmAmmCon
   return config;
 }
 
+/** A mint of either token program owned by `owner` (decodeMint; throws its TpErrors). */
+export function decodeMintOf(owner: string, data: Uint8Array): DecodedMint {
+  let mint = mints.get(data);
+  if (mint === undefined || mint.programId !== owner) {
+    mint = decodeMint(owner, data);
+    mints.set(data, mint);
+  }
+  return mint;
+}
 
 /**
  * Records what `data` decodes to, when the writer already knows it (a swap that wrote a few

@@ -1,6 +1,6 @@
 import { base58 } from '../chain/index.js';
 import type { InstructionInput, Keypair, LookupTableInput } from '../chain/index.js';
-import { Dex, binArrayIndexOf, q64ToNumber, type BinArray, type DecodedPool, type SwapContext } from '../dex/index.js';
+import { Dex, binArrayIndexOf, epochFee, q64ToNumber, type BinArray, type DecodedPool, type PoolTransferFees, type SwapContext, type TransferFeeConfig } from '../dex/index.js';
 import type { Actors, Trader } from './actors.js';
 import type { SimLookupTable } from './address-lookup-tables.js';
 import { blockTimeOf } from './chain-time.js';
@@ -9,13 +9,14 @@ import { COMPUTE_BUDGET_PROGRAM_ID, LAMPORTS_PER_SOL, MEMO_PROGRAM_ID, SYSTEM_PR
 import type { SimPoolInfo } from './pool-genesis.js';
 import { feeFraction, referenceRawPrice, spotPrice } from './pool-prices.js';
 import { SimRandom } from './prng.js';
-import { swapArrays, swapInstruction } from './swap-program.js';
+import { swapAccountsOf, swapArrays, swapInstruction } from './swap-program.js';
 
 /**
  * The generated transaction flow: `txRate` signed transactions per second of simulated time (per
  * slot: txRate · slotMs / 1000, exactly, with the remainder carried), of which a `poolShare` swap
  * on the simulator's pools with the documented swap instruction (swap-program.ts) and the rest is
- * noise: vote-like transactions to the Vote program, SOL transfers and memos.
+ * noise: vote-like transactions to the Vote program, SOL transfers and memos. Swaps on a pool of a
+ * Token-2022 mint use swap_v2 and count its transfer fees in their sizing.
  *
  * Swaps: a random pool (weighted toward deep pools) and trader; mostly random direction and size
  * (a small fraction of the pool's value, log-uniform), with a slippage limit set from the pool's
@@ -49,6 +50,8 @@ export interface FlowState {
   pool(info: SimPoolInfo): DecodedPool;
   context(info: SimPoolInfo): SwapContext;
   referencePriceUsd(mint: string): number;
+  /** The pool's transfer fees at the next block; undefined when its mints charge none. */
+  transferFees?(info: SimPoolInfo): PoolTransferFees | undefined;
 }
 
 /** Share of noise that is votes, then transfers; the rest are memos. */
@@ -160,7 +163,11 @@ export class TransactionFlow {
     const priceB = this.state.referencePriceUsd(info.tokenB.mint);
     const reference = referenceRawPrice(priceA, info.tokenA.decimals, priceB, info.tokenB.decimals);
     const spot = spotPrice(pool);
-    const fee = feeFraction(pool);
+    const transferFees = this.state.transferFees?.(info);
+    const transferA = feeRateOf(transferFees?.tokenA, transferFees);
+    const transferB = feeRateOf(transferFees?.tokenB, transferFees);
+    // A round trip through the pool pays its fee and both transfer fees.
+    const fee = feeFraction(pool) + transferA + transferB;
     const gap = Math.log(spot / reference);
 
     let aToB: boolean;
@@ -191,7 +198,8 @@ export class TransactionFlow {
     const maxIn = ((info.tvlUsd * MAX_ARB_FRACTION) / (aToB ? priceA : priceB)) * 10 ** input.decimals;
     amountIn = Math.floor(Math.min(amountIn, maxIn));
     if (!(amountIn >= 1)) amountIn = 1;
-    const expectedOut = this.expectedOutput(pool, amountIn * (1 - fee), aToB, spot);
+    const [inRate, outRate] = aToB ? [transferA, transferB] : [transferB, transferA];
+    const expectedOut = this.expectedOutput(pool, amountIn * (1 - inRate) * (1 - feeFraction(pool)), aToB, spot) * (1 - outRate);
     let amount: bigint;
     let threshold: bigint;
     if (exactOut && expectedOut > 10) {
@@ -204,17 +212,7 @@ export class TransactionFlow {
     this.counts.swaps++;
     if (tables !== undefined) this.counts.lookupSwaps++;
     const ix = swapInstruction(
-      {
-        programId: info.programId,
-        trader: trader.keypair.address,
-        pool: info.address,
-        vaultA: info.vaultA,
-        vaultB: info.vaultB,
-        traderTokenA: trader.tokenAccounts.get(info.tokenA.mint)!,
-        traderTokenB: trader.tokenAccounts.get(info.tokenB.mint)!,
-        ...(info.ammConfig !== undefined ? { ammConfig: info.ammConfig } : {}),
-        extra: swapArrays(info, pool, aToB),
-      },
+      swapAccountsOf(info, trader.keypair.address, trader.tokenAccounts.get(info.tokenA.mint)!, trader.tokenAccounts.get(info.tokenB.mint)!, swapArrays(info, pool, aToB)),
       { amount, otherAmountThreshold: threshold, aToB, exactIn: !(exactOut && expectedOut > 10) },
     );
     const unitLimit = info.dex === Dex.Amm ? 120_000 : 300_000;
@@ -351,6 +349,12 @@ export class TransactionFlow {
       instructions.map((ix) => ix.data),
     );
   }
+}
+
+/** A transfer fee's rate at the fees' epoch, as a fraction (caps ignored: an estimate for sizing). */
+function feeRateOf(config: TransferFeeConfig | undefined, fees: PoolTransferFees | undefined): number {
+  if (config === undefined || fees === undefined) return 0;
+  return epochFee(config, fees.epoch).transferFeeBasisPoints / 10_000;
 }
 
 // ---- instruction builders

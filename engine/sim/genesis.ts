@@ -15,6 +15,7 @@ import {
   NATIVE_LOADER_ID,
   RENT_EPOCH_EXEMPT,
   SYSTEM_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
   VOTE_PROGRAM_ID,
 } from './known-accounts.js';
@@ -58,7 +59,7 @@ export function createGenesis(settings: MarketSettings): Genesis {
   ] as const) {
     accounts.set(id, executable(NATIVE_LOADER_ID, new TextEncoder().encode(name), 1n));
   }
-  for (const id of [TOKEN_PROGRAM_ID, MEMO_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID]) {
+  for (const id of [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, MEMO_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID]) {
     accounts.set(id, executable(BPF_LOADER_2_ID, elfStub(), LAMPORTS_PER_SOL));
   }
   for (const id of Object.values(DEFAULT_PROGRAM_IDS)) {

@@ -26,6 +26,8 @@ export class InvokeContext {
     /** Unix seconds of the block. */
     readonly blockTime: bigint,
     private readonly logs: string[] | null,
+    /** The block's epoch (Clock::epoch): selects Token-2022 transfer fees. */
+    readonly epoch: bigint = 0n,
   ) {}
 
   static flagsOf(signer: boolean, writable: boolean): number {

@@ -5,6 +5,7 @@
 
 export const SYSTEM_PROGRAM_ID = '11111111111111111111111111111111';
 export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 export const ASSOCIATED_TOKEN_PROGRAM_ID = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
 export const VOTE_PROGRAM_ID = 'Vote111111111111111111111111111111111111111';
 export const MEMO_PROGRAM_ID = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
@@ -53,6 +54,9 @@ export function rentExemptMinimum(dataLength: number): bigint {
 /** Compute units: the default limit per instruction and the cap per transaction. */
 export const DEFAULT_COMPUTE_UNITS_PER_INSTRUCTION = 200_000;
 export const MAX_COMPUTE_UNITS_PER_TRANSACTION = 1_400_000;
+
+/** Slots per epoch on mainnet (`DEFAULT_SLOTS_PER_EPOCH`), without warmup. */
+export const DEFAULT_SLOTS_PER_EPOCH = 432_000;
 
 /** A blockhash stays usable for this many blocks after its own (`MAX_PROCESSING_AGE`). */
 export const MAX_PROCESSING_AGE = 150;

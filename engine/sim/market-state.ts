@@ -1,13 +1,14 @@
-import { Dex, withAmmConfig, type BinArray, type ConcentratedPool, type DecodedPool, type SwapContext, type TickArray } from '../dex/index.js';
+import { Dex, withAmmConfig, type BinArray, type ConcentratedPool, type DecodedPool, type PoolTransferFees, type SwapContext, type TickArray, type TransferFeeConfig } from '../dex/index.js';
 import type { AccountReader } from './accounts-db.js';
-import { decodeAmmConfigOf, decodeBinArrayOf, decodePoolOf, decodeTickArrayOf } from './decoded-accounts.js';
+import { decodeAmmConfigOf, decodeBinArrayOf, decodeMintOf, decodePoolOf, decodeTickArrayOf } from './decoded-accounts.js';
 import type { SimPoolView } from './market-view.js';
 import type { SimPoolInfo } from './pool-genesis.js';
 
 /**
  * The pools as the engine's decoders read them from the chain's latest accounts: one SimPoolView
  * per pool (the decoded pool, Raydium CLMM pools with their AmmConfig's fee rate, and every tick
- * or bin array decoded). Views are rebuilt lazily, only for pools whose accounts changed since the
+ * or bin array decoded, and for pools of a Token-2022 mint the mints' transfer-fee configs at the
+ * next block's epoch). Views are rebuilt lazily, only for pools whose accounts changed since the
  * last build (checked by record identity after each slot).
  */
 export class MarketState {
@@ -18,6 +19,7 @@ export class MarketState {
   private version = -1;
   private builtVersion = -2;
   private nowSeconds = 0n;
+  private epoch = 0n;
 
   constructor(
     readonly pools: readonly SimPoolInfo[],
@@ -27,10 +29,16 @@ export class MarketState {
     this.sources = pools.map(() => []);
   }
 
-  /** Marks the state as changed (a slot was committed); `nowSeconds` is the next block's time. */
-  invalidate(nowSeconds: bigint): void {
+  /** Marks the state as changed (a slot was committed); `nowSeconds` and `epoch` are the next block's. */
+  invalidate(nowSeconds: bigint, epoch = 0n): void {
     this.version++;
     this.nowSeconds = nowSeconds;
+    this.epoch = epoch;
+  }
+
+  /** The transfer fees of `info`'s swaps at the next block (undefined when its mints charge none). */
+  transferFees(info: SimPoolInfo): PoolTransferFees | undefined {
+    return this.viewOf(info).transferFees;
   }
 
   all(): readonly SimPoolView[] {
@@ -72,9 +80,17 @@ export class MarketState {
       const records = this.recordsOf(info);
       const previous = this.sources[i]!;
       if (this.views[i] !== undefined && sameRecords(previous, records)) {
-        // Unchanged accounts; only the block time of DLMM views moves.
-        if (info.dex === Dex.Dlmm || info.dex === Dex.Clmm) this.views[i] = { ...this.views[i]!, ctx: { ...this.views[i]!.ctx, nowSeconds: this.nowSeconds } };
-        else continue;
+        // Unchanged accounts; only the block time of DLMM and CLMM views, and the epoch of
+        // transfer fees, move.
+        const view = this.views[i]!;
+        const timed = info.dex === Dex.Dlmm || info.dex === Dex.Clmm;
+        const fees = view.transferFees;
+        if (!timed && (fees === undefined || fees.epoch === this.epoch)) continue;
+        this.views[i] = {
+          ...view,
+          ...(timed ? { ctx: { ...view.ctx, nowSeconds: this.nowSeconds } } : {}),
+          ...(fees !== undefined && fees.epoch !== this.epoch ? { transferFees: { ...fees, epoch: this.epoch } } : {}),
+        };
       } else {
         this.views[i] = this.build(info);
         this.sources[i] = records;
@@ -97,7 +113,21 @@ export class MarketState {
     const out = [this.accounts.get(info.address)!.data];
     for (const array of info.arrays) out.push(this.accounts.get(array.address)!.data);
     if (info.ammConfig !== undefined) out.push(this.accounts.get(info.ammConfig)!.data);
+    if (info.tokenA.programId !== undefined) out.push(this.accounts.get(info.tokenA.mint)!.data);
+    if (info.tokenB.programId !== undefined) out.push(this.accounts.get(info.tokenB.mint)!.data);
     return out;
+  }
+
+  /** The configs of the pool's Token-2022 mints, read from the mint accounts. */
+  private feesOf(info: SimPoolInfo): PoolTransferFees | undefined {
+    const config = (mint: string): TransferFeeConfig | undefined => {
+      const record = this.accounts.get(mint);
+      return record === null ? undefined : decodeMintOf(record.owner, record.data).transferFeeConfig;
+    };
+    const tokenA = info.tokenA.programId !== undefined ? config(info.tokenA.mint) : undefined;
+    const tokenB = info.tokenB.programId !== undefined ? config(info.tokenB.mint) : undefined;
+    if (tokenA === undefined && tokenB === undefined) return undefined;
+    return { epoch: this.epoch, tokenA, tokenB };
   }
 
   private build(info: SimPoolInfo): SimPoolView {
@@ -117,7 +147,8 @@ export class MarketState {
         pool = withAmmConfig(pool as ConcentratedPool, decodeAmmConfigOf(this.accounts.get(info.ammConfig)!.data, info.ammConfig));
       }
     }
-    return { address: info.address, dex: info.dex, label: info.label, pool, ctx };
+    const transferFees = this.feesOf(info);
+    return { address: info.address, dex: info.dex, label: info.label, pool, ctx, ...(transferFees !== undefined ? { transferFees } : {}) };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { DecodedPool, Dex, SwapContext } from '../dex/index.js';
+import type { DecodedPool, Dex, PoolTransferFees, SwapContext } from '../dex/index.js';
 
 /**
  * The simulator's market as its quote API and tests see it (types only): the tokens, and every
@@ -12,6 +12,8 @@ export interface SimToken {
   decimals: number;
   /** Reference price in USD per whole token: the oracle of the simulated market. */
   referencePriceUsd: number;
+  /** The mint's owner when it is not the SPL Token program: Token-2022. */
+  programId?: string;
 }
 
 export interface SimPoolView {
@@ -23,6 +25,12 @@ export interface SimPoolView {
   pool: DecodedPool;
   /** Tick arrays or bin arrays of the pool (all of them: the simulator knows its whole state). */
   ctx: SwapContext;
+  /**
+   * For a pool with a Token-2022 mint that charges transfer fees: both mints' TransferFeeConfig (as
+   * decoded from the mint accounts) and the epoch of the next block. Quote with
+   * `quoteSwap(pool, req, ctx, transferFees)` for what the trader sends and receives.
+   */
+  transferFees?: PoolTransferFees;
 }
 
 export interface MarketView {

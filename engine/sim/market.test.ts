@@ -11,8 +11,9 @@ import {
   type DlmmPool,
   type TickArray,
 } from '../dex/index.js';
-import { USDC_MINT, WSOL_MINT } from './known-accounts.js';
-import { createMarket, planPairs, createTokens } from './market.js';
+import { decodeMint, withheldAmount } from '../dex/index.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, USDC_MINT, WSOL_MINT } from './known-accounts.js';
+import { TOLL_SYMBOL, createMarket, planPairs, createTokens, tollTransferFees } from './market.js';
 import { feeFraction, referenceRawPrice, spotPrice } from './pool-prices.js';
 import { mintDecimals, tokenAccountMint, tokenAccountOwner, tokenAmount } from './spl-token.js';
 
@@ -32,23 +33,41 @@ describe('the simulated market', () => {
       [WSOL_MINT, 'SOL', 9],
       [USDC_MINT, 'USDC', 6],
     ]);
-    expect(market.tokens).toHaveLength(8);
-    expect(new Set(market.tokens.map((t) => t.symbol)).size).toBe(8);
-    for (const token of market.tokens) {
+    // SOL, USDC, the 6 seeded tokens, then the Token-2022 mint TOLL.
+    expect(market.tokens).toHaveLength(9);
+    expect(new Set(market.tokens.map((t) => t.symbol)).size).toBe(9);
+    for (const token of market.tokens.slice(0, 8)) {
       const mint = market.accounts.get(token.mint)!;
-      expect(mint.owner).toBe('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+      expect(mint.owner).toBe(TOKEN_PROGRAM_ID);
       expect(mint.data).toHaveLength(82);
       expect(mintDecimals(mint.data)).toBe(token.decimals);
       expect(token.referencePriceUsd).toBeGreaterThan(0);
     }
-    expect(createTokens(1, 6)).toEqual(market.tokens);
-    expect(createTokens(2, 6).slice(2)).not.toEqual(market.tokens.slice(2));
+    expect(createTokens(1, 6)).toEqual(market.tokens.slice(0, 8));
+    expect(createTokens(2, 6).slice(2)).not.toEqual(market.tokens.slice(2, 8));
+  });
+
+  it('has TOLL, a Token-2022 mint with a transfer fee whose newer rate starts at a later epoch', () => {
+    const toll = market.tokens[8]!;
+    expect(toll).toMatchObject({ symbol: TOLL_SYMBOL, decimals: 6, programId: TOKEN_2022_PROGRAM_ID });
+    const account = market.accounts.get(toll.mint)!;
+    expect(account.owner).toBe(TOKEN_2022_PROGRAM_ID);
+    expect(account.data).toHaveLength(278); // getMintLen([TransferFeeConfig])
+    const mint = decodeMint(account.owner, account.data, toll.mint);
+    expect(mint.decimals).toBe(6);
+    expect(mint.transferFeeConfig).toEqual(tollTransferFees(1));
+    expect(mint.transferFeeConfig!.olderTransferFee).toMatchObject({ epoch: 0n, transferFeeBasisPoints: 100, maximumFee: 5_000_000_000n });
+    expect(mint.transferFeeConfig!.newerTransferFee).toMatchObject({ epoch: 2n, transferFeeBasisPoints: 150, maximumFee: 7_500_000_000n });
+    // Two pools trade it, after every regular pool: a dexa_amm against USDC, a dexc_whirlpool against SOL.
+    const pools = market.pools.slice(16);
+    expect(pools.map((p) => p.dex)).toEqual([Dex.Amm, Dex.Whirlpool]);
+    expect(pools.map((p) => [p.tokenA.mint, p.tokenB.mint].sort())).toEqual([[toll.mint, USDC_MINT].sort(), [toll.mint, WSOL_MINT].sort()]);
   });
 
   it('has poolsPerKind pools of each kind, SOL/USDC in every kind, every token in a pool and 2-hop routes to USDC', () => {
-    expect(market.pools).toHaveLength(16);
+    expect(market.pools).toHaveLength(18);
     for (const dex of DEX_KINDS) {
-      const pools = market.pools.filter((p) => p.dex === dex);
+      const pools = market.pools.slice(0, 16).filter((p) => p.dex === dex);
       expect(pools).toHaveLength(4);
       expect(pools.some((p) => new Set([p.tokenA.mint, p.tokenB.mint]).has(WSOL_MINT) && new Set([p.tokenA.mint, p.tokenB.mint]).has(USDC_MINT))).toBe(true);
     }
@@ -172,7 +191,10 @@ describe('the simulated market', () => {
       let usd = 0;
       for (const [vault, token] of [[info.vaultA, info.tokenA], [info.vaultB, info.tokenB]] as const) {
         const account = market.accounts.get(vault)!;
-        expect(account.data).toHaveLength(165);
+        // Token-2022 vaults of TOLL withhold its fee: the base, account type, TransferFeeAmount.
+        expect(account.data).toHaveLength(token.programId === undefined ? 165 : 178);
+        expect(account.owner).toBe(token.programId ?? TOKEN_PROGRAM_ID);
+        if (token.programId !== undefined) expect(withheldAmount(account.data)).toBe(0n);
         expect(tokenAccountMint(account.data)).toBe(token.mint);
         if (info.dex !== Dex.Amm) expect(tokenAccountOwner(account.data)).toBe(info.address);
         usd += (Number(tokenAmount(account.data)) / 10 ** token.decimals) * token.referencePriceUsd;

@@ -1,7 +1,7 @@
 import { keypairFromSeed } from '../chain/index.js';
-import { type Dex, DEX_KINDS } from '../dex/index.js';
+import { Dex, DEX_KINDS, encodeMint as encodeExtendedMint, type TransferFeeConfig } from '../dex/index.js';
 import type { AccountRecord } from './chain-backend.js';
-import { TOKEN_PROGRAM_ID, USDC_MINT, WSOL_MINT, rentExemptMinimum, RENT_EPOCH_EXEMPT } from './known-accounts.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, USDC_MINT, WSOL_MINT, rentExemptMinimum, RENT_EPOCH_EXEMPT } from './known-accounts.js';
 import type { SimToken } from './market-view.js';
 import { buildPool, type PoolPlan, type SimPoolInfo } from './pool-genesis.js';
 import { SimRandom, seededBytes32 } from './prng.js';
@@ -15,6 +15,11 @@ import { encodeMint, MINT_SIZE } from './spl-token.js';
  * Pairs: SOL/USDC in every kind; the other tokens paired with SOL, with USDC and with each other
  * in rounds, spread over the kinds, so every token has a pool and 2-hop routes (token → SOL →
  * USDC, token → token → SOL) exist. Everything follows from the seed.
+ *
+ * After all of these (so that every other token, account and pool stays what the seed made it
+ * before): TOLL, a Token-2022 mint with the TransferFeeConfig extension (tollTransferFees), and
+ * two pools that trade it, a dexa_amm TOLL/USDC and a dexc_whirlpool TOLL/SOL, whose vaults and
+ * the traders' TOLL accounts are Token-2022 accounts that withhold the fee.
  */
 
 export interface MarketSettings {
@@ -46,6 +51,40 @@ const MAX_TOKEN_PRICE_USD = 250;
 const USDC_MINT_AUTHORITY = 'BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG';
 /** Supply written into every Mint account (raw atoms): fixed, large, and never checked. */
 const MINT_SUPPLY_WHOLE_TOKENS = 10_000_000_000n;
+
+/** The Token-2022 token of every market: its symbol, decimals and reference price. */
+export const TOLL_SYMBOL = 'TOLL';
+const TOLL_DECIMALS = 6;
+const TOLL_PRICE_USD = 0.85;
+/** The epoch from which TOLL's newer transfer fee applies. */
+export const TOLL_NEWER_FEE_EPOCH = 2n;
+/**
+ * TOLL's transfer fees: 1 % capped at 5,000 TOLL, then from epoch 2 on 1.5 % capped at 7,500 TOLL
+ * (as after a SetTransferFee by its fee authority).
+ */
+export function tollTransferFees(seed: number): TransferFeeConfig {
+  const whole = 10n ** BigInt(TOLL_DECIMALS);
+  return {
+    transferFeeConfigAuthority: keypairFromSeed(seededBytes32(seed, 'toll:fee-authority')).address,
+    withdrawWithheldAuthority: keypairFromSeed(seededBytes32(seed, 'toll:withdraw-authority')).address,
+    withheldAmount: 0n,
+    olderTransferFee: { epoch: 0n, maximumFee: 5_000n * whole, transferFeeBasisPoints: 100 },
+    newerTransferFee: { epoch: TOLL_NEWER_FEE_EPOCH, maximumFee: 7_500n * whole, transferFeeBasisPoints: 150 },
+  };
+}
+/** Pool index of the TOLL pools in their kind (seeded addresses apart from the regular pools'). */
+const TOLL_POOL_INDEX = 1000;
+
+/** The Token-2022 token of a market seeded `seed`. */
+export function tollToken(seed: number): SimToken {
+  return {
+    mint: keypairFromSeed(seededBytes32(seed, 'mint:token-2022:TOLL')).address,
+    symbol: TOLL_SYMBOL,
+    decimals: TOLL_DECIMALS,
+    referencePriceUsd: TOLL_PRICE_USD,
+    programId: TOKEN_2022_PROGRAM_ID,
+  };
+}
 
 export function createTokens(seed: number, count: number): SimToken[] {
   const rng = SimRandom.derive(seed, 'market:tokens');
@@ -100,6 +139,8 @@ export function planPairs(tokens: readonly SimToken[], poolsPerKind: number): Ma
 /** Builds the whole market at genesis. */
 export function createMarket(settings: MarketSettings): MarketGenesis {
   const tokens = createTokens(settings.seed, settings.tokens);
+  const toll = tollToken(settings.seed);
+  tokens.push(toll);
   const accounts = new Map<string, AccountRecord>();
   for (const token of tokens) accounts.set(token.mint, mintAccount(settings.seed, token));
 
@@ -126,12 +167,41 @@ export function createMarket(settings: MarketSettings): MarketGenesis {
       pools.push(buildPool(poolPlan, rng, accounts));
     }
   }
+  // The TOLL pools, from their own stream: the draws above are what they were without them.
+  const tollRng = SimRandom.derive(settings.seed, 'market:token-2022-pools');
+  for (const [dex, quote] of [
+    [Dex.Amm, USDC_TOKEN],
+    [Dex.Whirlpool, SOL_TOKEN],
+  ] as const) {
+    const plan: PoolPlan = {
+      dex,
+      index: TOLL_POOL_INDEX,
+      seed: settings.seed,
+      base: toll,
+      quote,
+      tvlUsd: tollRng.logUniform(600_000, 1_500_000),
+      priceSkew: tollRng.uniform(-0.004, 0.004),
+      mainPair: false,
+    };
+    pools.push(buildPool(plan, tollRng, accounts));
+  }
   return { tokens, pools, accounts };
 }
 
 function mintAccount(seed: number, token: SimToken): AccountRecord {
   const authority =
     token.mint === WSOL_MINT ? null : token.mint === USDC_MINT ? USDC_MINT_AUTHORITY : keypairFromSeed(seededBytes32(seed, `mint-authority:${token.mint}`)).address;
+  if (token.programId === TOKEN_2022_PROGRAM_ID) {
+    const data = encodeExtendedMint({
+      programId: TOKEN_2022_PROGRAM_ID,
+      mintAuthority: authority,
+      supply: MINT_SUPPLY_WHOLE_TOKENS * 10n ** BigInt(token.decimals),
+      decimals: token.decimals,
+      freezeAuthority: null,
+      transferFeeConfig: tollTransferFees(seed),
+    });
+    return { lamports: rentExemptMinimum(data.length), owner: TOKEN_2022_PROGRAM_ID, data, executable: false, rentEpoch: RENT_EPOCH_EXEMPT };
+  }
   return {
     lamports: rentExemptMinimum(MINT_SIZE),
     owner: TOKEN_PROGRAM_ID,

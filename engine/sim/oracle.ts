@@ -5,7 +5,8 @@ import { SimRandom } from './prng.js';
  * The reference prices of the simulated market: each token's USD price follows a mean-reverting
  * random walk in log space (Ornstein-Uhlenbeck, one step per slot) around its genesis price, so
  * prices drift but stay sane. USDC stays at 1. Arbitrage in the flow pulls pools toward these
- * prices.
+ * prices. Token-2022 tokens (TOLL) walk on their own stream, so that the others' walks are what
+ * the seed gave them before such tokens existed.
  */
 
 /** Per-slot volatility of log price and pull toward the genesis price. */
@@ -15,6 +16,8 @@ const PINNED_SYMBOL = 'USDC';
 
 export class ReferenceOracle {
   private readonly rng: SimRandom;
+  /** Per token: its own stream (Token-2022 tokens) or undefined for the shared one. */
+  private readonly ownRngs: (SimRandom | undefined)[];
   private readonly genesisLog: Float64Array;
   private readonly logPrices: Float64Array;
   private current: SimToken[];
@@ -22,6 +25,7 @@ export class ReferenceOracle {
 
   constructor(seed: number, private readonly genesis: readonly SimToken[]) {
     this.rng = SimRandom.derive(seed, 'oracle');
+    this.ownRngs = genesis.map((t) => (t.programId === undefined ? undefined : SimRandom.derive(seed, `oracle:${t.mint}`)));
     this.genesisLog = Float64Array.from(genesis, (t) => Math.log(t.referencePriceUsd));
     this.logPrices = Float64Array.from(this.genesisLog);
     this.current = genesis.slice();
@@ -48,7 +52,7 @@ export class ReferenceOracle {
         continue;
       }
       const x = this.logPrices[i]!;
-      const stepped = x - REVERSION_PER_SLOT * (x - this.genesisLog[i]!) + SIGMA_PER_SLOT * this.rng.normal();
+      const stepped = x - REVERSION_PER_SLOT * (x - this.genesisLog[i]!) + SIGMA_PER_SLOT * (this.ownRngs[i] ?? this.rng).normal();
       this.logPrices[i] = stepped;
       next[i] = { ...token, referencePriceUsd: Number(Math.exp(stepped).toPrecision(8)) };
     }

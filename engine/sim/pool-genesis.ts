@@ -46,11 +46,12 @@ import {
   type ClmmPoolFields,
   type DlmmLbPair,
   type WhirlpoolFields,
+  encodeExtendedTokenAccount,
 } from '../dex/index.js';
 import type { AccountRecord } from './chain-backend.js';
 import { writeAmmVaults } from './amm-vaults.js';
 import { GENESIS_UNIX_TIME } from './chain-time.js';
-import { RENT_EPOCH_EXEMPT, TOKEN_PROGRAM_ID, WHIRLPOOLS_CONFIG, WSOL_MINT, rentExemptMinimum } from './known-accounts.js';
+import { RENT_EPOCH_EXEMPT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, WHIRLPOOLS_CONFIG, WSOL_MINT, rentExemptMinimum } from './known-accounts.js';
 import type { SimToken } from './market-view.js';
 import { findProgramAddress } from '../chain/index.js';
 import { seededBytes32, type SimRandom } from './prng.js';
@@ -175,8 +176,17 @@ export function programAccount(owner: string, data: Uint8Array): AccountRecord {
   return { lamports: rentExemptMinimum(data.length), owner, data, executable: false, rentEpoch: RENT_EPOCH_EXEMPT };
 }
 
-/** A token account record; wrapped SOL accounts carry the rent reserve and their amount as lamports. */
-export function tokenAccountRecord(mint: string, owner: string, amount: bigint): AccountRecord {
+/**
+ * A token account record of `token`'s program; wrapped SOL accounts carry the rent reserve and
+ * their amount as lamports. Token-2022 accounts are extended: TransferFeeAmount (every account of
+ * a mint with a transfer fee must withhold), and ImmutableOwner for associated token accounts.
+ */
+export function tokenAccountRecord(token: SimToken, owner: string, amount: bigint, associated = false): AccountRecord {
+  const mint = token.mint;
+  if (token.programId === TOKEN_2022_PROGRAM_ID) {
+    const data = encodeExtendedTokenAccount({ mint, owner, amount, withheldAmount: 0n, immutableOwner: associated });
+    return { lamports: rentExemptMinimum(data.length), owner: TOKEN_2022_PROGRAM_ID, data, executable: false, rentEpoch: RENT_EPOCH_EXEMPT };
+  }
   const reserve = rentExemptMinimum(TOKEN_ACCOUNT_SIZE);
   const native = mint === WSOL_MINT;
   return {
@@ -218,8 +228,8 @@ function buildAmm(plan: PoolPlan, accounts: Map<string, AccountRecord>): SimPool
   const data = encodeAmmPool({ status: AmmStatus.SwapOnly, reserveA, reserveB, tokenA: a.mint, tokenB: b.mint });
   writeAmmVaults(data, vaultA, vaultB);
   accounts.set(address, programAccount(DEFAULT_PROGRAM_IDS[Dex.Amm], data));
-  accounts.set(vaultA, tokenAccountRecord(a.mint, RAYDIUM_AMM_AUTHORITY, reserveA));
-  accounts.set(vaultB, tokenAccountRecord(b.mint, RAYDIUM_AMM_AUTHORITY, reserveB));
+  accounts.set(vaultA, tokenAccountRecord(a, RAYDIUM_AMM_AUTHORITY, reserveA));
+  accounts.set(vaultB, tokenAccountRecord(b, RAYDIUM_AMM_AUTHORITY, reserveB));
   if (data.length !== AMM_ACCOUNT_SIZE) throw new RangeError('AMM account size');
   return {
     address,
@@ -448,8 +458,8 @@ function buildConcentrated(plan: PoolPlan, rng: SimRandom, accounts: Map<string,
     accounts.set(address, programAccount(programId, data));
     info = { ammConfig };
   }
-  accounts.set(vaultA, tokenAccountRecord(a.mint, address, amountA));
-  accounts.set(vaultB, tokenAccountRecord(b.mint, address, amountB));
+  accounts.set(vaultA, tokenAccountRecord(a, address, amountA));
+  accounts.set(vaultB, tokenAccountRecord(b, address, amountB));
   return {
     address,
     dex: kind.dex,
@@ -581,8 +591,8 @@ function buildDlmm(plan: PoolPlan, rng: SimRandom, accounts: Map<string, Account
   const data = encodeLbPair(lbPair);
   if (data.length !== DLMM_LB_PAIR_SIZE) throw new RangeError('LbPair size');
   accounts.set(address, programAccount(programId, data));
-  accounts.set(vaultA, tokenAccountRecord(x.mint, address, totalX));
-  accounts.set(vaultB, tokenAccountRecord(y.mint, address, totalY));
+  accounts.set(vaultA, tokenAccountRecord(x, address, totalX));
+  accounts.set(vaultB, tokenAccountRecord(y, address, totalY));
   return {
     address,
     dex: Dex.Dlmm,

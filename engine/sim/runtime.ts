@@ -31,6 +31,8 @@ export interface ExecutionOptions {
   slot?: bigint;
   /** Collect program logs (simulation); the flow's execution skips them. */
   collectLogs?: boolean;
+  /** The slot's epoch (Token-2022 transfer fees). Default 0. */
+  epoch?: bigint;
 }
 
 export type Execution =
@@ -114,7 +116,7 @@ export class Runtime {
         ixKeys[a] = keys[k]!;
         flags[a] = InvokeContext.flagsOf(k < tx.numRequiredSignatures, writable[k] === 1);
       }
-      const ctx = new InvokeContext(programId, ixKeys, flags, ix.data, work, options.blockTime, logs);
+      const ctx = new InvokeContext(programId, ixKeys, flags, ix.data, work, options.blockTime, logs, options.epoch ?? 0n);
       const handler = this.programs.get(programId);
       let err = handler === undefined ? IxError.UnsupportedProgramId : handler(ctx);
       units += ctx.unitsConsumed;

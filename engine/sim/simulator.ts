@@ -75,6 +75,7 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
     tokens: config['sim.tokens'],
     poolsPerKind: config['sim.poolsPerKind'],
     txsPerEntry: config['sim.txsPerEntry'],
+    slotsPerEpoch: config['sim.slotsPerEpoch'],
     manual: options.manual ?? false,
     logger: log,
   });

@@ -10,10 +10,18 @@ import type { AccountRecord } from './chain-backend.js';
  *   Account: 0 mint; 32 owner; 64 amount u64; 72 delegate COption<Pubkey>; 108 state u8
  *            (1 initialized); 109 is_native COption<u64> (the rent-exempt reserve of a wrapped
  *            SOL account); 121 delegated_amount u64; 129 close_authority COption<Pubkey>.
+ *
+ * Token-2022 accounts are the same bases, extended (engine/dex token-2022): a mint padded to 165
+ * bytes then account type 1 and its extensions, a token account followed by type 2 and its.
  */
 
 export const MINT_SIZE = 82;
 export const TOKEN_ACCOUNT_SIZE = 165;
+/** Where an extended account's type byte sits (1 mint, 2 token account), and the multisig size. */
+const ACCOUNT_TYPE_OFFSET = 165;
+const ACCOUNT_TYPE_MINT = 1;
+const ACCOUNT_TYPE_ACCOUNT = 2;
+const MULTISIG_SIZE = 355;
 
 const MINT_AUTHORITY = 0;
 const MINT_SUPPLY = 36;
@@ -33,7 +41,17 @@ export const AccountState = { Uninitialized: 0, Initialized: 1, Frozen: 2 } as c
 export const TokenInstruction = { Transfer: 3, TransferChecked: 12 } as const;
 
 /** SPL Token `TokenError` codes, reported as `{Custom: n}` like the program does. */
-export const TokenError = { InsufficientFunds: 1, MintMismatch: 3, OwnerMismatch: 4, AccountFrozen: 17 } as const;
+export const TokenError = {
+  InsufficientFunds: 1,
+  MintMismatch: 3,
+  OwnerMismatch: 4,
+  InvalidState: 13,
+  Overflow: 14,
+  AccountFrozen: 17,
+  MintDecimalsMismatch: 18,
+  /** Token-2022: a plain Transfer out of an account that withholds transfer fees. */
+  MintRequiredForTransfer: 31,
+} as const;
 
 export interface MintFields {
   mintAuthority: string | null;
@@ -53,8 +71,10 @@ export function encodeMint(fields: MintFields): Uint8Array {
   return data;
 }
 
+/** The decimals of an initialized mint (either program, extended or not). */
 export function mintDecimals(data: Uint8Array): number | undefined {
-  return data.length === MINT_SIZE && data[MINT_INITIALIZED] === 1 ? data[MINT_DECIMALS] : undefined;
+  const shape = data.length === MINT_SIZE || (data.length > ACCOUNT_TYPE_OFFSET && data.length !== MULTISIG_SIZE && data[ACCOUNT_TYPE_OFFSET] === ACCOUNT_TYPE_MINT);
+  return shape && data[MINT_INITIALIZED] === 1 ? data[MINT_DECIMALS] : undefined;
 }
 
 export interface TokenAccountFields {
@@ -79,9 +99,11 @@ export function encodeTokenAccount(fields: TokenAccountFields): Uint8Array {
   return data;
 }
 
-/** Whether `data` is an initialized (or frozen) token account. */
+/** Whether `data` is an initialized (or frozen) token account, classic or Token-2022 extended. */
 export function isTokenAccount(data: Uint8Array): boolean {
-  return data.length === TOKEN_ACCOUNT_SIZE && data[ACCOUNT_STATE] !== AccountState.Uninitialized;
+  const shape =
+    data.length === TOKEN_ACCOUNT_SIZE || (data.length > ACCOUNT_TYPE_OFFSET && data.length !== MULTISIG_SIZE && data[ACCOUNT_TYPE_OFFSET] === ACCOUNT_TYPE_ACCOUNT);
+  return shape && data[ACCOUNT_STATE] !== AccountState.Uninitialized;
 }
 
 export function tokenAccountState(data: Uint8Array): number {

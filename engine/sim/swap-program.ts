@@ -4,6 +4,9 @@ import {
   SwapFailure,
   SwapMode,
   binArrayIndexOf,
+  calculatePreFeeAmount,
+  epochFee,
+  type DecodedMint,
   quoteDlmmWithBins,
   quoteSwap,
   withAmmConfig,
@@ -20,11 +23,11 @@ import {
 } from '../dex/index.js';
 import { ammVaultBytes } from './amm-vaults.js';
 import type { AccountRecord } from './chain-backend.js';
-import { decodeAmmConfigOf, decodeBinArrayOf, decodePoolOf, decodeTickArrayOf, rememberBinArray, rememberPool } from './decoded-accounts.js';
+import { decodeAmmConfigOf, decodeBinArrayOf, decodeMintOf, decodePoolOf, decodeTickArrayOf, rememberBinArray, rememberPool } from './decoded-accounts.js';
 import type { InvokeContext, ProgramHandler } from './invoke-context.js';
 import type { SimPoolInfo } from './pool-genesis.js';
 import { pubkeyBytes } from './key-cache.js';
-import { TOKEN_PROGRAM_ID } from './known-accounts.js';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from './known-accounts.js';
 import {
   writeAmmReserves,
   writeBinAmounts,
@@ -33,7 +36,8 @@ import {
   writeWhirlpoolPrice,
   type ClPriceState,
 } from './pool-state-writes.js';
-import { TokenError, isTokenAccount, tokenAccountMintIs, tokenAccountOwnerIs, tokenAmount, withTokenAmount } from './spl-token.js';
+import { isTokenAccount, tokenAccountMintIs, tokenAccountOwnerIs } from './spl-token.js';
+import { moveTokens, transferFeeOf } from './token-transfer.js';
 import { IxError, type InstructionErrorValue } from './tx-errors.js';
 
 /**
@@ -56,8 +60,25 @@ import { IxError, type InstructionErrorValue } from './tx-errors.js';
  *      walk the arrays it is given, as on chain: pass the arrays from the current one onwards in
  *      the swap direction.
  *
+ * swap_v2 (tag 10), for pools of Token-2022 mints (and any other pool), as Whirlpool's and Raydium's
+ * v2 swaps pass them: accounts 0..5 as above, then
+ *   6  token program A          SPL Token or Token-2022: the owner of mint A
+ *   7  token program B
+ *   8  mint A                   readonly (the transfer fee is read from it)
+ *   9  mint B
+ *   10… the kind's extra accounts, as 7… above.
+ * The v1 swap refuses a pool whose vaults the SPL Token program does not own (IncorrectProgramId).
+ *
+ * Transfer fees (swap_v2 on a Token-2022 mint with TransferFeeConfig, the fee of the block's
+ * epoch), as Whirlpool's `swap_with_transfer_fee_extension` does: exact in, the trader sends
+ * `amount`, the pool swaps `amount - fee_in` and sends `out`, the trader receives `out - fee_out`,
+ * which must reach the threshold; exact out, the pool sends the smallest amount that arrives as
+ * `amount`, swaps for it, and the trader sends the smallest amount that arrives as the pool's
+ * input, which must not exceed the threshold. Each transfer withholds its fee at the destination's
+ * TransferFeeAmount, as the token program does (token-transfer.ts).
+ *
  * Data (19 bytes, little-endian):
- *   0  u8   tag = 9 (swap)
+ *   0  u8   tag = 9 (swap) or 10 (swap_v2)
  *   1  u64  amount                   input for exact in, output for exact out
  *   9  u64  other_amount_threshold   exact in: minimum output; exact out: maximum input
  *   17 u8   a_to_b                   1: token A in, token B out
@@ -76,16 +97,21 @@ import { IxError, type InstructionErrorValue } from './tx-errors.js';
  *   Custom 6002 InvalidVault          vault accounts are not the pool's
  *   Custom 6003 InvalidTokenAccount   trader token accounts: wrong mint or owner, or not token accounts
  *   Custom 6004 MissingSwapAccounts   the swap needs tick/bin arrays (or the AmmConfig) not passed
- *   Custom 6005 SwapRefused           the pool cannot do this swap (no liquidity, zero output, disabled)
+ *   Custom 6005 SwapRefused           the pool cannot do this swap (no liquidity, zero output, disabled,
+ *                                     a transfer fee that takes the whole input)
+ *   Custom 6006 InvalidMint           swap_v2: mint accounts are not the pool's, or not mints
  *   Custom 2000 ConstraintMut         pool, vaults or trader token accounts not writable (Anchor's code)
  *   Custom 1    (SPL Token InsufficientFunds) the trader's input account holds less than the input
  *   InvalidInstructionData, NotEnoughAccountKeys, MissingRequiredSignature, IncorrectProgramId
+ *   (a token program that is not the owner of its mint, vaults or trader accounts)
  */
 
 export const SWAP_INSTRUCTION_TAG = 9;
+export const SWAP_V2_INSTRUCTION_TAG = 10;
 export const SWAP_DATA_SIZE = 19;
 /** Accounts before the kind-specific ones. */
 export const SWAP_FIXED_ACCOUNTS = 7;
+export const SWAP_V2_FIXED_ACCOUNTS = 10;
 
 export const SwapProgramError = {
   InvalidPool: 6000,
@@ -94,6 +120,7 @@ export const SwapProgramError = {
   InvalidTokenAccount: 6003,
   MissingSwapAccounts: 6004,
   SwapRefused: 6005,
+  InvalidMint: 6006,
   ConstraintMut: 2000,
 } as const;
 
@@ -104,10 +131,10 @@ export interface SwapInstructionData {
   exactIn: boolean;
 }
 
-export function encodeSwapData(args: SwapInstructionData): Uint8Array {
+export function encodeSwapData(args: SwapInstructionData, tag: number = SWAP_INSTRUCTION_TAG): Uint8Array {
   const data = new Uint8Array(SWAP_DATA_SIZE);
   const view = new DataView(data.buffer);
-  data[0] = SWAP_INSTRUCTION_TAG;
+  data[0] = tag;
   view.setBigUint64(1, args.amount, true);
   view.setBigUint64(9, args.otherAmountThreshold, true);
   data[17] = args.aToB ? 1 : 0;
@@ -115,8 +142,10 @@ export function encodeSwapData(args: SwapInstructionData): Uint8Array {
   return data;
 }
 
+/** The arguments of a swap (tag 9) or swap_v2 (tag 10) instruction; null for other data. */
 export function decodeSwapData(data: Uint8Array): SwapInstructionData | null {
-  if (data.length !== SWAP_DATA_SIZE || data[0] !== SWAP_INSTRUCTION_TAG || data[17]! > 1 || data[18]! > 1) return null;
+  const tag = data[0];
+  if (data.length !== SWAP_DATA_SIZE || (tag !== SWAP_INSTRUCTION_TAG && tag !== SWAP_V2_INSTRUCTION_TAG) || data[17]! > 1 || data[18]! > 1) return null;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   return { amount: view.getBigUint64(1, true), otherAmountThreshold: view.getBigUint64(9, true), aToB: data[17] === 1, exactIn: data[18] === 1 };
 }
@@ -133,6 +162,26 @@ export interface SwapAccounts {
   extra: readonly string[];
   /** Raydium CLMM: the AmmConfig, passed read-only before the arrays. */
   ammConfig?: string;
+  /** swap_v2: the mints and their programs; the v1 swap when absent. */
+  v2?: { mintA: string; mintB: string; tokenProgramA: string; tokenProgramB: string };
+}
+
+/**
+ * The swap accounts of `info` for a trader: swap_v2 when either of its mints is a Token-2022
+ * mint, the v1 swap otherwise.
+ */
+export function swapAccountsOf(info: SimPoolInfo, trader: string, traderTokenA: string, traderTokenB: string, extra: readonly string[]): SwapAccounts {
+  const accounts: SwapAccounts = { programId: info.programId, trader, pool: info.address, vaultA: info.vaultA, vaultB: info.vaultB, traderTokenA, traderTokenB, extra };
+  if (info.ammConfig !== undefined) accounts.ammConfig = info.ammConfig;
+  if (info.tokenA.programId !== undefined || info.tokenB.programId !== undefined) {
+    accounts.v2 = {
+      mintA: info.tokenA.mint,
+      mintB: info.tokenB.mint,
+      tokenProgramA: info.tokenA.programId ?? TOKEN_PROGRAM_ID,
+      tokenProgramB: info.tokenB.programId ?? TOKEN_PROGRAM_ID,
+    };
+  }
+  return accounts;
 }
 
 /** Tick or bin arrays a swap passes by default (the protocols' usual three). */
@@ -169,14 +218,25 @@ export function swapInstruction(accounts: SwapAccounts, args: SwapInstructionDat
     { pubkey: accounts.vaultB, isSigner: false, isWritable: true },
     { pubkey: accounts.traderTokenA, isSigner: false, isWritable: true },
     { pubkey: accounts.traderTokenB, isSigner: false, isWritable: true },
-    { pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
   ];
+  const v2 = accounts.v2;
+  if (v2 === undefined) metas.push({ pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false });
+  else {
+    metas.push(
+      { pubkey: v2.tokenProgramA, isSigner: false, isWritable: false },
+      { pubkey: v2.tokenProgramB, isSigner: false, isWritable: false },
+      { pubkey: v2.mintA, isSigner: false, isWritable: false },
+      { pubkey: v2.mintB, isSigner: false, isWritable: false },
+    );
+  }
   if (accounts.ammConfig !== undefined) metas.push({ pubkey: accounts.ammConfig, isSigner: false, isWritable: false });
   for (const key of accounts.extra) metas.push({ pubkey: key, isSigner: false, isWritable: true });
-  return { programId: accounts.programId, accounts: metas, data: encodeSwapData(args) };
+  return { programId: accounts.programId, accounts: metas, data: encodeSwapData(args, v2 === undefined ? SWAP_INSTRUCTION_TAG : SWAP_V2_INSTRUCTION_TAG) };
 }
 
 const ACCOUNT = { trader: 0, pool: 1, vaultA: 2, vaultB: 3, traderA: 4, traderB: 5, tokenProgram: 6 } as const;
+/** swap_v2: the token programs and mints of each side. */
+const V2 = { tokenProgramA: 6, tokenProgramB: 7, mintA: 8, mintB: 9 } as const;
 
 /** The handler of `dex`'s program. */
 export function createSwapProgram(dex: Dex): ProgramHandler {
@@ -187,12 +247,24 @@ function custom(code: number): InstructionErrorValue {
   return { Custom: code };
 }
 
+/** One side of the swap: its token program and, for swap_v2, its decoded mint. */
+interface Side {
+  program: string;
+  mint: DecodedMint | undefined;
+}
+
 function executeSwap(dex: Dex, ctx: InvokeContext): InstructionErrorValue | null {
   const args = decodeSwapData(ctx.data);
   if (args === null) return IxError.InvalidInstructionData;
-  if (ctx.accountCount < SWAP_FIXED_ACCOUNTS) return IxError.NotEnoughAccountKeys;
+  const v2 = ctx.data[0] === SWAP_V2_INSTRUCTION_TAG;
+  const fixed = v2 ? SWAP_V2_FIXED_ACCOUNTS : SWAP_FIXED_ACCOUNTS;
+  if (ctx.accountCount < fixed) return IxError.NotEnoughAccountKeys;
   if (!ctx.isSigner(ACCOUNT.trader)) return IxError.MissingRequiredSignature;
-  if (ctx.keys[ACCOUNT.tokenProgram] !== TOKEN_PROGRAM_ID) return IxError.IncorrectProgramId;
+  if (v2) {
+    for (const i of [V2.tokenProgramA, V2.tokenProgramB]) {
+      if (ctx.keys[i] !== TOKEN_PROGRAM_ID && ctx.keys[i] !== TOKEN_2022_PROGRAM_ID) return IxError.IncorrectProgramId;
+    }
+  } else if (ctx.keys[ACCOUNT.tokenProgram] !== TOKEN_PROGRAM_ID) return IxError.IncorrectProgramId;
   for (const i of [ACCOUNT.pool, ACCOUNT.vaultA, ACCOUNT.vaultB, ACCOUNT.traderA, ACCOUNT.traderB]) {
     if (!ctx.isWritable(i)) return custom(SwapProgramError.ConstraintMut);
   }
@@ -209,27 +281,54 @@ function executeSwap(dex: Dex, ctx: InvokeContext): InstructionErrorValue | null
   }
   let pool = decoded;
 
+  // Mints and token programs of each side (v1: SPL Token, no mint passed).
+  let sideA: Side = { program: TOKEN_PROGRAM_ID, mint: undefined };
+  let sideB: Side = sideA;
+  if (v2) {
+    const a = sideOf(ctx, V2.tokenProgramA, V2.mintA, pool.tokenA);
+    if (!isSide(a)) return a;
+    const b = sideOf(ctx, V2.tokenProgramB, V2.mintB, pool.tokenB);
+    if (!isSide(b)) return b;
+    sideA = a;
+    sideB = b;
+  }
+
   // Vaults and trader accounts.
   const [vaultA, vaultB] = vaultsOf(pool, poolRecord.data);
   if (!keyIs(ctx.keys[ACCOUNT.vaultA]!, vaultA) || !keyIs(ctx.keys[ACCOUNT.vaultB]!, vaultB)) return custom(SwapProgramError.InvalidVault);
+  if (ctx.account(ACCOUNT.vaultA)?.owner !== sideA.program || ctx.account(ACCOUNT.vaultB)?.owner !== sideB.program) return IxError.IncorrectProgramId;
   const trader = pubkeyBytes(ctx.keys[ACCOUNT.trader]!);
   const mintA = pubkeyBytes(pool.tokenA);
   const mintB = pubkeyBytes(pool.tokenB);
   const traderA = ctx.account(ACCOUNT.traderA);
   const traderB = ctx.account(ACCOUNT.traderB);
-  for (const [record, mint] of [[traderA, mintA], [traderB, mintB]] as const) {
-    if (record === null || record.owner !== TOKEN_PROGRAM_ID || !isTokenAccount(record.data) || !tokenAccountMintIs(record.data, mint) || !tokenAccountOwnerIs(record.data, trader)) {
+  for (const [record, mint, side] of [[traderA, mintA, sideA], [traderB, mintB, sideB]] as const) {
+    if (record === null || record.owner !== side.program || !isTokenAccount(record.data) || !tokenAccountMintIs(record.data, mint) || !tokenAccountOwnerIs(record.data, trader)) {
       return custom(SwapProgramError.InvalidTokenAccount);
     }
   }
 
   // The kind's extra accounts.
-  const extra = swapContextOf(dex, pool, ctx);
+  const extra = swapContextOf(dex, pool, ctx, fixed);
   if (typeof extra === 'number') return custom(extra);
   pool = extra.pool;
   const ctxSwap = extra.context;
 
-  const request = { aToB: args.aToB, mode: args.exactIn ? SwapMode.ExactIn : SwapMode.ExactOut, amount: args.amount };
+  // What the pool itself swaps: the amounts after the transfer fees (swap_with_transfer_fee_extension).
+  const [inSide, outSide] = args.aToB ? [sideA, sideB] : [sideB, sideA];
+  let poolAmount = args.amount;
+  if (args.exactIn) {
+    poolAmount = args.amount - transferFeeOf(inSide.mint, ctx.epoch, args.amount);
+  } else if (outSide.mint?.transferFeeConfig !== undefined) {
+    const pre = calculatePreFeeAmount(epochFee(outSide.mint.transferFeeConfig, ctx.epoch), args.amount);
+    if (pre === undefined) return custom(SwapProgramError.SwapRefused);
+    poolAmount = pre;
+  }
+  if (poolAmount === 0n && args.amount > 0n) {
+    ctx.log('swap refused: the transfer fee takes the whole input');
+    return custom(SwapProgramError.SwapRefused);
+  }
+  const request = { aToB: args.aToB, mode: args.exactIn ? SwapMode.ExactIn : SwapMode.ExactOut, amount: poolAmount };
   let quote: SwapQuote | SwapRefusal;
   let dlmm: ReturnType<typeof quoteDlmmWithBins> | undefined;
   if (dex === Dex.Dlmm) {
@@ -242,24 +341,52 @@ function executeSwap(dex: Dex, ctx: InvokeContext): InstructionErrorValue | null
     ctx.log(`swap refused: ${quote.message}`);
     return custom(quote.reason === SwapFailure.InsufficientLiquidityData || quote.reason === SwapFailure.MissingFeeRate ? SwapProgramError.MissingSwapAccounts : SwapProgramError.SwapRefused);
   }
-  if (args.exactIn ? quote.amountOut < args.otherAmountThreshold : quote.amountIn > args.otherAmountThreshold) {
-    ctx.log(`slippage: ${args.exactIn ? `out ${quote.amountOut} < minimum` : `in ${quote.amountIn} > maximum`} ${args.otherAmountThreshold}`);
+  // The trader's side of the transfers: what it sends, and what arrives of the pool's output.
+  let traderIn = args.amount;
+  if (!args.exactIn || quote.amountIn !== poolAmount) {
+    const pre = inSide.mint?.transferFeeConfig === undefined ? quote.amountIn : calculatePreFeeAmount(epochFee(inSide.mint.transferFeeConfig, ctx.epoch), quote.amountIn);
+    if (pre === undefined) return custom(SwapProgramError.SwapRefused);
+    traderIn = pre;
+  }
+  const feeIn = transferFeeOf(inSide.mint, ctx.epoch, traderIn);
+  const feeOut = transferFeeOf(outSide.mint, ctx.epoch, quote.amountOut);
+  const received = quote.amountOut - feeOut;
+  if (args.exactIn ? received < args.otherAmountThreshold : traderIn > args.otherAmountThreshold) {
+    ctx.log(`slippage: ${args.exactIn ? `out ${received} < minimum` : `in ${traderIn} > maximum`} ${args.otherAmountThreshold}`);
     return custom(SwapProgramError.SlippageExceeded);
   }
 
-  // Token movements, as the program's two CPIs to the token program would make them.
-  const [traderIn, traderOut, vaultIn, vaultOut] = args.aToB
+  // Token movements, as the program's two CPIs to the token programs would make them.
+  const [traderInIx, traderOutIx, vaultInIx, vaultOutIx] = args.aToB
     ? [ACCOUNT.traderA, ACCOUNT.traderB, ACCOUNT.vaultA, ACCOUNT.vaultB]
     : [ACCOUNT.traderB, ACCOUNT.traderA, ACCOUNT.vaultB, ACCOUNT.vaultA];
-  const err =
-    moveTokens(ctx, traderIn, vaultIn, quote.amountIn) ?? moveTokens(ctx, vaultOut, traderOut, quote.amountOut);
+  const err = moveTokens(ctx, traderInIx, vaultInIx, traderIn, feeIn) ?? moveTokens(ctx, vaultOutIx, traderOutIx, quote.amountOut, feeOut);
   if (err !== null) return err;
 
-  // The new pool state.
+  // The new pool state (the pool's own amounts).
   const written = writePoolState(poolRecord, decoded, args.aToB, quote, dlmm, ctx, extra.arrays);
   if (written !== null) return written;
-  if (ctx.collectingLogs) ctx.log(`swap: in ${quote.amountIn} out ${quote.amountOut} fee ${quote.fee}`);
+  if (ctx.collectingLogs) {
+    ctx.log(`swap: in ${quote.amountIn} out ${quote.amountOut} fee ${quote.fee}${feeIn > 0n || feeOut > 0n ? ` transfer fees ${feeIn} in, ${feeOut} out` : ''}`);
+  }
   return null;
+}
+
+function isSide(value: Side | InstructionErrorValue): value is Side {
+  return typeof value === 'object' && 'program' in value;
+}
+
+/** swap_v2: one side's token program and mint, checked against the pool's mint. */
+function sideOf(ctx: InvokeContext, programIx: number, mintIx: number, poolMint: string): Side | InstructionErrorValue {
+  if (ctx.keys[mintIx] !== poolMint) return custom(SwapProgramError.InvalidMint);
+  const record = ctx.account(mintIx);
+  if (record === null) return custom(SwapProgramError.InvalidMint);
+  if (record.owner !== ctx.keys[programIx]) return IxError.IncorrectProgramId;
+  try {
+    return { program: record.owner, mint: decodeMintOf(record.owner, record.data) };
+  } catch {
+    return custom(SwapProgramError.InvalidMint);
+  }
 }
 
 function keyIs(key: string, expected: string | Uint8Array): boolean {
@@ -280,18 +407,6 @@ function vaultsOf(pool: DecodedPool, data: Uint8Array): [string | Uint8Array, st
   }
 }
 
-/** Moves `amount` between two token accounts of the instruction (source must hold it). */
-function moveTokens(ctx: InvokeContext, from: number, to: number, amount: bigint): InstructionErrorValue | null {
-  const source = ctx.account(from)!;
-  const have = tokenAmount(source.data);
-  if (have < amount) return custom(TokenError.InsufficientFunds);
-  let err = ctx.put(from, withTokenAmount(source, have - amount));
-  if (err !== null) return err;
-  const destination = ctx.account(to)!;
-  err = ctx.put(to, withTokenAmount(destination, tokenAmount(destination.data) + amount));
-  return err;
-}
-
 interface ArrayAccount {
   /** Instruction account position. */
   index: number;
@@ -304,9 +419,10 @@ function swapContextOf(
   dex: Dex,
   pool: DecodedPool,
   ctx: InvokeContext,
+  fixed: number,
 ): { pool: DecodedPool; context: SwapContext; arrays: ArrayAccount[] } | number {
   const arrays: ArrayAccount[] = [];
-  let first = SWAP_FIXED_ACCOUNTS;
+  let first = fixed;
   if (dex === Dex.Amm) return { pool, context: { nowSeconds: ctx.blockTime }, arrays };
   if (dex === Dex.Clmm) {
     const cl = pool as ConcentratedPool;

@@ -7,7 +7,7 @@ import { buildTransaction, type InstructionInput, type LookupTableInput } from '
 import type { Trader } from './actors.js';
 import type { SimChain } from './chain.js';
 import type { SimPoolInfo } from './pool-genesis.js';
-import { swapArrays, swapInstruction } from './swap-program.js';
+import { swapAccountsOf, swapArrays, swapInstruction } from './swap-program.js';
 
 export interface SwapArgs {
   aToB: boolean;
@@ -30,17 +30,7 @@ export interface SwapArgs {
 export function swapTransaction(chain: SimChain, who: Trader, info: SimPoolInfo, args: SwapArgs): Uint8Array {
   const pool = chain.pool(info.address)!.pool;
   const ix = swapInstruction(
-    {
-      programId: info.programId,
-      trader: who.keypair.address,
-      pool: info.address,
-      vaultA: info.vaultA,
-      vaultB: info.vaultB,
-      traderTokenA: who.tokenAccounts.get(info.tokenA.mint)!,
-      traderTokenB: who.tokenAccounts.get(info.tokenB.mint)!,
-      ...(info.ammConfig !== undefined ? { ammConfig: info.ammConfig } : {}),
-      extra: args.arrays ?? swapArrays(info, pool, args.aToB),
-    },
+    swapAccountsOf(info, who.keypair.address, who.tokenAccounts.get(info.tokenA.mint)!, who.tokenAccounts.get(info.tokenB.mint)!, args.arrays ?? swapArrays(info, pool, args.aToB)),
     { amount: args.amount, otherAmountThreshold: args.threshold, aToB: args.aToB, exactIn: args.exactIn },
   );
   return buildTransaction({

@@ -1,7 +1,9 @@
 /**
  * Best-route search over the simulator's pools: direct routes and 2- and 3-hop routes through the
  * allowed intermediate mints, every hop quoted with the engine's exact math (`quoteSwap`) on the
- * pool's current state and swap context. Whole amounts only: no split routes.
+ * pool's current state and swap context, and with the transfer fees of its Token-2022 mints: a
+ * hop's amounts are what the trader sends and receives, so the output of one hop (after its
+ * transfer fee) is the next hop's input (which pays its own). Whole amounts only: no split routes.
  *
  * Why hop-by-hop choice is exact: a pool's output never decreases when its input grows (and the
  * input it needs never decreases when the wanted output grows), and the hops of one mint path use
@@ -169,7 +171,7 @@ export class RouteSearch {
 
   private quote(view: SimPoolView, aToB: boolean, mode: SwapMode, amount: bigint): SwapQuote | undefined {
     try {
-      const result = quoteSwap(view.pool, { aToB, mode, amount }, view.ctx);
+      const result = quoteSwap(view.pool, { aToB, mode, amount }, view.ctx, view.transferFees);
       return result.ok ? result : undefined;
     } catch (err) {
       // Malformed amounts (an ExactOut input beyond u64 fed to the previous hop) and unknown

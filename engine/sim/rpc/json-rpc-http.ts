@@ -6,6 +6,8 @@ import type { FaultInjector } from '../faults.js';
 import { getAccountInfo, getBalance, getMultipleAccounts, getTokenAccountBalance } from './account-methods.js';
 import {
   getBlockHeight,
+  getEpochInfo,
+  getEpochSchedule,
   getGenesisHash,
   getHealth,
   getLatestBlockhash,
@@ -39,6 +41,8 @@ export const RPC_HTTP_METHODS: ReadonlyMap<string, RpcMethodHandler<RpcMethodCon
   ['getTokenAccountBalance', getTokenAccountBalance],
   ['getSlot', getSlot],
   ['getBlockHeight', getBlockHeight],
+  ['getEpochInfo', getEpochInfo],
+  ['getEpochSchedule', getEpochSchedule],
   ['getLatestBlockhash', getLatestBlockhash],
   ['isBlockhashValid', isBlockhashValid],
   ['getHealth', getHealth],

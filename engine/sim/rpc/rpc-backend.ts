@@ -1,4 +1,4 @@
-import type { ChainBackend, Commitment } from '../chain-backend.js';
+import type { ChainBackend, Commitment, EpochInfo } from '../chain-backend.js';
 
 /**
  * What the JSON-RPC servers use beyond ChainBackend (leaf module: types and defaults).
@@ -12,6 +12,13 @@ export interface RpcChainExtras {
   isBlockhashValid?(blockhash: string, commitment: Commitment): boolean;
   /** base58 hash of the genesis config. */
   genesisHash?(): string;
+  /**
+   * getEpochInfo of the slot at `commitment`. Without it the servers answer from the slot with
+   * mainnet's schedule (432,000 slots per epoch, no warmup).
+   */
+  epochInfo?(commitment: Commitment): EpochInfo;
+  /** Slots per epoch, for getEpochSchedule (default 432,000). */
+  slotsPerEpoch?(): number;
 }
 
 export type RpcChainBackend = ChainBackend & RpcChainExtras;

@@ -44,11 +44,15 @@ export function addPoolToLookupTable(chain: SimChain, pool: string, table = chai
   return chain.addPoolToLookupTable(pool, table);
 }
 
-/** The quote the next slot's execution must match: the chain's view at the next block time. */
+/**
+ * The quote the next slot's execution must match: the chain's view at the next block time, with
+ * the pool's transfer fees at the next block's epoch (amounts the trader sends and receives).
+ */
 export function quoteOnChain(chain: SimChain, info: SimPoolInfo, aToB: boolean, exactIn: boolean, amount: bigint): SwapResult {
   const view = chain.pool(info.address)!;
   const req = { aToB, mode: exactIn ? SwapMode.ExactIn : SwapMode.ExactOut, amount };
-  return view.pool.dex === 'dexb_dlmm' ? quoteDlmmWithBins(view.pool as DlmmPool, req, view.ctx) : quoteSwap(view.pool as DecodedPool, req, view.ctx);
+  if (view.pool.dex === 'dexb_dlmm' && view.transferFees === undefined) return quoteDlmmWithBins(view.pool as DlmmPool, req, view.ctx);
+  return quoteSwap(view.pool as DecodedPool, req, view.ctx, view.transferFees);
 }
 
 /** A keypair no genesis account knows. */
