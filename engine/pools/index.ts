@@ -1,9 +1,11 @@
 /**
  * engine/pools: a pool's current state (decoded pool account and swap context) read from Solana
  * JSON-RPC, for the scanner (after a transaction touched the pool) and the quote service's RPC
- * fallback.
+ * fallback; with `readMints`, its two mints and their Token-2022 transfer fees at the current
+ * epoch (EpochClock over getEpochInfo).
  */
 export type { LoadedPool, PoolLoadFailure, PoolLoadResult, PoolLoader } from './types.js';
+export { EpochClock, type EpochClockOptions, type EpochClockStats, type EpochSource } from './epoch-clock.js';
 export {
   RpcPoolLoader,
   createRpcPoolLoader,

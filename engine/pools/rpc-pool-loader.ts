@@ -18,6 +18,14 @@
  * Allocation: array addresses are derived once per pool and array (PDAs cost a few sha256 and
  * curve checks), and a context account whose bytes did not change since the last load keeps its
  * decoded value.
+ *
+ * Mints (`readMints`): the pool's two mint accounts are read with its context accounts (round 1
+ * once known, round 2 the first time; a mint shared by several pools is one key of the call) and
+ * decoded with either token program's layout (`LoadedPool.mints`); when either has a Token-2022
+ * TransferFeeConfig the pool also gets `transferFees` (both configs and the current epoch from
+ * `epochs`), ready for `quoteSwap(pool, req, context, transferFees)`. A mint read that fails is an
+ * 'rpc' failure of the pool, a mint that is missing or does not decode a 'decode' failure, and a
+ * fee-charging pool without an epoch an 'rpc' failure: a quote without its fees would be wrong.
  */
 import { hash } from 'node:crypto';
 
@@ -29,17 +37,20 @@ import {
   arrayBitmapOf,
   assembleSwapState,
   currentArrayKey,
+  decodeMint,
   decodeSwapAccount,
   reserveAccountsOf,
   swapArrayAddress,
   swapArrayKeys,
   tokenAccountAmount,
   type DecodedAccount,
+  type DecodedMint,
   type DecodedPool,
   type DecoderRegistry,
 } from '../dex/index.js';
 import type { AccountReader } from '../rpc/index.js';
 import type { AccountData } from '../rpc/index.js';
+import type { EpochSource } from './epoch-clock.js';
 import type { LoadedPool, PoolLoader, PoolLoadFailure, PoolLoadResult } from './types.js';
 
 export interface RpcPoolLoaderOptions {
@@ -57,6 +68,10 @@ export interface RpcPoolLoaderOptions {
   clock?: () => bigint;
   /** Pools whose context addresses and decodes are remembered (least recently loaded dropped). Default 10,000. */
   maxRemembered?: number;
+  /** Also read and decode each pool's two mints (see the module comment). Default false. */
+  readMints?: boolean;
+  /** The current epoch, for pools whose mints charge a transfer fee (EpochClock). */
+  epochs?: EpochSource;
 }
 
 export interface PoolLoadOptions {
@@ -78,6 +93,8 @@ export interface RpcPoolLoaderStats {
   derivedAddresses: number;
   /** Context account decodes skipped because the bytes had not changed. */
   reusedDecodes: number;
+  /** Mint accounts decoded (unchanged bytes reuse the last decode). */
+  mintDecodes: number;
 }
 
 /** What a read gave: the account, null when it does not exist, or the error of its call. */
@@ -102,6 +119,8 @@ interface PoolMemo {
   /** Arrays (ascending), then the Raydium AmmConfig. */
   swapAccounts: string[];
   reserveAccounts: readonly [string, string] | undefined;
+  /** Token A and B mints (read with readMints). */
+  mints: readonly [string, string];
   /** Array addresses by key. */
   pdas: Map<number, string>;
   decoded: Map<string, CachedDecode>;
@@ -115,9 +134,14 @@ interface Pending {
 }
 
 const MAX_REMEMBERED_PDAS = 64;
+/** Mint decodes kept by address (many pools share few mints). */
+const MAX_REMEMBERED_MINTS = 4096;
+
+/** The epoch of a load: the value, the failure, or none asked (no source). */
+type EpochRead = bigint | Error | undefined;
 
 export class RpcPoolLoader implements PoolLoader {
-  readonly stats: RpcPoolLoaderStats = { loads: 0, pools: 0, secondRounds: 0, derivedAddresses: 0, reusedDecodes: 0 };
+  readonly stats: RpcPoolLoaderStats = { loads: 0, pools: 0, secondRounds: 0, derivedAddresses: 0, reusedDecodes: 0, mintDecodes: 0 };
   private readonly fetcher: AccountReader;
   private readonly registry: DecoderRegistry;
   private readonly arraysEachSide: number;
@@ -126,6 +150,9 @@ export class RpcPoolLoader implements PoolLoader {
   private readonly maxRemembered: number;
   private readonly memos = new Map<string, PoolMemo>();
   private readonly keys: number[] = [];
+  private readonly readMints: boolean;
+  private readonly epochs: EpochSource | undefined;
+  private readonly mintDecodes = new Map<string, { digest: string; mint: DecodedMint | Error }>();
 
   constructor(options: RpcPoolLoaderOptions) {
     this.fetcher = options.fetcher;
@@ -137,6 +164,8 @@ export class RpcPoolLoader implements PoolLoader {
     this.readReserves = options.readReserves ?? true;
     this.clock = options.clock;
     this.maxRemembered = Math.max(0, options.maxRemembered ?? 10_000);
+    this.readMints = options.readMints ?? false;
+    this.epochs = options.epochs;
   }
 
   /** Pools whose context is remembered. */
@@ -151,6 +180,14 @@ export class RpcPoolLoader implements PoolLoader {
     const want = (address: string): void => {
       if (!reads.has(address)) reads.set(address, settle(this.fetcher.fetch(address, { fresh })));
     };
+    // The epoch, beside the reads (EpochClock answers from memory most of the time).
+    const epoch: Promise<EpochRead> | undefined =
+      this.readMints && this.epochs !== undefined
+        ? this.epochs.current().then(
+            (e) => e,
+            (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+          )
+        : undefined;
 
     // Round 1: the pools, and the context accounts of the pools we know.
     for (const address of addresses) {
@@ -163,6 +200,10 @@ export class RpcPoolLoader implements PoolLoader {
       if (memo.reserveAccounts !== undefined && this.readReserves) {
         want(memo.reserveAccounts[0]);
         want(memo.reserveAccounts[1]);
+      }
+      if (this.readMints) {
+        want(memo.mints[0]);
+        want(memo.mints[1]);
       }
     }
     await resolveAll(reads);
@@ -189,6 +230,14 @@ export class RpcPoolLoader implements PoolLoader {
           }
         }
       }
+      if (this.readMints) {
+        for (const a of memo.mints) {
+          if (!reads.has(a)) {
+            want(a);
+            round2 = true;
+          }
+        }
+      }
     }
 
     // Round 2: context accounts not read yet.
@@ -198,17 +247,62 @@ export class RpcPoolLoader implements PoolLoader {
     }
 
     const nowSeconds = this.clock?.();
+    const epochRead = epoch === undefined ? undefined : await epoch;
     const results = new Array<PoolLoadResult>(addresses.length);
     for (let i = 0; i < addresses.length; i++) {
       const address = addresses[i]!;
       let outcome = outcomes.get(address)!;
       if (!('ok' in outcome)) {
-        outcome = this.assemble(outcome, reads as Map<string, Read>, nowSeconds);
+        const pending = outcome;
+        outcome = this.assemble(pending, reads as Map<string, Read>, nowSeconds);
+        if (this.readMints && outcome.ok) outcome = this.withMints(outcome.value, pending, reads as Map<string, Read>, epochRead);
         outcomes.set(address, outcome);
       }
       results[i] = outcome;
     }
     return results;
+  }
+
+  /** The loaded pool with its mints decoded and, when either charges a fee, its transferFees. */
+  private withMints(loaded: LoadedPool, pending: Pending, reads: Map<string, Read>, epoch: EpochRead): PoolLoadResult {
+    const address = loaded.address;
+    const mints: (DecodedMint | null)[] = [];
+    for (const mintAddress of pending.memo.mints) {
+      const read = reads.get(mintAddress);
+      if (read instanceof Error) return failure(address, 'rpc', `mint ${mintAddress} read failed: ${read.message}`);
+      if (read === null || read === undefined) return failure(address, 'decode', `mint ${mintAddress} of ${address} does not exist`);
+      const mint = this.decodeMintCached(mintAddress, read);
+      if (mint instanceof Error) return failure(address, 'decode', `mint ${mintAddress} of ${address}: ${mint.message}`);
+      mints.push(mint);
+    }
+    const [mintA, mintB] = mints as [DecodedMint, DecodedMint];
+    const value: LoadedPool = { ...loaded, mints: [mintA, mintB] };
+    if (typeof epoch === 'bigint') value.epoch = epoch;
+    const tokenA = mintA.transferFeeConfig;
+    const tokenB = mintB.transferFeeConfig;
+    if (tokenA !== undefined || tokenB !== undefined) {
+      if (typeof epoch !== 'bigint') {
+        return failure(address, 'rpc', `the pool's mints charge transfer fees and the epoch is unknown${epoch instanceof Error ? `: ${epoch.message}` : ' (no epoch source)'}`);
+      }
+      value.transferFees = { epoch, tokenA, tokenB };
+    }
+    return ok(value);
+  }
+
+  private decodeMintCached(address: string, read: AccountData): DecodedMint | Error {
+    const digest = digestOf(read.data);
+    const cached = this.mintDecodes.get(address);
+    if (cached !== undefined && cached.digest === digest) return cached.mint;
+    this.stats.mintDecodes++;
+    let mint: DecodedMint | Error;
+    try {
+      mint = decodeMint(read.owner, read.data, address);
+    } catch (err) {
+      mint = err instanceof Error ? err : new Error(String(err));
+    }
+    if (this.mintDecodes.size >= MAX_REMEMBERED_MINTS) this.mintDecodes.clear();
+    this.mintDecodes.set(address, { digest, mint });
+    return mint;
   }
 
   /** The pool account decoded and its context accounts planned, or why not. */
@@ -254,6 +348,7 @@ export class RpcPoolLoader implements PoolLoader {
         bitmap: undefined,
         swapAccounts: [],
         reserveAccounts: undefined,
+        mints: [pool.tokenA, pool.tokenB],
         pdas: new Map(),
         decoded: new Map(),
       };
@@ -261,6 +356,7 @@ export class RpcPoolLoader implements PoolLoader {
     } else {
       memo.poolDigest = digestOf(read.data);
       memo.pool = pool;
+      memo.mints = [pool.tokenA, pool.tokenB];
       this.plan(memo, pool, false);
     }
     this.touch(address, memo);

@@ -4,7 +4,7 @@
  * after `slot`. The scanner stores it in the pool cache after a transaction touches the pool; the
  * quote service's RPC fallback quotes from it directly. Leaf module: types only.
  */
-import type { DecodedPool, Dex, SwapContext } from '../dex/index.js';
+import type { DecodedMint, DecodedPool, Dex, PoolTransferFees, SwapContext } from '../dex/index.js';
 
 export interface LoadedPool {
   address: string;
@@ -25,6 +25,16 @@ export interface LoadedPool {
    * pools that keep reserves outside the pool account (concentrated, DLMM); undefined when unread.
    */
   reserves?: readonly [bigint, bigint];
+  /** With the loader's readMints: token A's and B's mint accounts, decoded. */
+  mints?: readonly [DecodedMint, DecodedMint];
+  /** With readMints and an epoch source: the epoch the load read. */
+  epoch?: bigint;
+  /**
+   * With readMints, when either mint has a Token-2022 TransferFeeConfig: both configs and the
+   * epoch, for `quoteSwap(pool, req, context, transferFees)` (amounts the trader sends and gets).
+   * Absent: the pool's transfers are free and quoteSwap without it is exact.
+   */
+  transferFees?: PoolTransferFees;
 }
 
 /** Why one pool could not be loaded: an answer, not an exception. */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { parseMultipleAccounts, parseRpcEndpoints, RpcClient } from './rpc-client.js';
+import { parseEpochInfo, parseMultipleAccounts, parseRpcEndpoints, RpcClient } from './rpc-client.js';
 import { isRpcFailure, RpcFailure } from './rpc-errors.js';
 import { dataAccount, startRpcFixture, testAddress, type RpcFixture } from '../scanner/testing/rpc-fixture.js';
 
@@ -100,5 +100,62 @@ describe('parseRpcEndpoints', () => {
   it('splits on commas and whitespace', () => {
     expect(parseRpcEndpoints(' http://a:1, http://b:2  http://c:3,')).toEqual(['http://a:1', 'http://b:2', 'http://c:3']);
     expect(parseRpcEndpoints(undefined)).toEqual([]);
+  });
+});
+
+describe('RpcClient.getEpochInfo', () => {
+  let fx: RpcFixture;
+  beforeEach(async () => {
+    fx = await startRpcFixture();
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  it('reads the epoch of the node\'s slot (a node without epochs: mainnet\'s 432,000 slots, no transaction count)', async () => {
+    const client = new RpcClient({ endpoints: [fx.httpUrl] });
+    try {
+      const slot = fx.backend.slot('processed');
+      expect(await client.getEpochInfo()).toEqual({
+        epoch: slot / 432_000n,
+        slotIndex: slot % 432_000n,
+        slotsInEpoch: 432_000n,
+        absoluteSlot: slot,
+        blockHeight: fx.backend.blockHeight('processed'),
+        transactionCount: null,
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('parseEpochInfo', () => {
+  it('keeps u64 values above 2^53 exact, and refuses errors and malformed results', () => {
+    const text = '{"jsonrpc":"2.0","result":{"absoluteSlot":18446744073709551000,"blockHeight":1,"epoch":870,"slotIndex":5,"slotsInEpoch":432000,"transactionCount":18446744073709551001},"id":1}';
+    expect(parseEpochInfo(text, 'http://x')).toEqual({
+      absoluteSlot: 18_446_744_073_709_551_000n,
+      blockHeight: 1n,
+      epoch: 870n,
+      slotIndex: 5n,
+      slotsInEpoch: 432_000n,
+      transactionCount: 18_446_744_073_709_551_001n,
+    });
+    for (const bad of [
+      'not json',
+      '{"jsonrpc":"2.0","error":{"code":-32005,"message":"Node is behind"},"id":1}',
+      '{"jsonrpc":"2.0","result":null,"id":1}',
+      '{"jsonrpc":"2.0","result":{"absoluteSlot":1,"blockHeight":1,"epoch":"870","slotIndex":5,"slotsInEpoch":432000},"id":1}',
+      '{"jsonrpc":"2.0","result":{"absoluteSlot":1,"blockHeight":1,"slotIndex":5,"slotsInEpoch":432000},"id":1}',
+    ]) {
+      expect(() => parseEpochInfo(bad, 'http://x'), bad).toThrow(RpcFailure);
+    }
+    let failure: unknown;
+    try {
+      parseEpochInfo('{"jsonrpc":"2.0","error":{"code":-32005,"message":"Node is behind"},"id":1}', 'http://x');
+    } catch (err) {
+      failure = err;
+    }
+    expect(failure).toMatchObject({ kind: 'rpc', rpcCode: -32005 });
   });
 });

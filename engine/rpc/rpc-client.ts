@@ -4,6 +4,7 @@ import { RpcFailure } from './rpc-errors.js';
 
 /**
  * A small JSON-RPC HTTP client for the scanner: getMultipleAccounts (base64, ≤100 keys per call)
+ * and getEpochInfo
  * over undici's connection pool (keep-alive, no WHATWG fetch layers: about half the cost of the
  * global fetch per call on loopback), a per-request timeout, typed failures (RpcFailure), and
  * round-robin over several endpoints (RPC_ENDPOINTS).
@@ -33,6 +34,17 @@ export interface MultipleAccountsResult {
   slot: bigint;
   /** In request order; null for a missing account. */
   accounts: (AccountData | null)[];
+}
+
+/** getEpochInfo's answer (u64 fields read exactly from the text). */
+export interface EpochInfo {
+  epoch: bigint;
+  slotIndex: bigint;
+  slotsInEpoch: bigint;
+  absoluteSlot: bigint;
+  blockHeight: bigint;
+  /** null when the node does not report it. */
+  transactionCount: bigint | null;
 }
 
 export interface RpcClientOptions {
@@ -116,6 +128,14 @@ export class RpcClient {
     const i = this.pickEndpoint();
     const text = await this.post(i, method, [addresses, { encoding: 'base64', commitment: this.commitment }]);
     return parseMultipleAccounts(text, addresses.length, this.endpoints[i]!, method);
+  }
+
+  /** getEpochInfo at the client's commitment: the current epoch and the slot's place in it. */
+  async getEpochInfo(): Promise<EpochInfo> {
+    const method = 'getEpochInfo';
+    const i = this.pickEndpoint();
+    const text = await this.post(i, method, [{ commitment: this.commitment }]);
+    return parseEpochInfo(text, this.endpoints[i]!);
   }
 
   /** POSTs one request; resolves with the 200 body text, or rejects with an RpcFailure. */
@@ -211,4 +231,41 @@ export function parseMultipleAccounts(
     };
   }
   return { slot, accounts };
+}
+
+const EPOCH_FIELDS = ['epoch', 'slotIndex', 'slotsInEpoch', 'absoluteSlot', 'blockHeight'] as const;
+
+/** @internal Parses a getEpochInfo reply text (exported for tests). */
+export function parseEpochInfo(text: string, endpoint: string): EpochInfo {
+  const method = 'getEpochInfo';
+  let reply: { result?: Record<string, unknown> | null; error?: { code?: unknown; message?: unknown } | null };
+  try {
+    reply = JSON.parse(text) as typeof reply;
+  } catch (err) {
+    throw new RpcFailure('malformed', `${method}: reply is not JSON`, { endpoint, method, cause: err });
+  }
+  if (reply === null || typeof reply !== 'object') throw new RpcFailure('malformed', `${method}: reply is not an object`, { endpoint, method });
+  if (reply.error !== undefined && reply.error !== null) {
+    const code = typeof reply.error.code === 'number' ? reply.error.code : undefined;
+    const message = typeof reply.error.message === 'string' ? reply.error.message : 'unknown error';
+    throw new RpcFailure('rpc', `${method}: ${message} (${code ?? '?'})`, { endpoint, method, rpcCode: code });
+  }
+  const result = reply.result;
+  if (result === null || result === undefined || typeof result !== 'object') throw new RpcFailure('malformed', `${method}: no result object`, { endpoint, method });
+  const out: Partial<Record<(typeof EPOCH_FIELDS)[number], bigint>> = {};
+  for (const field of EPOCH_FIELDS) {
+    // The digits as sent: JSON.parse would round values above 2^53.
+    const match = new RegExp(`"${field}"\\s*:\\s*(\\d+)`).exec(text);
+    if (typeof result[field] !== 'number' || match === null) throw new RpcFailure('malformed', `${method}: result.${field} is not a u64`, { endpoint, method });
+    out[field] = BigInt(match[1]!);
+  }
+  const count = /"transactionCount"\s*:\s*(\d+)/.exec(text);
+  return {
+    epoch: out.epoch!,
+    slotIndex: out.slotIndex!,
+    slotsInEpoch: out.slotsInEpoch!,
+    absoluteSlot: out.absoluteSlot!,
+    blockHeight: out.blockHeight!,
+    transactionCount: typeof result.transactionCount === 'number' && count !== null ? BigInt(count[1]!) : null,
+  };
 }

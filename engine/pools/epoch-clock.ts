@@ -1,0 +1,82 @@
+/**
+ * The cluster's current epoch for transfer-fee quotes (a Token-2022 mint's fee changes at an epoch
+ * boundary), read with getEpochInfo and kept for `maxAgeMs`: an epoch lasts two days on mainnet, so
+ * one call a few times a minute is plenty. Concurrent callers share one call in flight. When a
+ * refresh fails, the last epoch read is returned while it is younger than `staleLimitMs`; with
+ * none, the call rejects with the RPC failure.
+ */
+import type { EpochInfo } from '../rpc/index.js';
+
+/** Where the current epoch comes from (RpcPoolLoader's `epochs`). */
+export interface EpochSource {
+  current(): Promise<bigint>;
+}
+
+export interface EpochClockOptions {
+  /** Reads the epoch: `RpcClient.getEpochInfo`. */
+  getEpochInfo: () => Promise<EpochInfo>;
+  /** Reuse an answer this long. Default 30 s. */
+  maxAgeMs?: number;
+  /** After a failed refresh, keep answering with an answer this old at most. Default 10 min. */
+  staleLimitMs?: number;
+  /** Milliseconds clock (tests). Default performance.now. */
+  now?: () => number;
+}
+
+export interface EpochClockStats {
+  /** getEpochInfo calls made. */
+  calls: number;
+  /** Calls that failed. */
+  failures: number;
+  /** Answers served from an answer older than maxAgeMs because the refresh failed. */
+  staleAnswers: number;
+}
+
+export class EpochClock implements EpochSource {
+  readonly stats: EpochClockStats = { calls: 0, failures: 0, staleAnswers: 0 };
+  private readonly read: () => Promise<EpochInfo>;
+  private readonly maxAgeMs: number;
+  private readonly staleLimitMs: number;
+  private readonly now: () => number;
+  private last: { info: EpochInfo; at: number } | undefined;
+  private inFlight: Promise<bigint> | undefined;
+
+  constructor(options: EpochClockOptions) {
+    this.read = options.getEpochInfo;
+    this.maxAgeMs = options.maxAgeMs ?? 30_000;
+    this.staleLimitMs = options.staleLimitMs ?? 600_000;
+    this.now = options.now ?? (() => performance.now());
+    if (!(this.maxAgeMs >= 0) || !(this.staleLimitMs >= this.maxAgeMs)) throw new RangeError('EpochClock: need 0 <= maxAgeMs <= staleLimitMs');
+  }
+
+  /** The last getEpochInfo answer, if any. */
+  get info(): EpochInfo | undefined {
+    return this.last?.info;
+  }
+
+  current(): Promise<bigint> {
+    const last = this.last;
+    if (last !== undefined && this.now() - last.at <= this.maxAgeMs) return Promise.resolve(last.info.epoch);
+    this.inFlight ??= this.refresh().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private async refresh(): Promise<bigint> {
+    this.stats.calls++;
+    try {
+      const info = await this.read();
+      this.last = { info, at: this.now() };
+      return info.epoch;
+    } catch (err) {
+      this.stats.failures++;
+      const last = this.last;
+      if (last !== undefined && this.now() - last.at <= this.staleLimitMs) {
+        this.stats.staleAnswers++;
+        return last.info.epoch;
+      }
+      throw err;
+    }
+  }
+}
