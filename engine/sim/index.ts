@@ -5,7 +5,8 @@
  * - `createSimulator(config)`: the chain, the fault injector and the servers, started together.
  * - `SimChain`: the chain alone (ChainBackend for the servers, MarketView for the quote API);
  *   `manual: true` makes slots only on `advanceSlot()`.
- * - The swap instruction of the simulator's pools (swap-program.ts documents the format).
+ * - The swap instruction of the simulator's pools (swap-program.ts documents the format), and
+ *   swap_v2 for the pools of TOLL, the market's Token-2022 mint with a transfer fee.
  * - The address lookup tables the chain keeps from genesis (address-lookup-tables.ts) and
  *   `SimChain.extendLookupTable()` / the `/admin/lookup-tables` routes that extend them.
  */
@@ -21,9 +22,11 @@ export type { Actors, Trader, Validator } from './actors.js';
 export {
   SWAP_DATA_SIZE,
   SWAP_INSTRUCTION_TAG,
+  SWAP_V2_INSTRUCTION_TAG,
   SwapProgramError,
   decodeSwapData,
   encodeSwapData,
+  swapAccountsOf,
   swapArrays,
   swapInstruction,
   type SwapAccounts,
@@ -43,5 +46,6 @@ export {
 } from './address-lookup-tables.js';
 export { LookupTableAdminPath, type LookupTableJson } from './http/lookup-table-admin.js';
 export { computeUnitLimit, computeUnitPrice, memoInstruction, systemTransfer } from './flow.js';
-export { JITO_TIP_ACCOUNTS, USDC_MINT, WSOL_MINT } from './known-accounts.js';
+export { JITO_TIP_ACCOUNTS, TOKEN_2022_PROGRAM_ID, USDC_MINT, WSOL_MINT } from './known-accounts.js';
 export { startSimulatorThread } from './sim-thread.js';
+export { TOLL_NEWER_FEE_EPOCH, TOLL_SYMBOL, tollToken, tollTransferFees } from './market.js';
