@@ -54,6 +54,25 @@ export const ErrorCode = {
   BusSetup: 'TP_ERR_BUS_SETUP',
   /** A publish failed: no connection, too many in flight, or no acknowledgement after the retries. */
   BusPublish: 'TP_ERR_BUS_PUBLISH',
+  // platform state (engine/platform: PostgreSQL, the key-value store, wallets)
+  /** The database cannot be reached (refused, timed out, authentication failed). */
+  DbUnavailable: 'TP_ERR_DB_UNAVAILABLE',
+  /** The embedded database's data directory is open in another process. */
+  DbLocked: 'TP_ERR_DB_LOCKED',
+  /** A migration failed or an applied migration file was changed afterwards. */
+  DbMigration: 'TP_ERR_DB_MIGRATION',
+  /** The key-value store (Redis) cannot be reached or refused a command. */
+  KvUnavailable: 'TP_ERR_KV_UNAVAILABLE',
+  /** A lock was released or extended by someone who does not hold it. */
+  LockNotHeld: 'TP_ERR_LOCK_NOT_HELD',
+  /** No wallet passphrase or key file, or it does not open a stored key. */
+  WalletPassphrase: 'TP_ERR_WALLET_PASSPHRASE',
+  /** A stored encrypted key or a keypair file is not in a format we read. */
+  WalletKeyFormat: 'TP_ERR_WALLET_KEY_FORMAT',
+  /** A wallet (tier, address) is missing, duplicated or not usable for the operation. */
+  WalletInvalid: 'TP_ERR_WALLET_INVALID',
+  /** A transfer was refused by the chain, failed on it, or was not confirmed in time. */
+  TransferFailed: 'TP_ERR_TRANSFER_FAILED',
   // command line
   Usage: 'TP_ERR_USAGE',
   Io: 'TP_ERR_IO',
