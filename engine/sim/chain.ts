@@ -14,6 +14,7 @@ import {
 } from './address-lookup-tables.js';
 import { BlockProducer, type PendingBundle, type SlotBuild } from './block-producer.js';
 import { BlockhashQueue } from './blockhash-queue.js';
+import { associatedTokenProgram } from './associated-token-program.js';
 import { computeBudgetProgram, memoProgram, systemProgram, token2022Program, tokenProgram, voteProgram } from './builtin-programs.js';
 import {
   RpcError,
@@ -36,6 +37,7 @@ import type { ProgramHandler } from './invoke-context.js';
 import { KeyCache } from './key-cache.js';
 import {
   ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
+  ASSOCIATED_TOKEN_PROGRAM_ID,
   COMPUTE_BUDGET_PROGRAM_ID,
   DEFAULT_SLOTS_PER_EPOCH,
   FINALIZATION_DEPTH,
@@ -65,6 +67,7 @@ import {
 } from './sim-transaction.js';
 import { isTokenAccount, mintDecimals, tokenAccountMint, tokenAmount } from './spl-token.js';
 import { StatusCache } from './status-cache.js';
+import { findTokenAccountsByOwner } from './token-accounts.js';
 import { createSwapProgram } from './swap-program.js';
 import { Runtime } from './runtime.js';
 import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-errors.js';
@@ -223,6 +226,7 @@ export class SimChain implements RpcChainBackend, MarketView {
       [VOTE_PROGRAM_ID, voteProgram],
       [MEMO_PROGRAM_ID, memoProgram],
       [COMPUTE_BUDGET_PROGRAM_ID, computeBudgetProgram],
+      [ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenProgram],
     ]);
     for (const dex of DEX_KINDS) programs.set(DEFAULT_PROGRAM_IDS[dex], createSwapProgram(dex));
     this.runtime = new Runtime(programs, this.keys);
@@ -444,6 +448,11 @@ export class SimChain implements RpcChainBackend, MarketView {
       blockHeight: this.blockHeight(commitment),
       transactionCount: BigInt(this.counters.transactions),
     };
+  }
+
+  /** Token accounts of `owner` at `commitment`: a scan of every account, as a node without an owner index does. */
+  tokenAccountsByOwner(owner: string, commitment: Commitment = 'processed'): { address: string; account: AccountRecord }[] {
+    return findTokenAccountsByOwner(this.db.addresses(), (address) => this.getAccount(address, commitment), owner);
   }
 
   latestBlockhash(commitment: Commitment = 'processed'): BlockhashInfo {

@@ -118,6 +118,12 @@ export function setTokenAmount(data: Uint8Array, amount: bigint): void {
   new DataView(data.buffer, data.byteOffset, data.byteLength).setBigUint64(TOKEN_AMOUNT_OFFSET, amount, true);
 }
 
+/** A wrapped SOL account's rent-exempt reserve (`is_native`), or null for other accounts. */
+export function nativeReserve(data: Uint8Array): bigint | null {
+  if (data[ACCOUNT_IS_NATIVE] !== 1) return null;
+  return new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(ACCOUNT_IS_NATIVE + 4, true);
+}
+
 /** Whether the account is a wrapped SOL account (`is_native` set). */
 export function isNativeTokenAccount(data: Uint8Array): boolean {
   return data[ACCOUNT_IS_NATIVE] === 1;

@@ -89,7 +89,12 @@ export class PgliteClient implements SqlClient {
       const db = await PGlite.create({
         ...(lock === undefined ? {} : { dataDir: lock.dataDir }),
         ...(options.template === undefined ? {} : { loadDataDir: options.template }),
-        parsers: { [PgType.INT8]: (text: string) => BigInt(text), [PgType.TIMESTAMP]: parseUtcTimestamp },
+        parsers: {
+          [PgType.INT8]: (text: string) => BigInt(text),
+          // As node-postgres does: numeric stays text (u64 amounts must not become floats).
+          [PgType.NUMERIC]: (text: string) => text,
+          [PgType.TIMESTAMP]: parseUtcTimestamp,
+        },
         // Small buffers: the embedded database holds platform state, not a warehouse.
         postgresqlconf: ['shared_buffers=16MB', 'TimeZone=UTC'],
       });

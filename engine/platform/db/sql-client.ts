@@ -43,7 +43,7 @@ export interface SqlClient extends SqlQueryable {
 }
 
 /** OIDs of the types whose parsing both implementations override. */
-export const PgType = { INT8: 20, TIMESTAMP: 1114 } as const;
+export const PgType = { INT8: 20, NUMERIC: 1700, TIMESTAMP: 1114 } as const;
 
 /** `timestamp` without time zone text (`2026-11-09 10:11:12.345`), read as UTC. */
 export function parseUtcTimestamp(text: string): Date {

@@ -25,6 +25,7 @@ import {
   type RpcMethodContext,
   type RpcNodeInfo,
 } from './rpc-backend.js';
+import { getTokenAccountsByOwner } from './token-account-methods.js';
 import { getSignatureStatuses, sendTransaction, simulateTransaction } from './transaction-methods.js';
 
 /**
@@ -51,6 +52,7 @@ export const RPC_HTTP_METHODS: ReadonlyMap<string, RpcMethodHandler<RpcMethodCon
   ['sendTransaction', sendTransaction],
   ['simulateTransaction', simulateTransaction],
   ['getSignatureStatuses', getSignatureStatuses],
+  ['getTokenAccountsByOwner', getTokenAccountsByOwner],
 ]);
 
 export const DEFAULT_RPC_HTTP_PORT = 8899;

@@ -1,4 +1,4 @@
-import type { ChainBackend, Commitment, EpochInfo } from '../chain-backend.js';
+import type { AccountRecord, ChainBackend, Commitment, EpochInfo } from '../chain-backend.js';
 
 /**
  * What the JSON-RPC servers use beyond ChainBackend (leaf module: types and defaults).
@@ -19,6 +19,11 @@ export interface RpcChainExtras {
   epochInfo?(commitment: Commitment): EpochInfo;
   /** Slots per epoch, for getEpochSchedule (default 432,000). */
   slotsPerEpoch?(): number;
+  /**
+   * SPL Token accounts whose token-account owner is `owner`, as of `commitment` (any order).
+   * Without it, getTokenAccountsByOwner answers with an empty list.
+   */
+  tokenAccountsByOwner?(owner: string, commitment: Commitment): { address: string; account: AccountRecord }[];
 }
 
 export type RpcChainBackend = ChainBackend & RpcChainExtras;
