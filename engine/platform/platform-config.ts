@@ -81,3 +81,27 @@ export const scannerMetricsSchema = {
     flag: 'scanner-metrics-interval',
   }),
 };
+
+export const walletSchema = {
+  'rpc.url': setting({
+    description: 'Solana JSON-RPC URL wallets read balances from and send transfers to',
+    parse: url(),
+    default: 'http://127.0.0.1:8899',
+    env: 'RPC_URL',
+    flag: 'rpc-url',
+  }),
+  'wallets.passphrase': setting({
+    description: 'passphrase the wallet keys are sealed with (environment only: a flag would show in ps)',
+    parse: str(),
+    default: '',
+    env: 'TIDEPOOL_WALLET_PASSPHRASE',
+    secret: true,
+  }),
+  'wallets.keyFile': setting({
+    description: 'file whose bytes are the wallet passphrase (instead of TIDEPOOL_WALLET_PASSPHRASE)',
+    parse: str(),
+    default: '',
+    env: 'TIDEPOOL_WALLET_KEY_FILE',
+    flag: 'key-file',
+  }),
+};

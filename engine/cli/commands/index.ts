@@ -4,11 +4,13 @@ import { aggregatorCommand } from './aggregator.js';
 import { decodeCommand } from './decode.js';
 import { engineCommand } from './engine.js';
 import { externalQuotesCommand } from './external-quotes.js';
+import { migrateCommand } from './migrate.js';
 import { quoteServiceCommand } from './quote-service.js';
 import { scannerCommand } from './scanner.js';
 import { simCommand } from './sim.js';
 import { startCommand } from './start.js';
 import { swapCommand } from './swap.js';
+import { walletsCommand } from './wallets.js';
 
 /** Every `tidepool` subcommand. Each arrives with its feature. */
 export const COMMANDS: readonly Command[] = [
@@ -17,9 +19,11 @@ export const COMMANDS: readonly Command[] = [
   decodeCommand,
   engineCommand,
   externalQuotesCommand,
+  migrateCommand,
   quoteServiceCommand,
   scannerCommand,
   simCommand,
   startCommand,
   swapCommand,
+  walletsCommand,
 ];

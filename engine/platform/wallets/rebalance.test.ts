@@ -96,12 +96,14 @@ describe.each(TEST_BACKENDS)('wallets and rebalancing on the simulator, state on
   });
 
   it('creates wallets with sealed keys and lists addresses only', async () => {
-    [treasure] = await manager.create('treasure', 1);
+    treasure = (await manager.create('treasure', 1))[0]!;
     const expected = new Map([
       [NATIVE_SOL, 2n * SOL],
       [USDC_MINT, 100n * USDC],
     ]);
-    [a, b] = await manager.create('worker', 2, expected);
+    const workers = await manager.create('worker', 2, expected);
+    a = workers[0]!;
+    b = workers[1]!;
     const listed = await manager.repo.list();
     expect(listed.map((w) => w.tier)).toEqual(['treasure', 'worker', 'worker']);
     expect(JSON.stringify(listed.map((w) => ({ ...w, expectedBalance: [...w.expectedBalance] })), (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toMatch(/v1\$scrypt/);
