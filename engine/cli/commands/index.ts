@@ -10,6 +10,7 @@ import { scannerCommand } from './scanner.js';
 import { simCommand } from './sim.js';
 import { startCommand } from './start.js';
 import { swapCommand } from './swap.js';
+import { validateConfigCommand } from './validate-config.js';
 import { walletsCommand } from './wallets.js';
 
 /** Every `tidepool` subcommand. Each arrives with its feature. */
@@ -25,5 +26,6 @@ export const COMMANDS: readonly Command[] = [
   simCommand,
   startCommand,
   swapCommand,
+  validateConfigCommand,
   walletsCommand,
 ];
