@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { migrateUp, type MigrateResult } from './migrations.js';
 import { PgClient } from './pg-client.js';
 import { PgliteClient } from './pglite-client.js';
+import { PgliteThreadClient } from './pglite-thread.js';
 import type { SqlClient } from './sql-client.js';
 
 /**
@@ -18,6 +19,13 @@ export interface OpenDatabaseOptions {
   /** Pool size on a real server. */
   max?: number;
   connectTimeoutMs?: number;
+  /**
+   * Run the embedded database on a worker thread of its own (PgliteThreadClient), so its
+   * WebAssembly never stalls this thread's event loop; what `npm start` does.
+   */
+  thread?: boolean;
+  /** The compiled worker module (tests run from sources). */
+  workerFilename?: string;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<SqlClient> {
@@ -29,7 +37,11 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<S
     });
   }
   const dir = options.dataDir ?? '.tidepool';
-  return PgliteClient.open(dir === 'memory' ? {} : { dataDir: join(dir, 'pglite') });
+  const where = dir === 'memory' ? {} : { dataDir: join(dir, 'pglite') };
+  if (options.thread === true) {
+    return PgliteThreadClient.open({ ...where, ...(options.workerFilename === undefined ? {} : { workerFilename: options.workerFilename }) });
+  }
+  return PgliteClient.open(where);
 }
 
 /** Opens the database and brings its schema up to date (what every service does at start). */

@@ -13,9 +13,10 @@ import { normalizeParams, parseUtcTimestamp, PgType, type SqlClient, type SqlPar
  *
  * - `dataDir` keeps the database on disk between runs (wallets must survive a restart); without
  *   it the database lives in memory and goes with the process.
- * - PGlite is one connection. A data directory may be open in one process only: a lock file
- *   beside it (`<dataDir>.lock`, holding the pid) refuses a second opener with TP_ERR_DB_LOCKED
- *   instead of letting two processes corrupt it; a lock left by a dead process is taken over.
+ * - PGlite is one connection. A data directory may be open once only: a lock file beside it
+ *   (`<dataDir>.lock`, holding the pid and the process start time) refuses a second opener, in
+ *   another process or another thread of this one, with TP_ERR_DB_LOCKED instead of letting two
+ *   of them corrupt it; a lock left by a process that is gone is taken over.
  * - `withConnection` holds the database for its callback alone (other callers wait), which is
  *   what a dedicated connection gives on the real server.
  *
@@ -171,18 +172,21 @@ class DataDirLock {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(path, 'wx', 0o600);
-        writeSync(fd, `${process.pid}\n`);
+        writeSync(fd, `${process.pid} ${PROCESS_STARTED_AT}\n`);
         closeSync(fd);
         openDirs.add(dataDir);
         return new DataDirLock(dataDir, path);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         const owner = readOwner(path);
-        if (owner !== undefined && owner !== process.pid && isAlive(owner)) {
+        // Held by this very process (another thread), or by another live process. A lock with our
+        // pid but another start time was left by an earlier process that had the same pid.
+        const ours = owner !== undefined && owner.pid === process.pid && Math.abs(owner.startedAt - PROCESS_STARTED_AT) < 2000;
+        if (owner !== undefined && (ours || (owner.pid !== process.pid && isAlive(owner.pid)))) {
           throw new TpError(
             ErrorCode.DbLocked,
-            `embedded database ${dataDir} is in use by process ${owner}; stop it, or point DATABASE_URL at a PostgreSQL server to share the state`,
-            { context: { dataDir, pid: owner } },
+            `embedded database ${dataDir} is in use by process ${owner.pid}${ours ? ' (this one)' : ''}; stop it, or point DATABASE_URL at a PostgreSQL server to share the state`,
+            { context: { dataDir, pid: owner.pid } },
           );
         }
         // Left by a process that is gone: take it over.
@@ -201,17 +205,23 @@ class DataDirLock {
     this.released = true;
     openDirs.delete(this.dataDir);
     try {
-      if (readOwner(this.path) === process.pid) unlinkSync(this.path);
+      const owner = readOwner(this.path);
+      if (owner?.pid === process.pid && owner.startedAt === PROCESS_STARTED_AT) unlinkSync(this.path);
     } catch {
       // Already gone.
     }
   }
 }
 
-function readOwner(path: string): number | undefined {
+/** When this process started, ms since the epoch (tells our lock from an earlier process with the same pid). */
+const PROCESS_STARTED_AT = Math.round(Date.now() - process.uptime() * 1000);
+
+function readOwner(path: string): { pid: number; startedAt: number } | undefined {
   try {
-    const pid = Number.parseInt(readFileSync(path, 'utf8').trim(), 10);
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+    const [pidText, startedText] = readFileSync(path, 'utf8').trim().split(/\s+/);
+    const pid = Number.parseInt(pidText ?? '', 10);
+    const startedAt = Number.parseInt(startedText ?? '0', 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? { pid, startedAt: Number.isSafeInteger(startedAt) ? startedAt : 0 } : undefined;
   } catch {
     return undefined;
   }
