@@ -21,8 +21,9 @@
 import { aggregatorSchema, type AggregatorConfig } from '../aggregator/index.js';
 import { AUTH_KEYS, authIssues } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import type { ConfigSchema, ConfigValues, LoadedConfig, SettingDef } from '../config/index.js';
+import { setting, types, type ConfigSchema, type ConfigValues, type LoadedConfig, type SettingDef } from '../config/index.js';
 import { externalSchema, type ExternalQuotesConfig } from '../external/index.js';
+import { databaseSchema, redisSchema, scannerMetricsSchema } from '../platform/index.js';
 import { simSchema } from '../sim/index.js';
 import type { SimEndpoints } from '../sim/index.js';
 import { checkEngineConfig, engineSchema, type EngineConfig } from './engine-config.js';
@@ -63,6 +64,17 @@ export const startSchema = {
   ...prefixFlags(simSchema, 'sim-'),
   ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level', ...AUTH_KEYS], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
   ...namespaced(externalSchema, 'external.', 'external-', ['log.level', ...AUTH_KEYS], { rateLimitRps: START_EXTERNAL_RATE_LIMIT_RPS }),
+  // Platform state (engine/platform): embedded PostgreSQL and an in-process store unless URLs are set.
+  'platform.enabled': setting({
+    description: 'keep platform state: service heartbeats and the scanner_metrics rows (embedded PostgreSQL unless DATABASE_URL)',
+    parse: types.bool(),
+    default: true,
+    env: 'PLATFORM_STATE',
+    flag: 'platform-state',
+  }),
+  ...databaseSchema,
+  ...redisSchema,
+  ...scannerMetricsSchema,
 };
 
 type StartLoaded = LoadedConfig<typeof startSchema>;

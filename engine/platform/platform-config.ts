@@ -73,6 +73,13 @@ export const redisSchema = {
 };
 
 export const scannerMetricsSchema = {
+  'platform.databaseDelay': setting({
+    description: 'inside tidepool start: how long after start-up the embedded database opens (its start-up is CPU-heavy)',
+    parse: duration(),
+    default: 10_000,
+    env: 'PLATFORM_DB_DELAY',
+    flag: 'platform-db-delay',
+  }),
   'platform.scannerMetricsInterval': setting({
     description: 'how often the scanner writes its scanner_metrics row',
     parse: duration({ min: 1000 }),

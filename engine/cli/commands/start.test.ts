@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+
+import { PgliteClient } from '../../platform/db/pglite-client.js';
 
 const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');
 const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0',
@@ -19,12 +22,15 @@ async function runExample(command: string): Promise<{ code: number | null; out: 
 
 describe('tidepool start (npm start), as a process', () => {
   it.skipIf(!existsSync(bin))('prints its endpoints and an example quote that answers from the cache, and drains on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tp-start-'));
     const child = spawn(process.execPath, [bin, 'start', ...PORTS_0, '--sim-tx-rate', '200', '--parse-workers', '1'], {
-      env: { ...process.env, LOG_LEVEL: 'warn' },
+      env: { ...process.env, LOG_LEVEL: 'info', TIDEPOOL_DATA_DIR: dataDir, SCANNER_METRICS_INTERVAL: '1s' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
+    let stdout = '';
     child.stderr.on('data', (c) => (stderr += String(c)));
+    child.stdout.on('data', (c) => (stdout += String(c)));
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     const deadline = Date.now() + 30_000;
     while (!/curl -s '(http:\/\/[^']+)'/.test(stderr)) {
@@ -67,8 +73,24 @@ describe('tidepool start (npm start), as a process', () => {
     const stats = (await (await fetch(`${aggregatorHttp}/stats`)).json()) as { aggregations: { both: number } };
     expect(stats.aggregations.both).toBeGreaterThan(0);
 
+    // Platform state: the embedded database opens in the background; the scanner then writes its
+    // scanner_metrics rows (and a last one on SIGTERM).
+    expect(stderr).toContain(`platform state    embedded PostgreSQL in ${dataDir}/pglite (scanner_metrics every 1 s)`);
+    for (const until = Date.now() + 90_000; !stdout.includes('platform state ready'); ) {
+      if (Date.now() > until) throw new Error('platform state never ready');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+    const db = await PgliteClient.open({ dataDir: join(dataDir, 'pglite') });
+    try {
+      const rows = await db.query<{ n: bigint; events: bigint }>("SELECT count(*) AS n, sum(events_processed)::bigint AS events FROM scanner_metrics WHERE scanner_id = 'scanner'");
+      expect(rows[0]!.n).toBeGreaterThan(0n);
+    } finally {
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it.skipIf(!existsSync(bin))('refuses two servers on one port, naming both settings', async () => {

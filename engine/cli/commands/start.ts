@@ -7,6 +7,7 @@ import { createLogger } from '../../obs/index.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/index.js';
 import { startSimulatorThread } from '../../sim/index.js';
 import type { SimConfig } from '../../sim/index.js';
+import { startEmbeddedPlatform, type EmbeddedPlatform } from '../../platform/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 import { endpointLines } from './engine.js';
@@ -21,6 +22,12 @@ otherwise. Prints the endpoints and a ready-to-run quote request. SIGTERM or Ctr
 
 ${settingsHelp(startSchema)}
 `;
+
+function platformLine(v: { 'database.url': string; 'database.dataDir': string; 'redis.url': string; 'platform.scannerMetricsInterval': number }): string {
+  const db = v['database.url'] === '' ? `embedded PostgreSQL in ${v['database.dataDir']}/pglite` : 'PostgreSQL at DATABASE_URL';
+  const kv = v['redis.url'] === '' ? 'in-process key-value store' : 'Redis at REDIS_URL';
+  return `${db} (scanner_metrics every ${v['platform.scannerMetricsInterval'] / 1000} s), ${kv} (system:health heartbeats)`;
+}
 
 export const startCommand: Command = {
   name: 'start',
@@ -39,8 +46,10 @@ export const startCommand: Command = {
     const engine = createEngine(engineConfigUnderSim(loaded, simEndpoints), { logger, pools });
     const external = createExternalQuoteService(externalConfigUnderSim(loaded, simEndpoints), { logger: logger.child({ component: 'external-quotes' }) });
     let aggregatorApp: Awaited<ReturnType<typeof createAggregatorApp>> | undefined;
+    let platform: EmbeddedPlatform | undefined;
     // Last started, first stopped: the aggregator's streams end and its events flush before its upstreams go.
     const close = async (): Promise<void> => {
+      await platform?.close();
       await aggregatorApp?.close();
       await external.close();
       await engine.close();
@@ -57,6 +66,14 @@ export const startCommand: Command = {
       aggregatorConfig = aggregatorConfigUnderSim(loaded, simEndpoints, { local: endpoints.localQuotes, external: externalEndpoints.grpc });
       aggregatorApp = await createAggregatorApp(aggregatorConfig, { logger: logger.child({ component: 'aggregator' }) });
       aggregatorPorts = await aggregatorApp.start();
+      if (loaded.values['platform.enabled']) {
+        platform = await startEmbeddedPlatform({
+          settings: loaded.values,
+          services: ['scanner', 'quote-service', 'external-quotes', 'aggregator'],
+          scanner: { metrics: engine.scanner.metrics, scannerId: 'scanner' },
+          logger: logger.child({ component: 'platform' }),
+        });
+      }
     } catch (err) {
       await close().catch(() => undefined);
       throw err;
@@ -70,6 +87,7 @@ export const startCommand: Command = {
         ...aggregatorEndpointLines(aggregatorConfig, aggregatorPorts),
         `  chain JSON-RPC    ${simEndpoints.rpc}   (PubSub ${simEndpoints.ws}, ShredStream ${simEndpoints.stream})`,
         `  chain quote API   ${simEndpoints.http}/quote   (block engine /api/v1/bundles, faults /admin/faults)`,
+        ...(platform === undefined ? [] : [`  platform state    ${platformLine(loaded.values)}`]),
         'Try (1 wrapped SOL to USDC):',
         `  curl -s '${endpoints.quote}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000000000'`,
         `  node dist/engine/cli/main.js aggregated-quote --addr 127.0.0.1:${aggregatorPorts.grpcPort} --input ${WSOL_MINT} --output ${USDC_MINT} --amount 1000000000`,

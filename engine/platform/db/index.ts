@@ -14,7 +14,7 @@ export {
 } from './sql-client.js';
 export { PgClient, isConnectionError, type PgClientOptions } from './pg-client.js';
 export { PgliteClient, type PgliteClientOptions } from './pglite-client.js';
-export { PgliteThreadClient, DEFAULT_PGLITE_WORKER } from './pglite-thread.js';
+export { PgliteProcessClient, DEFAULT_PGLITE_CHILD } from './pglite-process.js';
 export { openDatabase, openMigratedDatabase, type OpenDatabaseOptions } from './open-database.js';
 export {
   MIGRATION_LOCK_KEY,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { migrateUp, type MigrateResult } from './migrations.js';
 import { PgClient } from './pg-client.js';
 import { PgliteClient } from './pglite-client.js';
-import { PgliteThreadClient } from './pglite-thread.js';
+import { PgliteProcessClient } from './pglite-process.js';
 import type { SqlClient } from './sql-client.js';
 
 /**
@@ -20,11 +20,11 @@ export interface OpenDatabaseOptions {
   max?: number;
   connectTimeoutMs?: number;
   /**
-   * Run the embedded database on a worker thread of its own (PgliteThreadClient), so its
-   * WebAssembly never stalls this thread's event loop; what `npm start` does.
+   * Run the embedded database in a child process of its own (PgliteProcessClient), so its
+   * WebAssembly never stalls this process's event loop; what `npm start` does.
    */
-  thread?: boolean;
-  /** The compiled worker module (tests run from sources). */
+  separateProcess?: boolean;
+  /** The compiled child module (tests run from sources). */
   workerFilename?: string;
 }
 
@@ -38,8 +38,8 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<S
   }
   const dir = options.dataDir ?? '.tidepool';
   const where = dir === 'memory' ? {} : { dataDir: join(dir, 'pglite') };
-  if (options.thread === true) {
-    return PgliteThreadClient.open({ ...where, ...(options.workerFilename === undefined ? {} : { workerFilename: options.workerFilename }) });
+  if (options.separateProcess === true) {
+    return PgliteProcessClient.open({ ...where, ...(options.workerFilename === undefined ? {} : { workerFilename: options.workerFilename }) });
   }
   return PgliteClient.open(where);
 }

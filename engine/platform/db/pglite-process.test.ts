@@ -7,17 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../errors.js';
 import { migrateUp } from './migrations.js';
 import { PgliteClient } from './pglite-client.js';
-import { PgliteThreadClient } from './pglite-thread.js';
+import { PgliteProcessClient } from './pglite-process.js';
 
-/** The embedded database on its own thread (the worker module runs from dist/: npm run build). */
-const WORKER = resolve(import.meta.dirname, '../../../dist/engine/platform/db/pglite-worker.js');
+/** The embedded database in a child process (its module runs from dist/: npm run build). */
+const WORKER = resolve(import.meta.dirname, '../../../dist/engine/platform/db/pglite-child.js');
 
 let dir: string;
-let db: PgliteThreadClient;
+let db: PgliteProcessClient;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tp-pglite-thread-'));
-  db = await PgliteThreadClient.open({ dataDir: join(dir, 'pglite'), workerFilename: WORKER });
+  dir = mkdtempSync(join(tmpdir(), 'tp-pglite-process-'));
+  db = await PgliteProcessClient.open({ dataDir: join(dir, 'pglite'), workerFilename: WORKER });
 });
 
 afterAll(async () => {
@@ -25,8 +25,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('PgliteThreadClient', () => {
-  it('migrates and queries on its thread: bigint and timestamps cross exactly, SQLSTATE codes survive', async () => {
+describe('PgliteProcessClient', () => {
+  it('migrates and queries in its process: bigint and timestamps cross exactly, SQLSTATE codes survive', async () => {
     expect((await migrateUp(db)).applied.map((m) => m.version)).toEqual([1, 2, 3]);
     expect((await migrateUp(db)).applied).toEqual([]);
     const [row] = await db.query<{ p: bigint; t: Date }>(
@@ -48,8 +48,8 @@ describe('PgliteThreadClient', () => {
     expect((await db.query<{ n: bigint }>("SELECT count(*) AS n FROM trades WHERE strategy = 'rolled-back'"))[0]!.n).toBe(0n);
   });
 
-  it('refuses to open its data directory a second time, from this thread or another', async () => {
+  it('refuses to open its data directory a second time, from this process or another', async () => {
     await expect(PgliteClient.open({ dataDir: join(dir, 'pglite') })).rejects.toMatchObject({ code: ErrorCode.DbLocked });
-    await expect(PgliteThreadClient.open({ dataDir: join(dir, 'pglite'), workerFilename: WORKER })).rejects.toMatchObject({ code: ErrorCode.DbLocked });
+    await expect(PgliteProcessClient.open({ dataDir: join(dir, 'pglite'), workerFilename: WORKER })).rejects.toMatchObject({ code: ErrorCode.DbLocked });
   });
 });

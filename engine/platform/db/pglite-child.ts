@@ -1,17 +1,18 @@
-import { parentPort, workerData } from 'node:worker_threads';
 
 import { TpError } from '../../errors.js';
 import { PgliteClient, type PgliteClientOptions } from './pglite-client.js';
 import type { SqlParam, SqlQueryable } from './sql-client.js';
-import type { ThreadReply, ThreadRequest } from './pglite-thread.js';
+import type { ThreadReply, ThreadRequest } from './pglite-process.js';
 
 /**
- * The embedded database's thread (see pglite-thread.ts): owns the PgliteClient, answers one
- * request at a time in arrival order, holds a lease (a connection of its own) while the main
- * thread runs a transaction or a withConnection callback.
+ * The embedded database's process (see pglite-process.ts): owns the PgliteClient, answers
+ * requests from its parent over IPC, holds a lease (a connection of its own) while the parent
+ * runs a transaction or a withConnection callback. Exits when its parent goes.
  */
 
-const port = parentPort!;
+const send = (reply: ThreadReply): void => {
+  process.send?.(reply);
+};
 const leases = new Map<number, { conn: SqlQueryable; release: () => void }>();
 let nextLease = 1;
 let db: PgliteClient | undefined;
@@ -33,7 +34,7 @@ function errorReply(id: number, err: unknown): ThreadReply {
 async function handle(req: ThreadRequest): Promise<ThreadReply> {
   switch (req.kind) {
     case 'open':
-      db = await PgliteClient.open(workerData as PgliteClientOptions);
+      db = await PgliteClient.open(req.options as PgliteClientOptions);
       return { id: req.id, ok: true, target: db.target };
     case 'query': {
       const conn = req.lease === undefined ? db! : leases.get(req.lease)!.conn;
@@ -70,9 +71,17 @@ async function handle(req: ThreadRequest): Promise<ThreadReply> {
   }
 }
 
-port.on('message', (req: ThreadRequest) => {
+process.on('message', (req: ThreadRequest) => {
   handle(req).then(
-    (reply) => port.postMessage(reply),
-    (err: unknown) => port.postMessage(errorReply(req.id, err)),
+    (reply) => {
+      send(reply);
+      if (req.kind === 'close') process.disconnect();
+    },
+    (err: unknown) => send(errorReply(req.id, err)),
   );
+});
+
+// The parent is gone: close the database (releasing its lock) and end.
+process.on('disconnect', () => {
+  void (db?.close() ?? Promise.resolve()).finally(() => process.exit(0));
 });

@@ -1,23 +1,26 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 
 import { ErrorCode, TpError, type ErrorCode as ErrorCodeType } from '../../errors.js';
 import type { PgliteClientOptions } from './pglite-client.js';
 import type { SqlClient, SqlParam, SqlQueryable } from './sql-client.js';
 
 /**
- * SqlClient over the embedded PostgreSQL running on a worker thread of its own. PGlite executes
- * WebAssembly synchronously: on the main thread every statement would stall the event loop for
- * its duration (about 190 ms at most while it opens, milliseconds per statement after, measured
- * on the 2-core box), and in `npm start` the main thread serves quotes. Here it only posts
- * messages. Rows cross by structured clone (bigint and Date survive); errors keep their SQLSTATE
- * `code`, and TpErrors their code and context.
+ * SqlClient over the embedded PostgreSQL running in a child process of its own. PGlite executes
+ * WebAssembly synchronously: in this process every statement would stall the event loop for its
+ * duration (up to ~190 ms while it opens, milliseconds per statement after, measured on the 2-core
+ * box), and in `npm start` this process serves quotes. In a child, at a lower CPU priority
+ * (nice 10), its start-up (initdb needs ~700 MB at its peak) neither takes this process's memory
+ * nor competes first for the cores. Messages use the advanced serialization (bigint and Date
+ * survive); errors keep their SQLSTATE `code`, and TpErrors their code and context. The child
+ * exits with its parent.
  */
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export type ThreadRequest =
-  | { id: number; kind: 'open' }
+  | { id: number; kind: 'open'; options: unknown }
   | { id: number; kind: 'query'; text: string; params: readonly SqlParam[] | undefined; lease?: number }
   | { id: number; kind: 'exec'; script: string; lease?: number }
   | { id: number; kind: 'lease' }
@@ -28,20 +31,22 @@ export type ThreadReply =
   | { id: number; ok: true; rows?: unknown[]; target?: string; lease?: number }
   | { id: number; ok: false; error: { message: string; code: string | undefined; tp: boolean; context: unknown } };
 
-export const DEFAULT_PGLITE_WORKER = fileURLToPath(new URL('./pglite-worker.js', import.meta.url));
+export const DEFAULT_PGLITE_CHILD = fileURLToPath(new URL('./pglite-child.js', import.meta.url));
+/** The child's CPU priority (nice): the engine's work goes first. */
+const CHILD_NICE = 10;
 
 type Pending = { resolve: (r: ThreadReply & { ok: true }) => void; reject: (err: Error) => void };
 
-export class PgliteThreadClient implements SqlClient {
+export class PgliteProcessClient implements SqlClient {
   readonly kind = 'pglite' as const;
-  target = 'embedded PostgreSQL (thread)';
+  target = 'embedded PostgreSQL (child process)';
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
   private exited: Error | undefined;
 
-  private constructor(private readonly worker: Worker) {
-    worker.on('message', (reply: ThreadReply) => {
+  private constructor(private readonly child: ChildProcess) {
+    child.on('message', (reply: ThreadReply) => {
       const p = this.pending.get(reply.id);
       if (p === undefined) return;
       this.pending.delete(reply.id);
@@ -53,21 +58,26 @@ export class PgliteThreadClient implements SqlClient {
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
     };
-    worker.on('error', (err) => fail(new TpError(ErrorCode.DbUnavailable, `embedded database thread failed: ${err.message}`, { cause: err })));
-    worker.on('exit', (code) => fail(new TpError(ErrorCode.DbUnavailable, `embedded database thread exited (${code})`)));
+    child.on('error', (err) => fail(new TpError(ErrorCode.DbUnavailable, `embedded database process failed: ${err.message}`, { cause: err })));
+    child.on('exit', (code, signal) => fail(new TpError(ErrorCode.DbUnavailable, `embedded database process exited (${signal ?? code})`)));
   }
 
-  /** Starts the thread and opens the database in it. `workerFilename` defaults to the compiled worker beside this module. */
-  static async open(options: PgliteClientOptions & { workerFilename?: string } = {}): Promise<PgliteThreadClient> {
+  /** Starts the child and opens the database in it. `workerFilename` defaults to the compiled child module beside this one. */
+  static async open(options: PgliteClientOptions & { workerFilename?: string } = {}): Promise<PgliteProcessClient> {
     const { workerFilename, ...clientOptions } = options;
-    const worker = new Worker(workerFilename ?? DEFAULT_PGLITE_WORKER, { workerData: clientOptions });
-    const client = new PgliteThreadClient(worker);
+    const child = fork(workerFilename ?? DEFAULT_PGLITE_CHILD, [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     try {
-      const reply = await client.request({ kind: 'open' });
+      if (child.pid !== undefined) setPriority(child.pid, CHILD_NICE);
+    } catch {
+      // Not allowed here: it runs at our priority.
+    }
+    const client = new PgliteProcessClient(child);
+    try {
+      const reply = await client.request({ kind: 'open', options: clientOptions });
       client.target = reply.target ?? client.target;
       return client;
     } catch (err) {
-      await worker.terminate();
+      child.kill();
       throw err;
     }
   }
@@ -77,7 +87,11 @@ export class PgliteThreadClient implements SqlClient {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...req, id } as ThreadRequest);
+      this.child.send({ ...req, id } as ThreadRequest, (err) => {
+        if (err === null || !this.pending.has(id)) return;
+        this.pending.delete(id);
+        reject(new TpError(ErrorCode.DbUnavailable, `embedded database process unreachable: ${err.message}`, { cause: err }));
+      });
     });
   }
 
@@ -129,10 +143,13 @@ export class PgliteThreadClient implements SqlClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.exited !== undefined) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     try {
-      if (this.exited === undefined) await this.request({ kind: 'close' });
-    } finally {
-      await this.worker.terminate();
+      await this.request({ kind: 'close' });
+      await exited;
+    } catch {
+      this.child.kill();
     }
   }
 }
