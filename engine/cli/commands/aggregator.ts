@@ -4,6 +4,7 @@ import { initTracing } from '../../obs/index.js';
 import { aggregatorSchema, loadAggregatorConfig, type AggregatorConfig } from '../../aggregator/index.js';
 import type { AggregatorPorts } from '../../aggregator/index.js';
 import { aggregatorEndpointLines, createAggregatorApp, type AggregatorApp } from '../../app/index.js';
+import { startSplitServiceState } from '../../platform/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { CliIo, Command } from '../command.js';
 
@@ -67,6 +68,13 @@ export const aggregatorCommand: Command = {
   settings: aggregatorSchema,
   async run(argv, io) {
     const running = await startAggregatorService(argv, io);
-    return serveUntilSignal(running.logger, 'aggregator', running.close);
+    const state = await startSplitServiceState({ service: 'aggregator', env: io.env, logger: running.logger }).catch(async (err: unknown) => {
+      await running.close();
+      throw err;
+    });
+    return serveUntilSignal(running.logger, 'aggregator', async () => {
+      await state?.close();
+      await running.close();
+    });
   },
 };

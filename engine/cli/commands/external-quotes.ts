@@ -3,6 +3,7 @@ import { createExternalQuoteService } from '../../external/index.js';
 import { externalSchema, loadExternalConfig, providerNameOf } from '../../external/index.js';
 import { createLogger } from '../../obs/index.js';
 import { initTracing } from '../../obs/index.js';
+import { startSplitServiceState } from '../../platform/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
@@ -52,7 +53,12 @@ export const externalQuotesCommand: Command = {
         '',
       ].join('\n'),
     );
+    const state = await startSplitServiceState({ service: 'external-quotes', env: io.env, logger }).catch(async (err: unknown) => {
+      await service.close();
+      throw err;
+    });
     return serveUntilSignal(logger, 'external quote service', async () => {
+      await state?.close();
       await service.close();
       await tracing.shutdown();
     });

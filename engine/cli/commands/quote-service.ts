@@ -2,6 +2,7 @@ import { createQuoteApp } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { loadQuoteConfig, quoteSchema } from '../../quote/index.js';
+import { startSplitServiceState } from '../../platform/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
@@ -47,6 +48,13 @@ export const quoteServiceCommand: Command = {
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'quote service', () => app.close());
+    const state = await startSplitServiceState({ service: 'quote-service', env: io.env, logger }).catch(async (err: unknown) => {
+      await app.close();
+      throw err;
+    });
+    return serveUntilSignal(logger, 'quote service', async () => {
+      await state?.close();
+      await app.close();
+    });
   },
 };

@@ -2,6 +2,7 @@ import { createScannerApp, scannerServiceSchema } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { checkScannerConfig, monitoredPools } from '../../scanner/index.js';
+import { startSplitServiceState } from '../../platform/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
@@ -30,8 +31,10 @@ export const scannerCommand: Command = {
     const pools = monitoredPools(loaded.values);
     const app = createScannerApp(loaded, { logger, pools });
     let endpoints;
+    let state;
     try {
       endpoints = await app.start();
+      state = await startSplitServiceState({ service: 'scanner', env: io.env, logger, scanner: { metrics: app.service.metrics, scannerId: 'scanner' } });
     } catch (err) {
       await app.close().catch(() => undefined);
       throw err;
@@ -45,6 +48,9 @@ export const scannerCommand: Command = {
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'scanner', () => app.close());
+    return serveUntilSignal(logger, 'scanner', async () => {
+      await state?.close();
+      await app.close();
+    });
   },
 };

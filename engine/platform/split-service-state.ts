@@ -1,0 +1,62 @@
+import { loadConfig } from '../config/loader.js';
+import type { Logger } from '../obs/logger.js';
+import type { ScannerMetrics } from '../obs/scanner-metrics.js';
+import { migrateUp } from './db/migrations.js';
+import { PgClient } from './db/pg-client.js';
+import { KeySpace } from './kv/key-space.js';
+import { MemoryStore } from './kv/memory-store.js';
+import { RedisStore } from './kv/redis-store.js';
+import { databaseSchema, redisSchema, scannerMetricsSchema } from './platform-config.js';
+import { startServiceState, type ServiceState } from './service-state.js';
+
+/**
+ * Platform state of a service of the split deployment (`tidepool scanner`, `quote-service`,
+ * `aggregator`, `external-quotes`), from the environment: with REDIS_URL its
+ * `system:health:{service}` heartbeat goes there; a scanner with DATABASE_URL also writes its
+ * scanner_metrics rows. Without them there is nothing to share between processes, and nothing is
+ * kept (no embedded database: several processes of one machine cannot share one).
+ */
+
+const schema = { ...databaseSchema, ...redisSchema, ...scannerMetricsSchema };
+
+export interface SplitServiceStateOptions {
+  service: string;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  scanner?: { metrics: ScannerMetrics; scannerId: string };
+}
+
+export async function startSplitServiceState(options: SplitServiceStateOptions): Promise<ServiceState | undefined> {
+  // Environment only: the command's own config file holds the command's settings, not these.
+  const { values: v } = loadConfig(schema, { env: { ...options.env, TIDEPOOL_CONFIG: '' } });
+  const wantsDb = options.scanner !== undefined && v['database.url'] !== '';
+  if (v['redis.url'] === '' && !wantsDb) return undefined;
+  const store = v['redis.url'] === '' ? new MemoryStore() : await RedisStore.connect({ url: v['redis.url'], ...(v['redis.password'] ? { password: v['redis.password'] } : {}) });
+  const keys = new KeySpace(store, v['redis.keyPrefix']);
+  let db: PgClient | undefined;
+  try {
+    if (wantsDb) {
+      db = new PgClient({ url: v['database.url'], max: 2 });
+      await migrateUp(db);
+    }
+    const state = await startServiceState({
+      services: [options.service],
+      keys,
+      ...(db === undefined ? {} : { db }),
+      ...(options.scanner === undefined ? {} : { scanner: { ...options.scanner, intervalMs: v['platform.scannerMetricsInterval'] } }),
+      logger: options.logger,
+    });
+    return {
+      ...state,
+      close: async () => {
+        await state.close();
+        await db?.close();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    await db?.close().catch(() => undefined);
+    await store.close();
+    throw err;
+  }
+}
