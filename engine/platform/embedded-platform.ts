@@ -1,5 +1,5 @@
-import type { Logger } from '../obs/logger.js';
-import type { ScannerMetrics } from '../obs/scanner-metrics.js';
+import type { Logger } from '../obs/index.js';
+import type { ScannerMetrics } from '../obs/index.js';
 import { migrateUp } from './db/migrations.js';
 import { openDatabase } from './db/open-database.js';
 import type { SqlClient } from './db/sql-client.js';

@@ -1,5 +1,7 @@
-import { setting } from '../config/loader.js';
-import { SettingIssue, duration, str, url, type SettingParser } from '../config/setting-types.js';
+import { SettingIssue, setting, types } from '../config/index.js';
+
+const { duration, str, url } = types;
+type SettingParser<T> = types.SettingParser<T>;
 
 /**
  * Where the platform keeps its state, shared by every command that touches it (`tidepool migrate`,

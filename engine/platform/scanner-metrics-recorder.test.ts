@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createScannerMetrics } from '../obs/scanner-metrics.js';
+import { createScannerMetrics } from '../obs/index.js';
 import { migrateUp } from './db/migrations.js';
 import { PgClient } from './db/pg-client.js';
 import { ScannerMetricsMaintenance, ScannerMetricsStore } from './db/scanner-metrics.js';

@@ -1,7 +1,7 @@
 import type { Counter, Histogram } from 'prom-client';
 
-import type { Logger } from '../obs/logger.js';
-import type { ScannerMetrics } from '../obs/scanner-metrics.js';
+import type { Logger } from '../obs/index.js';
+import type { ScannerMetrics } from '../obs/index.js';
 import type { ScannerMetricsRow, ScannerMetricsStore } from './db/scanner-metrics.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Logger } from '../obs/logger.js';
-import type { ScannerMetrics } from '../obs/scanner-metrics.js';
+import type { Logger } from '../obs/index.js';
+import type { ScannerMetrics } from '../obs/index.js';
 import { ScannerMetricsMaintenance, ScannerMetricsStore } from './db/scanner-metrics.js';
 import type { SqlClient } from './db/sql-client.js';
 import { HealthHeartbeat } from './kv/health-heartbeat.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../obs/logger.js';
-import { createScannerMetrics } from '../obs/scanner-metrics.js';
+import { createLogger } from '../obs/index.js';
+import { createScannerMetrics } from '../obs/index.js';
 import { createServerDatabase, type TestDatabase } from './db/testing.js';
 import { KeySpace } from './kv/key-space.js';
 import { RedisStore } from './kv/redis-store.js';

@@ -1,6 +1,6 @@
-import { loadConfig } from '../config/loader.js';
-import type { Logger } from '../obs/logger.js';
-import type { ScannerMetrics } from '../obs/scanner-metrics.js';
+import { loadConfig } from '../config/index.js';
+import type { Logger } from '../obs/index.js';
+import type { ScannerMetrics } from '../obs/index.js';
 import { migrateUp } from './db/migrations.js';
 import { PgClient } from './db/pg-client.js';
 import { KeySpace } from './kv/key-space.js';

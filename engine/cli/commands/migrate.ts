@@ -1,9 +1,9 @@
-import { loadConfig } from '../../config/loader.js';
-import { parseCommandLine } from '../../config/command-line.js';
+import { loadConfig } from '../../config/index.js';
+import { parseCommandLine } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import { migrateUp, migrationStatus } from '../../platform/db/migrations.js';
-import { openDatabase } from '../../platform/db/open-database.js';
-import { databaseSchema } from '../../platform/platform-config.js';
+import { migrateUp, migrationStatus } from '../../platform/index.js';
+import { openDatabase } from '../../platform/index.js';
+import { databaseSchema } from '../../platform/index.js';
 import { settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
@@ -25,6 +25,7 @@ export const migrateCommand: Command = {
   name: 'migrate',
   summary: 'apply the PostgreSQL schema migrations (up) or show them (status)',
   help: HELP,
+  settings: databaseSchema,
   async run(argv, io) {
     const { flags, options, positionals } = parseCommandLine(argv, databaseSchema, { config: { type: 'string', description: 'config file' } });
     const action = positionals[0];

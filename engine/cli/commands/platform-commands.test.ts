@@ -64,10 +64,10 @@ describe('tidepool validate-config', () => {
     config.databaseUrl = TEST_PG_ADMIN_URL;
     writeFileSync(file, JSON.stringify(config));
     const online = await cli(['validate-config', file]);
-    expect(online.stdout).toMatch(/reached  rpc http:\/\/127\.0\.0\.1:\d+\/ in \d+\.\d ms/);
-    expect(online.stdout).toMatch(/reached  redis redis:\/\/127\.0\.0\.1:6379 in \d+\.\d ms/);
-    expect(online.stdout).toMatch(/reached  postgres postgres:\/\/postgres@127\.0\.0\.1:5432\/postgres in \d+\.\d ms/);
-    expect(online.stdout).toMatch(/reached  nats nats:\/\/127\.0\.0\.1:4222 in \d+\.\d ms/);
+    expect(online.stdout).toMatch(/reached {2}rpc http:\/\/127\.0\.0\.1:\d+\/ in \d+\.\d ms/);
+    expect(online.stdout).toMatch(/reached {2}redis redis:\/\/127\.0\.0\.1:6379 in \d+\.\d ms/);
+    expect(online.stdout).toMatch(/reached {2}postgres postgres:\/\/postgres@127\.0\.0\.1:5432\/postgres in \d+\.\d ms/);
+    expect(online.stdout).toMatch(/reached {2}nats nats:\/\/127\.0\.0\.1:4222 in \d+\.\d ms/);
     expect(online.stdout).toContain('configuration valid');
     expect(online.code).toBe(0);
 
@@ -121,10 +121,10 @@ describe('tidepool validate-config', () => {
     const config = JSON.parse(readFileSync(join(dir, 'generated.json'), 'utf8'));
     writeFileSync(file, JSON.stringify({ ...config, redisUrl: 'redis://127.0.0.1:1', databaseUrl: 'postgres://postgres@127.0.0.1:1/x', natsUrl: 'nats://127.0.0.1:1' }));
     const r = await cli(['validate-config', file]);
-    expect(r.stdout).toMatch(/FAILED   redis redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/);
-    expect(r.stdout).toMatch(/FAILED   postgres postgres:\/\/postgres@127\.0\.0\.1:1\/x: .*ECONNREFUSED/);
-    expect(r.stdout).toMatch(/FAILED   nats nats:\/\/127\.0\.0\.1:1: /);
-    expect(r.stdout).toMatch(/reached  rpc /);
+    expect(r.stdout).toMatch(/FAILED {3}redis redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/);
+    expect(r.stdout).toMatch(/FAILED {3}postgres postgres:\/\/postgres@127\.0\.0\.1:1\/x: .*ECONNREFUSED/);
+    expect(r.stdout).toMatch(/FAILED {3}nats nats:\/\/127\.0\.0\.1:1: /);
+    expect(r.stdout).toMatch(/reached {2}rpc /);
     expect(r.code).toBe(2);
   });
 

@@ -1,11 +1,11 @@
 import { base58 } from '../../chain/index.js';
-import { loadConfig } from '../../config/loader.js';
-import { parseCommandLine, type CommandOption } from '../../config/command-line.js';
+import { loadConfig } from '../../config/index.js';
+import { parseCommandLine, type CommandOption } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import { createLogger } from '../../obs/logger.js';
-import { ChainClient } from '../../platform/chain-client.js';
-import { databaseSchema, redisSchema, walletSchema } from '../../platform/platform-config.js';
-import { openPlatformState } from '../../platform/platform-state.js';
+import { createLogger } from '../../obs/index.js';
+import { ChainClient } from '../../platform/index.js';
+import { databaseSchema, redisSchema, walletSchema } from '../../platform/index.js';
+import { openPlatformState } from '../../platform/index.js';
 import {
   NATIVE_SOL,
   Rebalancer,
@@ -15,7 +15,7 @@ import {
   type Balances,
   type RebalanceResult,
   type WalletRecord,
-} from '../../platform/wallets/index.js';
+} from '../../platform/index.js';
 import { settingsHelp } from '../service-command.js';
 import { toJson, type CliIo, type Command } from '../command.js';
 
@@ -140,6 +140,7 @@ export const walletsCommand: Command = {
   name: 'wallets',
   summary: 'create, import, list, sync and rebalance the platform wallets (keys encrypted at rest)',
   help: HELP,
+  settings: schema,
   async run(argv, io) {
     const { flags, options, positionals } = parseCommandLine(argv, schema, OPTIONS);
     const action = positionals[0];

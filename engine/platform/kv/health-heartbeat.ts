@@ -1,4 +1,4 @@
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import { HealthStatus, type HealthValue, type KeySpace } from './key-space.js';
 
 /**

@@ -1,5 +1,5 @@
-import { LogThrottle } from '../../obs/log-throttle.js';
-import type { Logger } from '../../obs/logger.js';
+import { LogThrottle } from '../../obs/index.js';
+import type { Logger } from '../../obs/index.js';
 import type { KvEntry } from './kv-store.js';
 import type { KeySpace } from './key-space.js';
 

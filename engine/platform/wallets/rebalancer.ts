@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { buildTransaction, type InstructionInput, type Keypair } from '../../chain/index.js';
 import { firstSignatureText } from './signature.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import { isRpcFailure } from '../../rpc/index.js';
 import { PREFLIGHT_FAILURE, type ChainClient, type TokenAccountInfo } from '../chain-client.js';
 import {

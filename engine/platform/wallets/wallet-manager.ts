@@ -1,6 +1,6 @@
 import { generateKeypair, keypairFromSeed, keypairSeed, type Keypair } from '../../chain/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import type { ChainClient, TokenAccountInfo } from '../chain-client.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { KeySpace } from '../kv/key-space.js';
