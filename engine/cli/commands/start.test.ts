@@ -24,7 +24,7 @@ describe('tidepool start (npm start), as a process', () => {
   it.skipIf(!existsSync(bin))('prints its endpoints and an example quote that answers from the cache, and drains on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tp-start-'));
     const child = spawn(process.execPath, [bin, 'start', ...PORTS_0, '--sim-tx-rate', '200', '--parse-workers', '1'], {
-      env: { ...process.env, LOG_LEVEL: 'info', TIDEPOOL_DATA_DIR: dataDir, SCANNER_METRICS_INTERVAL: '1s' },
+      env: { ...process.env, LOG_LEVEL: 'info', TIDEPOOL_DATA_DIR: dataDir, SCANNER_METRICS_INTERVAL: '1s', PLATFORM_DB_DELAY: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -91,7 +91,8 @@ describe('tidepool start (npm start), as a process', () => {
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // A new embedded database (initdb) takes tens of seconds on a loaded 2-core box.
+  }, 180_000);
 
   it.skipIf(!existsSync(bin))('refuses two servers on one port, naming both settings', async () => {
     const child = spawn(process.execPath, [bin, 'start', '--port', '9999', '--health-port', '9999'], { stdio: ['ignore', 'pipe', 'pipe'] });
