@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTransaction, type InstructionInput } from '../../chain/index.js';
 import { associatedTokenAddress } from '../associated-token.js';
 import type { SimChain } from '../chain.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID, USDC_MINT, WSOL_MINT, rentExemptMinimum } from '../known-accounts.js';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, USDC_MINT, WSOL_MINT, rentExemptMinimum } from '../known-accounts.js';
 import { strangerKeypair, testChain, trader } from '../testing/chain-fixtures.js';
 import { JsonRpcHttpServer } from './json-rpc-http.js';
 import { call } from './testing/test-servers.js';
@@ -54,7 +54,14 @@ describe('getTokenAccountsByOwner', () => {
     expect(data.readBigUInt64LE(64)).toBe(chain.getTokenBalance(item.pubkey)!.amount);
 
     const byProgram = await call(url, 'getTokenAccountsByOwner', [owner, { programId: TOKEN_PROGRAM_ID }, { encoding: 'base64' }]);
-    expect(byProgram.result.value.length).toBe(chain.tokens().length);
+    expect(byProgram.result.value.length).toBe(chain.tokens().filter((t) => t.programId === undefined).length);
+    const token2022 = chain.tokens().filter((t) => t.programId === TOKEN_2022_PROGRAM_ID);
+    expect(token2022.length).toBeGreaterThan(0);
+    const by2022 = await call(url, 'getTokenAccountsByOwner', [owner, { programId: TOKEN_2022_PROGRAM_ID }, { encoding: 'base64' }]);
+    expect(by2022.result.value.map((v: { account: { owner: string } }) => v.account.owner)).toEqual(token2022.map(() => TOKEN_2022_PROGRAM_ID));
+    const byMint2022 = await call(url, 'getTokenAccountsByOwner', [owner, { mint: token2022[0]!.mint }, { encoding: 'jsonParsed' }]);
+    expect(byMint2022.result.value[0].account.data.parsed.info.mint).toBe(token2022[0]!.mint);
+    expect(byMint2022.result.value[0].account.data.program).toBe('spl-token-2022');
 
     const rpc = createSolanaRpc(url);
     const parsed = await rpc

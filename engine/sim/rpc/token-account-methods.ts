@@ -105,7 +105,9 @@ function writeParsedTokenAccount(ctx: RpcMethodContext, account: AccountRecord, 
     '","tokenAmount":' +
     uiTokenAmount(tokenAmount(data), decimals) +
     '}';
-  const parsed = '{"parsed":{"info":' + info + ',"type":"account"},"program":"spl-token","space":' + data.length + '}';
+  // Token-2022 accounts are parsed as `spl-token-2022`; their extensions are not listed here.
+  const program = account.owner === TOKEN_2022_PROGRAM_ID ? 'spl-token-2022' : 'spl-token';
+  const parsed = '{"parsed":{"info":' + info + ',"type":"account"},"program":"' + program + '","space":' + data.length + '}';
   return (
     '{"data":' +
     parsed +
