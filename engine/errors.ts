@@ -49,6 +49,13 @@ export const ErrorCode = {
   ExternalUnreachable: 'TP_ERR_EXTERNAL_UNREACHABLE',
   /** The provider's answer is not the documented /quote shape (bad JSON, missing or bad fields). */
   ExternalMalformed: 'TP_ERR_EXTERNAL_MALFORMED',
+  // RPC proxy (engine/platform/rpc-proxy): why the proxy answered a call itself (in the error's `data.tidepoolCode`)
+  /** The call reached no endpoint (none reachable, or the proxy is shutting down); safe to send again. */
+  RpcProxyUnavailable: 'TP_ERR_RPC_PROXY_UNAVAILABLE',
+  /** A read reached endpoints but none answered (network error, timeout, 5xx) within the retries. */
+  RpcProxyUpstreamFailed: 'TP_ERR_RPC_PROXY_UPSTREAM_FAILED',
+  /** A write reached one endpoint, which failed before answering: it may have been applied; not sent again. */
+  RpcProxyWriteOutcomeUnknown: 'TP_ERR_RPC_PROXY_WRITE_OUTCOME_UNKNOWN',
   // message bus (engine/bus)
   /** A JetStream stream or consumer could not be created or updated. */
   BusSetup: 'TP_ERR_BUS_SETUP',
