@@ -367,8 +367,9 @@ export class RpcProxyServer {
   private onOpen(ws: uws.WebSocket<SocketData>): void {
     const data = ws.getUserData();
     this.sockets.add(ws);
+    // Sends happen outside uWS's callbacks (upstream events, answers): corked, as uWS wants them.
     data.client = this.hub.connect((bytes) => {
-      if (!data.closed) ws.send(bytes, false);
+      if (!data.closed) ws.cork(() => ws.send(bytes, false));
     });
   }
 
@@ -386,7 +387,7 @@ export class RpcProxyServer {
     const started = performance.now();
     const bytes = Buffer.copyBytesFrom(new Uint8Array(message));
     const send = (reply: Buffer | null): void => {
-      if (reply !== null && !data.closed) ws.send(reply, false);
+      if (reply !== null && !data.closed) ws.cork(() => ws.send(reply, false));
     };
     const fail = (err: unknown): void => send(this.internalError(err).body);
     let parsed;

@@ -14,9 +14,9 @@ import { ConnectionLost, UpstreamPubsub, type CallAnswer } from './upstream-pubs
  * A client subscription gets its id from the proxy (from 1, unique in the proxy), not from the
  * node: it is placed on an endpoint in rotation (round robin) through the proxy's one PubSub
  * connection to that endpoint, and keeps its id wherever it lives later. Identical subscriptions
- * (same method and params bytes) share one upstream subscription, as a node shares them, and each
- * notification is relayed to every holder with the holder's id written in; nothing else of it
- * changes.
+ * (same method and params bytes) share one upstream subscription, as a node shares them: a new
+ * one joins an existing one wherever it lives. Each notification is relayed to every holder with
+ * the holder's id written in; nothing else of it changes.
  *
  * When an upstream fails (its connection closes, errors, stops answering pings or a subscribe, or
  * the health checks take the endpoint out of rotation) every subscription on it is subscribed
@@ -206,6 +206,11 @@ export class SubscriptionHub {
    * refusal (a JSON-RPC error) ends the search, since another node would refuse it too.
    */
   private async place(key: string, method: string, params: Uint8Array | null, avoid: number): Promise<UpstreamSub> {
+    // Joining an identical subscription where it already lives costs the node nothing.
+    for (const [conn, st] of this.state) {
+      const us = st.byKey.get(key);
+      if (us !== undefined && us.upstreamId !== null && !conn.isLost && conn.endpoint.inRotation && (avoid & conn.endpoint.bit) === 0) return us;
+    }
     let tried = avoid;
     let last: Error = new ConnectionLost('no endpoint');
     for (let attempt = 0; attempt < this.set.list.length; attempt++) {
