@@ -5,6 +5,7 @@ import { decodeCommand } from './decode.js';
 import { engineCommand } from './engine.js';
 import { externalQuotesCommand } from './external-quotes.js';
 import { quoteServiceCommand } from './quote-service.js';
+import { rpcProxyCommand } from './rpc-proxy.js';
 import { scannerCommand } from './scanner.js';
 import { simCommand } from './sim.js';
 import { startCommand } from './start.js';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   engineCommand,
   externalQuotesCommand,
   quoteServiceCommand,
+  rpcProxyCommand,
   scannerCommand,
   simCommand,
   startCommand,

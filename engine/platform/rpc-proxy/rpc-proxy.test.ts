@@ -3,8 +3,11 @@ import type { AddressInfo } from 'node:net';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { exposedTypes } from '../../obs/exposition.js';
+import { hasPromtool, runPromtool } from '../../obs/index.js';
 import type { RpcNode, Simulator } from '../../sim/index.js';
 import { JsonRpcErrorCode } from './proxy-errors.js';
+import { RPC_PROXY_METRIC_NAMES } from './rpc-proxy-metrics.js';
 import type { RpcProxy } from './rpc-proxy.js';
 import { addNodes, call, eventually, getJson, post, proxyHealth, startProxy, startSim, transferTx } from './testing.js';
 
@@ -341,5 +344,44 @@ describe('bad input', () => {
     const metrics = await (await fetch(`${url}/rpc/metrics`)).text();
     expect(metrics).toMatch(/rpc_proxy_errors_total\{endpoint="none",method="none",kind="parse_error"\} 3/);
     expect(metrics).toMatch(/rpc_proxy_errors_total\{endpoint="none",method="none",kind="too_large"\} [12]/);
+  });
+});
+
+describe('operations', () => {
+  it.skipIf(!hasPromtool())('exposes metrics with promtool-clean names: requests, errors and latency by endpoint and method, health, subscriptions', async () => {
+    const { url } = await cluster([{}, {}]);
+    await post(url, call('getSlot'));
+    await post(url, call('getBalance', ['bad key']));
+    await post(url, '{');
+    await post(url, [call('getSlot', [], 1), call('getSlot', [], 2)]);
+    const res = await fetch(`${url}/rpc/metrics`);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    const types = exposedTypes(text);
+    for (const name of Object.values(RPC_PROXY_METRIC_NAMES)) expect(types.has(name), name).toBe(true);
+    expect(text).toMatch(/rpc_proxy_requests_total\{endpoint="127\.0\.0\.1:\d+",method="getSlot"\} 1/);
+    expect(text).toMatch(/rpc_proxy_requests_total\{endpoint="127\.0\.0\.1:\d+",method="batch"\} 1/);
+    expect(text).toMatch(/rpc_proxy_errors_total\{endpoint="127\.0\.0\.1:\d+",method="getBalance",kind="rpc"\} 1/);
+    expect(text).toMatch(/rpc_proxy_request_duration_seconds_bucket\{le="0\.005",endpoint="127\.0\.0\.1:\d+",method="getSlot"\}/);
+    expect(text).toMatch(/rpc_proxy_calls_total\{method="getSlot",transport="http"\} 3/);
+    expect(text).toMatch(/rpc_proxy_endpoint_up\{endpoint="127\.0\.0\.1:\d+"\} 1/);
+    const check = runPromtool(['check', 'metrics'], text);
+    expect(check.stdout + check.stderr).toBe('');
+    expect(check.status).toBe(0);
+  });
+
+  it('closes gracefully: the call in flight is answered, new connections are refused', async () => {
+    const nodes = await addNodes(sim, [{}]);
+    cleanup.push(() => sim.rpcNodes.remove(nodes[0]!.id));
+    const { proxy, url } = await startProxy(nodes, { shutdown_timeout: 5_000 });
+    nodes[0]!.faults.setRpcFault('getBalance', { latencyMs: 300 });
+    const pending = post(url, call('getBalance', [someAccount()], 'late'));
+    await eventually(() => nodes[0]!.received('getBalance') === 1, 'the call reaching the node');
+    const closing = proxy.close();
+    const r = await pending;
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ id: 'late', result: { value: expect.any(Number) } });
+    await closing;
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
   });
 });
