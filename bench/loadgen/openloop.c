@@ -26,8 +26,10 @@
  * warm up and are not recorded; every status is counted.
  *
  * Usage: openloop -p PORT -r RATE -d SECONDS -w WARMUP_SECONDS -c CONNECTIONS -f PATHS -o OUT
- *   [-h HOST] [-t DRAIN_SECONDS]
+ *   [-h HOST] [-t DRAIN_SECONDS] [-b BODY]
  *   PATHS: request targets, one a line (`/quote?...`), used round-robin.
+ *   BODY: a file whose bytes are POSTed to every target (Content-Type: application/json) instead
+ *   of a GET, as JSON-RPC clients send.
  *   OUT: binary, little-endian int64 pairs (latency ns, send lag ns), one per recorded response.
  *   stdout: one JSON summary line. A response still missing `-t` seconds after the last due time
  *   is counted as `incomplete` and recorded with its age then (a lower bound). Exit 1 on a socket
@@ -207,11 +209,11 @@ static void read_conn(conn_t *c) {
 }
 
 int main(int argc, char **argv) {
-  const char *host = "127.0.0.1", *paths_file = NULL, *out_file = NULL;
+  const char *host = "127.0.0.1", *paths_file = NULL, *out_file = NULL, *body_file = NULL;
   int port = 0, conns = 32;
   double duration = 5, warmup = 1, drain = 5;
   int opt;
-  while ((opt = getopt(argc, argv, "h:p:r:d:w:c:f:o:t:")) != -1) {
+  while ((opt = getopt(argc, argv, "h:p:r:d:w:c:f:o:t:b:")) != -1) {
     switch (opt) {
       case 'h': host = optarg; break;
       case 'p': port = atoi(optarg); break;
@@ -222,14 +224,31 @@ int main(int argc, char **argv) {
       case 'f': paths_file = optarg; break;
       case 'o': out_file = optarg; break;
       case 't': drain = atof(optarg); break;
-      default: fail("usage: openloop -p PORT -r RATE -d SECONDS -w WARMUP -c CONNECTIONS -f PATHS -o OUT [-h HOST] [-t DRAIN]");
+      case 'b': body_file = optarg; break;
+      default: fail("usage: openloop -p PORT -r RATE -d SECONDS -w WARMUP -c CONNECTIONS -f PATHS -o OUT [-h HOST] [-t DRAIN] [-b BODY]");
     }
   }
   if (port <= 0 || rate == 0 || duration <= 0 || warmup < 0 || conns <= 0 || !paths_file || !out_file) {
-    fail("usage: openloop -p PORT -r RATE -d SECONDS -w WARMUP -c CONNECTIONS -f PATHS -o OUT [-h HOST] [-t DRAIN]");
+    fail("usage: openloop -p PORT -r RATE -d SECONDS -w WARMUP -c CONNECTIONS -f PATHS -o OUT [-h HOST] [-t DRAIN] [-b BODY]");
   }
   signal(SIGPIPE, SIG_IGN);
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+
+  /* The POST body, when there is one. */
+  char *body = NULL;
+  size_t body_len = 0;
+  if (body_file) {
+    FILE *bf = fopen(body_file, "rb");
+    if (!bf) die(body_file);
+    size_t cap_b = 4096;
+    body = malloc(cap_b);
+    size_t n;
+    while ((n = fread(body + body_len, 1, cap_b - body_len, bf)) > 0) {
+      body_len += n;
+      if (body_len == cap_b) body = realloc(body, cap_b *= 2);
+    }
+    fclose(bf);
+  }
 
   /* Requests, preformatted. */
   FILE *pf = fopen(paths_file, "r");
@@ -247,8 +266,22 @@ int main(int argc, char **argv) {
       reqs = realloc(reqs, cap * sizeof *reqs);
       req_len = realloc(req_len, cap * sizeof *req_len);
     }
-    int n = asprintf(&reqs[npaths], "GET %s HTTP/1.1\r\nHost: %s:%d\r\n\r\n", line, host, port);
-    if (n < 0) die("asprintf");
+    int n;
+    if (body) {
+      char *head;
+      int h = asprintf(&head, "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n", line, host,
+                       port, body_len);
+      if (h < 0) die("asprintf");
+      reqs[npaths] = malloc((size_t)h + body_len);
+      if (!reqs[npaths]) die("malloc");
+      memcpy(reqs[npaths], head, (size_t)h);
+      memcpy(reqs[npaths] + h, body, body_len);
+      free(head);
+      n = h + (int)body_len;
+    } else {
+      n = asprintf(&reqs[npaths], "GET %s HTTP/1.1\r\nHost: %s:%d\r\n\r\n", line, host, port);
+      if (n < 0) die("asprintf");
+    }
     req_len[npaths++] = (size_t)n;
   }
   fclose(pf);
