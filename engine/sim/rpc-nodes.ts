@@ -1,4 +1,4 @@
-import type { Logger } from '../obs/logger.js';
+import type { Logger } from '../obs/index.js';
 import { FaultInjector, type RpcFault } from './faults.js';
 import { JsonRpcHttpServer, JsonRpcWsServer, type RpcChainBackend } from './rpc/index.js';
 

@@ -1,5 +1,5 @@
-import { createLogger } from '../../obs/logger.js';
-import { createRpcProxy, loadRpcProxyConfig, rpcProxySchema } from '../../platform/rpc-proxy/index.js';
+import { createLogger } from '../../obs/index.js';
+import { createRpcProxy, loadRpcProxyConfig, rpcProxySchema } from '../../platform/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
@@ -33,6 +33,7 @@ export const rpcProxyCommand: Command = {
   name: 'rpc-proxy',
   summary: 'run the RPC proxy: one Solana JSON-RPC / PubSub front over several endpoints (:8083)',
   help: HELP,
+  settings: rpcProxySchema,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, rpcProxySchema, io, { load: loadRpcProxyConfig });
     const config = loaded.values;

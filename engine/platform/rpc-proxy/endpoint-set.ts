@@ -1,4 +1,4 @@
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import { EndpointState, type UpstreamEndpoint } from './upstream-endpoint.js';
 
 /**

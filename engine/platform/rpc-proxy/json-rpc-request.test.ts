@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { RpcCall, parseRequest } from './json-rpc-request.js';
+import { parseRequest, type RpcCall } from './json-rpc-request.js';
 
 const parse = (s: string | Buffer) => parseRequest(typeof s === 'string' ? Buffer.from(s) : s);
 const replyOf = (p: ReturnType<typeof parse>): any => (p.kind === 'reply' ? JSON.parse(p.reply.toString()) : undefined);

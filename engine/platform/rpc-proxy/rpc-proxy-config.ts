@@ -4,10 +4,9 @@
  * keys in a config file are the spec's names. The rest are ours, named the same way. Precedence and
  * error reporting are the shared loader's (flag > environment variable > config file > default).
  */
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../../config/loader.js';
-import { duration, int, oneOf, port, str, SettingIssue, type SettingParser } from '../../config/setting-types.js';
+import { duration, int, loadConfig, oneOf, port, setting, SettingIssue, str, type ConfigValues, type LoadedConfig, type LoadOptions, type SettingParser } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import { LOG_LEVELS } from '../../obs/logger.js';
+import { LOG_LEVELS } from '../../obs/index.js';
 
 /** ARCHITECTURE.md's port of the RPC proxy (spec 03 gives its paths, not a port). */
 export const DEFAULT_RPC_PROXY_PORT = 8083;

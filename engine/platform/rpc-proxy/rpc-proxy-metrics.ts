@@ -7,8 +7,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-import { LATENCY_SECONDS_BUCKETS } from '../../obs/buckets.js';
-import { createMetricsRegistry, type MetricsRegistryOptions } from '../../obs/registry.js';
+import { LATENCY_SECONDS_BUCKETS, createMetricsRegistry, type MetricsRegistryOptions } from '../../obs/index.js';
 
 export const RPC_PROXY_METRIC_NAMES = {
   calls: 'rpc_proxy_calls_total',

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import uws from '@trufflesuite/uws-js-unofficial';
 
 import { ErrorCode, TpError } from '../../errors.js';
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import type { CallRouter } from './call-router.js';
 import { replyKind } from './json-scan.js';
 import { parseRequest, type RpcCall } from './json-rpc-request.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import { CallRouter } from './call-router.js';
 import { EndpointSet } from './endpoint-set.js';
 import { HealthChecker } from './health-checker.js';
@@ -88,13 +88,13 @@ export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions 
       }),
   );
   const set = new EndpointSet(endpoints, { failureThreshold: config.failure_threshold, ...(log === undefined ? {} : { logger: log }) });
-  // The hub and the server exist before the metrics read them; the sources are read at scrape time.
-  let hub: SubscriptionHub | undefined;
+  // The metrics' gauges read the hub, made after them (it counts into them), at scrape time.
+  const sources: { hub: SubscriptionHub | null } = { hub: null };
   const metrics = createRpcProxyMetrics(
     {
       endpoints: () => endpoints.map((e) => ({ name: e.name, up: e.state === EndpointState.Up, slot: e.slot, slotLag: e.slotLag, latencyMs: e.latencyMs })),
-      wsClients: () => hub?.clientCount ?? 0,
-      wsSubscriptions: () => hub?.subscriptionsByEndpoint() ?? new Map(),
+      wsClients: () => sources.hub?.clientCount ?? 0,
+      wsSubscriptions: () => sources.hub?.subscriptionsByEndpoint() ?? new Map(),
     },
     { defaultMetrics: options.defaultMetrics ?? false },
   );
@@ -105,8 +105,8 @@ export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions 
     metrics,
   });
   const router = new CallRouter({ set, metrics, retryCount: config.retry_count, requestTimeoutMs: config.request_timeout });
-  hub = new SubscriptionHub({ set, metrics, timeoutMs: config.request_timeout, maxPayload: 64 * 1024 * 1024, ...(log === undefined ? {} : { logger: log }) });
-  const theHub = hub;
+  const theHub = new SubscriptionHub({ set, metrics, timeoutMs: config.request_timeout, maxPayload: 64 * 1024 * 1024, ...(log === undefined ? {} : { logger: log }) });
+  sources.hub = theHub;
 
   const healthReport = (): RpcProxyHealth => {
     const inRotation = set.inRotation;

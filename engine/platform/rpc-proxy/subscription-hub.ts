@@ -1,4 +1,4 @@
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import type { EndpointSet } from './endpoint-set.js';
 import type { RpcCall } from './json-rpc-request.js';
 import { JsonRpcErrorCode, errorReply } from './proxy-errors.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../obs/logger.js';
+import type { Logger } from '../../obs/index.js';
 import { MAX_SLOT_LAG, type RpcNode, type RpcNodes } from '../rpc-nodes.js';
 import { FaultPatchInvalid, applyFaultPatch, parseFaultPatch } from './admin.js';
 import { HttpError, HttpErrorCode, readJson, sendJson } from './http-io.js';
