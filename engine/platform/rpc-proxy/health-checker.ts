@@ -5,7 +5,8 @@ import { EndpointState, type UpstreamEndpoint, type UpstreamResult } from './ups
 
 /**
  * The active health checks: every `intervalMs`, each endpoint gets `getHealth` and `getSlot`
- * (processed) at once, each with the request timeout. An endpoint is
+ * (processed) at once, each with the request timeout, on the endpoint's own probe connections (so
+ * that a busy traffic queue does not make a healthy endpoint look down). An endpoint is
  * - down when either fails (network error, timeout, an HTTP status other than 200, a JSON-RPC
  *   error such as a node's -32005 "Node is behind", a getHealth other than "ok");
  * - lagging when it answers but its slot is more than `maxSlotLag` behind the best slot of the
@@ -124,7 +125,7 @@ export class HealthChecker {
   }
 
   private async probe(e: UpstreamEndpoint): Promise<Probe> {
-    const [health, slot] = await Promise.all([e.post(GET_HEALTH, this.options.timeoutMs), e.post(GET_SLOT, this.options.timeoutMs)]);
+    const [health, slot] = await Promise.all([e.probe(GET_HEALTH, this.options.timeoutMs), e.probe(GET_SLOT, this.options.timeoutMs)]);
     const s = resultText('getSlot', slot);
     let slotValue: bigint | undefined;
     if ('text' in s) {

@@ -97,6 +97,18 @@ describe('POST /rpc', () => {
     expect(good.received('getHealth')).toBeGreaterThan(0);
   });
 
+  it('keeps checking an endpoint whose connections are all busy on its own connections', async () => {
+    const { nodes, proxy, url } = await cluster([{}], { max_connections_per_endpoint: 1, request_timeout: 500, health_check_interval: 20, failure_threshold: 1000 });
+    nodes[0]!.faults.setRpcFault('getBalance', { latencyMs: 450 });
+    const rounds = proxy.health.rounds;
+    // Four reads on one connection: the last ones wait in the queue past the deadline.
+    await Promise.all(Array.from({ length: 4 }, (_, i) => post(url, call('getBalance', [someAccount()], i))));
+    await eventually(() => proxy.health.rounds > rounds + 10, 'health rounds during and after the burst');
+    const h = await proxyHealth(url);
+    expect(h.endpoints[0]!.state).toBe('up');
+    expect(await (await fetch(`${url}/rpc/metrics`)).text()).not.toMatch(/rpc_proxy_health_checks_total\{[^}]*outcome="down"\}/);
+  });
+
   it('answers 503 on /ready and /rpc/health when no endpoint is in rotation', async () => {
     const { nodes, url } = await cluster([{}], { health_check_interval: 50, request_timeout: 300 });
     await nodes[0]!.stop();

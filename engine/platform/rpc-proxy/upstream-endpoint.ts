@@ -136,6 +136,8 @@ export class UpstreamEndpoint {
   readonly url: string;
   readonly wsUrl: string;
   private readonly pool: Pool;
+  /** The health checks' own two connections: a probe never waits behind the traffic's queue. */
+  private readonly probes: Pool;
   private readonly path: string;
 
   state: EndpointState = EndpointState.Unknown;
@@ -161,15 +163,10 @@ export class UpstreamEndpoint {
     this.wsUrl = options.wsUrl;
     const url = new URL(options.url);
     this.path = `${url.pathname}${url.search}`;
-    this.pool = new Pool(url.origin, {
-      connections: options.maxConnections,
-      pipelining: 1,
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 60_000,
-      // Attempts have their own deadline (Attempt); these are backstops.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
+    // Attempts have their own deadline (Attempt), so undici's own timeouts are off.
+    const common = { pipelining: 1, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0 };
+    this.pool = new Pool(url.origin, { ...common, connections: options.maxConnections });
+    this.probes = new Pool(url.origin, { ...common, connections: 2 });
   }
 
   /** In rotation: up, or not checked yet. */
@@ -179,7 +176,15 @@ export class UpstreamEndpoint {
 
   /** One POST of a JSON body with a deadline; never rejects. */
   post(body: Buffer | string, timeoutMs: number): Promise<UpstreamResult> {
-    this.requests++;
+    return this.dispatch(this.pool, body, timeoutMs);
+  }
+
+  /** A health check's POST, on the checks' own connections: a busy pool does not make a healthy endpoint look down. */
+  probe(body: Buffer | string, timeoutMs: number): Promise<UpstreamResult> {
+    return this.dispatch(this.probes, body, timeoutMs);
+  }
+
+  private dispatch(pool: Pool, body: Buffer | string, timeoutMs: number): Promise<UpstreamResult> {
     this.inFlight++;
     return new Promise<UpstreamResult>((resolve) => {
       const done = (result: UpstreamResult): void => {
@@ -188,7 +193,7 @@ export class UpstreamEndpoint {
       };
       const attempt = new Attempt(done, timeoutMs);
       try {
-        this.pool.dispatch({ path: this.path, method: 'POST', headers: JSON_HEADERS, body }, attempt);
+        pool.dispatch({ path: this.path, method: 'POST', headers: JSON_HEADERS, body }, attempt);
       } catch (err) {
         // A closed or destroyed pool throws synchronously.
         attempt.onResponseError(null as unknown as Dispatcher.DispatchController, err as Error);
@@ -203,13 +208,13 @@ export class UpstreamEndpoint {
   }
 
   /** Lets requests in flight finish, then closes the connections. */
-  close(): Promise<void> {
-    return this.pool.close();
+  async close(): Promise<void> {
+    await Promise.all([this.pool.close(), this.probes.close()]);
   }
 
   /** Closes the connections now; requests in flight fail. */
-  destroy(): Promise<void> {
-    return this.pool.destroy();
+  async destroy(): Promise<void> {
+    await Promise.all([this.pool.destroy(), this.probes.destroy()]);
   }
 }
 
