@@ -124,6 +124,16 @@ export function stopServer(server: ServerProcess<unknown>): Promise<void> {
   });
 }
 
+/** CPU time (user + system) a process has used so far, in µs (/proc/<pid>/stat, Linux; 10 ms resolution). */
+export function cpuTimeUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name.
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** USER_HZ: Linux reports process times in 1/100 s. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 export function memoryOf(pid: number): { rssMB: number; hwmMB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
@@ -168,9 +178,13 @@ export interface OpenloopOptions {
   out: string;
   /** A file whose bytes are POSTed to every target (instead of GET). */
   body?: string;
+  /** Open more connections, up to this many, before pipelining on a busy one (default: `connections`). */
+  maxConnections?: number;
 }
 
 export interface OpenloopSummary {
+  /** Connections at the end (more than asked when the run had to open more). */
+  connections: number;
   scheduled: number;
   completed: number;
   recorded: number;
@@ -188,6 +202,7 @@ export async function runOpenloop(tool: string, o: OpenloopOptions, latency: Lat
   const args = ['-p', String(o.port), '-r', String(o.rate), '-d', String(o.seconds), '-w', String(o.warmupSeconds)];
   args.push('-c', String(o.connections), '-f', o.paths, '-o', o.out, '-t', '10');
   if (o.body !== undefined) args.push('-b', o.body);
+  if (o.maxConnections !== undefined) args.push('-m', String(o.maxConnections));
   const r = await run(tool, args, (o.seconds + o.warmupSeconds + 40) * 1000);
   const line = r.stdout.trim().split('\n').pop() ?? '';
   if (!line.startsWith('{')) throw new Error(`openloop failed (exit ${r.code}) on port ${o.port}:\n${r.stdout}${r.stderr}`);

@@ -23,7 +23,7 @@ import { createSimulator, simSchema } from '../../engine/sim/index.js';
 import { loadConfig } from '../../engine/config/index.js';
 import type { Figure, Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
-import { buildOpenloop, median, requireTools, runOpenloop, runWrk, settle, startServer, stopServer, type ServerProcess } from '../load-tools.js';
+import { buildOpenloop, cpuTimeUs, median, requireTools, runOpenloop, runWrk, settle, startServer, stopServer, type ServerProcess } from '../load-tools.js';
 
 const GOAL_ADDED_P99_US = 300;
 const GOAL_THROUGHPUT_RATIO = 0.7;
@@ -37,13 +37,13 @@ const WRK_WARMUP_SECONDS = 2;
 const WRK_ROUNDS = 3;
 
 const RATE = 2_000;
+const LATENCY_CONNECTIONS = 32;
 /**
- * Many connections for the rate: openloop pipelines a request on a busy connection only when every
- * connection is busy, and uWS (the proxy's server) closes a connection that sends a request before
- * the previous one's asynchronous answer (HTTP/1.1 pipelining is not supported; JSON-RPC clients
- * do not pipeline).
+ * When every connection is busy, openloop opens another (its connect counted in the latency) up to
+ * this many before it would pipeline: uWS (the proxy's server) closes a connection that sends a
+ * request before its previous asynchronous answer, and JSON-RPC clients do not pipeline.
  */
-const LATENCY_CONNECTIONS = 128;
+const LATENCY_MAX_CONNECTIONS = 1024;
 const LATENCY_SECONDS = 4;
 const LATENCY_WARMUP_SECONDS = 1;
 const LATENCY_ROUNDS = 2;
@@ -121,15 +121,26 @@ export const rpcProxySuite: Suite = {
           `endpoint pid ${upstream.ready.pid} port ${port.direct}, proxy pid ${proxy.ready.pid} port ${port.proxy}\n`,
       );
 
-      const wrk = (side: Side, seconds: number): Promise<{ rps: number }> =>
+      const wrk = (side: Side, seconds: number): Promise<{ rps: number; requests: number }> =>
         runWrk(tools.wrk, { threads: WRK_THREADS, connections: WRK_CONNECTIONS, seconds, script, url: url(side), scriptArgs: [requestFile] });
       for (const side of ['direct', 'proxy'] as const) await wrk(side, WRK_WARMUP_SECONDS);
       const rps: Record<Side, number[]> = { direct: [], proxy: [] };
+      // CPU each process spends per call, from its /proc times over the timed rounds: what a call
+      // costs the proxy and the endpoint, whatever else the box runs.
+      const cpu = { proxyUs: 0, proxyCalls: 0, endpointDirectUs: 0, directCalls: 0 };
       for (let round = 0; round < WRK_ROUNDS; round++) {
         for (const side of round % 2 === 0 ? (['direct', 'proxy'] as const) : (['proxy', 'direct'] as const)) {
           await settle();
+          const before = { proxy: cpuTimeUs(proxy.ready.pid), endpoint: cpuTimeUs(upstream.ready.pid) };
           const r = await wrk(side, WRK_SECONDS);
           rps[side].push(r.rps);
+          if (side === 'proxy') {
+            cpu.proxyUs += cpuTimeUs(proxy.ready.pid) - before.proxy;
+            cpu.proxyCalls += r.requests;
+          } else {
+            cpu.endpointDirectUs += cpuTimeUs(upstream.ready.pid) - before.endpoint;
+            cpu.directCalls += r.requests;
+          }
           process.stderr.write(`bench rpc-proxy: wrk ${side} round ${round + 1}: ${Math.round(r.rps).toLocaleString('en-US')} req/s\n`);
         }
       }
@@ -137,6 +148,7 @@ export const rpcProxySuite: Suite = {
       const latency: Record<Side, LatencyRecorder> = { direct: new LatencyRecorder(), proxy: new LatencyRecorder() };
       const lag: Record<Side, LatencyRecorder> = { direct: new LatencyRecorder(), proxy: new LatencyRecorder() };
       const pipelined: Record<Side, number> = { direct: 0, proxy: 0 };
+      const opened: Record<Side, number> = { direct: 0, proxy: 0 };
       for (let round = 0; round < LATENCY_ROUNDS; round++) {
         for (const side of round % 2 === 0 ? (['direct', 'proxy'] as const) : (['proxy', 'direct'] as const)) {
           await settle();
@@ -151,11 +163,13 @@ export const rpcProxySuite: Suite = {
               paths: paths[side],
               out: join(dir, `${side}-${round}.bin`),
               body: requestFile,
+              maxConnections: LATENCY_MAX_CONNECTIONS,
             },
             latency[side],
             lag[side],
           );
           pipelined[side] += summary.pipelined;
+          opened[side] = Math.max(opened[side], summary.connections);
           process.stderr.write(`bench rpc-proxy: open loop ${side} round ${round + 1}: ${summary.recorded} recorded, p99 so far ${us(latency[side].percentileUs(99))}\n`);
         }
       }
@@ -171,7 +185,7 @@ export const rpcProxySuite: Suite = {
       const proxyRps = median(rps.proxy);
       const directRps = median(rps.direct);
       const fmtRounds = (xs: number[]): string => xs.map((x) => Math.round(x).toLocaleString('en-US')).join(', ');
-      const tool = `bench/loadgen/openloop.c (open loop, latency from the due time) at ${RATE.toLocaleString('en-US')} req/s, ${LATENCY_CONNECTIONS} connections, ${LATENCY_ROUNDS}×${LATENCY_SECONDS} s per side after ${LATENCY_WARMUP_SECONDS} s warm-up, interleaved`;
+      const tool = `bench/loadgen/openloop.c (open loop, latency from the due time) at ${RATE.toLocaleString('en-US')} req/s, ${LATENCY_CONNECTIONS} connections (up to ${LATENCY_MAX_CONNECTIONS} when all are busy), ${LATENCY_ROUNDS}×${LATENCY_SECONDS} s per side after ${LATENCY_WARMUP_SECONDS} s warm-up, interleaved`;
       return [
         {
           name: `getAccountInfo throughput through the proxy (wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS}, closed loop)`,
@@ -181,7 +195,10 @@ export const rpcProxySuite: Suite = {
           baseline: { name: 'straight to the same endpoint', value: directRps },
           goal: `≥ ${GOAL_THROUGHPUT_RATIO}× direct`,
           goalMet: proxyRps >= GOAL_THROUGHPUT_RATIO * directRps,
-          note: `${machine}; median of ${WRK_ROUNDS} interleaved ${WRK_SECONDS} s rounds; proxy ${fmtRounds(rps.proxy)}; direct ${fmtRounds(rps.direct)}; all 2xx`,
+          note:
+            `${machine}; median of ${WRK_ROUNDS} interleaved ${WRK_SECONDS} s rounds; proxy ${fmtRounds(rps.proxy)}; direct ${fmtRounds(rps.direct)}; all 2xx; ` +
+            `CPU per call: the proxy process ${(cpu.proxyUs / cpu.proxyCalls).toFixed(1)} µs, the endpoint process ${(cpu.endpointDirectUs / cpu.directCalls).toFixed(1)} µs ` +
+            `(the proxy reads and writes two sockets per call, the endpoint one, and wrk and the endpoint share the box's ${cpus().length} CPUs with it)`,
         },
         {
           name: `added latency p50 at ${RATE.toLocaleString('en-US')} req/s (proxy p50 − direct p50, open loop)`,
@@ -209,7 +226,7 @@ export const rpcProxySuite: Suite = {
             `${noisy}${machine}; percentiles of the direct calls in the p columns; proxy p50 ${us(p.p50Us)} p99 ${us(p.p99Us)} p99.9 ${us(p.p999Us)} max ${us(p.maxUs)}, ` +
             `direct p50 ${us(d.p50Us)} p99 ${us(d.p99Us)} p99.9 ${us(d.p999Us)} max ${us(d.maxUs)}; ${p.count} proxied and ${d.count} direct calls, every answer 200; ` +
             `generator lateness (counted in the latency) p50/p99: proxy run ${us(lag.proxy.percentileUs(50))}/${us(lag.proxy.percentileUs(99))}, ` +
-            `direct run ${us(lag.direct.percentileUs(50))}/${us(lag.direct.percentileUs(99))}; pipelined sends: proxy ${pipelined.proxy}, direct ${pipelined.direct}; ${tool}`,
+            `direct run ${us(lag.direct.percentileUs(50))}/${us(lag.direct.percentileUs(99))}; most connections open: proxy ${opened.proxy}, direct ${opened.direct}; pipelined sends: proxy ${pipelined.proxy}, direct ${pipelined.direct}; ${tool}`,
         },
       ];
     } finally {
