@@ -45,7 +45,11 @@ export interface UpstreamFailure {
 
 export type UpstreamResult = UpstreamAnswer | UpstreamFailure;
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
+/**
+ * Answers are relayed as they come, so they must come uncompressed: without Accept-Encoding a
+ * server may pick any coding.
+ */
+const JSON_HEADERS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
 
 /** One attempt, as undici's low-level handler: no streams, the body gathered as chunks. */
 class Attempt implements Dispatcher.DispatchHandler {
