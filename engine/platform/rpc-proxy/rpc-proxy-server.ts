@@ -106,6 +106,12 @@ class PendingPost {
   }
 }
 
+interface CallMetrics {
+  http: ReturnType<RpcProxyMetrics['calls']['labels']>;
+  ws: ReturnType<RpcProxyMetrics['calls']['labels']>;
+  duration: ReturnType<RpcProxyMetrics['callDuration']['labels']>;
+}
+
 interface SocketData {
   client: WsClient | null;
   closed: boolean;
@@ -120,6 +126,7 @@ export class RpcProxyServer {
   private readonly metrics: RpcProxyMetrics;
   private readonly log: Logger | undefined;
   private readonly sockets = new Set<uws.WebSocket<SocketData>>();
+  private readonly byMethod = new Map<string, CallMetrics>();
   private listenSocket: uws.us_listen_socket | undefined;
   private boundPort = 0;
   private draining = false;
@@ -292,17 +299,17 @@ export class RpcProxyServer {
     if (parsed.kind === 'call') {
       const call = parsed.call;
       const method = methodLabel(call.method);
-      this.metrics.calls.labels(method, 'http').inc();
+      this.callMetrics(method).http.inc();
       if (!call.hasId) return { status: 200, body: EMPTY, contentType: JSON_TYPE };
       return this.router.forward(call, method).then((a) => {
-        this.metrics.callDuration.labels(method).observe((performance.now() - started) / 1000);
+        this.callMetrics(method).duration.observe((performance.now() - started) / 1000);
         return a;
       });
     }
     const methods = this.countBatch(parsed.items, 'http');
     return this.router.forwardBatch(parsed.items).then((reply) => {
       const seconds = (performance.now() - started) / 1000;
-      for (const m of methods) this.metrics.callDuration.labels(m).observe(seconds);
+      for (const m of methods) this.callMetrics(m).duration.observe(seconds);
       return { status: 200, body: reply ?? EMPTY, contentType: JSON_TYPE };
     });
   }
@@ -316,7 +323,7 @@ export class RpcProxyServer {
         continue;
       }
       const m = methodLabel(item.method);
-      this.metrics.calls.labels(m, transport).inc();
+      this.callMetrics(m)[transport].inc();
       if (item.hasId) methods.push(m);
     }
     return methods;
@@ -326,7 +333,7 @@ export class RpcProxyServer {
   private refused(reply: Buffer, transport: 'http' | 'ws'): void {
     const kind = reply.includes('"code":-32700') ? ErrorKind.ParseError : ErrorKind.InvalidRequest;
     this.metrics.errors.labels(NO_ENDPOINT, 'none', kind).inc();
-    this.metrics.calls.labels('other', transport).inc();
+    this.callMetrics('other')[transport].inc();
   }
 
   private internalError(err: unknown): { status: number; body: Buffer; contentType: string } {
@@ -404,9 +411,9 @@ export class RpcProxyServer {
     }
     if (parsed.kind === 'call') {
       const method = methodLabel(parsed.call.method);
-      this.metrics.calls.labels(method, 'ws').inc();
+      this.callMetrics(method).ws.inc();
       this.answerWs(client, parsed.call, method).then((reply) => {
-        if (parsed.call.hasId) this.metrics.callDuration.labels(method).observe((performance.now() - started) / 1000);
+        if (parsed.call.hasId) this.callMetrics(method).duration.observe((performance.now() - started) / 1000);
         send(reply);
       }, fail);
       return;
@@ -415,7 +422,7 @@ export class RpcProxyServer {
     const methods = this.countBatch(items, 'ws');
     Promise.all(items.map((item) => (Buffer.isBuffer(item) ? item : this.answerWs(client, item, methodLabel(item.method))))).then((replies) => {
       const seconds = (performance.now() - started) / 1000;
-      for (const m of methods) this.metrics.callDuration.labels(m).observe(seconds);
+      for (const m of methods) this.callMetrics(m).duration.observe(seconds);
       const present = replies.filter((r): r is Buffer => r !== null);
       if (present.length > 0) send(Buffer.concat([Buffer.from('['), ...present.flatMap((r, i) => (i === 0 ? [r] : [COMMA, r])), Buffer.from(']')]));
     }, fail);
@@ -434,6 +441,16 @@ export class RpcProxyServer {
     return errorReply(call.read ? JsonRpcErrorCode.UpstreamFailed : JsonRpcErrorCode.WriteOutcomeUnknown, `the endpoint answered HTTP ${a.status}`, call.id, {
       reason: a.body.subarray(0, 200).toString('utf8'),
     });
+  }
+
+  /** The per-method metric children, looked up once per method rather than hashed per call. */
+  private callMetrics(method: string): CallMetrics {
+    let m = this.byMethod.get(method);
+    if (m === undefined) {
+      m = { http: this.metrics.calls.labels(method, 'http'), ws: this.metrics.calls.labels(method, 'ws'), duration: this.metrics.callDuration.labels(method) };
+      this.byMethod.set(method, m);
+    }
+    return m;
   }
 
   private write(res: uws.HttpResponse, status: number, body: string | Buffer, contentType: string, close = false): void {
