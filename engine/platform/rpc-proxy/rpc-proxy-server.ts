@@ -19,7 +19,7 @@ import uws from '@trufflesuite/uws-js-unofficial';
 
 import { ErrorCode, TpError } from '../../errors.js';
 import type { Logger } from '../../obs/index.js';
-import type { CallRouter } from './call-router.js';
+import type { CallRouter, ProxyAnswer } from './call-router.js';
 import { replyKind } from './json-scan.js';
 import { parseRequest, type RpcCall } from './json-rpc-request.js';
 import { JsonRpcErrorCode, errorReply } from './proxy-errors.js';
@@ -177,11 +177,6 @@ export class RpcProxyServer {
     return this.boundPort;
   }
 
-  /** WebSocket clients connected. */
-  get wsClients(): number {
-    return this.sockets.size;
-  }
-
   /** Binds `port` (0: any free port); resolves with the bound port. */
   start(port: number): Promise<number> {
     return new Promise((resolve, reject) => {
@@ -262,7 +257,7 @@ export class RpcProxyServer {
   /** @internal A complete POST body. */
   handlePost(p: PendingPost, body: Buffer): void {
     this.inflight++;
-    let answer: Promise<{ status: number; body: Buffer; contentType: string }> | { status: number; body: Buffer; contentType: string };
+    let answer: Promise<ProxyAnswer> | ProxyAnswer;
     try {
       answer = this.answerHttp(body, p.started);
     } catch (err) {
@@ -278,7 +273,7 @@ export class RpcProxyServer {
     );
   }
 
-  private finishPost(p: PendingPost, a: { status: number; body: Buffer; contentType: string }): void {
+  private finishPost(p: PendingPost, a: ProxyAnswer): void {
     if (!p.aborted) {
       p.res.cork(() => {
         p.res.writeStatus(statusLine(a.status)).writeHeader('Content-Type', a.contentType).end(a.body, this.draining);
@@ -290,7 +285,7 @@ export class RpcProxyServer {
     }
   }
 
-  private answerHttp(body: Buffer, started: number): Promise<{ status: number; body: Buffer; contentType: string }> | { status: number; body: Buffer; contentType: string } {
+  private answerHttp(body: Buffer, started: number): Promise<ProxyAnswer> | ProxyAnswer {
     const parsed = parseRequest(body);
     if (parsed.kind === 'reply') {
       this.refused(parsed.reply, 'http');
@@ -336,7 +331,7 @@ export class RpcProxyServer {
     this.callMetrics('other')[transport].inc();
   }
 
-  private internalError(err: unknown): { status: number; body: Buffer; contentType: string } {
+  private internalError(err: unknown): ProxyAnswer {
     this.log?.error({ err }, 'rpc proxy failed to answer a call');
     return { status: 500, body: errorReply(JsonRpcErrorCode.Internal, 'Internal error', null), contentType: JSON_TYPE };
   }
