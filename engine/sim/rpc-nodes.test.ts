@@ -3,14 +3,18 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 
-import { manualSimulator } from '../quote/testing.js';
-import type { Simulator } from './simulator.js';
+import { loadConfig } from '../config/index.js';
+import { createLogger } from '../obs/index.js';
+import { simSchema } from './sim-config.js';
+import { createSimulator, type Simulator } from './simulator.js';
 
 let sim: Simulator;
 let admin: string;
 
 beforeAll(async () => {
-  sim = manualSimulator(23);
+  // A manual chain without generated traffic: slots only on advanceSlot().
+  const flags = { seed: '23', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '1', 'tx-rate': '0' };
+  sim = createSimulator(loadConfig(simSchema, { env: {}, flags }).values, { manual: true, logger: createLogger({ level: 'silent' }) });
   admin = (await sim.start()).http;
   sim.chain.advanceSlot(40);
 });
