@@ -61,6 +61,11 @@ export const ErrorCode = {
   BusSetup: 'TP_ERR_BUS_SETUP',
   /** A publish failed: no connection, too many in flight, or no acknowledgement after the retries. */
   BusPublish: 'TP_ERR_BUS_PUBLISH',
+  // transactions
+  /** A transaction does not fit in a packet (1232 bytes), in legacy form nor as v0 with the tables given. */
+  TransactionTooLarge: 'TP_ERR_TX_TOO_LARGE',
+  /** A swap route cannot be built: a hop refused by the pool's math, a route that does not chain, a bad slippage. */
+  RouteInvalid: 'TP_ERR_ROUTE_INVALID',
   // command line
   Usage: 'TP_ERR_USAGE',
   Io: 'TP_ERR_IO',
