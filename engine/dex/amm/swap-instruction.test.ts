@@ -1,10 +1,10 @@
 import { PublicKey } from '@solana/web3.js';
-import BN from 'bn.js';
 import {
   makeSwapFixedInInstruction,
   makeSwapFixedOutInstruction,
   swapBaseInV2Instruction,
   swapBaseOutV2Instruction,
+  toBN,
 } from '@raydium-io/raydium-sdk-v2';
 import { describe, expect, it } from 'vitest';
 
@@ -20,6 +20,7 @@ import { AmmV4Instruction, ammV4SwapInstruction, decodeAmmV4SwapData, type AmmV4
 const rng = new Prng(404);
 const key = (): string => base58.encode(rng.bytes(32));
 const pk = (k: string) => new PublicKey(k);
+const bn = (v: bigint) => toBN(v.toString());
 const u64 = (): bigint => new DataView(rng.bytes(8).buffer).getBigUint64(0, true);
 
 function randomCase() {
@@ -68,23 +69,23 @@ describe('Raydium AMM v4 swap instructions', () => {
       // SwapBaseInV2 / SwapBaseOutV2
       const inV2 = ammV4SwapInstruction({ keys: c.keys, mode: SwapMode.ExactIn, ...user });
       expect(plainOurs(inV2)).toEqual(
-        plainWeb3(swapBaseInV2Instruction(pk(c.keys.programId), pk(c.keys.pool), pk(c.keys.authority), pk(c.keys.coinVault), pk(c.keys.pcVault), pk(c.source), pk(c.destination), pk(c.owner), new BN(c.amount.toString()), new BN(c.threshold.toString()))),
+        plainWeb3(swapBaseInV2Instruction(pk(c.keys.programId), pk(c.keys.pool), pk(c.keys.authority), pk(c.keys.coinVault), pk(c.keys.pcVault), pk(c.source), pk(c.destination), pk(c.owner), bn(c.amount), bn(c.threshold))),
       );
       const outV2 = ammV4SwapInstruction({ keys: c.keys, mode: SwapMode.ExactOut, ...user });
       // ExactOut: amount is the output, the threshold the maximum input; the SDK takes (maxAmountIn, amountOut).
       expect(plainOurs(outV2)).toEqual(
-        plainWeb3(swapBaseOutV2Instruction(pk(c.keys.programId), pk(c.keys.pool), pk(c.keys.authority), pk(c.keys.coinVault), pk(c.keys.pcVault), pk(c.source), pk(c.destination), pk(c.owner), new BN(c.threshold.toString()), new BN(c.amount.toString()))),
+        plainWeb3(swapBaseOutV2Instruction(pk(c.keys.programId), pk(c.keys.pool), pk(c.keys.authority), pk(c.keys.coinVault), pk(c.keys.pcVault), pk(c.source), pk(c.destination), pk(c.owner), bn(c.threshold), bn(c.amount))),
       );
       // SwapBaseIn / SwapBaseOut with the market (the SDK passes target orders: 18 accounts)
       const userKeys = { tokenAccountIn: pk(c.source), tokenAccountOut: pk(c.destination), owner: pk(c.owner) };
       const inV1 = ammV4SwapInstruction({ keys: c.keys, mode: SwapMode.ExactIn, market: c.market, ...user });
       expect(inV1.accounts).toHaveLength(18);
       expect(plainOurs(inV1)).toEqual(
-        plainWeb3(makeSwapFixedInInstruction({ poolKeys: sdkPoolKeys(c), userKeys, amountIn: new BN(c.amount.toString()), minAmountOut: new BN(c.threshold.toString()) }, 4)),
+        plainWeb3(makeSwapFixedInInstruction({ poolKeys: sdkPoolKeys(c), userKeys, amountIn: bn(c.amount), minAmountOut: bn(c.threshold) }, 4)),
       );
       const outV1 = ammV4SwapInstruction({ keys: c.keys, mode: SwapMode.ExactOut, market: c.market, ...user });
       expect(plainOurs(outV1)).toEqual(
-        plainWeb3(makeSwapFixedOutInstruction({ poolKeys: sdkPoolKeys(c), userKeys, maxAmountIn: new BN(c.threshold.toString()), amountOut: new BN(c.amount.toString()) }, 4)),
+        plainWeb3(makeSwapFixedOutInstruction({ poolKeys: sdkPoolKeys(c), userKeys, maxAmountIn: bn(c.threshold), amountOut: bn(c.amount) }, 4)),
       );
       // The program's own builder leaves the target orders out: 17 accounts.
       const { targetOrders: _, ...withoutTarget } = c.market;

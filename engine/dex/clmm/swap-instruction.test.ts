@@ -1,6 +1,5 @@
 import { PublicKey } from '@solana/web3.js';
-import BN from 'bn.js';
-import { ClmmInstrument, getPdaExBitmapAccount, getPdaObservationAccount, getPdaTickArrayAddress } from '@raydium-io/raydium-sdk-v2';
+import { toBN, ClmmInstrument, getPdaExBitmapAccount, getPdaObservationAccount, getPdaTickArrayAddress } from '@raydium-io/raydium-sdk-v2';
 import { describe, expect, it } from 'vitest';
 
 import * as base58 from '../../chain/base58.js';
@@ -22,6 +21,7 @@ import {
 const rng = new Prng(909);
 const key = (): string => base58.encode(rng.bytes(32));
 const pk = (k: string) => new PublicKey(k);
+const bn = (v: bigint) => toBN(v.toString());
 const u64 = (): bigint => new DataView(rng.bytes(8).buffer).getBigUint64(0, true);
 
 function pool(tick: number, initialized: number[]): ConcentratedPool {
@@ -77,12 +77,12 @@ describe('Raydium CLMM swap_v2', () => {
         poolKeys: { vault: { A: p.vaultA, B: p.vaultB } } as Parameters<typeof ClmmInstrument.makeSwapBaseInInstructions>[0]['poolKeys'],
         observationId: pk(p.observationKey!),
         ownerInfo: { wallet: pk(owner), tokenAccountA: pk(accountA), tokenAccountB: pk(accountB) },
-        sqrtPriceLimitX64: new BN(0),
+        sqrtPriceLimitX64: bn(0n),
         remainingAccounts: arrays.map(pk),
       };
       const sdk = exactIn
-        ? ClmmInstrument.makeSwapBaseInInstructions({ ...common, inputMint: pk(aToB ? p.tokenA : p.tokenB), amountIn: new BN(amount.toString()), amountOutMin: new BN(threshold.toString()) })
-        : ClmmInstrument.makeSwapBaseOutInstructions({ ...common, outputMint: pk(aToB ? p.tokenB : p.tokenA), amountOut: new BN(amount.toString()), amountInMax: new BN(threshold.toString()) });
+        ? ClmmInstrument.makeSwapBaseInInstructions({ ...common, inputMint: pk(aToB ? p.tokenA : p.tokenB), amountIn: bn(amount), amountOutMin: bn(threshold) })
+        : ClmmInstrument.makeSwapBaseOutInstructions({ ...common, outputMint: pk(aToB ? p.tokenB : p.tokenA), amountOut: bn(amount), amountInMax: bn(threshold) });
       expect(plainOurs(ours)).toEqual(plainWeb3(sdk.instructions[0]!));
       expect(ours.data).toHaveLength(CLMM_SWAP_V2_DATA_SIZE);
       expect(decodeClmmSwapV2Data(ours.data!)).toEqual({ amount, otherAmountThreshold: threshold, sqrtPriceLimitX64: 0n, isBaseInput: exactIn });

@@ -26,7 +26,7 @@ export function plainWeb3(ix: { programId: KeyLike; keys: { pubkey: KeyLike; isS
 }
 
 /** A @solana/kit Instruction (Orca's whirlpools-client); roles: 0 readonly, 1 writable, 2 signer, 3 both. */
-export function plainKit(ix: { programAddress: string; accounts?: readonly { address: string; role: number }[]; data?: Uint8Array }): PlainInstruction {
+export function plainKit(ix: { programAddress: string; accounts?: readonly { address: string; role: number }[]; data?: ArrayLike<number> }): PlainInstruction {
   return {
     programId: ix.programAddress,
     accounts: (ix.accounts ?? []).map((a) => ({ pubkey: a.address, isSigner: (a.role & 2) !== 0, isWritable: (a.role & 1) !== 0 })),
