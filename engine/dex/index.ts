@@ -137,7 +137,7 @@ export { compactBinArray, compactSwapContext, compactTickArray } from './compact
 export * from './token-2022/index.js';
 
 // real swap instructions (each protocol's module documents its layout) and routes as one transaction
-export { anchorInstructionDiscriminator, type RemainingAccountsSlice } from './anchor-instruction.js';
+export { anchorInstructionDiscriminator, hasDiscriminator as anchorHasDiscriminator, type RemainingAccountsSlice } from './anchor-instruction.js';
 export {
   AMM_AUTHORITY_SEED,
   AmmInfoOffset,

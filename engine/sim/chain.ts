@@ -36,6 +36,7 @@ import type { ProgramHandler } from './invoke-context.js';
 import { KeyCache } from './key-cache.js';
 import {
   ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
+  ASSOCIATED_TOKEN_PROGRAM_ID,
   COMPUTE_BUDGET_PROGRAM_ID,
   DEFAULT_SLOTS_PER_EPOCH,
   FINALIZATION_DEPTH,
@@ -65,7 +66,8 @@ import {
 } from './sim-transaction.js';
 import { isTokenAccount, mintDecimals, tokenAccountMint, tokenAmount } from './spl-token.js';
 import { StatusCache } from './status-cache.js';
-import { createSwapProgram } from './swap-program.js';
+import { createDexProgram } from './dex-programs/dex-program.js';
+import { associatedTokenProgram } from './associated-token-program.js';
 import { Runtime } from './runtime.js';
 import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-errors.js';
 
@@ -223,8 +225,9 @@ export class SimChain implements RpcChainBackend, MarketView {
       [VOTE_PROGRAM_ID, voteProgram],
       [MEMO_PROGRAM_ID, memoProgram],
       [COMPUTE_BUDGET_PROGRAM_ID, computeBudgetProgram],
+      [ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenProgram],
     ]);
-    for (const dex of DEX_KINDS) programs.set(DEFAULT_PROGRAM_IDS[dex], createSwapProgram(dex));
+    for (const dex of DEX_KINDS) programs.set(DEFAULT_PROGRAM_IDS[dex], createDexProgram(dex));
     this.runtime = new Runtime(programs, this.keys);
 
     this.oracle = new ReferenceOracle(s.seed, this.genesis.market.tokens);

@@ -42,6 +42,8 @@ export const IxError = {
   ReadonlyDataModified: 'ReadonlyDataModified',
   InvalidAccountOwner: 'InvalidAccountOwner',
   IncorrectProgramId: 'IncorrectProgramId',
+  InvalidSeeds: 'InvalidSeeds',
+  IllegalOwner: 'IllegalOwner',
 } as const;
 
 const TX_TEXT: Record<string, string> = {
@@ -74,6 +76,8 @@ const IX_TEXT: Record<string, string> = {
   ReadonlyDataModified: 'instruction modified data of a read-only account',
   InvalidAccountOwner: 'Invalid account owner',
   IncorrectProgramId: 'incorrect program id for instruction',
+  InvalidSeeds: 'Provided seeds do not result in a valid address',
+  IllegalOwner: 'Provided owner is not allowed',
 };
 
 /** `InstructionError` Display, e.g. `custom program error: 0x1771`. */
