@@ -215,3 +215,4 @@ export {
   type SwapRouteRequest,
   type SwapRouteTransactionOptions,
 } from './swap-route.js';
+export { loadSwapPool, swapPoolFrom, swapPoolPlan, type SwapPoolOptions } from './swap-pool.js';

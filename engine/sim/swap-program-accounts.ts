@@ -13,6 +13,7 @@ import {
   writeAmmV4SwapFields,
 } from '../dex/index.js';
 import type { AccountRecord } from './chain-backend.js';
+import { GENESIS_UNIX_TIME } from './chain-time.js';
 import { programAccount, type SimPoolInfo } from './pool-genesis.js';
 import { seededBytes32 } from './prng.js';
 
@@ -24,7 +25,8 @@ import { seededBytes32 } from './prng.js';
  * - dexa_amm: AmmInfo's nonce (the canonical bump of ["amm authority"], whose PDA already owns
  *   the vaults), swap fee 25/10000 (spec 02's fixed fee) and seeded open-orders, target-orders,
  *   market and market-program keys, at their real offsets (dex/amm/amm-info.ts);
- * - dexa_clmm: the pool's ObservationState (at its observation_key: 4,483 bytes, pool_id set) and
+ * - dexa_clmm: open_time one second before genesis (the program swaps only when the block time is
+ *   past it, and the first slots share the genesis second), the pool's ObservationState (at its observation_key: 4,483 bytes, pool_id set) and
  *   its TickArrayBitmapExtension (PDA ["pool_tick_array_bitmap_extension", pool]: 1,832 bytes,
  *   empty bitmaps, as every Raydium pool is created with);
  * - dexb_dlmm: the pair's Oracle (at its oracle key: the 32-byte header, no samples).
@@ -35,6 +37,7 @@ const OBSERVATION_DISCRIMINATOR = createHash('sha256').update('account:Observati
 const EXTENSION_DISCRIMINATOR = Uint8Array.of(60, 150, 36, 219, 97, 128, 139, 153);
 const ORACLE_DISCRIMINATOR = Uint8Array.of(139, 194, 131, 179, 140, 179, 229, 244);
 const ORACLE_HEADER_SIZE = 8 + 24;
+const CLMM_OPEN_TIME = 1080;
 
 export function addSwapProgramAccounts(seed: number, pools: readonly SimPoolInfo[], accounts: Map<string, AccountRecord>): void {
   for (const info of pools) {
@@ -61,6 +64,9 @@ export function addSwapProgramAccounts(seed: number, pools: readonly SimPoolInfo
       }
       case Dex.Clmm: {
         const pool = decodeClmmPool(record.data, info.address);
+        const data = record.data.slice();
+        new DataView(data.buffer).setBigUint64(CLMM_OPEN_TIME, GENESIS_UNIX_TIME - 1n, true);
+        accounts.set(info.address, { ...record, data });
         const observation = new Uint8Array(OBSERVATION_STATE_SIZE);
         observation.set(OBSERVATION_DISCRIMINATOR, 0);
         observation.set(poolBytes, 19);
