@@ -26,6 +26,8 @@ import {
   type RpcNodeInfo,
 } from './rpc-backend.js';
 import { getSignatureStatuses, sendTransaction, simulateTransaction } from './transaction-methods.js';
+import { getTransaction } from './transaction-history-methods.js';
+import { getMinimumBalanceForRentExemption, getRecentPrioritizationFees } from './fee-methods.js';
 
 /**
  * The simulator's Solana JSON-RPC over HTTP: POST a JSON-RPC 2.0 request or batch to any path,
@@ -51,6 +53,9 @@ export const RPC_HTTP_METHODS: ReadonlyMap<string, RpcMethodHandler<RpcMethodCon
   ['sendTransaction', sendTransaction],
   ['simulateTransaction', simulateTransaction],
   ['getSignatureStatuses', getSignatureStatuses],
+  ['getTransaction', getTransaction],
+  ['getRecentPrioritizationFees', getRecentPrioritizationFees],
+  ['getMinimumBalanceForRentExemption', getMinimumBalanceForRentExemption],
 ]);
 
 export const DEFAULT_RPC_HTTP_PORT = 8899;

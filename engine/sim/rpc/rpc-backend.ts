@@ -1,4 +1,5 @@
 import type { ChainBackend, Commitment, EpochInfo } from '../chain-backend.js';
+import type { ConfirmedTransaction } from '../transaction-history.js';
 
 /**
  * What the JSON-RPC servers use beyond ChainBackend (leaf module: types and defaults).
@@ -19,6 +20,10 @@ export interface RpcChainExtras {
   epochInfo?(commitment: Commitment): EpochInfo;
   /** Slots per epoch, for getEpochSchedule (default 432,000). */
   slotsPerEpoch?(): number;
+  /** getTransaction: a landed transaction with its meta once at `commitment` (confirmed or finalized). */
+  transaction?(signature: string, commitment: Commitment): ConfirmedTransaction | undefined;
+  /** getRecentPrioritizationFees, ascending by slot. */
+  recentPrioritizationFees?(accounts: readonly string[]): { slot: bigint; prioritizationFee: bigint }[];
 }
 
 export type RpcChainBackend = ChainBackend & RpcChainExtras;
