@@ -1,5 +1,4 @@
-import { TOKEN_PROGRAM_ID } from '../chain/program-addresses.js';
-import type { InstructionInput } from '../chain/transaction-builder.js';
+import { TOKEN_PROGRAM_ID, type InstructionInput } from '../chain/index.js';
 import type { AmmV4Keys } from './amm/amm-info.js';
 import { ammV4SwapInstruction, type AmmV4MarketKeys } from './amm/swap-instruction.js';
 import { clmmPoolSwapInstruction } from './clmm/swap-instruction.js';

@@ -1,8 +1,4 @@
-import { associatedTokenAddress, createAssociatedTokenIdempotentInstruction } from '../chain/associated-token.js';
-import { MAX_COMPUTE_UNIT_LIMIT, setComputeUnitLimitInstruction, setComputeUnitPriceInstruction } from '../chain/compute-budget.js';
-import { buildFittedTransaction, type FittedTransaction } from '../chain/fitted-transaction.js';
-import { TOKEN_PROGRAM_ID } from '../chain/program-addresses.js';
-import type { InstructionInput, Keypair, LookupTableInput } from '../chain/transaction-builder.js';
+import { MAX_COMPUTE_UNIT_LIMIT, TOKEN_PROGRAM_ID, associatedTokenAddress, buildFittedTransaction, createAssociatedTokenIdempotentInstruction, setComputeUnitLimitInstruction, setComputeUnitPriceInstruction, type FittedTransaction, type InstructionInput, type Keypair, type LookupTableInput } from '../chain/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { quoteSwap } from './quote.js';
 import { swapInstructionFor, type SwapPool } from './swap-instruction.js';

@@ -1,4 +1,4 @@
-import { associatedTokenAddress } from '../chain/associated-token.js';
+import { associatedTokenAddress } from '../chain/index.js';
 import type { AccountRecord } from './chain-backend.js';
 import type { InvokeContext, ProgramHandler } from './invoke-context.js';
 import { RENT_EPOCH_EXEMPT, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID, WSOL_MINT, rentExemptMinimum } from './known-accounts.js';

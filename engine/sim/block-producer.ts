@@ -1,10 +1,10 @@
+import { base58 } from '../chain/index.js';
 import { AccountOverlay } from './accounts-db.js';
 import type { BlockhashQueue } from './blockhash-queue.js';
 import type { BundleStatus } from './chain-backend.js';
 import type { SlotFees } from './prioritization-fees.js';
 import type { Execution, Runtime } from './runtime.js';
 import { recordTransaction, type ConfirmedTransaction } from './transaction-history.js';
-import * as base58 from '../chain/base58.js';
 import { staticKeyBytes, verifyTransactionSignatures, type SimTransaction } from './sim-transaction.js';
 import type { StatusCache } from './status-cache.js';
 import { TxError, type TransactionErrorValue } from './tx-errors.js';

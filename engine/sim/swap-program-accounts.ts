@@ -1,6 +1,6 @@
+import { base58 } from '../chain/index.js';
 import { createHash } from 'node:crypto';
 
-import * as base58 from '../chain/base58.js';
 import {
   AMM_FEE_DENOMINATOR,
   AMM_FEE_NUMERATOR,

@@ -1,4 +1,4 @@
-import * as base58 from '../chain/base58.js';
+import { base58 } from '../chain/index.js';
 import type { AccountReader } from './accounts-db.js';
 import type { AccountRecord } from './chain-backend.js';
 import { TOKEN_PROGRAM_ID } from './known-accounts.js';

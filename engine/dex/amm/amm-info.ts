@@ -1,5 +1,4 @@
-import * as base58 from '../../chain/base58.js';
-import { createProgramAddress, findProgramAddress } from '../../chain/pda.js';
+import { base58, createProgramAddress, findProgramAddress } from '../../chain/index.js';
 import { readPubkey, readU64 } from '../account-bytes.js';
 import { AMM_ACCOUNT_SIZE, AMM_MINT_A_OFFSET, AMM_MINT_B_OFFSET } from './amm-pool.js';
 

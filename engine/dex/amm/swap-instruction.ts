@@ -1,5 +1,4 @@
-import { TOKEN_PROGRAM_ID } from '../../chain/program-addresses.js';
-import type { AccountMetaInput, InstructionInput } from '../../chain/transaction-builder.js';
+import { TOKEN_PROGRAM_ID, type AccountMetaInput, type InstructionInput } from '../../chain/index.js';
 import { SwapMode } from '../types.js';
 import type { AmmV4Keys } from './amm-info.js';
 

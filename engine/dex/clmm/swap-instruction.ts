@@ -1,7 +1,4 @@
-import * as base58 from '../../chain/base58.js';
-import { findProgramAddress } from '../../chain/pda.js';
-import { MEMO_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/program-addresses.js';
-import type { AccountMetaInput, InstructionInput } from '../../chain/transaction-builder.js';
+import { MEMO_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, base58, findProgramAddress, type AccountMetaInput, type InstructionInput } from '../../chain/index.js';
 import { BorshReader, BorshWriter, anchorInstructionDiscriminator, hasDiscriminator } from '../anchor-instruction.js';
 import { MAX_BITMAP_ARRAY_INDEX, MIN_BITMAP_ARRAY_INDEX, nextBinArrayWithLiquidity } from '../dlmm/bin-array-bitmap.js';
 import { clmmTickArrayAddress } from '../pool-accounts.js';

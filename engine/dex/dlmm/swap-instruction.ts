@@ -1,7 +1,4 @@
-import * as base58 from '../../chain/base58.js';
-import { findProgramAddress } from '../../chain/pda.js';
-import { MEMO_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/program-addresses.js';
-import type { AccountMetaInput, InstructionInput } from '../../chain/transaction-builder.js';
+import { MEMO_PROGRAM_ID, TOKEN_PROGRAM_ID, base58, findProgramAddress, type AccountMetaInput, type InstructionInput } from '../../chain/index.js';
 import { BorshReader, BorshWriter, hasDiscriminator, type RemainingAccountsSlice } from '../anchor-instruction.js';
 import { dlmmBinArrayAddress } from '../pool-accounts.js';
 import { SwapMode } from '../types.js';

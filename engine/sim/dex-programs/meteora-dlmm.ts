@@ -1,4 +1,4 @@
-import { MEMO_PROGRAM_ID } from '../../chain/program-addresses.js';
+import { MEMO_PROGRAM_ID } from '../../chain/index.js';
 import {
   DLMM_SWAP2_DISCRIMINATOR,
   DLMM_SWAP_EXACT_OUT2_DISCRIMINATOR,
@@ -72,7 +72,7 @@ export function meteoraDlmmSwap(ctx: InvokeContext): InstructionErrorValue | nul
   if (ctx.accountCount < 16) return anchorFail(ctx, AnchorError.AccountNotEnoughKeys);
   const program = ctx.programId;
 
-  let err =
+  const err =
     checkProgramAccount(ctx, POOL, 'lb_pair', (d) => decodePoolOf(Dex.Dlmm, d, ctx.keys[POOL]!)) ??
     (ctx.keys[1] === program ? null : anchorFail(ctx, AnchorError.AccountNotInitialized, ERRORS, 'bin_array_bitmap_extension')) ??
     checkTokenAccount(ctx, 2, 'reserve_x') ??

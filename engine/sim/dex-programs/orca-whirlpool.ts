@@ -1,6 +1,4 @@
-import { MEMO_PROGRAM_ID } from '../../chain/program-addresses.js';
-import { findProgramAddress } from '../../chain/pda.js';
-import * as base58 from '../../chain/base58.js';
+import { MEMO_PROGRAM_ID, base58, findProgramAddress } from '../../chain/index.js';
 import {
   Dex,
   MAX_TICK,
@@ -105,7 +103,7 @@ export function orcaWhirlpoolSwap(ctx: InvokeContext): InstructionErrorValue | n
   }
   if (ctx.keys[2] !== MEMO_PROGRAM_ID) return anchorFail(ctx, AnchorError.InvalidProgramId, ERRORS, 'memo_program');
   if (!ctx.isSigner(3)) return anchorFail(ctx, AnchorError.AccountNotSigner, ERRORS, 'token_authority');
-  let err =
+  const err =
     checkProgramAccount(ctx, POOL, 'whirlpool', (d) => decodePoolOf(Dex.Whirlpool, d, ctx.keys[POOL]!)) ??
     checkMint(ctx, 5, 'token_mint_a') ??
     checkMint(ctx, 6, 'token_mint_b') ??

@@ -1,5 +1,4 @@
-import * as base58 from '../../chain/base58.js';
-import { TOKEN_2022_PROGRAM_ID } from '../../chain/program-addresses.js';
+import { TOKEN_2022_PROGRAM_ID, base58 } from '../../chain/index.js';
 import { ErrorCode, isTpError } from '../../errors.js';
 import type { AccountRecord } from '../chain-backend.js';
 import type { InvokeContext } from '../invoke-context.js';

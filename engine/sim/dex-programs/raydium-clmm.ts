@@ -1,6 +1,6 @@
+import { MEMO_PROGRAM_ID, TOKEN_2022_PROGRAM_ID } from '../../chain/index.js';
 import { createHash } from 'node:crypto';
 
-import { MEMO_PROGRAM_ID, TOKEN_2022_PROGRAM_ID } from '../../chain/program-addresses.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import {
   CLMM_SWAP_V2_DISCRIMINATOR,
