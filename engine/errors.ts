@@ -49,6 +49,13 @@ export const ErrorCode = {
   ExternalUnreachable: 'TP_ERR_EXTERNAL_UNREACHABLE',
   /** The provider's answer is not the documented /quote shape (bad JSON, missing or bad fields). */
   ExternalMalformed: 'TP_ERR_EXTERNAL_MALFORMED',
+  // RPC proxy (engine/platform/rpc-proxy): why the proxy answered a call itself (in the error's `data.tidepoolCode`)
+  /** The call reached no endpoint (none reachable, or the proxy is shutting down); safe to send again. */
+  RpcProxyUnavailable: 'TP_ERR_RPC_PROXY_UNAVAILABLE',
+  /** A read reached endpoints but none answered (network error, timeout, 5xx) within the retries. */
+  RpcProxyUpstreamFailed: 'TP_ERR_RPC_PROXY_UPSTREAM_FAILED',
+  /** A write reached one endpoint, which failed before answering: it may have been applied; not sent again. */
+  RpcProxyWriteOutcomeUnknown: 'TP_ERR_RPC_PROXY_WRITE_OUTCOME_UNKNOWN',
   // message bus (engine/bus)
   /** A JetStream stream or consumer could not be created or updated. */
   BusSetup: 'TP_ERR_BUS_SETUP',
@@ -73,6 +80,11 @@ export const ErrorCode = {
   WalletInvalid: 'TP_ERR_WALLET_INVALID',
   /** A transfer was refused by the chain, failed on it, or was not confirmed in time. */
   TransferFailed: 'TP_ERR_TRANSFER_FAILED',
+  // transactions
+  /** A transaction does not fit in a packet (1232 bytes), in legacy form nor as v0 with the tables given. */
+  TransactionTooLarge: 'TP_ERR_TX_TOO_LARGE',
+  /** A swap route cannot be built: a hop refused by the pool's math, a route that does not chain, a bad slippage. */
+  RouteInvalid: 'TP_ERR_ROUTE_INVALID',
   // command line
   Usage: 'TP_ERR_USAGE',
   Io: 'TP_ERR_IO',

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The split deployment on one machine (issues 5 and 6): the chain simulator, a scanner, a quote
-# service, the external quote service and the quote aggregator as five processes joined by the
-# local NATS JetStream (127.0.0.1:4222, which scripts/services.sh ensures), on the default ports:
+# The split deployment on one machine (issues 5 and 6): the chain simulator, the RPC proxy, a
+# scanner, a quote service, the external quote service and the quote aggregator as six processes
+# joined by the local NATS JetStream (127.0.0.1:4222, which scripts/services.sh ensures), on the
+# default ports:
 #   simulator  JSON-RPC :8899, ShredStream :9999, quote API / price API / faults :8890
+#   rpc proxy  /rpc, /rpc/ws, /rpc/health, /rpc/metrics :8083, in front of the simulator's JSON-RPC;
+#              the scanner and the quote service read the chain through it
 #   scanner    health / stats / config :8081, metrics :9091
 #   quote      GET /quote :8080, metrics :9090, gRPC StreamBatchQuotes :50052
 #   external   gRPC StreamBatchQuotes :50053 (polling the simulator's /quote), health / metrics :9093
@@ -34,17 +37,24 @@ pids+=($!)
 for _ in $(seq 1 100); do [ -s "$work/pools.json" ] && break; sleep 0.1; done
 [ -s "$work/pools.json" ] || { echo "run-split: the simulator did not start" >&2; exit 1; }
 
-BUS_SERVERS="$nats_url" BLOCKSTREAM_HOST=127.0.0.1 BLOCKSTREAM_PORT=9999 RPC_ENDPOINTS=http://127.0.0.1:8899 \
+RPC_PROXY_ENDPOINTS=http://127.0.0.1:8899 "${tidepool[@]}" rpc-proxy &
+pids+=($!)
+for _ in $(seq 1 100); do (echo >/dev/tcp/127.0.0.1/8083) 2>/dev/null && break; sleep 0.1; done
+(echo >/dev/tcp/127.0.0.1/8083) 2>/dev/null || { echo "run-split: the rpc proxy did not start" >&2; exit 1; }
+rpc=http://127.0.0.1:8083/rpc
+
+BUS_SERVERS="$nats_url" BLOCKSTREAM_HOST=127.0.0.1 BLOCKSTREAM_PORT=9999 RPC_ENDPOINTS="$rpc" \
   MONITORED_POOLS_FILE="$work/pools.json" "${tidepool[@]}" scanner &
 pids+=($!)
-BUS_SERVERS="$nats_url" RPC_ENDPOINTS=http://127.0.0.1:8899 "${tidepool[@]}" quote-service &
+BUS_SERVERS="$nats_url" RPC_ENDPOINTS="$rpc" "${tidepool[@]}" quote-service &
 pids+=($!)
 EXTERNAL_QUOTE_URL=http://127.0.0.1:8890/quote "${tidepool[@]}" external-quotes &
 pids+=($!)
 BUS_URL="$nats_url" AGGREGATOR_HTTP_PORT=8082 ORACLE_URL=http://127.0.0.1:8890/price/v3 "${tidepool[@]}" aggregator &
 pids+=($!)
 
-echo "run-split: simulator, scanner, quote service, external quote service and aggregator running; Ctrl-C stops them" >&2
+echo "run-split: simulator, rpc proxy, scanner, quote service, external quote service and aggregator running; Ctrl-C stops them" >&2
+echo "  curl -s http://127.0.0.1:8083/rpc/health" >&2
 echo "  curl -s 'http://127.0.0.1:8080/quote?input=So11111111111111111111111111111111111111112&output=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&amount=1000000000'" >&2
 echo "  ${tidepool[*]} aggregated-quote --input So11111111111111111111111111111111111111112 --output EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v --amount 1000000000" >&2
 # Exit when any of them does (and stop the others).

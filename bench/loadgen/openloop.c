@@ -26,8 +26,14 @@
  * warm up and are not recorded; every status is counted.
  *
  * Usage: openloop -p PORT -r RATE -d SECONDS -w WARMUP_SECONDS -c CONNECTIONS -f PATHS -o OUT
- *   [-h HOST] [-t DRAIN_SECONDS]
+ *   [-h HOST] [-t DRAIN_SECONDS] [-b BODY] [-m MAX_CONNECTIONS]
  *   PATHS: request targets, one a line (`/quote?...`), used round-robin.
+ *   BODY: a file whose bytes are POSTed to every target (Content-Type: application/json) instead
+ *   of a GET, as JSON-RPC clients send.
+ *   MAX_CONNECTIONS (default CONNECTIONS): when every connection is busy, a new one is opened (its
+ *   connect counted in the request's latency) until there are this many; only then are requests
+ *   pipelined. For servers that cannot take pipelined requests (uWebSockets.js with asynchronous
+ *   answers closes such a connection), as clients that never pipeline do.
  *   OUT: binary, little-endian int64 pairs (latency ns, send lag ns), one per recorded response.
  *   stdout: one JSON summary line. A response still missing `-t` seconds after the last due time
  *   is counted as `incomplete` and recorded with its age then (a lower bound). Exit 1 on a socket
@@ -206,12 +212,31 @@ static void read_conn(conn_t *c) {
   }
 }
 
+/* Connects `c` (blocking: a loopback connect takes microseconds), then makes it non-blocking and watched. */
+static void open_conn(conn_t *c, const struct sockaddr_in *addr) {
+  c->fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (c->fd < 0) die("socket");
+  if (connect(c->fd, (const struct sockaddr *)addr, sizeof *addr) != 0) die("connect");
+  int one = 1;
+  setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
+  c->in_cap = 65536;
+  c->in = malloc(c->in_cap);
+  c->out_cap = 4096;
+  c->out = malloc(c->out_cap);
+  c->q_cap = 64;
+  c->queue = malloc(c->q_cap * sizeof *c->queue);
+  if (!c->in || !c->out || !c->queue) die("malloc");
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+  if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0) die("epoll_ctl");
+}
+
 int main(int argc, char **argv) {
-  const char *host = "127.0.0.1", *paths_file = NULL, *out_file = NULL;
-  int port = 0, conns = 32;
+  const char *host = "127.0.0.1", *paths_file = NULL, *out_file = NULL, *body_file = NULL;
+  int port = 0, conns = 32, max_conns = 0;
   double duration = 5, warmup = 1, drain = 5;
   int opt;
-  while ((opt = getopt(argc, argv, "h:p:r:d:w:c:f:o:t:")) != -1) {
+  while ((opt = getopt(argc, argv, "h:p:r:d:w:c:f:o:t:b:m:")) != -1) {
     switch (opt) {
       case 'h': host = optarg; break;
       case 'p': port = atoi(optarg); break;
@@ -222,14 +247,32 @@ int main(int argc, char **argv) {
       case 'f': paths_file = optarg; break;
       case 'o': out_file = optarg; break;
       case 't': drain = atof(optarg); break;
-      default: fail("usage: openloop -p PORT -r RATE -d SECONDS -w WARMUP -c CONNECTIONS -f PATHS -o OUT [-h HOST] [-t DRAIN]");
+      case 'b': body_file = optarg; break;
+      case 'm': max_conns = atoi(optarg); break;
+      default: fail("usage: openloop -p PORT -r RATE -d SECONDS -w WARMUP -c CONNECTIONS -f PATHS -o OUT [-h HOST] [-t DRAIN] [-b BODY] [-m MAX_CONNECTIONS]");
     }
   }
   if (port <= 0 || rate == 0 || duration <= 0 || warmup < 0 || conns <= 0 || !paths_file || !out_file) {
-    fail("usage: openloop -p PORT -r RATE -d SECONDS -w WARMUP -c CONNECTIONS -f PATHS -o OUT [-h HOST] [-t DRAIN]");
+    fail("usage: openloop -p PORT -r RATE -d SECONDS -w WARMUP -c CONNECTIONS -f PATHS -o OUT [-h HOST] [-t DRAIN] [-b BODY] [-m MAX_CONNECTIONS]");
   }
   signal(SIGPIPE, SIG_IGN);
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+
+  /* The POST body, when there is one. */
+  char *body = NULL;
+  size_t body_len = 0;
+  if (body_file) {
+    FILE *bf = fopen(body_file, "rb");
+    if (!bf) die(body_file);
+    size_t cap_b = 4096;
+    body = malloc(cap_b);
+    size_t n;
+    while ((n = fread(body + body_len, 1, cap_b - body_len, bf)) > 0) {
+      body_len += n;
+      if (body_len == cap_b) body = realloc(body, cap_b *= 2);
+    }
+    fclose(bf);
+  }
 
   /* Requests, preformatted. */
   FILE *pf = fopen(paths_file, "r");
@@ -247,8 +290,22 @@ int main(int argc, char **argv) {
       reqs = realloc(reqs, cap * sizeof *reqs);
       req_len = realloc(req_len, cap * sizeof *req_len);
     }
-    int n = asprintf(&reqs[npaths], "GET %s HTTP/1.1\r\nHost: %s:%d\r\n\r\n", line, host, port);
-    if (n < 0) die("asprintf");
+    int n;
+    if (body) {
+      char *head;
+      int h = asprintf(&head, "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n", line, host,
+                       port, body_len);
+      if (h < 0) die("asprintf");
+      reqs[npaths] = malloc((size_t)h + body_len);
+      if (!reqs[npaths]) die("malloc");
+      memcpy(reqs[npaths], head, (size_t)h);
+      memcpy(reqs[npaths] + h, body, body_len);
+      free(head);
+      n = h + (int)body_len;
+    } else {
+      n = asprintf(&reqs[npaths], "GET %s HTTP/1.1\r\nHost: %s:%d\r\n\r\n", line, host, port);
+      if (n < 0) die("asprintf");
+    }
     req_len[npaths++] = (size_t)n;
   }
   fclose(pf);
@@ -266,24 +323,11 @@ int main(int argc, char **argv) {
   if (epfd < 0) die("epoll_create1");
   struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
   if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) fail("host must be an IPv4 address");
-  conn_t *cs = calloc((size_t)conns, sizeof *cs);
-  for (int k = 0; k < conns; k++) {
-    conn_t *c = &cs[k];
-    c->fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (c->fd < 0) die("socket");
-    if (connect(c->fd, (struct sockaddr *)&addr, sizeof addr) != 0) die("connect");
-    int one = 1;
-    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
-    c->in_cap = 65536;
-    c->in = malloc(c->in_cap);
-    c->out_cap = 4096;
-    c->out = malloc(c->out_cap);
-    c->q_cap = 64;
-    c->queue = malloc(c->q_cap * sizeof *c->queue);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
-    if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0) die("epoll_ctl");
-  }
+  if (max_conns < conns) max_conns = conns;
+  /* Room for every connection up front: epoll keeps pointers into this array. */
+  conn_t *cs = calloc((size_t)max_conns, sizeof *cs);
+  if (!cs) die("calloc");
+  for (int k = 0; k < conns; k++) open_conn(&cs[k], &addr);
   int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
   if (tfd < 0) die("timerfd_create");
   struct epoll_event tev = {.events = EPOLLIN, .data.ptr = NULL};
@@ -306,6 +350,10 @@ int main(int argc, char **argv) {
           break;
         }
         if (!c || cand->q_count < c->q_count) c = cand;
+      }
+      if (c->q_count > 0 && conns < max_conns) {
+        c = &cs[conns++];
+        open_conn(c, &addr);
       }
       if (c->q_count > 0) pipelined++;
       size_t p = next % npaths;

@@ -31,13 +31,12 @@
  * per client, above any offered load here (all generator connections are one client,
  * 127.0.0.1), so its cost is counted and it never refuses.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Figure, Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
+import { buildOpenloop, median, memoryOf, requireTools, runOpenloop, runWrk, settle, startServer, stopServer, type ServerProcess } from '../load-tools.js';
 
 const RATE = 10_000;
 const GOAL_P99_US = 1_000;
@@ -61,122 +60,13 @@ const LATENCY_SECONDS = 5;
 const LATENCY_WARMUP_SECONDS = 1;
 const LATENCY_ROUNDS = 2;
 
-const here = dirname(fileURLToPath(import.meta.url)); // dist-bench/bench/suites
-const root = resolve(here, '..', '..', '..');
-const serversDir = resolve(here, '..', 'servers');
-const openloopSource = join(root, 'bench', 'loadgen', 'openloop.c');
-const openloopBinary = join(root, 'dist-bench', 'bench', 'loadgen', 'openloop');
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const file = join(dir, name);
-    if (dir !== '' && existsSync(file)) return file;
-  }
-  return undefined;
-}
-
-/** wrk and a C compiler, or a clear message naming the Debian packages. */
-function checkTools(): { wrk: string; cc: string } {
-  const wrk = onPath('wrk');
-  const cc = onPath('gcc') ?? onPath('cc');
-  const missing = [wrk === undefined ? 'wrk' : '', cc === undefined ? 'gcc' : ''].filter((m) => m !== '');
-  if (missing.length > 0) {
-    const message =
-      `the quote suite needs ${missing.join(' and ')} (Debian packages: ${missing.join(' ')}): ` +
-      `apt-get install -y --no-install-recommends ${missing.join(' ')}`;
-    process.stderr.write(`bench quote: ${message}\n`);
-    throw new Error(message);
-  }
-  return { wrk: wrk!, cc: cc! };
-}
-
-function run(file: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    execFile(file, args, { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      if (err !== null && typeof err.code !== 'number') {
-        reject(new Error(`${file} ${args.join(' ')}: ${err.message}\n${stderr}`));
-        return;
-      }
-      resolvePromise({ code: err === null ? 0 : (err.code as number), stdout, stderr });
-    });
-  });
-}
-
-/** Compiles bench/loadgen/openloop.c into dist-bench/bench/loadgen unless the binary is newer. */
-async function buildOpenloop(cc: string): Promise<string> {
-  if (existsSync(openloopBinary) && statSync(openloopBinary).mtimeMs >= statSync(openloopSource).mtimeMs) return openloopBinary;
-  mkdirSync(dirname(openloopBinary), { recursive: true });
-  const r = await run(cc, ['-O2', '-Wall', '-o', openloopBinary, openloopSource], 60_000);
-  if (r.code !== 0) throw new Error(`compiling ${openloopSource} failed:\n${r.stderr}`);
-  return openloopBinary;
-}
-
 /** The quote server's memory breakdown at ready (bench/servers/quote-server.ts). */
 interface QuoteBreakdown {
   cacheHeapMB: number;
   contexts: { tickArrays: number; tickSlots: number; ticksKept: number; binArrays: number; bins: number };
 }
 
-interface ServerProcess {
-  name: string;
-  child: ChildProcess;
-  ready: { port: number; pid: number; memory?: { heapUsedMB: number; rssMB: number }; breakdown?: QuoteBreakdown } & Record<string, unknown>;
-}
-
-/** Starts `node --expose-gc <script> ...args` and waits for its JSON ready line. */
-function startServer(name: string, script: string, args: string[], timeoutMs: number): Promise<ServerProcess> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', join(serversDir, script), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${name} server not ready after ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} server exited (${code ?? signal}) before it was ready`));
-    });
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const nl = out.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      child.stdout!.removeAllListeners('data');
-      child.stdout!.resume();
-      try {
-        resolvePromise({ name, child, ready: JSON.parse(out.slice(0, nl)) as ServerProcess['ready'] });
-      } catch (err) {
-        child.kill('SIGKILL');
-        reject(err as Error);
-      }
-    });
-  });
-}
-
-/** Closes the server's stdin (it then exits); SIGKILL after 5 s. */
-function stopServer(server: ServerProcess): Promise<void> {
-  const child = server.child;
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolvePromise) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolvePromise();
-    });
-    child.stdin!.end();
-  });
-}
-
-function memoryOf(pid: number): { rssMB: number; hwmMB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
-}
+type QuoteServerProcess = ServerProcess<{ breakdown?: QuoteBreakdown; pools?: number; pairs?: number }>;
 
 const WRK_SCRIPT = `-- Rotates over the request targets of the file given after --, preformatted once.
 local reqs, n, i = {}, 0, 0
@@ -191,70 +81,12 @@ request = function()
 end
 `;
 
-interface WrkResult {
-  rps: number;
-  requests: number;
-}
-
-async function wrk(tool: string, script: string, paths: string, port: number, seconds: number): Promise<WrkResult> {
-  const args = [`-t${WRK_THREADS}`, `-c${WRK_CONNECTIONS}`, `-d${seconds}s`, '-s', script, `http://127.0.0.1:${port}/`, '--', paths];
-  const r = await run(tool, args, (seconds + 30) * 1000);
-  if (r.code !== 0) throw new Error(`wrk exited with ${r.code}:\n${r.stdout}${r.stderr}`);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);
-  const requests = Number(/(\d+) requests in /.exec(r.stdout)?.[1]);
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(r.stdout)?.[1] ?? 0);
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(r.stdout);
-  if (!Number.isFinite(rps) || !Number.isFinite(requests)) throw new Error(`cannot read wrk's output:\n${r.stdout}`);
-  if (non2xx > 0) throw new Error(`wrk saw ${non2xx} non-2xx responses of ${requests} on port ${port}:\n${r.stdout}`);
-  if (socket !== null && socket.slice(1).some((n) => Number(n) > 0)) throw new Error(`wrk saw socket errors on port ${port}:\n${r.stdout}`);
-  return { rps, requests };
-}
-
-interface OpenloopSummary {
-  scheduled: number;
-  completed: number;
-  recorded: number;
-  incomplete: number;
-  status200: number;
-  statusOther: number;
-  otherStatuses: Record<string, number>;
-  pipelined: number;
-  maxInFlight: number;
-  elapsedS: number;
-}
-
-/** One open-loop run; its recorded latencies and send lags go into the two recorders. */
-async function openloop(
-  tool: string,
-  paths: string,
-  port: number,
-  out: string,
-  latency: LatencyRecorder,
-  lag: LatencyRecorder,
-): Promise<OpenloopSummary> {
-  const args = ['-p', String(port), '-r', String(RATE), '-d', String(LATENCY_SECONDS), '-w', String(LATENCY_WARMUP_SECONDS)];
-  args.push('-c', String(LATENCY_CONNECTIONS), '-f', paths, '-o', out, '-t', '10');
-  const r = await run(tool, args, (LATENCY_SECONDS + LATENCY_WARMUP_SECONDS + 40) * 1000);
-  const line = r.stdout.trim().split('\n').pop() ?? '';
-  if (!line.startsWith('{')) throw new Error(`openloop failed (exit ${r.code}) on port ${port}:\n${r.stdout}${r.stderr}`);
-  const summary = JSON.parse(line) as OpenloopSummary;
-  if (summary.statusOther > 0 || r.code !== 0) {
-    throw new Error(
-      `openloop on port ${port}: ${summary.statusOther} non-200 responses ${JSON.stringify(summary.otherStatuses)} ` +
-        `of ${summary.completed} (exit ${r.code})\n${r.stderr}`,
-    );
-  }
-  const bytes = readFileSync(out);
-  const pairs = new BigInt64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
-  for (let i = 0; i + 1 < pairs.length; i += 2) {
-    latency.recordNs(pairs[i]!);
-    lag.recordNs(pairs[i + 1]!);
-  }
-  return summary;
+function wrk(tool: string, script: string, paths: string, port: number, seconds: number): Promise<{ rps: number; requests: number }> {
+  return runWrk(tool, { threads: WRK_THREADS, connections: WRK_CONNECTIONS, seconds, script, url: `http://127.0.0.1:${port}/`, scriptArgs: [paths] });
 }
 
 /** The quote server's ready-line memory figures in one line. */
-function breakdownText(ready: ServerProcess['ready']): string {
+function breakdownText(ready: QuoteServerProcess['ready']): string {
   const m = ready.memory;
   const b = ready.breakdown;
   const parts = [`RSS ${String(m?.rssMB ?? '?')} MB, V8 heap used ${String(m?.heapUsedMB ?? '?')} MB`];
@@ -268,20 +100,13 @@ function breakdownText(ready: ServerProcess['ready']): string {
   return parts.join(', ');
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-/** A pause between runs, so one run's tail (a backlog being dropped) does not fall on the next. */
-const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 500));
 const us = (n: number): string => `${n.toLocaleString('en-US', { maximumFractionDigits: 0 })} µs`;
 
 export const quoteSuite: Suite = {
   name: 'quote',
   description: 'cache-hit GET /quote on loopback (1,000 pools, rate limiter on) vs a bare uWS server: wrk throughput, open-loop latency at 10,000 req/s, RSS',
   async run(): Promise<Figure[]> {
-    const tools = checkTools();
+    const tools = requireTools('quote');
     const loadBefore = loadavg()[0]!;
     const generator = await buildOpenloop(tools.cc);
     const dir = mkdtempSync(join(tmpdir(), 'tidepool-bench-quote-'));
@@ -289,9 +114,9 @@ export const quoteSuite: Suite = {
     const script = join(dir, 'rotate.lua');
     const bodyFile = join(dir, 'body.json');
     writeFileSync(script, WRK_SCRIPT);
-    const servers: ServerProcess[] = [];
+    const servers: QuoteServerProcess[] = [];
     try {
-      const quote = await startServer(
+      const quote: QuoteServerProcess = await startServer(
         'quote',
         'quote-server.js',
         ['--paths', paths, '--rps', String(RATE_LIMIT_RPS), '--tokens', String(SIM_TOKENS), '--pools-per-kind', String(POOLS_PER_KIND)],
@@ -303,7 +128,7 @@ export const quoteSuite: Suite = {
       const body = await sample.text();
       if (sample.status !== 200) throw new Error(`quote server answered ${sample.status} to ${targets[0]}: ${body}`);
       writeFileSync(bodyFile, body);
-      const bare = await startServer('bare', 'bare-server.js', ['--body', bodyFile], 30_000);
+      const bare: QuoteServerProcess = await startServer('bare', 'bare-server.js', ['--body', bodyFile], 30_000);
       servers.push(bare);
       process.stderr.write(
         `bench quote: ${String(quote.ready.pools)} pools, ${String(quote.ready.pairs)} pairs, ${targets.length} request targets, ` +
@@ -332,7 +157,12 @@ export const quoteSuite: Suite = {
       for (let round = 0; round < LATENCY_ROUNDS; round++) {
         for (const s of round % 2 === 0 ? [bare, quote] : [quote, bare]) {
           const name = s.name as 'bare' | 'quote';
-          const summary = await openloop(generator, paths, s.ready.port, join(dir, `${name}-${round}.bin`), latency[name], lag[name]);
+          const summary = await runOpenloop(
+            generator,
+            { port: s.ready.port, rate: RATE, seconds: LATENCY_SECONDS, warmupSeconds: LATENCY_WARMUP_SECONDS, connections: LATENCY_CONNECTIONS, paths, out: join(dir, `${name}-${round}.bin`) },
+            latency[name],
+            lag[name],
+          );
           await settle();
           pipelined[name] += summary.pipelined;
           incomplete[name] += summary.incomplete;

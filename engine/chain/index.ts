@@ -31,6 +31,7 @@ export {
 export {
   buildTransaction,
   compileMessage,
+  messageSize,
   serializeMessage,
   assembleTransaction,
   generateKeypair,
@@ -54,3 +55,26 @@ export { firstSignatureBytes } from './first-signature.js';
 export { readInstructions, readLookups } from './message-sections.js';
 export { encodeBase58Fast } from './native-base58.js';
 export { parseEntries } from './native-parser.js';
+export * from './program-addresses.js';
+export {
+  ComputeBudgetTag,
+  MAX_COMPUTE_UNIT_LIMIT,
+  decodeComputeBudgetInstruction,
+  prioritizationFeeLamports,
+  setComputeUnitLimitInstruction,
+  setComputeUnitPriceInstruction,
+  type ComputeBudgetInstruction,
+} from './compute-budget.js';
+export {
+  AssociatedTokenInstruction,
+  associatedTokenAddress,
+  createAssociatedTokenIdempotentInstruction,
+  createAssociatedTokenInstruction,
+  type CreateAssociatedTokenInput,
+} from './associated-token.js';
+export {
+  buildFittedTransaction,
+  signedTransactionSize,
+  type FittedTransaction,
+  type FittedTransactionInput,
+} from './fitted-transaction.js';

@@ -135,3 +135,84 @@ export { compactBinArray, compactSwapContext, compactTickArray } from './compact
 
 // Token-2022 mints, transfer fees and the quotes that pay them
 export * from './token-2022/index.js';
+
+// real swap instructions (each protocol's module documents its layout) and routes as one transaction
+export { anchorInstructionDiscriminator, hasDiscriminator as anchorHasDiscriminator, type RemainingAccountsSlice } from './anchor-instruction.js';
+export {
+  AMM_AUTHORITY_SEED,
+  AmmInfoOffset,
+  ammV4Authority,
+  ammV4CanonicalAuthority,
+  ammV4Keys,
+  writeAmmV4SwapFields,
+  type AmmV4Keys,
+  type AmmV4SwapFields,
+} from './amm/amm-info.js';
+export {
+  AMM_V4_SWAP_DATA_SIZE,
+  AmmV4Error,
+  AmmV4Instruction,
+  ammV4SwapInstruction,
+  decodeAmmV4SwapData,
+  encodeAmmV4SwapData,
+  type AmmV4MarketKeys,
+  type AmmV4SwapData,
+  type AmmV4SwapInput,
+} from './amm/swap-instruction.js';
+export {
+  CLMM_BITMAP_EXTENSION_SIZE,
+  CLMM_SWAP_V2_DATA_SIZE,
+  CLMM_SWAP_V2_DISCRIMINATOR,
+  ClmmError,
+  clmmBitmapExtensionAddress,
+  clmmObservationAddress,
+  clmmPoolSwapInstruction,
+  clmmSwapTickArrays,
+  clmmSwapV2Instruction,
+  decodeClmmSwapV2Data,
+  encodeClmmSwapV2Data,
+  type ClmmPoolSwapInput,
+  type ClmmSwapV2Accounts,
+  type ClmmSwapV2Data,
+} from './clmm/swap-instruction.js';
+export {
+  WHIRLPOOL_SWAP_V2_DISCRIMINATOR,
+  WhirlpoolAccountsType,
+  WhirlpoolError,
+  decodeWhirlpoolSwapV2Data,
+  encodeWhirlpoolSwapV2Data,
+  whirlpoolOracleAddress,
+  whirlpoolPoolSwapInstruction,
+  whirlpoolSwapTickArrayStarts,
+  whirlpoolSwapV2Instruction,
+  type WhirlpoolPoolSwapInput,
+  type WhirlpoolSwapV2Accounts,
+  type WhirlpoolSwapV2Data,
+} from './whirlpool/swap-instruction.js';
+export {
+  DLMM_SWAP2_DISCRIMINATOR,
+  DLMM_SWAP_EXACT_OUT2_DISCRIMINATOR,
+  DlmmError,
+  decodeDlmmSwap2Data,
+  dlmmBitmapExtensionAddress,
+  dlmmEventAuthority,
+  dlmmPoolSwapInstruction,
+  dlmmSwap2Instruction,
+  dlmmSwapBinArrays,
+  encodeDlmmSwap2Data,
+  type DlmmPoolSwapInput,
+  type DlmmSwap2Accounts,
+  type DlmmSwap2Data,
+} from './dlmm/swap-instruction.js';
+export { swapInstructionFor, type SwapLeg, type SwapPool } from './swap-instruction.js';
+export {
+  CREATE_TOKEN_ACCOUNT_COMPUTE_UNITS,
+  SWAP_COMPUTE_UNITS,
+  buildSwapRouteTransaction,
+  planSwapRoute,
+  type PlannedSwapHop,
+  type SwapRoutePlan,
+  type SwapRouteRequest,
+  type SwapRouteTransactionOptions,
+} from './swap-route.js';
+export { loadSwapPool, swapPoolFrom, swapPoolPlan, type SwapPoolOptions } from './swap-pool.js';

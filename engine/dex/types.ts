@@ -50,6 +50,8 @@ export interface ConcentratedPool extends PoolCommon {
   vaultB: string;
   /** Raydium only: the AmmConfig account that holds the fee rate. */
   ammConfig?: string;
+  /** Raydium only: `observation_key`, the ObservationState account a swap writes. */
+  observationKey?: string;
   /** Raydium only: mint decimals stored in the pool. */
   decimalsA?: number;
   decimalsB?: number;

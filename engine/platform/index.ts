@@ -1,12 +1,15 @@
 /**
- * engine/platform: the trading platform's state (spec 03) — PostgreSQL (db/), the key-value key
- * space (kv/), wallets (wallets/), the configuration validator (config-validator/) — and how the
- * services keep it (heartbeats, scanner_metrics rows). What the rest of the engine may use.
+ * engine/platform: the trading platform of spec 03 around the quote engine. What the rest of the
+ * engine may use, by part:
+ * - state: PostgreSQL (db/), the key-value key space (kv/), wallets (wallets/), the configuration
+ *   validator (config-validator/), and how the services keep it (heartbeats, scanner_metrics rows);
+ * - rpc-proxy/: `tidepool rpc-proxy`, one Solana JSON-RPC front over several RPC endpoints.
  */
 export * from './db/index.js';
 export * from './kv/index.js';
 export * from './wallets/index.js';
 export * from './config-validator/index.js';
+export * from './rpc-proxy/index.js';
 export { ChainClient, PREFLIGHT_FAILURE, type ChainClientOptions, type SignatureStatusInfo, type TokenAccountInfo } from './chain-client.js';
 export { DEFAULT_DATA_DIR, databaseSchema, redisSchema, scannerMetricsSchema, walletSchema } from './platform-config.js';
 export { databaseOptions, databaseStatus, openPlatformState, type PlatformState, type PlatformStateSettings } from './platform-state.js';

@@ -1,7 +1,10 @@
+import { base58 } from '../chain/index.js';
 import { AccountOverlay } from './accounts-db.js';
 import type { BlockhashQueue } from './blockhash-queue.js';
 import type { BundleStatus } from './chain-backend.js';
+import type { SlotFees } from './prioritization-fees.js';
 import type { Execution, Runtime } from './runtime.js';
+import { recordTransaction, type ConfirmedTransaction } from './transaction-history.js';
 import { staticKeyBytes, verifyTransactionSignatures, type SimTransaction } from './sim-transaction.js';
 import type { StatusCache } from './status-cache.js';
 import { TxError, type TransactionErrorValue } from './tx-errors.js';
@@ -28,6 +31,10 @@ export interface SlotBuild {
   flowTotal: number;
   flowDone: number;
   busyMs: number;
+  /** Compute-unit prices of the block's landed transactions (getRecentPrioritizationFees). */
+  fees: SlotFees;
+  /** Submitted transactions that landed, with their status meta (getTransaction), by signature. */
+  records: Map<string, ConfirmedTransaction>;
 }
 
 export interface PendingBundle {
@@ -67,11 +74,12 @@ export class BlockProducer {
   /** A transaction someone sent: checked, run, and landed unless refused or unable to pay. */
   runSubmitted(b: SlotBuild, tx: SimTransaction, verified: boolean, included: Uint8Array[]): void {
     const refused = this.admit(tx, b.slot, b.statuses, verified);
-    const result = refused === null ? this.runtime.execute(tx, b.state, { blockTime: b.blockTime, slot: b.slot, epoch: b.epoch }) : undefined;
+    const result = refused === null ? this.runtime.execute(tx, b.state, { blockTime: b.blockTime, slot: b.slot, epoch: b.epoch, collectLogs: true }) : undefined;
     if (result === undefined || !result.landed) {
       this.counters.droppedTransactions++;
       return;
     }
+    b.records.set(signatureOf(tx), recordTransaction(tx, result, b.state, b.slot, b.blockTime));
     this.land(b, tx, result, included);
   }
 
@@ -85,6 +93,7 @@ export class BlockProducer {
   runBundle(b: SlotBuild, bundle: PendingBundle, included: Uint8Array[]): BundleStatus {
     const work = new AccountOverlay(b.state);
     const statuses = new Map<string, TransactionErrorValue | null>(b.statuses);
+    const landed: { tx: SimTransaction; result: Landed; record: ConfirmedTransaction }[] = [];
     let failure: TransactionErrorValue | null = null;
     for (const tx of bundle.txs) {
       const refused = this.admit(tx, b.slot, statuses, true);
@@ -92,11 +101,12 @@ export class BlockProducer {
         failure = refused;
         break;
       }
-      const result = this.runtime.execute(tx, work, { blockTime: b.blockTime, slot: b.slot, epoch: b.epoch });
+      const result = this.runtime.execute(tx, work, { blockTime: b.blockTime, slot: b.slot, epoch: b.epoch, collectLogs: true });
       if (!result.landed || result.err !== null) {
         failure = result.err;
         break;
       }
+      landed.push({ tx, result, record: recordTransaction(tx, result, work, b.slot, b.blockTime) });
       result.changes.commitInto(work);
       statuses.set(tx.signatureKey, null);
     }
@@ -106,6 +116,10 @@ export class BlockProducer {
       return status;
     }
     work.commitInto(b.state);
+    for (const { tx, result, record } of landed) {
+      b.records.set(signatureOf(tx), record);
+      b.fees.add(tx, result.keys, result.writable, result.unitPrice);
+    }
     for (const tx of bundle.txs) {
       b.statuses.set(tx.signatureKey, null);
       included.push(tx.bytes);
@@ -116,10 +130,15 @@ export class BlockProducer {
   }
 
   private land(b: SlotBuild, tx: SimTransaction, result: Landed, included: Uint8Array[]): void {
+    b.fees.add(tx, result.keys, result.writable, result.unitPrice);
     result.changes.commitInto(b.state);
     b.statuses.set(tx.signatureKey, result.err);
     included.push(tx.bytes);
     this.counters.transactions++;
     if (result.err !== null) this.counters.failedTransactions++;
   }
+}
+
+function signatureOf(tx: SimTransaction): string {
+  return base58.encodeAt(tx.bytes, tx.signaturesOffset, 64);
 }

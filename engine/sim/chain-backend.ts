@@ -64,6 +64,8 @@ export interface SimulationResult {
   err: unknown;
   logs: string[];
   unitsConsumed: number;
+  /** When asked for: each account's state after the simulation, null when the transaction does not load it. */
+  accounts?: (AccountRecord | null)[];
 }
 
 /** getEpochInfo's answer. */
@@ -108,7 +110,8 @@ export interface ChainBackend {
   latestBlockhash(commitment?: Commitment): BlockhashInfo;
   /** Verifies and queues a signed wire-format transaction; returns its signature (base58). Throws RpcError. */
   sendTransaction(tx: Uint8Array, options?: { skipPreflight?: boolean }): string;
-  simulateTransaction(tx: Uint8Array, options?: { sigVerify?: boolean; replaceRecentBlockhash?: boolean }): SimulationResult;
+  /** `accounts`: addresses whose post-simulation state to return in `SimulationResult.accounts`. */
+  simulateTransaction(tx: Uint8Array, options?: { sigVerify?: boolean; replaceRecentBlockhash?: boolean; accounts?: readonly string[] }): SimulationResult;
   signatureStatus(signature: string): SignatureStatus | null;
   /** Block engine: all-or-nothing bundle of up to 5 transactions, landing in the next slot. Throws RpcError. */
   sendBundle(txs: Uint8Array[]): string;

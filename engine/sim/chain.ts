@@ -68,7 +68,9 @@ import {
 import { isTokenAccount, mintDecimals, tokenAccountMint, tokenAmount } from './spl-token.js';
 import { StatusCache } from './status-cache.js';
 import { findTokenAccountsByOwner } from './token-accounts.js';
-import { createSwapProgram } from './swap-program.js';
+import { PrioritizationFeeCache, SlotFees } from './prioritization-fees.js';
+import { TransactionHistory, type ConfirmedTransaction } from './transaction-history.js';
+import { createDexProgram } from './dex-programs/dex-program.js';
 import { Runtime } from './runtime.js';
 import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-errors.js';
 
@@ -168,6 +170,8 @@ export class SimChain implements RpcChainBackend, MarketView {
   private readonly poh: PohRecorder;
   private readonly pohRng: SimRandom;
   private readonly statusCache = new StatusCache(STATUS_CACHE_SLOTS);
+  private readonly prioritizationFees = new PrioritizationFeeCache();
+  private readonly history = new TransactionHistory();
   private readonly genesisHashText: string;
   private readonly poolInfos = new Map<string, SimPoolInfo>();
   private readonly tokenIndex = new Map<string, number>();
@@ -228,7 +232,7 @@ export class SimChain implements RpcChainBackend, MarketView {
       [COMPUTE_BUDGET_PROGRAM_ID, computeBudgetProgram],
       [ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenProgram],
     ]);
-    for (const dex of DEX_KINDS) programs.set(DEFAULT_PROGRAM_IDS[dex], createSwapProgram(dex));
+    for (const dex of DEX_KINDS) programs.set(DEFAULT_PROGRAM_IDS[dex], createDexProgram(dex));
     this.runtime = new Runtime(programs, this.keys);
 
     this.oracle = new ReferenceOracle(s.seed, this.genesis.market.tokens);
@@ -353,6 +357,8 @@ export class SimChain implements RpcChainBackend, MarketView {
       flowTotal: this.flow.countFor(slot),
       flowDone: 0,
       busyMs: 0,
+      fees: new SlotFees(),
+      records: new Map(),
     };
   }
 
@@ -367,6 +373,8 @@ export class SimChain implements RpcChainBackend, MarketView {
     const root = this.slot('finalized');
     this.db.setRoot(root);
     this.statusCache.addSlot(slot, b.statuses);
+    this.prioritizationFees.addSlot(slot, b.fees);
+    this.history.addSlot(slot, b.records);
     this.blockhashes.remember(slot, blockhash);
     this.pruneBundles(slot);
     this.oracle.step();
@@ -509,16 +517,21 @@ export class SimChain implements RpcChainBackend, MarketView {
     return signature;
   }
 
-  simulateTransaction(bytes: Uint8Array, options: { sigVerify?: boolean; replaceRecentBlockhash?: boolean } = {}): SimulationResult {
+  /**
+   * Runs a transaction on the processed state without keeping anything. `accounts`: addresses
+   * whose state after the simulation the result carries (null for those the transaction does not
+   * load, as a node answers).
+   */
+  simulateTransaction(bytes: Uint8Array, options: { sigVerify?: boolean; replaceRecentBlockhash?: boolean; accounts?: readonly string[] } = {}): SimulationResult {
     const tx = this.parseOrThrow(bytes);
     if (options.sigVerify === true) this.verifyOrThrow(tx);
     if (options.replaceRecentBlockhash !== true && !this.isBlockhashValid(tx.recentBlockhash)) {
       return { err: TxError.BlockhashNotFound, logs: [], unitsConsumed: 0 };
     }
-    return this.simulate(tx);
+    return this.simulate(tx, options.accounts);
   }
 
-  private simulate(tx: SimTransaction): SimulationResult {
+  private simulate(tx: SimTransaction, accounts?: readonly string[]): SimulationResult & { accounts?: (AccountRecord | null)[] } {
     const result = this.runtime.execute(tx, this.db, {
       blockTime: blockTimeOf(this.processed + 1n, this.settings.slotMs),
       slot: this.processed + 1n,
@@ -526,7 +539,27 @@ export class SimChain implements RpcChainBackend, MarketView {
       collectLogs: true,
     });
     if (!result.landed) return { err: result.err, logs: [], unitsConsumed: 0 };
-    return { err: result.err, logs: result.logs, unitsConsumed: result.unitsConsumed };
+    const out: SimulationResult & { accounts?: (AccountRecord | null)[] } = { err: result.err, logs: result.logs, unitsConsumed: result.unitsConsumed };
+    if (accounts !== undefined) {
+      const loaded = new Set(result.keys);
+      out.accounts = accounts.map((a) => (loaded.has(a) ? result.changes.get(a) : null));
+    }
+    return out;
+  }
+
+  /**
+   * A landed transaction submitted to this chain, with its status meta, once its slot has reached
+   * `commitment` (confirmed or finalized); undefined otherwise.
+   */
+  transaction(signature: string, commitment: Commitment = 'confirmed'): ConfirmedTransaction | undefined {
+    const record = this.history.get(signature);
+    if (record === undefined || record.slot > this.slot(commitment)) return undefined;
+    return record;
+  }
+
+  /** getRecentPrioritizationFees: the last 150 slots' minimum prices (see prioritization-fees.ts). */
+  recentPrioritizationFees(accounts: readonly string[] = []): { slot: bigint; prioritizationFee: bigint }[] {
+    return this.prioritizationFees.recent(accounts);
   }
 
   private isQueued(key: string): boolean {

@@ -22,6 +22,7 @@ import {
 import { createMarket, type MarketGenesis, type MarketSettings } from './market.js';
 import { findProgramAddress } from '../chain/index.js';
 import { seededBytes32 } from './prng.js';
+import { addSwapProgramAccounts } from './swap-program-accounts.js';
 
 /**
  * The chain at slot 0: the market (market.ts), the actors (actors.ts), the program accounts
@@ -46,6 +47,7 @@ const ELF_MAGIC = [0x7f, 0x45, 0x4c, 0x46];
 export function createGenesis(settings: MarketSettings): Genesis {
   const market = createMarket(settings);
   const accounts = new Map(market.accounts);
+  addSwapProgramAccounts(settings.seed, market.pools, accounts);
   const actors = createActors(settings.seed, market.tokens);
   addActorAccounts(actors, market.tokens, accounts);
   for (const tip of JITO_TIP_ACCOUNTS) accounts.set(tip, systemAccount(TIP_ACCOUNT_LAMPORTS));

@@ -72,6 +72,11 @@ export class InvokeContext {
     this.logs?.push(`Program log: ${message}`);
   }
 
+  /** A log line as is (an inner instruction's `Program … invoke [2]`, …). */
+  logRaw(line: string): void {
+    this.logs?.push(line);
+  }
+
   get collectingLogs(): boolean {
     return this.logs !== null;
   }

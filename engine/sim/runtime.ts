@@ -46,6 +46,13 @@ export type Execution =
       changes: AccountOverlay;
       logs: string[];
       unitsConsumed: number;
+      /** Every account key, static then looked up (writable, readonly), and which are writable. */
+      keys: readonly string[];
+      writable: Uint8Array;
+      /** The SetComputeUnitPrice of the transaction (micro-lamports per unit), 0 without one. */
+      unitPrice: bigint;
+      /** The addresses loaded through lookup tables: how many of `keys` after the static ones are writable. */
+      loadedWritable: number;
     };
 
 const NO_LOGS: string[] = [];
@@ -77,7 +84,9 @@ export class Runtime {
     const { keys, writable } = resolved;
 
     const budget = readComputeBudget(tx, keys);
-    const fee = BigInt(tx.signatureCount) * LAMPORTS_PER_SIGNATURE + prioritizationFee(budget.ok ? budget.budget : defaultBudget(tx, keys));
+    const used = budget.ok ? budget.budget : defaultBudget(tx, keys);
+    const fee = BigInt(tx.signatureCount) * LAMPORTS_PER_SIGNATURE + prioritizationFee(used);
+    const loadedWritable = countWritableLookups(tx);
     const payer = state.get(keys[0]!);
     if (payer === null) return { landed: false, err: TxError.AccountNotFound };
     if (payer.owner !== SYSTEM_PROGRAM_ID) return { landed: false, err: TxError.InvalidAccountForFee };
@@ -93,6 +102,10 @@ export class Runtime {
       changes,
       logs: logs ?? NO_LOGS,
       unitsConsumed: units,
+      keys,
+      writable,
+      unitPrice: used.unitPrice,
+      loadedWritable,
     });
     if (!budget.ok) return done(budget.err, 0);
 
@@ -199,6 +212,12 @@ function resolveAccounts(tx: SimTransaction, state: AccountReader, slot: bigint 
   const writable = Uint8Array.from(flags);
   demoteInvokedPrograms(tx, writable);
   return { keys, writable };
+}
+
+function countWritableLookups(tx: SimTransaction): number {
+  let n = 0;
+  for (const lookup of tx.lookups) n += lookup.writableIndexes.length;
+  return n;
 }
 
 /** Invoked programs are loaded read-only whatever the message says. */

@@ -2,9 +2,11 @@ import { createLogger, type Logger } from '../obs/index.js';
 import { SimChain } from './chain.js';
 import { FaultInjector } from './faults.js';
 import { createSimHttpServer, mountLookupTableAdmin, type SimHttpServer } from './http/index.js';
+import { mountRpcNodeAdmin } from './http/rpc-node-admin.js';
 import { mountPriceApi } from './price-api/index.js';
 import { mountQuoteApi } from './quote-api/index.js';
 import { JsonRpcHttpServer, JsonRpcWsServer } from './rpc/index.js';
+import { RpcNodes } from './rpc-nodes.js';
 import type { SimConfig } from './sim-config.js';
 import { ShredstreamServer } from './stream/index.js';
 
@@ -38,6 +40,8 @@ export interface Simulator {
   readonly chain: SimChain;
   readonly faults: FaultInjector;
   readonly servers: SimServers;
+  /** More JSON-RPC + PubSub nodes over the same chain, each with its own faults and slot lag (rpc-nodes.ts). */
+  readonly rpcNodes: RpcNodes;
   /** Binds every server, then starts the slot clock. Resolves with the bound endpoints. */
   start(): Promise<SimEndpoints>;
   /** Stops the clock and closes every server (connections in flight get their grace period). Idempotent. */
@@ -87,12 +91,14 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
   mountQuoteApi(http, { market: chain, faults, logger: log });
   mountPriceApi(http, { market: chain });
   mountLookupTableAdmin(http, { chain, logger: log });
+  const rpcNodes = new RpcNodes(chain, { host, logger: log });
+  mountRpcNodeAdmin(http, { nodes: rpcNodes, logger: log });
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       chain.stop();
-      const results = await Promise.allSettled([rpc.close(), ws.close(), stream.close(), http.close()]);
+      const results = await Promise.allSettled([rpc.close(), ws.close(), stream.close(), http.close(), rpcNodes.close()]);
       for (const r of results) if (r.status === 'rejected') log.error({ err: r.reason }, 'simulator server failed to close');
     })();
     return closing;
@@ -102,6 +108,7 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
     chain,
     faults,
     servers: { rpc, ws, stream, http },
+    rpcNodes,
     async start(): Promise<SimEndpoints> {
       if (closing !== undefined) throw new Error('the simulator was closed');
       try {

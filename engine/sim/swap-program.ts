@@ -407,7 +407,7 @@ function vaultsOf(pool: DecodedPool, data: Uint8Array): [string | Uint8Array, st
   }
 }
 
-interface ArrayAccount {
+export interface ArrayAccount {
   /** Instruction account position. */
   index: number;
   record: AccountRecord;
@@ -456,8 +456,11 @@ function swapContextOf(
   return { pool, context, arrays };
 }
 
-/** Writes the changed fields of the pool (as decoded, without an AmmConfig's fee) and its bins. */
-function writePoolState(
+/**
+ * Writes the changed fields of the pool (as decoded, without an AmmConfig's fee) and its bins; the
+ * pool is instruction account `poolIndex`. The real-format DEX programs (dex-programs/) share it.
+ */
+export function writePoolState(
   record: AccountRecord,
   pool: DecodedPool,
   aToB: boolean,
@@ -465,6 +468,7 @@ function writePoolState(
   dlmm: ReturnType<typeof quoteDlmmWithBins> | undefined,
   ctx: InvokeContext,
   arrays: readonly ArrayAccount[],
+  poolIndex: number = ACCOUNT.pool,
 ): InstructionErrorValue | null {
   const data = record.data.slice();
   let after: DecodedPool;
@@ -504,7 +508,7 @@ function writePoolState(
     }
   }
   rememberPool(data, after);
-  return ctx.put(ACCOUNT.pool, { ...record, data });
+  return ctx.put(poolIndex, { ...record, data });
 }
 
 function clAfter(pool: ConcentratedPool, quote: SwapQuote): ClPriceState {

@@ -6,6 +6,7 @@ import { engineCommand } from './engine.js';
 import { externalQuotesCommand } from './external-quotes.js';
 import { migrateCommand } from './migrate.js';
 import { quoteServiceCommand } from './quote-service.js';
+import { rpcProxyCommand } from './rpc-proxy.js';
 import { scannerCommand } from './scanner.js';
 import { simCommand } from './sim.js';
 import { startCommand } from './start.js';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   externalQuotesCommand,
   migrateCommand,
   quoteServiceCommand,
+  rpcProxyCommand,
   scannerCommand,
   simCommand,
   startCommand,

@@ -104,6 +104,7 @@ describe('Raydium CLMM PoolState', () => {
       vaultA: VAULT_A,
       vaultB: VAULT_B,
       ammConfig: CONFIG,
+      observationKey: sdk.observationId.toBase58(),
       decimalsA: 9,
       decimalsB: 6,
       swapDisabled: false,

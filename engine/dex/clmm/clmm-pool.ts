@@ -93,6 +93,7 @@ export function decodeClmmPool(data: Uint8Array, address?: string): Concentrated
     vaultA: readPubkey(data, VAULT_0),
     vaultB: readPubkey(data, VAULT_1),
     ammConfig: readPubkey(data, AMM_CONFIG),
+    observationKey: readPubkey(data, OBSERVATION),
     decimalsA: readU8(data, DECIMALS_0),
     decimalsB: readU8(data, DECIMALS_1),
     swapDisabled: (readU8(data, STATUS) & CLMM_STATUS_SWAP_DISABLED) !== 0,

@@ -27,6 +27,8 @@ import {
 } from './rpc-backend.js';
 import { getTokenAccountsByOwner } from './token-account-methods.js';
 import { getSignatureStatuses, sendTransaction, simulateTransaction } from './transaction-methods.js';
+import { getTransaction } from './transaction-history-methods.js';
+import { getMinimumBalanceForRentExemption, getRecentPrioritizationFees } from './fee-methods.js';
 
 /**
  * The simulator's Solana JSON-RPC over HTTP: POST a JSON-RPC 2.0 request or batch to any path,
@@ -53,6 +55,9 @@ export const RPC_HTTP_METHODS: ReadonlyMap<string, RpcMethodHandler<RpcMethodCon
   ['simulateTransaction', simulateTransaction],
   ['getSignatureStatuses', getSignatureStatuses],
   ['getTokenAccountsByOwner', getTokenAccountsByOwner],
+  ['getTransaction', getTransaction],
+  ['getRecentPrioritizationFees', getRecentPrioritizationFees],
+  ['getMinimumBalanceForRentExemption', getMinimumBalanceForRentExemption],
 ]);
 
 export const DEFAULT_RPC_HTTP_PORT = 8899;

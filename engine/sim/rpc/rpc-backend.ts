@@ -1,4 +1,5 @@
 import type { AccountRecord, ChainBackend, Commitment, EpochInfo } from '../chain-backend.js';
+import type { ConfirmedTransaction } from '../transaction-history.js';
 
 /**
  * What the JSON-RPC servers use beyond ChainBackend (leaf module: types and defaults).
@@ -24,6 +25,10 @@ export interface RpcChainExtras {
    * Without it, getTokenAccountsByOwner answers with an empty list.
    */
   tokenAccountsByOwner?(owner: string, commitment: Commitment): { address: string; account: AccountRecord }[];
+  /** getTransaction: a landed transaction with its meta once at `commitment` (confirmed or finalized). */
+  transaction?(signature: string, commitment: Commitment): ConfirmedTransaction | undefined;
+  /** getRecentPrioritizationFees, ascending by slot. */
+  recentPrioritizationFees?(accounts: readonly string[]): { slot: bigint; prioritizationFee: bigint }[];
 }
 
 export type RpcChainBackend = ChainBackend & RpcChainExtras;

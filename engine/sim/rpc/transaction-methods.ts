@@ -128,7 +128,8 @@ export function simulateTransaction(ctx: RpcMethodContext, params: unknown): str
     replacement =
       '{"blockhash":' + JSON.stringify(info.blockhash) + ',"lastValidBlockHeight":' + info.lastValidBlockHeight.toString() + '}';
   }
-  const result = ctx.backend.simulateTransaction(tx, { sigVerify, replaceRecentBlockhash }) as SimulationResult &
+  const addresses = accounts?.addresses.map((a) => verifyPubkey(a));
+  const result = ctx.backend.simulateTransaction(tx, { sigVerify, replaceRecentBlockhash, ...(addresses !== undefined ? { accounts: addresses } : {}) }) as SimulationResult &
     SimulationExtras;
   const failed = result.err !== null && result.err !== undefined;
   let accountsText = 'null';
@@ -144,8 +145,8 @@ export function simulateTransaction(ctx: RpcMethodContext, params: unknown): str
         accountsText += 'null';
         continue;
       }
-      const address = verifyPubkey(accounts.addresses[i] as string);
-      const account = ctx.backend.getAccount(address, bankCommitment);
+      // The state after the simulation (a chain that does not give it: the bank's).
+      const account = result.accounts !== undefined ? (result.accounts[i] ?? null) : ctx.backend.getAccount(addresses![i]!, bankCommitment);
       accountsText += account === null ? 'null' : writeUiAccountSorted(account, accountEncoding, NO_SLICE);
     }
     accountsText += ']';

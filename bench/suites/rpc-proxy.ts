@@ -1,0 +1,237 @@
+/**
+ * `rpc-proxy`: getAccountInfo through tidepool's RPC proxy beside the same call sent straight to
+ * the same endpoint, both measured in the same run: the throughput ratio and the latency the proxy
+ * adds (proxy p50 / p99 less direct p50 / p99 at the same offered rate).
+ *
+ * Processes, each alone (load-tools.ts): the endpoint (bench/servers/rpc-upstream.ts, a bare uWS
+ * JSON-RPC server answering a real getAccountInfo reply of the simulator, taken at the start of
+ * the run: about 1 µs of work a call, so it is never what limits a run) and the proxy
+ * (bench/servers/rpc-proxy-server.ts: the proxy with its default settings, the endpoint its only
+ * one). The load generators are native: wrk (closed loop, POSTing the same call; max throughput,
+ * interleaved rounds, median) and bench/loadgen/openloop.c (open loop at a fixed rate below both
+ * maxima, latency from each request's due time). Each figure is checked: every answer 200, and the
+ * proxy's answer equal byte for byte to the endpoint's.
+ *
+ * Run alone: `npm run bench -- rpc-proxy` (about 40 s). Needs wrk and gcc (Debian packages).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { createLogger } from '../../engine/obs/index.js';
+import { createSimulator, simSchema } from '../../engine/sim/index.js';
+import { loadConfig } from '../../engine/config/index.js';
+import type { Figure, Suite } from '../harness.js';
+import { LatencyRecorder } from '../latency.js';
+import { buildOpenloop, cpuTimeUs, median, requireTools, runOpenloop, runWrk, settle, startServer, stopServer, type ServerProcess } from '../load-tools.js';
+
+const GOAL_ADDED_P99_US = 300;
+const GOAL_THROUGHPUT_RATIO = 0.7;
+/** Generator lateness p99 above this: the box is too busy for a sub-millisecond figure to mean much. */
+const NOISY_LAG_P99_US = 200;
+
+const WRK_THREADS = 1;
+const WRK_CONNECTIONS = 32;
+const WRK_SECONDS = 3;
+const WRK_WARMUP_SECONDS = 2;
+const WRK_ROUNDS = 3;
+
+const RATE = 2_000;
+const LATENCY_CONNECTIONS = 32;
+/**
+ * When every connection is busy, openloop opens another (its connect counted in the latency) up to
+ * this many before it would pipeline: uWS (the proxy's server) closes a connection that sends a
+ * request before its previous asynchronous answer, and JSON-RPC clients do not pipeline.
+ */
+const LATENCY_MAX_CONNECTIONS = 1024;
+const LATENCY_SECONDS = 4;
+const LATENCY_WARMUP_SECONDS = 1;
+const LATENCY_ROUNDS = 2;
+
+const WRK_POST_SCRIPT = `-- POSTs the JSON body of the file given after --, preformatted once.
+local req
+init = function(args)
+  local f = assert(io.open(args[1], "rb"))
+  local body = f:read("*a")
+  f:close()
+  req = wrk.format("POST", nil, { ["Content-Type"] = "application/json" }, body)
+end
+request = function()
+  return req
+end
+`;
+
+/** A real getAccountInfo call and the simulator's answer to it (a pool account, base64). */
+async function realCall(): Promise<{ request: string; reply: string }> {
+  const config = loadConfig(simSchema, {
+    env: {},
+    flags: { 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' },
+  }).values;
+  const sim = createSimulator(config, { manual: true, logger: createLogger({ level: 'silent' }) });
+  try {
+    const endpoints = await sim.start();
+    sim.chain.advanceSlot(1);
+    const pool = sim.chain.pools()[0]!.address;
+    const request = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAccountInfo', params: [pool, { encoding: 'base64', commitment: 'processed' }] });
+    const res = await fetch(endpoints.rpc, { method: 'POST', headers: { 'content-type': 'application/json' }, body: request });
+    return { request, reply: (await res.text()).trimEnd() };
+  } finally {
+    await sim.close();
+  }
+}
+
+type Side = 'direct' | 'proxy';
+const us = (n: number): string => `${n.toLocaleString('en-US', { maximumFractionDigits: 0 })} µs`;
+
+export const rpcProxySuite: Suite = {
+  name: 'rpc-proxy',
+  description: 'getAccountInfo through the RPC proxy vs straight to the same endpoint: wrk throughput ratio, open-loop added latency p50/p99',
+  async run(): Promise<Figure[]> {
+    const tools = requireTools('rpc-proxy');
+    const loadBefore = loadavg()[0]!;
+    const generator = await buildOpenloop(tools.cc);
+    const dir = mkdtempSync(join(tmpdir(), 'tidepool-bench-rpc-proxy-'));
+    const servers: ServerProcess[] = [];
+    try {
+      const { request, reply } = await realCall();
+      const requestFile = join(dir, 'request.json');
+      const replyFile = join(dir, 'reply.json');
+      const script = join(dir, 'post.lua');
+      writeFileSync(requestFile, request);
+      writeFileSync(replyFile, reply);
+      writeFileSync(script, WRK_POST_SCRIPT);
+      const paths: Record<Side, string> = { direct: join(dir, 'direct-paths.txt'), proxy: join(dir, 'proxy-paths.txt') };
+      writeFileSync(paths.direct, '/\n');
+      writeFileSync(paths.proxy, '/rpc\n');
+
+      const upstream = await startServer('endpoint', 'rpc-upstream.js', ['--body', replyFile], 30_000);
+      servers.push(upstream);
+      const proxy = await startServer<{ endpointState: string }>('proxy', 'rpc-proxy-server.js', ['--endpoint', `http://127.0.0.1:${upstream.ready.port}`], 30_000);
+      servers.push(proxy);
+      if (proxy.ready.endpointState !== 'up') throw new Error(`the proxy's health check says the endpoint is ${proxy.ready.endpointState}`);
+      const port: Record<Side, number> = { direct: upstream.ready.port, proxy: proxy.ready.port };
+      const url = (side: Side): string => `http://127.0.0.1:${port[side]}${side === 'proxy' ? '/rpc' : '/'}`;
+      for (const side of ['direct', 'proxy'] as const) {
+        const res = await fetch(url(side), { method: 'POST', headers: { 'content-type': 'application/json' }, body: request });
+        const text = await res.text();
+        if (res.status !== 200 || text !== reply) throw new Error(`${side}: HTTP ${res.status}, ${text.slice(0, 200)} is not the endpoint's reply`);
+      }
+      process.stderr.write(
+        `bench rpc-proxy: getAccountInfo request ${Buffer.byteLength(request)} bytes, reply ${Buffer.byteLength(reply)} bytes; ` +
+          `endpoint pid ${upstream.ready.pid} port ${port.direct}, proxy pid ${proxy.ready.pid} port ${port.proxy}\n`,
+      );
+
+      const wrk = (side: Side, seconds: number): Promise<{ rps: number; requests: number }> =>
+        runWrk(tools.wrk, { threads: WRK_THREADS, connections: WRK_CONNECTIONS, seconds, script, url: url(side), scriptArgs: [requestFile] });
+      for (const side of ['direct', 'proxy'] as const) await wrk(side, WRK_WARMUP_SECONDS);
+      const rps: Record<Side, number[]> = { direct: [], proxy: [] };
+      // CPU each process spends per call, from its /proc times over the timed rounds: what a call
+      // costs the proxy and the endpoint, whatever else the box runs.
+      const cpu = { proxyUs: 0, proxyCalls: 0, endpointDirectUs: 0, directCalls: 0 };
+      for (let round = 0; round < WRK_ROUNDS; round++) {
+        for (const side of round % 2 === 0 ? (['direct', 'proxy'] as const) : (['proxy', 'direct'] as const)) {
+          await settle();
+          const before = { proxy: cpuTimeUs(proxy.ready.pid), endpoint: cpuTimeUs(upstream.ready.pid) };
+          const r = await wrk(side, WRK_SECONDS);
+          rps[side].push(r.rps);
+          if (side === 'proxy') {
+            cpu.proxyUs += cpuTimeUs(proxy.ready.pid) - before.proxy;
+            cpu.proxyCalls += r.requests;
+          } else {
+            cpu.endpointDirectUs += cpuTimeUs(upstream.ready.pid) - before.endpoint;
+            cpu.directCalls += r.requests;
+          }
+          process.stderr.write(`bench rpc-proxy: wrk ${side} round ${round + 1}: ${Math.round(r.rps).toLocaleString('en-US')} req/s\n`);
+        }
+      }
+
+      const latency: Record<Side, LatencyRecorder> = { direct: new LatencyRecorder(), proxy: new LatencyRecorder() };
+      const lag: Record<Side, LatencyRecorder> = { direct: new LatencyRecorder(), proxy: new LatencyRecorder() };
+      const pipelined: Record<Side, number> = { direct: 0, proxy: 0 };
+      const opened: Record<Side, number> = { direct: 0, proxy: 0 };
+      for (let round = 0; round < LATENCY_ROUNDS; round++) {
+        for (const side of round % 2 === 0 ? (['direct', 'proxy'] as const) : (['proxy', 'direct'] as const)) {
+          await settle();
+          const summary = await runOpenloop(
+            generator,
+            {
+              port: port[side],
+              rate: RATE,
+              seconds: LATENCY_SECONDS,
+              warmupSeconds: LATENCY_WARMUP_SECONDS,
+              connections: LATENCY_CONNECTIONS,
+              paths: paths[side],
+              out: join(dir, `${side}-${round}.bin`),
+              body: requestFile,
+              maxConnections: LATENCY_MAX_CONNECTIONS,
+            },
+            latency[side],
+            lag[side],
+          );
+          pipelined[side] += summary.pipelined;
+          opened[side] = Math.max(opened[side], summary.connections);
+          process.stderr.write(`bench rpc-proxy: open loop ${side} round ${round + 1}: ${summary.recorded} recorded, p99 so far ${us(latency[side].percentileUs(99))}\n`);
+        }
+      }
+
+      const loadAfter = loadavg()[0]!;
+      const machine = `1-min load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after, on ${cpus().length} CPUs (a shared box)`;
+      const p = latency.proxy.summary();
+      const d = latency.direct.summary();
+      const addedP50 = p.p50Us - d.p50Us;
+      const addedP99 = p.p99Us - d.p99Us;
+      const lagP99 = Math.max(lag.proxy.percentileUs(99), lag.direct.percentileUs(99));
+      const noisy = lagP99 > NOISY_LAG_P99_US ? `NOISY: the generator's own lateness p99 was ${us(lagP99)} (> ${us(NOISY_LAG_P99_US)}); ` : '';
+      const proxyRps = median(rps.proxy);
+      const directRps = median(rps.direct);
+      const fmtRounds = (xs: number[]): string => xs.map((x) => Math.round(x).toLocaleString('en-US')).join(', ');
+      const tool = `bench/loadgen/openloop.c (open loop, latency from the due time) at ${RATE.toLocaleString('en-US')} req/s, ${LATENCY_CONNECTIONS} connections (up to ${LATENCY_MAX_CONNECTIONS} when all are busy), ${LATENCY_ROUNDS}×${LATENCY_SECONDS} s per side after ${LATENCY_WARMUP_SECONDS} s warm-up, interleaved`;
+      return [
+        {
+          name: `getAccountInfo throughput through the proxy (wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS}, closed loop)`,
+          unit: 'req/s',
+          value: proxyRps,
+          higherIsBetter: true,
+          baseline: { name: 'straight to the same endpoint', value: directRps },
+          goal: `≥ ${GOAL_THROUGHPUT_RATIO}× direct`,
+          goalMet: proxyRps >= GOAL_THROUGHPUT_RATIO * directRps,
+          note:
+            `${machine}; median of ${WRK_ROUNDS} interleaved ${WRK_SECONDS} s rounds; proxy ${fmtRounds(rps.proxy)}; direct ${fmtRounds(rps.direct)}; all 2xx; ` +
+            `CPU per call: the proxy process ${(cpu.proxyUs / cpu.proxyCalls).toFixed(1)} µs, the endpoint process ${(cpu.endpointDirectUs / cpu.directCalls).toFixed(1)} µs ` +
+            `(the proxy reads and writes two sockets per call, the endpoint one, and wrk and the endpoint share the box's ${cpus().length} CPUs with it)`,
+        },
+        {
+          name: `added latency p50 at ${RATE.toLocaleString('en-US')} req/s (proxy p50 − direct p50, open loop)`,
+          unit: 'µs',
+          value: addedP50,
+          higherIsBetter: false,
+          baseline: { name: 'direct p50', value: d.p50Us },
+          p50Us: p.p50Us,
+          p99Us: p.p99Us,
+          p999Us: p.p999Us,
+          note: `${noisy}${machine}; percentiles of the proxied calls in the p columns; ${tool}`,
+        },
+        {
+          name: `added latency p99 at ${RATE.toLocaleString('en-US')} req/s (proxy p99 − direct p99, open loop)`,
+          unit: 'µs',
+          value: addedP99,
+          higherIsBetter: false,
+          baseline: { name: 'direct p99', value: d.p99Us },
+          p50Us: d.p50Us,
+          p99Us: d.p99Us,
+          p999Us: d.p999Us,
+          goal: `< ${GOAL_ADDED_P99_US} µs on loopback`,
+          goalMet: addedP99 < GOAL_ADDED_P99_US,
+          note:
+            `${noisy}${machine}; percentiles of the direct calls in the p columns; proxy p50 ${us(p.p50Us)} p99 ${us(p.p99Us)} p99.9 ${us(p.p999Us)} max ${us(p.maxUs)}, ` +
+            `direct p50 ${us(d.p50Us)} p99 ${us(d.p99Us)} p99.9 ${us(d.p999Us)} max ${us(d.maxUs)}; ${p.count} proxied and ${d.count} direct calls, every answer 200; ` +
+            `generator lateness (counted in the latency) p50/p99: proxy run ${us(lag.proxy.percentileUs(50))}/${us(lag.proxy.percentileUs(99))}, ` +
+            `direct run ${us(lag.direct.percentileUs(50))}/${us(lag.direct.percentileUs(99))}; most connections open: proxy ${opened.proxy}, direct ${opened.direct}; pipelined sends: proxy ${pipelined.proxy}, direct ${pipelined.direct}; ${tool}`,
+        },
+      ];
+    } finally {
+      await Promise.all(servers.map(stopServer));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,155 @@
+import { WebSocket, type RawData } from 'ws';
+
+import { member, objectMembers } from './json-scan.js';
+import { readNotification, type Notification } from './pubsub-message.js';
+import type { UpstreamEndpoint } from './upstream-endpoint.js';
+
+/**
+ * The proxy's one PubSub WebSocket to one endpoint, shared by every client subscription placed
+ * there: calls with the proxy's own ids (so clients' ids never collide), their answers matched by
+ * id, notifications handed up with their upstream subscription id. A ping every 30 s finds a dead
+ * peer that never closed (no pong by the next ping: the connection is cut). Any loss (close, error,
+ * missed pong, a call timing out on it) is reported once through `onLost`, and every call waiting
+ * fails with ConnectionLost.
+ */
+
+export const PING_INTERVAL_MS = 30_000;
+
+/** A call's answer: the raw `result` or `error` value. */
+export type CallAnswer = { result: Buffer } | { error: Buffer };
+
+export class ConnectionLost extends Error {
+  override readonly name = 'ConnectionLost';
+}
+
+export interface UpstreamPubsubEvents {
+  onNotification(conn: UpstreamPubsub, n: Notification, bytes: Buffer): void;
+  onLost(conn: UpstreamPubsub, reason: string): void;
+}
+
+interface Waiting {
+  resolve(answer: CallAnswer): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+function asBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+export class UpstreamPubsub {
+  readonly endpoint: UpstreamEndpoint;
+  /** Resolves once open; rejects with ConnectionLost when the connection fails first. */
+  readonly ready: Promise<void>;
+  private readonly socket: WebSocket;
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 1;
+  private lost = false;
+  private alive = true;
+  private readonly pinger: NodeJS.Timeout;
+
+  constructor(
+    endpoint: UpstreamEndpoint,
+    private readonly events: UpstreamPubsubEvents,
+    private readonly options: { timeoutMs: number; maxPayload: number },
+  ) {
+    this.endpoint = endpoint;
+    this.socket = new WebSocket(endpoint.wsUrl, { perMessageDeflate: false, maxPayload: options.maxPayload, handshakeTimeout: options.timeoutMs });
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.socket.once('open', () => resolve());
+      this.socket.once('close', () => reject(new ConnectionLost(`${endpoint.name}: PubSub connection closed before it opened`)));
+    });
+    this.ready.catch(() => undefined);
+    this.socket.on('message', (data) => this.onMessage(asBuffer(data)));
+    this.socket.on('pong', () => {
+      this.alive = true;
+    });
+    this.socket.on('error', (err) => this.fail(`PubSub connection error: ${err.message}`));
+    this.socket.on('close', (code) => this.fail(`PubSub connection closed (${code})`));
+    this.pinger = setInterval(() => this.ping(), PING_INTERVAL_MS);
+    this.pinger.unref();
+  }
+
+  get isLost(): boolean {
+    return this.lost;
+  }
+
+  /** Sends a call once the connection is open; its answer, or ConnectionLost (timeouts also end the connection). */
+  async call(method: string, params: Uint8Array | null): Promise<CallAnswer> {
+    await this.ready;
+    if (this.lost) throw new ConnectionLost(`${this.endpoint.name}: PubSub connection lost`);
+    const id = this.nextId++;
+    const text =
+      params === null
+        ? `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}}`
+        : `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${Buffer.from(params).toString('utf8')}}`;
+    return new Promise<CallAnswer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new ConnectionLost(`${this.endpoint.name}: no answer to ${method} within ${this.options.timeoutMs} ms`));
+        // A node that does not answer a subscribe cannot be trusted with notifications either.
+        this.close(`${method} timed out`);
+      }, this.options.timeoutMs);
+      this.waiting.set(id, { resolve, reject, timer });
+      this.socket.send(text);
+    });
+  }
+
+  /** Sends a call whose answer nobody waits for (an unsubscribe). */
+  notify(method: string, params: string): void {
+    if (this.lost || this.socket.readyState !== WebSocket.OPEN) return;
+    this.socket.send(`{"jsonrpc":"2.0","id":${this.nextId++},"method":${JSON.stringify(method)},"params":${params}}`);
+  }
+
+  /** Cuts the connection; reported through onLost like any loss. Idempotent. */
+  close(reason: string): void {
+    this.socket.terminate();
+    this.fail(reason);
+  }
+
+  private ping(): void {
+    if (this.socket.readyState !== WebSocket.OPEN) return;
+    if (!this.alive) {
+      this.close(`no pong within ${PING_INTERVAL_MS} ms`);
+      return;
+    }
+    this.alive = false;
+    this.socket.ping();
+  }
+
+  private onMessage(bytes: Buffer): void {
+    const n = readNotification(bytes);
+    if (n !== null) {
+      this.events.onNotification(this, n, bytes);
+      return;
+    }
+    const members = objectMembers(bytes, 0, bytes.length);
+    const idSpan = members === null ? undefined : member(members, 'id');
+    if (members === null || idSpan === undefined) return;
+    const id = Number(bytes.toString('latin1', idSpan.start, idSpan.end));
+    const w = this.waiting.get(id);
+    if (w === undefined) return;
+    this.waiting.delete(id);
+    clearTimeout(w.timer);
+    const result = member(members, 'result');
+    const error = member(members, 'error');
+    if (result !== undefined) w.resolve({ result: bytes.subarray(result.start, result.end) });
+    else if (error !== undefined) w.resolve({ error: bytes.subarray(error.start, error.end) });
+    else w.reject(new ConnectionLost(`${this.endpoint.name}: an answer without result or error`));
+  }
+
+  private fail(reason: string): void {
+    if (this.lost) return;
+    this.lost = true;
+    clearInterval(this.pinger);
+    for (const w of this.waiting.values()) {
+      clearTimeout(w.timer);
+      w.reject(new ConnectionLost(`${this.endpoint.name}: ${reason}`));
+    }
+    this.waiting.clear();
+    if (this.socket.readyState !== WebSocket.CLOSED) this.socket.terminate();
+    this.events.onLost(this, reason);
+  }
+}
