@@ -5,7 +5,7 @@
  * Fills a PoolCache from a manual simulator built in a process of its own (quote-fill.ts:
  * `--tokens` besides SOL and USDC, `--pools-per-kind` of each of the four kinds; 64 and 250 make
  * 1,000 pools), one pool at a time; writes the request targets (`/quote?...`, every one checked to
- * be a cache hit with quoteFromCache) to `--paths`; starts QuoteHttpServer on 127.0.0.1, any free
+ * be a cache hit with quoteFromCache) to `--paths`; starts QuoteHttpServer (over a QuoteEngine) on 127.0.0.1, any free
  * port, with its rate limiter on at `--rps`. Prints one JSON line `{"ready":true,"port":...}` on
  * stdout, with a memory breakdown (`breakdown`: the heap the filled cache holds after a full
  * collection, and what it keeps of the swap contexts), and runs until stdin closes (the suite
@@ -23,6 +23,7 @@ import { deserialize } from 'node:v8';
 import { PoolCache } from '../../engine/cache/index.js';
 import type { DecodedPool } from '../../engine/dex/index.js';
 import { quoteFromCache } from '../../engine/quote/cache-quoter.js';
+import { QuoteEngine } from '../../engine/quote/quote-engine.js';
 import { QuoteHttpServer } from '../../engine/quote/quote-http-server.js';
 import { RateLimiter } from '../../engine/quote/rate-limiter.js';
 import type { SimPoolView, SimToken } from '../../engine/sim/market-view.js';
@@ -150,7 +151,7 @@ async function main(): Promise<void> {
   if (paths.length === 0) throw new Error('no request answers from the cache');
   writeFileSync(values.paths!, `${paths.join('\n')}\n`);
 
-  const server = new QuoteHttpServer({ cache, rateLimiter: new RateLimiter({ rps: Number(values.rps) }) });
+  const server = new QuoteHttpServer({ engine: new QuoteEngine({ cache }), rateLimiter: new RateLimiter({ rps: Number(values.rps) }) });
   const port = await server.start(0);
   const breakdown = { cacheHeapMB: mb(heapCache), contexts: contextCounts(cache) };
   finishStartup(

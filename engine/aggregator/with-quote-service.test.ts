@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PoolCache } from '../cache/index.js';
 import { createQuoteMetrics } from '../obs/quote-metrics.js';
 import { quoteFromCache } from '../quote/cache-quoter.js';
-import { QuoteHttpServer } from '../quote/quote-http-server.js';
+import { QuoteEngine } from '../quote/quote-engine.js';
 import { QuoteStreamServer } from '../quote/quote-stream-server.js';
 import { manualSimulator, storePool } from '../quote/testing.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
@@ -19,7 +19,7 @@ import type { WireAggregatedQuote } from './wire-types.js';
 const AMOUNT = 1_000_000_000n;
 let sim: Simulator;
 let cache: PoolCache;
-let http: QuoteHttpServer;
+let engine: QuoteEngine;
 let server: QuoteStreamServer;
 let external: FakeUpstream;
 let t: TestAggregator;
@@ -31,8 +31,8 @@ beforeAll(async () => {
   let slot = 100n;
   for (const view of sim.chain.pools()) storePool(cache, view, slot++);
   const metrics = createQuoteMetrics();
-  http = new QuoteHttpServer({ cache, metrics, rateLimiter: false, hybridMode: false });
-  server = new QuoteStreamServer({ cache, paths: http, metrics, shutdownTimeoutMs: 1000 });
+  engine = new QuoteEngine({ cache, metrics, hybridMode: false });
+  server = new QuoteStreamServer({ engine, cache, shutdownTimeoutMs: 1000 });
   const port = await server.start(0);
   localOutput = quoteFromCache(cache, WSOL_MINT, USDC_MINT, AMOUNT).outputAmount;
   external = new FakeUpstream();
@@ -45,7 +45,7 @@ afterAll(async () => {
   await t?.close();
   external?.close();
   await server?.close();
-  await http?.close();
+  await engine?.close();
 });
 
 describe('aggregator over the engine quote service', () => {

@@ -23,7 +23,7 @@ import { createExternalQuoteService, type ExternalQuoteService } from '../extern
 import { FakeProvider, StreamProbe, eventually, type StreamPairInput } from '../external/testing/fake-provider.js';
 import { createLogger } from '../obs/logger.js';
 import { createQuoteMetrics } from '../obs/quote-metrics.js';
-import { QuoteHttpServer } from '../quote/quote-http-server.js';
+import { QuoteEngine } from '../quote/quote-engine.js';
 import { QuoteStreamServer } from '../quote/quote-stream-server.js';
 import { manualSimulator, storePool } from '../quote/testing.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
@@ -91,9 +91,9 @@ async function localServer(auth: Partial<AuthSettings>, host = '127.0.0.1'): Pro
   let slot = 100n;
   for (const view of sim.chain.pools()) storePool(cache, view, slot++);
   const metrics = createQuoteMetrics();
-  const http = new QuoteHttpServer({ cache, metrics, rateLimiter: false, hybridMode: false });
-  cleanups.push(() => http.close());
-  const server = new QuoteStreamServer({ cache, paths: http, metrics, host, shutdownTimeoutMs: 1000, auth: createGrpcAuth({ ...DEFAULT_AUTH_SETTINGS, ...auth }, host) });
+  const engine = new QuoteEngine({ cache, metrics, hybridMode: false });
+  cleanups.push(() => engine.close());
+  const server = new QuoteStreamServer({ engine, cache, host, shutdownTimeoutMs: 1000, auth: createGrpcAuth({ ...DEFAULT_AUTH_SETTINGS, ...auth }, host) });
   cleanups.push(() => server.close());
   return server.start(0);
 }

@@ -47,7 +47,17 @@ describe('quoteFromCache', () => {
       expect(q.source).toBe('cache');
       expect(q.dex).toBe(chain.pool(best.pool)!.dex);
       expect(q.route).toEqual([
-        { pool: q.pool, dex: q.dex, inputMint: input, outputMint: output, inAmount: q.inputAmount, outAmount: q.outputAmount, fee: q.fee },
+        {
+          pool: q.pool,
+          dex: q.dex,
+          inputMint: input,
+          outputMint: output,
+          inAmount: q.inputAmount,
+          outAmount: q.outputAmount,
+          fee: q.fee,
+          feeMint: expect.stringMatching(new RegExp(`^(${input}|${output})$`)) as unknown as string,
+          slot: q.slot,
+        },
       ]);
     }
     expect(cache.stats().hits).toBe(2);

@@ -5,50 +5,21 @@
 import type { PoolCache } from '../cache/index.js';
 import { NO_ID, dexOf } from '../cache/index.js';
 import { SwapMode, quoteSwap, type SwapQuote } from '../dex/index.js';
-import { QuoteErrorCode, quoteError } from './errors.js';
-
-export interface RouteHop {
-  pool: string;
-  dex: string;
-  inputMint: string;
-  outputMint: string;
-  inAmount: bigint;
-  outAmount: bigint;
-  fee: bigint;
-}
-
-export interface Quote {
-  inputMint: string;
-  outputMint: string;
-  inputAmount: bigint;
-  outputAmount: bigint;
-  pool: string;
-  dex: string;
-  priceImpact: number;
-  fee: bigint;
-  /** Slot of the pool state used. */
-  slot: bigint;
-  /** Age of that state in ms. */
-  stateAgeMs: number;
-  /** The newest slot the cache has seen. */
-  contextSlot: bigint;
-  source: 'cache' | 'rpc';
-  route: RouteHop[];
-}
+import { ErrorCode } from '../errors.js';
+import { quoteOfAnswer, QuoteSource, type Quote, type RouteQuote } from './quote-answer.js';
+import { errorOfFailure, quoteFailure, type QuoteFailure } from './quote-failure.js';
 
 /** The winner of a cache quote: the pool id and its exact swap result. */
 export interface CacheBest {
-  id: number;
-  swap: SwapQuote;
+  readonly ok: true;
+  readonly id: number;
+  readonly swap: SwapQuote;
 }
 
 /**
- * Quotes `amount` (exact in) of `inputMint` for `outputMint` from `cache`. Candidates are the fresh
- * pools of the pair whose state is at most `maxStateAgeMs` old and that carry a decoded pool; the
- * one with the largest output wins (on a tie, the lower pool address). Records a hit on success and a miss on failure.
- * Throws TpError(NoPoolsInCache) 'no pools found in cache' when no pool of the pair is cached, and
- * TpError(NoValidQuotes) 'no valid quotes from cache' when every candidate is stale, too old or
- * refused by the swap math.
+ * Quotes `amount` (exact in) of `inputMint` for `outputMint` from `cache`, as GET /quote would
+ * answer it without the memo. For tools and tests: it throws TpError where the engine returns a
+ * failure value (NoPoolsInCache, NoValidQuotes; see `bestFromCache`).
  */
 export function quoteFromCache(
   cache: PoolCache,
@@ -58,13 +29,25 @@ export function quoteFromCache(
   maxStateAgeMs: number = cache.stalenessThresholdMs,
 ): Quote {
   const best = bestFromCache(cache, inputMint, outputMint, amount, maxStateAgeMs);
+  if (!best.ok) throw errorOfFailure(best);
   const address = cache.addressOf(best.id)!;
-  return cacheQuoteOf(cache, inputMint, outputMint, best, cache.ageMs(address)!);
+  return quoteOfAnswer({
+    ok: true,
+    quote: routeOfBest(cache, inputMint, outputMint, best),
+    source: QuoteSource.Cache,
+    stateAgeMs: cache.ageMs(address)!,
+    contextSlot: cache.newestSlot,
+    body: undefined,
+  });
 }
 
 /**
- * The selection of `quoteFromCache` without building the Quote: the best pool and its swap result.
- * Same candidates, same tie rule, same hit / miss accounting, same errors.
+ * The best pool of the pair and its swap result. Candidates are the fresh pools of the pair whose
+ * state is at most `maxStateAgeMs` old and that carry a decoded pool; the one with the largest
+ * output wins (on a tie, the lower pool address). Records a hit on success and a miss on failure.
+ * Fails with NoPoolsInCache 'no pools found in cache' when no pool of the pair is cached, and with
+ * NoValidQuotes 'no valid quotes from cache' when every candidate is stale, too old or refused by
+ * the swap math.
  */
 export function bestFromCache(
   cache: PoolCache,
@@ -72,7 +55,7 @@ export function bestFromCache(
   outputMint: string,
   amount: bigint,
   maxStateAgeMs: number = cache.stalenessThresholdMs,
-): CacheBest {
+): CacheBest | QuoteFailure {
   const pair = cache.poolsForPair(inputMint, outputMint);
   let bestId = NO_ID;
   let best: SwapQuote | undefined;
@@ -105,38 +88,39 @@ export function bestFromCache(
   if (best === undefined || bestId === NO_ID) {
     cache.recordMiss();
     if (pair.count === 0 && !hasPairEntry(cache, inputMint, outputMint)) {
-      throw quoteError(QuoteErrorCode.NoPoolsInCache, 'no pools found in cache', {
-        context: { inputMint, outputMint },
-      });
+      return quoteFailure(ErrorCode.NoPoolsInCache, 'no pools found in cache', { inputMint, outputMint });
     }
-    throw quoteError(QuoteErrorCode.NoValidQuotes, 'no valid quotes from cache', {
-      context: { inputMint, outputMint, candidates: pair.count, maxStateAgeMs },
-    });
+    return quoteFailure(ErrorCode.NoValidQuotes, 'no valid quotes from cache', { inputMint, outputMint, candidates: pair.count, maxStateAgeMs });
   }
   cache.recordHit();
-  return { id: bestId, swap: best };
+  return { ok: true, id: bestId, swap: best };
 }
 
-/** The Quote of a cache answer: `best` of live pool `best.id`, with its age and the cache's context slot. */
-export function cacheQuoteOf(cache: PoolCache, inputMint: string, outputMint: string, best: CacheBest, stateAgeMs: number): Quote {
+/** The route of a cache answer: one hop through live pool `best.id`. */
+export function routeOfBest(cache: PoolCache, inputMint: string, outputMint: string, best: CacheBest): RouteQuote {
   const id = best.id;
   const swap = best.swap;
-  const address = cache.addressOf(id)!;
-  const dex: string = dexOf(cache.dex[id]!) ?? 'unknown';
+  const slot = cache.slot[id]!;
   return {
     inputMint,
     outputMint,
     inputAmount: swap.amountIn,
     outputAmount: swap.amountOut,
-    pool: address,
-    dex,
     priceImpact: swap.priceImpact,
-    fee: swap.fee,
-    slot: cache.slot[id]!,
-    stateAgeMs,
-    contextSlot: cache.newestSlot,
-    source: 'cache',
-    route: [{ pool: address, dex, inputMint, outputMint, inAmount: swap.amountIn, outAmount: swap.amountOut, fee: swap.fee }],
+    slot,
+    hops: [
+      {
+        pool: cache.addressOf(id)!,
+        dex: dexOf(cache.dex[id]!) ?? 'unknown',
+        inputMint,
+        outputMint,
+        inAmount: swap.amountIn,
+        outAmount: swap.amountOut,
+        fee: swap.fee,
+        feeMint: swap.feeInOutput === true ? outputMint : inputMint,
+        slot,
+      },
+    ],
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { TpError } from '../errors.js';
 import { QuoteErrorCode } from './errors.js';
+import type { QuoteFailure } from './quote-failure.js';
 
 /** uWS status lines. */
 export const STATUS = {
@@ -25,25 +26,33 @@ export interface HttpError {
   headers?: [string, string][];
 }
 
+/** The HTTP answer of a quote failure; a code without a status here is a 500 that says nothing more. */
+export function httpErrorOfFailure(failure: QuoteFailure): HttpError {
+  return statusOf(failure.code, failure.message);
+}
+
 /** The HTTP answer of a thrown error; anything unexpected is a 500 that says nothing more. */
 export function httpErrorOf(err: unknown): HttpError {
-  if (err instanceof TpError) {
-    const code = err.code as string;
+  return err instanceof TpError ? statusOf(err.code, err.message) : statusOf(QuoteErrorCode.Internal, '');
+}
+
+function statusOf(code: string, message: string): HttpError {
+  {
     switch (code) {
       case QuoteErrorCode.BadParameter:
-        return { status: STATUS[400], code, message: err.message };
+        return { status: STATUS[400], code, message };
       case QuoteErrorCode.UnknownMint:
       case QuoteErrorCode.NoPoolsInCache:
       case QuoteErrorCode.NoPoolForPair:
       case QuoteErrorCode.NotFound:
-        return { status: STATUS[404], code, message: err.message };
+        return { status: STATUS[404], code, message };
       case QuoteErrorCode.NoValidQuotes:
       case QuoteErrorCode.CircuitOpen:
       case QuoteErrorCode.RpcFallbackFailed:
       case QuoteErrorCode.Unavailable:
-        return { status: STATUS[503], code, message: err.message };
+        return { status: STATUS[503], code, message };
       case QuoteErrorCode.Deadline:
-        return { status: STATUS[504], code, message: err.message };
+        return { status: STATUS[504], code, message };
       default:
         break;
     }
@@ -54,21 +63,4 @@ export function httpErrorOf(err: unknown): HttpError {
 /** The JSON error body. */
 export function errorBody(code: string, message: string): string {
   return JSON.stringify({ error: { code, message } });
-}
-
-/** Failures the RPC fallback may take over (spec 02 error table: cache path failures). */
-export function cachePathMayFallBack(err: unknown): boolean {
-  if (!(err instanceof TpError)) return false;
-  const code = err.code as string;
-  return (
-    code === QuoteErrorCode.NoPoolsInCache ||
-    code === QuoteErrorCode.NoValidQuotes ||
-    code === QuoteErrorCode.CircuitOpen ||
-    code === QuoteErrorCode.UnknownMint
-  );
-}
-
-/** Fallback outcomes that are the caller's problem, not an RPC failure (not counted as errors). */
-export function isNotFoundError(err: unknown): boolean {
-  return httpErrorOf(err).status === STATUS[404];
 }

@@ -2,7 +2,11 @@
  * engine/quote: the quote service (spec 02): cache path, RPC fallback, circuit breaker, rate
  * limiter, uWebSockets.js HTTP server, metrics port, configuration and the service factory.
  */
-export { bestFromCache, quoteFromCache, type CacheBest, type Quote, type RouteHop } from './cache-quoter.js';
+export { bestFromCache, quoteFromCache, type CacheBest } from './cache-quoter.js';
+export { QuoteSource, quoteOfAnswer, type Quote, type QuoteAnswer, type RouteHop, type RouteQuote } from './quote-answer.js';
+export { INTERNAL_FAILURE, badParameter, isQuoteFailure, quoteFailure, type QuoteFailure } from './quote-failure.js';
+export type { QuoteRequest } from './quote-request.js';
+export { HealthStatus, QuoteEngine, type QuoteEngineOptions, type QuoteHealth, type QuoteResult } from './quote-engine.js';
 export { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo, type MemoizedQuote, type QuoteMemoOptions } from './quote-memo.js';
 export { QuoteBodyWriter, quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
 export {
@@ -14,17 +18,13 @@ export {
   type CircuitBreakerOptions,
 } from './circuit-breaker.js';
 export { QuoteErrorCode, isQuoteError, quoteError } from './errors.js';
-export { STATUS, httpErrorOf, type HttpError } from './http-errors.js';
+export { STATUS, httpErrorOf, httpErrorOfFailure, type HttpError } from './http-errors.js';
 export { DEFAULT_MAX_CLIENTS, DEFAULT_RATE_LIMIT_RPS, RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
-export { ValidatedPubkeys, parseQuoteQuery, quoteToJson, type PubkeyCheck, type QuoteQuery } from './quote-json.js';
-export {
-  HealthStatus,
-  QuoteHttpServer,
-  type QuoteHttpServerOptions,
-} from './quote-http-server.js';
+export { ValidatedPubkeys, parseQuoteQuery, quoteToJson, type PubkeyCheck } from './quote-json.js';
+export { QuoteHttpServer, type QuoteHttpServerOptions } from './quote-http-server.js';
 export { MetricsHttpServer, type MetricsHttpServerOptions } from './metrics-http-server.js';
 export { DEFAULT_DIRECTORY_MAX_POOLS, PoolDirectory, type PoolIdentity } from './pool-directory.js';
-export { RpcQuoter, updateOfLoadedPool, type RpcQuoterOptions } from './rpc-quoter.js';
+export { RpcQuoter, updateOfLoadedPool, type RpcQuote, type RpcQuoterOptions } from './rpc-quoter.js';
 export {
   DEFAULT_CACHE_FIRST_TIMEOUT_MS,
   DEFAULT_FALLBACK_DEADLINE_MS,
@@ -41,7 +41,7 @@ export { PoolUpdateHandler, type PoolUpdateHandlerOptions, type PoolUpdateOutcom
 export { createQuoteCache, createQuoteService, type QuoteService, type QuoteServiceDeps, type QuoteServicePorts } from './quote-service.js';
 export { DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS } from './stream-calls.js';
 export { QUOTE_STREAM_SERVER_OPTIONS, QuoteStreamServer, type QuoteStreamServerOptions } from './quote-stream-server.js';
-export { QuoteSubscription, type QuoteSink, type StreamQuotePaths } from './quote-subscription.js';
+export { QuoteSubscription, type QuoteSink } from './quote-subscription.js';
 export {
   DEFAULT_STREAM_INTERVAL_MS,
   MAX_STREAM_PAIRS,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { Prng } from '../dex/testing/prng.js';
-import type { Quote } from './cache-quoter.js';
+import type { Quote } from './quote-answer.js';
 import { QuoteBodyWriter, quoteBodyParts } from './quote-body.js';
 import { quoteToJson } from './quote-json.js';
 
@@ -14,6 +14,7 @@ function randomQuote(rng: Prng): Quote {
   const fee = amount();
   const pool = rng.pick(['7ugSdR8kNY4CfmF5ELFywiq2WoEn2B2MLSYTMGYRtnSX', 'pool with "quotes" and \\ and é', '']);
   const dex = rng.pick(['dexa_amm', 'dexa_clmm', 'dexb_dlmm', 'dexc_whirlpool']);
+  const slot = amount();
   return {
     inputMint: 'So11111111111111111111111111111111111111112',
     outputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
@@ -23,11 +24,11 @@ function randomQuote(rng: Prng): Quote {
     dex,
     priceImpact: rng.pick([0, 1e-12, 0.5, rng.float(), 1 / 3, 123.456, Number.NaN]),
     fee,
-    slot: amount(),
+    slot,
     stateAgeMs: 0,
     contextSlot: 0n,
     source: 'cache',
-    route: [{ pool, dex, inputMint: 'So11111111111111111111111111111111111111112', outputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', inAmount: inputAmount, outAmount: outputAmount, fee }],
+    route: [{ pool, dex, inputMint: 'So11111111111111111111111111111111111111112', outputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', inAmount: inputAmount, outAmount: outputAmount, fee, feeMint: 'So11111111111111111111111111111111111111112', slot }],
   };
 }
 

@@ -8,7 +8,7 @@
  * as they are (a JS string would be converted to UTF-8 on every `end`). The bytes are exactly
  * `JSON.stringify(quoteToJson(q))` for the quote with that age and context slot (tested).
  */
-import type { Quote } from './cache-quoter.js';
+import type { Quote } from './quote-answer.js';
 import { quoteToJson } from './quote-json.js';
 
 export interface QuoteBodyParts {

@@ -6,8 +6,9 @@ import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
 import { QuoteErrorCode } from './errors.js';
 import { PoolDirectory } from './pool-directory.js';
-import { QuoteHttpServer, type QuoteHttpServerOptions } from './quote-http-server.js';
-import { FakeClock, CountingLoader, manualSimulator, storePool } from './testing.js';
+import type { QuoteEngineOptions } from './quote-engine.js';
+import type { QuoteHttpServer, QuoteHttpServerOptions } from './quote-http-server.js';
+import { FakeClock, CountingLoader, manualSimulator, quoteHttpServer, storePool } from './testing.js';
 
 /**
  * The RPC fallback over real HTTP (port 0): the quote server on a cache filled from a manual
@@ -53,12 +54,12 @@ interface Harness {
 }
 
 /** A server on a cache holding every simulator pool at the chain's slot (fresh unless told). */
-async function harness(options: Partial<QuoteHttpServerOptions> & { fill?: boolean } = {}): Promise<Harness> {
+async function harness(options: Partial<QuoteEngineOptions & Omit<QuoteHttpServerOptions, 'engine'>> & { fill?: boolean } = {}): Promise<Harness> {
   const clock = new FakeClock();
   const cache = options.cache ?? new PoolCache({ now: clock.now, stalenessThresholdMs: 30_000 });
   if (options.fill !== false) for (const view of chain.pools()) storePool(cache, view, chain.slot());
   const loader = (options.loader as CountingLoader | undefined) ?? new CountingLoader(rpcUrl);
-  const server = new QuoteHttpServer({ rateLimiter: false, ...options, cache, loader });
+  const server = quoteHttpServer({ rateLimiter: false, ...options, cache, loader });
   servers.push(server);
   const base = `http://127.0.0.1:${await server.start(0)}`;
   return {
@@ -116,7 +117,7 @@ describe('RPC fallback (hybrid mode)', () => {
 
   it('re-reads pools the cache evicted (no pools in cache) from the pool directory', async () => {
     const h = await harness();
-    h.server.directory.syncFrom(h.cache); // the eviction tick remembers them first
+    h.server.engine.directory.syncFrom(h.cache); // the eviction tick remembers them first
     h.clock.advance(31_000);
     expect(h.cache.evictStale()).toBe(chain.pools().length);
     const { status, body } = await h.get(Q);
@@ -138,7 +139,7 @@ describe('RPC fallback (hybrid mode)', () => {
     for (const a of mints) for (const b of mints) if (a !== b && !pairs.has([a, b].sort().join(':'))) untraded = [a, b];
     expect(untraded).toBeDefined();
     for (const view of chain.pools()) {
-      h.server.directory.add({ address: view.address, dex: view.dex, tokenA: view.pool.tokenA, tokenB: view.pool.tokenB });
+      h.server.engine.directory.add({ address: view.address, dex: view.dex, tokenA: view.pool.tokenA, tokenB: view.pool.tokenB });
     }
     const none = await h.get(`/quote?input=${untraded![0]}&output=${untraded![1]}&amount=1000`);
     expect(none.status).toBe(404);
@@ -221,7 +222,7 @@ describe('circuit breaker with the fallback taking over', () => {
   it('opens after 5 failing cache attempts while RPC answers, half-opens after 30 s and closes after 3 cache hits', async () => {
     const breakerClock = new FakeClock();
     const breaker = new CircuitBreaker({ now: breakerClock.now });
-    const h = await harness({ breaker });
+    const h = await harness({ breaker, clock: () => 0 }); // no attempt counts as slow, however loaded the machine
     // Stale cache, chain not moving: RPC reads the stored slot, so write-backs are ignored
     // (slot rule) and the cache keeps failing.
     h.clock.advance(31_000);
@@ -264,14 +265,14 @@ describe('circuit breaker with the fallback taking over', () => {
       expect(r.status).toBe(200);
       expect(r.body.source).toBe('cache'); // a slow answer is still an answer
     }
-    expect(slow.server.breaker.state).toBe(CircuitState.Open);
+    expect(slow.server.engine.breaker.state).toBe(CircuitState.Open);
     const next = await slow.get(Q);
     expect(next.body.source).toBe('rpc');
 
     let u = 0;
     const quick = await harness({ cacheFirstTimeoutMs: 10, clock: () => (u += 5) });
     for (let i = 0; i < 6; i++) expect((await quick.get(Q)).body.source).toBe('cache');
-    expect(quick.server.breaker.state).toBe(CircuitState.Closed);
+    expect(quick.server.engine.breaker.state).toBe(CircuitState.Closed);
   });
 });
 
@@ -283,7 +284,7 @@ describe('modes', () => {
     expect(status).toBe(503);
     expect(body).toEqual({ error: { code: QuoteErrorCode.NoValidQuotes, message: 'no valid quotes from cache' } });
     expect(h.loader.calls).toBe(0);
-    expect(h.server.fallbackAvailable).toBe(false);
+    expect(h.server.engine.fallbackAvailable).toBe(false);
   });
 
   it('cache disabled: RPC only, the cache untouched; without a loader 503', async () => {
@@ -296,7 +297,7 @@ describe('modes', () => {
     expect(h.cache.size).toBe(0);
     expect(await h.metric('quote_service_quote_cache_misses_total')).toBe(0);
 
-    const none = new QuoteHttpServer({ cache: new PoolCache(), cacheEnabled: false, rateLimiter: false });
+    const none = quoteHttpServer({ cache: new PoolCache(), cacheEnabled: false, rateLimiter: false });
     servers.push(none);
     const port = await none.start(0);
     const res = await fetch(`http://127.0.0.1:${port}${Q}`);
@@ -324,7 +325,7 @@ describe('GET /health', () => {
     expect(degraded.status).toBe(200);
     expect(degraded.body).toMatchObject({ status: 'degraded', cache: { fresh_pools: 0, stale_pools: chain.pools().length } });
 
-    const cacheOnly = new QuoteHttpServer({ cache: h.cache, rateLimiter: false });
+    const cacheOnly = quoteHttpServer({ cache: h.cache, rateLimiter: false });
     servers.push(cacheOnly);
     const port = await cacheOnly.start(0);
     const res = await fetch(`http://127.0.0.1:${port}/health`);
@@ -340,7 +341,7 @@ describe('close', () => {
     sim.faults.setRpcFault('getMultipleAccounts', { latencyMs: 300 });
     try {
       const pending = h.get(Q);
-      while (h.server.inflightFallbacks === 0) await new Promise((r) => setTimeout(r, 5));
+      while (h.server.engine.inflightFallbacks === 0) await new Promise((r) => setTimeout(r, 5));
       let closed = false;
       const closing = h.server.close().then(() => {
         closed = true;
@@ -350,7 +351,7 @@ describe('close', () => {
       expect(body.source).toBe('rpc');
       await closing;
       expect(closed).toBe(true);
-      expect(h.server.inflightFallbacks).toBe(0);
+      expect(h.server.engine.inflightFallbacks).toBe(0);
     } finally {
       sim.faults.clear();
     }

@@ -8,10 +8,10 @@ import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { quoteFromCache } from './cache-quoter.js';
 import { QuoteErrorCode } from './errors.js';
-import { QuoteHttpServer } from './quote-http-server.js';
+import type { QuoteHttpServer } from './quote-http-server.js';
 import { quoteToJson } from './quote-json.js';
 import { RateLimiter } from './rate-limiter.js';
-import { FakeClock, manualSimulator, storePool } from './testing.js';
+import { FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
 
 /**
  * The quote service over real HTTP (port 0) on a cache filled with a manual simulator's pools.
@@ -31,7 +31,9 @@ let base: string;
 beforeAll(async () => {
   let slot = 500n;
   for (const view of chain.pools()) storePool(cache, view, slot++);
-  server = new QuoteHttpServer({ cache, rateLimiter: new RateLimiter({ rps: 100_000 }), breaker, busStatus: () => 'disconnected' });
+  // The cache attempt's clock stands still: under a loaded machine a real one could call an
+  // attempt slower than CACHE_FIRST_TIMEOUT and feed the breaker, which these tests count.
+  server = quoteHttpServer({ cache, rateLimiter: new RateLimiter({ rps: 100_000 }), breaker, clock: () => 0, busStatus: () => 'disconnected' });
   const port = await server.start(0);
   expect(port).toBeGreaterThan(0);
   base = `http://127.0.0.1:${port}`;
@@ -173,7 +175,7 @@ describe('GET /quote', () => {
       storePool(memoCache, view, slot);
       storePool(twin, view, slot++);
     }
-    const memoServer = new QuoteHttpServer({ cache: memoCache, rateLimiter: false });
+    const memoServer = quoteHttpServer({ cache: memoCache, rateLimiter: false });
     const port = await memoServer.start(0);
     try {
       const amount = 3_000_000_000n;
@@ -187,7 +189,7 @@ describe('GET /quote', () => {
       expect(await answer()).toBe(expected());
       memoClock.advance(1_500);
       expect(await answer()).toBe(expected());
-      expect(memoServer.memo).toMatchObject({ hits: 1, misses: 1 });
+      expect(memoServer.engine.memo).toMatchObject({ hits: 1, misses: 1 });
       // The winner gets a newer, shallower state: the memo gives way to the next best pool.
       const winner = quoteFromCache(twin, WSOL_MINT, USDC_MINT, amount).pool;
       const view = chain.pool(winner)!;
@@ -197,7 +199,7 @@ describe('GET /quote', () => {
       const after = await answer();
       expect(after).toBe(expected());
       expect(JSON.parse(after)).not.toMatchObject({ pool: winner });
-      expect(memoServer.memo).toMatchObject({ hits: 1, misses: 2 });
+      expect(memoServer.engine.memo).toMatchObject({ hits: 1, misses: 2 });
       expect(memoCache.stats()).toMatchObject({ hits: 3, misses: 0 });
     } finally {
       await memoServer.close();
@@ -263,7 +265,7 @@ describe('circuit breaker on the cache path', () => {
 describe('rate limiting', () => {
   it('answers 429 with Retry-After past the burst, per API key', async () => {
     const limiterClock = new FakeClock(); // no refill between the requests, however slow the machine
-    const limited = new QuoteHttpServer({ cache, rateLimiter: new RateLimiter({ rps: 1, now: limiterClock.now }) });
+    const limited = quoteHttpServer({ cache, rateLimiter: new RateLimiter({ rps: 1, now: limiterClock.now }) });
     const port = await limited.start(0);
     try {
       const url = `http://127.0.0.1:${port}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000`;

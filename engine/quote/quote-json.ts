@@ -3,10 +3,10 @@
  * response JSON (camelCase, u64 amounts and slots as decimal strings).
  */
 import { U64_MAX } from '../cache/index.js';
-import { isPubkey } from '../chain/index.js';
-import type { TpError } from '../errors.js';
-import type { Quote } from './cache-quoter.js';
-import { QuoteErrorCode, quoteError } from './errors.js';
+import { isPubkey } from '../chain/base58.js';
+import type { Quote } from './quote-answer.js';
+import { badParameter, type QuoteFailure } from './quote-failure.js';
+import type { QuoteRequest } from './quote-request.js';
 
 /** Quote JSON: camelCase, u64 amounts and slots as decimal strings. */
 export function quoteToJson(q: Quote): Record<string, unknown> {
@@ -35,10 +35,6 @@ export function quoteToJson(q: Quote): Record<string, unknown> {
   };
 }
 
-function badParameter(parameter: string, message: string): TpError {
-  return quoteError(QuoteErrorCode.BadParameter, message, { context: { parameter } });
-}
-
 /** Tells base58 public keys from other strings. */
 export interface PubkeyCheck {
   isPubkey(text: string): boolean;
@@ -64,40 +60,33 @@ export class ValidatedPubkeys implements PubkeyCheck {
 
 const DECODE_PUBKEYS: PubkeyCheck = { isPubkey };
 
-/** A validated /quote query; `amountText` is the query's decimal text of `amount`. */
-export interface QuoteQuery {
-  input: string;
-  output: string;
-  amount: bigint;
-  amountText: string;
-  maxStateAgeMs: number | undefined;
-}
-
-/** Validates the /quote query. Throws TpError(BadParameter) naming the parameter. */
+/**
+ * Validates the /quote query into the engine's request, or the failure (TP_ERR_BAD_PARAMETER, the
+ * message naming the parameter) of its first bad parameter.
+ */
 export function parseQuoteQuery(
   input: string | undefined,
   output: string | undefined,
   amount: string | undefined,
   maxStateAgeMs: string | undefined,
   pubkeys: PubkeyCheck = DECODE_PUBKEYS,
-): QuoteQuery {
-  if (input === undefined || input === '') throw badParameter('input', 'missing parameter: input');
-  if (!pubkeys.isPubkey(input)) throw badParameter('input', 'parameter input is not a base58 public key');
-  if (output === undefined || output === '') throw badParameter('output', 'missing parameter: output');
-  if (!pubkeys.isPubkey(output)) throw badParameter('output', 'parameter output is not a base58 public key');
-  if (output === input) throw badParameter('output', 'parameter output must differ from input');
-  if (amount === undefined || amount === '') throw badParameter('amount', 'missing parameter: amount');
-  if (!/^[0-9]{1,20}$/.test(amount)) throw badParameter('amount', 'parameter amount is not an unsigned 64-bit integer');
+): QuoteRequest | QuoteFailure {
+  if (input === undefined || input === '') return badParameter('input', 'missing parameter: input');
+  if (!pubkeys.isPubkey(input)) return badParameter('input', 'parameter input is not a base58 public key');
+  if (output === undefined || output === '') return badParameter('output', 'missing parameter: output');
+  if (!pubkeys.isPubkey(output)) return badParameter('output', 'parameter output is not a base58 public key');
+  if (output === input) return badParameter('output', 'parameter output must differ from input');
+  if (amount === undefined || amount === '') return badParameter('amount', 'missing parameter: amount');
+  if (!/^[0-9]{1,20}$/.test(amount)) return badParameter('amount', 'parameter amount is not an unsigned 64-bit integer');
   const value = BigInt(amount);
-  if (value > U64_MAX) throw badParameter('amount', 'parameter amount is not an unsigned 64-bit integer');
-  if (value === 0n) throw badParameter('amount', 'parameter amount must be greater than zero');
+  if (value > U64_MAX) return badParameter('amount', 'parameter amount is not an unsigned 64-bit integer');
+  if (value === 0n) return badParameter('amount', 'parameter amount must be greater than zero');
   let age: number | undefined;
   if (maxStateAgeMs !== undefined && maxStateAgeMs !== '') {
     if (!/^[0-9]{1,15}$/.test(maxStateAgeMs)) {
-      throw badParameter('maxStateAgeMs', 'parameter maxStateAgeMs is not a non-negative integer of milliseconds');
+      return badParameter('maxStateAgeMs', 'parameter maxStateAgeMs is not a non-negative integer of milliseconds');
     }
     age = Number(maxStateAgeMs);
   }
-  return { input, output, amount: value, amountText: amount, maxStateAgeMs: age };
+  return { inputMint: input, outputMint: output, amount: value, amountText: amount, maxStateAgeMs: age };
 }
-

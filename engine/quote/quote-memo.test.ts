@@ -8,7 +8,8 @@ import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { quoteFromCache } from './cache-quoter.js';
 import { QuoteErrorCode, isQuoteError } from './errors.js';
 import { quoteToJson } from './quote-json.js';
-import { QuoteMemo } from './quote-memo.js';
+import { errorOfFailure } from './quote-failure.js';
+import { QuoteMemo, type MemoizedQuote } from './quote-memo.js';
 import { FakeClock, manualSimulator, storePool } from './testing.js';
 
 const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
@@ -42,10 +43,17 @@ function setup(options: { maxPoolCount?: number; stalenessThresholdMs?: number }
   return { clock, cache, memo: new QuoteMemo(cache) };
 }
 
-/** The memo's answer as /quote JSON, or the error it throws as `code: message`. */
+/** The memo's entry, its failure thrown as the TpError a caller that throws would make of it. */
+function memoQuote(memo: QuoteMemo, ...args: Parameters<QuoteMemo['quote']>): MemoizedQuote {
+  const r = memo.quote(...args);
+  if (!r.ok) throw errorOfFailure(r);
+  return r;
+}
+
+/** The memo's answer as /quote JSON, or its failure as `code: message`. */
 function viaMemo(memo: QuoteMemo, input: string, output: string, amount: bigint, maxStateAgeMs?: number, amountText?: string): unknown {
   try {
-    const entry = memo.quote(input, output, amount, maxStateAgeMs, amountText);
+    const entry = memoQuote(memo, input, output, amount, maxStateAgeMs, amountText);
     return quoteToJson(memo.toQuote(entry));
   } catch (err) {
     return failure(err);
@@ -95,25 +103,25 @@ describe('QuoteMemo', () => {
     cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n));
     cache.upsert(amm('B', 1n, 1_000_000_000_000n, 140_000_000_000n));
     cache.upsert(amm('C', 1n, 1_000_000_000_000n, 130_000_000_000n));
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN).pool).toBe('A');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('A');
     // C, a loser, gets deeper: it wins now.
     cache.upsert(amm('C', 2n, 1_000_000_000_000n, 160_000_000_000n));
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN).pool).toBe('C');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('C');
     // The same state again at a newer slot: recomputed (the slot is part of the answer).
     cache.upsert(amm('B', 2n, 1_000_000_000_000n, 140_000_000_000n));
-    const entry = memo.quote(WSOL_MINT, USDC_MINT, SOL_IN);
-    expect(entry.pool).toBe('C');
+    const entry = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
+    expect(entry.route.hops[0]!.pool).toBe('C');
     expect(memo).toMatchObject({ hits: 0, misses: 3 });
     // A new pool of the pair, and a context update, count as changes too.
     cache.upsert(amm('D', 1n, 1_000_000_000_000n, 170_000_000_000n));
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN).pool).toBe('D');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('D');
     cache.updateContext('A', {});
-    memo.quote(WSOL_MINT, USDC_MINT, SOL_IN);
+    memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
     expect(memo).toMatchObject({ hits: 0, misses: 5 });
     // Ignored updates (equal or older slot) and other pairs change nothing.
     cache.upsert(amm('D', 1n, 1n, 1n));
     cache.upsert(amm('X', 1n, 1_000n, 1_000n, { tokenB: BONK }));
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN).pool).toBe('D');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('D');
     expect(memo.hits).toBe(1);
   });
 
@@ -122,16 +130,16 @@ describe('QuoteMemo', () => {
     cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n));
     cache.upsert(amm('B', 1n, 1_000_000_000_000n, 140_000_000_000n));
     cache.upsert(amm('C', 1n, 1_000_000_000_000n, 130_000_000_000n));
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN).pool).toBe('A');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('A');
     // Another pair's pool takes A's place (least recently updated) and its id.
     cache.upsert(amm('X', 1n, 1_000n, 1_000n, { tokenB: BONK }));
     expect(cache.idOf('A')).toBe(-1);
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN).pool).toBe('B');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('B');
     clock.advance(600);
     cache.upsert(amm('C', 2n, 1_000_000_000_000n, 130_000_000_000n));
     clock.advance(600);
     expect(cache.evictStale()).toBe(2);
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN).pool).toBe('C');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('C');
     expect(memo.hits).toBe(0);
   });
 
@@ -140,16 +148,16 @@ describe('QuoteMemo', () => {
     cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n));
     clock.advance(600);
     cache.upsert(amm('B', 1n, 1_000_000_000_000n, 140_000_000_000n));
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN).pool).toBe('A');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('A');
     clock.advance(400);
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN).pool).toBe('A');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('A');
     expect(memo.stateAgeMs).toBe(1_000);
     clock.advance(1);
-    const entry = memo.quote(WSOL_MINT, USDC_MINT, SOL_IN);
-    expect(entry.pool).toBe('B');
+    const entry = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
+    expect(entry.route.hops[0]!.pool).toBe('B');
     expect(memo.stateAgeMs).toBe(401);
     clock.advance(600);
-    expect(isQuoteError(catchErr(() => memo.quote(WSOL_MINT, USDC_MINT, SOL_IN)), QuoteErrorCode.NoValidQuotes)).toBe(true);
+    expect(isQuoteError(catchErr(() => memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN)), QuoteErrorCode.NoValidQuotes)).toBe(true);
     expect(memo).toMatchObject({ hits: 1, misses: 3 });
     expect(cache.stats()).toMatchObject({ hits: 3, misses: 1 });
   });
@@ -160,18 +168,18 @@ describe('QuoteMemo', () => {
     clock.advance(5_000);
     cache.upsert(amm('B', 1n, 1_000_000_000_000n, 140_000_000_000n));
     // Young states only: A is left out.
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN, 4_999).pool).toBe('B');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN, 4_999).route.hops[0]!.pool).toBe('B');
     // Older states accepted: A wins again, although the entry was computed without it.
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN, 60_000).pool).toBe('A');
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN).pool).toBe('A');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN, 60_000).route.hops[0]!.pool).toBe('A');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('A');
     // A shorter limit that still admits A: the same entry answers.
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN, 5_000).pool).toBe('A');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN, 5_000).route.hops[0]!.pool).toBe('A');
     expect(memo).toMatchObject({ hits: 2, misses: 2 });
     // Too short for A: recomputed without it.
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN, 10).pool).toBe('B');
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN, 0.5).pool).toBe('B');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN, 10).route.hops[0]!.pool).toBe('B');
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN, 0.5).route.hops[0]!.pool).toBe('B');
     clock.advance(1);
-    expect(isQuoteError(catchErr(() => memo.quote(WSOL_MINT, USDC_MINT, SOL_IN, 0)), QuoteErrorCode.NoValidQuotes)).toBe(true);
+    expect(isQuoteError(catchErr(() => memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN, 0)), QuoteErrorCode.NoValidQuotes)).toBe(true);
   });
 
   it('fails as quoteFromCache does and memoizes no failure', () => {
@@ -190,12 +198,12 @@ describe('QuoteMemo', () => {
   it('keys on the amount, whatever its decimal text', () => {
     const { cache, memo } = setup();
     cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n));
-    const a = memo.quote(WSOL_MINT, USDC_MINT, SOL_IN, undefined, '1000000000');
-    const b = memo.quote(WSOL_MINT, USDC_MINT, SOL_IN, undefined, '0001000000000');
-    const c = memo.quote(WSOL_MINT, USDC_MINT, SOL_IN);
-    expect(b.swap).toEqual(a.swap);
+    const a = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN, undefined, '1000000000');
+    const b = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN, undefined, '0001000000000');
+    const c = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
+    expect(b.route).toEqual(a.route);
     expect(c).toBe(a);
-    expect(memo.quote(WSOL_MINT, USDC_MINT, SOL_IN + 1n).swap.amountIn).toBe(SOL_IN + 1n);
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN + 1n).route.inputAmount).toBe(SOL_IN + 1n);
   });
 
   it('holds at most maxEntries entries, and none when 0', () => {
@@ -205,11 +213,11 @@ describe('QuoteMemo', () => {
     const bounded = new QuoteMemo(cache, { maxEntries: 3 });
     const off = new QuoteMemo(cache, { maxEntries: 0 });
     for (let i = 1n; i <= 10n; i++) {
-      expect(bounded.quote(WSOL_MINT, USDC_MINT, i * SOL_IN).swap).toEqual(off.quote(WSOL_MINT, USDC_MINT, i * SOL_IN).swap);
+      expect(memoQuote(bounded, WSOL_MINT, USDC_MINT, i * SOL_IN).route).toEqual(memoQuote(off, WSOL_MINT, USDC_MINT, i * SOL_IN).route);
       expect(bounded.size).toBeLessThanOrEqual(3);
     }
     expect(off.size).toBe(0);
-    expect(bounded.quote(WSOL_MINT, USDC_MINT, 10n * SOL_IN)).toBe(bounded.quote(WSOL_MINT, USDC_MINT, 10n * SOL_IN));
+    expect(memoQuote(bounded, WSOL_MINT, USDC_MINT, 10n * SOL_IN)).toBe(memoQuote(bounded, WSOL_MINT, USDC_MINT, 10n * SOL_IN));
     expect(() => new QuoteMemo(cache, { maxEntries: -1 })).toThrow(RangeError);
   });
 

@@ -30,24 +30,21 @@
  * caps memory (an entry is ~1.5 KB with its body). Single-threaded, like the cache.
  */
 import type { PoolCache } from '../cache/index.js';
-import { NO_ID, dexOf } from '../cache/index.js';
-import type { SwapQuote } from '../dex/index.js';
-import { bestFromCache, cacheQuoteOf, type Quote } from './cache-quoter.js';
+import { NO_ID } from '../cache/index.js';
+import { bestFromCache, routeOfBest } from './cache-quoter.js';
+import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote } from './quote-answer.js';
 import { quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
+import type { QuoteFailure } from './quote-failure.js';
 
 export const DEFAULT_QUOTE_MEMO_ENTRIES = 4096;
 
 /** One memoized cache quote. Immutable; shared by every answer it gives. */
 export interface MemoizedQuote {
-  readonly inputMint: string;
-  readonly outputMint: string;
+  readonly ok: true;
+  /** The priced route (one hop through the winner). */
+  readonly route: RouteQuote;
   /** The winning pool's id in the cache (valid while `version` is the pair's version). */
   readonly poolId: number;
-  readonly pool: string;
-  readonly dex: string;
-  readonly swap: SwapQuote;
-  /** Slot of the winner's state. */
-  readonly slot: bigint;
   /** The pair's state version when computed. */
   readonly version: number;
   /** lastUpdated of the newest pool of the pair that was not a candidate; -Infinity when none. */
@@ -102,9 +99,15 @@ export class QuoteMemo {
    * The cache quote of `amount` of `inputMint` for `outputMint`, as quoteFromCache gives it (same
    * pool, same numbers, same hit / miss accounting, same errors), from the memo when it holds a
    * valid entry. `amountText`: `amount` in decimal (leading zeros allowed), when the caller has it.
-   * Sets `stateAgeMs`. The entry is shared: read it, never change it.
+   * Sets `stateAgeMs` on success. The entry is shared: read it, never change it.
    */
-  quote(inputMint: string, outputMint: string, amount: bigint, maxStateAgeMs: number = this.cache.stalenessThresholdMs, amountText?: string): MemoizedQuote {
+  quote(
+    inputMint: string,
+    outputMint: string,
+    amount: bigint,
+    maxStateAgeMs: number = this.cache.stalenessThresholdMs,
+    amountText?: string,
+  ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
     return this.quoteByIds(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), inputMint, outputMint, amount, maxStateAgeMs, amountText);
   }
@@ -121,7 +124,7 @@ export class QuoteMemo {
     amount: bigint,
     maxStateAgeMs: number = this.cache.stalenessThresholdMs,
     amountText?: string,
-  ): MemoizedQuote {
+  ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
     if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(inputMint, outputMint, amount, maxStateAgeMs, undefined, '');
     const version = cache.pairVersion(x, y);
@@ -134,7 +137,7 @@ export class QuoteMemo {
     }
     const text = amountText ?? amount.toString();
     const entry = pair?.byAmount.get(text);
-    if (entry !== undefined && entry.inputMint === inputMint && entry.outputMint === outputMint) {
+    if (entry !== undefined && entry.route.inputMint === inputMint && entry.route.outputMint === outputMint) {
       const now = cache.nowMs();
       const lastUpdated = cache.lastUpdated[entry.poolId]!;
       if (isCandidate(now, lastUpdated, cache.stalenessThresholdMs, maxStateAgeMs) && !isCandidate(now, entry.excludedNewest, cache.stalenessThresholdMs, maxStateAgeMs)) {
@@ -161,9 +164,9 @@ export class QuoteMemo {
     return this.slotText;
   }
 
-  /** The Quote of `entry` with the per-response fields of now (`stateAgeMs`, the context slot). */
+  /** The /quote model of `entry` with the per-response fields of now (`stateAgeMs`, the context slot). */
   toQuote(entry: MemoizedQuote, stateAgeMs: number = this.stateAgeMs): Quote {
-    return cacheQuoteOf(this.cache, entry.inputMint, entry.outputMint, { id: entry.poolId, swap: entry.swap }, stateAgeMs);
+    return quoteOfAnswer({ ok: true, quote: entry.route, source: QuoteSource.Cache, stateAgeMs, contextSlot: this.cache.newestSlot, body: entry.body });
   }
 
   /** Drops every entry. */
@@ -173,10 +176,18 @@ export class QuoteMemo {
   }
 
   /** Computes the quote (bestFromCache) and, with `pair`, keeps it under `text`. */
-  private compute(inputMint: string, outputMint: string, amount: bigint, maxStateAgeMs: number, pair: PairEntries | undefined, text: string): MemoizedQuote {
+  private compute(
+    inputMint: string,
+    outputMint: string,
+    amount: bigint,
+    maxStateAgeMs: number,
+    pair: PairEntries | undefined,
+    text: string,
+  ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
     this.misses++;
     const best = bestFromCache(cache, inputMint, outputMint, amount, maxStateAgeMs);
+    if (!best.ok) return best;
     const id = best.id;
     // Read after the selection: a pool that was not a candidate then is not one at this later
     // time either, so the pools failing the test now include every pool left out.
@@ -190,15 +201,12 @@ export class QuoteMemo {
       if (lastUpdated > excludedNewest && !isCandidate(now, lastUpdated, threshold, maxStateAgeMs)) excludedNewest = lastUpdated;
     }
     const stateAgeMs = now - cache.lastUpdated[id]!;
-    const quote = cacheQuoteOf(cache, inputMint, outputMint, best, stateAgeMs);
+    const route = routeOfBest(cache, inputMint, outputMint, best);
+    const quote = quoteOfAnswer({ ok: true, quote: route, source: QuoteSource.Cache, stateAgeMs, contextSlot: cache.newestSlot, body: undefined });
     const entry: MemoizedQuote = {
-      inputMint,
-      outputMint,
+      ok: true,
+      route,
       poolId: id,
-      pool: quote.pool,
-      dex: dexOf(cache.dex[id]!) ?? 'unknown',
-      swap: best.swap,
-      slot: quote.slot,
       version: cache.pairVersion(x, y),
       excludedNewest,
       body: quoteBodyParts(quote),

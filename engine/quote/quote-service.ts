@@ -14,6 +14,7 @@ import { MetricsHttpServer } from './metrics-http-server.js';
 import { PoolDirectory } from './pool-directory.js';
 import { PoolUpdateHandler } from './pool-update-handler.js';
 import type { QuoteServiceConfig } from './quote-config.js';
+import { QuoteEngine } from './quote-engine.js';
 import { QuoteHttpServer } from './quote-http-server.js';
 import { QuoteStreamServer } from './quote-stream-server.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -44,8 +45,11 @@ export interface QuoteServicePorts {
 }
 
 export interface QuoteService {
+  /** The transport-free quote core every port quotes through. */
+  readonly engine: QuoteEngine;
+  /** GET /quote, /health, /metrics over uWS: an adapter over `engine`. */
   readonly server: QuoteHttpServer;
-  /** The gRPC quote stream (StreamBatchQuotes), quoting through `server`'s paths. */
+  /** The gRPC quote stream (StreamBatchQuotes): an adapter over `engine`. */
   readonly stream: QuoteStreamServer;
   readonly metrics: QuoteMetrics;
   readonly directory: PoolDirectory;
@@ -82,7 +86,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
   });
   const busEnabled = config['bus.enabled'];
   const loader = deps.loader ?? fallbackLoaderFromConfig(config);
-  const server = new QuoteHttpServer({
+  const engine = new QuoteEngine({
     cache,
     cacheEnabled: config['cache.enabled'],
     hybridMode: config['hybridMode.enabled'],
@@ -91,16 +95,20 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     fallbackDeadlineMs: config['rpc.fallbackDeadline'],
     cacheFirstTimeoutMs: config['hybridMode.cacheFirstTimeout'],
     metrics,
-    rateLimiter: new RateLimiter({ rps: config.rateLimitRps }),
     breaker,
-    host: config.host,
     busStatus: deps.busStatus ?? (() => (busEnabled ? 'unknown' : 'disabled')),
+    logger: log,
+  });
+  const server = new QuoteHttpServer({
+    engine,
+    rateLimiter: new RateLimiter({ rps: config.rateLimitRps }),
+    host: config.host,
     heapProfile: config['debug.heapProfile'],
     logger: log,
   });
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
-  const stream = new QuoteStreamServer({ cache, paths: server, metrics, host: config.host, logger: log, auth });
+  const stream = new QuoteStreamServer({ engine, cache, host: config.host, logger: log, auth });
 
   let evictionTimer: NodeJS.Timeout | undefined;
   let started: Promise<QuoteServicePorts> | undefined;
@@ -120,12 +128,14 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
       evictionTimer = undefined;
       await started?.catch(() => undefined);
       await Promise.allSettled([stream.close(), server.close(), metricsServer.close()]);
+      await engine.close();
       log.info('quote service stopped');
     })();
     return closing;
   };
 
   return {
+    engine,
     server,
     stream,
     metrics,
@@ -148,7 +158,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
               grpc: `${config.host}:${grpcPort}`,
               cacheEnabled: config['cache.enabled'],
               hybridMode: config['hybridMode.enabled'],
-              rpcFallback: server.fallbackAvailable,
+              rpcFallback: engine.fallbackAvailable,
             },
             'quote service started',
           );

@@ -7,9 +7,9 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
 import { U64_MAX } from '../cache/index.js';
-import { isPubkey } from '../chain/index.js';
-import { TpError } from '../errors.js';
-import { STATUS, httpErrorOf } from './http-errors.js';
+import { isPubkey } from '../chain/base58.js';
+import { STATUS, httpErrorOfFailure } from './http-errors.js';
+import type { QuoteFailure } from './quote-failure.js';
 import { pairId, type UpstreamQuote, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteError } from './quote-wire.js';
 
 /** BatchQuoteRequest.pairs: 1 to 1,000 entries. */
@@ -108,10 +108,9 @@ const HTTP_TO_GRPC: Record<string, number> = {
  * gRPC status matching its HTTP status (ARCHITECTURE §3: 404 → 5 NOT_FOUND, 503 → 14 UNAVAILABLE,
  * 504 → 4 DEADLINE_EXCEEDED; anything unexpected → 13 INTERNAL).
  */
-export function quoteErrorOf(err: unknown): WireQuoteError {
-  const e = httpErrorOf(err);
-  const grpcStatus = err instanceof TpError ? (HTTP_TO_GRPC[e.status] ?? GrpcStatus.INTERNAL) : GrpcStatus.INTERNAL;
-  return { code: e.code, grpcStatus, message: e.message };
+export function quoteErrorOf(failure: QuoteFailure): WireQuoteError {
+  const e = httpErrorOfFailure(failure);
+  return { code: e.code, grpcStatus: HTTP_TO_GRPC[e.status] ?? GrpcStatus.INTERNAL, message: e.message };
 }
 
 /** A Quote carrying only `error` for `pair` (amounts zero, route empty). */

@@ -11,12 +11,12 @@ import { loadTidepoolProto } from '../proto.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import type { SimPoolView } from '../sim/market-view.js';
 import { quoteFromCache } from './cache-quoter.js';
-import { QuoteHttpServer } from './quote-http-server.js';
+import type { QuoteHttpServer } from './quote-http-server.js';
 import { QuoteStreamServer } from './quote-stream-server.js';
 import { StreamRequestError, parseStreamRequest } from './quote-stream-request.js';
 import { QuoteSubscription } from './quote-subscription.js';
 import { minOutputAmount, type UpstreamQuote } from './quote-wire.js';
-import { CountingLoader, FakeClock, manualSimulator, storePool } from './testing.js';
+import { CountingLoader, FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
 
 /**
  * The local upstream's StreamBatchQuotes over a real grpc-js server and client (port 0), quoting
@@ -75,14 +75,14 @@ async function harness(options: { loader?: boolean; fill?: boolean } = {}): Prom
   let slot = 100n;
   if (options.fill !== false) for (const view of chain.pools()) storePool(cache, view, slot++);
   const metrics = createQuoteMetrics();
-  const http = new QuoteHttpServer({
+  const http = quoteHttpServer({
     cache,
     metrics,
     rateLimiter: false,
     hybridMode: options.loader === true,
     ...(options.loader === true ? { loader: new CountingLoader(rpcUrl) } : {}),
   });
-  const server = new QuoteStreamServer({ cache, paths: http, metrics, shutdownTimeoutMs: 1000 });
+  const server = new QuoteStreamServer({ engine: http.engine, cache, shutdownTimeoutMs: 1000 });
   const port = await server.start(0);
   const client = new QuoteService(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 10_000,
@@ -274,7 +274,7 @@ describe('StreamBatchQuotes (local upstream)', () => {
     for (const q of s.quotes) expect(q.error).toMatchObject({ code: 'TP_ERR_NO_VALID_QUOTES', grpcStatus: grpc.status.UNAVAILABLE });
     // One cache attempt, whatever the number of pushes: the breaker is not fed by the interval.
     expect(h.cache.stats().misses).toBe(misses + 1);
-    expect(h.http.breaker.state).toBe('closed');
+    expect(h.http.engine.breaker.state).toBe('closed');
     // A new state of a pool of the pair is quoted again at once.
     const view = chain.poolsForPair(WSOL_MINT, USDC_MINT).find((v) => v.dex === Dex.Amm)!;
     storePool(h.cache, view, 20_000n);
@@ -285,11 +285,11 @@ describe('StreamBatchQuotes (local upstream)', () => {
     const clock = new FakeClock();
     const cache = new PoolCache({ now: clock.now });
     const metrics = createQuoteMetrics();
-    const http = new QuoteHttpServer({ cache, metrics, rateLimiter: false, cacheEnabled: false });
+    const http = quoteHttpServer({ cache, metrics, rateLimiter: false, cacheEnabled: false });
     const sink = new EventEmitter() as EventEmitter & { written: UpstreamQuote[]; write: (m: UpstreamQuote) => boolean };
     sink.written = [];
     sink.write = (m) => (sink.written.push(m), true);
-    const sub = new QuoteSubscription({ request: parseStreamRequest({ pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1' }], updateIntervalMs: 60_000 }), sink, cache, paths: http, metrics });
+    const sub = new QuoteSubscription({ request: parseStreamRequest({ pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1' }], updateIntervalMs: 60_000 }), sink, engine: http.engine, cache });
     try {
       sub.start();
       expect(sink.written[0]!.error).toMatchObject({ code: 'TP_ERR_UNAVAILABLE', grpcStatus: grpc.status.UNAVAILABLE });
@@ -301,7 +301,7 @@ describe('StreamBatchQuotes (local upstream)', () => {
 
   it('quotes a pair the cache does not hold through the RPC fallback, asynchronously (origin RPC)', async () => {
     const h = await harness({ loader: true, fill: false });
-    for (const view of chain.pools()) h.http.directory.add({ address: view.address, dex: view.dex, tokenA: view.pool.tokenA, tokenB: view.pool.tokenB });
+    for (const view of chain.pools()) h.http.engine.directory.add({ address: view.address, dex: view.dex, tokenA: view.pool.tokenA, tokenB: view.pool.tokenB });
     const s = open(h, { pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1000000' }], updateIntervalMs: 60_000 });
     const [q] = await eventually(() => (s.quotes.length > 0 ? s.quotes : undefined), 'the RPC quote');
     expect(q).toMatchObject({ origin: 'QUOTE_ORIGIN_RPC', source: 'QUOTE_SOURCE_LOCAL' });
@@ -381,7 +381,7 @@ describe('QuoteSubscription backpressure', () => {
     let slot = 100n;
     for (const view of chain.pools()) storePool(cache, view, slot++);
     const metrics = createQuoteMetrics();
-    const http = new QuoteHttpServer({ cache, metrics, rateLimiter: false, hybridMode: false });
+    const http = quoteHttpServer({ cache, metrics, rateLimiter: false, hybridMode: false });
     const sink = new SlowSink();
     const amm = otherAmm();
     const request = parseStreamRequest({
@@ -391,7 +391,7 @@ describe('QuoteSubscription backpressure', () => {
       ],
       updateIntervalMs: 60_000,
     });
-    const sub = new QuoteSubscription({ request, sink, cache, paths: http, metrics });
+    const sub = new QuoteSubscription({ request, sink, engine: http.engine, cache });
     try {
       sub.start();
       expect(sink.written).toHaveLength(1); // the first write said "full": the second pair is held

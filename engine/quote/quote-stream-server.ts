@@ -1,8 +1,8 @@
 /**
  * The local upstream quote service (spec 01, default :50052): gRPC
  * `tidepool.v1.QuoteService.StreamBatchQuotes` served from the quote service's pool cache with the
- * engine's exact swap math, through the same paths as GET /quote (QuoteHttpServer's cache path
- * behind the circuit breaker, its RPC fallback).
+ * engine's exact swap math, through the quote engine GET /quote uses (quote-engine.ts: the cache
+ * path behind the circuit breaker and memo, the RPC fallback).
  *
  * - A malformed request ends at once with INVALID_ARGUMENT naming the field (quote-stream-request.ts).
  * - Each accepted stream is a QuoteSubscription (quote-subscription.ts): every pair quoted at once,
@@ -23,10 +23,10 @@ import type * as grpc from '@grpc/grpc-js';
 
 import type { GrpcAuth } from '../auth/index.js';
 import type { PoolCache } from '../cache/index.js';
-import type { Logger } from '../obs/index.js';
-import type { QuoteMetrics } from '../obs/index.js';
+import type { Logger } from '../obs/logger.js';
 import { DEFAULT_GRPC_PORT } from './quote-config.js';
-import { QuoteSubscription, type StreamQuotePaths } from './quote-subscription.js';
+import type { QuoteEngine } from './quote-engine.js';
+import { QuoteSubscription } from './quote-subscription.js';
 import { StreamCalls } from './stream-calls.js';
 
 /**
@@ -40,10 +40,9 @@ export const QUOTE_STREAM_SERVER_OPTIONS: grpc.ServerOptions = {
 };
 
 export interface QuoteStreamServerOptions {
+  /** The quote engine every stream quotes through (shared with GET /quote); its metrics too. */
+  engine: QuoteEngine;
   cache: PoolCache;
-  /** The quote paths of GET /quote (the QuoteHttpServer). */
-  paths: StreamQuotePaths;
-  metrics: QuoteMetrics;
   /** Bind address; default 127.0.0.1. */
   host?: string;
   shutdownTimeoutMs?: number;
@@ -58,7 +57,8 @@ export class QuoteStreamServer {
   private changePending = false;
 
   constructor(options: QuoteStreamServerOptions) {
-    const { cache, paths, metrics, logger } = options;
+    const { engine, cache, logger } = options;
+    const metrics = engine.metrics;
     this.calls = new StreamCalls({
       serverOptions: QUOTE_STREAM_SERVER_OPTIONS,
       host: options.host ?? '127.0.0.1',
@@ -69,7 +69,7 @@ export class QuoteStreamServer {
       logger,
       auth: options.auth,
       subscribe: (request, call) =>
-        new QuoteSubscription({ request, sink: call, cache, paths, metrics, ...(logger === undefined ? {} : { logger }) }),
+        new QuoteSubscription({ request, sink: call, engine, cache, ...(logger === undefined ? {} : { logger }) }),
       closing: () => this.unlisten(),
     });
     this.unlisten = cache.onChange(() => this.poolsChanged());
@@ -95,7 +95,7 @@ export class QuoteStreamServer {
     return this.calls.close();
   }
 
-  /** PoolCache.onChange: flag, and let the streams look once the current burst of stores is done. */
+  /** A pool change: flag, and let the streams look once the current burst of stores is done. */
   private poolsChanged(): void {
     if (this.changePending || this.calls.size === 0) return;
     this.changePending = true;

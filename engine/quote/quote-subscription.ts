@@ -11,34 +11,26 @@
  *   amount, pool, slot, origin, error code); so a change in a pool that does not win sends nothing.
  * - Every pair is pushed at least every `intervalMs`: one timer per stream, set to the earliest
  *   due pair; a due pair is re-quoted and pushed whether or not it changed.
- * - Quotes come from the same paths as GET /quote (`StreamQuotePaths`, i.e. QuoteHttpServer): the
- *   cache path behind the circuit breaker and memo; when it fails in a way the RPC fallback may
- *   take over (and a fallback exists), the fallback runs asynchronously, at most one per pair,
- *   never holding back the other pairs; its answer is pushed when it arrives.
+ * - Quotes come from the quote engine, as GET /quote's do (quote-engine.ts): the cache path behind
+ *   the circuit breaker and memo; when it fails in a way the RPC fallback may take over (and a
+ *   fallback exists), the engine's fallback runs asynchronously, at most one per pair, never
+ *   holding back the other pairs; its answer is pushed when it arrives.
  * - Backpressure: when `write` returns false, quotes are held, at most the latest one per pair
  *   (an older held quote of the pair is replaced and counted), until the sink emits 'drain'.
  */
 import type { PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
-import type { Logger } from '../obs/index.js';
-import type { QuoteMetrics } from '../obs/index.js';
-import type { Quote } from './cache-quoter.js';
-import { QuoteErrorCode, quoteError } from './errors.js';
-import { cachePathMayFallBack } from './http-errors.js';
+import type { Logger } from '../obs/logger.js';
+import type { QuoteMetrics } from '../obs/quote-metrics.js';
+import { ErrorCode } from '../errors.js';
 import { DueTimer } from './due-timer.js';
 import { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';
-import type { MemoizedQuote } from './quote-memo.js';
+import { QuoteSource, type QuoteAnswer } from './quote-answer.js';
+import type { QuoteEngine, QuoteResult } from './quote-engine.js';
+import type { QuoteFailure } from './quote-failure.js';
+import type { QuoteRequest } from './quote-request.js';
 import { LOCAL_PROVIDER, errorQuoteMessage, quoteErrorOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
 import { minOutputAmount, type UpstreamQuote } from './quote-wire.js';
-
-/** The quote paths of GET /quote, as QuoteHttpServer offers them to other front ends. */
-export interface StreamQuotePaths {
-  readonly cacheEnabled: boolean;
-  /** Synchronous cache path; throws the TpError /quote would answer with. */
-  quoteCached(input: string, output: string, amount: bigint, amountText?: string): { entry: MemoizedQuote; stateAgeMs: number };
-  /** The RPC fallback, or undefined when there is none. */
-  quoteRpc(input: string, output: string, amount: bigint): Promise<Quote> | undefined;
-}
 
 /** Where quotes go: the gRPC call (a Node writable in object mode). */
 export type QuoteSink = MessageSink<UpstreamQuote>;
@@ -46,9 +38,10 @@ export type QuoteSink = MessageSink<UpstreamQuote>;
 export interface QuoteSubscriptionOptions {
   request: StreamRequest;
   sink: QuoteSink;
+  engine: QuoteEngine;
   cache: PoolCache;
-  paths: StreamQuotePaths;
-  metrics: QuoteMetrics;
+  /** Counters of the stream (sent, superseded); default the engine's. */
+  metrics?: QuoteMetrics;
   logger?: Logger;
   /** Monotonic ms clock of the push schedule; default performance.now. */
   clock?: () => number;
@@ -59,6 +52,8 @@ export interface QuoteSubscriptionOptions {
 /** Per-pair state. */
 interface PairState {
   readonly pair: StreamPair;
+  /** The engine's request of the pair, built once. */
+  readonly request: QuoteRequest;
   /** Mint ids and pair version at the last quote (-2: never quoted). */
   x: number;
   y: number;
@@ -82,7 +77,7 @@ interface PairState {
  * repeats the error without asking the cache path again, so a stream watching a dead pair does
  * not feed the circuit breaker (which would then open for every /quote client) once a second.
  */
-const STABLE_FAILURES: ReadonlySet<string> = new Set([QuoteErrorCode.NoValidQuotes, QuoteErrorCode.NoPoolsInCache, QuoteErrorCode.UnknownMint]);
+const STABLE_FAILURES: ReadonlySet<string> = new Set([ErrorCode.NoValidQuotes, ErrorCode.NoPoolsInCache, ErrorCode.UnknownMint]);
 
 function keyOf(m: UpstreamQuote): string {
   if (m.error !== undefined) return `e:${m.error.code}:${m.error.grpcStatus}`;
@@ -97,8 +92,8 @@ function clampU32(ms: number): number {
 export class QuoteSubscription {
   private readonly states: PairState[];
   private readonly request: StreamRequest;
+  private readonly engine: QuoteEngine;
   private readonly cache: PoolCache;
-  private readonly paths: StreamQuotePaths;
   private readonly clock: () => number;
   private readonly wallClock: () => number;
   /** Backpressure: the latest quote per pair index while the sink waits for 'drain'. */
@@ -108,19 +103,30 @@ export class QuoteSubscription {
 
   constructor(options: QuoteSubscriptionOptions) {
     this.request = options.request;
+    this.engine = options.engine;
     this.cache = options.cache;
-    this.paths = options.paths;
+    const metrics = options.metrics ?? options.engine.metrics;
     this.writer = new LatestPerPairWriter({
       sink: options.sink,
-      sentCounter: options.metrics.streamQuotesSent,
-      supersededCounter: options.metrics.streamQuotesSuperseded,
+      sentCounter: metrics.streamQuotesSent,
+      supersededCounter: metrics.streamQuotesSuperseded,
       logger: options.logger,
       writeFailedMessage: 'quote stream write failed',
     });
     this.clock = options.clock ?? performance.now.bind(performance);
     this.due = new DueTimer(this.clock, () => this.tick());
     this.wallClock = options.wallClock ?? Date.now;
-    this.states = this.request.pairs.map((pair) => ({ pair, x: -2, y: -2, version: -2, pushedKey: '', dueAt: 0, rpcInflight: false, stableError: undefined }));
+    this.states = this.request.pairs.map((pair) => ({
+      pair,
+      request: { inputMint: pair.inputMint, outputMint: pair.outputMint, amount: pair.amount, amountText: pair.amountText, maxStateAgeMs: undefined },
+      x: -2,
+      y: -2,
+      version: -2,
+      pushedKey: '',
+      dueAt: 0,
+      rpcInflight: false,
+      stableError: undefined,
+    }));
   }
 
   /** Quotes and pushes every pair, then starts the interval schedule. */
@@ -162,8 +168,8 @@ export class QuoteSubscription {
   /** Quotes pair `i` and pushes the result if it changed (or always, with `force`). */
   private quote(i: number, force: boolean): void {
     const s = this.states[i]!;
-    const cache = this.cache;
     const p = s.pair;
+    const cache = this.cache;
     // Versions read before quoting: a change during an RPC fallback is then seen as a change.
     const x = cache.mintIdOf(p.inputMint);
     const y = cache.mintIdOf(p.outputMint);
@@ -177,109 +183,65 @@ export class QuoteSubscription {
       return;
     }
     s.stableError = undefined;
-    let failure: unknown;
-    if (this.paths.cacheEnabled) {
-      try {
-        const { entry, stateAgeMs } = this.paths.quoteCached(p.inputMint, p.outputMint, p.amount, p.amountText);
-        this.push(i, this.cacheMessage(p, entry, stateAgeMs), force);
-        return;
-      } catch (err) {
-        failure = err;
-        if (!cachePathMayFallBack(err)) {
-          this.push(i, errorQuoteMessage(p, this.request.slippageBps, quoteErrorOf(err), this.wallClock()), force);
-          return;
-        }
-      }
-    }
-    if (s.rpcInflight) return;
-    const rpc = this.paths.quoteRpc(p.inputMint, p.outputMint, p.amount);
-    if (rpc === undefined) {
-      const reason = failure ?? quoteError(QuoteErrorCode.Unavailable, 'the cache is disabled and no RPC fallback is configured');
-      const m = errorQuoteMessage(p, this.request.slippageBps, quoteErrorOf(reason), this.wallClock());
-      if (STABLE_FAILURES.has(m.error!.code)) s.stableError = m;
-      this.push(i, m, force);
+    // At most one fallback per pair: while one runs, the cache may still answer, else it will.
+    const result = this.engine.quote(s.request, !s.rpcInflight);
+    if (result instanceof Promise) {
+      s.rpcInflight = true;
+      void result.then((r) => {
+        s.rpcInflight = false;
+        if (!this.closed) this.push(i, this.messageOf(p, r), force);
+      });
       return;
     }
-    s.rpcInflight = true;
-    rpc.then(
-      (quote) => {
-        s.rpcInflight = false;
-        if (!this.closed) this.push(i, this.rpcMessage(p, quote), force);
-      },
-      (err: unknown) => {
-        s.rpcInflight = false;
-        if (!this.closed) this.push(i, errorQuoteMessage(p, this.request.slippageBps, quoteErrorOf(err), this.wallClock()), force);
-      },
-    );
+    if (!result.ok && result.fallback) return;
+    const m = this.messageOf(p, result);
+    // A dead pair at this version stays dead until the version moves (no fallback took it over).
+    if (!result.ok && STABLE_FAILURES.has(result.code)) s.stableError = m;
+    this.push(i, m, force);
   }
 
-  private cacheMessage(p: StreamPair, entry: MemoizedQuote, stateAgeMs: number): UpstreamQuote {
-    const swap = entry.swap;
-    const slot = entry.slot.toString();
-    const out = swap.amountOut.toString();
-    const age = this.cache.poolAgeSeconds(entry.poolId);
+  private messageOf(p: StreamPair, r: QuoteResult): UpstreamQuote {
+    return r.ok ? this.answerMessage(p, r) : this.failureMessage(p, r);
+  }
+
+  private failureMessage(p: StreamPair, failure: QuoteFailure): UpstreamQuote {
+    return errorQuoteMessage(p, this.request.slippageBps, quoteErrorOf(failure), this.wallClock());
+  }
+
+  private answerMessage(p: StreamPair, a: QuoteAnswer): UpstreamQuote {
+    const q = a.quote;
+    const cache = this.cache;
+    const out = q.outputAmount;
     return {
       pairId: p.pairId,
       inputMint: p.inputMint,
       outputMint: p.outputMint,
-      inputAmount: p.amountText,
-      outputAmount: out,
-      minOutputAmount: minOutputAmount(swap.amountOut, this.request.slippageBps).toString(),
-      slippageBps: this.request.slippageBps,
-      priceImpact: swap.priceImpact,
-      route: [
-        {
-          pool: entry.pool,
-          dex: entry.dex,
-          inputMint: p.inputMint,
-          outputMint: p.outputMint,
-          inAmount: swap.amountIn.toString(),
-          outAmount: out,
-          fee: swap.fee.toString(),
-          slot,
-          ...(age === undefined ? {} : { poolAgeSeconds: age }),
-        },
-      ],
-      slot,
-      contextSlot: this.cache.newestSlot.toString(),
-      stateAgeMs: clampU32(stateAgeMs),
-      source: 'QUOTE_SOURCE_LOCAL',
-      origin: 'QUOTE_ORIGIN_CACHE',
-      provider: LOCAL_PROVIDER,
-      quotedAtUnixMs: String(this.wallClock()),
-    };
-  }
-
-  private rpcMessage(p: StreamPair, q: Quote): UpstreamQuote {
-    const slot = q.slot.toString();
-    // The fallback wrote the state back into the cache (when enabled): its pool age is known there.
-    const id = this.cache.idOf(q.pool);
-    const age = id === NO_ID ? undefined : this.cache.poolAgeSeconds(id);
-    return {
-      pairId: p.pairId,
-      inputMint: p.inputMint,
-      outputMint: p.outputMint,
-      inputAmount: p.amountText,
-      outputAmount: q.outputAmount.toString(),
-      minOutputAmount: minOutputAmount(q.outputAmount, this.request.slippageBps).toString(),
+      inputAmount: q.inputAmount.toString(),
+      outputAmount: out.toString(),
+      minOutputAmount: minOutputAmount(out, this.request.slippageBps).toString(),
       slippageBps: this.request.slippageBps,
       priceImpact: q.priceImpact,
-      route: q.route.map((h) => ({
-        pool: h.pool,
-        dex: h.dex,
-        inputMint: h.inputMint,
-        outputMint: h.outputMint,
-        inAmount: h.inAmount.toString(),
-        outAmount: h.outAmount.toString(),
-        fee: h.fee.toString(),
-        slot,
-        ...(age === undefined ? {} : { poolAgeSeconds: age }),
-      })),
-      slot,
-      contextSlot: q.contextSlot.toString(),
-      stateAgeMs: clampU32(q.stateAgeMs),
+      route: q.hops.map((h) => {
+        // An RPC answer's pool was written back into the cache (when enabled): its age is known there.
+        const id = cache.idOf(h.pool);
+        const age = id === NO_ID ? undefined : cache.poolAgeSeconds(id);
+        return {
+          pool: h.pool,
+          dex: h.dex,
+          inputMint: h.inputMint,
+          outputMint: h.outputMint,
+          inAmount: h.inAmount.toString(),
+          outAmount: h.outAmount.toString(),
+          fee: h.fee.toString(),
+          slot: h.slot.toString(),
+          ...(age === undefined ? {} : { poolAgeSeconds: age }),
+        };
+      }),
+      slot: q.slot.toString(),
+      contextSlot: a.contextSlot.toString(),
+      stateAgeMs: clampU32(a.stateAgeMs),
       source: 'QUOTE_SOURCE_LOCAL',
-      origin: 'QUOTE_ORIGIN_RPC',
+      origin: a.source === QuoteSource.Cache ? 'QUOTE_ORIGIN_CACHE' : 'QUOTE_ORIGIN_RPC',
       provider: LOCAL_PROVIDER,
       quotedAtUnixMs: String(this.wallClock()),
     };

@@ -8,12 +8,20 @@ import { performance } from 'node:perf_hooks';
 
 import type { PoolCache, PoolStateUpdate } from '../cache/index.js';
 import { SwapMode, quoteSwap, type DecodedPool, type SwapQuote } from '../dex/index.js';
-import { isTpError } from '../errors.js';
-import type { Logger } from '../obs/index.js';
-import type { LoadedPool, PoolLoadFailure, PoolLoadResult, PoolLoader } from '../pools/index.js';
-import type { Quote } from './cache-quoter.js';
-import { QuoteErrorCode, quoteError } from './errors.js';
+import { ErrorCode, isTpError } from '../errors.js';
+import type { Logger } from '../obs/logger.js';
+import type { LoadedPool, PoolLoadFailure, PoolLoadResult, PoolLoader } from '../pools/types.js';
+import type { RouteQuote } from './quote-answer.js';
+import { quoteFailure, type QuoteFailure } from './quote-failure.js';
 import type { PoolDirectory } from './pool-directory.js';
+
+/** A route priced on state read from RPC now. */
+export interface RpcQuote {
+  readonly ok: true;
+  readonly route: RouteQuote;
+  /** The newest slot seen: the cache's, or the RPC context slot when newer. */
+  readonly contextSlot: bigint;
+}
 
 export interface RpcQuoterOptions {
   loader: PoolLoader;
@@ -76,12 +84,12 @@ export class RpcQuoter {
 
   /**
    * Quotes `amount` (exact in) of `input` for `output` from state read now through the loader.
-   * Throws TpError: UnknownMint / NoPoolForPair (404) when the directory knows no pool for them;
-   * Deadline when the loader has not answered within `deadlineMs`; RpcFallbackFailed when no
-   * candidate could be read (the loader's error in the message); NoValidQuotes when every pool read
-   * refuses the swap.
+   * Never rejects; fails with UnknownMint / NoPoolForPair (404) when the directory knows no pool
+   * for them; Deadline when the loader has not answered within `deadlineMs`; RpcFallbackFailed when
+   * no candidate could be read (the loader's error in the message); NoValidQuotes when every pool
+   * read refuses the swap.
    */
-  async quote(input: string, output: string, amount: bigint, deadlineMs = this.deadlineMs): Promise<Quote> {
+  async quote(input: string, output: string, amount: bigint, deadlineMs = this.deadlineMs): Promise<RpcQuote | QuoteFailure> {
     if (this.cache !== undefined && performance.now() - this.lastSync >= this.syncIntervalMs) {
       this.lastSync = performance.now();
       this.directory.syncFrom(this.cache);
@@ -89,14 +97,15 @@ export class RpcQuoter {
     const candidates = this.directory.poolsForPair(input, output);
     if (candidates.length === 0) {
       for (const mint of [input, output]) {
-        if (!this.directory.hasMint(mint)) {
-          throw quoteError(QuoteErrorCode.UnknownMint, `unknown token ${mint}`, { context: { mint } });
-        }
+        if (!this.directory.hasMint(mint)) return quoteFailure(ErrorCode.UnknownMint, `unknown token ${mint}`, { mint });
       }
-      throw quoteError(QuoteErrorCode.NoPoolForPair, 'no pool for the pair', { context: { inputMint: input, outputMint: output } });
+      return quoteFailure(ErrorCode.NoPoolForPair, 'no pool for the pair', { inputMint: input, outputMint: output });
     }
 
     const results = await this.loadWithin(candidates, deadlineMs);
+    if (results === undefined) {
+      return quoteFailure(ErrorCode.Deadline, `no RPC answer within the ${deadlineMs} ms deadline`, { deadlineMs });
+    }
     let best: SwapQuote | undefined;
     let bestPool: LoadedPool | undefined;
     let newest = 0n;
@@ -132,49 +141,59 @@ export class RpcQuoter {
     }
     if (best === undefined || bestPool === undefined) {
       if (loadedAny) {
-        throw quoteError(QuoteErrorCode.NoValidQuotes, 'no valid quotes from RPC', {
-          context: { inputMint: input, outputMint: output, candidates: candidates.length },
-        });
+        return quoteFailure(ErrorCode.NoValidQuotes, 'no valid quotes from RPC', { inputMint: input, outputMint: output, candidates: candidates.length });
       }
       const why = firstFailure === undefined ? 'no answer' : `${firstFailure.reason}: ${firstFailure.message}`;
-      throw quoteError(QuoteErrorCode.RpcFallbackFailed, `RPC fallback failed: ${why}`, {
-        context: { inputMint: input, outputMint: output, failures: results.filter((r) => !r.ok).length },
+      return quoteFailure(ErrorCode.RpcFallbackFailed, `RPC fallback failed: ${why}`, {
+        inputMint: input,
+        outputMint: output,
+        failures: results.filter((r) => !r.ok).length,
       });
     }
     const cacheSlot = this.cache?.newestSlot ?? 0n;
-    const dex = bestPool.dex;
+    const slot = bestPool.slot;
     return {
-      inputMint: input,
-      outputMint: output,
-      inputAmount: best.amountIn,
-      outputAmount: best.amountOut,
-      pool: bestPool.address,
-      dex,
-      priceImpact: best.priceImpact,
-      fee: best.fee,
-      slot: bestPool.slot,
-      stateAgeMs: 0,
+      ok: true,
+      route: {
+        inputMint: input,
+        outputMint: output,
+        inputAmount: best.amountIn,
+        outputAmount: best.amountOut,
+        priceImpact: best.priceImpact,
+        slot,
+        hops: [
+          {
+            pool: bestPool.address,
+            dex: bestPool.dex,
+            inputMint: input,
+            outputMint: output,
+            inAmount: best.amountIn,
+            outAmount: best.amountOut,
+            fee: best.fee,
+            feeMint: best.feeInOutput === true ? output : input,
+            slot,
+          },
+        ],
+      },
       contextSlot: cacheSlot > newest ? cacheSlot : newest,
-      source: 'rpc',
-      route: [{ pool: bestPool.address, dex, inputMint: input, outputMint: output, inAmount: best.amountIn, outAmount: best.amountOut, fee: best.fee }],
     };
   }
 
   /**
-   * `loader.load` raced against the deadline. A load that loses the race is not cancelled (the
-   * loader's own RPC timeout bounds it); when it lands, its states are still written back.
+   * `loader.load` raced against the deadline: undefined past it. A load that loses the race is not
+   * cancelled (the loader's own RPC timeout bounds it); when it lands, its states are still written back.
    */
-  private loadWithin(addresses: readonly string[], deadlineMs: number): Promise<PoolLoadResult[]> {
+  private loadWithin(addresses: readonly string[], deadlineMs: number): Promise<PoolLoadResult[] | undefined> {
     const load = this.loader.load(addresses).catch((err: unknown): PoolLoadResult[] => {
       // A loader that rejects (instead of answering per pool) failed as a whole.
       const message = isTpError(err) || err instanceof Error ? err.message : String(err);
       return addresses.map((address) => ({ ok: false, error: { address, reason: 'rpc', message } }));
     });
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
       let settled = false;
       const timer = setTimeout(() => {
         settled = true;
-        reject(quoteError(QuoteErrorCode.Deadline, `no RPC answer within the ${deadlineMs} ms deadline`, { context: { deadlineMs } }));
+        resolve(undefined);
         // Late answers still refresh the cache.
         void load.then((late) => {
           for (const r of late) if (r.ok) this.remember(r.value);

@@ -7,6 +7,8 @@ import { loadConfig } from '../config/index.js';
 import type { DecodedPool } from '../dex/index.js';
 import { createLogger } from '../obs/logger.js';
 import type { PoolLoadResult, PoolLoader } from '../pools/types.js';
+import { QuoteEngine, type QuoteEngineOptions } from './quote-engine.js';
+import { QuoteHttpServer, type QuoteHttpServerOptions } from './quote-http-server.js';
 import { createFallbackLoader } from './rpc-loader.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type Simulator } from '../sim/simulator.js';
@@ -67,4 +69,9 @@ export class FakeClock {
   advance(ms: number): void {
     this.t += ms;
   }
+}
+
+/** A GET /quote server over a quote engine of its own, built from one set of options for both. */
+export function quoteHttpServer(options: QuoteEngineOptions & Omit<QuoteHttpServerOptions, 'engine'>): QuoteHttpServer {
+  return new QuoteHttpServer({ ...options, engine: new QuoteEngine(options) });
 }

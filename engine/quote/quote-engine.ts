@@ -1,0 +1,369 @@
+/**
+ * The quote engine: every decision of a quote that does not depend on the transport. GET /quote
+ * (quote-http-server.ts) and the gRPC quote stream (quote-subscription.ts) are adapters over it:
+ * they validate their wire format into a QuoteRequest, call `quote`, and write the answer.
+ *
+ * It owns:
+ * - reading the pool cache and choosing the route (cache-quoter.ts), through the memo (quote-memo.ts);
+ * - the circuit breaker around the cache path and CACHE_FIRST_TIMEOUT;
+ * - the RPC fallback (rpc-quoter.ts): when it runs, its deadline, tracking it for a graceful close;
+ * - the quote metrics (counts, hit / miss, latency by source, breaker gauge, fallback errors);
+ * - health: whether the cache or the fallback can answer.
+ *
+ * The cache path is synchronous and allocation-light: a memo answer is one small object. Only the
+ * RPC fallback is asynchronous: `quote` then returns a promise. Failures are values (QuoteFailure),
+ * never exceptions, whoever caused them.
+ */
+import { performance } from 'node:perf_hooks';
+
+import type { PoolCache } from '../cache/index.js';
+import { NO_ID } from '../cache/index.js';
+import { ErrorCode } from '../errors.js';
+import type { Logger } from '../obs/logger.js';
+import { createQuoteMetrics, type QuoteMetrics } from '../obs/quote-metrics.js';
+import type { PoolLoader } from '../pools/types.js';
+import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
+import { PoolDirectory } from './pool-directory.js';
+import { QuoteSource, type QuoteAnswer } from './quote-answer.js';
+import { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS } from './quote-config.js';
+import { INTERNAL_FAILURE, quoteFailure, withFallback, type QuoteFailure } from './quote-failure.js';
+import { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo } from './quote-memo.js';
+import type { QuoteRequest } from './quote-request.js';
+import { RpcQuoter } from './rpc-quoter.js';
+
+export interface QuoteEngineOptions {
+  cache: PoolCache;
+  /** Spec 02 `Cache.Enabled`; false: every quote comes from RPC. Default true. */
+  cacheEnabled?: boolean;
+  /** Spec 02 `HybridMode.Enabled`: RPC fallback when the cache path fails. Default true. */
+  hybridMode?: boolean;
+  /** Reads pool state from RPC for the fallback; without it there is no fallback. */
+  loader?: PoolLoader;
+  /** Candidate pools of the fallback; a fresh directory by default (fed from the cache). */
+  directory?: PoolDirectory;
+  /** Deadline of one RPC fallback in ms (TP_ERR_DEADLINE past it). Default 2000. */
+  fallbackDeadlineMs?: number;
+  /**
+   * Spec 02 `HybridMode.CacheFirstTimeout` in ms: a cache attempt that takes longer still answers,
+   * but counts as a circuit breaker failure. Default 10.
+   */
+  cacheFirstTimeoutMs?: number;
+  /** Monotonic ms clock timing the cache attempt (tests inject one); default performance.now. */
+  clock?: () => number;
+  /** The quote registry; a fresh one by default. */
+  metrics?: QuoteMetrics;
+  /** Guards the cache path; default thresholds of ARCHITECTURE.md §3. */
+  breaker?: CircuitBreaker;
+  /** Cache quotes memoized at most (quote-memo.ts); 0 turns the memo off. Default 4096. */
+  quoteMemoEntries?: number;
+  /** The bus connection status that health reports; default 'disabled'. */
+  busStatus?: () => string;
+  logger?: Logger;
+}
+
+/** What `quote` gives: an answer or a failure, at once or (RPC fallback) later. */
+export type QuoteResult = QuoteAnswer | QuoteFailure;
+
+/** Health `status`: ok (cache serves), degraded (only RPC serves), unavailable (neither), draining. */
+export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable', Draining: 'draining' } as const;
+export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
+
+/** The GET /health body (its field names are the documented API). */
+export interface QuoteHealth {
+  status: HealthStatus;
+  cache: {
+    enabled: boolean;
+    total_pools: number;
+    fresh_pools: number;
+    stale_pools: number;
+    hit_rate: number;
+    hits: number;
+    misses: number;
+    newest_slot: string;
+    slow_attempts: number;
+  };
+  bus: { status: string };
+  rpc: { hybrid_mode: boolean; fallback: 'available' | 'unavailable'; known_pools: number; fallbacks: number; inflight: number };
+  circuit_breaker: CircuitState;
+}
+
+/** Cache-path failures the RPC fallback may take over (spec 02 error table). */
+const FALLBACK_CODES: ReadonlySet<string> = new Set([ErrorCode.NoPoolsInCache, ErrorCode.NoValidQuotes, ErrorCode.CircuitOpen, ErrorCode.UnknownMint]);
+/** Fallback failures that are the caller's (nothing to read for that pair), not an RPC failure. */
+const NOT_FOUND_CODES: ReadonlySet<string> = new Set([ErrorCode.UnknownMint, ErrorCode.NoPoolForPair, ErrorCode.NoPoolsInCache, ErrorCode.NotFound]);
+
+const SHUTTING_DOWN = Object.freeze(quoteFailure(ErrorCode.Unavailable, 'the quote service is shutting down'));
+const NO_SOURCE = Object.freeze(quoteFailure(ErrorCode.Unavailable, 'the cache is disabled and no RPC fallback is configured'));
+/** Cache off and the caller asked for no fallback now: the fallback is the only path. */
+const CACHE_DISABLED = Object.freeze(withFallback(quoteFailure(ErrorCode.Unavailable, 'the cache is disabled')));
+
+export class QuoteEngine {
+  readonly metrics: QuoteMetrics;
+  readonly breaker: CircuitBreaker;
+  readonly directory: PoolDirectory;
+  readonly cacheEnabled: boolean;
+  readonly hybridMode: boolean;
+  readonly cacheFirstTimeoutMs: number;
+  /** Memoized cache quotes (every cache answer goes through it). */
+  readonly memo: QuoteMemo;
+  private readonly cache: PoolCache;
+  private readonly rpc: RpcQuoter | undefined;
+  private readonly clock: () => number;
+  /** performance.now is the breaker clock too: one reading ends both the attempt and the latency. */
+  private readonly clockIsPerformanceNow: boolean;
+  private readonly busStatus: () => string;
+  private readonly log: Logger | undefined;
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly circuitOpen: QuoteFailure;
+  private closing = false;
+  private closed: Promise<void> | undefined;
+  private fallbacks = 0;
+  private slowCacheAttempts = 0;
+  /** The value last written to the breaker gauge. */
+  private breakerGauge = -1;
+  /** The breaker clock's reading at the end of the last successful cache attempt. */
+  private attemptEnded = 0;
+
+  constructor(options: QuoteEngineOptions) {
+    this.cache = options.cache;
+    this.metrics = options.metrics ?? createQuoteMetrics();
+    this.breaker = options.breaker ?? new CircuitBreaker();
+    this.cacheEnabled = options.cacheEnabled ?? true;
+    this.hybridMode = options.hybridMode ?? true;
+    this.cacheFirstTimeoutMs = options.cacheFirstTimeoutMs ?? DEFAULT_CACHE_FIRST_TIMEOUT_MS;
+    this.clock = options.clock ?? performance.now.bind(performance);
+    this.clockIsPerformanceNow = options.clock === undefined;
+    this.memo = new QuoteMemo(this.cache, { maxEntries: options.quoteMemoEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES });
+    this.busStatus = options.busStatus ?? (() => 'disabled');
+    this.log = options.logger;
+    this.directory = options.directory ?? new PoolDirectory();
+    // The fallback exists with a loader, in hybrid mode or when the cache is off (RPC only).
+    if (options.loader !== undefined && (this.hybridMode || !this.cacheEnabled)) {
+      const rpcOptions = {
+        loader: options.loader,
+        directory: this.directory,
+        cache: this.cacheEnabled ? this.cache : undefined,
+        deadlineMs: options.fallbackDeadlineMs ?? DEFAULT_FALLBACK_DEADLINE_MS,
+      };
+      this.rpc = new RpcQuoter(options.logger === undefined ? rpcOptions : { ...rpcOptions, logger: options.logger });
+    }
+    const open = quoteFailure(ErrorCode.CircuitOpen, 'circuit breaker open: the cache path is unavailable');
+    this.circuitOpen = Object.freeze(this.rpc === undefined ? open : withFallback(open));
+    // The gauge follows the breaker after every quote and every health report or scrape.
+    this.breakerGauge = this.breaker.gaugeValue;
+    this.metrics.circuitBreakerState.set(this.breakerGauge);
+  }
+
+  /** True when a quote the cache cannot answer goes to RPC. */
+  get fallbackAvailable(): boolean {
+    return this.rpc !== undefined;
+  }
+
+  /** RPC fallbacks running now. */
+  get inflightFallbacks(): number {
+    return this.inflight.size;
+  }
+
+  /**
+   * Quotes `request`: the cache path behind the circuit breaker (when the cache is enabled), then,
+   * when it fails in a way the fallback may take over and a fallback exists, the RPC fallback.
+   * Synchronous unless the fallback runs: then a promise that never rejects.
+   *
+   * `allowFallback` false (a caller that already waits on a fallback for the same request): no
+   * fallback is started; a failure it would have taken over comes back with `fallback` set.
+   *
+   * Counted in the quote metrics whatever the path: `quotes` and the latency by source for each
+   * answer, a cache hit or miss for each cache attempt, fallback errors.
+   */
+  quote(request: QuoteRequest, allowFallback = true): QuoteResult | Promise<QuoteResult> {
+    if (this.closing) return SHUTTING_DOWN;
+    if (this.cacheEnabled) {
+      const started = performance.now();
+      const result = this.quoteCache(request);
+      if (result.ok) {
+        this.metrics.quotes.inc();
+        this.metrics.quoteLatency.cache.observe(((this.clockIsPerformanceNow ? this.attemptEnded : performance.now()) - started) / 1000);
+        return result;
+      }
+      if (!result.fallback || !allowFallback) return result;
+      return this.fallback(this.rpc!, request, started);
+    }
+    if (this.rpc === undefined) return NO_SOURCE;
+    if (!allowFallback) return CACHE_DISABLED;
+    return this.fallback(this.rpc, request, performance.now());
+  }
+
+  /** The newest slot seen, in decimal (the `contextSlot` of an answer), converted once per new slot. */
+  contextSlotText(): string {
+    return this.memo.contextSlotText();
+  }
+
+  /** Sets the gauges read on scrape: pool cache counts and the breaker state. */
+  refreshGauges(): void {
+    const stats = this.cache.stats();
+    this.metrics.poolCacheTotalPools.set(stats.totalPools);
+    this.metrics.poolCacheFreshPools.set(stats.freshPools);
+    this.metrics.poolCacheStalePools.set(stats.stalePools);
+    this.breakerGauge = this.breaker.gaugeValue;
+    this.metrics.circuitBreakerState.set(this.breakerGauge);
+  }
+
+  /**
+   * Whether the cache or the RPC fallback can answer: ok (the cache can: enabled, a fresh pool,
+   * breaker not open), degraded (only the fallback can: it exists and knows a pool), unavailable
+   * (neither), draining (closing, or `draining` says the caller's transport is). Refreshes the gauges.
+   */
+  health(draining = false): QuoteHealth {
+    this.refreshGauges();
+    const stats = this.cache.stats();
+    if (this.cacheEnabled) this.directory.syncFrom(this.cache);
+    const breakerState = this.breaker.state;
+    const cacheServes = this.cacheEnabled && stats.freshPools > 0 && breakerState !== CircuitState.Open;
+    const rpcServes = this.rpc !== undefined && this.directory.size > 0;
+    const status: HealthStatus =
+      draining || this.closing ? HealthStatus.Draining : cacheServes ? HealthStatus.Ok : rpcServes ? HealthStatus.Degraded : HealthStatus.Unavailable;
+    return {
+      status,
+      cache: {
+        enabled: this.cacheEnabled,
+        total_pools: stats.totalPools,
+        fresh_pools: stats.freshPools,
+        stale_pools: stats.stalePools,
+        hit_rate: stats.hitRate,
+        hits: stats.hits,
+        misses: stats.misses,
+        newest_slot: this.cache.newestSlot.toString(),
+        slow_attempts: this.slowCacheAttempts,
+      },
+      bus: { status: this.busStatus() },
+      rpc: {
+        hybrid_mode: this.hybridMode,
+        fallback: this.rpc !== undefined ? 'available' : 'unavailable',
+        known_pools: this.directory.size,
+        fallbacks: this.fallbacks,
+        inflight: this.inflight.size,
+      },
+      circuit_breaker: breakerState,
+    };
+  }
+
+  /** Resolves when no RPC fallback is in flight. */
+  async drain(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  /**
+   * Stops answering (TP_ERR_UNAVAILABLE 'shutting down' from now on) and lets the RPC fallbacks in
+   * flight finish (each bounded by its deadline). Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing = true;
+    this.closed ??= this.drain();
+    return this.closed;
+  }
+
+  /**
+   * The cache path (spec 02 error table), behind the circuit breaker. Synchronous, so
+   * CACHE_FIRST_TIMEOUT cannot cut it short: an attempt slower than the timeout still answers but
+   * records a breaker failure, so a cache that keeps being slow opens the breaker and RPC serves.
+   */
+  private quoteCache(request: QuoteRequest): QuoteResult {
+    const cache = this.cache;
+    if (!this.breaker.allow()) {
+      this.syncBreakerGauge();
+      cache.recordMiss();
+      this.metrics.quoteCacheMisses.inc();
+      return this.circuitOpen;
+    }
+    const x = cache.mintIdOf(request.inputMint);
+    if (x === NO_ID) return this.unknownMint(request.inputMint);
+    const y = cache.mintIdOf(request.outputMint);
+    if (y === NO_ID) return this.unknownMint(request.outputMint);
+    const t0 = this.clock();
+    const maxAge = request.maxStateAgeMs ?? cache.stalenessThresholdMs;
+    let entry;
+    try {
+      entry = this.memo.quoteByIds(x, y, request.inputMint, request.outputMint, request.amount, maxAge, request.amountText);
+    } catch (err) {
+      // A bug or a pool the math cannot read: counted against the cache path, never shown.
+      this.log?.error({ err, inputMint: request.inputMint, outputMint: request.outputMint }, 'cache quote failed');
+      this.metrics.quoteCacheMisses.inc();
+      this.breaker.recordFailure();
+      this.syncBreakerGauge();
+      return INTERNAL_FAILURE;
+    }
+    if (!entry.ok) {
+      this.metrics.quoteCacheMisses.inc();
+      // A pair nobody trades is the caller's problem, not a failing cache: only the other
+      // failures (no valid quote) count against the breaker.
+      if (entry.code !== ErrorCode.NoPoolsInCache) {
+        this.breaker.recordFailure();
+        this.syncBreakerGauge();
+      }
+      return this.rpc !== undefined && FALLBACK_CODES.has(entry.code) ? withFallback(entry) : entry;
+    }
+    this.metrics.quoteCacheHits.inc();
+    const t1 = this.clock();
+    this.attemptEnded = t1;
+    if (t1 - t0 > this.cacheFirstTimeoutMs) {
+      this.slowCacheAttempts++;
+      this.breaker.recordFailure();
+    } else {
+      this.breaker.recordSuccess();
+    }
+    this.syncBreakerGauge();
+    return {
+      ok: true,
+      quote: entry.route,
+      source: QuoteSource.Cache,
+      stateAgeMs: this.memo.stateAgeMs,
+      contextSlot: cache.newestSlot,
+      body: entry.body,
+    };
+  }
+
+  private unknownMint(mint: string): QuoteFailure {
+    this.cache.recordMiss();
+    this.metrics.quoteCacheMisses.inc();
+    const failure = quoteFailure(ErrorCode.UnknownMint, `unknown token ${mint}`, { mint });
+    return this.rpc === undefined ? failure : withFallback(failure);
+  }
+
+  /** The RPC fallback: counted, timed, and tracked in `inflight` until it settles (close() waits). */
+  private fallback(rpc: RpcQuoter, request: QuoteRequest, started: number): Promise<QuoteResult> {
+    this.fallbacks++;
+    const done = rpc.quote(request.inputMint, request.outputMint, request.amount).then(
+      (r): QuoteResult => {
+        if (!r.ok) {
+          if (!NOT_FOUND_CODES.has(r.code)) {
+            this.metrics.rpcFallbackErrors.inc();
+            this.log?.debug({ code: r.code, reason: r.message, inputMint: request.inputMint, outputMint: request.outputMint }, 'RPC fallback failed');
+          }
+          return r;
+        }
+        this.metrics.quotes.inc();
+        this.metrics.quoteLatency.rpc.observe((performance.now() - started) / 1000);
+        return { ok: true, quote: r.route, source: QuoteSource.Rpc, stateAgeMs: 0, contextSlot: r.contextSlot, body: undefined };
+      },
+      (err: unknown): QuoteResult => {
+        this.metrics.rpcFallbackErrors.inc();
+        this.log?.error({ err, inputMint: request.inputMint, outputMint: request.outputMint }, 'RPC fallback threw');
+        return INTERNAL_FAILURE;
+      },
+    );
+    const tracked: Promise<void> = done.then(() => {
+      this.inflight.delete(tracked);
+    });
+    this.inflight.add(tracked);
+    return done;
+  }
+
+  /** Sets the breaker gauge when its value changed (a scrape refreshes it too). */
+  private syncBreakerGauge(): void {
+    const value = this.breaker.gaugeValue;
+    if (value !== this.breakerGauge) {
+      this.breakerGauge = value;
+      this.metrics.circuitBreakerState.set(value);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * What a transport asks the quote engine (quote-engine.ts): one pair, one amount. Adapters build it
+ * from their wire format (GET /quote's query, a StreamBatchQuotes pair) once it is validated; the
+ * engine trusts it.
+ *
+ * Extension points (the engine's, not the adapters'): a route filter (`dexes` / `excludeDexes` /
+ * `onlyDirectRoutes`) narrows the candidates the engine reads from the cache and must be part of
+ * the memo's key; a source restriction (`cache` / `rpc` / `external`) chooses among the engine's
+ * paths in `QuoteEngine.quote`.
+ */
+
+export interface QuoteRequest {
+  /** Mint sold, base58 (validated). */
+  readonly inputMint: string;
+  /** Mint bought, base58 (validated, not inputMint). */
+  readonly outputMint: string;
+  /** Atoms to sell: 0 < amount <= u64 max. */
+  readonly amount: bigint;
+  /**
+   * `amount` in decimal as the client wrote it (leading zeros allowed): the memo's key, so a repeated
+   * request costs no bigint-to-text conversion.
+   */
+  readonly amountText: string;
+  /** Oldest pool state the answer may use, in ms; undefined: the cache's staleness threshold. */
+  readonly maxStateAgeMs: number | undefined;
+}
