@@ -32,7 +32,7 @@ beforeAll(async () => {
   for (const view of sim.chain.pools()) storePool(cache, view, slot++);
   const metrics = createQuoteMetrics();
   engine = new QuoteEngine({ cache, metrics, hybridMode: false });
-  server = new QuoteStreamServer({ engine, cache, shutdownTimeoutMs: 1000 });
+  server = new QuoteStreamServer({ engine, shutdownTimeoutMs: 1000 });
   const port = await server.start(0);
   localOutput = quoteFromCache(cache, WSOL_MINT, USDC_MINT, AMOUNT).outputAmount;
   external = new FakeUpstream();

@@ -93,7 +93,7 @@ async function localServer(auth: Partial<AuthSettings>, host = '127.0.0.1'): Pro
   const metrics = createQuoteMetrics();
   const engine = new QuoteEngine({ cache, metrics, hybridMode: false });
   cleanups.push(() => engine.close());
-  const server = new QuoteStreamServer({ engine, cache, host, shutdownTimeoutMs: 1000, auth: createGrpcAuth({ ...DEFAULT_AUTH_SETTINGS, ...auth }, host) });
+  const server = new QuoteStreamServer({ engine, host, shutdownTimeoutMs: 1000, auth: createGrpcAuth({ ...DEFAULT_AUTH_SETTINGS, ...auth }, host) });
   cleanups.push(() => server.close());
   return server.start(0);
 }

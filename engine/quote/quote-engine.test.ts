@@ -88,6 +88,18 @@ describe('QuoteEngine', () => {
     expect(engine.inflightFallbacks).toBe(0);
   });
 
+  it('moves stateVersion only when a pool of the pair changes, negative for an unknown mint', () => {
+    const { engine, cache } = engineOn();
+    const req = request(WSOL_MINT, USDC_MINT, 1n);
+    const before = engine.stateVersion(req);
+    expect(before).toBeGreaterThan(0);
+    expect(engine.stateVersion(req)).toBe(before);
+    const view = chain.poolsForPair(WSOL_MINT, USDC_MINT)[0]!;
+    storePool(cache, view, 10_000n);
+    expect(engine.stateVersion(req)).toBeGreaterThan(before);
+    expect(engine.stateVersion(request(UNKNOWN_MINT, USDC_MINT, 1n))).toBeLessThan(0);
+  });
+
   it('answers TP_ERR_UNAVAILABLE once closed', async () => {
     const { engine } = engineOn();
     await engine.close();

@@ -193,6 +193,34 @@ export class QuoteEngine {
     return this.fallback(this.rpc, request, performance.now());
   }
 
+  /**
+   * A number that changes whenever the pool states behind `request`'s answer may have changed
+   * (not merely aged): equal numbers, same states, same route. The gRPC stream re-quotes a pair
+   * only when it moves. For a direct route, the pair's version (engine/cache `pairVersion`, 0 when
+   * no pool trades it); negative while the cache knows no pool trading one of the mints.
+   */
+  stateVersion(request: QuoteRequest): number {
+    const x = this.cache.mintIdOf(request.inputMint);
+    if (x === NO_ID) return -1;
+    const y = this.cache.mintIdOf(request.outputMint);
+    if (y === NO_ID) return -2;
+    return this.cache.pairVersion(x, y);
+  }
+
+  /**
+   * Calls `listener` synchronously after every cache change that may change answers (see
+   * PoolCache.onChange: it must only flag and defer). Returns the function that removes it.
+   */
+  onPoolChange(listener: () => void): () => void {
+    return this.cache.onChange(listener);
+  }
+
+  /** Whole seconds since the cache first stored `pool` (PoolCache.poolAgeSeconds); undefined when unknown. */
+  poolAgeSeconds(pool: string): number | undefined {
+    const id = this.cache.idOf(pool);
+    return id === NO_ID ? undefined : this.cache.poolAgeSeconds(id);
+  }
+
   /** The newest slot seen, in decimal (the `contextSlot` of an answer), converted once per new slot. */
   contextSlotText(): string {
     return this.memo.contextSlotText();

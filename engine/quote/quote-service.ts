@@ -108,7 +108,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
   });
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
-  const stream = new QuoteStreamServer({ engine, cache, host: config.host, logger: log, auth });
+  const stream = new QuoteStreamServer({ engine, host: config.host, logger: log, auth });
 
   let evictionTimer: NodeJS.Timeout | undefined;
   let started: Promise<QuoteServicePorts> | undefined;

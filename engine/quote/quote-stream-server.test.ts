@@ -82,7 +82,7 @@ async function harness(options: { loader?: boolean; fill?: boolean } = {}): Prom
     hybridMode: options.loader === true,
     ...(options.loader === true ? { loader: new CountingLoader(rpcUrl) } : {}),
   });
-  const server = new QuoteStreamServer({ engine: http.engine, cache, shutdownTimeoutMs: 1000 });
+  const server = new QuoteStreamServer({ engine: http.engine, shutdownTimeoutMs: 1000 });
   const port = await server.start(0);
   const client = new QuoteService(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 10_000,
@@ -289,7 +289,7 @@ describe('StreamBatchQuotes (local upstream)', () => {
     const sink = new EventEmitter() as EventEmitter & { written: UpstreamQuote[]; write: (m: UpstreamQuote) => boolean };
     sink.written = [];
     sink.write = (m) => (sink.written.push(m), true);
-    const sub = new QuoteSubscription({ request: parseStreamRequest({ pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1' }], updateIntervalMs: 60_000 }), sink, engine: http.engine, cache });
+    const sub = new QuoteSubscription({ request: parseStreamRequest({ pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1' }], updateIntervalMs: 60_000 }), sink, engine: http.engine });
     try {
       sub.start();
       expect(sink.written[0]!.error).toMatchObject({ code: 'TP_ERR_UNAVAILABLE', grpcStatus: grpc.status.UNAVAILABLE });
@@ -391,7 +391,7 @@ describe('QuoteSubscription backpressure', () => {
       ],
       updateIntervalMs: 60_000,
     });
-    const sub = new QuoteSubscription({ request, sink, engine: http.engine, cache });
+    const sub = new QuoteSubscription({ request, sink, engine: http.engine });
     try {
       sub.start();
       expect(sink.written).toHaveLength(1); // the first write said "full": the second pair is held

@@ -8,10 +8,10 @@
  * - Each accepted stream is a QuoteSubscription (quote-subscription.ts): every pair quoted at once,
  *   pushed again when a pool of the pair changes or its interval passes, error quotes for pairs
  *   that cannot be quoted, bounded backpressure.
- * - Pool changes reach the streams through `PoolCache.onChange`, which fires on every store that
- *   moves a pair version (bus updates, the in-process scanner's sink, the refresher, RPC
- *   write-backs, context updates, evictions). The listener only flags; one setImmediate per burst
- *   then lets every stream compare the versions of its pairs.
+ * - Pool changes reach the streams through `QuoteEngine.onPoolChange` (PoolCache.onChange), which
+ *   fires on every store that moves a pair version (bus updates, the in-process scanner's sink, the
+ *   refresher, RPC write-backs, context updates, evictions). The listener only flags; one
+ *   setImmediate per burst then lets every stream compare the state versions of its pairs.
  * - Each stream is a SERVER span (`tidepool.v1.QuoteService/StreamBatchQuotes`) under the caller's
  *   W3C trace context from the call metadata; a no-op while tracing is off.
  * - close(): every open stream ends with UNAVAILABLE ("shutting down"), then tryShutdown, and
@@ -21,8 +21,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 
-import type { GrpcAuth } from '../auth/index.js';
-import type { PoolCache } from '../cache/index.js';
+import type { GrpcAuth } from '../auth/grpc-auth.js';
 import type { Logger } from '../obs/logger.js';
 import { DEFAULT_GRPC_PORT } from './quote-config.js';
 import type { QuoteEngine } from './quote-engine.js';
@@ -42,7 +41,6 @@ export const QUOTE_STREAM_SERVER_OPTIONS: grpc.ServerOptions = {
 export interface QuoteStreamServerOptions {
   /** The quote engine every stream quotes through (shared with GET /quote); its metrics too. */
   engine: QuoteEngine;
-  cache: PoolCache;
   /** Bind address; default 127.0.0.1. */
   host?: string;
   shutdownTimeoutMs?: number;
@@ -57,7 +55,7 @@ export class QuoteStreamServer {
   private changePending = false;
 
   constructor(options: QuoteStreamServerOptions) {
-    const { engine, cache, logger } = options;
+    const { engine, logger } = options;
     const metrics = engine.metrics;
     this.calls = new StreamCalls({
       serverOptions: QUOTE_STREAM_SERVER_OPTIONS,
@@ -69,10 +67,10 @@ export class QuoteStreamServer {
       logger,
       auth: options.auth,
       subscribe: (request, call) =>
-        new QuoteSubscription({ request, sink: call, engine, cache, ...(logger === undefined ? {} : { logger }) }),
+        new QuoteSubscription({ request, sink: call, engine, ...(logger === undefined ? {} : { logger }) }),
       closing: () => this.unlisten(),
     });
-    this.unlisten = cache.onChange(() => this.poolsChanged());
+    this.unlisten = engine.onPoolChange(() => this.poolsChanged());
   }
 
   /** The bound port (after start). */

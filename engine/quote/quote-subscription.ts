@@ -4,8 +4,8 @@
  *
  * - At start every pair is quoted and pushed.
  * - `poolsChanged()` (the server calls it once per burst of cache changes, coalesced) re-quotes
- *   only the pairs whose state version moved: the interned mint ids and `PoolCache.pairVersion`
- *   of the pair, compared with those of its last quote. A pair whose pools did not change costs
+ *   only the pairs whose state version moved (`QuoteEngine.stateVersion`: the cache's pair version
+ *   of the pair), compared with that of its last quote. A pair whose pools did not change costs
  *   two Map lookups and nothing is sent for it.
  * - A re-quote is pushed only when it differs from the last pushed quote of the pair (output
  *   amount, pool, slot, origin, error code); so a change in a pool that does not win sends nothing.
@@ -18,8 +18,6 @@
  * - Backpressure: when `write` returns false, quotes are held, at most the latest one per pair
  *   (an older held quote of the pair is replaced and counted), until the sink emits 'drain'.
  */
-import type { PoolCache } from '../cache/index.js';
-import { NO_ID } from '../cache/index.js';
 import type { Logger } from '../obs/logger.js';
 import type { QuoteMetrics } from '../obs/quote-metrics.js';
 import { ErrorCode } from '../errors.js';
@@ -39,7 +37,6 @@ export interface QuoteSubscriptionOptions {
   request: StreamRequest;
   sink: QuoteSink;
   engine: QuoteEngine;
-  cache: PoolCache;
   /** Counters of the stream (sent, superseded); default the engine's. */
   metrics?: QuoteMetrics;
   logger?: Logger;
@@ -54,9 +51,7 @@ interface PairState {
   readonly pair: StreamPair;
   /** The engine's request of the pair, built once. */
   readonly request: QuoteRequest;
-  /** Mint ids and pair version at the last quote (-2: never quoted). */
-  x: number;
-  y: number;
+  /** The engine's state version of the pair at its last quote (NaN: never quoted). */
   version: number;
   /** What the last pushed quote said (see `keyOf`); '' before the first push. */
   pushedKey: string;
@@ -93,7 +88,6 @@ export class QuoteSubscription {
   private readonly states: PairState[];
   private readonly request: StreamRequest;
   private readonly engine: QuoteEngine;
-  private readonly cache: PoolCache;
   private readonly clock: () => number;
   private readonly wallClock: () => number;
   /** Backpressure: the latest quote per pair index while the sink waits for 'drain'. */
@@ -104,7 +98,6 @@ export class QuoteSubscription {
   constructor(options: QuoteSubscriptionOptions) {
     this.request = options.request;
     this.engine = options.engine;
-    this.cache = options.cache;
     const metrics = options.metrics ?? options.engine.metrics;
     this.writer = new LatestPerPairWriter({
       sink: options.sink,
@@ -119,9 +112,7 @@ export class QuoteSubscription {
     this.states = this.request.pairs.map((pair) => ({
       pair,
       request: { inputMint: pair.inputMint, outputMint: pair.outputMint, amount: pair.amount, amountText: pair.amountText, maxStateAgeMs: undefined },
-      x: -2,
-      y: -2,
-      version: -2,
+      version: Number.NaN,
       pushedKey: '',
       dueAt: 0,
       rpcInflight: false,
@@ -138,13 +129,10 @@ export class QuoteSubscription {
   /** Some pool of the cache changed: re-quote the pairs whose state version moved. */
   poolsChanged(): void {
     if (this.closed) return;
-    const cache = this.cache;
+    const engine = this.engine;
     for (let i = 0; i < this.states.length; i++) {
       const s = this.states[i]!;
-      const x = cache.mintIdOf(s.pair.inputMint);
-      const y = cache.mintIdOf(s.pair.outputMint);
-      const version = x === NO_ID || y === NO_ID ? 0 : cache.pairVersion(x, y);
-      if (x !== s.x || y !== s.y || version !== s.version) this.quote(i, false);
+      if (engine.stateVersion(s.request) !== s.version) this.quote(i, false);
     }
   }
 
@@ -169,14 +157,9 @@ export class QuoteSubscription {
   private quote(i: number, force: boolean): void {
     const s = this.states[i]!;
     const p = s.pair;
-    const cache = this.cache;
-    // Versions read before quoting: a change during an RPC fallback is then seen as a change.
-    const x = cache.mintIdOf(p.inputMint);
-    const y = cache.mintIdOf(p.outputMint);
-    const version = x === NO_ID || y === NO_ID ? 0 : cache.pairVersion(x, y);
-    const unchanged = x === s.x && y === s.y && version === s.version;
-    s.x = x;
-    s.y = y;
+    // The version read before quoting: a change during an RPC fallback is then seen as a change.
+    const version = this.engine.stateVersion(s.request);
+    const unchanged = version === s.version;
     s.version = version;
     if (unchanged && s.stableError !== undefined) {
       this.push(i, { ...s.stableError, quotedAtUnixMs: String(this.wallClock()) }, force);
@@ -210,7 +193,7 @@ export class QuoteSubscription {
 
   private answerMessage(p: StreamPair, a: QuoteAnswer): UpstreamQuote {
     const q = a.quote;
-    const cache = this.cache;
+    const engine = this.engine;
     const out = q.outputAmount;
     return {
       pairId: p.pairId,
@@ -223,8 +206,7 @@ export class QuoteSubscription {
       priceImpact: q.priceImpact,
       route: q.hops.map((h) => {
         // An RPC answer's pool was written back into the cache (when enabled): its age is known there.
-        const id = cache.idOf(h.pool);
-        const age = id === NO_ID ? undefined : cache.poolAgeSeconds(id);
+        const age = engine.poolAgeSeconds(h.pool);
         return {
           pool: h.pool,
           dex: h.dex,
