@@ -99,7 +99,8 @@ function contextCounts(cache: PoolCache): Record<string, number> {
   let tickSlots = 0;
   let binArrays = 0;
   let bins = 0;
-  for (const ctx of cache.contexts) {
+  for (const address of cache.pools()) {
+    const ctx = cache.contextAt(cache.idOf(address));
     for (const a of ctx?.tickArrays ?? []) {
       tickArrays++;
       tickSlots += a.ticks.length;

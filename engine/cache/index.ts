@@ -14,7 +14,7 @@ export { NO_ID } from './intern-table.js';
 export { DexCode, dexCodeOf, dexOf } from './dex-code.js';
 export {
   UpsertOutcome,
-  type PairPools,
+  type PairCandidates,
   type PoolCacheOptions,
   type PoolCacheStats,
   type PoolEntry,

@@ -136,6 +136,7 @@ describe('PoolCache against a Map-based model', () => {
       const staleMs = rng.int(0, 50);
       let now = 1_000;
       const cache = new PoolCache({ maxPoolCount: max, stalenessThresholdMs: staleMs, now: () => now });
+      const scratch = cache.newCandidates();
       const model = new Model(max, staleMs);
       for (let step = 0; step < STEPS; step++) {
         const where = `seed ${seed} step ${step}`;
@@ -179,7 +180,7 @@ describe('PoolCache against a Map-based model', () => {
         } else if (op === 7) {
           const x = pick(rng, MINTS);
           const y = pick(rng, MINTS);
-          const r = cache.poolsForPair(x, y);
+          const r = cache.candidates(cache.mintIdOf(x), cache.mintIdOf(y), Infinity, scratch);
           const got = Array.from(r.ids.subarray(0, r.count), (id) => cache.addressOf(id)!).sort();
           expect(got, where).toEqual(model.pair(x, y, now));
         } else if (op === 8) {

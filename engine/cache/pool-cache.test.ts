@@ -24,8 +24,8 @@ function cacheWith(options: PoolCacheOptions = {}): { cache: PoolCache; advance:
   return { cache: new PoolCache({ now: clock.now, ...options }), advance: clock.advance };
 }
 
-function pairList(cache: PoolCache, x: string, y: string): string[] {
-  const r = cache.poolsForPair(x, y);
+function pairList(cache: PoolCache, x: string, y: string, maxAgeMs = Infinity): string[] {
+  const r = cache.candidates(cache.mintIdOf(x), cache.mintIdOf(y), maxAgeMs, cache.newCandidates());
   return Array.from(r.ids.subarray(0, r.count), (id) => cache.addressOf(id)!).sort();
 }
 
@@ -95,7 +95,7 @@ describe('PoolCache slot rule (spec 02 cache entry state table)', () => {
     const pool: AmmPool = { dex: Dex.Amm, tokenA: SOL, tokenB: USDC, status: 1n, reserveA: 1_000n, reserveB: 2_000n, feeNumerator: 25n, feeDenominator: 10_000n };
     cache.upsert(update('P1', 1n, { pool }));
     const id = cache.idOf('P1');
-    expect(cache.decodedPools[id]).toBe(pool);
+    expect(cache.poolAt(id)).toBe(pool);
     expect(cache.get('P1')!.pool).toBe(pool);
   });
 });
@@ -265,12 +265,48 @@ describe('PoolCache pair lookups', () => {
     expect(cache.mintIdOf(SOL)).toBe(NO_ID);
   });
 
-  it('returns a reused scratch (valid until the next call)', () => {
+  it("fills the caller's scratch, in either order of the mints", () => {
     const { cache } = cacheWith();
     cache.upsert(update('p', 1n));
-    const first = cache.poolsForPair(SOL, USDC);
-    const second = cache.poolsForPair(USDC, SOL);
-    expect(second).toBe(first);
+    const scratch = cache.newCandidates();
+    const first = cache.candidates(cache.mintIdOf(SOL), cache.mintIdOf(USDC), Infinity, scratch);
+    expect(first).toBe(scratch);
+    expect(first.count).toBe(1);
+    const second = cache.candidates(cache.mintIdOf(USDC), cache.mintIdOf(SOL), Infinity, scratch);
+    expect(second).toMatchObject({ count: 1, total: 1 });
+    expect(cache.candidates(NO_ID, cache.mintIdOf(SOL), Infinity, scratch)).toMatchObject({ count: 0, total: 0 });
+  });
+
+  it('tells the pools of the pair from its candidates: any age, and the newest left out for its age', () => {
+    const { cache, advance } = cacheWith({ stalenessThresholdMs: 1_000 });
+    cache.upsert(update('old', 1n)); // stored at t
+    advance(600);
+    cache.upsert(update('mid', 1n)); // t + 600
+    advance(300);
+    cache.upsert(update('new', 1n)); // t + 900
+    advance(500); // ages: old 1,400 (stale), mid 800, new 500
+    const x = cache.mintIdOf(SOL);
+    const y = cache.mintIdOf(USDC);
+    const c = cache.candidates(x, y, 600, cache.newCandidates());
+    expect(Array.from(c.ids.subarray(0, c.count), (id) => cache.addressOf(id))).toEqual(['new']);
+    expect(c.total).toBe(3);
+    expect(c.now - c.newestExcluded).toBe(800); // 'mid', too old for this request though fresh
+    expect(cache.stats().staleReads).toBe(1); // 'old' only: beyond the staleness threshold
+    const all = cache.candidates(x, y, Infinity, cache.newCandidates());
+    expect(all.count).toBe(2);
+    expect(all.now - all.newestExcluded).toBe(1_400);
+    expect(cache.candidates(x, y, 0, cache.newCandidates())).toMatchObject({ count: 0, total: 3 });
+  });
+
+  it('decides freshness with one rule: an age equal to the threshold or the request limit passes', () => {
+    const { cache } = cacheWith({ stalenessThresholdMs: 1_000 });
+    expect(cache.isFresh(1_000)).toBe(true);
+    expect(cache.isFresh(1_001)).toBe(false);
+    expect(cache.isFresh(400, 400)).toBe(true);
+    expect(cache.isFresh(401, 400)).toBe(false);
+    expect(cache.isFresh(900, 5_000)).toBe(true);
+    expect(cache.isFresh(1_001, 5_000)).toBe(false);
+    expect(cache.isFresh(Infinity)).toBe(false);
   });
 });
 
@@ -281,8 +317,10 @@ describe('PoolCache mint interning', () => {
     cache.upsert(update('p2', 1n, { tokenA: USDC, tokenB: BONK }));
     const p1 = cache.idOf('p1');
     const p2 = cache.idOf('p2');
-    expect(cache.tokenB[p1]).toBe(cache.tokenA[p2]);
-    expect(cache.mintOf(cache.tokenA[p1]!)).toBe(SOL);
+    expect(cache.tokenBAt(p1)).toBe(USDC);
+    expect(cache.tokenAAt(p2)).toBe(USDC);
+    expect(cache.mintIdOf(cache.tokenBAt(p1)!)).toBe(cache.mintIdOf(cache.tokenAAt(p2)!));
+    expect(cache.tokenAAt(p1)).toBe(SOL);
     expect(cache.mints().sort()).toEqual([SOL, USDC, BONK].sort());
     advance(11);
     cache.upsert(update('p1', 2n));
@@ -389,7 +427,7 @@ describe('PoolCache pair versions (what the quote memo keys on)', () => {
     cache.upsert(update('P1', 4n, { reserveA: 1n }));
     cache.upsert(update('B1', 2n, { tokenA: BONK }));
     cache.updateContext('B1', {});
-    cache.poolsForPair(SOL, USDC);
+    cache.candidates(cache.mintIdOf(SOL), cache.mintIdOf(USDC), Infinity, cache.newCandidates());
     expect(version(cache, SOL, USDC)).toBe(v);
   });
 
@@ -405,16 +443,17 @@ describe('PoolCache pair versions (what the quote memo keys on)', () => {
     expect(version(cache, BONK, USDC)).not.toBe(bonkUsdc);
   });
 
-  it('lists every pool of a pair, stale ones too, without counting stale reads', () => {
+  it('counts every pool of a pair, stale ones too, in the candidates total', () => {
     const { cache, advance } = cacheWith({ stalenessThresholdMs: 100 });
     cache.upsert(update('P1', 1n));
     advance(200);
     cache.upsert(update('P2', 1n));
-    const ids: number[] = [];
-    for (let id = cache.firstOfPair(cache.mintIdOf(USDC), cache.mintIdOf(SOL)); id !== NO_ID; id = cache.nextOfPair(id)) ids.push(id);
-    expect(ids.map((id) => cache.addressOf(id)).sort()).toEqual(['P1', 'P2']);
-    expect(cache.stats().staleReads).toBe(0);
+    const c = cache.candidates(cache.mintIdOf(USDC), cache.mintIdOf(SOL), Infinity, cache.newCandidates());
+    expect(c.total).toBe(2);
+    expect(cache.addressOf(c.ids[0]!)).toBe('P2');
+    expect(c.count).toBe(1);
     expect(cache.nowMs()).toBe(1_700_000_000_200);
+    expect(c.now).toBe(cache.nowMs());
   });
 });
 
@@ -437,8 +476,8 @@ describe('PoolCache pool age (firstSeen) and change notification', () => {
     const id = cache.idOf('P1');
     advance(5_000);
     expect(cache.evictStale()).toBe(1);
-    expect(cache.firstSeen[id]).toBe(0);
     expect(cache.poolAgeSeconds(id)).toBeUndefined();
+    expect(cache.entryAt(id)).toBeUndefined();
     cache.upsert(update('P1', 12n));
     expect(cache.poolAgeSeconds(cache.idOf('P1'))).toBe(0);
   });

@@ -4,10 +4,11 @@
  * `maxPoolCount`. The decoded pool and its swap context live in parallel plain arrays, since the
  * swap math takes objects.
  *
- * Hot-path contract: `upsert`, `get`, `freshId` and `poolsForPair` do no JSON, build no closures and
- * allocate nothing beyond what they return (`get` returns a fresh snapshot; `poolsForPair` a reused
- * scratch; Map inserts of new keys are the only internal allocation). The typed arrays are public
- * for allocation-free reads by id; they are read-only by contract: only the cache writes them.
+ * Hot-path contract: `upsert`, `get`, `freshId`, `candidates` and the reads by id do no JSON, build
+ * no closures and allocate nothing beyond what they return (`get` returns a fresh snapshot;
+ * `candidates` fills the caller's scratch; Map inserts of new keys are the only internal
+ * allocation). The columns are private: readers use the read API (`candidates`, `ageAt`, `slotAt`,
+ * `poolAt`, `pairVersion`, ...), and freshness is decided in one place, `isFresh`.
  *
  * Single-threaded: the main thread owns the cache (ARCHITECTURE §1).
  */
@@ -20,7 +21,7 @@ import { PairIndex } from './pair-index.js';
 import { RecencyList } from './recency-list.js';
 import {
   UpsertOutcome,
-  type PairPools,
+  type PairCandidates,
   type PoolCacheOptions,
   type PoolCacheStats,
   type PoolEntry,
@@ -46,31 +47,33 @@ export class PoolCache {
   readonly maxPoolCount: number;
   readonly stalenessThresholdMs: number;
 
-  // PoolState fields, indexed by pool id.
-  readonly dex: Uint8Array;
+  // PoolState fields, indexed by pool id. The quote path reads dex, mint ids, slot, lastUpdated and
+  // firstSeen (candidates, ages, routes); reserves and fees are the spec 02 PoolState of `get` /
+  // `entryAt`, the snapshot that tools and pool listings read.
+  private readonly dex: Uint8Array;
   /** Interned mint ids (see `mintOf`). */
-  readonly tokenA: Uint32Array;
-  readonly tokenB: Uint32Array;
-  readonly reserveA: BigUint64Array;
-  readonly reserveB: BigUint64Array;
-  readonly slot: BigUint64Array;
-  /** Unix ms when the entry was stored. */
-  readonly lastUpdated: Float64Array;
-  readonly feeNumerator: BigUint64Array;
-  readonly feeDenominator: BigUint64Array;
+  private readonly tokenA: Uint32Array;
+  private readonly tokenB: Uint32Array;
+  private readonly reserveA: BigUint64Array;
+  private readonly reserveB: BigUint64Array;
+  private readonly slot: BigUint64Array;
+  /** Unix ms (cache clock) when the entry was stored. */
+  private readonly lastUpdated: Float64Array;
+  private readonly feeNumerator: BigUint64Array;
+  private readonly feeDenominator: BigUint64Array;
   /** The decoded pool per id, for the swap math. */
-  readonly decodedPools: (DecodedPool | undefined)[];
+  private readonly decodedPools: (DecodedPool | undefined)[];
   /**
    * Tick / bin arrays per id, in the compact form of compact-context.ts (only initialized ticks;
    * bins without zero limit-order fields, zeros shared): the swap math reads them as the originals.
    */
-  readonly contexts: (SwapContext | undefined)[];
+  private readonly contexts: (SwapContext | undefined)[];
   /**
    * Unix ms (cache clock) when the pool now holding each id was first stored; 0 for a free id.
    * Set on insert, kept by replacements, cleared on eviction or removal (a pool evicted and seen
    * again starts over): the pool age of the gRPC quote stream (`poolAgeSeconds`).
    */
-  readonly firstSeen: Float64Array;
+  private readonly firstSeen: Float64Array;
 
   private readonly now: () => number;
   /** Cache-clock time of construction, and the start-up window after it (PoolCacheOptions). */
@@ -80,7 +83,6 @@ export class PoolCache {
   private readonly mintTable: InternTable;
   private readonly pairs: PairIndex;
   private readonly recency: RecencyList;
-  private readonly pairScratch: PairPools;
   private newest = 0n;
   private readonly changeListeners: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -129,7 +131,6 @@ export class PoolCache {
     this.mintTable = new InternTable(mintCapacity);
     this.pairs = new PairIndex(max, mintCapacity);
     this.recency = new RecencyList(max);
-    this.pairScratch = { ids: new Uint32Array(max), count: 0 };
   }
 
   /** Number of entries, fresh or stale. */
@@ -277,21 +278,82 @@ export class PoolCache {
   }
 
   /**
-   * Every pool of the pair of mint ids {x, y}, fresh or stale, allocation-free: the first id,
-   * NO_ID when none; walk on with `nextOfPair`. Reads nothing and counts nothing (no staleReads).
+   * The freshness rule (spec 02 staleness), the one place it is written: a state `ageMs` old is
+   * fresh when its age is at most the staleness threshold, and usable by a request when it is also
+   * at most that request's `maxAgeMs`. An age equal to a limit still passes. Every reader of the
+   * cache (lookups, candidates, statistics, the eviction tick, the quote memo) decides with it.
    */
-  firstOfPair(mintIdX: number, mintIdY: number): number {
-    return this.pairs.first(mintIdX, mintIdY);
+  isFresh(ageMs: number, maxAgeMs: number = Infinity): boolean {
+    return ageMs <= this.stalenessThresholdMs && ageMs <= maxAgeMs;
   }
 
-  /** The pool after `id` in its pair's list (see `firstOfPair`); NO_ID at the end. */
-  nextOfPair(id: number): number {
-    return this.pairs.nextOf(id);
+  /** A scratch for `candidates`, sized for any pair of this cache; the caller keeps and reuses it. */
+  newCandidates(): PairCandidates {
+    return { ids: new Uint32Array(this.maxPoolCount), count: 0, total: 0, newestExcluded: -Infinity, now: 0 };
   }
 
-  /** True when entry `id` is older than the staleness threshold. */
-  isStale(id: number): boolean {
-    return this.now() - this.lastUpdated[id]! > this.stalenessThresholdMs;
+  /**
+   * The candidates of a quote on the pair of mint ids {x, y} (either order), into `out`, without
+   * allocating: the pools of the pair that are fresh and at most `maxAgeMs` old at one reading of
+   * the cache's clock (`out.now`). Also says how many pools trade the pair at
+   * all (`out.total`, any age: 0 means no pool) and when the newest pool left out for its age was
+   * stored (`out.newestExcluded`; -Infinity when none). Pools beyond the staleness threshold are
+   * counted in `staleReads`. Returns `out`.
+   */
+  candidates(mintIdX: number, mintIdY: number, maxAgeMs: number, out: PairCandidates): PairCandidates {
+    out.count = 0;
+    out.total = 0;
+    out.newestExcluded = -Infinity;
+    const now = this.now();
+    out.now = now;
+    if (mintIdX === NO_ID || mintIdY === NO_ID) return out;
+    for (let id = this.pairs.first(mintIdX, mintIdY); id !== NO_ID; id = this.pairs.nextOf(id)) {
+      out.total++;
+      const storedAt = this.lastUpdated[id]!;
+      const age = now - storedAt;
+      if (!this.isFresh(age, maxAgeMs)) {
+        if (!this.isFresh(age)) this.staleReads++;
+        if (storedAt > out.newestExcluded) out.newestExcluded = storedAt;
+        continue;
+      }
+      out.ids[out.count++] = id;
+    }
+    return out;
+  }
+
+  /** Age in ms of live pool `id` at `now` (the cache clock by default). */
+  ageAt(id: number, now: number = this.now()): number {
+    return now - this.lastUpdated[id]!;
+  }
+
+  /** Slot of the state of live pool `id`. */
+  slotAt(id: number): bigint {
+    return this.slot[id]!;
+  }
+
+  /** DEX of live pool `id`; undefined for a free id. */
+  dexAt(id: number): Dex | undefined {
+    return dexOf(this.dex[id]!);
+  }
+
+  /** The decoded pool of live pool `id` (what the swap math quotes on). */
+  poolAt(id: number): DecodedPool | undefined {
+    return this.decodedPools[id];
+  }
+
+  /** The swap context (tick / bin arrays, compact) of live pool `id`. */
+  contextAt(id: number): SwapContext | undefined {
+    return this.contexts[id];
+  }
+
+  /** Token A's mint of live pool `id`. */
+  tokenAAt(id: number): string | undefined {
+    return this.mintTable.stringOf(this.tokenA[id]!);
+  }
+
+  /** Token B's mint of live pool `id`. */
+  tokenBAt(id: number): string | undefined {
+    return this.mintTable.stringOf(this.tokenB[id]!);
   }
 
   /**
@@ -301,7 +363,7 @@ export class PoolCache {
   freshId(address: string): number {
     const id = this.addresses.idOf(address);
     if (id === NO_ID) return NO_ID;
-    if (this.now() - this.lastUpdated[id]! > this.stalenessThresholdMs) {
+    if (!this.isFresh(this.ageAt(id))) {
       this.staleReads++;
       return NO_ID;
     }
@@ -338,29 +400,6 @@ export class PoolCache {
     };
   }
 
-  /**
-   * Fresh pool ids trading `mintX` against `mintY` (either order), from the pair index: no scan of
-   * the cache. Returns a reused scratch: valid until the next call (see PairPools). Stale
-   * candidates are skipped and counted in `staleReads`.
-   */
-  poolsForPair(mintX: string, mintY: string): PairPools {
-    const out = this.pairScratch;
-    out.count = 0;
-    const x = this.mintTable.idOf(mintX);
-    if (x === NO_ID) return out;
-    const y = this.mintTable.idOf(mintY);
-    if (y === NO_ID) return out;
-    const oldest = this.now() - this.stalenessThresholdMs;
-    for (let id = this.pairs.first(x, y); id !== NO_ID; id = this.pairs.nextOf(id)) {
-      if (this.lastUpdated[id]! < oldest) {
-        this.staleReads++;
-        continue;
-      }
-      out.ids[out.count++] = id;
-    }
-    return out;
-  }
-
   /** The mint string of an interned mint id (as stored in `tokenA` / `tokenB`). */
   mintOf(mintId: number): string | undefined {
     return this.mintTable.stringOf(mintId);
@@ -385,7 +424,7 @@ export class PoolCache {
   /** Age in ms of the entry for `address` (fresh or stale), undefined when absent. */
   ageMs(address: string): number | undefined {
     const id = this.addresses.idOf(address);
-    return id === NO_ID ? undefined : this.now() - this.lastUpdated[id]!;
+    return id === NO_ID ? undefined : this.ageAt(id);
   }
 
   /** Mints traded by cached pools (a fresh array; not for hot paths). */
@@ -400,12 +439,12 @@ export class PoolCache {
 
   /** The eviction tick (spec 02): removes every entry older than the staleness threshold. */
   evictStale(): number {
-    const oldest = this.now() - this.stalenessThresholdMs;
+    const now = this.now();
     let removed = 0;
     let id = this.recency.oldest();
     while (id !== NO_ID) {
       const next = this.recency.newer(id);
-      if (this.lastUpdated[id]! < oldest) {
+      if (!this.isFresh(now - this.lastUpdated[id]!)) {
         this.remove(id);
         removed++;
       }
@@ -440,10 +479,10 @@ export class PoolCache {
   }
 
   stats(): PoolCacheStats {
-    const oldest = this.now() - this.stalenessThresholdMs;
+    const now = this.now();
     let fresh = 0;
     for (let id = this.recency.oldest(); id !== NO_ID; id = this.recency.newer(id)) {
-      if (this.lastUpdated[id]! >= oldest) fresh++;
+      if (this.isFresh(now - this.lastUpdated[id]!)) fresh++;
     }
     const total = this.addresses.size;
     const asked = this.hits + this.misses;

@@ -59,12 +59,19 @@ export interface PoolEntry {
 }
 
 /**
- * Fresh pool ids of a pair. A reused scratch object: valid only until the next `poolsForPair`
- * call on the same cache; copy `ids.subarray(0, count)` to keep it.
+ * The candidates of a quote on one pair (PoolCache.candidates): a scratch the caller allocates once
+ * (`PoolCache.newCandidates`) and reuses; each call overwrites it.
  */
-export interface PairPools {
+export interface PairCandidates {
+  /** `ids[0..count)`: pool ids fresh enough for the request (PoolCache.isFresh). */
   readonly ids: Uint32Array;
   count: number;
+  /** Pools trading the pair, any age; 0: no cached pool trades it. */
+  total: number;
+  /** Unix ms (cache clock) when the newest pool left out for its age was stored; -Infinity: none. */
+  newestExcluded: number;
+  /** The cache clock reading every age of this call was measured at. */
+  now: number;
 }
 
 export interface PoolCacheStats {
@@ -81,7 +88,7 @@ export interface PoolCacheStats {
   hitRate: number;
   ignoredOlderSlot: number;
   ignoredEqualSlot: number;
-  /** Lookups (`get`, `poolsForPair`) that found an entry but refused it as stale. */
+  /** Lookups (`get`, `freshId`, `candidates`) that found an entry but refused it as stale. */
   staleReads: number;
 }
 

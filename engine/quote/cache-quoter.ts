@@ -1,25 +1,28 @@
 /**
  * The cache path of a quote (spec 02): the best (largest output) fresh pool among all pools of the
- * pair, quoted with the exact swap math on its decoded pool and context.
+ * pair, quoted with the exact swap math on its decoded pool and context. It reads the cache only
+ * through its read API (PoolCache.candidates and the reads by id).
  */
-import type { PoolCache } from '../cache/index.js';
-import { NO_ID, dexOf } from '../cache/index.js';
+import type { PairCandidates, PoolCache } from '../cache/index.js';
+import { NO_ID } from '../cache/index.js';
 import { SwapMode, quoteSwap, type SwapQuote } from '../dex/index.js';
 import { ErrorCode } from '../errors.js';
 import { quoteOfAnswer, QuoteSource, type Quote, type RouteQuote } from './quote-answer.js';
 import { errorOfFailure, quoteFailure, type QuoteFailure } from './quote-failure.js';
 
-/** The winner of a cache quote: the pool id and its exact swap result. */
+/** The winner of a cache quote: the pool id, its exact swap result and its state's age. */
 export interface CacheBest {
   readonly ok: true;
   readonly id: number;
   readonly swap: SwapQuote;
+  /** Age in ms of the winner's state at the candidates' clock reading. */
+  readonly ageMs: number;
 }
 
 /**
  * Quotes `amount` (exact in) of `inputMint` for `outputMint` from `cache`, as GET /quote would
- * answer it without the memo. For tools and tests: it throws TpError where the engine returns a
- * failure value (NoPoolsInCache, NoValidQuotes; see `bestFromCache`).
+ * answer it without the memo. For tools and tests: it allocates, and throws TpError where the
+ * engine returns a failure value (NoPoolsInCache, NoValidQuotes; see `bestOfCandidates`).
  */
 export function quoteFromCache(
   cache: PoolCache,
@@ -30,47 +33,55 @@ export function quoteFromCache(
 ): Quote {
   const best = bestFromCache(cache, inputMint, outputMint, amount, maxStateAgeMs);
   if (!best.ok) throw errorOfFailure(best);
-  const address = cache.addressOf(best.id)!;
   return quoteOfAnswer({
     ok: true,
     quote: routeOfBest(cache, inputMint, outputMint, best),
     source: QuoteSource.Cache,
-    stateAgeMs: cache.ageMs(address)!,
+    stateAgeMs: best.ageMs,
     contextSlot: cache.newestSlot,
     body: undefined,
   });
 }
 
-/**
- * The best pool of the pair and its swap result. Candidates are the fresh pools of the pair whose
- * state is at most `maxStateAgeMs` old and that carry a decoded pool; the one with the largest
- * output wins (on a tie, the lower pool address). Records a hit on success and a miss on failure.
- * Fails with NoPoolsInCache 'no pools found in cache' when no pool of the pair is cached, and with
- * NoValidQuotes 'no valid quotes from cache' when every candidate is stale, too old or refused by
- * the swap math.
- */
+/** `bestOfCandidates` on the candidates of the pair read now, into `scratch` (a new one by default). */
 export function bestFromCache(
   cache: PoolCache,
   inputMint: string,
   outputMint: string,
   amount: bigint,
   maxStateAgeMs: number = cache.stalenessThresholdMs,
+  scratch: PairCandidates = cache.newCandidates(),
 ): CacheBest | QuoteFailure {
-  const pair = cache.poolsForPair(inputMint, outputMint);
+  cache.candidates(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), maxStateAgeMs, scratch);
+  return bestOfCandidates(cache, scratch, inputMint, outputMint, amount);
+}
+
+/**
+ * The best pool among `candidates` (PoolCache.candidates of the pair, just read): each candidate
+ * with a decoded pool quoted with the exact swap math on it and its context; the largest output wins (on a
+ * tie, the lower pool address). Records a cache hit on success and a miss on failure. Fails with
+ * NoPoolsInCache 'no pools found in cache' when no cached pool trades the pair, and with
+ * NoValidQuotes 'no valid quotes from cache' when every pool of it is stale, too old for the
+ * request or refused by the swap math.
+ */
+export function bestOfCandidates(
+  cache: PoolCache,
+  candidates: PairCandidates,
+  inputMint: string,
+  outputMint: string,
+  amount: bigint,
+): CacheBest | QuoteFailure {
   let bestId = NO_ID;
   let best: SwapQuote | undefined;
-  for (let i = 0; i < pair.count; i++) {
-    const id = pair.ids[i]!;
-    const pool = cache.decodedPools[id];
+  for (let i = 0; i < candidates.count; i++) {
+    const id = candidates.ids[i]!;
+    const pool = cache.poolAt(id);
     if (pool === undefined) continue;
-    const address = cache.addressOf(id)!;
-    const age = cache.ageMs(address)!;
-    if (age > maxStateAgeMs) continue;
     let aToB: boolean;
     if (inputMint === pool.tokenA && outputMint === pool.tokenB) aToB = true;
     else if (inputMint === pool.tokenB && outputMint === pool.tokenA) aToB = false;
     else continue;
-    const ctx = cache.contexts[id];
+    const ctx = cache.contextAt(id);
     const result = ctx === undefined
       ? quoteSwap(pool, { aToB, mode: SwapMode.ExactIn, amount })
       : quoteSwap(pool, { aToB, mode: SwapMode.ExactIn, amount }, ctx);
@@ -85,22 +96,25 @@ export function bestFromCache(
       bestId = id;
     }
   }
-  if (best === undefined || bestId === NO_ID) {
+  if (best === undefined) {
     cache.recordMiss();
-    if (pair.count === 0 && !hasPairEntry(cache, inputMint, outputMint)) {
-      return quoteFailure(ErrorCode.NoPoolsInCache, 'no pools found in cache', { inputMint, outputMint });
-    }
-    return quoteFailure(ErrorCode.NoValidQuotes, 'no valid quotes from cache', { inputMint, outputMint, candidates: pair.count, maxStateAgeMs });
+    if (candidates.total === 0) return quoteFailure(ErrorCode.NoPoolsInCache, 'no pools found in cache', { inputMint, outputMint });
+    return quoteFailure(ErrorCode.NoValidQuotes, 'no valid quotes from cache', {
+      inputMint,
+      outputMint,
+      pools: candidates.total,
+      candidates: candidates.count,
+    });
   }
   cache.recordHit();
-  return { ok: true, id: bestId, swap: best };
+  return { ok: true, id: bestId, swap: best, ageMs: cache.ageAt(bestId, candidates.now) };
 }
 
 /** The route of a cache answer: one hop through live pool `best.id`. */
 export function routeOfBest(cache: PoolCache, inputMint: string, outputMint: string, best: CacheBest): RouteQuote {
   const id = best.id;
   const swap = best.swap;
-  const slot = cache.slot[id]!;
+  const slot = cache.slotAt(id);
   return {
     inputMint,
     outputMint,
@@ -111,7 +125,7 @@ export function routeOfBest(cache: PoolCache, inputMint: string, outputMint: str
     hops: [
       {
         pool: cache.addressOf(id)!,
-        dex: dexOf(cache.dex[id]!) ?? 'unknown',
+        dex: cache.dexAt(id) ?? 'unknown',
         inputMint,
         outputMint,
         inAmount: swap.amountIn,
@@ -122,21 +136,4 @@ export function routeOfBest(cache: PoolCache, inputMint: string, outputMint: str
       },
     ],
   };
-}
-
-/**
- * True when some cached entry (fresh or stale) trades the pair. Only on the miss path: a scan of
- * the cache, to tell 'no pools' from 'none fresh'.
- */
-function hasPairEntry(cache: PoolCache, mintX: string, mintY: string): boolean {
-  const x = cache.mintIdOf(mintX);
-  const y = cache.mintIdOf(mintY);
-  if (x === NO_ID || y === NO_ID) return false;
-  for (const address of cache.pools()) {
-    const id = cache.idOf(address);
-    const a = cache.tokenA[id]!;
-    const b = cache.tokenB[id]!;
-    if ((a === x && b === y) || (a === y && b === x)) return true;
-  }
-  return false;
 }

@@ -9,8 +9,7 @@
  * `maxPools`: past it the pool known the longest is forgotten first.
  */
 import type { PoolCache } from '../cache/index.js';
-import { dexOf } from '../cache/index.js';
-import type { Dex } from '../dex/index.js';
+import type { Dex } from '../dex/types.js';
 
 export interface PoolIdentity {
   address: string;
@@ -96,9 +95,9 @@ export class PoolDirectory {
     let added = 0;
     for (const address of cache.pools()) {
       const id = cache.idOf(address);
-      const dex = dexOf(cache.dex[id]!);
-      const tokenA = cache.mintOf(cache.tokenA[id]!);
-      const tokenB = cache.mintOf(cache.tokenB[id]!);
+      const dex = cache.dexAt(id);
+      const tokenA = cache.tokenAAt(id);
+      const tokenB = cache.tokenBAt(id);
       if (dex === undefined || tokenA === undefined || tokenB === undefined) continue;
       if (this.add({ address, dex, tokenA, tokenB })) added++;
     }

@@ -14,7 +14,8 @@
  *   are a subset of the candidates then that holds the winner; the winner of a subset that holds
  *   the winner of the whole is the same pool (largest output, ties to the lower address: a total
  *   order), with the same swap result.
- * Otherwise the quote is computed again (bestFromCache) and the entry replaced.
+ * Otherwise the quote is computed again (PoolCache.candidates, bestOfCandidates) and the entry
+ * replaced. Candidacy is PoolCache.isFresh, the cache's one freshness rule, here as there.
  *
  * Accounting as quoteFromCache: an answer from the memo is a cache hit; a recomputation records
  * its own hit or miss. A memo answer touches only the winning pool's row, so it adds nothing to
@@ -29,9 +30,9 @@
  * larger than the bound would make an LRU miss on every request just the same; the bound only
  * caps memory (an entry is ~1.5 KB with its body). Single-threaded, like the cache.
  */
-import type { PoolCache } from '../cache/index.js';
+import type { PairCandidates, PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
-import { bestFromCache, routeOfBest } from './cache-quoter.js';
+import { bestOfCandidates, routeOfBest } from './cache-quoter.js';
 import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote } from './quote-answer.js';
 import { quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
 import type { QuoteFailure } from './quote-failure.js';
@@ -47,7 +48,7 @@ export interface MemoizedQuote {
   readonly poolId: number;
   /** The pair's state version when computed. */
   readonly version: number;
-  /** lastUpdated of the newest pool of the pair that was not a candidate; -Infinity when none. */
+  /** When the newest pool of the pair that was not a candidate was stored; -Infinity when none. */
   readonly excludedNewest: number;
   /** The /quote body around `stateAgeMs` and `contextSlot`. */
   readonly body: QuoteBodyParts;
@@ -73,6 +74,8 @@ export class QuoteMemo {
   /** Answers computed (absent, or no longer valid). */
   misses = 0;
   private readonly cache: PoolCache;
+  /** The candidates of the quote being computed (reused). */
+  private readonly scratch: PairCandidates;
   /** By directed pair key (`pairKey`). */
   private readonly pairs = new Map<number, PairEntries>();
   /** Mint ids are below this (the cache's mint capacity): the stride of the directed pair key. */
@@ -85,6 +88,7 @@ export class QuoteMemo {
     const max = options.maxEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES;
     if (!Number.isInteger(max) || max < 0) throw new RangeError(`quote memo maxEntries must be an integer >= 0, got ${max}`);
     this.cache = cache;
+    this.scratch = cache.newCandidates();
     this.maxEntries = max;
     // Each live pool holds at most two mints: ids stay below 2 × maxPoolCount (PoolCache).
     this.mintStride = 2 * cache.maxPoolCount;
@@ -126,7 +130,7 @@ export class QuoteMemo {
     amountText?: string,
   ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
-    if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(inputMint, outputMint, amount, maxStateAgeMs, undefined, '');
+    if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(x, y, inputMint, outputMint, amount, maxStateAgeMs, undefined, '');
     const version = cache.pairVersion(x, y);
     let pair = this.pairs.get(x * this.mintStride + y);
     if (pair !== undefined && pair.version !== version) {
@@ -139,11 +143,12 @@ export class QuoteMemo {
     const entry = pair?.byAmount.get(text);
     if (entry !== undefined && entry.route.inputMint === inputMint && entry.route.outputMint === outputMint) {
       const now = cache.nowMs();
-      const lastUpdated = cache.lastUpdated[entry.poolId]!;
-      if (isCandidate(now, lastUpdated, cache.stalenessThresholdMs, maxStateAgeMs) && !isCandidate(now, entry.excludedNewest, cache.stalenessThresholdMs, maxStateAgeMs)) {
+      const age = cache.ageAt(entry.poolId, now);
+      // The winner is still a candidate, and no pool left out then is one now (PoolCache.isFresh).
+      if (cache.isFresh(age, maxStateAgeMs) && !cache.isFresh(now - entry.excludedNewest, maxStateAgeMs)) {
         cache.recordHit();
         this.hits++;
-        this.stateAgeMs = now - lastUpdated;
+        this.stateAgeMs = age;
         return entry;
       }
     }
@@ -151,7 +156,7 @@ export class QuoteMemo {
       pair = { version, byAmount: new Map() };
       this.pairs.set(x * this.mintStride + y, pair);
     }
-    return this.compute(inputMint, outputMint, amount, maxStateAgeMs, pair, text);
+    return this.compute(x, y, inputMint, outputMint, amount, maxStateAgeMs, pair, text);
   }
 
   /** The cache's newest slot in decimal (the `contextSlot` field), converted once per new slot. */
@@ -175,8 +180,10 @@ export class QuoteMemo {
     this.count = 0;
   }
 
-  /** Computes the quote (bestFromCache) and, with `pair`, keeps it under `text`. */
+  /** Computes the quote (the cache's candidates, bestOfCandidates) and, with `pair`, keeps it under `text`. */
   private compute(
+    x: number,
+    y: number,
     inputMint: string,
     outputMint: string,
     amount: bigint,
@@ -186,21 +193,13 @@ export class QuoteMemo {
   ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
     this.misses++;
-    const best = bestFromCache(cache, inputMint, outputMint, amount, maxStateAgeMs);
+    // One clock reading decides every candidate and the newest pool left out (PairCandidates.now).
+    const candidates = cache.candidates(x, y, maxStateAgeMs, this.scratch);
+    const best = bestOfCandidates(cache, candidates, inputMint, outputMint, amount);
     if (!best.ok) return best;
     const id = best.id;
-    // Read after the selection: a pool that was not a candidate then is not one at this later
-    // time either, so the pools failing the test now include every pool left out.
-    const now = cache.nowMs();
-    const threshold = cache.stalenessThresholdMs;
-    const x = cache.mintIdOf(inputMint);
-    const y = cache.mintIdOf(outputMint);
-    let excludedNewest = -Infinity;
-    for (let p = cache.firstOfPair(x, y); p !== NO_ID; p = cache.nextOfPair(p)) {
-      const lastUpdated = cache.lastUpdated[p]!;
-      if (lastUpdated > excludedNewest && !isCandidate(now, lastUpdated, threshold, maxStateAgeMs)) excludedNewest = lastUpdated;
-    }
-    const stateAgeMs = now - cache.lastUpdated[id]!;
+    const excludedNewest = candidates.newestExcluded;
+    const stateAgeMs = best.ageMs;
     const route = routeOfBest(cache, inputMint, outputMint, best);
     const quote = quoteOfAnswer({ ok: true, quote: route, source: QuoteSource.Cache, stateAgeMs, contextSlot: cache.newestSlot, body: undefined });
     const entry: MemoizedQuote = {
@@ -224,13 +223,4 @@ export class QuoteMemo {
     }
     return entry;
   }
-}
-
-/**
- * Whether a pool stored at `lastUpdated` is a candidate at `now` for a request accepting states up
- * to `maxStateAgeMs` old: the two tests of quoteFromCache, written the same way (fresh in
- * PoolCache.poolsForPair, then the age limit).
- */
-function isCandidate(now: number, lastUpdated: number, stalenessThresholdMs: number, maxStateAgeMs: number): boolean {
-  return !(lastUpdated < now - stalenessThresholdMs) && !(now - lastUpdated > maxStateAgeMs);
 }
