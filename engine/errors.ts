@@ -1,7 +1,7 @@
 /**
  * One error class for the whole engine, with a stable code per failure (`TP_ERR_...`).
  * Codes are part of the public contract: logs, metrics labels and API error bodies carry them.
- * The mapping of codes to HTTP and gRPC statuses lives with the servers that need it.
+ * Their HTTP and gRPC statuses are in one table, engine/error-status.ts, which every server uses.
  */
 export const ErrorCode = {
   // configuration
@@ -18,7 +18,7 @@ export const ErrorCode = {
   // swaps
   UnknownMint: 'TP_ERR_UNKNOWN_MINT',
   InvalidAmount: 'TP_ERR_INVALID_AMOUNT',
-  // quote service (spec 02 error table; HTTP statuses in engine/quote/quote-http-server.ts)
+  // quote service (spec 02 error table)
   /** A query parameter is missing or malformed (HTTP 400); `context.parameter` names it. */
   BadParameter: 'TP_ERR_BAD_PARAMETER',
   /** Spec 02: no pools known for the pair. */
@@ -37,6 +37,8 @@ export const ErrorCode = {
   /** Neither the cache nor the RPC fallback can answer (cache disabled without RPC, shutting down; HTTP 503). */
   Unavailable: 'TP_ERR_UNAVAILABLE',
   NotFound: 'TP_ERR_NOT_FOUND',
+  /** An HTTP method a path does not take (405, with `Allow`). */
+  MethodNotAllowed: 'TP_ERR_METHOD_NOT_ALLOWED',
   Internal: 'TP_ERR_INTERNAL',
   // external quote service (engine/external): what a poll of the provider's GET /quote ended with
   /** The provider found no route for the pair (400 COULD_NOT_FIND_ANY_ROUTE / TOKEN_NOT_TRADABLE; gRPC NOT_FOUND). */

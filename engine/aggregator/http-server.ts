@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
+import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
 import { closeServer, listenOn, requestTarget } from '../obs/index.js';
 import { ServingStatusName } from './wire-types.js';
@@ -31,8 +32,9 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
   res.writeHead(status, { 'Content-Type': contentType, 'Cache-Control': 'no-store' }).end(body);
 }
 
-function sendError(res: ServerResponse, status: number, code: string, message: string): void {
-  send(res, status, 'application/json', json({ error: { code, message } }));
+/** An error body with the code table's status (engine/error-status.ts). */
+function sendError(res: ServerResponse, code: ErrorCode, message: string): void {
+  send(res, httpStatusOf(code), 'application/json', json({ error: { code, message } }));
 }
 
 export class AggregatorHttpServer {
@@ -59,12 +61,12 @@ export class AggregatorHttpServer {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const { path } = requestTarget(req);
     if (path !== '/health' && path !== '/stats' && path !== '/metrics') {
-      sendError(res, 404, ErrorCode.NotFound, `no such path: ${path}`);
+      sendError(res, ErrorCode.NotFound, `no such path: ${path}`);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
-      sendError(res, 405, ErrorCode.BadParameter, `method ${req.method} not allowed on ${path}`);
+      sendError(res, ErrorCode.MethodNotAllowed, `method ${req.method} not allowed on ${path}`);
       return;
     }
     try {
@@ -76,11 +78,11 @@ export class AggregatorHttpServer {
       } else {
         this.handlers.metrics().then(
           (m) => send(res, 200, m.contentType, m.body),
-          () => sendError(res, 500, ErrorCode.Internal, 'metrics unavailable'),
+          () => sendError(res, ErrorCode.Internal, 'metrics unavailable'),
         );
       }
     } catch {
-      sendError(res, 500, ErrorCode.Internal, 'internal error');
+      sendError(res, ErrorCode.Internal, 'internal error');
     }
   }
 }

@@ -126,7 +126,7 @@ describe('aggregator HTTP', () => {
     expect(r.json()).toEqual({ error: { code: 'TP_ERR_NOT_FOUND', message: 'no such path: /nope' } });
     const post = await get(t, '/stats', 'POST');
     expect(post.status).toBe(405);
-    expect(post.json().error.code).toBe('TP_ERR_BAD_PARAMETER');
+    expect(post.json().error.code).toBe('TP_ERR_METHOD_NOT_ALLOWED');
   });
 });
 

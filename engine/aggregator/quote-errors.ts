@@ -1,21 +1,19 @@
 /**
- * QuoteError values the aggregator itself writes into local_error / external_error, and the one
- * place its error codes become gRPC statuses (ARCHITECTURE.md §3: INVALID_ARGUMENT, NOT_FOUND,
- * UNAVAILABLE, DEADLINE_EXCEEDED).
+ * QuoteError values the aggregator itself writes into local_error / external_error, and the gRPC
+ * status of its handlers' errors, both from the engine's one code table (engine/error-status.ts).
  */
-import { status as GrpcStatus } from '@grpc/grpc-js';
-
+import { GrpcStatus, grpcStatusOf as grpcStatusOfCode } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { WireQuoteError } from '../quote/index.js';
 
 /** The source did not answer within its timeout (GetAggregatedQuote). */
 export function deadlineError(source: string, timeoutMs: number): WireQuoteError {
-  return { code: ErrorCode.Deadline, grpcStatus: GrpcStatus.DEADLINE_EXCEEDED, message: `${source} upstream did not answer within ${timeoutMs} ms` };
+  return { code: ErrorCode.Deadline, grpcStatus: grpcStatusOfCode(ErrorCode.Deadline), message: `${source} upstream did not answer within ${timeoutMs} ms` };
 }
 
 /** The source's upstream stream is down (or has no fresh quote for the pair). */
 export function unavailableError(source: string, why: string): WireQuoteError {
-  return { code: ErrorCode.Unavailable, grpcStatus: GrpcStatus.UNAVAILABLE, message: `${source} upstream: ${why}` };
+  return { code: ErrorCode.Unavailable, grpcStatus: grpcStatusOfCode(ErrorCode.Unavailable), message: `${source} upstream: ${why}` };
 }
 
 /**
@@ -35,22 +33,7 @@ export function noQuoteError(local: WireQuoteError, external: WireQuoteError): T
   return new TpError(ErrorCode.Unavailable, message, { context });
 }
 
-/** gRPC status of an error thrown by the aggregator's handlers. */
+/** gRPC status of an error thrown by the aggregator's handlers: the code table's, INTERNAL for anything else. */
 export function grpcStatusOf(err: unknown): GrpcStatus {
-  if (!(err instanceof TpError)) return GrpcStatus.INTERNAL;
-  switch (err.code) {
-    case ErrorCode.BadParameter:
-    case ErrorCode.InvalidAmount:
-    case ErrorCode.Base58Invalid:
-      return GrpcStatus.INVALID_ARGUMENT;
-    case ErrorCode.NotFound:
-    case ErrorCode.NoPoolForPair:
-      return GrpcStatus.NOT_FOUND;
-    case ErrorCode.Deadline:
-      return GrpcStatus.DEADLINE_EXCEEDED;
-    case ErrorCode.Unavailable:
-      return GrpcStatus.UNAVAILABLE;
-    default:
-      return GrpcStatus.INTERNAL;
-  }
+  return err instanceof TpError ? grpcStatusOfCode(err.code) : GrpcStatus.INTERNAL;
 }

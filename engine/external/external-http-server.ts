@@ -6,7 +6,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-import { closeServer, listenOn, requestTarget } from '../obs/index.js';
+import { httpStatusOf } from '../error-status.js';
+import { ErrorCode } from '../errors.js';
+import { closeServer, listenOn, requestTarget } from '../obs/http-listen.js';
 
 export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable' } as const;
 export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
@@ -83,11 +85,11 @@ export class ExternalHttpServer {
           if (!res.destroyed) res.writeHead(200, { 'content-type': this.options.metricsContentType }).end(text);
         },
         () => {
-          if (!res.destroyed) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'TP_ERR_INTERNAL', message: 'metrics failed' } }));
+          if (!res.destroyed) res.writeHead(httpStatusOf(ErrorCode.Internal), { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: ErrorCode.Internal, message: 'metrics failed' } }));
         },
       );
       return;
     }
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'TP_ERR_NOT_FOUND', message: 'not found' } }));
+    res.writeHead(httpStatusOf(ErrorCode.NotFound), { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: ErrorCode.NotFound, message: 'not found' } }));
   }
 }

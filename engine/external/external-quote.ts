@@ -6,7 +6,7 @@
  * (slippage_bps, min_output_amount) and on the moment of sending (provider_uptime) is added by
  * `toStreamQuote`.
  */
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { grpcStatusOf } from '../error-status.js';
 
 import { ErrorCode } from '../errors.js';
 import type { StreamPair } from '../quote/index.js';
@@ -93,14 +93,19 @@ export function toStreamQuote(polled: PolledQuote, slippageBps: number, uptime: 
   return m;
 }
 
-/** The error of each way a poll can fail (codes in engine/errors.ts, statuses per ARCHITECTURE §3). */
+/** A QuoteError of `code`, its gRPC status from the engine's code table (engine/error-status.ts). */
+function wireError(code: ErrorCode, message: string): WireQuoteError {
+  return { code, grpcStatus: grpcStatusOf(code), message };
+}
+
+/** The error of each way a poll can fail (codes in engine/errors.ts, statuses from their table). */
 export const ExternalError = {
-  noRoute: (message: string): WireQuoteError => ({ code: ErrorCode.ExternalNoRoute, grpcStatus: GrpcStatus.NOT_FOUND, message }),
-  rejected: (message: string): WireQuoteError => ({ code: ErrorCode.ExternalRejected, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
-  rateLimited: (message: string): WireQuoteError => ({ code: ErrorCode.RateLimited, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, message }),
-  serverError: (message: string): WireQuoteError => ({ code: ErrorCode.ExternalServerError, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
-  timeout: (message: string): WireQuoteError => ({ code: ErrorCode.Deadline, grpcStatus: GrpcStatus.DEADLINE_EXCEEDED, message }),
-  unreachable: (message: string): WireQuoteError => ({ code: ErrorCode.ExternalUnreachable, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
-  malformed: (message: string): WireQuoteError => ({ code: ErrorCode.ExternalMalformed, grpcStatus: GrpcStatus.UNAVAILABLE, message }),
-  circuitOpen: (): WireQuoteError => ({ code: ErrorCode.CircuitOpen, grpcStatus: GrpcStatus.UNAVAILABLE, message: 'the provider circuit breaker is open' }),
+  noRoute: (message: string): WireQuoteError => wireError(ErrorCode.ExternalNoRoute, message),
+  rejected: (message: string): WireQuoteError => wireError(ErrorCode.ExternalRejected, message),
+  rateLimited: (message: string): WireQuoteError => wireError(ErrorCode.RateLimited, message),
+  serverError: (message: string): WireQuoteError => wireError(ErrorCode.ExternalServerError, message),
+  timeout: (message: string): WireQuoteError => wireError(ErrorCode.Deadline, message),
+  unreachable: (message: string): WireQuoteError => wireError(ErrorCode.ExternalUnreachable, message),
+  malformed: (message: string): WireQuoteError => wireError(ErrorCode.ExternalMalformed, message),
+  circuitOpen: (): WireQuoteError => wireError(ErrorCode.CircuitOpen, 'the provider circuit breaker is open'),
 } as const;

@@ -1,63 +1,55 @@
 /**
- * The one place where quote-service error codes become HTTP statuses (ARCHITECTURE.md §3): 400 bad
- * parameters, 404 unknown token or no pool for the pair, 429 rate limited, 503 when neither cache
- * nor RPC can answer, 504 on deadline. Bodies are `{"error":{"code","message"}}`.
+ * Errors as HTTP on the quote port: the status from the one code table (engine/error-status.ts),
+ * as the status line uWS writes, and the body `{"error":{"code","message"}}`.
  */
-import { TpError } from '../errors.js';
-import { QuoteErrorCode } from './errors.js';
+import { STATUS_CODES } from 'node:http';
+
+import { clientErrorOf } from '../error-status.js';
+import { ErrorCode, TpError } from '../errors.js';
 import type { QuoteFailure } from './quote-failure.js';
 
-/** uWS status lines. */
+/** The uWS status line of an HTTP status ("404 Not Found"); built once per status. */
+const lines = new Map<number, string>();
+export function statusLine(status: number): string {
+  let line = lines.get(status);
+  if (line === undefined) {
+    line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+    lines.set(status, line);
+  }
+  return line;
+}
+
+/** Status lines the quote port writes without an error code behind them. */
 export const STATUS = {
-  200: '200 OK',
-  400: '400 Bad Request',
-  404: '404 Not Found',
-  429: '429 Too Many Requests',
-  500: '500 Internal Server Error',
-  503: '503 Service Unavailable',
-  504: '504 Gateway Timeout',
+  200: statusLine(200),
+  400: statusLine(400),
+  404: statusLine(404),
+  500: statusLine(500),
+  503: statusLine(503),
 } as const;
-export type StatusLine = (typeof STATUS)[keyof typeof STATUS];
 
 export interface HttpError {
-  status: StatusLine;
+  /** The status line. */
+  status: string;
   code: string;
   message: string;
   headers?: [string, string][];
 }
 
-/** The HTTP answer of a quote failure; a code without a status here is a 500 that says nothing more. */
+/** The HTTP error of `code` and `message`, as the code table says a client sees it. */
+export function httpError(code: string, message: string, headers?: [string, string][]): HttpError {
+  const e = clientErrorOf(code, message);
+  return headers === undefined ? { status: statusLine(e.http), code: e.code, message: e.message } : { status: statusLine(e.http), code: e.code, message: e.message, headers };
+}
+
+/** The HTTP answer of a quote failure. */
 export function httpErrorOfFailure(failure: QuoteFailure): HttpError {
-  return statusOf(failure.code, failure.message);
+  return httpError(failure.code, failure.message);
 }
 
-/** The HTTP answer of a thrown error; anything unexpected is a 500 that says nothing more. */
+/** The HTTP answer of a thrown error; anything but a TpError is a 500 that says nothing more. */
 export function httpErrorOf(err: unknown): HttpError {
-  return err instanceof TpError ? statusOf(err.code, err.message) : statusOf(QuoteErrorCode.Internal, '');
-}
-
-function statusOf(code: string, message: string): HttpError {
-  {
-    switch (code) {
-      case QuoteErrorCode.BadParameter:
-        return { status: STATUS[400], code, message };
-      case QuoteErrorCode.UnknownMint:
-      case QuoteErrorCode.NoPoolsInCache:
-      case QuoteErrorCode.NoPoolForPair:
-      case QuoteErrorCode.NotFound:
-        return { status: STATUS[404], code, message };
-      case QuoteErrorCode.NoValidQuotes:
-      case QuoteErrorCode.CircuitOpen:
-      case QuoteErrorCode.RpcFallbackFailed:
-      case QuoteErrorCode.Unavailable:
-        return { status: STATUS[503], code, message };
-      case QuoteErrorCode.Deadline:
-        return { status: STATUS[504], code, message };
-      default:
-        break;
-    }
-  }
-  return { status: STATUS[500], code: QuoteErrorCode.Internal, message: 'internal error' };
+  return err instanceof TpError ? httpError(err.code, err.message) : httpError(ErrorCode.Internal, 'internal error');
 }
 
 /** The JSON error body. */

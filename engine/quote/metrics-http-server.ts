@@ -5,9 +5,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-import { closeServer, listenOn, requestTarget } from '../obs/index.js';
+import { closeServer, listenOn, requestTarget } from '../obs/http-listen.js';
+import { httpStatusOf } from '../error-status.js';
+import { ErrorCode } from '../errors.js';
 import { errorBody } from './http-errors.js';
-import { QuoteErrorCode } from './errors.js';
 import { heapProfileResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
 
 export interface MetricsHttpServerOptions {
@@ -51,7 +52,7 @@ export class MetricsHttpServer {
     if (req.method === 'GET' && path === '/metrics') answer = this.metrics();
     else if (req.method === 'GET' && path === '/debug/pprof/heap') answer = heapProfileResponse(query.get('format') ?? '');
     if (answer === undefined) {
-      res.writeHead(404, { 'Content-Type': 'application/json' }).end(errorBody(QuoteErrorCode.NotFound, 'not found'));
+      res.writeHead(httpStatusOf(ErrorCode.NotFound), { 'Content-Type': 'application/json' }).end(errorBody(ErrorCode.NotFound, 'not found'));
       return;
     }
     answer.catch(() => opsFailure()).then((r) => {

@@ -17,7 +17,7 @@ import { acquireHeapSampling, releaseHeapSampling } from '../obs/heap-profile.js
 import type { Logger } from '../obs/logger.js';
 import type { QuoteMetrics } from '../obs/quote-metrics.js';
 import { quoteOfAnswer, type QuoteAnswer } from './quote-answer.js';
-import { STATUS, errorBody, httpErrorOfFailure, type HttpError, type StatusLine } from './http-errors.js';
+import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
 import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
 import { QuoteBodyWriter } from './quote-body.js';
 import { HealthStatus, type QuoteEngine, type QuoteResult } from './quote-engine.js';
@@ -41,7 +41,6 @@ export interface QuoteHttpServerOptions {
 
 export { HealthStatus };
 
-const OPS_STATUS: Record<OpsResponse['status'], StatusLine> = { 200: STATUS[200], 400: STATUS[400], 404: STATUS[404], 500: STATUS[500] };
 /**
  * uWS.js copies every string argument into a malloc'd UTF-8 buffer (its NativeString) and takes a
  * typed array as it is, so the constant strings of the /quote path are given as bytes; except
@@ -99,7 +98,7 @@ export class QuoteHttpServer {
       .get('/metrics', (res) => this.handleOps(res, this.metricsAnswer()))
       .get('/debug/pprof/heap', (res, req) => this.handleOps(res, heapProfileResponse(req.getQuery('format') ?? '')))
       .any('/*', (res) => {
-        this.sendError(res, { status: STATUS[404], code: ErrorCode.NotFound, message: 'not found' });
+        this.sendError(res, httpError(ErrorCode.NotFound, 'not found'));
       });
   }
 
@@ -173,12 +172,8 @@ export class QuoteHttpServer {
     if (this.limiter !== undefined) {
       const retryAfter = this.limiter.take(apiKey !== '' ? `key:${apiKey}` : this.addressKey(res));
       if (retryAfter > 0) {
-        this.sendError(res, {
-          status: STATUS[429],
-          code: ErrorCode.RateLimited,
-          message: `rate limit of ${this.limiter.rps} requests per second exceeded`,
-          headers: [['Retry-After', String(retryAfter)]],
-        });
+        const message = `rate limit of ${this.limiter.rps} requests per second exceeded`;
+        this.sendError(res, httpError(ErrorCode.RateLimited, message, [['Retry-After', String(retryAfter)]]));
         return;
       }
     }
@@ -189,7 +184,7 @@ export class QuoteHttpServer {
       return;
     }
     if (this.draining) {
-      this.sendError(res, { status: STATUS[503], code: ErrorCode.Unavailable, message: 'the quote service is shutting down' });
+      this.sendError(res, httpError(ErrorCode.Unavailable, 'the quote service is shutting down'));
       return;
     }
     const result = this.engine.quote(request);
@@ -267,7 +262,7 @@ export class QuoteHttpServer {
     answer.catch(() => opsFailure()).then((r) => {
       if (aborted) return;
       res.cork(() => {
-        res.writeStatus(OPS_STATUS[r.status]);
+        res.writeStatus(statusLine(r.status));
         for (const [k, v] of r.headers) res.writeHeader(k, v);
         res.end(r.body);
       });
@@ -275,7 +270,7 @@ export class QuoteHttpServer {
   }
 
   /** Sends synchronously, from the handler's top (already corked; cork again is harmless). */
-  private send(res: uws.HttpResponse, status: StatusLine, body: string, headers?: [string, string][]): void {
+  private send(res: uws.HttpResponse, status: string, body: string, headers?: [string, string][]): void {
     res.cork(() => {
       res.writeStatus(status).writeHeader('Content-Type', 'application/json');
       if (headers !== undefined) for (const [k, v] of headers) res.writeHeader(k, v);

@@ -1,14 +1,12 @@
 /**
  * The wire side of `tidepool.v1.QuoteService.StreamBatchQuotes` (proto/tidepool/v1/quote.proto,
  * quote_service.proto) for the local quote service: validation of a BatchQuoteRequest, its error
- * Quote, and the mapping of the quote service's TpError codes to gRPC status numbers. The message
- * types themselves are in quote-wire.ts.
+ * Quote. The message types themselves are in quote-wire.ts; gRPC statuses come from the code table
+ * (engine/error-status.ts).
  */
-import { status as GrpcStatus } from '@grpc/grpc-js';
-
 import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/base58.js';
-import { STATUS, httpErrorOfFailure } from './http-errors.js';
+import { clientErrorOf } from '../error-status.js';
 import type { QuoteFailure } from './quote-failure.js';
 import { pairId, type UpstreamQuote, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteError } from './quote-wire.js';
 
@@ -95,22 +93,13 @@ export function parseStreamRequest(request: BatchQuoteRequestMessage): StreamReq
 /** Provider name of local quotes. */
 export const LOCAL_PROVIDER = 'tidepool';
 
-const HTTP_TO_GRPC: Record<string, number> = {
-  [STATUS[400]]: GrpcStatus.INVALID_ARGUMENT,
-  [STATUS[404]]: GrpcStatus.NOT_FOUND,
-  [STATUS[429]]: GrpcStatus.RESOURCE_EXHAUSTED,
-  [STATUS[503]]: GrpcStatus.UNAVAILABLE,
-  [STATUS[504]]: GrpcStatus.DEADLINE_EXCEEDED,
-};
-
 /**
- * The QuoteError of a failed quote: the same code and message /quote would answer with, and the
- * gRPC status matching its HTTP status (ARCHITECTURE §3: 404 → 5 NOT_FOUND, 503 → 14 UNAVAILABLE,
- * 504 → 4 DEADLINE_EXCEEDED; anything unexpected → 13 INTERNAL).
+ * The QuoteError of a failed quote: the same code and message /quote would answer with, and its
+ * gRPC status from the code table (engine/error-status.ts).
  */
 export function quoteErrorOf(failure: QuoteFailure): WireQuoteError {
-  const e = httpErrorOfFailure(failure);
-  return { code: e.code, grpcStatus: HTTP_TO_GRPC[e.status] ?? GrpcStatus.INTERNAL, message: e.message };
+  const e = clientErrorOf(failure.code, failure.message);
+  return { code: e.code, grpcStatus: e.grpc, message: e.message };
 }
 
 /** A Quote carrying only `error` for `pair` (amounts zero, route empty). */

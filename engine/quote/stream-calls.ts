@@ -21,7 +21,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
 
-import { guardStream, type GrpcAuth } from '../auth/index.js';
+import { guardStream, type GrpcAuth } from '../auth/grpc-auth.js';
+import { grpcStatusOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { grpcMetadataGetter } from '../obs/index.js';
@@ -31,6 +32,9 @@ import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage, 
 import type { UpstreamQuote } from './quote-wire.js';
 
 const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
+/** A malformed request, and a call refused or ended while closing (the code table's statuses). */
+const INVALID_ARGUMENT = grpcStatusOf(ErrorCode.BadParameter);
+const UNAVAILABLE = grpcStatusOf(ErrorCode.Unavailable);
 
 /** How long close() lets streams finish before forcing the connections shut. */
 export const DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS = 2000;
@@ -134,7 +138,7 @@ export class StreamCalls<S extends StreamSubscription> {
       this.options.closing?.();
       for (const [sub, { call }] of this.calls) {
         this.release(sub);
-        call.emit('error', { code: grpc.status.UNAVAILABLE, details: this.options.shuttingDownDetails });
+        call.emit('error', { code: UNAVAILABLE, details: this.options.shuttingDownDetails });
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
@@ -152,7 +156,7 @@ export class StreamCalls<S extends StreamSubscription> {
 
   private handle(call: QuoteStreamCall): void {
     if (this.isClosing) {
-      call.emit('error', { code: grpc.status.UNAVAILABLE, details: this.options.shuttingDownDetails });
+      call.emit('error', { code: UNAVAILABLE, details: this.options.shuttingDownDetails });
       return;
     }
     const parent = propagation.extract(ROOT_CONTEXT, call.metadata, grpcMetadataGetter);
@@ -162,10 +166,10 @@ export class StreamCalls<S extends StreamSubscription> {
       request = parseStreamRequest(call.request);
     } catch (err) {
       const details = err instanceof StreamRequestError ? err.message : 'invalid request';
-      span.setAttribute('rpc.grpc.status_code', grpc.status.INVALID_ARGUMENT);
+      span.setAttribute('rpc.grpc.status_code', INVALID_ARGUMENT);
       span.setStatus({ code: SpanStatusCode.ERROR, message: details });
       span.end();
-      call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details });
+      call.emit('error', { code: INVALID_ARGUMENT, details });
       return;
     }
     span.setAttribute('tidepool.pair_count', request.pairs.length);

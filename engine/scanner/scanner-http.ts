@@ -14,6 +14,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
+import { httpStatusOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { closeServer, listenOn } from '../obs/index.js';
 import type { Scanner } from './scanner.js';
@@ -33,8 +34,9 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
 }
 
-function sendError(res: ServerResponse, status: number, code: string, message: string): void {
-  sendJson(res, status, { error: { code, message } });
+/** An error body with the code table's status (engine/error-status.ts). */
+function sendError(res: ServerResponse, code: ErrorCode, message: string): void {
+  sendJson(res, httpStatusOf(code), { error: { code, message } });
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -77,7 +79,7 @@ export class ScannerHttpServer {
     this.host = options.host ?? '127.0.0.1';
     this.server = createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
-        if (!res.headersSent) sendError(res, 500, ErrorCode.Internal, (err as Error).message);
+        if (!res.headersSent) sendError(res, ErrorCode.Internal, (err as Error).message);
       });
     });
   }
@@ -128,7 +130,7 @@ export class ScannerHttpServer {
     if (path === '/config/pools') {
       if (req.method !== 'POST') {
         res.setHeader('Allow', 'POST');
-        sendError(res, 405, 'TP_ERR_METHOD_NOT_ALLOWED', 'use POST with {"pools": [...]}');
+        sendError(res, ErrorCode.MethodNotAllowed, 'use POST with {"pools": [...]}');
         return;
       }
       try {
@@ -136,7 +138,7 @@ export class ScannerHttpServer {
         scanner.setPools(pools);
         sendJson(res, 200, { pools: scanner.pools.length });
       } catch (err) {
-        if (err instanceof TpError) sendError(res, 400, err.code, err.message);
+        if (err instanceof TpError) sendError(res, err.code, err.message);
         else throw err;
       }
       return;
@@ -147,6 +149,6 @@ export class ScannerHttpServer {
       res.writeHead(200, { 'Content-Type': registry.contentType }).end(text);
       return;
     }
-    sendError(res, 404, ErrorCode.NotFound, `no route ${req.method ?? ''} ${path ?? ''}`);
+    sendError(res, ErrorCode.NotFound, `no route ${req.method ?? ''} ${path ?? ''}`);
   }
 }
