@@ -1,12 +1,12 @@
 /**
  * Validation of the aggregator's requests by the rules written in quote.proto (BatchQuoteRequest,
  * QuoteRequest): 1 to 1,000 pairs, base58 public-key mints, different mints, amount a u64 > 0,
- * slippage 0 to 10,000 bps. A violation is TpError(TP_ERR_BAD_PARAMETER) naming the field; the gRPC
+ * exact in (the aggregator does not merge exact-out quotes), slippage 0 to 10,000 bps. A violation is TpError(TP_ERR_BAD_PARAMETER) naming the field; the gRPC
  * server answers it with INVALID_ARGUMENT.
  */
 import { isPubkey } from '../chain/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import type { WireBatchQuoteRequest, WirePairAmount, WireQuoteRequest } from '../quote/index.js';
+import { WireSwapMode, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteRequest } from '../quote/quote-wire.js';
 import { pairId } from './swap-route-event.js';
 
 export const MAX_PAIRS_PER_REQUEST = 1000;
@@ -38,6 +38,11 @@ function bad(parameter: string, message: string): TpError {
 
 function validPair(field: string, p: WirePairAmount | WireQuoteRequest | null | undefined, amount: unknown): PairKey {
   if (p === null || p === undefined) throw bad(field, 'missing');
+  // The aggregator merges exact-in quotes only: an exact-out pair is refused, not quoted the wrong way.
+  const mode = (p as Partial<WirePairAmount>).swapMode;
+  if (mode !== undefined && mode !== WireSwapMode.Unspecified && mode !== WireSwapMode.ExactIn) {
+    throw bad(`${field}.swap_mode`, `${String(mode)} is not served by the aggregator (exact in only)`);
+  }
   if (!isPubkey(p.inputMint)) throw bad(`${field}.input_mint`, 'not a base58 public key');
   if (!isPubkey(p.outputMint)) throw bad(`${field}.output_mint`, 'not a base58 public key');
   if (p.inputMint === p.outputMint) throw bad(`${field}.output_mint`, 'same as input_mint');

@@ -157,10 +157,12 @@ describe('StreamAggregatedQuotes', () => {
     ['a zero amount', { pairs: [{ ...PAIR, amount: '0' }] }],
     ['a bad mint', { pairs: [{ ...PAIR, outputMint: 'xyz' }] }],
     ['slippage above 10,000 bps', { pairs: [PAIR], slippageBps: 20_000 }],
-  ])('rejects %s with INVALID_ARGUMENT', async (_name, request) => {
+    ['an exact-out pair (the aggregator merges exact-in quotes only)', { pairs: [PAIR, { ...PAIR, swapMode: 'SWAP_MODE_EXACT_OUT' }] }, 'pairs[1].swap_mode'],
+  ])('rejects %s with INVALID_ARGUMENT', async (_name, request, field?: string) => {
     const t = await aggregatorOn(await upstream(1n), await upstream(1n));
     const s = stream(t, request);
     await eventually(() => expect(s.error?.code).toBe(3));
+    if (field !== undefined) expect(s.error?.details).toContain(field);
     expect(t.aggregator.stats().activeStreams).toBe(0);
   });
 

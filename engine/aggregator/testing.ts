@@ -69,6 +69,8 @@ export function makeQuote(pair: WirePairAmount, output: bigint | string, o: Quot
     receivedAtUnixMs: '0',
     routeHash: '',
     error: null,
+    swapMode: 'SWAP_MODE_EXACT_IN',
+    maxInputAmount: pair.amount,
   };
   if (o.providerUptime !== undefined) quote.providerUptime = o.providerUptime;
   return quote;
@@ -76,7 +78,7 @@ export function makeQuote(pair: WirePairAmount, output: bigint | string, o: Quot
 
 /** An upstream "cannot quote" for a pair. */
 export function makeErrorQuote(pair: WirePairAmount, error: WireQuoteError = { code: 'TP_ERR_NO_POOL_FOR_PAIR', grpcStatus: 5, message: 'no pool' }): WireQuote {
-  return { ...makeQuote(pair, 0n), route: [], outputAmount: '0', minOutputAmount: '0', error };
+  return { ...makeQuote(pair, 0n), route: [], outputAmount: '0', minOutputAmount: '0', maxInputAmount: '0', error };
 }
 
 /** What a fake upstream answers for a pair: a quote, or undefined for silence. */

@@ -50,6 +50,8 @@ describe('ExternalQuoteServer StreamBatchQuotes', () => {
     ['equal mints', { pairs: [SOL_USDC, { ...SOL_USDC, outputMint: WSOL }] }, /^pairs\[1\]\.output_mint: equals input_mint/],
     ['a zero amount', { pairs: [{ ...SOL_USDC, amount: '0' }] }, /^pairs\[0\]\.amount: must be greater than 0/],
     ['slippage above 10,000', { pairs: [SOL_USDC], slippageBps: 10_001 }, /^slippage_bps/],
+    // The provider is polled exact in: an exact-out pair is refused, never quoted the other way.
+    ['an exact-out pair', { pairs: [SOL_USDC, { ...SOL_USDC, swapMode: 'SWAP_MODE_EXACT_OUT' }] }, /^pairs\[1\]\.swap_mode: SWAP_MODE_EXACT_OUT is not served here/],
   ])('refuses %s with INVALID_ARGUMENT naming the field', async (_name, request, details) => {
     await start();
     const probe = open(request as { pairs: StreamPairInput[] });

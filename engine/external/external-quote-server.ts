@@ -68,6 +68,8 @@ export class ExternalQuoteServer {
       activeStreams: metrics.activeStreams,
       logger,
       auth: options.auth,
+      // The provider is polled exact in; an exact-out pair is refused, not quoted the wrong way.
+      request: { exactOut: false },
       subscribe: (request, call) =>
         new ExternalSubscription({
           request,

@@ -9,8 +9,8 @@
 import { grpcStatusOf } from '../error-status.js';
 
 import { ErrorCode } from '../errors.js';
-import type { StreamPair } from '../quote/index.js';
-import { minOutputAmount, type UpstreamQuote, type WireQuoteError } from '../quote/index.js';
+import type { StreamPair } from '../quote/quote-stream-request.js';
+import { WireSwapMode, minOutputAmount, type UpstreamQuote, type WireQuoteError } from '../quote/quote-wire.js';
 import { hopFeeInInputUnits, type ProviderQuote } from './provider-response.js';
 
 /** One poll's result for a pair: the stream-independent part of the Quote. */
@@ -36,6 +36,8 @@ export function polledQuote(pair: StreamPair, quote: ProviderQuote, provider: st
       outputMint: pair.outputMint,
       inputAmount: pair.amountText,
       outputAmount: quote.outAmount.toString(),
+      swapMode: WireSwapMode.ExactIn,
+      maxInputAmount: pair.amountText,
       priceImpact: quote.priceImpact,
       route: quote.hops.map((h) => ({
         pool: h.ammKey,
@@ -68,6 +70,8 @@ export function errorPolledQuote(pair: StreamPair, error: WireQuoteError, provid
       outputMint: pair.outputMint,
       inputAmount: pair.amountText,
       outputAmount: '0',
+      swapMode: WireSwapMode.ExactIn,
+      maxInputAmount: '0',
       priceImpact: 0,
       route: [],
       slot: '0',

@@ -1,7 +1,8 @@
 /**
- * The cache path of a quote (spec 02): the best (largest output) fresh pool among all pools of the
- * pair, quoted with the exact swap math on its decoded pool and context. It reads the cache only
- * through its read API (PoolCache.candidates and the reads by id).
+ * The cache path of a quote (spec 02): the best fresh pool among all pools of the pair (exact in:
+ * the largest output; exact out: the smallest input), quoted with the exact swap math on its
+ * decoded pool and context. It reads the cache only through its read API (PoolCache.candidates and
+ * the reads by id).
  */
 import type { PairCandidates, PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
@@ -9,6 +10,15 @@ import { SwapMode, quoteSwap, type SwapQuote } from '../dex/index.js';
 import { ErrorCode } from '../errors.js';
 import { quoteOfAnswer, QuoteSource, type Quote, type RouteQuote } from './quote-answer.js';
 import { errorOfFailure, quoteFailure, type QuoteFailure } from './quote-failure.js';
+import { DEFAULT_SLIPPAGE_BPS, slippageOf } from './slippage.js';
+
+/** What `quoteFromCache` may be told besides the pair and the amount. */
+export interface CacheQuoteOptions {
+  /** Default ExactIn. */
+  mode?: SwapMode;
+  /** Default DEFAULT_SLIPPAGE_BPS (50), GET /quote's default. */
+  slippageBps?: number;
+}
 
 /** The winner of a cache quote: the pool id, its exact swap result and its state's age. */
 export interface CacheBest {
@@ -20,9 +30,9 @@ export interface CacheBest {
 }
 
 /**
- * Quotes `amount` (exact in) of `inputMint` for `outputMint` from `cache`, as GET /quote would
- * answer it without the memo. For tools and tests: it allocates, and throws TpError where the
- * engine returns a failure value (NoPoolsInCache, NoValidQuotes; see `bestOfCandidates`).
+ * Quotes `amount` of `inputMint` for `outputMint` from `cache` (exact in unless told), as GET
+ * /quote would answer it without the memo. For tools and tests: it allocates, and throws TpError
+ * where the engine returns a failure value (NoPoolsInCache, NoValidQuotes; see `bestOfCandidates`).
  */
 export function quoteFromCache(
   cache: PoolCache,
@@ -30,15 +40,19 @@ export function quoteFromCache(
   outputMint: string,
   amount: bigint,
   maxStateAgeMs: number = cache.stalenessThresholdMs,
+  options: CacheQuoteOptions = {},
 ): Quote {
-  const best = bestFromCache(cache, inputMint, outputMint, amount, maxStateAgeMs);
+  const mode = options.mode ?? SwapMode.ExactIn;
+  const best = bestFromCache(cache, inputMint, outputMint, amount, maxStateAgeMs, mode);
   if (!best.ok) throw errorOfFailure(best);
+  const route = routeOfBest(cache, inputMint, outputMint, best, mode);
   return quoteOfAnswer({
     ok: true,
-    quote: routeOfBest(cache, inputMint, outputMint, best),
+    quote: route,
     source: QuoteSource.Cache,
     stateAgeMs: best.ageMs,
     contextSlot: cache.newestSlot,
+    slippage: slippageOf(mode, route.inputAmount, route.outputAmount, options.slippageBps ?? DEFAULT_SLIPPAGE_BPS),
     body: undefined,
   });
 }
@@ -50,16 +64,31 @@ export function bestFromCache(
   outputMint: string,
   amount: bigint,
   maxStateAgeMs: number = cache.stalenessThresholdMs,
+  mode: SwapMode = SwapMode.ExactIn,
   scratch: PairCandidates = cache.newCandidates(),
 ): CacheBest | QuoteFailure {
   cache.candidates(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), maxStateAgeMs, scratch);
-  return bestOfCandidates(cache, scratch, inputMint, outputMint, amount);
+  return bestOfCandidates(cache, scratch, inputMint, outputMint, amount, mode);
+}
+
+/**
+ * True when swap `a` is better than swap `b` for the request: exact in, more output; exact out,
+ * less input. Equal swaps are not better: the caller breaks ties by pool address, the same way on
+ * the cache and the RPC paths (one answer per state, whatever the source).
+ */
+export function betterSwap(a: SwapQuote, b: SwapQuote, mode: SwapMode): boolean {
+  return mode === SwapMode.ExactIn ? a.amountOut > b.amountOut : a.amountIn < b.amountIn;
+}
+
+/** True when swaps `a` and `b` are as good as each other for the request. */
+export function sameSwap(a: SwapQuote, b: SwapQuote, mode: SwapMode): boolean {
+  return mode === SwapMode.ExactIn ? a.amountOut === b.amountOut : a.amountIn === b.amountIn;
 }
 
 /**
  * The best pool among `candidates` (PoolCache.candidates of the pair, just read): each candidate
- * with a decoded pool quoted with the exact swap math on it and its context; the largest output wins (on a
- * tie, the lower pool address). Records a cache hit on success and a miss on failure. Fails with
+ * with a decoded pool quoted with the exact swap math on it and its context; the largest output
+ * (exact in) or the smallest input (exact out) wins, on a tie the lower pool address. Records a cache hit on success and a miss on failure. Fails with
  * NoPoolsInCache 'no pools found in cache' when no cached pool trades the pair, and with
  * NoValidQuotes 'no valid quotes from cache' when every pool of it is stale, too old for the
  * request or refused by the swap math.
@@ -70,6 +99,7 @@ export function bestOfCandidates(
   inputMint: string,
   outputMint: string,
   amount: bigint,
+  mode: SwapMode,
 ): CacheBest | QuoteFailure {
   let bestId = NO_ID;
   let best: SwapQuote | undefined;
@@ -82,16 +112,9 @@ export function bestOfCandidates(
     else if (inputMint === pool.tokenB && outputMint === pool.tokenA) aToB = false;
     else continue;
     const ctx = cache.contextAt(id);
-    const result = ctx === undefined
-      ? quoteSwap(pool, { aToB, mode: SwapMode.ExactIn, amount })
-      : quoteSwap(pool, { aToB, mode: SwapMode.ExactIn, amount }, ctx);
+    const result = ctx === undefined ? quoteSwap(pool, { aToB, mode, amount }) : quoteSwap(pool, { aToB, mode, amount }, ctx);
     if (!result.ok) continue;
-    // Ties go to the lower pool address, as on the RPC path: one answer per state, whatever the source.
-    if (
-      best === undefined ||
-      result.amountOut > best.amountOut ||
-      (result.amountOut === best.amountOut && cache.addressOf(id)! < cache.addressOf(bestId)!)
-    ) {
+    if (best === undefined || betterSwap(result, best, mode) || (sameSwap(result, best, mode) && cache.addressOf(id)! < cache.addressOf(bestId)!)) {
       best = result;
       bestId = id;
     }
@@ -111,11 +134,12 @@ export function bestOfCandidates(
 }
 
 /** The route of a cache answer: one hop through live pool `best.id`. */
-export function routeOfBest(cache: PoolCache, inputMint: string, outputMint: string, best: CacheBest): RouteQuote {
+export function routeOfBest(cache: PoolCache, inputMint: string, outputMint: string, best: CacheBest, mode: SwapMode): RouteQuote {
   const id = best.id;
   const swap = best.swap;
   const slot = cache.slotAt(id);
   return {
+    mode,
     inputMint,
     outputMint,
     inputAmount: swap.amountIn,

@@ -5,7 +5,9 @@
  *
  * u64 amounts are bigint here; adapters write them as decimal strings.
  */
+import type { SwapMode } from '../dex/index.js';
 import type { QuoteBodyParts } from './quote-body.js';
+import type { Slippage } from './slippage.js';
 
 /** Where the pool states behind an answer came from. */
 export const QuoteSource = {
@@ -44,6 +46,8 @@ export interface RouteHop {
  * time), so the memo shares one between many answers. Immutable.
  */
 export interface RouteQuote {
+  /** ExactIn: inputAmount was asked, outputAmount found; ExactOut: the other way round. */
+  readonly mode: SwapMode;
   readonly inputMint: string;
   readonly outputMint: string;
   /** Atoms of inputMint sold along the route. */
@@ -67,6 +71,8 @@ export interface QuoteAnswer {
   readonly stateAgeMs: number;
   /** The newest slot the engine had seen when it answered. */
   readonly contextSlot: bigint;
+  /** The request's tolerance and the bounds it gives (minimum output, maximum input). */
+  readonly slippage: Slippage;
   /**
    * The GET /quote body of this answer without its per-answer fields, serialized once per memoized
    * route (quote-body.ts); undefined when the answer was not memoized (RPC answers).
@@ -81,6 +87,7 @@ export interface QuoteAnswer {
 export interface Quote {
   inputMint: string;
   outputMint: string;
+  swapMode: SwapMode;
   inputAmount: bigint;
   outputAmount: bigint;
   pool: string;
@@ -93,6 +100,11 @@ export interface Quote {
   stateAgeMs: number;
   /** The newest slot the engine has seen. */
   contextSlot: bigint;
+  slippageBps: number;
+  /** Exact in: the output less slippage; exact out: the output. */
+  minOutputAmount: bigint;
+  /** Exact out: the input plus slippage; exact in: the input. */
+  maxInputAmount: bigint;
   source: QuoteSource;
   route: RouteHop[];
 }
@@ -104,6 +116,7 @@ export function quoteOfAnswer(a: QuoteAnswer): Quote {
   return {
     inputMint: q.inputMint,
     outputMint: q.outputMint,
+    swapMode: q.mode,
     inputAmount: q.inputAmount,
     outputAmount: q.outputAmount,
     pool: first.pool,
@@ -113,6 +126,9 @@ export function quoteOfAnswer(a: QuoteAnswer): Quote {
     slot: q.slot,
     stateAgeMs: a.stateAgeMs,
     contextSlot: a.contextSlot,
+    slippageBps: a.slippage.bps,
+    minOutputAmount: a.slippage.minOutputAmount,
+    maxInputAmount: a.slippage.maxInputAmount,
     source: a.source,
     route: [...q.hops],
   };

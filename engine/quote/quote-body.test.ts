@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
 import { Prng } from '../dex/testing/prng.js';
+import { SwapMode } from '../dex/index.js';
 import type { Quote } from './quote-answer.js';
 import { QuoteBodyWriter, quoteBodyParts } from './quote-body.js';
 import { quoteToJson } from './quote-json.js';
+import { slippageOf, type Slippage } from './slippage.js';
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 
@@ -18,6 +20,7 @@ function randomQuote(rng: Prng): Quote {
   return {
     inputMint: 'So11111111111111111111111111111111111111112',
     outputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    swapMode: rng.chance(0.5) ? SwapMode.ExactIn : SwapMode.ExactOut,
     inputAmount,
     outputAmount,
     pool,
@@ -27,13 +30,21 @@ function randomQuote(rng: Prng): Quote {
     slot,
     stateAgeMs: 0,
     contextSlot: 0n,
+    slippageBps: 0,
+    minOutputAmount: 0n,
+    maxInputAmount: 0n,
     source: 'cache',
     route: [{ pool, dex, inputMint: 'So11111111111111111111111111111111111111112', outputMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', inAmount: inputAmount, outAmount: outputAmount, fee, feeMint: 'So11111111111111111111111111111111111111112', slot }],
   };
 }
 
+/** `q` with its per-answer fields as the writer is given them. */
+function answered(q: Quote, stateAgeMs: number, contextSlot: bigint, s: Slippage): Quote {
+  return { ...q, stateAgeMs, contextSlot, slippageBps: s.bps, minOutputAmount: s.minOutputAmount, maxInputAmount: s.maxInputAmount };
+}
+
 describe('QuoteBodyWriter', () => {
-  it('writes exactly JSON.stringify(quoteToJson(q)) for any age and context slot', () => {
+  it('writes exactly JSON.stringify(quoteToJson(q)) for any age, context slot and slippage, both modes', () => {
     const rng = new Prng(7);
     const writer = new QuoteBodyWriter();
     const decoder = new TextDecoder();
@@ -44,8 +55,10 @@ describe('QuoteBodyWriter', () => {
       for (let k = 0; k < 3; k++) {
         const stateAgeMs = rng.chance(0.5) ? rng.pick(ages) : rng.int(0, 10_000_000);
         const contextSlot = rng.chance(0.1) ? U64_MAX : rng.bits(rng.int(1, 40));
-        const bytes = writer.write(parts, stateAgeMs, contextSlot.toString());
-        expect(decoder.decode(bytes)).toBe(JSON.stringify(quoteToJson({ ...q, stateAgeMs, contextSlot })));
+        const bps = rng.pick([0, 1, 50, 9_999, 10_000, rng.int(0, 10_000)]);
+        const slippage = slippageOf(q.swapMode, q.inputAmount, q.outputAmount, bps);
+        const bytes = writer.write(parts, stateAgeMs, contextSlot.toString(), slippage);
+        expect(decoder.decode(bytes)).toBe(JSON.stringify(quoteToJson(answered(q, stateAgeMs, contextSlot, slippage))));
       }
     }
   });
@@ -54,9 +67,10 @@ describe('QuoteBodyWriter', () => {
     const writer = new QuoteBodyWriter();
     const q = randomQuote(new Prng(1));
     const big = { ...q, pool: 'x'.repeat(10_000) };
-    const text = new TextDecoder().decode(writer.write(quoteBodyParts(big), 5, '77'));
-    expect(text).toBe(JSON.stringify(quoteToJson({ ...big, stateAgeMs: 5, contextSlot: 77n })));
+    const s = slippageOf(q.swapMode, q.inputAmount, q.outputAmount, 50);
+    const text = new TextDecoder().decode(writer.write(quoteBodyParts(big), 5, '77', s));
+    expect(text).toBe(JSON.stringify(quoteToJson(answered(big, 5, 77n, s))));
     const parts = quoteBodyParts(q);
-    expect(writer.write(parts, 5, '77')).toBe(writer.write(parts, 6, '77'));
+    expect(writer.write(parts, 5, '77', s)).toBe(writer.write(parts, 6, '77', s));
   });
 });

@@ -1,15 +1,17 @@
 /**
  * The /quote body of a cache quote, serialized once and written per response as bytes.
  *
- * A memoized quote keeps its body in two UTF-8 parts around the two fields that change with every
- * response, `stateAgeMs` and `contextSlot`: `head` ends with `"stateAgeMs":`, `tail` starts with
- * the quote closing the context slot's digits. `QuoteBodyWriter.write` joins them with the
- * per-response values in a reused buffer, so a response builds no string and uWS copies the bytes
- * as they are (a JS string would be converted to UTF-8 on every `end`). The bytes are exactly
- * `JSON.stringify(quoteToJson(q))` for the quote with that age and context slot (tested).
+ * A memoized quote keeps its body in two UTF-8 parts around the fields that may change with every
+ * response: `stateAgeMs`, `contextSlot` and the slippage fields (`slippageBps`, `minOutputAmount`,
+ * `maxInputAmount`, which follow the request's tolerance). `head` ends with `"stateAgeMs":`, `tail`
+ * starts with the quote closing the maximum input's digits. `QuoteBodyWriter.write` joins them with
+ * the per-response values in a reused buffer, so a response builds no string and uWS copies the
+ * bytes as they are (a JS string would be converted to UTF-8 on every `end`). The bytes are
+ * exactly `JSON.stringify(quoteToJson(q))` for the quote with those values (tested).
  */
 import type { Quote } from './quote-answer.js';
 import { quoteToJson } from './quote-json.js';
+import type { Slippage } from './slippage.js';
 
 export interface QuoteBodyParts {
   readonly head: Uint8Array;
@@ -18,16 +20,20 @@ export interface QuoteBodyParts {
 
 const utf8 = new TextEncoder();
 const CONTEXT_SLOT = utf8.encode(',"contextSlot":"');
+const SLIPPAGE_BPS = utf8.encode('","slippageBps":');
+const MIN_OUTPUT = utf8.encode(',"minOutputAmount":"');
+const MAX_INPUT = utf8.encode('","maxInputAmount":"');
 const NULL = utf8.encode('null');
 const ZERO_CODE = 0x30;
 const INITIAL_BYTES = 4096;
 
-/** The constant parts of `q`'s body (its own stateAgeMs and contextSlot are left out). */
+/** The constant parts of `q`'s body (its own stateAgeMs, contextSlot and slippage fields are left out). */
 export function quoteBodyParts(q: Quote): QuoteBodyParts {
   const json = quoteToJson(q);
   const head = JSON.stringify({
     inputMint: json.inputMint,
     outputMint: json.outputMint,
+    swapMode: json.swapMode,
     inputAmount: json.inputAmount,
     outputAmount: json.outputAmount,
     pool: json.pool,
@@ -53,13 +59,17 @@ export class QuoteBodyWriter {
   private slotText = '';
   private slotBytes = new Uint8Array(0);
 
-  /** The body of `parts` with `stateAgeMs` and `contextSlot` (decimal digits). */
-  write(parts: QuoteBodyParts, stateAgeMs: number, contextSlot: string): Uint8Array {
+  /** The body of `parts` with `stateAgeMs`, `contextSlot` (decimal digits) and the slippage fields. */
+  write(parts: QuoteBodyParts, stateAgeMs: number, contextSlot: string, slippage: Slippage): Uint8Array {
     if (contextSlot !== this.slotText) {
       this.slotText = contextSlot;
       this.slotBytes = utf8.encode(contextSlot);
     }
-    const most = parts.head.length + 24 + CONTEXT_SLOT.length + this.slotBytes.length + parts.tail.length;
+    const minText = slippage.minOutputText;
+    const maxText = slippage.maxInputText;
+    const most =
+      parts.head.length + 24 + CONTEXT_SLOT.length + this.slotBytes.length + SLIPPAGE_BPS.length + 24 + MIN_OUTPUT.length + minText.length +
+      MAX_INPUT.length + maxText.length + parts.tail.length;
     if (most > this.buffer.length) this.grow(most);
     const out = this.buffer;
     out.set(parts.head, 0);
@@ -68,9 +78,22 @@ export class QuoteBodyWriter {
     at += CONTEXT_SLOT.length;
     out.set(this.slotBytes, at);
     at += this.slotBytes.length;
+    out.set(SLIPPAGE_BPS, at);
+    at = this.writeNumber(slippage.bps, at + SLIPPAGE_BPS.length);
+    out.set(MIN_OUTPUT, at);
+    at = this.writeDigits(minText, at + MIN_OUTPUT.length);
+    out.set(MAX_INPUT, at);
+    at = this.writeDigits(maxText, at + MAX_INPUT.length);
     out.set(parts.tail, at);
     at += parts.tail.length;
     return this.views[at] ?? (this.views[at] = out.subarray(0, at));
+  }
+
+  /** The ASCII digits of a decimal string at `at`, without encoding a copy. Returns the end. */
+  private writeDigits(digits: string, at: number): number {
+    const out = this.buffer;
+    for (let i = 0; i < digits.length; i++) out[at + i] = digits.charCodeAt(i);
+    return at + digits.length;
   }
 
   /** JSON of a number at `at`: digits for a safe integer, else JSON.stringify's text. Returns the end. */

@@ -8,7 +8,8 @@ import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOpt
 import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { LOG_LEVELS } from '../obs/index.js';
+import { LOG_LEVELS } from '../obs/logger.js';
+import { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './slippage.js';
 
 export const DEFAULT_QUOTE_PORT = 8080;
 export const DEFAULT_QUOTE_METRICS_PORT = 9090;
@@ -27,7 +28,7 @@ export const quoteSchema = {
   'grpc.port': setting({ description: 'gRPC port of the local upstream quote stream (tidepool.v1.QuoteService.StreamBatchQuotes); 0: any free port', parse: port(), default: DEFAULT_GRPC_PORT, env: 'GRPC_PORT', flag: 'grpc-port' }),
   host: setting({ description: 'bind address of the HTTP and metrics ports', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'QUOTE_HOST', flag: 'host' }),
   refreshSeconds: setting({ description: 'seconds between background refreshes (spec 02 RefreshSeconds)', parse: seconds(), default: 30, env: 'REFRESH_SECONDS', flag: 'refresh-seconds' }),
-  slippageBps: setting({ description: 'default slippage tolerance in basis points (spec 02 SlippageBps)', parse: int({ min: 0, max: 10_000 }), default: 50, env: 'SLIPPAGE_BPS', flag: 'slippage-bps' }),
+  slippageBps: setting({ description: 'slippage tolerance in basis points of a quote that names none (spec 02 SlippageBps): the minimum output (ExactIn) or maximum input (ExactOut) every quote carries', parse: int({ min: 0, max: MAX_SLIPPAGE_BPS }), default: DEFAULT_SLIPPAGE_BPS, env: 'SLIPPAGE_BPS', flag: 'slippage-bps' }),
   rateLimitRps: setting({ description: 'requests per second per client (token bucket, burst 2 x rate)', parse: num({ min: 0, exclusiveMin: true }), default: 20, env: 'RATE_LIMIT_RPS', flag: 'rate-limit-rps' }),
   'rpc.endpoints': setting({ description: 'Solana JSON-RPC endpoints used by the RPC fallback', parse: uniqueList(url()), default: [] as string[], env: 'RPC_ENDPOINTS', flag: 'rpc-endpoints' }),
   'rpc.fallbackDeadline': setting({ description: 'deadline of one RPC fallback quote; past it the answer is 504', parse: duration({ min: 1 }), default: DEFAULT_FALLBACK_DEADLINE_MS, env: 'RPC_FALLBACK_DEADLINE', flag: 'rpc-fallback-deadline' }),

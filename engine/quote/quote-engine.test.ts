@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { PoolCache } from '../cache/index.js';
+import { SwapMode } from '../dex/index.js';
 import { ErrorCode } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { quoteFromCache } from './cache-quoter.js';
@@ -27,7 +28,7 @@ afterAll(async () => {
 const UNKNOWN_MINT = 'So11111111111111111111111111111111111111113';
 
 function request(inputMint: string, outputMint: string, amount: bigint, over: Partial<QuoteRequest> = {}): QuoteRequest {
-  return { inputMint, outputMint, amount, amountText: amount.toString(), maxStateAgeMs: undefined, ...over };
+  return { inputMint, outputMint, mode: SwapMode.ExactIn, amount, amountText: amount.toString(), maxStateAgeMs: undefined, slippageBps: 50, ...over };
 }
 
 function engineOn(options: Partial<QuoteEngineOptions> & { fill?: boolean } = {}): { engine: QuoteEngine; cache: PoolCache; clock: FakeClock } {
@@ -86,6 +87,31 @@ describe('QuoteEngine', () => {
     const answer = await pending;
     expect(answer).toMatchObject({ ok: true, source: QuoteSource.Rpc, stateAgeMs: 0, body: undefined });
     expect(engine.inflightFallbacks).toBe(0);
+  });
+
+  it('answers exact out from the cache and from RPC alike, each answer with the bound of its own slippage', async () => {
+    const { engine, clock } = engineOn({ hybridMode: true, loader: new CountingLoader(rpcUrl) });
+    const amount = 250_000_000n; // USDC bought
+    const fromCache = sync(engine.quote(request(WSOL_MINT, USDC_MINT, amount, { mode: SwapMode.ExactOut, slippageBps: 200 })));
+    if (!fromCache.ok) throw new Error(fromCache.message);
+    expect(fromCache.quote).toMatchObject({ mode: SwapMode.ExactOut, outputAmount: amount });
+    const paid = fromCache.quote.inputAmount;
+    expect(fromCache.slippage).toMatchObject({ bps: 200, minOutputAmount: amount, maxInputAmount: (paid * 10_200n + 9_999n) / 10_000n });
+    // The same memo entry with another tolerance: another bound, the same route.
+    const again = sync(engine.quote(request(WSOL_MINT, USDC_MINT, amount, { mode: SwapMode.ExactOut, slippageBps: 0 })));
+    expect(again.ok && again.quote).toBe(fromCache.quote);
+    expect(again.ok && again.slippage.maxInputAmount).toBe(paid);
+    // An exact-in request of the same amount is another quote.
+    const exactIn = sync(engine.quote(request(WSOL_MINT, USDC_MINT, amount)));
+    expect(exactIn.ok && exactIn.quote.inputAmount).toBe(amount);
+    expect(engine.memo).toMatchObject({ hits: 1, misses: 2 });
+
+    clock.advance(31_000); // stale: the RPC fallback reads the same states
+    const fromRpc = await engine.quote(request(WSOL_MINT, USDC_MINT, amount, { mode: SwapMode.ExactOut, slippageBps: 200 }));
+    if (!fromRpc.ok) throw new Error(fromRpc.message);
+    expect(fromRpc.source).toBe(QuoteSource.Rpc);
+    expect(fromRpc.quote).toMatchObject({ mode: SwapMode.ExactOut, inputAmount: paid, outputAmount: amount, hops: [expect.objectContaining({ pool: fromCache.quote.hops[0]!.pool })] });
+    expect(fromRpc.slippage).toEqual(fromCache.slippage);
   });
 
   it('moves stateVersion only when a pool of the pair changes, negative for an unknown mint', () => {

@@ -30,6 +30,7 @@ import { INTERNAL_FAILURE, quoteFailure, withFallback, type QuoteFailure } from 
 import { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo } from './quote-memo.js';
 import type { QuoteRequest } from './quote-request.js';
 import { RpcQuoter } from './rpc-quoter.js';
+import { DEFAULT_SLIPPAGE_BPS, slippageOf } from './slippage.js';
 
 export interface QuoteEngineOptions {
   cache: PoolCache;
@@ -56,6 +57,8 @@ export interface QuoteEngineOptions {
   breaker?: CircuitBreaker;
   /** Cache quotes memoized at most (quote-memo.ts); 0 turns the memo off. Default 4096. */
   quoteMemoEntries?: number;
+  /** Spec 02 `SlippageBps`: the tolerance of a request that names none (adapters ask `defaultSlippageBps`). Default 50. */
+  slippageBps?: number;
   /** The bus connection status that health reports; default 'disabled'. */
   busStatus?: () => string;
   logger?: Logger;
@@ -106,6 +109,8 @@ export class QuoteEngine {
   readonly cacheFirstTimeoutMs: number;
   /** Memoized cache quotes (every cache answer goes through it). */
   readonly memo: QuoteMemo;
+  /** The tolerance of a request that names none (SLIPPAGE_BPS). */
+  readonly defaultSlippageBps: number;
   private readonly cache: PoolCache;
   private readonly rpc: RpcQuoter | undefined;
   private readonly clock: () => number;
@@ -134,6 +139,7 @@ export class QuoteEngine {
     this.clock = options.clock ?? performance.now.bind(performance);
     this.clockIsPerformanceNow = options.clock === undefined;
     this.memo = new QuoteMemo(this.cache, { maxEntries: options.quoteMemoEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES });
+    this.defaultSlippageBps = options.slippageBps ?? DEFAULT_SLIPPAGE_BPS;
     this.busStatus = options.busStatus ?? (() => 'disabled');
     this.log = options.logger;
     this.directory = options.directory ?? new PoolDirectory();
@@ -311,7 +317,7 @@ export class QuoteEngine {
     const maxAge = request.maxStateAgeMs ?? cache.stalenessThresholdMs;
     let entry;
     try {
-      entry = this.memo.quoteByIds(x, y, request.inputMint, request.outputMint, request.amount, maxAge, request.amountText);
+      entry = this.memo.quoteByIds(x, y, request.inputMint, request.outputMint, request.amount, maxAge, request.amountText, request.mode);
     } catch (err) {
       // A bug or a pool the math cannot read: counted against the cache path, never shown.
       this.log?.error({ err, inputMint: request.inputMint, outputMint: request.outputMint }, 'cache quote failed');
@@ -346,6 +352,7 @@ export class QuoteEngine {
       source: QuoteSource.Cache,
       stateAgeMs: this.memo.stateAgeMs,
       contextSlot: cache.newestSlot,
+      slippage: this.memo.slippageOf(entry, request.slippageBps),
       body: entry.body,
     };
   }
@@ -360,7 +367,7 @@ export class QuoteEngine {
   /** The RPC fallback: counted, timed, and tracked in `inflight` until it settles (close() waits). */
   private fallback(rpc: RpcQuoter, request: QuoteRequest, started: number): Promise<QuoteResult> {
     this.fallbacks++;
-    const done = rpc.quote(request.inputMint, request.outputMint, request.amount).then(
+    const done = rpc.quote(request.inputMint, request.outputMint, request.amount, request.mode).then(
       (r): QuoteResult => {
         if (!r.ok) {
           if (!NOT_FOUND_CODES.has(r.code)) {
@@ -371,7 +378,9 @@ export class QuoteEngine {
         }
         this.metrics.quotes.inc();
         this.metrics.quoteLatency.rpc.observe((performance.now() - started) / 1000);
-        return { ok: true, quote: r.route, source: QuoteSource.Rpc, stateAgeMs: 0, contextSlot: r.contextSlot, body: undefined };
+        const route = r.route;
+        const slippage = slippageOf(route.mode, route.inputAmount, route.outputAmount, request.slippageBps);
+        return { ok: true, quote: route, source: QuoteSource.Rpc, stateAgeMs: 0, contextSlot: r.contextSlot, slippage, body: undefined };
       },
       (err: unknown): QuoteResult => {
         this.metrics.rpcFallbackErrors.inc();

@@ -187,7 +187,7 @@ describe('RPC fallback (hybrid mode)', () => {
     if (status === 503) expect(body).toEqual({ error: { code: QuoteErrorCode.NoValidQuotes, message: 'no valid quotes from RPC' } });
   });
 
-  it('gives the same quote from the cache and from RPC on the same state, but for source and stateAgeMs', async () => {
+  it('gives the same quote from the cache and from RPC on the same state, exact in and exact out, but for source and stateAgeMs', async () => {
     const slot = chain.advanceSlot();
     const cached = await harness();
     cached.clock.advance(5);
@@ -199,9 +199,10 @@ describe('RPC fallback (hybrid mode)', () => {
       [USDC_MINT, WSOL_MINT],
       ...chain.pools().map((p) => [p.pool.tokenA, p.pool.tokenB]),
     ];
+    let exactOutAnswers = 0;
     for (const [input, output] of pairs) {
-      for (const amount of [1_000n, 250_000_000n, 40_000_000_000n]) {
-        const path = `/quote?input=${input}&output=${output}&amount=${amount}`;
+      for (const [amount, mode] of [1_000n, 250_000_000n, 40_000_000_000n].flatMap((a) => [[a, 'ExactIn'], [a, 'ExactOut']] as const)) {
+        const path = `/quote?input=${input}&output=${output}&amount=${amount}&swapMode=${mode}&slippageBps=30`;
         const a = await cached.get(path);
         const b = await rpcOnly.get(path);
         expect(b.status).toBe(a.status);
@@ -212,8 +213,11 @@ describe('RPC fallback (hybrid mode)', () => {
         expect(b.body.stateAgeMs).toBe(0);
         expect(b.body.slot).toBe(slot.toString());
         expect({ ...b.body, source: 'cache', stateAgeMs: 5 }).toEqual(a.body);
+        expect(a.body.swapMode).toBe(mode);
+        if (mode === 'ExactOut') exactOutAnswers++;
       }
     }
+    expect(exactOutAnswers).toBeGreaterThan(0);
     expect(rpcOnly.cache.size).toBe(0); // cache disabled: nothing written back
   });
 });

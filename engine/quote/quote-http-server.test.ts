@@ -64,10 +64,12 @@ async function metric(name: string): Promise<number> {
 }
 
 function bestOnChain(input: string, output: string, amount: bigint) {
-  let best = { pool: '', out: -1n, fee: 0n, priceImpact: 0 };
+  let best = { pool: '', out: -1n, fee: 0n, feeMint: '', priceImpact: 0 };
   for (const view of chain.poolsForPair(input, output)) {
     const r = quoteSwap(view.pool, { aToB: directionFor(view.pool, input, output), mode: SwapMode.ExactIn, amount }, view.ctx);
-    if (r.ok && r.amountOut > best.out) best = { pool: view.address, out: r.amountOut, fee: r.fee, priceImpact: r.priceImpact };
+    if (r.ok && r.amountOut > best.out) {
+      best = { pool: view.address, out: r.amountOut, fee: r.fee, feeMint: r.feeInOutput === true ? output : input, priceImpact: r.priceImpact };
+    }
   }
   return best;
 }
@@ -84,6 +86,7 @@ describe('GET /quote', () => {
     expect(body).toEqual({
       inputMint: WSOL_MINT,
       outputMint: USDC_MINT,
+      swapMode: 'ExactIn',
       inputAmount: amount.toString(),
       outputAmount: best.out.toString(),
       pool: best.pool,
@@ -93,6 +96,10 @@ describe('GET /quote', () => {
       slot: cache.slotOf(best.pool)!.toString(),
       stateAgeMs: 250,
       contextSlot: cache.newestSlot.toString(),
+      // SLIPPAGE_BPS 50 by default: floor(out × 9,950 / 10,000); exact in, the input is the bound
+      slippageBps: 50,
+      minOutputAmount: ((best.out * 9_950n) / 10_000n).toString(),
+      maxInputAmount: amount.toString(),
       source: 'cache',
       route: [
         {
@@ -103,6 +110,7 @@ describe('GET /quote', () => {
           inAmount: amount.toString(),
           outAmount: best.out.toString(),
           fee: best.fee.toString(),
+          feeMint: best.feeMint,
         },
       ],
     });
@@ -210,6 +218,104 @@ describe('GET /quote', () => {
     const { status, body } = await get('/nope');
     expect(status).toBe(404);
     expect(body.error?.code).toBe(QuoteErrorCode.NotFound);
+  });
+});
+
+/** The smallest input of quoteSwap exact out among the chain's pools of the pair, and its pool. */
+function bestExactOutOnChain(input: string, output: string, amount: bigint) {
+  let best = { pool: '', in: -1n };
+  for (const view of chain.poolsForPair(input, output)) {
+    const r = quoteSwap(view.pool, { aToB: directionFor(view.pool, input, output), mode: SwapMode.ExactOut, amount }, view.ctx);
+    if (r.ok && (best.in < 0n || r.amountIn < best.in || (r.amountIn === best.in && view.address < best.pool))) best = { pool: view.address, in: r.amountIn };
+  }
+  return best;
+}
+
+describe('GET /quote: swapMode and slippageBps', () => {
+  it('quotes exact out: the output as asked, the least input over every pool, and the most input after slippage', async () => {
+    const amount = 150_000_000n; // 150 USDC
+    const best = bestExactOutOnChain(WSOL_MINT, USDC_MINT, amount);
+    expect(best.in).toBeGreaterThan(0n);
+    const { status, body } = await get(`/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=${amount}&swapMode=ExactOut&slippageBps=125`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      swapMode: 'ExactOut',
+      inputAmount: best.in.toString(),
+      outputAmount: amount.toString(),
+      pool: best.pool,
+      slippageBps: 125,
+      minOutputAmount: amount.toString(),
+      maxInputAmount: ((best.in * 10_125n + 9_999n) / 10_000n).toString(),
+      source: 'cache',
+    });
+    expect(body.route).toEqual([expect.objectContaining({ pool: best.pool, inAmount: best.in.toString(), outAmount: amount.toString() })]);
+  });
+
+  it('applies slippageBps to the minimum output of an exact-in quote, SLIPPAGE_BPS when absent', async () => {
+    const q = `/quote?input=${USDC_MINT}&output=${WSOL_MINT}&amount=25000000`;
+    const byDefault = await get(q);
+    const tight = await get(`${q}&slippageBps=0`);
+    const loose = await get(`${q}&slippageBps=10000&swapMode=ExactIn`);
+    const out = BigInt(byDefault.body.outputAmount as string);
+    expect(byDefault.body).toMatchObject({ swapMode: 'ExactIn', slippageBps: 50, minOutputAmount: ((out * 9_950n) / 10_000n).toString(), maxInputAmount: '25000000' });
+    expect(tight.body).toMatchObject({ slippageBps: 0, minOutputAmount: out.toString(), outputAmount: out.toString() });
+    expect(loose.body).toMatchObject({ slippageBps: 10_000, minOutputAmount: '0', outputAmount: out.toString() });
+  });
+
+  it('memoizes exact out apart from exact in, byte for byte as quoteFromCache, whatever the slippage asked', async () => {
+    const memoClock = new FakeClock();
+    const memoCache = new PoolCache({ now: memoClock.now, stalenessThresholdMs: 30_000 });
+    const twin = new PoolCache({ now: memoClock.now, stalenessThresholdMs: 30_000 });
+    let slot = 100n;
+    for (const view of chain.pools()) {
+      storePool(memoCache, view, slot);
+      storePool(twin, view, slot++);
+    }
+    const memoServer = quoteHttpServer({ cache: memoCache, rateLimiter: false, slippageBps: 75 });
+    const port = await memoServer.start(0);
+    try {
+      const amount = 2_000_000_000n;
+      const answer = async (mode: string, bps?: number): Promise<string> => {
+        const extra = bps === undefined ? '' : `&slippageBps=${bps}`;
+        const res = await fetch(`http://127.0.0.1:${port}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=${amount}&swapMode=${mode}${extra}`);
+        expect(res.status).toBe(200);
+        return res.text();
+      };
+      const expected = (mode: SwapMode, bps: number): string =>
+        JSON.stringify(quoteToJson(quoteFromCache(twin, WSOL_MINT, USDC_MINT, amount, undefined, { mode, slippageBps: bps })));
+      expect(await answer('ExactIn')).toBe(expected(SwapMode.ExactIn, 75));
+      expect(await answer('ExactOut')).toBe(expected(SwapMode.ExactOut, 75));
+      expect(memoServer.engine.memo).toMatchObject({ hits: 0, misses: 2 });
+      memoClock.advance(900);
+      expect(await answer('ExactOut', 20)).toBe(expected(SwapMode.ExactOut, 20));
+      expect(await answer('ExactOut')).toBe(expected(SwapMode.ExactOut, 75));
+      expect(await answer('ExactIn', 9_000)).toBe(expected(SwapMode.ExactIn, 9_000));
+      expect(memoServer.engine.memo).toMatchObject({ hits: 3, misses: 2 });
+    } finally {
+      await memoServer.close();
+    }
+  });
+
+  it.each([
+    ['swapMode=exactout', 'swapMode', 'parameter swapMode must be ExactIn or ExactOut'],
+    ['swapMode=ExactOutput', 'swapMode', 'parameter swapMode must be ExactIn or ExactOut'],
+    ['slippageBps=10001', 'slippageBps', 'parameter slippageBps is not an integer from 0 to 10000'],
+    ['slippageBps=-1', 'slippageBps', 'parameter slippageBps is not an integer from 0 to 10000'],
+    ['slippageBps=0.5', 'slippageBps', 'parameter slippageBps is not an integer from 0 to 10000'],
+    ['slippageBps=50bps', 'slippageBps', 'parameter slippageBps is not an integer from 0 to 10000'],
+    ['slippageBps=999999', 'slippageBps', 'parameter slippageBps is not an integer from 0 to 10000'],
+  ])('answers 400 naming the parameter for %s', async (extra, parameter, message) => {
+    const { status, body } = await get(`/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000&${extra}`);
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: { code: QuoteErrorCode.BadParameter, message } });
+    expect(message).toContain(parameter);
+  });
+
+  it('answers 503 when no pool can pay the exact output asked', async () => {
+    const { status, body } = await get(`/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=18446744073709551615&swapMode=ExactOut`);
+    expect(status).toBe(503);
+    expect(body).toEqual({ error: { code: QuoteErrorCode.NoValidQuotes, message: 'no valid quotes from cache' } });
+    breaker.recordSuccess(); // keep the breaker's failure count for its own test
   });
 });
 

@@ -62,6 +62,8 @@ const Q_INPUT = uwsString('input');
 const Q_OUTPUT = uwsString('output');
 const Q_AMOUNT = uwsString('amount');
 const Q_MAX_STATE_AGE = uwsString('maxStateAgeMs');
+const Q_SWAP_MODE = uwsString('swapMode');
+const Q_SLIPPAGE_BPS = uwsString('slippageBps');
 const STATUS_200 = uwsString(STATUS[200]);
 const CONTENT_TYPE = uwsString('Content-Type');
 const APPLICATION_JSON = uwsString('application/json');
@@ -166,7 +168,9 @@ export class QuoteHttpServer {
     const input = query.getQuery(Q_INPUT);
     const output = query.getQuery(Q_OUTPUT);
     const amount = query.getQuery(Q_AMOUNT);
-    const maxAge = query.getQuery(Q_MAX_STATE_AGE);
+    const maxStateAgeMs = query.getQuery(Q_MAX_STATE_AGE);
+    const swapMode = query.getQuery(Q_SWAP_MODE);
+    const slippageBps = query.getQuery(Q_SLIPPAGE_BPS);
     const apiKey = req.getHeader(this.apiKeyHeaderKey);
 
     if (this.limiter !== undefined) {
@@ -178,7 +182,7 @@ export class QuoteHttpServer {
       }
     }
 
-    const request = parseQuoteQuery(input, output, amount, maxAge, this.pubkeys);
+    const request = parseQuoteQuery({ input, output, amount, maxStateAgeMs, swapMode, slippageBps }, this.engine.defaultSlippageBps, this.pubkeys);
     if (isQuoteFailure(request)) {
       this.sendError(res, httpErrorOfFailure(request));
       return;
@@ -203,7 +207,7 @@ export class QuoteHttpServer {
   /** The /quote body of an answer: the memo's bytes with this answer's fields, or JSON built now. */
   private bodyOf(answer: QuoteAnswer): uws.RecognizedString {
     if (answer.body === undefined) return JSON.stringify(quoteToJson(quoteOfAnswer(answer)));
-    return this.bodies.write(answer.body, answer.stateAgeMs, this.engine.contextSlotText());
+    return this.bodies.write(answer.body, answer.stateAgeMs, this.engine.contextSlotText(), answer.slippage);
   }
 
   /**

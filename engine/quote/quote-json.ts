@@ -4,15 +4,21 @@
  */
 import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/base58.js';
+import { SwapMode } from '../dex/index.js';
 import type { Quote } from './quote-answer.js';
 import { badParameter, type QuoteFailure } from './quote-failure.js';
 import type { QuoteRequest } from './quote-request.js';
+import { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './slippage.js';
 
-/** Quote JSON: camelCase, u64 amounts and slots as decimal strings. */
+/**
+ * Quote JSON: camelCase, u64 amounts and slots as decimal strings. The field order is the body's
+ * (quote-body.ts writes the per-answer fields, stateAgeMs to maxInputAmount, between two parts).
+ */
 export function quoteToJson(q: Quote): Record<string, unknown> {
   return {
     inputMint: q.inputMint,
     outputMint: q.outputMint,
+    swapMode: q.swapMode,
     inputAmount: q.inputAmount.toString(),
     outputAmount: q.outputAmount.toString(),
     pool: q.pool,
@@ -22,6 +28,9 @@ export function quoteToJson(q: Quote): Record<string, unknown> {
     slot: q.slot.toString(),
     stateAgeMs: q.stateAgeMs,
     contextSlot: q.contextSlot.toString(),
+    slippageBps: q.slippageBps,
+    minOutputAmount: q.minOutputAmount.toString(),
+    maxInputAmount: q.maxInputAmount.toString(),
     source: q.source,
     route: q.route.map((h) => ({
       pool: h.pool,
@@ -31,6 +40,7 @@ export function quoteToJson(q: Quote): Record<string, unknown> {
       inAmount: h.inAmount.toString(),
       outAmount: h.outAmount.toString(),
       fee: h.fee.toString(),
+      feeMint: h.feeMint,
     })),
   };
 }
@@ -60,17 +70,28 @@ export class ValidatedPubkeys implements PubkeyCheck {
 
 const DECODE_PUBKEYS: PubkeyCheck = { isPubkey };
 
+/** The /quote query's parameters, as read (undefined: absent). */
+export interface QuoteQueryParams {
+  input: string | undefined;
+  output: string | undefined;
+  amount: string | undefined;
+  maxStateAgeMs?: string | undefined;
+  swapMode?: string | undefined;
+  slippageBps?: string | undefined;
+}
+
 /**
  * Validates the /quote query into the engine's request, or the failure (TP_ERR_BAD_PARAMETER, the
- * message naming the parameter) of its first bad parameter.
+ * message naming the parameter) of its first bad parameter. `swapMode` ExactIn (default) or
+ * ExactOut: `amount` is then the input sold or the output bought; `slippageBps` 0 to 10,000,
+ * default `defaultSlippageBps`.
  */
 export function parseQuoteQuery(
-  input: string | undefined,
-  output: string | undefined,
-  amount: string | undefined,
-  maxStateAgeMs: string | undefined,
+  params: QuoteQueryParams,
+  defaultSlippageBps: number = DEFAULT_SLIPPAGE_BPS,
   pubkeys: PubkeyCheck = DECODE_PUBKEYS,
 ): QuoteRequest | QuoteFailure {
+  const { input, output, amount, maxStateAgeMs, swapMode, slippageBps } = params;
   if (input === undefined || input === '') return badParameter('input', 'missing parameter: input');
   if (!pubkeys.isPubkey(input)) return badParameter('input', 'parameter input is not a base58 public key');
   if (output === undefined || output === '') return badParameter('output', 'missing parameter: output');
@@ -88,5 +109,17 @@ export function parseQuoteQuery(
     }
     age = Number(maxStateAgeMs);
   }
-  return { inputMint: input, outputMint: output, amount: value, amountText: amount, maxStateAgeMs: age };
+  let mode: SwapMode = SwapMode.ExactIn;
+  if (swapMode !== undefined && swapMode !== '') {
+    if (swapMode === SwapMode.ExactOut) mode = SwapMode.ExactOut;
+    else if (swapMode !== SwapMode.ExactIn) return badParameter('swapMode', 'parameter swapMode must be ExactIn or ExactOut');
+  }
+  let bps = defaultSlippageBps;
+  if (slippageBps !== undefined && slippageBps !== '') {
+    if (!/^[0-9]{1,5}$/.test(slippageBps) || Number(slippageBps) > MAX_SLIPPAGE_BPS) {
+      return badParameter('slippageBps', `parameter slippageBps is not an integer from 0 to ${MAX_SLIPPAGE_BPS}`);
+    }
+    bps = Number(slippageBps);
+  }
+  return { inputMint: input, outputMint: output, mode, amount: value, amountText: amount, maxStateAgeMs: age, slippageBps: bps };
 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { PoolCache, type PoolStateUpdate } from '../cache/index.js';
-import { Dex, type AmmPool } from '../dex/index.js';
+import { Dex, SwapMode, type AmmPool } from '../dex/index.js';
 import { Prng } from '../dex/testing/prng.js';
 import { TpError } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
@@ -51,19 +51,28 @@ function memoQuote(memo: QuoteMemo, ...args: Parameters<QuoteMemo['quote']>): Me
 }
 
 /** The memo's answer as /quote JSON, or its failure as `code: message`. */
-function viaMemo(memo: QuoteMemo, input: string, output: string, amount: bigint, maxStateAgeMs?: number, amountText?: string): unknown {
+function viaMemo(
+  memo: QuoteMemo,
+  input: string,
+  output: string,
+  amount: bigint,
+  maxStateAgeMs?: number,
+  amountText?: string,
+  mode: SwapMode = SwapMode.ExactIn,
+  slippageBps = 50,
+): unknown {
   try {
-    const entry = memoQuote(memo, input, output, amount, maxStateAgeMs, amountText);
-    return quoteToJson(memo.toQuote(entry));
+    const entry = memoQuote(memo, input, output, amount, maxStateAgeMs, amountText, mode);
+    return quoteToJson(memo.toQuote(entry, memo.stateAgeMs, slippageBps));
   } catch (err) {
     return failure(err);
   }
 }
 
 /** quoteFromCache's answer in the same form. */
-function direct(cache: PoolCache, input: string, output: string, amount: bigint, maxStateAgeMs?: number): unknown {
+function direct(cache: PoolCache, input: string, output: string, amount: bigint, maxStateAgeMs?: number, mode: SwapMode = SwapMode.ExactIn, slippageBps = 50): unknown {
   try {
-    return quoteToJson(quoteFromCache(cache, input, output, amount, maxStateAgeMs));
+    return quoteToJson(quoteFromCache(cache, input, output, amount, maxStateAgeMs, { mode, slippageBps }));
   } catch (err) {
     return failure(err);
   }
@@ -195,6 +204,40 @@ describe('QuoteMemo', () => {
     expect(cache.stats()).toMatchObject({ hits: 0, misses: 3 });
   });
 
+  it('keys exact out apart from exact in: the same amount in the other mode is another quote', () => {
+    const { cache, memo } = setup();
+    cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n)); // deeper for SOL → USDC
+    cache.upsert(amm('B', 1n, 1_000_000_000_000n, 140_000_000_000n, { feeNumerator: 1n })); // cheaper fee
+    const amount = 100_000_000n;
+    const exactIn = memoQuote(memo, WSOL_MINT, USDC_MINT, amount);
+    const exactOut = memoQuote(memo, WSOL_MINT, USDC_MINT, amount, undefined, undefined, SwapMode.ExactOut);
+    expect(exactOut).not.toBe(exactIn);
+    expect(exactIn.route).toMatchObject({ mode: SwapMode.ExactIn, inputAmount: amount });
+    expect(exactOut.route).toMatchObject({ mode: SwapMode.ExactOut, outputAmount: amount });
+    expect(memo).toMatchObject({ hits: 0, misses: 2, size: 2 });
+    // Each mode answers from its own entry.
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, amount, undefined, undefined, SwapMode.ExactOut)).toBe(exactOut);
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, amount)).toBe(exactIn);
+    expect(memo.hits).toBe(2);
+    // The exact-out winner is the pool that asks the least input; its slippage bound is rounded up.
+    const a = quoteFromCache(cache, WSOL_MINT, USDC_MINT, amount, undefined, { mode: SwapMode.ExactOut, slippageBps: 33 });
+    expect(exactOut.route.inputAmount).toBe(a.inputAmount);
+    expect(memo.slippageOf(exactOut, 33)).toMatchObject({ bps: 33, minOutputAmount: amount, maxInputAmount: a.maxInputAmount });
+    expect(a.maxInputAmount).toBe((a.inputAmount * 10_033n + 9_999n) / 10_000n);
+  });
+
+  it('keeps the bounds of the last tolerance asked, and computes others when asked', () => {
+    const { cache, memo } = setup();
+    cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n));
+    const entry = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
+    const fifty = memo.slippageOf(entry, 50);
+    expect(memo.slippageOf(entry, 50)).toBe(fifty);
+    const hundred = memo.slippageOf(entry, 100);
+    expect(hundred.minOutputAmount).toBe((entry.route.outputAmount * 9_900n) / 10_000n);
+    expect(hundred.maxInputAmount).toBe(SOL_IN);
+    expect(memo.slippageOf(entry, 100)).toBe(hundred);
+  });
+
   it('keys on the amount, whatever its decimal text', () => {
     const { cache, memo } = setup();
     cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n));
@@ -228,8 +271,8 @@ describe('QuoteMemo', () => {
 
 /**
  * Property test: two caches fed the same operations under one clock, one quoted through a small
- * memo, the other with quoteFromCache. Every answer (JSON or error) and the hit / miss counts must
- * agree. Constant-product pools of three pairs with colliding reserves (ties), pools without a
+ * memo, the other with quoteFromCache. Every answer (JSON or error, exact in or exact out, at one
+ * of several slippages) and the hit / miss counts must agree. Constant-product pools of three pairs with colliding reserves (ties), pools without a
  * decoded state, mint changes, equal and older slots, a capacity that forces evictions; and the
  * simulator's SOL/USDC pools of every kind, whose context updates (all arrays, or none) change
  * what they can quote.
@@ -290,7 +333,11 @@ function checkRandomSequence(seed: number): void {
       const output = x < 2 && rng.chance(0.6) ? MINTS[1 - x]! : MINTS[(x + rng.int(1, 2)) % 3]!;
       const amount = rng.pick(amounts);
       const maxAge = rng.pick([undefined, 0, 500, 1_000, 1_999, 2_000, 10_000]);
-      expect(viaMemo(memo, input, output, amount, maxAge), `${where} ${input}->${output} ${amount} ${maxAge}`).toEqual(direct(plain, input, output, amount, maxAge));
+      const mode = rng.chance(0.3) ? SwapMode.ExactOut : SwapMode.ExactIn;
+      const bps = rng.pick([0, 50, 50, 50, 300, 10_000]);
+      expect(viaMemo(memo, input, output, amount, maxAge, undefined, mode, bps), `${where} ${mode} ${input}->${output} ${amount} ${maxAge} ${bps}`).toEqual(
+        direct(plain, input, output, amount, maxAge, mode, bps),
+      );
     }
     expect(memoized.stats().hits, where).toBe(plain.stats().hits);
     expect(memoized.stats().misses, where).toBe(plain.stats().misses);

@@ -1,7 +1,8 @@
 /**
  * A memo of cache quotes. A cache quote is a pure function of the pair's pool states, the input,
- * the output and the amount; what time changes is only which pools are still young enough to be
- * candidates. So the memo keeps, per (input, output, amount), the winning pool, its swap result,
+ * the output, the mode and the amount; what time changes is only which pools are still young
+ * enough to be candidates. So the memo keeps, per (input, output, mode, amount), the winning pool,
+ * its swap result,
  * the response body without its per-response fields, and the pair's state version
  * (PoolCache.pairVersion, which every upsert, context update, eviction or removal touching the
  * pair changes, and never reuses).
@@ -12,8 +13,8 @@
  * - no pool that was not a candidate then is one now: the newest of them (`excludedNewest`) is
  *   still too old for this request. Candidacy only depends on a pool's age, so the candidates now
  *   are a subset of the candidates then that holds the winner; the winner of a subset that holds
- *   the winner of the whole is the same pool (largest output, ties to the lower address: a total
- *   order), with the same swap result.
+ *   the winner of the whole is the same pool (largest output for exact in, smallest input for
+ *   exact out, ties to the lower address: a total order), with the same swap result.
  * Otherwise the quote is computed again (PoolCache.candidates, bestOfCandidates) and the entry
  * replaced. Candidacy is PoolCache.isFresh, the cache's one freshness rule, here as there.
  *
@@ -21,25 +22,35 @@
  * its own hit or miss. A memo answer touches only the winning pool's row, so it adds nothing to
  * the cache's `staleReads`. Failures are not memoized.
  *
- * Lookup without building a key string: a Map from the directed pair (two interned mint ids, one
- * number) to the pair's entries, a Map from the amount's decimal text (the query's own string) to
- * the entry. A pair whose version moved drops all its entries at its next lookup. (A string key
+ * Lookup without building a key string: a Map from the directed pair and the mode (two interned
+ * mint ids and one bit, one number: an exact-out quote never answers an exact-in request of the
+ * same amount) to the pair's entries, a Map from the amount's decimal text (the query's own
+ * string) to the entry. A pair whose version moved drops all its entries at its next lookup. (A string key
  * `amount/input/output` in an LRU cost ~350 ns a lookup, against ~55 ns for the two Maps.)
  *
  * Bounded: at most `maxEntries` entries; at that count the memo starts over empty. A working set
  * larger than the bound would make an LRU miss on every request just the same; the bound only
  * caps memory (an entry is ~1.5 KB with its body). Single-threaded, like the cache.
+ *
+ * The slippage bounds depend on the request's tolerance, not on the states: an entry keeps those of
+ * the last tolerance asked (nearly every request asks the default), so a repeated request computes
+ * no bigint.
  */
 import type { PairCandidates, PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
+import { SwapMode } from '../dex/index.js';
 import { bestOfCandidates, routeOfBest } from './cache-quoter.js';
 import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote } from './quote-answer.js';
 import { quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
 import type { QuoteFailure } from './quote-failure.js';
+import { DEFAULT_SLIPPAGE_BPS, slippageOf, type Slippage } from './slippage.js';
 
 export const DEFAULT_QUOTE_MEMO_ENTRIES = 4096;
 
-/** One memoized cache quote. Immutable; shared by every answer it gives. */
+/**
+ * One memoized cache quote, shared by every answer it gives: read it, never change it. Its one
+ * mutable field is the memo's own cache of the last slippage bounds (`QuoteMemo.slippageOf`).
+ */
 export interface MemoizedQuote {
   readonly ok: true;
   /** The priced route (one hop through the winner). */
@@ -50,8 +61,10 @@ export interface MemoizedQuote {
   readonly version: number;
   /** When the newest pool of the pair that was not a candidate was stored; -Infinity when none. */
   readonly excludedNewest: number;
-  /** The /quote body around `stateAgeMs` and `contextSlot`. */
+  /** The /quote body around its per-answer fields (quote-body.ts). */
   readonly body: QuoteBodyParts;
+  /** The bounds of the last tolerance asked; written by QuoteMemo.slippageOf only. */
+  lastSlippage: Slippage | undefined;
 }
 
 /** The memoized quotes of one directed pair, valid at one version of the pair. */
@@ -76,7 +89,7 @@ export class QuoteMemo {
   private readonly cache: PoolCache;
   /** The candidates of the quote being computed (reused). */
   private readonly scratch: PairCandidates;
-  /** By directed pair key (`pairKey`). */
+  /** By directed pair and mode (`keyOf`). */
   private readonly pairs = new Map<number, PairEntries>();
   /** Mint ids are below this (the cache's mint capacity): the stride of the directed pair key. */
   private readonly mintStride: number;
@@ -111,9 +124,10 @@ export class QuoteMemo {
     amount: bigint,
     maxStateAgeMs: number = this.cache.stalenessThresholdMs,
     amountText?: string,
+    mode: SwapMode = SwapMode.ExactIn,
   ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
-    return this.quoteByIds(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), inputMint, outputMint, amount, maxStateAgeMs, amountText);
+    return this.quoteByIds(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), inputMint, outputMint, amount, maxStateAgeMs, amountText, mode);
   }
 
   /**
@@ -128,11 +142,13 @@ export class QuoteMemo {
     amount: bigint,
     maxStateAgeMs: number = this.cache.stalenessThresholdMs,
     amountText?: string,
+    mode: SwapMode = SwapMode.ExactIn,
   ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
-    if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(x, y, inputMint, outputMint, amount, maxStateAgeMs, undefined, '');
+    if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, undefined, '');
     const version = cache.pairVersion(x, y);
-    let pair = this.pairs.get(x * this.mintStride + y);
+    const key = this.keyOf(x, y, mode);
+    let pair = this.pairs.get(key);
     if (pair !== undefined && pair.version !== version) {
       // The pair's pools changed: every entry of it is void.
       this.count -= pair.byAmount.size;
@@ -154,9 +170,19 @@ export class QuoteMemo {
     }
     if (pair === undefined) {
       pair = { version, byAmount: new Map() };
-      this.pairs.set(x * this.mintStride + y, pair);
+      this.pairs.set(key, pair);
     }
-    return this.compute(x, y, inputMint, outputMint, amount, maxStateAgeMs, pair, text);
+    return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, pair, text);
+  }
+
+  /** The slippage bounds of `entry` at `bps`: the entry's last ones when `bps` is the last asked. */
+  slippageOf(entry: MemoizedQuote, bps: number): Slippage {
+    const last = entry.lastSlippage;
+    if (last !== undefined && last.bps === bps) return last;
+    const route = entry.route;
+    const slippage = slippageOf(route.mode, route.inputAmount, route.outputAmount, bps);
+    entry.lastSlippage = slippage;
+    return slippage;
   }
 
   /** The cache's newest slot in decimal (the `contextSlot` field), converted once per new slot. */
@@ -170,8 +196,16 @@ export class QuoteMemo {
   }
 
   /** The /quote model of `entry` with the per-response fields of now (`stateAgeMs`, the context slot). */
-  toQuote(entry: MemoizedQuote, stateAgeMs: number = this.stateAgeMs): Quote {
-    return quoteOfAnswer({ ok: true, quote: entry.route, source: QuoteSource.Cache, stateAgeMs, contextSlot: this.cache.newestSlot, body: entry.body });
+  toQuote(entry: MemoizedQuote, stateAgeMs: number = this.stateAgeMs, slippageBps: number = DEFAULT_SLIPPAGE_BPS): Quote {
+    return quoteOfAnswer({
+      ok: true,
+      quote: entry.route,
+      source: QuoteSource.Cache,
+      stateAgeMs,
+      contextSlot: this.cache.newestSlot,
+      slippage: this.slippageOf(entry, slippageBps),
+      body: entry.body,
+    });
   }
 
   /** Drops every entry. */
@@ -187,6 +221,7 @@ export class QuoteMemo {
     inputMint: string,
     outputMint: string,
     amount: bigint,
+    mode: SwapMode,
     maxStateAgeMs: number,
     pair: PairEntries | undefined,
     text: string,
@@ -195,13 +230,14 @@ export class QuoteMemo {
     this.misses++;
     // One clock reading decides every candidate and the newest pool left out (PairCandidates.now).
     const candidates = cache.candidates(x, y, maxStateAgeMs, this.scratch);
-    const best = bestOfCandidates(cache, candidates, inputMint, outputMint, amount);
+    const best = bestOfCandidates(cache, candidates, inputMint, outputMint, amount, mode);
     if (!best.ok) return best;
     const id = best.id;
     const excludedNewest = candidates.newestExcluded;
     const stateAgeMs = best.ageMs;
-    const route = routeOfBest(cache, inputMint, outputMint, best);
-    const quote = quoteOfAnswer({ ok: true, quote: route, source: QuoteSource.Cache, stateAgeMs, contextSlot: cache.newestSlot, body: undefined });
+    const route = routeOfBest(cache, inputMint, outputMint, best, mode);
+    const slippage = slippageOf(mode, route.inputAmount, route.outputAmount, DEFAULT_SLIPPAGE_BPS);
+    const quote = quoteOfAnswer({ ok: true, quote: route, source: QuoteSource.Cache, stateAgeMs, contextSlot: cache.newestSlot, slippage, body: undefined });
     const entry: MemoizedQuote = {
       ok: true,
       route,
@@ -209,18 +245,24 @@ export class QuoteMemo {
       version: cache.pairVersion(x, y),
       excludedNewest,
       body: quoteBodyParts(quote),
+      lastSlippage: slippage,
     };
     this.stateAgeMs = stateAgeMs;
     if (pair !== undefined && entry.version === pair.version) {
       const replaced = pair.byAmount.has(text);
       if (!replaced && this.count >= this.maxEntries) {
         this.clear();
-        this.pairs.set(x * this.mintStride + y, pair);
+        this.pairs.set(this.keyOf(x, y, mode), pair);
         pair.byAmount.clear();
       }
       pair.byAmount.set(text, entry);
       if (!replaced) this.count++;
     }
     return entry;
+  }
+
+  /** The key of the directed pair (x sold, y bought) in `mode`. */
+  private keyOf(x: number, y: number, mode: SwapMode): number {
+    return (x * this.mintStride + y) * 2 + (mode === SwapMode.ExactOut ? 1 : 0);
   }
 }

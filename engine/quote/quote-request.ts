@@ -1,7 +1,7 @@
 /**
- * What a transport asks the quote engine (quote-engine.ts): one pair, one amount. Adapters build it
- * from their wire format (GET /quote's query, a StreamBatchQuotes pair) once it is validated; the
- * engine trusts it.
+ * What a transport asks the quote engine (quote-engine.ts): one pair, one amount, exact in or exact
+ * out, a slippage tolerance. Adapters build it from their wire format (GET /quote's query, a
+ * StreamBatchQuotes pair) once it is validated; the engine trusts it.
  *
  * Extension points (the engine's, not the adapters'): a route filter (`dexes` / `excludeDexes` /
  * `onlyDirectRoutes`) narrows the candidates the engine reads from the cache and must be part of
@@ -9,12 +9,16 @@
  * paths in `QuoteEngine.quote`.
  */
 
+import type { SwapMode } from '../dex/index.js';
+
 export interface QuoteRequest {
   /** Mint sold, base58 (validated). */
   readonly inputMint: string;
   /** Mint bought, base58 (validated, not inputMint). */
   readonly outputMint: string;
-  /** Atoms to sell: 0 < amount <= u64 max. */
+  /** ExactIn: `amount` is sold; ExactOut: `amount` is bought. */
+  readonly mode: SwapMode;
+  /** Atoms to sell (ExactIn) or to buy (ExactOut): 0 < amount <= u64 max. */
   readonly amount: bigint;
   /**
    * `amount` in decimal as the client wrote it (leading zeros allowed): the memo's key, so a repeated
@@ -23,4 +27,6 @@ export interface QuoteRequest {
   readonly amountText: string;
   /** Oldest pool state the answer may use, in ms; undefined: the cache's staleness threshold. */
   readonly maxStateAgeMs: number | undefined;
+  /** Tolerance of the answer's bounds (minimum output / maximum input), 0 to 10,000 bps. */
+  readonly slippageBps: number;
 }

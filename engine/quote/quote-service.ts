@@ -96,6 +96,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     cacheFirstTimeoutMs: config['hybridMode.cacheFirstTimeout'],
     metrics,
     breaker,
+    slippageBps: config.slippageBps,
     busStatus: deps.busStatus ?? (() => (busEnabled ? 'unknown' : 'disabled')),
     logger: log,
   });

@@ -6,9 +6,11 @@
  */
 import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/base58.js';
+import { SwapMode } from '../dex/index.js';
 import { clientErrorOf } from '../error-status.js';
 import type { QuoteFailure } from './quote-failure.js';
-import { pairId, type UpstreamQuote, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteError } from './quote-wire.js';
+import { MAX_SLIPPAGE_BPS } from './slippage.js';
+import { WireSwapMode, pairId, type UpstreamQuote, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteError } from './quote-wire.js';
 
 /** BatchQuoteRequest.pairs: 1 to 1,000 entries. */
 export const MAX_STREAM_PAIRS = 1000;
@@ -16,11 +18,10 @@ export const MAX_STREAM_PAIRS = 1000;
 export const DEFAULT_STREAM_INTERVAL_MS = 1000;
 /** update_interval_ms below this is raised to it. */
 export const MIN_STREAM_INTERVAL_MS = 10;
-export const MAX_SLIPPAGE_BPS = 10_000;
 
 /** A BatchQuoteRequest as received, before validation: any field may be missing, an amount may be a number. */
 export type BatchQuoteRequestMessage = Partial<Omit<WireBatchQuoteRequest, 'pairs'>> & {
-  pairs?: (Partial<Omit<WirePairAmount, 'amount'>> & { amount?: string | number })[];
+  pairs?: (Partial<Omit<WirePairAmount, 'amount' | 'swapMode'>> & { amount?: string | number; swapMode?: string | number })[];
 };
 
 /** One requested pair, validated. */
@@ -28,9 +29,17 @@ export interface StreamPair {
   readonly pairId: string;
   readonly inputMint: string;
   readonly outputMint: string;
+  /** ExactIn: `amount` is sold; ExactOut: `amount` is bought. */
+  readonly mode: SwapMode;
   readonly amount: bigint;
-  /** `amount` in canonical decimal (the Quote's input_amount and the pairID's amount). */
+  /** `amount` in canonical decimal (the pairID's amount; the Quote's input_amount or output_amount). */
   readonly amountText: string;
+}
+
+/** What a service accepts beyond quote.proto's rules. */
+export interface StreamRequestOptions {
+  /** False: a pair asking for exact out is refused (INVALID_ARGUMENT naming its swap_mode). Default true. */
+  exactOut?: boolean;
 }
 
 /** A validated request: distinct pairs (by pairID, first occurrence kept), slippage, interval. */
@@ -54,6 +63,15 @@ function parseAmount(raw: unknown, field: string): bigint {
   return amount;
 }
 
+function parseSwapMode(raw: unknown, field: string, exactOut: boolean): SwapMode {
+  if (raw === undefined || raw === null || raw === WireSwapMode.Unspecified || raw === WireSwapMode.ExactIn) return SwapMode.ExactIn;
+  if (raw === WireSwapMode.ExactOut) {
+    if (!exactOut) throw new StreamRequestError(`${field}: SWAP_MODE_EXACT_OUT is not served here (exact in only)`);
+    return SwapMode.ExactOut;
+  }
+  throw new StreamRequestError(`${field}: unknown swap mode ${String(raw)}`);
+}
+
 function parseMint(raw: unknown, field: string): string {
   if (typeof raw !== 'string' || !isPubkey(raw)) throw new StreamRequestError(`${field}: not a base58 32-byte public key`);
   return raw;
@@ -61,10 +79,12 @@ function parseMint(raw: unknown, field: string): string {
 
 /**
  * Validates a BatchQuoteRequest (quote.proto rules): 1..1,000 pairs, base58 32-byte mints, input ≠
- * output, 0 < amount ≤ u64 max, slippage_bps ≤ 10,000; update_interval_ms 0 → 1,000, below 10 → 10.
- * Throws StreamRequestError naming the first bad field (`pairs[3].amount: ...`).
+ * output, 0 < amount ≤ u64 max, a known swap_mode (exact out only where `options.exactOut`),
+ * slippage_bps ≤ 10,000; update_interval_ms 0 → 1,000, below 10 → 10. Throws StreamRequestError
+ * naming the first bad field (`pairs[3].amount: ...`).
  */
-export function parseStreamRequest(request: BatchQuoteRequestMessage): StreamRequest {
+export function parseStreamRequest(request: BatchQuoteRequestMessage, options: StreamRequestOptions = {}): StreamRequest {
+  const exactOut = options.exactOut ?? true;
   const raw = request.pairs ?? [];
   if (raw.length === 0) throw new StreamRequestError('pairs: at least one pair is required');
   if (raw.length > MAX_STREAM_PAIRS) throw new StreamRequestError(`pairs: ${raw.length} pairs, at most ${MAX_STREAM_PAIRS}`);
@@ -82,10 +102,11 @@ export function parseStreamRequest(request: BatchQuoteRequestMessage): StreamReq
     const outputMint = parseMint(p.outputMint, `pairs[${i}].output_mint`);
     if (inputMint === outputMint) throw new StreamRequestError(`pairs[${i}].output_mint: equals input_mint`);
     const amount = parseAmount(p.amount, `pairs[${i}].amount`);
-    const id = pairId(inputMint, outputMint, amount);
+    const mode = parseSwapMode(p.swapMode, `pairs[${i}].swap_mode`, exactOut);
+    const id = pairId(inputMint, outputMint, amount, mode === SwapMode.ExactOut);
     if (seen.has(id)) continue;
     seen.add(id);
-    pairs.push({ pairId: id, inputMint, outputMint, amount, amountText: amount.toString() });
+    pairs.push({ pairId: id, inputMint, outputMint, mode, amount, amountText: amount.toString() });
   }
   return { pairs, slippageBps, intervalMs };
 }
@@ -102,15 +123,23 @@ export function quoteErrorOf(failure: QuoteFailure): WireQuoteError {
   return { code: e.code, grpcStatus: e.grpc, message: e.message };
 }
 
-/** A Quote carrying only `error` for `pair` (amounts zero, route empty). */
+/** The wire name of a swap mode. */
+export function wireSwapModeOf(mode: SwapMode): WireSwapMode {
+  return mode === SwapMode.ExactOut ? WireSwapMode.ExactOut : WireSwapMode.ExactIn;
+}
+
+/** A Quote carrying only `error` for `pair`: the requested amount on its side, the rest zero, no route. */
 export function errorQuoteMessage(pair: StreamPair, slippageBps: number, error: WireQuoteError, nowMs: number): UpstreamQuote {
+  const exactOut = pair.mode === SwapMode.ExactOut;
   return {
     pairId: pair.pairId,
     inputMint: pair.inputMint,
     outputMint: pair.outputMint,
-    inputAmount: pair.amountText,
-    outputAmount: '0',
+    swapMode: wireSwapModeOf(pair.mode),
+    inputAmount: exactOut ? '0' : pair.amountText,
+    outputAmount: exactOut ? pair.amountText : '0',
     minOutputAmount: '0',
+    maxInputAmount: '0',
     slippageBps,
     priceImpact: 0,
     route: [],

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { pairId } from '../aggregator/swap-route-event.js';
 import { PoolCache } from '../cache/index.js';
-import { Dex, type AmmPool } from '../dex/index.js';
+import { Dex, SwapMode, type AmmPool } from '../dex/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/quote-metrics.js';
 import { loadTidepoolProto } from '../proto.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
@@ -15,7 +15,7 @@ import type { QuoteHttpServer } from './quote-http-server.js';
 import { QuoteStreamServer } from './quote-stream-server.js';
 import { StreamRequestError, parseStreamRequest } from './quote-stream-request.js';
 import { QuoteSubscription } from './quote-subscription.js';
-import { minOutputAmount, type UpstreamQuote } from './quote-wire.js';
+import { maxInputAmount, minOutputAmount, type UpstreamQuote } from './quote-wire.js';
 import { CountingLoader, FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
 
 /**
@@ -125,15 +125,25 @@ async function gaugeValue(m: QuoteMetrics, name: string): Promise<number> {
 }
 
 /** What quoteFromCache answers, as the stream must write it. */
-function expectedFromCache(h: Harness, input: string, output: string, amount: bigint, slippageBps: number): Record<string, unknown> {
-  const q = quoteFromCache(h.cache, input, output, amount);
+function expectedFromCache(
+  h: Harness,
+  input: string,
+  output: string,
+  amount: bigint,
+  slippageBps: number,
+  mode: SwapMode = SwapMode.ExactIn,
+): Record<string, unknown> {
+  const q = quoteFromCache(h.cache, input, output, amount, undefined, { mode, slippageBps });
+  const exactOut = mode === SwapMode.ExactOut;
   return {
-    pairId: pairId(input, output, amount),
+    pairId: pairId(input, output, amount, exactOut),
     inputMint: input,
     outputMint: output,
-    inputAmount: amount.toString(),
+    swapMode: exactOut ? 'SWAP_MODE_EXACT_OUT' : 'SWAP_MODE_EXACT_IN',
+    inputAmount: q.inputAmount.toString(),
     outputAmount: q.outputAmount.toString(),
-    minOutputAmount: minOutputAmount(q.outputAmount, slippageBps).toString(),
+    minOutputAmount: exactOut ? amount.toString() : minOutputAmount(q.outputAmount, slippageBps).toString(),
+    maxInputAmount: exactOut ? maxInputAmount(q.inputAmount, slippageBps).toString() : amount.toString(),
     slippageBps,
     priceImpact: q.priceImpact,
     slot: q.slot.toString(),
@@ -181,6 +191,40 @@ describe('StreamBatchQuotes (local upstream)', () => {
     const big = s.of(pairId(amm.pool.tokenB, amm.pool.tokenA, TWO_POW_60))[0]!;
     expect(big.inputAmount).toBe('1152921504606846976');
     expect(BigInt(big.outputAmount)).toBeGreaterThan(1n << 53n);
+  });
+
+  it('quotes exact-out pairs apart from exact-in pairs of the same amount, each with its slippage bound', async () => {
+    const h = await harness();
+    const amm = otherAmm();
+    const pairs = [
+      { inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '150000000', swapMode: 'SWAP_MODE_EXACT_OUT' },
+      { inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '150000000' },
+      { inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '150000000', swapMode: 'SWAP_MODE_EXACT_IN' }, // the same pair as the one before
+      { inputMint: amm.pool.tokenA, outputMint: amm.pool.tokenB, amount: '1000000', swapMode: 'SWAP_MODE_EXACT_OUT' },
+    ];
+    const s = open(h, { pairs, slippageBps: 40, updateIntervalMs: 60_000 });
+    await eventually(() => (s.quotes.length >= 3 ? true : undefined), 'first quotes');
+    expect(s.quotes).toHaveLength(3);
+    const exactOut = s.of(pairId(WSOL_MINT, USDC_MINT, 150_000_000n, true));
+    const exactIn = s.of(pairId(WSOL_MINT, USDC_MINT, 150_000_000n));
+    expect(exactOut).toHaveLength(1);
+    expect(exactIn).toHaveLength(1);
+    expect(exactOut[0]).toMatchObject(expectedFromCache(h, WSOL_MINT, USDC_MINT, 150_000_000n, 40, SwapMode.ExactOut));
+    expect(exactOut[0]!.outputAmount).toBe('150000000');
+    expect(BigInt(exactOut[0]!.maxInputAmount)).toBeGreaterThan(BigInt(exactOut[0]!.inputAmount));
+    expect(exactIn[0]).toMatchObject(expectedFromCache(h, WSOL_MINT, USDC_MINT, 150_000_000n, 40));
+    const other = s.of(pairId(amm.pool.tokenA, amm.pool.tokenB, 1_000_000n, true))[0];
+    expect(other).toMatchObject(expectedFromCache(h, amm.pool.tokenA, amm.pool.tokenB, 1_000_000n, 40, SwapMode.ExactOut));
+    expect(other!.error).toBeFalsy();
+  });
+
+  it('answers an exact-out pair no pool can pay with an error quote that keeps the asked output', async () => {
+    const h = await harness();
+    const max = '18446744073709551615';
+    const s = open(h, { pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: max, swapMode: 'SWAP_MODE_EXACT_OUT' }], updateIntervalMs: 60_000 });
+    const [q] = await eventually(() => (s.quotes.length > 0 ? s.quotes : undefined), 'the error quote');
+    expect(q).toMatchObject({ swapMode: 'SWAP_MODE_EXACT_OUT', inputAmount: '0', outputAmount: max, maxInputAmount: '0', route: [] });
+    expect(q!.error).toMatchObject({ code: 'TP_ERR_NO_VALID_QUOTES', grpcStatus: grpc.status.UNAVAILABLE });
   });
 
   it('reports the pool age in seconds since the cache first stored the pool', async () => {
@@ -318,6 +362,8 @@ describe('StreamBatchQuotes (local upstream)', () => {
     ['a zero amount', 'pairs[0].amount', { pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '0' }] }],
     ['input mint equal to output mint', 'pairs[0].output_mint', { pairs: [{ inputMint: WSOL_MINT, outputMint: WSOL_MINT, amount: '1' }] }],
     ['slippage above 10,000 bps', 'slippage_bps', { pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1' }], slippageBps: 10_001 }],
+    ['a swap mode the proto does not define', 'pairs[1].swap_mode', { pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1' }, { inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1', swapMode: 7 }] }],
+    ['an exact-out pair with a zero amount', 'pairs[0].amount', { pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '0', swapMode: 'SWAP_MODE_EXACT_OUT' }] }],
   ])('refuses %s with INVALID_ARGUMENT naming %s', async (_what, field, request) => {
     const h = await harness();
     const s = open(h, request);

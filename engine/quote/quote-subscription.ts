@@ -7,8 +7,8 @@
  *   only the pairs whose state version moved (`QuoteEngine.stateVersion`: the cache's pair version
  *   of the pair), compared with that of its last quote. A pair whose pools did not change costs
  *   two Map lookups and nothing is sent for it.
- * - A re-quote is pushed only when it differs from the last pushed quote of the pair (output
- *   amount, pool, slot, origin, error code); so a change in a pool that does not win sends nothing.
+ * - A re-quote is pushed only when it differs from the last pushed quote of the pair (input and
+ *   output amounts, pool, slot, origin, error code); so a change in a pool that does not win sends nothing.
  * - Every pair is pushed at least every `intervalMs`: one timer per stream, set to the earliest
  *   due pair; a due pair is re-quoted and pushed whether or not it changed.
  * - Quotes come from the quote engine, as GET /quote's do (quote-engine.ts): the cache path behind
@@ -27,8 +27,8 @@ import { QuoteSource, type QuoteAnswer } from './quote-answer.js';
 import type { QuoteEngine, QuoteResult } from './quote-engine.js';
 import type { QuoteFailure } from './quote-failure.js';
 import type { QuoteRequest } from './quote-request.js';
-import { LOCAL_PROVIDER, errorQuoteMessage, quoteErrorOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
-import { minOutputAmount, type UpstreamQuote } from './quote-wire.js';
+import { LOCAL_PROVIDER, errorQuoteMessage, quoteErrorOf, wireSwapModeOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
+import type { UpstreamQuote } from './quote-wire.js';
 
 /** Where quotes go: the gRPC call (a Node writable in object mode). */
 export type QuoteSink = MessageSink<UpstreamQuote>;
@@ -77,7 +77,7 @@ const STABLE_FAILURES: ReadonlySet<string> = new Set([ErrorCode.NoValidQuotes, E
 function keyOf(m: UpstreamQuote): string {
   if (m.error !== undefined) return `e:${m.error.code}:${m.error.grpcStatus}`;
   const hop = m.route[0];
-  return `${m.origin}:${m.outputAmount}:${hop?.pool ?? ''}:${m.slot}`;
+  return `${m.origin}:${m.inputAmount}:${m.outputAmount}:${hop?.pool ?? ''}:${m.slot}`;
 }
 
 function clampU32(ms: number): number {
@@ -111,7 +111,15 @@ export class QuoteSubscription {
     this.wallClock = options.wallClock ?? Date.now;
     this.states = this.request.pairs.map((pair) => ({
       pair,
-      request: { inputMint: pair.inputMint, outputMint: pair.outputMint, amount: pair.amount, amountText: pair.amountText, maxStateAgeMs: undefined },
+      request: {
+        inputMint: pair.inputMint,
+        outputMint: pair.outputMint,
+        mode: pair.mode,
+        amount: pair.amount,
+        amountText: pair.amountText,
+        maxStateAgeMs: undefined,
+        slippageBps: this.request.slippageBps,
+      },
       version: Number.NaN,
       pushedKey: '',
       dueAt: 0,
@@ -194,15 +202,16 @@ export class QuoteSubscription {
   private answerMessage(p: StreamPair, a: QuoteAnswer): UpstreamQuote {
     const q = a.quote;
     const engine = this.engine;
-    const out = q.outputAmount;
     return {
       pairId: p.pairId,
       inputMint: p.inputMint,
       outputMint: p.outputMint,
+      swapMode: wireSwapModeOf(q.mode),
       inputAmount: q.inputAmount.toString(),
-      outputAmount: out.toString(),
-      minOutputAmount: minOutputAmount(out, this.request.slippageBps).toString(),
-      slippageBps: this.request.slippageBps,
+      outputAmount: q.outputAmount.toString(),
+      minOutputAmount: a.slippage.minOutputText,
+      maxInputAmount: a.slippage.maxInputText,
+      slippageBps: a.slippage.bps,
       priceImpact: q.priceImpact,
       route: q.hops.map((h) => {
         // An RPC answer's pool was written back into the cache (when enabled): its age is known there.

@@ -11,10 +11,23 @@
  */
 import { createHash } from 'node:crypto';
 
-/** ARCHITECTURE §3: first 16 hex chars of SHA-256 of `inputMint:outputMint:amount` (amount in decimal). */
-export function pairId(inputMint: string, outputMint: string, amount: bigint): string {
-  return createHash('sha256').update(`${inputMint}:${outputMint}:${amount}`).digest('hex').slice(0, 16);
+/**
+ * ARCHITECTURE §3: first 16 hex chars of SHA-256 of `inputMint:outputMint:amount` (amount in
+ * decimal). An exact-out pair hashes `inputMint:outputMint:amount:ExactOut` (quote.proto), so the
+ * two modes of one amount are two pairs; exact-in pairIDs are unchanged.
+ */
+export function pairId(inputMint: string, outputMint: string, amount: bigint, exactOut = false): string {
+  const text = exactOut ? `${inputMint}:${outputMint}:${amount}:ExactOut` : `${inputMint}:${outputMint}:${amount}`;
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
+
+/** quote.proto `SwapMode` as the loader reads and writes it (UNSPECIFIED means exact in). */
+export const WireSwapMode = {
+  Unspecified: 'SWAP_MODE_UNSPECIFIED',
+  ExactIn: 'SWAP_MODE_EXACT_IN',
+  ExactOut: 'SWAP_MODE_EXACT_OUT',
+} as const;
+export type WireSwapMode = (typeof WireSwapMode)[keyof typeof WireSwapMode];
 
 export const QuoteSourceName = {
   Unspecified: 'QUOTE_SOURCE_UNSPECIFIED',
@@ -26,8 +39,10 @@ export type QuoteSourceName = (typeof QuoteSourceName)[keyof typeof QuoteSourceN
 export interface WirePairAmount {
   inputMint: string;
   outputMint: string;
-  /** u64, decimal. */
+  /** u64, decimal: the input (exact in) or the output (exact out). */
   amount: string;
+  /** Absent or UNSPECIFIED: exact in. */
+  swapMode?: WireSwapMode;
 }
 
 export interface WireBatchQuoteRequest {
@@ -84,6 +99,10 @@ export interface WireQuote {
   receivedAtUnixMs: string;
   routeHash: string;
   error: WireQuoteError | null;
+  /** The request's mode; UNSPECIFIED from an upstream that predates it (exact in). */
+  swapMode: WireSwapMode;
+  /** Exact out: input_amount plus slippage, rounded up; exact in: input_amount. '0' with an error. */
+  maxInputAmount: string;
 }
 
 /**
@@ -96,4 +115,16 @@ export type UpstreamQuote = Omit<WireQuote, 'receivedAtUnixMs' | 'routeHash' | '
 /** Least output after slippage, quote.proto's formula: floor(out × (10,000 − bps) / 10,000). */
 export function minOutputAmount(outputAmount: bigint, slippageBps: number): bigint {
   return (outputAmount * BigInt(10_000 - slippageBps)) / 10_000n;
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+
+/**
+ * Most input after slippage, quote.proto's formula: ceil(in × (10,000 + bps) / 10,000), at most the
+ * u64 maximum (a swap instruction's amount is a u64). Rounded up, as the minimum output is rounded
+ * down: the tolerance given is never below the one asked for.
+ */
+export function maxInputAmount(inputAmount: bigint, slippageBps: number): bigint {
+  const max = (inputAmount * BigInt(10_000 + slippageBps) + 9_999n) / 10_000n;
+  return max > U64_MAX ? U64_MAX : max;
 }

@@ -11,6 +11,7 @@ import { SwapMode, quoteSwap, type DecodedPool, type SwapQuote } from '../dex/in
 import { ErrorCode, isTpError } from '../errors.js';
 import type { Logger } from '../obs/logger.js';
 import type { LoadedPool, PoolLoadFailure, PoolLoadResult, PoolLoader } from '../pools/types.js';
+import { betterSwap, sameSwap } from './cache-quoter.js';
 import type { RouteQuote } from './quote-answer.js';
 import { quoteFailure, type QuoteFailure } from './quote-failure.js';
 import type { PoolDirectory } from './pool-directory.js';
@@ -83,13 +84,14 @@ export class RpcQuoter {
   }
 
   /**
-   * Quotes `amount` (exact in) of `input` for `output` from state read now through the loader.
+   * Quotes `amount` of `input` for `output` (`mode`: exact in or exact out) from state read now
+   * through the loader, choosing the pool as the cache path does (cache-quoter.ts).
    * Never rejects; fails with UnknownMint / NoPoolForPair (404) when the directory knows no pool
    * for them; Deadline when the loader has not answered within `deadlineMs`; RpcFallbackFailed when
    * no candidate could be read (the loader's error in the message); NoValidQuotes when every pool
    * read refuses the swap.
    */
-  async quote(input: string, output: string, amount: bigint, deadlineMs = this.deadlineMs): Promise<RpcQuote | QuoteFailure> {
+  async quote(input: string, output: string, amount: bigint, mode: SwapMode = SwapMode.ExactIn, deadlineMs = this.deadlineMs): Promise<RpcQuote | QuoteFailure> {
     if (this.cache !== undefined && performance.now() - this.lastSync >= this.syncIntervalMs) {
       this.lastSync = performance.now();
       this.directory.syncFrom(this.cache);
@@ -125,16 +127,11 @@ export class RpcQuoter {
       if (input === pool.tokenA && output === pool.tokenB) aToB = true;
       else if (input === pool.tokenB && output === pool.tokenA) aToB = false;
       else continue; // the pool's mints changed since the directory learned them
-      const req = { aToB, mode: SwapMode.ExactIn, amount };
+      const req = { aToB, mode, amount };
       const result = loaded.context === undefined ? quoteSwap(pool, req) : quoteSwap(pool, req, loaded.context);
       if (!result.ok) continue;
       // Ties go to the lower pool address, as on the cache path.
-      if (
-        best === undefined ||
-        bestPool === undefined ||
-        result.amountOut > best.amountOut ||
-        (result.amountOut === best.amountOut && loaded.address < bestPool.address)
-      ) {
+      if (best === undefined || bestPool === undefined || betterSwap(result, best, mode) || (sameSwap(result, best, mode) && loaded.address < bestPool.address)) {
         best = result;
         bestPool = loaded;
       }
@@ -155,6 +152,7 @@ export class RpcQuoter {
     return {
       ok: true,
       route: {
+        mode,
         inputMint: input,
         outputMint: output,
         inputAmount: best.amountIn,

@@ -28,7 +28,13 @@ import type { Logger } from '../obs/index.js';
 import { grpcMetadataGetter } from '../obs/index.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/index.js';
 import { loadTidepoolProto } from '../proto.js';
-import { StreamRequestError, parseStreamRequest, type BatchQuoteRequestMessage, type StreamRequest } from './quote-stream-request.js';
+import {
+  StreamRequestError,
+  parseStreamRequest,
+  type BatchQuoteRequestMessage,
+  type StreamRequest,
+  type StreamRequestOptions,
+} from './quote-stream-request.js';
 import type { UpstreamQuote } from './quote-wire.js';
 
 const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
@@ -66,6 +72,8 @@ export interface StreamCallsOptions<S extends StreamSubscription> {
   logger?: Logger | undefined;
   /** JWT bearer auth of the calls; undefined: off. */
   auth?: GrpcAuth;
+  /** What the service accepts beyond quote.proto's rules (exact out). */
+  request?: StreamRequestOptions;
   /** The subscription of an accepted request. */
   subscribe(request: StreamRequest, call: QuoteStreamCall): S;
   /** A call was registered (before the gauge is set and the subscription started). */
@@ -163,7 +171,7 @@ export class StreamCalls<S extends StreamSubscription> {
     const span = tracer().startSpan(STREAM_SPAN, { kind: SpanKind.SERVER, attributes: rpcAttributes('QuoteService', 'StreamBatchQuotes') }, parent);
     let request;
     try {
-      request = parseStreamRequest(call.request);
+      request = parseStreamRequest(call.request, this.options.request);
     } catch (err) {
       const details = err instanceof StreamRequestError ? err.message : 'invalid request';
       span.setAttribute('rpc.grpc.status_code', INVALID_ARGUMENT);
