@@ -6,7 +6,7 @@
  */
 import { isPubkey } from '../chain/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { WireSwapMode, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteRequest } from '../quote/quote-wire.js';
+import { WireSwapMode, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteRequest } from '../quote/index.js';
 import { pairId } from './swap-route-event.js';
 
 export const MAX_PAIRS_PER_REQUEST = 1000;

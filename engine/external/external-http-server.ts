@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
-import { closeServer, listenOn, requestTarget } from '../obs/http-listen.js';
+import { closeServer, listenOn, requestTarget } from '../obs/index.js';
 
 export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable' } as const;
 export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];

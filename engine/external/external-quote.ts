@@ -9,8 +9,8 @@
 import { grpcStatusOf } from '../error-status.js';
 
 import { ErrorCode } from '../errors.js';
-import type { StreamPair } from '../quote/quote-stream-request.js';
-import { WireSwapMode, minOutputAmount, type UpstreamQuote, type WireQuoteError } from '../quote/quote-wire.js';
+import type { StreamPair } from '../quote/index.js';
+import { WireSwapMode, minOutputAmount, type UpstreamQuote, type WireQuoteError } from '../quote/index.js';
 import { hopFeeInInputUnits, type ProviderQuote } from './provider-response.js';
 
 /** One poll's result for a pair: the stream-independent part of the Quote. */

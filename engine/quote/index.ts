@@ -52,8 +52,11 @@ export {
   type StreamPair,
   type StreamRequest,
 } from './quote-stream-request.js';
+export { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS, slippageOf, type Slippage } from './slippage.js';
 export {
   QuoteSourceName,
+  WireSwapMode,
+  maxInputAmount,
   minOutputAmount,
   type UpstreamQuote,
   type WireBatchQuoteRequest,

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-import { closeServer, listenOn, requestTarget } from '../obs/http-listen.js';
+import { closeServer, listenOn, requestTarget } from '../obs/index.js';
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
 import { errorBody } from './http-errors.js';

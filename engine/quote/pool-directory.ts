@@ -9,7 +9,7 @@
  * `maxPools`: past it the pool known the longest is forgotten first.
  */
 import type { PoolCache } from '../cache/index.js';
-import type { Dex } from '../dex/types.js';
+import type { Dex } from '../dex/index.js';
 
 export interface PoolIdentity {
   address: string;

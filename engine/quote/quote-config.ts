@@ -8,7 +8,7 @@ import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOpt
 import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { LOG_LEVELS } from '../obs/logger.js';
+import { LOG_LEVELS } from '../obs/index.js';
 import { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './slippage.js';
 
 export const DEFAULT_QUOTE_PORT = 8080;

@@ -13,9 +13,9 @@
 import uws from '@trufflesuite/uws-js-unofficial';
 
 import { ErrorCode, TpError } from '../errors.js';
-import { acquireHeapSampling, releaseHeapSampling } from '../obs/heap-profile.js';
-import type { Logger } from '../obs/logger.js';
-import type { QuoteMetrics } from '../obs/quote-metrics.js';
+import { acquireHeapSampling, releaseHeapSampling } from '../obs/index.js';
+import type { Logger } from '../obs/index.js';
+import type { QuoteMetrics } from '../obs/index.js';
 import { quoteOfAnswer, type QuoteAnswer } from './quote-answer.js';
 import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
 import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';

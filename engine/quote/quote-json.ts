@@ -3,7 +3,7 @@
  * response JSON (camelCase, u64 amounts and slots as decimal strings).
  */
 import { U64_MAX } from '../cache/index.js';
-import { isPubkey } from '../chain/base58.js';
+import { isPubkey } from '../chain/index.js';
 import { SwapMode } from '../dex/index.js';
 import type { Quote } from './quote-answer.js';
 import { badParameter, type QuoteFailure } from './quote-failure.js';

@@ -5,7 +5,7 @@
  * (engine/error-status.ts).
  */
 import { U64_MAX } from '../cache/index.js';
-import { isPubkey } from '../chain/base58.js';
+import { isPubkey } from '../chain/index.js';
 import { SwapMode } from '../dex/index.js';
 import { clientErrorOf } from '../error-status.js';
 import type { QuoteFailure } from './quote-failure.js';

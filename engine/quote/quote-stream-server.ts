@@ -21,8 +21,8 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 
-import type { GrpcAuth } from '../auth/grpc-auth.js';
-import type { Logger } from '../obs/logger.js';
+import type { GrpcAuth } from '../auth/index.js';
+import type { Logger } from '../obs/index.js';
 import { DEFAULT_GRPC_PORT } from './quote-config.js';
 import type { QuoteEngine } from './quote-engine.js';
 import { QuoteSubscription } from './quote-subscription.js';

@@ -18,8 +18,8 @@
  * - Backpressure: when `write` returns false, quotes are held, at most the latest one per pair
  *   (an older held quote of the pair is replaced and counted), until the sink emits 'drain'.
  */
-import type { Logger } from '../obs/logger.js';
-import type { QuoteMetrics } from '../obs/quote-metrics.js';
+import type { Logger } from '../obs/index.js';
+import type { QuoteMetrics } from '../obs/index.js';
 import { ErrorCode } from '../errors.js';
 import { DueTimer } from './due-timer.js';
 import { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';

@@ -21,7 +21,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
 
-import { guardStream, type GrpcAuth } from '../auth/grpc-auth.js';
+import { guardStream, type GrpcAuth } from '../auth/index.js';
 import { grpcStatusOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
