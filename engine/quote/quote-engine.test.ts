@@ -51,11 +51,15 @@ describe('QuoteEngine', () => {
     const { engine, cache, clock } = engineOn();
     const amount = 1_000_000_000n;
     const first = sync(engine.quote(request(WSOL_MINT, USDC_MINT, amount)));
+    if (!first.ok) throw new Error(first.message);
+    const firstRoute = first.quote;
+    const firstAge = first.stateAgeMs;
     clock.advance(40);
     const second = sync(engine.quote(request(WSOL_MINT, USDC_MINT, amount)));
-    expect(first.ok && second.ok).toBe(true);
-    if (!first.ok || !second.ok) return;
-    expect(second.quote).toBe(first.quote); // the memo's shared route
+    if (!second.ok) throw new Error(second.message);
+    expect(second.quote).toBe(firstRoute); // the memo's shared route
+    expect(second.stateAgeMs).toBe(firstAge + 40);
+    expect(second).toBe(first); // the engine's one cache answer, rewritten by each quote
     expect(second.source).toBe(QuoteSource.Cache);
     expect(second.body).toBeDefined();
     expect(quoteOfAnswer(second)).toEqual(quoteFromCache(cache, WSOL_MINT, USDC_MINT, amount));
@@ -92,8 +96,9 @@ describe('QuoteEngine', () => {
   it('answers exact out from the cache and from RPC alike, each answer with the bound of its own slippage', async () => {
     const { engine, clock } = engineOn({ hybridMode: true, loader: new CountingLoader(rpcUrl) });
     const amount = 250_000_000n; // USDC bought
-    const fromCache = sync(engine.quote(request(WSOL_MINT, USDC_MINT, amount, { mode: SwapMode.ExactOut, slippageBps: 200 })));
-    if (!fromCache.ok) throw new Error(fromCache.message);
+    const answered = sync(engine.quote(request(WSOL_MINT, USDC_MINT, amount, { mode: SwapMode.ExactOut, slippageBps: 200 })));
+    if (!answered.ok) throw new Error(answered.message);
+    const fromCache = { ...answered }; // the engine rewrites its cache answer on the next quote
     expect(fromCache.quote).toMatchObject({ mode: SwapMode.ExactOut, outputAmount: amount });
     const paid = fromCache.quote.inputAmount;
     expect(fromCache.slippage).toMatchObject({ bps: 200, minOutputAmount: amount, maxInputAmount: (paid * 10_200n + 9_999n) / 10_000n });

@@ -24,13 +24,13 @@ import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
 import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
 import { PoolDirectory } from './pool-directory.js';
-import { QuoteSource, type QuoteAnswer } from './quote-answer.js';
+import { QuoteSource, type QuoteAnswer, type RouteQuote } from './quote-answer.js';
 import { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS } from './quote-config.js';
 import { INTERNAL_FAILURE, quoteFailure, withFallback, type QuoteFailure } from './quote-failure.js';
 import { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo } from './quote-memo.js';
 import type { QuoteRequest } from './quote-request.js';
 import { RpcQuoter } from './rpc-quoter.js';
-import { DEFAULT_SLIPPAGE_BPS, slippageOf } from './slippage.js';
+import { DEFAULT_SLIPPAGE_BPS, slippageOf, type Slippage } from './slippage.js';
 
 export interface QuoteEngineOptions {
   cache: PoolCache;
@@ -128,6 +128,14 @@ export class QuoteEngine {
   private breakerGauge = -1;
   /** The breaker clock's reading at the end of the last successful cache attempt. */
   private attemptEnded = 0;
+  /**
+   * The answer of every cache hit, rewritten by each: allocating one per quote measured ~0.45 µs
+   * more per request, half the runs (V8 pretenured the allocation site), against ~0.25 µs for the
+   * whole cache attempt. See `quote` for what this means to a caller.
+   */
+  private readonly cacheAnswer: {
+    -readonly [K in keyof QuoteAnswer]: QuoteAnswer[K];
+  } = { ok: true, quote: undefined as unknown as RouteQuote, source: QuoteSource.Cache, stateAgeMs: 0, contextSlot: 0n, slippage: undefined as unknown as Slippage, body: undefined };
 
   constructor(options: QuoteEngineOptions) {
     this.cache = options.cache;
@@ -180,6 +188,11 @@ export class QuoteEngine {
    *
    * Counted in the quote metrics whatever the path: `quotes` and the latency by source for each
    * answer, a cache hit or miss for each cache attempt, fallback errors.
+   *
+   * An answer given at once (from the cache) is the engine's own object, rewritten by the next
+   * `quote` call: read it before quoting again, and copy it (`{ ...answer }`) to keep it. What it
+   * refers to (the route, the body, the slippage bounds) is immutable and may be kept. An answer
+   * that comes later (the promise) is the caller's.
    */
   quote(request: QuoteRequest, allowFallback = true): QuoteResult | Promise<QuoteResult> {
     if (this.closing) return SHUTTING_DOWN;
@@ -346,15 +359,13 @@ export class QuoteEngine {
       this.breaker.recordSuccess();
     }
     this.syncBreakerGauge();
-    return {
-      ok: true,
-      quote: entry.route,
-      source: QuoteSource.Cache,
-      stateAgeMs: this.memo.stateAgeMs,
-      contextSlot: cache.newestSlot,
-      slippage: this.memo.slippageOf(entry, request.slippageBps),
-      body: entry.body,
-    };
+    const answer = this.cacheAnswer;
+    answer.quote = entry.route;
+    answer.stateAgeMs = this.memo.stateAgeMs;
+    answer.contextSlot = cache.newestSlot;
+    answer.slippage = this.memo.slippageOf(entry, request.slippageBps);
+    answer.body = entry.body;
+    return answer;
   }
 
   private unknownMint(mint: string): QuoteFailure {

@@ -22,7 +22,7 @@ import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } fr
 import { QuoteBodyWriter } from './quote-body.js';
 import { HealthStatus, type QuoteEngine, type QuoteResult } from './quote-engine.js';
 import { isQuoteFailure } from './quote-failure.js';
-import { ValidatedPubkeys, parseQuoteQuery, quoteToJson } from './quote-json.js';
+import { ValidatedPubkeys, parseQuoteQuery, quoteToJson, type QuoteQueryParams } from './quote-json.js';
 import { RateLimiter } from './rate-limiter.js';
 
 export interface QuoteHttpServerOptions {
@@ -75,6 +75,8 @@ export class QuoteHttpServer {
   readonly engine: QuoteEngine;
   private readonly pubkeys = new ValidatedPubkeys();
   private readonly bodies = new QuoteBodyWriter();
+  /** The query of the request being handled, read into one reused object (validation is synchronous). */
+  private readonly params: QuoteQueryParams = { input: undefined, output: undefined, amount: undefined, maxStateAgeMs: undefined, swapMode: undefined, slippageBps: undefined };
   /** IPv4 address (as an int32) → its rate-limit key, so a request builds no key string. */
   private readonly addressKeys = new Map<number, string>();
   private readonly limiter: RateLimiter | undefined;
@@ -165,12 +167,13 @@ export class QuoteHttpServer {
   private handleQuote(res: uws.HttpResponse, req: uws.HttpRequest): void {
     // Read everything from `req` now: it is invalid once this function returns.
     const query = req as unknown as QueryReader;
-    const input = query.getQuery(Q_INPUT);
-    const output = query.getQuery(Q_OUTPUT);
-    const amount = query.getQuery(Q_AMOUNT);
-    const maxStateAgeMs = query.getQuery(Q_MAX_STATE_AGE);
-    const swapMode = query.getQuery(Q_SWAP_MODE);
-    const slippageBps = query.getQuery(Q_SLIPPAGE_BPS);
+    const params = this.params;
+    params.input = query.getQuery(Q_INPUT);
+    params.output = query.getQuery(Q_OUTPUT);
+    params.amount = query.getQuery(Q_AMOUNT);
+    params.maxStateAgeMs = query.getQuery(Q_MAX_STATE_AGE);
+    params.swapMode = query.getQuery(Q_SWAP_MODE);
+    params.slippageBps = query.getQuery(Q_SLIPPAGE_BPS);
     const apiKey = req.getHeader(this.apiKeyHeaderKey);
 
     if (this.limiter !== undefined) {
@@ -182,7 +185,7 @@ export class QuoteHttpServer {
       }
     }
 
-    const request = parseQuoteQuery({ input, output, amount, maxStateAgeMs, swapMode, slippageBps }, this.engine.defaultSlippageBps, this.pubkeys);
+    const request = parseQuoteQuery(params, this.engine.defaultSlippageBps, this.pubkeys);
     if (isQuoteFailure(request)) {
       this.sendError(res, httpErrorOfFailure(request));
       return;
