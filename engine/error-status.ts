@@ -84,6 +84,25 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   // message bus
   [ErrorCode.BusSetup]: s(503, G.UNAVAILABLE, false),
   [ErrorCode.BusPublish]: s(503, G.UNAVAILABLE, false),
+  // RPC proxy (engine/platform/rpc-proxy): reached no endpoint (send again); a read no endpoint
+  // answered (send again; 504 when it timed out); a write that may have landed (not UNAVAILABLE,
+  // which says "retry")
+  [ErrorCode.RpcProxyUnavailable]: s(503, G.UNAVAILABLE),
+  [ErrorCode.RpcProxyUpstreamFailed]: s(502, G.UNAVAILABLE),
+  [ErrorCode.RpcProxyWriteOutcomeUnknown]: s(502, G.UNKNOWN),
+  // platform state: the engine's own stores, their details are not the client's
+  [ErrorCode.DbUnavailable]: s(503, G.UNAVAILABLE, false),
+  [ErrorCode.DbLocked]: s(503, G.UNAVAILABLE, false),
+  [ErrorCode.DbMigration]: s(500, G.INTERNAL, false),
+  [ErrorCode.KvUnavailable]: s(503, G.UNAVAILABLE, false),
+  [ErrorCode.LockNotHeld]: s(409, G.ABORTED),
+  [ErrorCode.WalletPassphrase]: s(500, G.INTERNAL, false),
+  [ErrorCode.WalletKeyFormat]: s(500, G.INTERNAL, false),
+  [ErrorCode.WalletInvalid]: s(400, G.INVALID_ARGUMENT),
+  [ErrorCode.TransferFailed]: s(502, G.UNKNOWN),
+  // transactions: a route or transaction the request asked for cannot be built
+  [ErrorCode.TransactionTooLarge]: s(400, G.INVALID_ARGUMENT),
+  [ErrorCode.RouteInvalid]: s(400, G.INVALID_ARGUMENT),
   // command line
   [ErrorCode.Usage]: s(400, G.INVALID_ARGUMENT),
   [ErrorCode.Io]: s(500, G.INTERNAL, false),

@@ -1,3 +1,4 @@
+import { httpStatusOf as httpStatusOfCode } from '../../error-status.js';
 import { ErrorCode } from '../../errors.js';
 
 /**
@@ -63,9 +64,14 @@ export function errorReply(code: JsonRpcErrorCode, message: string, id: Uint8Arr
 export const PARSE_ERROR_REPLY = errorReply(JsonRpcErrorCode.ParseError, 'Parse error', null);
 export const EMPTY_BATCH_REPLY = errorReply(JsonRpcErrorCode.InvalidRequest, 'Invalid request: empty batch', null);
 
-/** HTTP status of a single call's proxy error (a batch answers 200). */
+/**
+ * HTTP status of a single call's proxy error (a batch answers 200): its TP_ERR_* code's, from the
+ * engine's code table (engine/error-status.ts), or TP_ERR_DEADLINE's (504) when an upstream call
+ * timed out; 200 for the standard JSON-RPC errors, which JSON-RPC over HTTP answers in the body.
+ */
 export function httpStatusOf(code: JsonRpcErrorCode, timedOut: boolean): number {
-  if (code === JsonRpcErrorCode.Unavailable) return 503;
-  if (code === JsonRpcErrorCode.UpstreamFailed || code === JsonRpcErrorCode.WriteOutcomeUnknown) return timedOut ? 504 : 502;
-  return 200;
+  const tidepoolCode = PROXY_ERROR_CODES[code];
+  if (tidepoolCode === undefined) return 200;
+  if (timedOut && tidepoolCode !== ErrorCode.RpcProxyUnavailable) return httpStatusOfCode(ErrorCode.Deadline);
+  return httpStatusOfCode(tidepoolCode);
 }

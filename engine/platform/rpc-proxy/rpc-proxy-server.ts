@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 
 import uws from '@trufflesuite/uws-js-unofficial';
 
+import { httpStatusOf } from '../../error-status.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import type { Logger } from '../../obs/index.js';
 import type { CallRouter, ProxyAnswer } from './call-router.js';
@@ -57,6 +58,10 @@ function statusLine(status: number): string {
 }
 
 const JSON_TYPE = 'application/json';
+/** The port's own error bodies (`{"error":{"code","message"}}`), statuses from the code table. */
+const NOT_FOUND_BODY = JSON.stringify({ error: { code: ErrorCode.NotFound, message: 'not found' } });
+const METRICS_FAILED_BODY = JSON.stringify({ error: { code: ErrorCode.Internal, message: 'metrics failed' } });
+const SHUTTING_DOWN_BODY = JSON.stringify({ error: { code: ErrorCode.RpcProxyUnavailable, message: 'shutting down' } });
 const EMPTY = Buffer.alloc(0);
 /** Outgoing WebSocket bytes a slow client may have buffered before it is disconnected. */
 const MAX_WS_BACKPRESSURE = 16 * 1024 * 1024;
@@ -170,7 +175,7 @@ export class RpcProxyServer {
         const ready = !this.draining && this.options.health().ok;
         this.write(res, ready ? 200 : 503, ready ? '{"status":"ready"}' : `{"status":"${this.draining ? 'draining' : 'no endpoint in rotation'}"}`, JSON_TYPE);
       })
-      .any('/*', (res) => this.write(res, 404, '{"error":{"code":"TP_ERR_NOT_FOUND","message":"not found"}}', JSON_TYPE));
+      .any('/*', (res) => this.write(res, httpStatusOf(ErrorCode.NotFound), NOT_FOUND_BODY, JSON_TYPE));
   }
 
   get port(): number {
@@ -347,14 +352,14 @@ export class RpcProxyServer {
       },
       (err: unknown) => {
         this.log?.error({ err }, 'metrics failed');
-        if (!aborted) res.cork(() => res.writeStatus(statusLine(500)).writeHeader('Content-Type', JSON_TYPE).end('{"error":{"code":"TP_ERR_INTERNAL","message":"metrics failed"}}'));
+        if (!aborted) res.cork(() => res.writeStatus(statusLine(httpStatusOf(ErrorCode.Internal))).writeHeader('Content-Type', JSON_TYPE).end(METRICS_FAILED_BODY));
       },
     );
   }
 
   private onUpgrade(res: uws.HttpResponse, req: uws.HttpRequest, context: uws.us_socket_context_t): void {
     if (this.draining) {
-      res.writeStatus(statusLine(503)).writeHeader('Content-Type', JSON_TYPE).end('{"error":{"code":"TP_ERR_RPC_PROXY_UNAVAILABLE","message":"shutting down"}}', true);
+      res.writeStatus(statusLine(httpStatusOf(ErrorCode.RpcProxyUnavailable))).writeHeader('Content-Type', JSON_TYPE).end(SHUTTING_DOWN_BODY, true);
       return;
     }
     res.upgrade<SocketData>(
