@@ -95,13 +95,19 @@ describe('loadTidepoolProto', () => {
     expect((localOnly as Record<string, unknown>)['externalQuote']).toBeNull();
   });
 
-  it('carries a batch request amount above 2^53 exactly', () => {
+  it('carries a batch request amount above 2^53 exactly, and each pair\'s swap mode', () => {
     const stream = methodOf('QuoteService', 'StreamBatchQuotes');
     const request = {
-      pairs: [{ inputMint: MINT_IN, outputMint: MINT_OUT, amount: ABOVE_2_53 }],
+      pairs: [
+        { inputMint: MINT_IN, outputMint: MINT_OUT, amount: ABOVE_2_53, swapMode: 'SWAP_MODE_EXACT_OUT' },
+        { inputMint: MINT_OUT, outputMint: MINT_IN, amount: '1', swapMode: 'SWAP_MODE_EXACT_IN' },
+      ],
       slippageBps: 50, updateIntervalMs: 250,
     };
     expect(stream.requestDeserialize(stream.requestSerialize(request))).toEqual(request);
+    // A pair written without the field (an older client) reads as UNSPECIFIED: exact in.
+    const older = stream.requestDeserialize(stream.requestSerialize({ pairs: [{ inputMint: MINT_IN, outputMint: MINT_OUT, amount: '5' }] })) as { pairs: { swapMode: string }[] };
+    expect(older.pairs[0]!.swapMode).toBe('SWAP_MODE_UNSPECIFIED');
   });
 
   it('documents every message, field, enum value and RPC with a comment', () => {
