@@ -29,4 +29,19 @@ export interface QuoteRequest {
   readonly maxStateAgeMs: number | undefined;
   /** Tolerance of the answer's bounds (minimum output / maximum input), 0 to 10,000 bps. */
   readonly slippageBps: number;
+  /** Which pools and route shapes the answer may use; undefined: every DEX, multi-hop allowed. */
+  readonly routeFilter?: RouteFilter | undefined;
+}
+
+/**
+ * Narrows the candidates of a request. Part of the memo's key: two requests with different filters
+ * never share an answer.
+ */
+export interface RouteFilter {
+  /** Only pools of these DEXes (engine DEX names: `dexa_amm`, ...); undefined: every DEX. */
+  readonly dexes: ReadonlySet<string> | undefined;
+  /** Never pools of these DEXes; undefined: none excluded. */
+  readonly excludeDexes: ReadonlySet<string> | undefined;
+  /** Direct pools of the pair only: no route through an intermediate token. */
+  readonly onlyDirectRoutes: boolean;
 }
