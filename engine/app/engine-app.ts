@@ -10,7 +10,7 @@ import { CachePoolStateSink } from '../cache/index.js';
 import { redactedValues, type LoadedConfig } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import type { RpcPoolLoader } from '../pools/index.js';
-import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote/index.js';
+import { defaultQuoteConfig, type QuoteServiceConfig, type SharedQuoteCache } from '../quote/index.js';
 import { PoolRefresher } from '../quote/index.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/index.js';
 import type { ScannerConfig } from '../scanner/index.js';
@@ -45,6 +45,8 @@ export interface EngineOptions {
   parseWorkerFilename?: string;
   /** RPC worker module override (tests run from sources). */
   rpcWorkerFilename?: string;
+  /** The quote cache shared between replicas (engine/platform `KvQuoteCache`): `quote:` / `price:` keys. */
+  sharedQuoteCache?: SharedQuoteCache;
 }
 
 /** The quote service's view of the engine's settings: no bus, the engine's RPC endpoints. */
@@ -72,7 +74,13 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
   const loader = createPoolLoader(scannerConfig, reads.fetcher);
 
   const cache = createQuoteCache(quoteConfig);
-  const quote = createQuoteService(quoteConfig, { cache, loader, logger: log.child({ component: 'quote' }), busStatus: () => 'in-process' });
+  const quote = createQuoteService(quoteConfig, {
+    cache,
+    loader,
+    logger: log.child({ component: 'quote' }),
+    busStatus: () => 'in-process',
+    ...(options.sharedQuoteCache === undefined ? {} : { sharedCache: options.sharedQuoteCache }),
+  });
   // Each stored update is counted and its pool remembered for the RPC fallback, as the bus consumer does.
   const sink = new CachePoolStateSink(cache, (_outcome, event) => quote.updates.recordStored(event.pool));
 

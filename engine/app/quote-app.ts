@@ -24,6 +24,7 @@ import { PoolRefresher } from '../quote/index.js';
 import type { QuoteServiceConfig } from '../quote/index.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/index.js';
 import { fallbackLoaderFromConfig } from '../quote/index.js';
+import type { SharedQuoteCache } from '../quote/index.js';
 
 export interface QuoteAppOptions {
   logger: Logger;
@@ -33,6 +34,11 @@ export interface QuoteAppOptions {
   subjectRoot?: string;
   /** Consumer lag report interval, ms (default 1000). */
   lagIntervalMs?: number;
+  /**
+   * The quote cache shared between replicas (engine/platform `KvQuoteCache`, see
+   * `openSplitQuoteCache`): answers written to `quote:` / `price:`, `quote:` read before RPC.
+   */
+  sharedQuoteCache?: SharedQuoteCache;
 }
 
 export interface QuoteApp {
@@ -67,6 +73,7 @@ export function createQuoteApp(config: QuoteServiceConfig, options: QuoteAppOpti
     ...(loader === undefined ? {} : { loader }),
     logger: log.child({ component: 'quote' }),
     busStatus: bus === undefined ? disabledBusStatus : () => bus.status,
+    ...(options.sharedQuoteCache === undefined ? {} : { sharedCache: options.sharedQuoteCache }),
   });
   const contexts = loader === undefined || !config['cache.enabled'] ? undefined : new PoolContextReader({ loader, cache, logger: log.child({ component: 'contexts' }) });
   const consumer =

@@ -31,6 +31,11 @@ export interface EmbeddedPlatformOptions {
   logger: Logger;
   /** The compiled PGlite worker (tests). */
   pgliteWorkerFilename?: string;
+  /**
+   * A key space already open on these settings (the quote cache's, opened before the engine): used
+   * instead of opening one, and left open by `close` (its opener closes it).
+   */
+  keys?: KeySpace;
 }
 
 export interface EmbeddedPlatform {
@@ -43,7 +48,8 @@ export interface EmbeddedPlatform {
 
 export async function startEmbeddedPlatform(options: EmbeddedPlatformOptions): Promise<EmbeddedPlatform> {
   const { settings: v, logger } = options;
-  const keys = await openKeySpace({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'] });
+  const ownsKeys = options.keys === undefined;
+  const keys = options.keys ?? (await openKeySpace({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'] }));
   const beats = await startServiceState({ services: options.services, keys, logger });
   let scannerState: ServiceState | undefined;
   let db: SqlClient | undefined;
@@ -99,7 +105,7 @@ export async function startEmbeddedPlatform(options: EmbeddedPlatformOptions): P
       await scannerState?.close();
       await beats.close();
       await db?.close();
-      await keys.store.close();
+      if (ownsKeys) await keys.store.close();
     },
   };
 }

@@ -4,8 +4,10 @@ import type { ScannerMetrics } from '../obs/index.js';
 import { migrateUp } from './db/migrations.js';
 import { PgClient } from './db/pg-client.js';
 import { KeySpace } from './kv/key-space.js';
+import { KvQuoteCache } from './kv/kv-quote-cache.js';
 import { MemoryStore } from './kv/memory-store.js';
 import { RedisStore } from './kv/redis-store.js';
+import { openKeySpace } from './kv/open-kv.js';
 import { databaseSchema, redisSchema, scannerMetricsSchema } from './platform-config.js';
 import { startServiceState, type ServiceState } from './service-state.js';
 
@@ -59,4 +61,34 @@ export async function startSplitServiceState(options: SplitServiceStateOptions):
     await store.close();
     throw err;
   }
+}
+
+/** A quote service's shared quote cache and the store under it; `close` flushes, then closes the store. */
+export interface QuoteCacheHandle {
+  readonly cache: KvQuoteCache;
+  close(): Promise<void>;
+}
+
+/**
+ * The shared quote cache of a quote service (`tidepool quote-service`, `tidepool engine`), from the
+ * environment: over Redis when REDIS_URL is set (written and read: replicas share answers), else
+ * over an in-process store (written only). A Redis that cannot be reached at start is an error
+ * (TP_ERR_KV_UNAVAILABLE), as for the heartbeats; once running, its failures never reach a quote.
+ */
+export async function openSplitQuoteCache(options: { env: NodeJS.ProcessEnv; logger: Logger }): Promise<QuoteCacheHandle> {
+  const { values: v } = loadConfig(redisSchema, { env: { ...options.env, TIDEPOOL_CONFIG: '' } });
+  return openQuoteCache({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'], logger: options.logger });
+}
+
+/** The shared quote cache over the key space at `url` (empty: in-process). */
+export async function openQuoteCache(options: { url: string; password: string; prefix: string; logger: Logger }): Promise<QuoteCacheHandle> {
+  const keys = await openKeySpace({ url: options.url, password: options.password, prefix: options.prefix });
+  const cache = new KvQuoteCache(keys, { logger: options.logger });
+  return {
+    cache,
+    close: async () => {
+      await cache.close();
+      await keys.store.close();
+    },
+  };
 }

@@ -66,6 +66,7 @@ export {
   type WireQuoteRequest,
   type WireRouteHop,
 } from './quote-wire.js';
+export { decodeSharedQuote, encodeSharedQuote, isSharedQuoteRequest, type SharedQuoteCache } from './shared-quote-cache.js';
 export { DueTimer } from './due-timer.js';
 export { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';
 export { metricsResponse } from './ops-endpoints.js';

@@ -17,6 +17,11 @@ export const QuoteSource = {
   Rpc: 'rpc',
   /** An external aggregator's quote API (the last fallback of the quote API; not wired yet). */
   External: 'external',
+  /**
+   * A quote another replica answered, read from the shared quote cache (spec 03 `quote:` keys,
+   * shared-quote-cache.ts) before the RPC fallback; its `stateAgeMs` counts the time since.
+   */
+  Shared: 'shared',
 } as const;
 export type QuoteSource = (typeof QuoteSource)[keyof typeof QuoteSource];
 

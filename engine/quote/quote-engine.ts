@@ -30,6 +30,7 @@ import { INTERNAL_FAILURE, quoteFailure, withFallback, type QuoteFailure } from 
 import { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo } from './quote-memo.js';
 import type { QuoteRequest } from './quote-request.js';
 import { RpcQuoter } from './rpc-quoter.js';
+import type { SharedQuoteCache } from './shared-quote-cache.js';
 import { DEFAULT_SLIPPAGE_BPS, slippageOf, type Slippage } from './slippage.js';
 
 export interface QuoteEngineOptions {
@@ -61,6 +62,11 @@ export interface QuoteEngineOptions {
   slippageBps?: number;
   /** The bus connection status that health reports; default 'disabled'. */
   busStatus?: () => string;
+  /**
+   * The quote cache shared between replicas (spec 03 `quote:` keys, shared-quote-cache.ts): offered
+   * every answer, asked before the RPC fallback. None by default.
+   */
+  sharedCache?: SharedQuoteCache;
   logger?: Logger;
 }
 
@@ -117,6 +123,7 @@ export class QuoteEngine {
   /** performance.now is the breaker clock too: one reading ends both the attempt and the latency. */
   private readonly clockIsPerformanceNow: boolean;
   private readonly busStatus: () => string;
+  private readonly shared: SharedQuoteCache | undefined;
   private readonly log: Logger | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private readonly circuitOpen: QuoteFailure;
@@ -149,6 +156,7 @@ export class QuoteEngine {
     this.memo = new QuoteMemo(this.cache, { maxEntries: options.quoteMemoEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES });
     this.defaultSlippageBps = options.slippageBps ?? DEFAULT_SLIPPAGE_BPS;
     this.busStatus = options.busStatus ?? (() => 'disabled');
+    this.shared = options.sharedCache;
     this.log = options.logger;
     this.directory = options.directory ?? new PoolDirectory();
     // The fallback exists with a loader, in hybrid mode or when the cache is off (RPC only).
@@ -202,6 +210,7 @@ export class QuoteEngine {
       if (result.ok) {
         this.metrics.quotes.inc();
         this.metrics.quoteLatency.cache.observe(((this.clockIsPerformanceNow ? this.attemptEnded : performance.now()) - started) / 1000);
+        this.shared?.record(request, result);
         return result;
       }
       if (!result.fallback || !allowFallback) return result;
@@ -375,10 +384,34 @@ export class QuoteEngine {
     return this.rpc === undefined ? failure : withFallback(failure);
   }
 
-  /** The RPC fallback: counted, timed, and tracked in `inflight` until it settles (close() waits). */
+  /**
+   * The RPC fallback: counted, timed, and tracked in `inflight` until it settles (close() waits).
+   * With a shared quote cache, a fresh enough answer stored by a replica is taken first (no RPC).
+   */
   private fallback(rpc: RpcQuoter, request: QuoteRequest, started: number): Promise<QuoteResult> {
     this.fallbacks++;
-    const done = rpc.quote(request.inputMint, request.outputMint, request.amount, request.mode).then(
+    const shared = this.shared;
+    const done =
+      shared === undefined
+        ? this.rpcQuote(rpc, request, started)
+        : shared.lookup(request, request.maxStateAgeMs ?? this.cache.stalenessThresholdMs).then(
+            (hit) => {
+              if (hit === null) return this.rpcQuote(rpc, request, started);
+              this.metrics.quotes.inc();
+              return hit;
+            },
+            () => this.rpcQuote(rpc, request, started),
+          );
+    const tracked: Promise<void> = done.then(() => {
+      this.inflight.delete(tracked);
+    });
+    this.inflight.add(tracked);
+    return done;
+  }
+
+  /** One RPC quote (the fallback proper); never rejects. */
+  private rpcQuote(rpc: RpcQuoter, request: QuoteRequest, started: number): Promise<QuoteResult> {
+    return rpc.quote(request.inputMint, request.outputMint, request.amount, request.mode).then(
       (r): QuoteResult => {
         if (!r.ok) {
           if (!NOT_FOUND_CODES.has(r.code)) {
@@ -391,7 +424,9 @@ export class QuoteEngine {
         this.metrics.quoteLatency.rpc.observe((performance.now() - started) / 1000);
         const route = r.route;
         const slippage = slippageOf(route.mode, route.inputAmount, route.outputAmount, request.slippageBps);
-        return { ok: true, quote: route, source: QuoteSource.Rpc, stateAgeMs: 0, contextSlot: r.contextSlot, slippage, body: undefined };
+        const answer: QuoteAnswer = { ok: true, quote: route, source: QuoteSource.Rpc, stateAgeMs: 0, contextSlot: r.contextSlot, slippage, body: undefined };
+        this.shared?.record(request, answer);
+        return answer;
       },
       (err: unknown): QuoteResult => {
         this.metrics.rpcFallbackErrors.inc();
@@ -399,11 +434,6 @@ export class QuoteEngine {
         return INTERNAL_FAILURE;
       },
     );
-    const tracked: Promise<void> = done.then(() => {
-      this.inflight.delete(tracked);
-    });
-    this.inflight.add(tracked);
-    return done;
   }
 
   /** Sets the breaker gauge when its value changed (a scrape refreshes it too). */

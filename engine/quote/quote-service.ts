@@ -19,6 +19,7 @@ import { QuoteHttpServer } from './quote-http-server.js';
 import { QuoteStreamServer } from './quote-stream-server.js';
 import { RateLimiter } from './rate-limiter.js';
 import { fallbackLoaderFromConfig } from './rpc-loader.js';
+import type { SharedQuoteCache } from './shared-quote-cache.js';
 
 export interface QuoteServiceDeps {
   /** The pool cache the bus consumer (or the in-process scanner) fills; see `createQuoteCache`. */
@@ -33,6 +34,8 @@ export interface QuoteServiceDeps {
   metrics?: QuoteMetrics;
   /** The bus connection status for /health; default 'disabled' when `bus.enabled` is false, else 'unknown'. */
   busStatus?: () => string;
+  /** The quote cache shared between replicas (engine/platform `KvQuoteCache`, wired by engine/app); none by default. */
+  sharedCache?: SharedQuoteCache;
 }
 
 /** The ports a started quote service is bound to. */
@@ -98,6 +101,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     breaker,
     slippageBps: config.slippageBps,
     busStatus: deps.busStatus ?? (() => (busEnabled ? 'unknown' : 'disabled')),
+    ...(deps.sharedCache === undefined ? {} : { sharedCache: deps.sharedCache }),
     logger: log,
   });
   const server = new QuoteHttpServer({

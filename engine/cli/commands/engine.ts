@@ -2,6 +2,7 @@ import { engineSchema, loadEngineConfig } from '../../app/index.js';
 import { createEngine, type EngineEndpoints } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
+import { openSplitQuoteCache } from '../../platform/index.js';
 import { monitoredPools, type ScannerConfig } from '../../scanner/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
@@ -37,10 +38,22 @@ export const engineCommand: Command = {
     const { loaded } = readCommandSettings(argv, engineSchema, io, { load: loadEngineConfig });
     const logger = createLogger({ name: 'engine', level: loaded.values['log.level'] });
     const pools = monitoredPools(loaded.values as unknown as ScannerConfig);
-    const engine = createEngine(loaded, { logger, pools });
-    const endpoints = await engine.start();
+    // quote: / price: keys: Redis when REDIS_URL is set, else in this process (written only).
+    const quoteCache = await openSplitQuoteCache({ env: io.env, logger: logger.child({ component: 'quote-cache' }) });
+    const engine = createEngine(loaded, { logger, pools, sharedQuoteCache: quoteCache.cache });
+    let endpoints;
+    try {
+      endpoints = await engine.start();
+    } catch (err) {
+      await engine.close().catch(() => undefined);
+      await quoteCache.close();
+      throw err;
+    }
     logger.info({ endpoints, pools: pools.length, config: redactedValues(engineSchema, loaded) }, 'engine started');
     io.stderr.write(['tidepool engine is running:', ...endpointLines(endpoints), ''].join('\n'));
-    return serveUntilSignal(logger, 'engine', () => engine.close());
+    return serveUntilSignal(logger, 'engine', async () => {
+      await engine.close();
+      await quoteCache.close();
+    });
   },
 };

@@ -2,7 +2,7 @@ import { createQuoteApp } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { loadQuoteConfig, quoteSchema } from '../../quote/index.js';
-import { startSplitServiceState } from '../../platform/index.js';
+import { openSplitQuoteCache, startSplitServiceState } from '../../platform/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
@@ -27,12 +27,16 @@ export const quoteServiceCommand: Command = {
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, quoteSchema, io, { load: loadQuoteConfig });
     const logger = createLogger({ name: 'quote-service', level: loaded.values['log.level'] });
-    const app = createQuoteApp(loaded.values, { logger });
+    // quote: / price: keys: over Redis when REDIS_URL is set (replicas read each other's answers
+    // before RPC), else in this process (written only).
+    const quoteCache = await openSplitQuoteCache({ env: io.env, logger: logger.child({ component: 'quote-cache' }) });
+    const app = createQuoteApp(loaded.values, { logger, sharedQuoteCache: quoteCache.cache });
     let endpoints;
     try {
       endpoints = await app.start();
     } catch (err) {
       await app.close().catch(() => undefined);
+      await quoteCache.close();
       throw err;
     }
     logger.info({ endpoints, config: redactedValues(quoteSchema, loaded) }, 'quote service started');
@@ -50,11 +54,13 @@ export const quoteServiceCommand: Command = {
     );
     const state = await startSplitServiceState({ service: 'quote-service', env: io.env, logger }).catch(async (err: unknown) => {
       await app.close();
+      await quoteCache.close();
       throw err;
     });
     return serveUntilSignal(logger, 'quote service', async () => {
       await state?.close();
       await app.close();
+      await quoteCache.close();
     });
   },
 };

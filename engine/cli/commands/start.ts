@@ -7,7 +7,7 @@ import { createLogger } from '../../obs/index.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/index.js';
 import { startSimulatorThread } from '../../sim/index.js';
 import type { SimConfig } from '../../sim/index.js';
-import { startEmbeddedPlatform, type EmbeddedPlatform } from '../../platform/index.js';
+import { openQuoteCache, startEmbeddedPlatform, type EmbeddedPlatform, type QuoteCacheHandle } from '../../platform/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 import { endpointLines } from './engine.js';
@@ -43,13 +43,28 @@ export const startCommand: Command = {
     const simEndpoints = sim.endpoints;
     const pools = loaded.values['pools.monitored'].length > 0 ? loaded.values['pools.monitored'] : sim.pools.map((p) => p.address);
     const tracing = initTracing({ serviceName: 'tidepool', logger, env: io.env });
-    const engine = createEngine(engineConfigUnderSim(loaded, simEndpoints), { logger, pools });
+    // The shared quote cache (quote: / price: keys) is part of the platform state; it is opened
+    // before the engine, whose quote engine takes it at construction, and its key space is the
+    // platform's (heartbeats included).
+    const v = loaded.values;
+    let quoteCache: QuoteCacheHandle | undefined;
+    if (v['platform.enabled']) {
+      try {
+        quoteCache = await openQuoteCache({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'], logger: logger.child({ component: 'platform' }) });
+      } catch (err) {
+        await sim.close();
+        throw err;
+      }
+    }
+    const engine = createEngine(engineConfigUnderSim(loaded, simEndpoints), { logger, pools, ...(quoteCache === undefined ? {} : { sharedQuoteCache: quoteCache.cache }) });
     const external = createExternalQuoteService(externalConfigUnderSim(loaded, simEndpoints), { logger: logger.child({ component: 'external-quotes' }) });
     let aggregatorApp: Awaited<ReturnType<typeof createAggregatorApp>> | undefined;
     let platform: EmbeddedPlatform | undefined;
     // Last started, first stopped: the aggregator's streams end and its events flush before its upstreams go.
     const close = async (): Promise<void> => {
+      await quoteCache?.cache.close();
       await platform?.close();
+      await quoteCache?.close();
       await aggregatorApp?.close();
       await external.close();
       await engine.close();
@@ -72,6 +87,7 @@ export const startCommand: Command = {
           services: ['scanner', 'quote-service', 'external-quotes', 'aggregator'],
           scanner: { metrics: engine.scanner.metrics, scannerId: 'scanner' },
           logger: logger.child({ component: 'platform' }),
+          ...(quoteCache === undefined ? {} : { keys: quoteCache.cache.keys }),
         });
       }
     } catch (err) {

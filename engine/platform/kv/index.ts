@@ -25,5 +25,6 @@ export {
   type QuoteCacheWriterOptions,
   type QuoteCacheWriterStats,
 } from './quote-cache.js';
+export { KvQuoteCache, type KvQuoteCacheOptions, type KvQuoteCacheStats } from './kv-quote-cache.js';
 export { HealthHeartbeat, type HealthHeartbeatOptions } from './health-heartbeat.js';
 export { openKeySpace, openKvStore, type OpenKeySpaceOptions } from './open-kv.js';

@@ -40,6 +40,8 @@ export interface PriceValue {
   price: number;
   /** Unix ms. */
   timestamp: number;
+  /** The mint `price` is counted in, when the writer knows it (the quote cache: the hop's output mint). */
+  quoteMint?: string;
 }
 
 export interface VolumeValue {

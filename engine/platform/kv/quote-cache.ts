@@ -12,7 +12,13 @@ import type { KeySpace } from './key-space.js';
  * pending entries go to the store in one pipelined round trip, one flush at a time. While the
  * store is slow or down at most `maxPending` keys wait; new keys beyond that are dropped and
  * counted (a cache may miss; the quote path must not grow without bound or wait).
+ *
+ * `offerLazy` defers the encoding too: the quote path hands over a function, called at flush time
+ * (once per coalescing key per flush), so a quote served a thousand times in 50 ms is serialized once.
  */
+
+/** An entry, or what makes entries at flush time. */
+type PendingWrite = KvEntry | (() => readonly KvEntry[]);
 
 export interface QuoteCacheWriterOptions {
   /** Default 50 ms. */
@@ -33,7 +39,7 @@ export interface QuoteCacheWriterStats {
 }
 
 export class QuoteCacheWriter {
-  private pending = new Map<string, KvEntry>();
+  private pending = new Map<unknown, PendingWrite>();
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
   private closed = false;
@@ -62,14 +68,32 @@ export class QuoteCacheWriter {
     this.offer(this.keys.priceEntry(token, dex, { price, timestamp }));
   }
 
+  /**
+   * Queues the entries `produce` makes at flush time, coalesced by `coalesceKey` (an object or a
+   * key; the newest offer per coalescing key wins). `produce` runs off the caller's path; if it
+   * throws, nothing of it is written and one drop is counted. Never waits.
+   */
+  offerLazy(coalesceKey: unknown, produce: () => readonly KvEntry[]): void {
+    this.put(coalesceKey, produce);
+  }
+
+  /** Whether something is queued under `coalesceKey` (a caller may then skip building its offer). */
+  isPending(coalesceKey: unknown): boolean {
+    return this.pending.has(coalesceKey);
+  }
+
   private offer(entry: KvEntry): void {
+    this.put(entry.key, entry);
+  }
+
+  private put(coalesceKey: unknown, write: PendingWrite): void {
     if (this.closed) return;
     this.counts.offered++;
-    if (this.pending.size >= this.maxPending && !this.pending.has(entry.key)) {
+    if (this.pending.size >= this.maxPending && !this.pending.has(coalesceKey)) {
       this.counts.dropped++;
       return;
     }
-    this.pending.set(entry.key, entry);
+    this.pending.set(coalesceKey, write);
     if (this.timer === undefined && this.inFlight === undefined) this.arm();
   }
 
@@ -85,8 +109,9 @@ export class QuoteCacheWriter {
   async flush(): Promise<void> {
     while (this.inFlight !== undefined) await this.inFlight;
     if (this.pending.size === 0) return;
-    const batch = [...this.pending.values()];
+    const batch = this.entriesOf(this.pending);
     this.pending = new Map();
+    if (batch.length === 0) return;
     this.inFlight = this.write(batch);
     try {
       await this.inFlight;
@@ -94,6 +119,24 @@ export class QuoteCacheWriter {
       this.inFlight = undefined;
       if (this.pending.size > 0 && this.timer === undefined && !this.closed) this.arm();
     }
+  }
+
+  private entriesOf(pending: Map<unknown, PendingWrite>): KvEntry[] {
+    const out: KvEntry[] = [];
+    for (const write of pending.values()) {
+      if (typeof write !== 'function') {
+        out.push(write);
+        continue;
+      }
+      try {
+        out.push(...write());
+      } catch (err) {
+        this.counts.dropped++;
+        const suppressed = this.throttle.take('encode');
+        if (suppressed >= 0) this.logger?.warn({ err, suppressed }, 'quote cache entry could not be encoded');
+      }
+    }
+    return out;
   }
 
   private async write(batch: KvEntry[]): Promise<void> {
