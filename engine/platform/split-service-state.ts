@@ -9,7 +9,7 @@ import { MemoryStore } from './kv/memory-store.js';
 import { RedisStore } from './kv/redis-store.js';
 import { openKeySpace } from './kv/open-kv.js';
 import { databaseSchema, redisSchema, scannerMetricsSchema } from './platform-config.js';
-import { startServiceState, type ServiceState } from './service-state.js';
+import { startServiceState, type ServiceState, type ServiceStateOptions } from './service-state.js';
 
 /**
  * Platform state of a service of the split deployment (`tidepool scanner`, `quote-service`,
@@ -26,6 +26,8 @@ export interface SplitServiceStateOptions {
   env: NodeJS.ProcessEnv;
   logger: Logger;
   scanner?: { metrics: ScannerMetrics; scannerId: string };
+  /** The heartbeat's status, read at every beat; default ok. */
+  status?: ServiceStateOptions['status'];
 }
 
 export async function startSplitServiceState(options: SplitServiceStateOptions): Promise<ServiceState | undefined> {
@@ -46,6 +48,7 @@ export async function startSplitServiceState(options: SplitServiceStateOptions):
       keys,
       ...(db === undefined ? {} : { db }),
       ...(options.scanner === undefined ? {} : { scanner: { ...options.scanner, intervalMs: v['platform.scannerMetricsInterval'] } }),
+      ...(options.status === undefined ? {} : { status: options.status }),
       logger: options.logger,
     });
     return {

@@ -5,6 +5,9 @@ import { PassThrough, Readable } from 'node:stream';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { KeySpace } from '../../platform/kv/key-space.js';
+import { RedisStore } from '../../platform/kv/redis-store.js';
+import { TEST_REDIS_URL, testPrefix } from '../../platform/kv/testing.js';
 import { rpcProxySchema } from '../../platform/rpc-proxy/index.js';
 import { call, eventually, post, startSim } from '../../platform/rpc-proxy/testing.js';
 import type { RpcNode, Simulator } from '../../sim/index.js';
@@ -46,6 +49,26 @@ describe('tidepool rpc-proxy', () => {
     expect((await post(rpc, call('getSlot'))).json.result).toBe(Number(sim.chain.slot('finalized')));
     process.emit('SIGTERM', 'SIGTERM');
     expect(await running).toBe(0);
+  });
+
+  it('with REDIS_URL writes its system:health:rpc-proxy heartbeat, stopped after SIGTERM', async () => {
+    const store = await RedisStore.connect({ url: TEST_REDIS_URL });
+    const keys = new KeySpace(store, testPrefix());
+    try {
+      const stderr = new PassThrough();
+      let text = '';
+      stderr.on('data', (c) => (text += String(c)));
+      const env = { RPC_PROXY_PORT: '0', LOG_LEVEL: 'silent', REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: keys.prefix };
+      const running = rpcProxyCommand.run(['-endpoints', node.rpc, '-ws-endpoints', node.pubsub], { stdout: new PassThrough(), stderr, stdin: Readable.from([]), env });
+      await eventually(() => /JSON-RPC\s+(http:\/\/127\.0\.0\.1:\d+)\/rpc/.exec(text)?.[1], 'the endpoints printed');
+      expect((await eventually(async () => (await keys.getHealth('rpc-proxy')) ?? undefined, 'the heartbeat'))?.status).toBe('ok');
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(await running).toBe(0);
+      expect((await keys.getHealth('rpc-proxy'))?.status).toBe('stopped');
+    } finally {
+      for (const key of await store.keys(keys.prefix)) await store.del(key);
+      await store.close();
+    }
   });
 
   it.skipIf(!existsSync(bin))('as a process: SIGTERM lets the call in flight finish, then exits 0', async () => {

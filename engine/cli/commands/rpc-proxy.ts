@@ -1,5 +1,5 @@
 import { createLogger } from '../../obs/index.js';
-import { createRpcProxy, loadRpcProxyConfig, rpcProxySchema } from '../../platform/index.js';
+import { createRpcProxy, loadRpcProxyConfig, rpcProxySchema, startSplitServiceState } from '../../platform/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
@@ -63,6 +63,21 @@ export const rpcProxyCommand: Command = {
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'rpc proxy', () => proxy.close());
+    // system:health:rpc-proxy in Redis when REDIS_URL is set: ok, degraded (some endpoints out of
+    // rotation) or down (none in rotation).
+    const HEARTBEAT_STATUS = { ok: 'ok', degraded: 'degraded', unavailable: 'down' } as const;
+    const state = await startSplitServiceState({
+      service: 'rpc-proxy',
+      env: io.env,
+      logger,
+      status: () => ({ status: HEARTBEAT_STATUS[proxy.healthReport().status] }),
+    }).catch(async (err: unknown) => {
+      await proxy.close();
+      throw err;
+    });
+    return serveUntilSignal(logger, 'rpc proxy', async () => {
+      await state?.close();
+      await proxy.close();
+    });
   },
 };
