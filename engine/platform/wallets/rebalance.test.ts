@@ -4,11 +4,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { buildTransaction, keypairSeed, type Keypair } from '../../chain/index.js';
+import { keypairSeed, type Keypair } from '../../chain/index.js';
 import { ErrorCode, isTpError } from '../../errors.js';
-import { SimChain } from '../../sim/chain.js';
 import { USDC_MINT } from '../../sim/known-accounts.js';
-import { JsonRpcHttpServer } from '../../sim/rpc/index.js';
 import { ChainClient } from '../chain-client.js';
 import { migrateUp } from '../db/migrations.js';
 import { TEST_BACKENDS, type TestDatabase } from '../db/testing.js';
@@ -16,57 +14,13 @@ import { KeySpace } from '../kv/key-space.js';
 import { MemoryStore } from '../kv/memory-store.js';
 import { WalletPassphrase } from './key-encryption.js';
 import { Rebalancer } from './rebalancer.js';
-import { associatedTokenAddress, createAssociatedTokenIdempotentInstruction, systemTransferInstruction, tokenTransferInstruction } from './transfer-instructions.js';
+import { balances, fund, landed, startChain } from './testing.js';
 import { WalletManager } from './wallet-manager.js';
 import { NATIVE_SOL, type WalletRecord } from './wallet-repository.js';
 
 const SOL = 1_000_000_000n;
 const USDC = 1_000_000n;
 const PASSPHRASE = 'correct horse battery staple';
-
-/** A running simulated chain with fast slots and no generated flow, served over JSON-RPC on port 0. */
-async function startChain(): Promise<{ chain: SimChain; rpc: JsonRpcHttpServer; url: string }> {
-  const chain = new SimChain({ seed: 11, txRate: 0, slotMs: 40, tokens: 2, poolsPerKind: 1 });
-  const rpc = new JsonRpcHttpServer({ backend: chain, port: 0 });
-  const { url } = await rpc.start();
-  chain.start();
-  return { chain, rpc, url };
-}
-
-/** Waits until a sent signature is confirmed on the chain. */
-async function landed(chain: SimChain, signature: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const s = chain.signatureStatus(signature);
-    if (s !== null && s.confirmationStatus !== 'processed') {
-      if (s.err !== null) throw new Error(`funding failed: ${JSON.stringify(s.err)}`);
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('funding transaction did not land');
-}
-
-/** Sends `lamports` and `usdc` atoms from a genesis trader to `to`. */
-async function fund(chain: SimChain, to: string, lamports: bigint, usdc: bigint): Promise<void> {
-  const trader = chain.genesis.actors.traders[0]!;
-  const source = trader.tokenAccounts.get(USDC_MINT)!;
-  const tx = buildTransaction({
-    payer: trader.keypair,
-    instructions: [
-      systemTransferInstruction(trader.keypair.address, to, lamports),
-      createAssociatedTokenIdempotentInstruction(trader.keypair.address, to, USDC_MINT),
-      tokenTransferInstruction(source, associatedTokenAddress(to, USDC_MINT), trader.keypair.address, usdc),
-    ],
-    recentBlockhash: chain.latestBlockhash('confirmed').blockhash,
-    signers: [trader.keypair],
-  });
-  await landed(chain, chain.sendTransaction(tx));
-}
-
-function balances(chain: SimChain, address: string): { sol: bigint; usdc: bigint } {
-  const ata = chain.getTokenBalance(associatedTokenAddress(address, USDC_MINT), 'confirmed');
-  return { sol: chain.getAccount(address, 'confirmed')?.lamports ?? 0n, usdc: ata?.amount ?? 0n };
-}
 
 describe.each(TEST_BACKENDS)('wallets and rebalancing on the simulator, state on $name', ({ create }) => {
   let t: TestDatabase;
