@@ -81,6 +81,25 @@ describe('POST /rpc', () => {
     expect(h.endpoints[3]!.reason).toContain('50 slots behind');
     expect(h.endpoints[0]!.slot).toBe(sim.chain.slot('processed').toString());
     expect((await getJson(url, '/ready')).status).toBe(200);
+    // Every field /rpc/health documents, per endpoint and in all.
+    expect(h).toMatchObject({ draining: false, bestSlot: expect.any(String), maxSlotLag: 10, healthCheckIntervalMs: 50, wsClients: 0, wsSubscriptions: 0 });
+    expect(h.healthCheckRounds).toBeGreaterThan(0);
+    for (const e of h.endpoints) {
+      expect(e).toMatchObject({
+        name: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+        inRotation: e.state === 'up',
+        consecutiveFailures: expect.any(Number),
+        requests: expect.any(Number),
+        errors: { connect: expect.any(Number), network: expect.any(Number), timeout: expect.any(Number), http: expect.any(Number), rpc: expect.any(Number) },
+        inFlight: expect.any(Number),
+        connections: { open: expect.any(Number), busy: expect.any(Number), queued: expect.any(Number) },
+        wsSubscriptions: 0,
+        lastCheckUnixMs: expect.any(Number),
+      });
+    }
+    expect(h.endpoints[0]!.latencyMs).toEqual(expect.any(Number));
+    expect(h.endpoints[0]!.slotLag).toBe(0);
+    expect((await getJson(url, '/health')).status).toBe(200);
 
     const before = received(nodes, 'getBalance');
     for (let i = 0; i < 8; i++) expect((await post(url, call('getBalance', [someAccount()], i))).json.result.value).toBeGreaterThanOrEqual(0);
