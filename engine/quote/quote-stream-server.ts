@@ -25,7 +25,7 @@ import type { GrpcAuth } from '../auth/index.js';
 import type { Logger } from '../obs/index.js';
 import { DEFAULT_GRPC_PORT } from './quote-config.js';
 import type { QuoteEngine } from './quote-engine.js';
-import { acquireLoadMonitor, releaseLoadMonitor, type LoadThresholds } from './load-monitor.js';
+import { acquireLoadMonitor, releaseLoadMonitor, type LoadSignal, type LoadThresholds } from './load-monitor.js';
 import { QuoteSubscription } from './quote-subscription.js';
 import { StreamCalls } from './stream-calls.js';
 import { StreamAdmission, type StreamLimits } from './stream-limits.js';
@@ -56,6 +56,8 @@ export interface QuoteStreamServerOptions {
   shed?: LoadThresholds;
   /** Stream work per event-loop turn, ms (stream-pacer.ts). */
   sliceMs?: number;
+  /** What says the process is overloaded; default the process's LoadMonitor (tests inject one). */
+  load?: LoadSignal;
 }
 
 export class QuoteStreamServer {
@@ -66,13 +68,14 @@ export class QuoteStreamServer {
   readonly admission: StreamAdmission;
   /** Shares the event loop between the streams' work and everything else. */
   readonly pacer: StreamPacer;
-  private monitorHeld = true;
+  private monitorHeld: boolean;
 
   constructor(options: QuoteStreamServerOptions) {
     const { engine, logger } = options;
     const metrics = engine.metrics;
     this.admission = new StreamAdmission(options.limits);
-    const load = acquireLoadMonitor(options.shed);
+    this.monitorHeld = options.load === undefined;
+    const load = options.load ?? acquireLoadMonitor(options.shed);
     this.pacer = new StreamPacer({ load, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) });
     const pacer = this.pacer;
     this.calls = new StreamCalls({

@@ -50,6 +50,7 @@ export interface StreamTicket {
 
 /** The client part of a grpc-js peer string: `ipv4:1.2.3.4:5678`, `ipv6:[::1]:5678`, `1.2.3.4:5678`. */
 export function clientOfPeer(peer: string): string {
+  if (peer.startsWith('unix:')) return peer;
   const bare = peer.replace(/^ipv[46]:/, '');
   if (bare.startsWith('[')) return bare.slice(0, bare.indexOf(']') + 1);
   const colon = bare.lastIndexOf(':');
@@ -67,7 +68,7 @@ export function checkStreamShape(limits: StreamLimits, pairCount: number, reques
   if (requestedIntervalMs !== 0 && requestedIntervalMs < limits.minIntervalMs) {
     return {
       code: GrpcStatus.INVALID_ARGUMENT,
-      details: `update_interval_ms: ${requestedIntervalMs} is below the minimum of ${limits.minIntervalMs} ms (stream.minIntervalMs)`,
+      details: `update_interval_ms: ${requestedIntervalMs} is below the minimum of ${limits.minIntervalMs} ms (stream.minInterval)`,
     };
   }
   return undefined;
