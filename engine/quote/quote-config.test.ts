@@ -35,7 +35,7 @@ describe('quote service configuration', () => {
       slippageBps: 50,
       rateLimitRps: 20,
       'rateLimit.maxBytes': 2 * 1024 * 1024,
-      'stream.maxStreamsPerClient': 4,
+      'stream.maxStreamsPerClient': 16,
       'stream.maxStreams': 64,
       'stream.maxPairsPerStream': 1000,
       'stream.minInterval': 100,

@@ -14,7 +14,8 @@
  */
 import { GrpcStatus } from '../error-status.js';
 
-export const DEFAULT_MAX_STREAMS_PER_CLIENT = 4;
+/** 16: the aggregator opens 2 × ceil(pairs / 1,000) calls while it resubscribes (make-before-break). */
+export const DEFAULT_MAX_STREAMS_PER_CLIENT = 16;
 export const DEFAULT_MAX_STREAMS = 64;
 export const DEFAULT_MAX_PAIRS_PER_STREAM = 1000;
 export const DEFAULT_MIN_STREAM_INTERVAL_MS = 100;
