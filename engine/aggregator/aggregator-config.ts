@@ -6,10 +6,11 @@
  * OTEL_EXPORTER_OTLP_ENDPOINT is read by engine/obs/tracing.ts, not here.
  */
 import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
-import { bool, busServer, duration, hostPort, num, oneOf, port, str, url } from '../config/index.js';
+import { bool, busServer, duration, hostPort, int, num, oneOf, port, str, url } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
+import { DEFAULT_STREAM_LIMITS } from '../quote/index.js';
 
 /** Spec 01 ports and upstream defaults. */
 export const DEFAULT_AGGREGATOR_HTTP_PORT = 8080;
@@ -33,6 +34,12 @@ export const aggregatorSchema = {
   defaultProviderUptime: setting({ description: 'provider uptime (fraction) for quotes that report none', parse: num({ min: 0, max: 1 }), default: 0.95, env: 'DEFAULT_PROVIDER_UPTIME', flag: 'default-provider-uptime' }),
   oracleUrl: setting({ description: 'oracle price feed (confidence oracle factor)', parse: url(), default: 'http://127.0.0.1:8890/price/v3', env: 'ORACLE_URL', flag: 'oracle-url' }),
   upstreamUpdateInterval: setting({ description: 'update_interval_ms asked of the upstreams; held quotes expire after max(3 x this, 2s)', parse: duration({ min: 10 }), default: 1000, env: 'UPSTREAM_UPDATE_INTERVAL', flag: 'upstream-update-interval' }),
+  streamMaxStreamsPerClient: setting({ description: 'open StreamAggregatedQuotes calls per client address at most; past it RESOURCE_EXHAUSTED', parse: int({ min: 1, max: 100_000 }), default: DEFAULT_STREAM_LIMITS.maxStreamsPerClient, env: 'STREAM_MAX_STREAMS_PER_CLIENT', flag: 'stream-max-streams-per-client' }),
+  streamMaxStreams: setting({ description: 'open StreamAggregatedQuotes calls of the server at most; past it RESOURCE_EXHAUSTED', parse: int({ min: 1, max: 100_000 }), default: DEFAULT_STREAM_LIMITS.maxStreams, env: 'STREAM_MAX_STREAMS', flag: 'stream-max-streams' }),
+  streamMaxPairsPerStream: setting({ description: 'pairs per StreamAggregatedQuotes call at most; past it INVALID_ARGUMENT', parse: int({ min: 1, max: 1000 }), default: DEFAULT_STREAM_LIMITS.maxPairsPerStream, env: 'STREAM_MAX_PAIRS_PER_STREAM', flag: 'stream-max-pairs-per-stream' }),
+  streamMinInterval: setting({ description: 'least update_interval_ms a StreamAggregatedQuotes call may ask (0 still means 1 s); below it INVALID_ARGUMENT', parse: duration({ min: 10 }), default: DEFAULT_STREAM_LIMITS.minIntervalMs, env: 'STREAM_MIN_INTERVAL', flag: 'stream-min-interval' }),
+  streamShedDelay: setting({ description: 'event-loop delay (p99 over 250 ms) above which the streams skip their interval re-sends', parse: duration({ min: 1 }), default: 20, env: 'STREAM_SHED_DELAY', flag: 'stream-shed-delay' }),
+  streamShedUtilization: setting({ description: 'event-loop utilization (0 to 1) above which the streams skip their interval re-sends', parse: num({ min: 0, max: 1, exclusiveMin: true }), default: 0.85, env: 'STREAM_SHED_UTILIZATION', flag: 'stream-shed-utilization' }),
   shutdownTimeout: setting({ description: 'graceful shutdown budget (streams, upstreams, publisher flush)', parse: duration({ min: 0 }), default: 5000, env: 'SHUTDOWN_TIMEOUT', flag: 'shutdown-timeout' }),
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
   upstreamToken: setting({ description: 'JWT sent as `authorization: Bearer` to both upstream quote services (empty: none)', parse: str(), default: '', env: 'TIDEPOOL_JWT_TOKEN', flag: 'upstream-token', secret: true }),

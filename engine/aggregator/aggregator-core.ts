@@ -15,7 +15,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import { LogThrottle } from '../obs/index.js';
 import { tracer } from '../obs/index.js';
 import { loadTidepoolProto } from '../proto.js';
-import { QuoteSourceName, type WireQuote, type WireQuoteError } from '../quote/index.js';
+import { QuoteSourceName, type LoadSignal, type WireQuote, type WireQuoteError } from '../quote/index.js';
 import { aggregate, withSlippage, type SourceSide } from './aggregate.js';
 import { GET_AGGREGATED_QUOTE_TIMEOUT_MS, type AggregatorConfig } from './aggregator-config.js';
 import type { AggregatorMetrics } from './aggregator-metrics.js';
@@ -73,6 +73,8 @@ export interface AggregatorCoreOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** GetAggregatedQuote's overall deadline; spec 01's 150 ms unless a test on a busy box widens it. */
   unaryDeadlineMs?: number;
+  /** While it says overloaded, the streams' interval re-sends are shed (engine/quote load-monitor.ts). */
+  load?: LoadSignal;
 }
 
 export class AggregatorCore {
@@ -192,8 +194,16 @@ export class AggregatorCore {
     }
   }
 
+  /** Interval re-sends skipped while the process was overloaded. */
+  shedHeartbeats = 0;
+
   private heartbeat(sub: StreamSubscriber, tick: number): void {
     if (sub.isClosed) return;
+    // Changes still go out as they come (refresh); only the "at least every interval" repeats wait.
+    if (this.options.load?.overloaded === true) {
+      this.shedHeartbeats++;
+      return;
+    }
     const now = Date.now();
     for (const pairId of sub.pairs.keys()) {
       if (now - sub.lastSentAt(pairId) + tick <= sub.updateIntervalMs) continue;

@@ -9,6 +9,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 
 import { createGrpcAuth } from '../auth/index.js';
+import { StreamAdmission, acquireLoadMonitor, releaseLoadMonitor } from '../quote/index.js';
 import type { AggregatorConfig } from './aggregator-config.js';
 import { AggregatorCore } from './aggregator-core.js';
 import { AggregatorMetrics } from './aggregator-metrics.js';
@@ -112,7 +113,16 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
   // JWT bearer auth of the gRPC port: refused here (TP_ERR_CONFIG_INVALID) when on without a key.
   const auth = createGrpcAuth(config, config.host);
   const metrics = new AggregatorMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
-  const core = new AggregatorCore({ config, logger, publisher: deps.publisher, oracle: deps.oracle, metrics, ...(deps.backoff ? { backoff: deps.backoff } : {}), ...(deps.unaryDeadlineMs === undefined ? {} : { unaryDeadlineMs: deps.unaryDeadlineMs }) });
+  // Stream limits and load shedding (engine/quote stream-limits.ts, load-monitor.ts).
+  const load = acquireLoadMonitor({ maxDelayMs: config.streamShedDelay, maxUtilization: config.streamShedUtilization });
+  let loadHeld = true;
+  const admission = new StreamAdmission({
+    maxStreamsPerClient: config.streamMaxStreamsPerClient,
+    maxStreams: config.streamMaxStreams,
+    maxPairsPerStream: config.streamMaxPairsPerStream,
+    minIntervalMs: config.streamMinInterval,
+  });
+  const core = new AggregatorCore({ config, logger, publisher: deps.publisher, oracle: deps.oracle, metrics, load, ...(deps.backoff ? { backoff: deps.backoff } : {}), ...(deps.unaryDeadlineMs === undefined ? {} : { unaryDeadlineMs: deps.unaryDeadlineMs }) });
   let grpcServer: grpc.Server | undefined;
   let closing: Promise<void> | undefined;
 
@@ -158,7 +168,7 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
     stats,
     async start() {
       core.start();
-      grpcServer = createAggregatorGrpcServer(core, { logger, version: AGGREGATOR_VERSION, defaultProviderUptime: config.defaultProviderUptime, auth });
+      grpcServer = createAggregatorGrpcServer(core, { logger, version: AGGREGATOR_VERSION, defaultProviderUptime: config.defaultProviderUptime, auth, admission });
       const grpcPort = await bindGrpc(grpcServer, config.host, config.grpcPort);
       const httpPort = await http.start(config.httpPort);
       logger.info({ grpcPort, httpPort, local: config.localQuoteAddr, external: config.externalQuoteAddr }, 'aggregator listening');
@@ -169,6 +179,10 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
         const timeout = config.shutdownTimeout;
         // Streams first (they end with OK), so the graceful gRPC shutdown has nothing to wait for.
         core.close();
+        if (loadHeld) {
+          loadHeld = false;
+          releaseLoadMonitor();
+        }
         await Promise.all([grpcServer ? shutdownGrpc(grpcServer, timeout) : Promise.resolve(), http.close()]);
         await deps.publisher.close(timeout).catch((err: unknown) => logger.warn({ err }, 'route publisher close failed'));
         await deps.oracle?.close().catch((err: unknown) => logger.warn({ err }, 'oracle close failed'));

@@ -17,7 +17,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import { grpcMetadataGetter } from '../obs/index.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/index.js';
 import { loadTidepoolProto } from '../proto.js';
-import type { WireBatchQuoteRequest, WireQuoteRequest } from '../quote/index.js';
+import { clientOfPeer, isStreamRefusal, type StreamAdmission, type WireBatchQuoteRequest, type WireQuoteRequest } from '../quote/index.js';
 import type { AggregatorCore } from './aggregator-core.js';
 import { RequestKind } from './aggregator-stats.js';
 import { confidenceResponse } from './confidence-breakdown.js';
@@ -57,7 +57,10 @@ function serviceError(err: unknown): Partial<grpc.StatusObject> {
   return { code: grpcStatusOf(err), details: err instanceof Error ? err.message : String(err) };
 }
 
-export function createAggregatorGrpcServer(core: AggregatorCore, options: { logger: Logger; version: string; defaultProviderUptime: number; auth?: GrpcAuth }): grpc.Server {
+export function createAggregatorGrpcServer(
+  core: AggregatorCore,
+  options: { logger: Logger; version: string; defaultProviderUptime: number; auth?: GrpcAuth; admission?: StreamAdmission },
+): grpc.Server {
   const server = new grpc.Server(AGGREGATOR_SERVER_OPTIONS);
 
   /** Runs a unary handler inside a SERVER span parented by the caller's trace context. */
@@ -93,9 +96,23 @@ export function createAggregatorGrpcServer(core: AggregatorCore, options: { logg
         call.emit('error', serviceError(err));
         return;
       }
+      // Stream limits (engine/quote stream-limits.ts): per client address, in all, pairs, interval.
+      let release: (() => void) | undefined;
+      if (options.admission !== undefined) {
+        const admitted = options.admission.admit(clientOfPeer(call.getPeer()), request.pairs.length, Number(call.request?.updateIntervalMs ?? 0));
+        if (isStreamRefusal(admitted)) {
+          core.stats.countRequest(RequestKind.Failed);
+          options.logger.info({ peer: call.getPeer(), status: admitted.code, reason: admitted.details }, 'aggregated stream refused');
+          call.emit('error', { code: admitted.code, details: admitted.details });
+          return;
+        }
+        release = () => admitted.release();
+        for (const event of ['cancelled', 'close', 'error', 'finish']) call.on(event, release);
+      }
       try {
         core.openStream(call as grpc.ServerWritableStream<unknown, Buffer>, request);
       } catch (err) {
+        release?.();
         call.emit('error', serviceError(err)); // shutting down: UNAVAILABLE
       }
     }),

@@ -222,6 +222,8 @@ export async function startTestAggregator(
     localQuoteAddr: typeof local === 'string' ? local : local.address,
     externalQuoteAddr: typeof external === 'string' ? external : external.address,
     shutdownTimeout: 1000,
+    // Tests ask for 20 ms pushes: below the default minimum interval (100 ms), allowed here.
+    streamMinInterval: 10,
     ...overrides,
   });
   const aggregator = createAggregator(config, { logger: silentLogger(), backoff: { initialMs: 20, maxMs: 200 }, unaryDeadlineMs: 2000, ...deps, publisher });

@@ -19,8 +19,8 @@ import type * as grpc from '@grpc/grpc-js';
 
 import type { GrpcAuth } from '../auth/index.js';
 import type { Logger } from '../obs/index.js';
-import type { StreamRequest } from '../quote/index.js';
-import { StreamCalls } from '../quote/index.js';
+import type { StreamLimits, StreamRequest } from '../quote/index.js';
+import { StreamAdmission, StreamCalls } from '../quote/index.js';
 import type { PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';
 import type { ExternalPoller } from './external-poller.js';
@@ -47,6 +47,8 @@ export interface ExternalQuoteServerOptions {
   logger?: Logger;
   /** JWT bearer auth (engine/auth createGrpcAuth); undefined: off. */
   auth?: GrpcAuth;
+  /** Per-client and global stream limits (engine/quote stream-limits.ts); the defaults when absent. */
+  limits?: Partial<StreamLimits>;
 }
 
 export class ExternalQuoteServer {
@@ -68,6 +70,7 @@ export class ExternalQuoteServer {
       activeStreams: metrics.activeStreams,
       logger,
       auth: options.auth,
+      admission: new StreamAdmission(options.limits),
       // The provider is polled exact in; an exact-out pair is refused, not quoted the wrong way.
       request: { exactOut: false },
       subscribe: (request, call) =>

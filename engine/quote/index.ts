@@ -74,3 +74,16 @@ export { PoolContextReader } from './pool-context-reader.js';
 export { PoolRefresher } from './pool-refresher.js';
 export { pairId } from './quote-wire.js';
 export { StreamCalls } from './stream-calls.js';
+export {
+  DEFAULT_STREAM_LIMITS,
+  StreamAdmission,
+  checkStreamShape,
+  clientOfPeer,
+  isStreamRefusal,
+  type StreamLimits,
+  type StreamRefusal,
+  type StreamTicket,
+} from './stream-limits.js';
+export { LoadMonitor, acquireLoadMonitor, releaseLoadMonitor, type LoadSignal, type LoadThresholds } from './load-monitor.js';
+export { StreamPacer, type PacedWork } from './stream-pacer.js';
+export { LimitedPoolLoader, type FallbackLimitsOptions, type FallbackLimiterStats } from './fallback-limiter.js';

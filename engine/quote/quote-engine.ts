@@ -22,6 +22,7 @@ import { ErrorCode } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
+import { BreakerPolicy } from './breaker-policy.js';
 import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
 import { PoolDirectory } from './pool-directory.js';
 import { QuoteSource, type QuoteAnswer, type RouteQuote } from './quote-answer.js';
@@ -127,6 +128,8 @@ export class QuoteEngine {
   private readonly log: Logger | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private readonly circuitOpen: QuoteFailure;
+  /** Which cache-path failures are the cache's own (breaker-policy.ts). */
+  private readonly breakerPolicy: BreakerPolicy;
   private closing = false;
   private closed: Promise<void> | undefined;
   private fallbacks = 0;
@@ -153,6 +156,7 @@ export class QuoteEngine {
     this.cacheFirstTimeoutMs = options.cacheFirstTimeoutMs ?? DEFAULT_CACHE_FIRST_TIMEOUT_MS;
     this.clock = options.clock ?? performance.now.bind(performance);
     this.clockIsPerformanceNow = options.clock === undefined;
+    this.breakerPolicy = new BreakerPolicy(this.cache);
     this.memo = new QuoteMemo(this.cache, { maxEntries: options.quoteMemoEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES });
     this.defaultSlippageBps = options.slippageBps ?? DEFAULT_SLIPPAGE_BPS;
     this.busStatus = options.busStatus ?? (() => 'disabled');
@@ -350,9 +354,8 @@ export class QuoteEngine {
     }
     if (!entry.ok) {
       this.metrics.quoteCacheMisses.inc();
-      // A pair nobody trades is the caller's problem, not a failing cache: only the other
-      // failures (no valid quote) count against the breaker.
-      if (entry.code !== ErrorCode.NoPoolsInCache) {
+      // Only a cache that cannot serve anybody counts; a refusal the request caused never does.
+      if (this.breakerPolicy.countsAsCacheFailure(entry, request.maxStateAgeMs)) {
         this.breaker.recordFailure();
         this.syncBreakerGauge();
       }

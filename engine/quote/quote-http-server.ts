@@ -32,8 +32,12 @@ export interface QuoteHttpServerOptions {
   rateLimiter?: RateLimiter | false;
   /** Bind address; default 127.0.0.1. */
   host?: string;
-  /** Header carrying the client's API key (the rate-limit key when present); default x-api-key. */
-  apiKeyHeader?: string;
+  /**
+   * The verified JWT subject of a request when auth is on (read synchronously in the handler):
+   * the rate-limit key when it gives one, else the remote address. Never a header the client
+   * picks (an `x-api-key` rotated per request got every request through).
+   */
+  subjectOf?: (req: uws.HttpRequest) => string | undefined;
   /** Keep the sampling heap profiler on while started, for /debug/pprof/heap. Default false. */
   heapProfile?: boolean;
   logger?: Logger;
@@ -81,7 +85,7 @@ export class QuoteHttpServer {
   private readonly addressKeys = new Map<number, string>();
   private readonly limiter: RateLimiter | undefined;
   private readonly host: string;
-  private readonly apiKeyHeaderKey: uws.RecognizedString;
+  private readonly subjectOf: ((req: uws.HttpRequest) => string | undefined) | undefined;
   private readonly heapProfile: boolean;
   private readonly app: uws.TemplatedApp;
   private listenSocket: uws.us_listen_socket | undefined;
@@ -94,7 +98,7 @@ export class QuoteHttpServer {
     this.engine = options.engine;
     this.limiter = options.rateLimiter === false ? undefined : (options.rateLimiter ?? new RateLimiter());
     this.host = options.host ?? '127.0.0.1';
-    this.apiKeyHeaderKey = uwsString((options.apiKeyHeader ?? 'x-api-key').toLowerCase());
+    this.subjectOf = options.subjectOf;
     this.heapProfile = options.heapProfile ?? false;
     this.app = uws.App()
       .get('/quote', (res, req) => this.handleQuote(res, req))
@@ -129,6 +133,8 @@ export class QuoteHttpServer {
           return;
         }
         this.listenSocket = socket;
+        // Idle clients' buckets are dropped, so the limiter shrinks when traffic stops.
+        this.limiter?.startSweeping();
         this.boundPort = uws.us_socket_local_port(socket as unknown as uws.us_socket);
         resolve(this.boundPort);
       });
@@ -144,6 +150,7 @@ export class QuoteHttpServer {
   close(): Promise<void> {
     this.closed ??= (async () => {
       this.draining = true;
+      this.limiter?.stopSweeping();
       if (this.listenSocket !== undefined) {
         uws.us_listen_socket_close(this.listenSocket);
         this.listenSocket = undefined;
@@ -174,10 +181,10 @@ export class QuoteHttpServer {
     params.maxStateAgeMs = query.getQuery(Q_MAX_STATE_AGE);
     params.swapMode = query.getQuery(Q_SWAP_MODE);
     params.slippageBps = query.getQuery(Q_SLIPPAGE_BPS);
-    const apiKey = req.getHeader(this.apiKeyHeaderKey);
+    const subject = this.subjectOf?.(req);
 
     if (this.limiter !== undefined) {
-      const retryAfter = this.limiter.take(apiKey !== '' ? `key:${apiKey}` : this.addressKey(res));
+      const retryAfter = this.limiter.take(subject !== undefined ? `sub:${subject}` : this.addressKey(res));
       if (retryAfter > 0) {
         const message = `rate limit of ${this.limiter.rps} requests per second exceeded`;
         this.sendError(res, httpError(ErrorCode.RateLimited, message, [['Retry-After', String(retryAfter)]]));

@@ -8,6 +8,7 @@ import { createGrpcAuth } from '../auth/index.js';
 import { PoolCache } from '../cache/index.js';
 import type { Logger } from '../obs/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
+import { LimitedPoolLoader } from './fallback-limiter.js';
 import type { PoolLoader } from '../pools/index.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { MetricsHttpServer } from './metrics-http-server.js';
@@ -57,6 +58,8 @@ export interface QuoteService {
   readonly metrics: QuoteMetrics;
   readonly directory: PoolDirectory;
   readonly breaker: CircuitBreaker;
+  /** The global bound of the RPC fallback's reads (undefined without a fallback loader). */
+  readonly fallbackLimiter: LimitedPoolLoader | undefined;
   /**
    * Where pool state updates enter: `handleMessage(bytes)` per bus message (then ack), or
    * `recordStored(pool)` from the in-process scanner's cache sink.
@@ -88,7 +91,17 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     onStateChange: (state) => log.warn({ state }, 'quote cache circuit breaker changed state'),
   });
   const busEnabled = config['bus.enabled'];
-  const loader = deps.loader ?? fallbackLoaderFromConfig(config);
+  const rawLoader = deps.loader ?? fallbackLoaderFromConfig(config);
+  // Every fallback of the process reads through one bound (fallback-limiter.ts).
+  const fallbackLimiter =
+    rawLoader === undefined
+      ? undefined
+      : new LimitedPoolLoader(rawLoader, {
+          maxConcurrent: config['rpc.fallbackConcurrency'],
+          maxPerSecond: config['rpc.fallbackRps'],
+          backoffMaxMs: config['rpc.fallbackBackoffMax'],
+        });
+  const loader = fallbackLimiter;
   const engine = new QuoteEngine({
     cache,
     cacheEnabled: config['cache.enabled'],
@@ -106,14 +119,26 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
   });
   const server = new QuoteHttpServer({
     engine,
-    rateLimiter: new RateLimiter({ rps: config.rateLimitRps }),
+    rateLimiter: new RateLimiter({ rps: config.rateLimitRps, maxBytes: config['rateLimit.maxBytes'] }),
     host: config.host,
     heapProfile: config['debug.heapProfile'],
     logger: log,
   });
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
-  const stream = new QuoteStreamServer({ engine, host: config.host, logger: log, auth });
+  const stream = new QuoteStreamServer({
+    engine,
+    host: config.host,
+    logger: log,
+    auth,
+    limits: {
+      maxStreamsPerClient: config['stream.maxStreamsPerClient'],
+      maxStreams: config['stream.maxStreams'],
+      maxPairsPerStream: config['stream.maxPairsPerStream'],
+      minIntervalMs: config['stream.minInterval'],
+    },
+    shed: { maxDelayMs: config['stream.shedDelay'], maxUtilization: config['stream.shedUtilization'] },
+  });
 
   let evictionTimer: NodeJS.Timeout | undefined;
   let started: Promise<QuoteServicePorts> | undefined;
@@ -146,6 +171,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     metrics,
     directory,
     breaker,
+    fallbackLimiter,
     updates,
     start(): Promise<QuoteServicePorts> {
       if (closing !== undefined) return Promise.reject(new Error('the quote service was closed'));

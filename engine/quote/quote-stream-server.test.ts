@@ -82,7 +82,8 @@ async function harness(options: { loader?: boolean; fill?: boolean } = {}): Prom
     hybridMode: options.loader === true,
     ...(options.loader === true ? { loader: new CountingLoader(rpcUrl) } : {}),
   });
-  const server = new QuoteStreamServer({ engine: http.engine, shutdownTimeoutMs: 1000 });
+  // The interval tests ask for 10-20 ms pushes: below the default minimum, allowed here.
+  const server = new QuoteStreamServer({ engine: http.engine, shutdownTimeoutMs: 1000, limits: { minIntervalMs: 10 } });
   const port = await server.start(0);
   const client = new QuoteService(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 10_000,

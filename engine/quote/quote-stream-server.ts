@@ -25,8 +25,11 @@ import type { GrpcAuth } from '../auth/index.js';
 import type { Logger } from '../obs/index.js';
 import { DEFAULT_GRPC_PORT } from './quote-config.js';
 import type { QuoteEngine } from './quote-engine.js';
+import { acquireLoadMonitor, releaseLoadMonitor, type LoadSignal, type LoadThresholds } from './load-monitor.js';
 import { QuoteSubscription } from './quote-subscription.js';
 import { StreamCalls } from './stream-calls.js';
+import { StreamAdmission, type StreamLimits } from './stream-limits.js';
+import { StreamPacer } from './stream-pacer.js';
 
 /**
  * Keepalive: the server pings every connection every 10 s (5 s to answer), so a dead TCP path (an
@@ -47,16 +50,34 @@ export interface QuoteStreamServerOptions {
   logger?: Logger;
   /** JWT bearer auth (engine/auth createGrpcAuth); undefined: off. */
   auth?: GrpcAuth;
+  /** Stream limits (stream-limits.ts); the defaults when absent. */
+  limits?: Partial<StreamLimits>;
+  /** When interval pushes are shed (load-monitor.ts). */
+  shed?: LoadThresholds;
+  /** Stream work per event-loop turn, ms (stream-pacer.ts). */
+  sliceMs?: number;
+  /** What says the process is overloaded; default the process's LoadMonitor (tests inject one). */
+  load?: LoadSignal;
 }
 
 export class QuoteStreamServer {
   private readonly calls: StreamCalls<QuoteSubscription>;
   private readonly unlisten: () => void;
   private changePending = false;
+  /** Admission of new streams: per client, in all, pairs, interval. */
+  readonly admission: StreamAdmission;
+  /** Shares the event loop between the streams' work and everything else. */
+  readonly pacer: StreamPacer;
+  private monitorHeld: boolean;
 
   constructor(options: QuoteStreamServerOptions) {
     const { engine, logger } = options;
     const metrics = engine.metrics;
+    this.admission = new StreamAdmission(options.limits);
+    this.monitorHeld = options.load === undefined;
+    const load = options.load ?? acquireLoadMonitor(options.shed);
+    this.pacer = new StreamPacer({ load, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) });
+    const pacer = this.pacer;
     this.calls = new StreamCalls({
       serverOptions: QUOTE_STREAM_SERVER_OPTIONS,
       host: options.host ?? '127.0.0.1',
@@ -66,9 +87,16 @@ export class QuoteStreamServer {
       activeStreams: metrics.streamActiveStreams,
       logger,
       auth: options.auth,
+      admission: this.admission,
       subscribe: (request, call) =>
-        new QuoteSubscription({ request, sink: call, engine, ...(logger === undefined ? {} : { logger }) }),
-      closing: () => this.unlisten(),
+        new QuoteSubscription({ request, sink: call, engine, pacer, ...(logger === undefined ? {} : { logger }) }),
+      closing: () => {
+        this.unlisten();
+        if (this.monitorHeld) {
+          this.monitorHeld = false;
+          releaseLoadMonitor();
+        }
+      },
     });
     this.unlisten = engine.onPoolChange(() => this.poolsChanged());
   }
@@ -81,6 +109,13 @@ export class QuoteStreamServer {
   /** Streams open now. */
   get activeStreams(): number {
     return this.calls.size;
+  }
+
+  /** Interval pushes shed under load by the open streams. */
+  get shedPushes(): number {
+    let n = 0;
+    for (const sub of this.calls.subscriptions()) n += sub.shed;
+    return n;
   }
 
   /** Binds `port` (0: any free port). Resolves with the bound port. */

@@ -17,11 +17,17 @@
  *   holding back the other pairs; its answer is pushed when it arrives.
  * - Backpressure: when `write` returns false, quotes are held, at most the latest one per pair
  *   (an older held quote of the pair is replaced and counted), until the sink emits 'drain'.
+ * - Pacing (issue 11 item 1; stream-pacer.ts): with a pacer, the first quotes, the re-quotes of
+ *   changed pairs and the interval pushes are flags per pair, run a slice at a time between which
+ *   the event loop answers requests; a pair flagged twice is pushed once. While the process is
+ *   overloaded (load-monitor.ts), interval pushes are shed: the pair is due again one interval
+ *   later, counted in `shed`. Without a pacer (direct use in tests), the work runs at once.
  */
 import type { Logger } from '../obs/index.js';
 import type { QuoteMetrics } from '../obs/index.js';
 import { ErrorCode } from '../errors.js';
 import { DueTimer } from './due-timer.js';
+import type { PacedWork, StreamPacer } from './stream-pacer.js';
 import { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';
 import { QuoteSource, type QuoteAnswer } from './quote-answer.js';
 import type { QuoteEngine, QuoteResult } from './quote-engine.js';
@@ -44,7 +50,16 @@ export interface QuoteSubscriptionOptions {
   clock?: () => number;
   /** Wall clock of `quotedAtUnixMs`; default Date.now. */
   wallClock?: () => number;
+  /** Runs the stream's work in slices shared with the server's other streams; none: at once. */
+  pacer?: StreamPacer;
 }
+
+/** Pending work of a pair (flags): first quote, state changed, interval push (the one that may be shed). */
+const PENDING_FIRST = 1;
+const PENDING_CHANGE = 2;
+const PENDING_INTERVAL = 4;
+/** Pairs quoted between two readings of the clock in a slice. */
+const PAIRS_PER_CLOCK_READ = 8;
 
 /** Per-pair state. */
 interface PairState {
@@ -58,6 +73,8 @@ interface PairState {
   /** When the pair is due for an interval push (monotonic ms). */
   dueAt: number;
   rpcInflight: boolean;
+  /** PENDING_* flags of work not yet done. */
+  pending: number;
   /**
    * The error of the last quote when the cache path failed in a way only a change of the pair's
    * pools can undo (see STABLE_FAILURES) and no fallback took over; undefined otherwise.
@@ -84,7 +101,7 @@ function clampU32(ms: number): number {
   return Math.min(0xffff_ffff, Math.max(0, Math.floor(ms)));
 }
 
-export class QuoteSubscription {
+export class QuoteSubscription implements PacedWork {
   private readonly states: PairState[];
   private readonly request: StreamRequest;
   private readonly engine: QuoteEngine;
@@ -94,6 +111,12 @@ export class QuoteSubscription {
   private readonly writer: LatestPerPairWriter<UpstreamQuote>;
   private closed = false;
   private readonly due: DueTimer;
+  private readonly pacer: StreamPacer | undefined;
+  /** Pairs with pending work, and where the next slice starts looking. */
+  private pendingCount = 0;
+  private cursor = 0;
+  /** Interval pushes shed under load. */
+  shed = 0;
 
   constructor(options: QuoteSubscriptionOptions) {
     this.request = options.request;
@@ -107,6 +130,7 @@ export class QuoteSubscription {
       writeFailedMessage: 'quote stream write failed',
     });
     this.clock = options.clock ?? performance.now.bind(performance);
+    this.pacer = options.pacer;
     this.due = new DueTimer(this.clock, () => this.tick());
     this.wallClock = options.wallClock ?? Date.now;
     this.states = this.request.pairs.map((pair) => ({
@@ -124,13 +148,15 @@ export class QuoteSubscription {
       pushedKey: '',
       dueAt: 0,
       rpcInflight: false,
+      pending: 0,
       stableError: undefined,
     }));
   }
 
   /** Quotes and pushes every pair, then starts the interval schedule. */
   start(): void {
-    for (let i = 0; i < this.states.length; i++) this.quote(i, true);
+    for (let i = 0; i < this.states.length; i++) this.mark(i, PENDING_FIRST);
+    this.runPending();
     this.schedule();
   }
 
@@ -140,13 +166,44 @@ export class QuoteSubscription {
     const engine = this.engine;
     for (let i = 0; i < this.states.length; i++) {
       const s = this.states[i]!;
-      if (engine.stateVersion(s.request) !== s.version) this.quote(i, false);
+      if (engine.stateVersion(s.request) !== s.version) this.mark(i, PENDING_CHANGE);
     }
+    this.runPending();
+  }
+
+  /**
+   * Pending work until `deadline` (performance.now ms): each flagged pair quoted once, pushed
+   * when it changed or (first quote, interval) always; with `shed`, a pair flagged only for its
+   * interval push is skipped. Returns true while flagged pairs remain.
+   */
+  runSlice(deadline: number, shed: boolean): boolean {
+    const n = this.states.length;
+    let sinceRead = 0;
+    while (this.pendingCount > 0 && !this.closed) {
+      const i = this.cursor;
+      this.cursor = i + 1 === n ? 0 : i + 1;
+      const s = this.states[i]!;
+      const flags = s.pending;
+      if (flags === 0) continue;
+      s.pending = 0;
+      this.pendingCount--;
+      if (shed && flags === PENDING_INTERVAL) {
+        this.shed++;
+        continue;
+      }
+      this.quote(i, (flags & (PENDING_FIRST | PENDING_INTERVAL)) !== 0);
+      if (++sinceRead === PAIRS_PER_CLOCK_READ) {
+        sinceRead = 0;
+        if (performance.now() >= deadline) break;
+      }
+    }
+    return this.pendingCount > 0 && !this.closed;
   }
 
   /** Stops every timer; later answers (RPC fallbacks in flight) are dropped. Idempotent. */
   close(): void {
     this.closed = true;
+    this.pacer?.cancel(this);
     this.due.cancel();
     this.writer.close();
   }
@@ -159,6 +216,20 @@ export class QuoteSubscription {
   /** Pairs watched (after deduplication). */
   get pairCount(): number {
     return this.states.length;
+  }
+
+  /** Flags work for pair `i`. */
+  private mark(i: number, flag: number): void {
+    const s = this.states[i]!;
+    if (s.pending === 0) this.pendingCount++;
+    s.pending |= flag;
+  }
+
+  /** Hands the pending work to the pacer, or (no pacer) does it now. */
+  private runPending(): void {
+    if (this.pendingCount === 0 || this.closed) return;
+    if (this.pacer !== undefined) this.pacer.schedule(this);
+    else this.runSlice(Infinity, false);
   }
 
   /** Quotes pair `i` and pushes the result if it changed (or always, with `force`). */
@@ -253,14 +324,18 @@ export class QuoteSubscription {
   private tick(): void {
     if (this.closed) return;
     const now = this.clock();
+    const shed = this.pacer?.shedding === true;
     for (let i = 0; i < this.states.length; i++) {
       const s = this.states[i]!;
       if (s.dueAt <= now) {
-        // Due again one interval on even when no push follows (an RPC fallback still running).
+        // Due again one interval on even when no push follows (an RPC fallback still running, a
+        // push shed under load, a push still pending from the last interval).
         s.dueAt = now + this.request.intervalMs;
-        this.quote(i, true);
+        if (shed) this.shed++;
+        else this.mark(i, PENDING_INTERVAL);
       }
     }
+    this.runPending();
     this.schedule();
   }
 

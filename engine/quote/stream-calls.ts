@@ -13,6 +13,9 @@
  *   `tidepool.quotes_sent` when the call is released.
  * - A malformed request (quote-stream-request.ts) ends at once with INVALID_ARGUMENT naming the
  *   field; its span is ended with that status.
+ * - With `admission` (stream-limits.ts), a request over a limit (pairs per stream, minimum
+ *   update_interval_ms: INVALID_ARGUMENT; streams per client address, streams in all:
+ *   RESOURCE_EXHAUSTED) ends at once with a message naming the limit and its setting.
  * - An accepted call is registered, counted in the active-streams gauge, released on 'cancelled',
  *   'close' or 'error' (idempotent), and its subscription started.
  * - close(): every open call is released and ends with UNAVAILABLE, then tryShutdown, and
@@ -36,6 +39,7 @@ import {
   type StreamRequestOptions,
 } from './quote-stream-request.js';
 import type { UpstreamQuote } from './quote-wire.js';
+import { clientOfPeer, isStreamRefusal, type StreamAdmission, type StreamTicket } from './stream-limits.js';
 
 const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
 /** A malformed request, and a call refused or ended while closing (the code table's statuses). */
@@ -72,6 +76,8 @@ export interface StreamCallsOptions<S extends StreamSubscription> {
   logger?: Logger | undefined;
   /** JWT bearer auth of the calls; undefined: off. */
   auth?: GrpcAuth;
+  /** Per-client and global stream limits (stream-limits.ts); undefined: none. */
+  admission?: StreamAdmission | undefined;
   /** What the service accepts beyond quote.proto's rules (exact out). */
   request?: StreamRequestOptions;
   /** The subscription of an accepted request. */
@@ -87,6 +93,7 @@ export interface StreamCallsOptions<S extends StreamSubscription> {
 interface OpenCall {
   readonly call: QuoteStreamCall;
   readonly span: Span;
+  readonly ticket: StreamTicket | undefined;
 }
 
 export class StreamCalls<S extends StreamSubscription> {
@@ -181,8 +188,22 @@ export class StreamCalls<S extends StreamSubscription> {
       return;
     }
     span.setAttribute('tidepool.pair_count', request.pairs.length);
+    let ticket: StreamTicket | undefined;
+    if (this.options.admission !== undefined) {
+      const client = clientOfPeer(call.getPeer());
+      const admitted = this.options.admission.admit(client, request.pairs.length, Number(call.request.updateIntervalMs ?? 0));
+      if (isStreamRefusal(admitted)) {
+        span.setAttribute('rpc.grpc.status_code', admitted.code);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: admitted.details });
+        span.end();
+        this.log?.info({ client, pairs: request.pairs.length, status: admitted.code, reason: admitted.details }, `${this.options.name} refused`);
+        call.emit('error', { code: admitted.code, details: admitted.details });
+        return;
+      }
+      ticket = admitted;
+    }
     const sub = this.options.subscribe(request, call);
-    this.calls.set(sub, { call, span });
+    this.calls.set(sub, { call, span, ticket });
     this.options.opened?.(sub, request);
     this.options.activeStreams.set(this.calls.size);
     const release = (): void => this.release(sub);
@@ -198,6 +219,7 @@ export class StreamCalls<S extends StreamSubscription> {
     const open = this.calls.get(sub);
     if (open === undefined) return;
     this.calls.delete(sub);
+    open.ticket?.release();
     sub.close();
     open.span.setAttribute('tidepool.quotes_sent', sub.sent);
     open.span.end();

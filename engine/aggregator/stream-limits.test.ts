@@ -1,0 +1,56 @@
+import type * as grpc from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { GrpcStatus } from '../error-status.js';
+import type { WirePairAmount } from '../quote/quote-wire.js';
+import { FakeUpstream, SOL, USDC, makeQuote, startTestAggregator, type TestAggregator } from './testing.js';
+import type { WireAggregatedQuote } from './wire-types.js';
+
+/** Issue 11 item 1 on the aggregator: StreamAggregatedQuotes limits over real gRPC. */
+const PAIR: WirePairAmount = { inputMint: SOL, outputMint: USDC, amount: '1000000000' };
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+async function aggregator(overrides: object): Promise<TestAggregator> {
+  const ups = [new FakeUpstream(), new FakeUpstream()];
+  for (const u of ups) {
+    u.respond = (p) => makeQuote(p, 100n, { poolAgeSeconds: 7200 });
+    await u.start();
+    cleanups.push(() => u.close());
+  }
+  const t = await startTestAggregator(ups[0]!, ups[1]!, overrides);
+  cleanups.push(() => t.close());
+  return t;
+}
+
+/** Resolves 'data' at the first message, or with the error the call ended with. */
+function open(t: TestAggregator, request: object): Promise<'data' | grpc.ServiceError> {
+  const call = (t.client['StreamAggregatedQuotes'] as unknown as (r: object) => grpc.ClientReadableStream<WireAggregatedQuote>)(request);
+  cleanups.push(() => call.cancel());
+  return new Promise((resolve) => {
+    call.on('data', () => resolve('data'));
+    call.on('error', (e: grpc.ServiceError) => resolve(e));
+  });
+}
+
+describe('StreamAggregatedQuotes limits', () => {
+  it('refuses a client past its streams (RESOURCE_EXHAUSTED), and too short an interval or too many pairs (INVALID_ARGUMENT)', async () => {
+    const t = await aggregator({ streamMaxStreamsPerClient: 2, streamMinInterval: 100, streamMaxPairsPerStream: 1 });
+    const request = { pairs: [PAIR], updateIntervalMs: 60_000 };
+    expect(await open(t, request)).toBe('data');
+    expect(await open(t, request)).toBe('data');
+    const third = (await open(t, request)) as grpc.ServiceError;
+    expect(third.code).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    expect(third.details).toBe('too many streams: 127.0.0.1 has 2 open, at most 2 per client (stream.maxStreamsPerClient)');
+    const fast = (await open(t, { pairs: [PAIR], updateIntervalMs: 20 })) as grpc.ServiceError;
+    expect(fast.code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect(fast.details).toBe('update_interval_ms: 20 is below the minimum of 100 ms (stream.minInterval)');
+    const many = (await open(t, { pairs: [PAIR, { ...PAIR, amount: '7' }] })) as grpc.ServiceError;
+    expect(many.code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect(many.details).toBe('pairs: 2 pairs, at most 1 per stream (stream.maxPairsPerStream)');
+    expect(t.aggregator.stats().activeStreams).toBe(2);
+  });
+});
