@@ -12,12 +12,16 @@
  */
 import uws from '@trufflesuite/uws-js-unofficial';
 
+import type { JwtVerifier } from '../auth/index.js';
+import type { PoolCache } from '../cache/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { acquireHeapSampling, releaseHeapSampling } from '../obs/index.js';
 import type { Logger } from '../obs/index.js';
 import type { QuoteMetrics } from '../obs/index.js';
 import { quoteOfAnswer, type QuoteAnswer } from './quote-answer.js';
 import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
+import { checkBearer } from './http-bearer-auth.js';
+import { mountQuoteApiRoutes } from './quote-api-routes.js';
 import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
 import { QuoteBodyWriter } from './quote-body.js';
 import { HealthStatus, type QuoteEngine, type QuoteResult } from './quote-engine.js';
@@ -37,6 +41,12 @@ export interface QuoteHttpServerOptions {
   /** Keep the sampling heap profiler on while started, for /debug/pprof/heap. Default false. */
   heapProfile?: boolean;
   logger?: Logger;
+  /** JWT bearer auth of the quote paths (engine/auth `createGrpcAuth`); undefined: off. */
+  auth?: JwtVerifier | undefined;
+  /** The pool cache GET /v1/pools lists (the engine's). */
+  cache?: PoolCache | undefined;
+  /** Why the service is not ready, for GET /ready (undefined: ready). Default: always ready. */
+  notReady?: () => string | undefined;
 }
 
 export { HealthStatus };
@@ -83,6 +93,7 @@ export class QuoteHttpServer {
   private readonly host: string;
   private readonly apiKeyHeaderKey: uws.RecognizedString;
   private readonly heapProfile: boolean;
+  private readonly auth: JwtVerifier | undefined;
   private readonly app: uws.TemplatedApp;
   private listenSocket: uws.us_listen_socket | undefined;
   private boundPort = 0;
@@ -96,12 +107,27 @@ export class QuoteHttpServer {
     this.host = options.host ?? '127.0.0.1';
     this.apiKeyHeaderKey = uwsString((options.apiKeyHeader ?? 'x-api-key').toLowerCase());
     this.heapProfile = options.heapProfile ?? false;
+    this.auth = options.auth;
+    const notReady = options.notReady ?? (() => undefined);
     this.app = uws.App()
       .get('/quote', (res, req) => this.handleQuote(res, req))
       .get('/health', (res) => this.handleHealth(res))
       .get('/metrics', (res) => this.handleOps(res, this.metricsAnswer()))
-      .get('/debug/pprof/heap', (res, req) => this.handleOps(res, heapProfileResponse(req.getQuery('format') ?? '')))
-      .any('/*', (res) => {
+      .get('/debug/pprof/heap', (res, req) => this.handleOps(res, heapProfileResponse(req.getQuery('format') ?? '')));
+    // The /v1 REST paths, GET /swap/v1/quote and GET /ready: adapters of their own (quote-api-routes.ts).
+    mountQuoteApiRoutes(this.app, {
+      engine: this.engine,
+      pubkeys: this.pubkeys,
+      cache: options.cache,
+      auth: this.auth,
+      apiKeyHeader: (options.apiKeyHeader ?? 'x-api-key').toLowerCase(),
+      isDraining: () => this.draining,
+      rateLimit: (res, apiKey) => this.rateLimit(res, apiKey),
+      health: (res) => this.handleHealth(res),
+      metrics: (res) => this.handleOps(res, this.metricsAnswer()),
+      notReady: () => (this.draining ? 'shutting down' : notReady()),
+    });
+    this.app      .any('/*', (res) => {
         this.sendError(res, httpError(ErrorCode.NotFound, 'not found'));
       });
   }
@@ -175,12 +201,46 @@ export class QuoteHttpServer {
     params.swapMode = query.getQuery(Q_SWAP_MODE);
     params.slippageBps = query.getQuery(Q_SLIPPAGE_BPS);
     const apiKey = req.getHeader(this.apiKeyHeaderKey);
+    const authorization = this.auth === undefined ? '' : req.getHeader('authorization');
 
-    if (this.limiter !== undefined) {
-      const retryAfter = this.limiter.take(apiKey !== '' ? `key:${apiKey}` : this.addressKey(res));
-      if (retryAfter > 0) {
-        const message = `rate limit of ${this.limiter.rps} requests per second exceeded`;
-        this.sendError(res, httpError(ErrorCode.RateLimited, message, [['Retry-After', String(retryAfter)]]));
+    const limited = this.rateLimit(res, apiKey);
+    if (limited !== undefined) {
+      this.sendError(res, limited);
+      return;
+    }
+    if (this.auth !== undefined) {
+      const refusal = checkBearer(this.auth, authorization);
+      if (refusal instanceof Promise) {
+        // A token not seen yet: answer once its signature is checked (the query copied: `params` is reused).
+        const copy = { ...params };
+        let aborted = false;
+        res.onAborted(() => {
+          aborted = true;
+        });
+        void refusal.then((r) => {
+          if (aborted) return;
+          if (r !== undefined) {
+            res.cork(() => this.sendError(res, r));
+            return;
+          }
+          const request = parseQuoteQuery(copy, this.engine.defaultSlippageBps, this.pubkeys);
+          if (isQuoteFailure(request)) return res.cork(() => this.sendError(res, httpErrorOfFailure(request)));
+          if (this.draining) return res.cork(() => this.sendError(res, httpError(ErrorCode.Unavailable, 'the quote service is shutting down')));
+          const result = this.engine.quote(request);
+          const pending = result instanceof Promise ? result : Promise.resolve(result);
+          void pending.then((r2) => {
+            if (aborted) return;
+            const body = r2.ok ? this.bodyOf(r2) : undefined;
+            res.cork(() => {
+              if (body !== undefined) res.writeStatus(STATUS[200]).writeHeader('Content-Type', 'application/json').end(body);
+              else if (!r2.ok) this.sendError(res, httpErrorOfFailure(r2));
+            });
+          });
+        });
+        return;
+      }
+      if (refusal !== undefined) {
+        this.sendError(res, refusal);
         return;
       }
     }
@@ -205,6 +265,18 @@ export class QuoteHttpServer {
     }
     // Synchronous, in the handler: uWS has corked the response already.
     res.writeStatus(STATUS_200).writeHeader(CONTENT_TYPE, APPLICATION_JSON).end(this.bodyOf(result));
+  }
+
+  /**
+   * The per-client rate limit of a quote request (from the handler): the 429 to answer, or
+   * undefined. The key is the API key when given, else the remote address.
+   */
+  private rateLimit(res: uws.HttpResponse, apiKey: string): HttpError | undefined {
+    if (this.limiter === undefined) return undefined;
+    const retryAfter = this.limiter.take(apiKey !== '' ? `key:${apiKey}` : this.addressKey(res));
+    if (retryAfter <= 0) return undefined;
+    const message = `rate limit of ${this.limiter.rps} requests per second exceeded`;
+    return httpError(ErrorCode.RateLimited, message, [['Retry-After', String(retryAfter)]]);
   }
 
   /** The /quote body of an answer: the memo's bytes with this answer's fields, or JSON built now. */
