@@ -26,6 +26,7 @@ import type { Logger } from '../obs/index.js';
 import { DEFAULT_GRPC_PORT } from './quote-config.js';
 import type { QuoteEngine } from './quote-engine.js';
 import { QuoteSubscription } from './quote-subscription.js';
+import { quoteUnaryHandlers } from './quote-unary-calls.js';
 import { StreamCalls } from './stream-calls.js';
 
 /**
@@ -69,6 +70,8 @@ export class QuoteStreamServer {
       subscribe: (request, call) =>
         new QuoteSubscription({ request, sink: call, engine, ...(logger === undefined ? {} : { logger }) }),
       closing: () => this.unlisten(),
+      // GetQuote / GetQuotes: unary adapters over the same engine (quote-unary-calls.ts).
+      unary: quoteUnaryHandlers(engine),
     });
     this.unlisten = engine.onPoolChange(() => this.poolsChanged());
   }
