@@ -33,6 +33,7 @@ import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type Http
 import { quoteOfAnswer } from './quote-answer.js';
 import type { QuoteEngine, QuoteResult } from './quote-engine.js';
 import { badParameter, isQuoteFailure, type QuoteFailure } from './quote-failure.js';
+import { QuoteBodyWriter } from './quote-body.js';
 import { quoteToJson, type PubkeyCheck } from './quote-json.js';
 import { batchItemsOf, parseQuoteBody } from './quote-v1-request.js';
 import { poolPage } from './pool-listing.js';
@@ -60,8 +61,25 @@ export interface QuoteApiHost {
   notReady(): string | undefined;
 }
 
-/** The answer of one batch item. */
-type BatchItem = { status: number; quote: Record<string, unknown> } | { status: number; error: { code: string; message: string } };
+/** The answer of one batch item: its JSON bytes, `{"status":200,"quote":{...}}` or `{"status":4xx,"error":{...}}`. */
+type BatchItem = Buffer;
+
+const ITEM_OK_HEAD = Buffer.from('{"status":200,"quote":');
+const ITEM_OK_TAIL = Buffer.from('}');
+const RESULTS_HEAD = Buffer.from('{"results":[');
+const RESULTS_TAIL = Buffer.from(']}');
+const COMMA = Buffer.from(',');
+
+/** The batch response body: `{"results":[item,...]}`. */
+function batchBody(items: readonly BatchItem[]): Buffer {
+  const parts: Buffer[] = [RESULTS_HEAD];
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(items[i]!);
+  }
+  parts.push(RESULTS_TAIL);
+  return Buffer.concat(parts);
+}
 
 const JSON_TYPE = 'application/json';
 
@@ -73,6 +91,12 @@ function send(res: uws.HttpResponse, status: string, body: string, headers?: rea
   });
 }
 
+function sendBytes(res: uws.HttpResponse, body: Buffer): void {
+  res.cork(() => {
+    res.writeStatus(STATUS[200]).writeHeader('Content-Type', JSON_TYPE).end(body);
+  });
+}
+
 function sendError(res: uws.HttpResponse, e: HttpError): void {
   send(res, e.status, errorBody(e.code, e.message), e.headers);
 }
@@ -81,15 +105,9 @@ function sendSwapApiError(res: uws.HttpResponse, e: SwapApiError, headers?: read
   send(res, statusLine(e.status), e.body, headers);
 }
 
-function itemOf(result: QuoteResult): BatchItem {
-  if (result.ok) return { status: 200, quote: quoteToJson(quoteOfAnswer(result)) };
-  const e = clientErrorOf(result.code, result.message);
-  return { status: e.http, error: { code: e.code, message: e.message } };
-}
-
 function itemOfFailure(failure: QuoteFailure): BatchItem {
   const e = clientErrorOf(failure.code, failure.message);
-  return { status: e.http, error: { code: e.code, message: e.message } };
+  return Buffer.from(JSON.stringify({ status: e.http, error: { code: e.code, message: e.message } }));
 }
 
 /** JSON.parse with the failure as a value naming the problem. */
@@ -105,6 +123,21 @@ function parseJson(body: Buffer): unknown {
 export function mountQuoteApiRoutes(app: uws.TemplatedApp, host: QuoteApiHost): void {
   const engine = host.engine;
   const apiKeyHeader = host.apiKeyHeader;
+  const bodies = new QuoteBodyWriter();
+
+  /**
+   * A batch item of a result, written at once (a cache answer is the engine's reused object): a
+   * memoized answer's pre-serialized body (quote-body.ts, byte for byte the /quote JSON) copied out
+   * of the writer's reused buffer, anything else serialized.
+   */
+  const itemOf = (result: QuoteResult): BatchItem => {
+    if (!result.ok) return itemOfFailure(result);
+    const quote =
+      result.body === undefined
+        ? Buffer.from(JSON.stringify(quoteToJson(quoteOfAnswer(result))))
+        : Buffer.from(bodies.write(result.body, result.stateAgeMs, engine.contextSlotText(), result.slippage));
+    return Buffer.concat([ITEM_OK_HEAD, quote, ITEM_OK_TAIL]);
+  };
 
   /**
    * The gate of a quote path, run at the handler's top: the rate limit (refused at once), then the
@@ -147,8 +180,10 @@ export function mountQuoteApiRoutes(app: uws.TemplatedApp, host: QuoteApiHost): 
   const answerQuote = (res: uws.HttpResponse, result: QuoteResult | Promise<QuoteResult>, aborted: () => boolean): void => {
     const write = (r: QuoteResult): void => {
       if (aborted()) return;
-      if (r.ok) send(res, STATUS[200], JSON.stringify(quoteToJson(quoteOfAnswer(r))));
-      else sendError(res, httpErrorOfFailure(r));
+      if (!r.ok) return sendError(res, httpErrorOfFailure(r));
+      // The memo's pre-serialized body when there is one (byte for byte the /quote JSON).
+      if (r.body === undefined) send(res, STATUS[200], JSON.stringify(quoteToJson(quoteOfAnswer(r))));
+      else sendBytes(res, Buffer.from(bodies.write(r.body, r.stateAgeMs, engine.contextSlotText(), r.slippage)));
     };
     if (result instanceof Promise) void result.then(write);
     else write(result);
@@ -202,7 +237,7 @@ export function mountQuoteApiRoutes(app: uws.TemplatedApp, host: QuoteApiHost): 
           }
         }
         const write = (): void => {
-          if (!aborted()) send(res, STATUS[200], JSON.stringify({ results }));
+          if (!aborted()) sendBytes(res, batchBody(results));
         };
         if (pending === undefined) write();
         else void Promise.all(pending).then(write);
