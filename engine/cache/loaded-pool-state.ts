@@ -4,7 +4,7 @@ import type { PoolStateUpdate } from './types.js';
 
 /**
  * A pool state read from RPC as the cache stores it: reserves (reservesOf), the RPC context slot,
- * the decoded pool and its swap context. Fees come from the decoded pool (the cache's rule).
+ * the decoded pool, its swap context and its mints' transfer fees (when read). Fees come from the decoded pool (the cache's rule).
  */
 export function poolStateOfLoaded(loaded: LoadedPool): PoolStateUpdate {
   const pool = loaded.pool;
@@ -19,5 +19,6 @@ export function poolStateOfLoaded(loaded: LoadedPool): PoolStateUpdate {
     slot: loaded.slot,
     pool,
     ...(loaded.context !== undefined ? { context: loaded.context } : {}),
+    ...(loaded.transferFees !== undefined ? { transferFees: loaded.transferFees } : {}),
   };
 }

@@ -13,7 +13,7 @@
  * Single-threaded: the main thread owns the cache (ARCHITECTURE §1).
  */
 import { ErrorCode, TpError } from '../errors.js';
-import { Dex, type DecodedPool, type SwapContext } from '../dex/index.js';
+import { Dex, type DecodedPool, type PoolTransferFees, type SwapContext } from '../dex/index.js';
 import { compactSwapContext } from '../dex/index.js';
 import { DexCode, dexCodeOf, dexOf } from './dex-code.js';
 import { InternTable, NO_ID } from './intern-table.js';
@@ -68,6 +68,12 @@ export class PoolCache {
    * bins without zero limit-order fields, zeros shared): the swap math reads them as the originals.
    */
   private readonly contexts: (SwapContext | undefined)[];
+  /**
+   * The Token-2022 transfer fees of the pool's mints per id (read with the pool: RpcPoolLoader
+   * `readMints`); undefined when its transfers are free or the fees were never read. A replacement
+   * without them keeps the previous ones (mint accounts, like the context, live apart from the pool).
+   */
+  private readonly transferFees: (PoolTransferFees | undefined)[];
   /**
    * Unix ms (cache clock) when the pool now holding each id was first stored; 0 for a free id.
    * Set on insert, kept by replacements, cleared on eviction or removal (a pool evicted and seen
@@ -127,6 +133,7 @@ export class PoolCache {
     this.feeDenominator = new BigUint64Array(max);
     this.decodedPools = new Array<DecodedPool | undefined>(max).fill(undefined);
     this.contexts = new Array<SwapContext | undefined>(max).fill(undefined);
+    this.transferFees = new Array<PoolTransferFees | undefined>(max).fill(undefined);
     this.addresses = new InternTable(max);
     this.mintTable = new InternTable(mintCapacity);
     this.pairs = new PairIndex(max, mintCapacity);
@@ -193,6 +200,7 @@ export class PoolCache {
       id = this.addresses.acquire(update.address);
       this.linkMints(id, update.tokenA, update.tokenB);
       this.contexts[id] = undefined;
+      this.transferFees[id] = undefined;
       outcome = UpsertOutcome.Inserted;
     }
 
@@ -206,6 +214,7 @@ export class PoolCache {
     this.writeFee(id, update);
     this.decodedPools[id] = update.pool;
     if (update.context !== undefined) this.contexts[id] = compactSwapContext(update.context);
+    if (update.transferFees !== undefined) this.transferFees[id] = update.transferFees;
     this.recency.touch(id);
     // The pair's pools changed: memoized quotes of the pair are void.
     this.pairs.touch(id);
@@ -339,6 +348,16 @@ export class PoolCache {
   /** The decoded pool of live pool `id` (what the swap math quotes on). */
   poolAt(id: number): DecodedPool | undefined {
     return this.decodedPools[id];
+  }
+
+  /** One-byte DEX code (dex-code.ts) of live pool `id`; DexCode.None for a free id. Route filters test it. */
+  dexCodeAt(id: number): number {
+    return this.dex[id]!;
+  }
+
+  /** The Token-2022 transfer fees of live pool `id`'s mints; undefined when its transfers are free (or unread). */
+  transferFeesAt(id: number): PoolTransferFees | undefined {
+    return this.transferFees[id];
   }
 
   /** The swap context (tick / bin arrays, compact) of live pool `id`. */
@@ -541,6 +560,7 @@ export class PoolCache {
     this.dex[id] = DexCode.None;
     this.decodedPools[id] = undefined;
     this.contexts[id] = undefined;
+    this.transferFees[id] = undefined;
     this.firstSeen[id] = 0;
   }
 

@@ -2,7 +2,7 @@
  * The pool cache's public shapes: what goes in (a pool state update), what comes out (an entry,
  * statistics) and the slot-rule outcome of an upsert.
  */
-import type { DecodedPool, Dex, SwapContext } from '../dex/index.js';
+import type { DecodedPool, Dex, PoolTransferFees, SwapContext } from '../dex/index.js';
 
 /** What `upsert` did with an update: the rows of spec 02's cache entry state table. */
 export const UpsertOutcome = {
@@ -37,6 +37,12 @@ export interface PoolStateUpdate {
   pool?: DecodedPool;
   /** Tick / bin arrays; when absent, a replaced entry keeps its previous context. */
   context?: SwapContext;
+  /**
+   * The Token-2022 transfer fees of the pool's mints and the epoch they were read at (RpcPoolLoader
+   * `readMints`), for quotes in the trader's amounts; when absent, a replaced entry keeps the
+   * previous ones (absent on insert: transfers free).
+   */
+  transferFees?: PoolTransferFees;
 }
 
 /** A snapshot of one cache entry (spec 02 PoolState plus the quoting objects). */

@@ -7,9 +7,13 @@
 import type { PairCandidates, PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
 import { SwapMode, quoteSwap, type SwapQuote } from '../dex/index.js';
+import { CacheRouteSearch } from './cache-route-search.js';
 import { ErrorCode } from '../errors.js';
 import { quoteOfAnswer, QuoteSource, type Quote, type RouteQuote } from './quote-answer.js';
 import { errorOfFailure, quoteFailure, type QuoteFailure } from './quote-failure.js';
+import { routeFilterKey } from './route-filter.js';
+import type { RouteFilter } from './quote-request.js';
+import { betterSwap, DEFAULT_INTERMEDIATE_MINTS, sameSwap } from './route-search.js';
 import { DEFAULT_SLIPPAGE_BPS, slippageOf } from './slippage.js';
 
 /** What `quoteFromCache` may be told besides the pair and the amount. */
@@ -18,6 +22,10 @@ export interface CacheQuoteOptions {
   mode?: SwapMode;
   /** Default DEFAULT_SLIPPAGE_BPS (50), GET /quote's default. */
   slippageBps?: number;
+  /** Which pools and route shapes; default none (every DEX, two-hop routes allowed). */
+  routeFilter?: RouteFilter;
+  /** Intermediate tokens of two-hop routes; default DEFAULT_INTERMEDIATE_MINTS (wrapped SOL, USDC). */
+  intermediateMints?: readonly string[];
 }
 
 /** The winner of a cache quote: the pool id, its exact swap result and its state's age. */
@@ -31,7 +39,7 @@ export interface CacheBest {
 
 /**
  * Quotes `amount` of `inputMint` for `outputMint` from `cache` (exact in unless told), as GET
- * /quote would answer it without the memo. For tools and tests: it allocates, and throws TpError
+ * /quote would answer it without the memo: the best route, direct or two-hop (cache-route-search.ts). For tools and tests: it allocates, and throws TpError
  * where the engine returns a failure value (NoPoolsInCache, NoValidQuotes; see `bestOfCandidates`).
  */
 export function quoteFromCache(
@@ -43,14 +51,15 @@ export function quoteFromCache(
   options: CacheQuoteOptions = {},
 ): Quote {
   const mode = options.mode ?? SwapMode.ExactIn;
-  const best = bestFromCache(cache, inputMint, outputMint, amount, maxStateAgeMs, mode);
-  if (!best.ok) throw errorOfFailure(best);
-  const route = routeOfBest(cache, inputMint, outputMint, best, mode);
+  const search = new CacheRouteSearch(cache, options.intermediateMints ?? DEFAULT_INTERMEDIATE_MINTS);
+  const found = search.search(inputMint, outputMint, amount, mode, maxStateAgeMs, routeFilterKey(options.routeFilter));
+  if (!found.ok) throw errorOfFailure(found);
+  const route = found.route;
   return quoteOfAnswer({
     ok: true,
     quote: route,
     source: QuoteSource.Cache,
-    stateAgeMs: best.ageMs,
+    stateAgeMs: found.ageMs,
     contextSlot: cache.newestSlot,
     slippage: slippageOf(mode, route.inputAmount, route.outputAmount, options.slippageBps ?? DEFAULT_SLIPPAGE_BPS),
     body: undefined,
@@ -71,19 +80,7 @@ export function bestFromCache(
   return bestOfCandidates(cache, scratch, inputMint, outputMint, amount, mode);
 }
 
-/**
- * True when swap `a` is better than swap `b` for the request: exact in, more output; exact out,
- * less input. Equal swaps are not better: the caller breaks ties by pool address, the same way on
- * the cache and the RPC paths (one answer per state, whatever the source).
- */
-export function betterSwap(a: SwapQuote, b: SwapQuote, mode: SwapMode): boolean {
-  return mode === SwapMode.ExactIn ? a.amountOut > b.amountOut : a.amountIn < b.amountIn;
-}
-
-/** True when swaps `a` and `b` are as good as each other for the request. */
-export function sameSwap(a: SwapQuote, b: SwapQuote, mode: SwapMode): boolean {
-  return mode === SwapMode.ExactIn ? a.amountOut === b.amountOut : a.amountIn === b.amountIn;
-}
+export { betterSwap, sameSwap } from './route-search.js';
 
 /**
  * The best pool among `candidates` (PoolCache.candidates of the pair, just read): each candidate
@@ -111,8 +108,7 @@ export function bestOfCandidates(
     if (inputMint === pool.tokenA && outputMint === pool.tokenB) aToB = true;
     else if (inputMint === pool.tokenB && outputMint === pool.tokenA) aToB = false;
     else continue;
-    const ctx = cache.contextAt(id);
-    const result = ctx === undefined ? quoteSwap(pool, { aToB, mode, amount }) : quoteSwap(pool, { aToB, mode, amount }, ctx);
+    const result = quoteSwap(pool, { aToB, mode, amount }, cache.contextAt(id), cache.transferFeesAt(id));
     if (!result.ok) continue;
     if (best === undefined || betterSwap(result, best, mode) || (sameSwap(result, best, mode) && cache.addressOf(id)! < cache.addressOf(bestId)!)) {
       best = result;

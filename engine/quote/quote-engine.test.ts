@@ -74,7 +74,8 @@ describe('QuoteEngine', () => {
     const mints = [...new Set(chain.pools().flatMap((p) => [p.pool.tokenA, p.pool.tokenB]))];
     const traded = new Set(chain.pools().map((p) => [p.pool.tokenA, p.pool.tokenB].sort().join(':')));
     const [a, b] = mints.flatMap((x) => mints.filter((y) => y !== x && !traded.has([x, y].sort().join(':'))).map((y) => [x, y]))[0]!;
-    const none = sync(engine.quote(request(a!, b!, 1_000n)));
+    // A pair without a pool of its own (two-hop routes off: through SOL or USDC it may trade).
+    const none = sync(engine.quote(request(a!, b!, 1_000n, { routeFilter: { dexes: undefined, excludeDexes: undefined, onlyDirectRoutes: true } })));
     expect(none).toMatchObject({ ok: false, code: ErrorCode.NoPoolsInCache, message: 'no pools found in cache', fallback: false });
     expect(engine.breaker.state).toBe('closed');
   });

@@ -30,6 +30,7 @@ import { INTERNAL_FAILURE, quoteFailure, withFallback, type QuoteFailure } from 
 import { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo } from './quote-memo.js';
 import type { QuoteRequest } from './quote-request.js';
 import { RpcQuoter } from './rpc-quoter.js';
+import { DEFAULT_INTERMEDIATE_MINTS } from './route-search.js';
 import { DEFAULT_SLIPPAGE_BPS, slippageOf, type Slippage } from './slippage.js';
 
 export interface QuoteEngineOptions {
@@ -57,6 +58,8 @@ export interface QuoteEngineOptions {
   breaker?: CircuitBreaker;
   /** Cache quotes memoized at most (quote-memo.ts); 0 turns the memo off. Default 4096. */
   quoteMemoEntries?: number;
+  /** Intermediate tokens of two-hop routes (route-search.ts); default wrapped SOL and USDC. */
+  intermediateMints?: readonly string[];
   /** Spec 02 `SlippageBps`: the tolerance of a request that names none (adapters ask `defaultSlippageBps`). Default 50. */
   slippageBps?: number;
   /** The bus connection status that health reports; default 'disabled'. */
@@ -111,6 +114,8 @@ export class QuoteEngine {
   readonly memo: QuoteMemo;
   /** The tolerance of a request that names none (SLIPPAGE_BPS). */
   readonly defaultSlippageBps: number;
+  /** Intermediate tokens of two-hop routes. */
+  readonly intermediateMints: readonly string[];
   private readonly cache: PoolCache;
   private readonly rpc: RpcQuoter | undefined;
   private readonly clock: () => number;
@@ -146,7 +151,8 @@ export class QuoteEngine {
     this.cacheFirstTimeoutMs = options.cacheFirstTimeoutMs ?? DEFAULT_CACHE_FIRST_TIMEOUT_MS;
     this.clock = options.clock ?? performance.now.bind(performance);
     this.clockIsPerformanceNow = options.clock === undefined;
-    this.memo = new QuoteMemo(this.cache, { maxEntries: options.quoteMemoEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES });
+    this.intermediateMints = options.intermediateMints ?? DEFAULT_INTERMEDIATE_MINTS;
+    this.memo = new QuoteMemo(this.cache, { maxEntries: options.quoteMemoEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES, intermediateMints: this.intermediateMints });
     this.defaultSlippageBps = options.slippageBps ?? DEFAULT_SLIPPAGE_BPS;
     this.busStatus = options.busStatus ?? (() => 'disabled');
     this.log = options.logger;
@@ -158,6 +164,7 @@ export class QuoteEngine {
         directory: this.directory,
         cache: this.cacheEnabled ? this.cache : undefined,
         deadlineMs: options.fallbackDeadlineMs ?? DEFAULT_FALLBACK_DEADLINE_MS,
+        intermediateMints: this.intermediateMints,
       };
       this.rpc = new RpcQuoter(options.logger === undefined ? rpcOptions : { ...rpcOptions, logger: options.logger });
     }
@@ -215,15 +222,16 @@ export class QuoteEngine {
   /**
    * A number that changes whenever the pool states behind `request`'s answer may have changed
    * (not merely aged): equal numbers, same states, same route. The gRPC stream re-quotes a pair
-   * only when it moves. For a direct route, the pair's version (engine/cache `pairVersion`, 0 when
-   * no pool trades it); negative while the cache knows no pool trading one of the mints.
+   * only when it moves. It covers every pair a route of the request may use (QuoteMemo.routeVersion:
+   * the direct pair, and unless `onlyDirectRoutes` both legs through every intermediate token);
+   * negative while the cache knows no pool trading one of the mints.
    */
   stateVersion(request: QuoteRequest): number {
     const x = this.cache.mintIdOf(request.inputMint);
     if (x === NO_ID) return -1;
     const y = this.cache.mintIdOf(request.outputMint);
     if (y === NO_ID) return -2;
-    return this.cache.pairVersion(x, y);
+    return this.memo.routeVersion(x, y, request.routeFilter);
   }
 
   /**
@@ -330,7 +338,7 @@ export class QuoteEngine {
     const maxAge = request.maxStateAgeMs ?? cache.stalenessThresholdMs;
     let entry;
     try {
-      entry = this.memo.quoteByIds(x, y, request.inputMint, request.outputMint, request.amount, maxAge, request.amountText, request.mode);
+      entry = this.memo.quoteByIds(x, y, request.inputMint, request.outputMint, request.amount, maxAge, request.amountText, request.mode, request.routeFilter);
     } catch (err) {
       // A bug or a pool the math cannot read: counted against the cache path, never shown.
       this.log?.error({ err, inputMint: request.inputMint, outputMint: request.outputMint }, 'cache quote failed');
@@ -378,7 +386,7 @@ export class QuoteEngine {
   /** The RPC fallback: counted, timed, and tracked in `inflight` until it settles (close() waits). */
   private fallback(rpc: RpcQuoter, request: QuoteRequest, started: number): Promise<QuoteResult> {
     this.fallbacks++;
-    const done = rpc.quote(request.inputMint, request.outputMint, request.amount, request.mode).then(
+    const done = rpc.quote(request.inputMint, request.outputMint, request.amount, request.mode, undefined, request.routeFilter).then(
       (r): QuoteResult => {
         if (!r.ok) {
           if (!NOT_FOUND_CODES.has(r.code)) {

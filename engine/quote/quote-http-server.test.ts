@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { PoolCache } from '../cache/index.js';
 import { ErrorCode } from '../errors.js';
-import { SwapMode, directionFor, quoteSwap } from '../dex/index.js';
+import { Dex, SwapMode, directionFor, quoteSwap } from '../dex/index.js';
 import { CircuitBreakerStateValue } from '../obs/quote-metrics.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { CircuitBreaker } from './circuit-breaker.js';
@@ -11,7 +11,7 @@ import { QuoteErrorCode } from './errors.js';
 import type { QuoteHttpServer } from './quote-http-server.js';
 import { quoteToJson } from './quote-json.js';
 import { RateLimiter } from './rate-limiter.js';
-import { FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
+import { FakeClock, manualSimulator, quoteHttpServer, storePool, syntheticAddress, syntheticAmmPool } from './testing.js';
 
 /**
  * The quote service over real HTTP (port 0) on a cache filled with a manual simulator's pools.
@@ -164,11 +164,12 @@ describe('GET /quote', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: { code: ErrorCode.UnknownMint, message: `unknown token ${UNKNOWN_MINT}` } });
 
-    const mints = cache.mints();
-    const pairs = new Set(chain.pools().map((p) => [p.pool.tokenA, p.pool.tokenB].sort().join(':')));
-    let untraded: [string, string] | undefined;
-    for (const a of mints) for (const b of mints) if (a !== b && !pairs.has([a, b].sort().join(':'))) untraded = [a, b];
-    expect(untraded).toBeDefined();
+    // A pair of the tests' own, isolated from SOL and USDC: no direct pool and no two-hop route
+    // links its mints to USDC (a pair with no direct pool may route through SOL or USDC).
+    const base = chain.pools().find((p) => p.dex === Dex.Amm)!;
+    const isolated = syntheticAmmPool(base, { label: 'isolated', tokenA: syntheticAddress('mint X'), tokenB: syntheticAddress('mint Y'), reserveA: 10n ** 12n, reserveB: 10n ** 12n });
+    storePool(cache, isolated, 400n);
+    const untraded: [string, string] = [isolated.pool.tokenA, USDC_MINT];
     const none = await get(`/quote?input=${untraded![0]}&output=${untraded![1]}&amount=1000`);
     expect(none.status).toBe(404);
     expect(none.body).toEqual({ error: { code: QuoteErrorCode.NoPoolsInCache, message: 'no pools found in cache' } });
@@ -326,11 +327,11 @@ describe('GET /health', () => {
     const stats = cache.stats();
     expect(body).toMatchObject({
       status: 'ok',
-      cache: { total_pools: chain.pools().length, fresh_pools: chain.pools().length, stale_pools: 0, hit_rate: stats.hitRate },
+      cache: { total_pools: cache.size, fresh_pools: cache.size, stale_pools: 0, hit_rate: stats.hitRate },
       bus: { status: 'disconnected' },
     });
     expect(body.cache?.hit_rate).toBeGreaterThan(0);
-    expect(await metric('quote_service_pool_cache_total_pools')).toBe(chain.pools().length);
+    expect(await metric('quote_service_pool_cache_total_pools')).toBe(cache.size);
   });
 
   it('serves the quote registry on /metrics', async () => {

@@ -36,13 +36,16 @@
  * the last tolerance asked (nearly every request asks the default), so a repeated request computes
  * no bigint.
  */
-import type { PairCandidates, PoolCache } from '../cache/index.js';
+import type { PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
 import { SwapMode } from '../dex/index.js';
-import { bestOfCandidates, routeOfBest } from './cache-quoter.js';
+import { CacheRouteSearch } from './cache-route-search.js';
 import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote } from './quote-answer.js';
 import { quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
 import type { QuoteFailure } from './quote-failure.js';
+import type { RouteFilter } from './quote-request.js';
+import { FILTER_KEY_COUNT, routeFilterKey } from './route-filter.js';
+import { DEFAULT_INTERMEDIATE_MINTS } from './route-search.js';
 import { DEFAULT_SLIPPAGE_BPS, slippageOf, type Slippage } from './slippage.js';
 
 export const DEFAULT_QUOTE_MEMO_ENTRIES = 4096;
@@ -53,13 +56,15 @@ export const DEFAULT_QUOTE_MEMO_ENTRIES = 4096;
  */
 export interface MemoizedQuote {
   readonly ok: true;
-  /** The priced route (one hop through the winner). */
+  /** The priced route (one hop, or two through an intermediate token). */
   readonly route: RouteQuote;
-  /** The winning pool's id in the cache (valid while `version` is the pair's version). */
+  /** The first hop's pool id in the cache (valid while `version` stands). */
   readonly poolId: number;
-  /** The pair's state version when computed. */
+  /** The second hop's pool id; NO_ID for a direct route. */
+  readonly secondPoolId: number;
+  /** The route version (CacheRouteSearch.versionOf: every pair a route may use) when computed. */
   readonly version: number;
-  /** When the newest pool of the pair that was not a candidate was stored; -Infinity when none. */
+  /** When the newest pool of any leg read that was not a candidate was stored; -Infinity when none. */
   readonly excludedNewest: number;
   /** The /quote body around its per-answer fields (quote-body.ts). */
   readonly body: QuoteBodyParts;
@@ -76,6 +81,8 @@ interface PairEntries {
 export interface QuoteMemoOptions {
   /** Entries kept at most; 0 turns the memo off (every quote is computed). Default 4096. */
   maxEntries?: number;
+  /** Intermediate tokens of two-hop routes; default DEFAULT_INTERMEDIATE_MINTS (wrapped SOL, USDC). */
+  intermediateMints?: readonly string[];
 }
 
 export class QuoteMemo {
@@ -86,10 +93,10 @@ export class QuoteMemo {
   hits = 0;
   /** Answers computed (absent, or no longer valid). */
   misses = 0;
+  /** The route search of recomputations, and the route versions. */
+  readonly search: CacheRouteSearch;
   private readonly cache: PoolCache;
-  /** The candidates of the quote being computed (reused). */
-  private readonly scratch: PairCandidates;
-  /** By directed pair and mode (`keyOf`). */
+  /** By directed pair, mode and route filter (`keyOf`). */
   private readonly pairs = new Map<number, PairEntries>();
   /** Mint ids are below this (the cache's mint capacity): the stride of the directed pair key. */
   private readonly mintStride: number;
@@ -101,7 +108,7 @@ export class QuoteMemo {
     const max = options.maxEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES;
     if (!Number.isInteger(max) || max < 0) throw new RangeError(`quote memo maxEntries must be an integer >= 0, got ${max}`);
     this.cache = cache;
-    this.scratch = cache.newCandidates();
+    this.search = new CacheRouteSearch(cache, options.intermediateMints ?? DEFAULT_INTERMEDIATE_MINTS);
     this.maxEntries = max;
     // Each live pool holds at most two mints: ids stay below 2 × maxPoolCount (PoolCache).
     this.mintStride = 2 * cache.maxPoolCount;
@@ -125,9 +132,15 @@ export class QuoteMemo {
     maxStateAgeMs: number = this.cache.stalenessThresholdMs,
     amountText?: string,
     mode: SwapMode = SwapMode.ExactIn,
+    filter?: RouteFilter,
   ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
-    return this.quoteByIds(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), inputMint, outputMint, amount, maxStateAgeMs, amountText, mode);
+    return this.quoteByIds(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), inputMint, outputMint, amount, maxStateAgeMs, amountText, mode, filter);
+  }
+
+  /** The route version of (x → y) under `filter` (CacheRouteSearch.versionOf): moves when an answer may. */
+  routeVersion(x: number, y: number, filter: RouteFilter | undefined): number {
+    return this.search.versionOf(x, y, routeFilterKey(filter));
   }
 
   /**
@@ -143,11 +156,13 @@ export class QuoteMemo {
     maxStateAgeMs: number = this.cache.stalenessThresholdMs,
     amountText?: string,
     mode: SwapMode = SwapMode.ExactIn,
+    filter?: RouteFilter,
   ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
-    if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, undefined, '');
-    const version = cache.pairVersion(x, y);
-    const key = this.keyOf(x, y, mode);
+    const filterKey = routeFilterKey(filter);
+    if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey, undefined, '');
+    const version = this.search.versionOf(x, y, filterKey);
+    const key = this.keyOf(x, y, mode, filterKey);
     let pair = this.pairs.get(key);
     if (pair !== undefined && pair.version !== version) {
       // The pair's pools changed: every entry of it is void.
@@ -159,8 +174,12 @@ export class QuoteMemo {
     const entry = pair?.byAmount.get(text);
     if (entry !== undefined && entry.route.inputMint === inputMint && entry.route.outputMint === outputMint) {
       const now = cache.nowMs();
-      const age = cache.ageAt(entry.poolId, now);
-      // The winner is still a candidate, and no pool left out then is one now (PoolCache.isFresh).
+      let age = cache.ageAt(entry.poolId, now);
+      if (entry.secondPoolId !== NO_ID) {
+        const second = cache.ageAt(entry.secondPoolId, now);
+        if (second > age) age = second;
+      }
+      // The route's pools are still candidates, and no pool left out then is one now (PoolCache.isFresh).
       if (cache.isFresh(age, maxStateAgeMs) && !cache.isFresh(now - entry.excludedNewest, maxStateAgeMs)) {
         cache.recordHit();
         this.hits++;
@@ -172,7 +191,7 @@ export class QuoteMemo {
       pair = { version, byAmount: new Map() };
       this.pairs.set(key, pair);
     }
-    return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, pair, text);
+    return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey, pair, text);
   }
 
   /** The slippage bounds of `entry` at `bps`: the entry's last ones when `bps` is the last asked. */
@@ -214,7 +233,7 @@ export class QuoteMemo {
     this.count = 0;
   }
 
-  /** Computes the quote (the cache's candidates, bestOfCandidates) and, with `pair`, keeps it under `text`. */
+  /** Computes the quote (CacheRouteSearch) and, with `pair`, keeps it under `text`. */
   private compute(
     x: number,
     y: number,
@@ -223,27 +242,25 @@ export class QuoteMemo {
     amount: bigint,
     mode: SwapMode,
     maxStateAgeMs: number,
+    filterKey: number,
     pair: PairEntries | undefined,
     text: string,
   ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
     this.misses++;
-    // One clock reading decides every candidate and the newest pool left out (PairCandidates.now).
-    const candidates = cache.candidates(x, y, maxStateAgeMs, this.scratch);
-    const best = bestOfCandidates(cache, candidates, inputMint, outputMint, amount, mode);
-    if (!best.ok) return best;
-    const id = best.id;
-    const excludedNewest = candidates.newestExcluded;
-    const stateAgeMs = best.ageMs;
-    const route = routeOfBest(cache, inputMint, outputMint, best, mode);
+    const found = this.search.search(inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey);
+    if (!found.ok) return found;
+    const stateAgeMs = found.ageMs;
+    const route = found.route;
     const slippage = slippageOf(mode, route.inputAmount, route.outputAmount, DEFAULT_SLIPPAGE_BPS);
     const quote = quoteOfAnswer({ ok: true, quote: route, source: QuoteSource.Cache, stateAgeMs, contextSlot: cache.newestSlot, slippage, body: undefined });
     const entry: MemoizedQuote = {
       ok: true,
       route,
-      poolId: id,
-      version: cache.pairVersion(x, y),
-      excludedNewest,
+      poolId: found.poolIds[0]!,
+      secondPoolId: found.poolIds[1] ?? NO_ID,
+      version: x === NO_ID || y === NO_ID ? 0 : this.search.versionOf(x, y, filterKey),
+      excludedNewest: found.excludedNewest,
       body: quoteBodyParts(quote),
       lastSlippage: slippage,
     };
@@ -252,7 +269,7 @@ export class QuoteMemo {
       const replaced = pair.byAmount.has(text);
       if (!replaced && this.count >= this.maxEntries) {
         this.clear();
-        this.pairs.set(this.keyOf(x, y, mode), pair);
+        this.pairs.set(this.keyOf(x, y, mode, filterKey), pair);
         pair.byAmount.clear();
       }
       pair.byAmount.set(text, entry);
@@ -261,8 +278,8 @@ export class QuoteMemo {
     return entry;
   }
 
-  /** The key of the directed pair (x sold, y bought) in `mode`. */
-  private keyOf(x: number, y: number, mode: SwapMode): number {
-    return (x * this.mintStride + y) * 2 + (mode === SwapMode.ExactOut ? 1 : 0);
+  /** The key of the directed pair (x sold, y bought) in `mode` under route filter key `filterKey`. */
+  private keyOf(x: number, y: number, mode: SwapMode, filterKey: number): number {
+    return ((x * this.mintStride + y) * 2 + (mode === SwapMode.ExactOut ? 1 : 0)) * FILTER_KEY_COUNT + filterKey;
   }
 }

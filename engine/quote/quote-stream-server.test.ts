@@ -162,7 +162,7 @@ function expectedFromCache(
       inAmount: hop.inAmount.toString(),
       outAmount: hop.outAmount.toString(),
       fee: hop.fee.toString(),
-      slot: q.slot.toString(),
+      slot: hop.slot.toString(),
       poolAgeSeconds: expect.any(Number) as unknown as number,
       _poolAgeSeconds: 'poolAgeSeconds',
     })) as UpstreamQuote['route'],

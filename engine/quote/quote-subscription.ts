@@ -77,8 +77,10 @@ const STABLE_FAILURES: ReadonlySet<string> = new Set([ErrorCode.NoValidQuotes, E
 
 function keyOf(m: UpstreamQuote): string {
   if (m.error !== undefined) return `e:${m.error.code}:${m.error.grpcStatus}`;
-  const hop = m.route[0];
-  return `${m.origin}:${m.inputAmount}:${m.outputAmount}:${hop?.pool ?? ''}:${m.slot}`;
+  // Every hop's pool and slot: a two-hop route whose second pool changed is a different answer.
+  let hops = '';
+  for (const hop of m.route) hops += `${hop.pool}@${hop.slot}:`;
+  return `${m.origin}:${m.inputAmount}:${m.outputAmount}:${hops}${m.slot}`;
 }
 
 export class QuoteSubscription {

@@ -4,14 +4,20 @@
  * timeout is the fallback deadline (a read nobody waits for any more does not linger).
  */
 import { createDecoderRegistry } from '../dex/index.js';
-import { RpcPoolLoader } from '../pools/index.js';
+import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import type { QuoteServiceConfig } from './quote-config.js';
 
-/** A loader on `endpoints`; `timeoutMs` bounds each getMultipleAccounts call. */
+/**
+ * A loader on `endpoints`; `timeoutMs` bounds each getMultipleAccounts call. It reads each pool's
+ * two mints with its accounts (`readMints`) and the current epoch (EpochClock, getEpochInfo kept
+ * 30 s), so a pool of a Token-2022 mint with a transfer fee is quoted, and stored in the cache, with
+ * its `transferFees`.
+ */
 export function createFallbackLoader(endpoints: readonly string[], timeoutMs: number): RpcPoolLoader {
   const client = new RpcClient({ endpoints, timeoutMs });
-  return new RpcPoolLoader({ fetcher: new AccountFetcher(client), registry: createDecoderRegistry() });
+  const epochs = new EpochClock({ getEpochInfo: () => client.getEpochInfo() });
+  return new RpcPoolLoader({ fetcher: new AccountFetcher(client), registry: createDecoderRegistry(), readMints: true, epochs });
 }
 
 /** The configured loader, or undefined when `rpc.endpoints` is empty (no RPC fallback). */

@@ -1,7 +1,7 @@
 /**
  * The RPC fallback of a quote (spec 02 hybrid mode): the candidate pools of the pair come from the
  * pool directory, their state is read fresh through a `PoolLoader` (Solana JSON-RPC), and the same
- * `quoteSwap` the cache path uses picks the best (largest output) pool. The loaded states are
+ * route search the cache path uses (route-search.ts: direct or two-hop, exact swap math) picks the route. The loaded states are
  * written back into the cache under the slot rule, so the next quote of the pair hits the cache.
  */
 import { performance } from 'node:perf_hooks';
@@ -11,8 +11,10 @@ import { SwapMode, quoteSwap, type DecodedPool, type SwapQuote } from '../dex/in
 import { ErrorCode, isTpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import type { LoadedPool, PoolLoadFailure, PoolLoadResult, PoolLoader } from '../pools/index.js';
-import { betterSwap, sameSwap } from './cache-quoter.js';
 import type { RouteQuote } from './quote-answer.js';
+import type { RouteFilter } from './quote-request.js';
+import { allowsDex, allowsMultiHop, routeFilterKey } from './route-filter.js';
+import { betterSwap, chooseRoute, DEFAULT_INTERMEDIATE_MINTS, routeQuoteOf, sameSwap, type HopChoice, type HopFinder } from './route-search.js';
 import { quoteFailure, type QuoteFailure } from './quote-failure.js';
 import type { PoolDirectory } from './pool-directory.js';
 
@@ -37,6 +39,8 @@ export interface RpcQuoterOptions {
    * cache; unknown-token requests must not buy one each). Default 250 ms.
    */
   syncIntervalMs?: number;
+  /** Intermediate tokens of two-hop routes; default DEFAULT_INTERMEDIATE_MINTS (wrapped SOL, USDC). */
+  intermediateMints?: readonly string[];
 }
 
 export const DEFAULT_DIRECTORY_SYNC_INTERVAL_MS = 250;
@@ -65,8 +69,57 @@ export function updateOfLoadedPool(loaded: LoadedPool): PoolStateUpdate {
   return update;
 }
 
+/** NoPoolForPair's message when the directory knows pools of the route but the filter refuses them all. */
+export const FILTERED_OUT_RPC_MESSAGE = 'no route: no pool of the pair passes the route filter (dexes / excludeDexes)';
+
+/**
+ * HopFinder over pools just read: the best pool of a leg among those loaded for that pair (ties to
+ * the lower address, as on the cache path), quoted with the pool's transfer fees when read.
+ */
+class LoadedHopFinder implements HopFinder<LoadedPool> {
+  /** Pools loaded. */
+  loaded = 0;
+  private readonly byPair = new Map<string, LoadedPool[]>();
+
+  constructor(private readonly filterKey: number) {}
+
+  add(loaded: LoadedPool): void {
+    this.loaded++;
+    const key = pairKey(loaded.pool.tokenA, loaded.pool.tokenB);
+    const list = this.byPair.get(key);
+    if (list === undefined) this.byPair.set(key, [loaded]);
+    else if (!list.some((p) => p.address === loaded.address)) list.push(loaded);
+  }
+
+  best(input: string, output: string, amount: bigint, mode: SwapMode): HopChoice<LoadedPool> | undefined {
+    let best: SwapQuote | undefined;
+    let bestPool: LoadedPool | undefined;
+    for (const loaded of this.byPair.get(pairKey(input, output)) ?? []) {
+      if (!allowsDex(this.filterKey, loaded.dex)) continue;
+      const pool = loaded.pool;
+      let aToB: boolean;
+      if (input === pool.tokenA && output === pool.tokenB) aToB = true;
+      else if (input === pool.tokenB && output === pool.tokenA) aToB = false;
+      else continue; // the pool's mints changed since the directory learned them
+      const result = quoteSwap(pool, { aToB, mode, amount }, loaded.context, loaded.transferFees);
+      if (!result.ok) continue;
+      if (best === undefined || bestPool === undefined || betterSwap(result, best, mode) || (sameSwap(result, best, mode) && loaded.address < bestPool.address)) {
+        best = result;
+        bestPool = loaded;
+      }
+    }
+    return best === undefined || bestPool === undefined ? undefined : { pool: bestPool, swap: best, inputMint: input, outputMint: output };
+  }
+}
+
+function pairKey(x: string, y: string): string {
+  return x < y ? `${x}:${y}` : `${y}:${x}`;
+}
+
 export class RpcQuoter {
   readonly deadlineMs: number;
+  /** Intermediate tokens of two-hop routes. */
+  readonly intermediates: readonly string[];
   private readonly loader: PoolLoader;
   private readonly directory: PoolDirectory;
   private readonly cache: PoolCache | undefined;
@@ -80,27 +133,42 @@ export class RpcQuoter {
     this.directory = options.directory;
     this.cache = options.cache;
     this.deadlineMs = options.deadlineMs;
+    this.intermediates = options.intermediateMints ?? DEFAULT_INTERMEDIATE_MINTS;
     this.log = options.logger;
   }
 
   /**
    * Quotes `amount` of `input` for `output` (`mode`: exact in or exact out) from state read now
-   * through the loader, choosing the pool as the cache path does (cache-quoter.ts).
+   * through the loader, choosing the route as the cache path does (route-search.ts: the best direct
+   * pool against the best two-hop route through each intermediate token, unless `filter` says
+   * `onlyDirectRoutes`; pools of DEXes the filter refuses are not read). The pools of every leg
+   * are read in one load; each hop is priced with the pool's mints' transfer fees when the loader
+   * read them.
    * Never rejects; fails with UnknownMint / NoPoolForPair (404) when the directory knows no pool
-   * for them; Deadline when the loader has not answered within `deadlineMs`; RpcFallbackFailed when
-   * no candidate could be read (the loader's error in the message); NoValidQuotes when every pool
-   * read refuses the swap.
+   * for them (or none the filter allows); Deadline when the loader has not answered within
+   * `deadlineMs`; RpcFallbackFailed when no candidate could be read (the loader's error in the
+   * message); NoValidQuotes when every route read refuses the swap.
    */
-  async quote(input: string, output: string, amount: bigint, mode: SwapMode = SwapMode.ExactIn, deadlineMs = this.deadlineMs): Promise<RpcQuote | QuoteFailure> {
+  async quote(
+    input: string,
+    output: string,
+    amount: bigint,
+    mode: SwapMode = SwapMode.ExactIn,
+    deadlineMs = this.deadlineMs,
+    filter?: RouteFilter,
+  ): Promise<RpcQuote | QuoteFailure> {
     if (this.cache !== undefined && performance.now() - this.lastSync >= this.syncIntervalMs) {
       this.lastSync = performance.now();
       this.directory.syncFrom(this.cache);
     }
-    const candidates = this.directory.poolsForPair(input, output);
+    const filterKey = routeFilterKey(filter);
+    const known = this.routeCandidates(input, output, filterKey);
+    const candidates = known.filter((address) => allowsDex(filterKey, this.directory.get(address)?.dex ?? ''));
     if (candidates.length === 0) {
       for (const mint of [input, output]) {
         if (!this.directory.hasMint(mint)) return quoteFailure(ErrorCode.UnknownMint, `unknown token ${mint}`, { mint });
       }
+      if (known.length > 0) return quoteFailure(ErrorCode.NoPoolForPair, FILTERED_OUT_RPC_MESSAGE, { inputMint: input, outputMint: output, pools: known.length });
       return quoteFailure(ErrorCode.NoPoolForPair, 'no pool for the pair', { inputMint: input, outputMint: output });
     }
 
@@ -108,10 +176,8 @@ export class RpcQuoter {
     if (results === undefined) {
       return quoteFailure(ErrorCode.Deadline, `no RPC answer within the ${deadlineMs} ms deadline`, { deadlineMs });
     }
-    let best: SwapQuote | undefined;
-    let bestPool: LoadedPool | undefined;
+    const finder = new LoadedHopFinder(filterKey);
     let newest = 0n;
-    let loadedAny = false;
     let firstFailure: PoolLoadFailure | undefined;
     for (const r of results) {
       if (!r.ok) {
@@ -119,25 +185,13 @@ export class RpcQuoter {
         continue;
       }
       const loaded = r.value;
-      loadedAny = true;
       this.remember(loaded);
       if (loaded.slot > newest) newest = loaded.slot;
-      const pool = loaded.pool;
-      let aToB: boolean;
-      if (input === pool.tokenA && output === pool.tokenB) aToB = true;
-      else if (input === pool.tokenB && output === pool.tokenA) aToB = false;
-      else continue; // the pool's mints changed since the directory learned them
-      const req = { aToB, mode, amount };
-      const result = loaded.context === undefined ? quoteSwap(pool, req) : quoteSwap(pool, req, loaded.context);
-      if (!result.ok) continue;
-      // Ties go to the lower pool address, as on the cache path.
-      if (best === undefined || bestPool === undefined || betterSwap(result, best, mode) || (sameSwap(result, best, mode) && loaded.address < bestPool.address)) {
-        best = result;
-        bestPool = loaded;
-      }
+      finder.add(loaded);
     }
-    if (best === undefined || bestPool === undefined) {
-      if (loadedAny) {
+    const chosen = finder.loaded === 0 ? undefined : chooseRoute(finder, input, output, amount, mode, this.intermediates, allowsMultiHop(filterKey));
+    if (chosen === undefined) {
+      if (finder.loaded > 0) {
         return quoteFailure(ErrorCode.NoValidQuotes, 'no valid quotes from RPC', { inputMint: input, outputMint: output, candidates: candidates.length });
       }
       const why = firstFailure === undefined ? 'no answer' : `${firstFailure.reason}: ${firstFailure.message}`;
@@ -148,33 +202,26 @@ export class RpcQuoter {
       });
     }
     const cacheSlot = this.cache?.newestSlot ?? 0n;
-    const slot = bestPool.slot;
-    return {
-      ok: true,
-      route: {
-        mode,
-        inputMint: input,
-        outputMint: output,
-        inputAmount: best.amountIn,
-        outputAmount: best.amountOut,
-        priceImpact: best.priceImpact,
-        slot,
-        hops: [
-          {
-            pool: bestPool.address,
-            dex: bestPool.dex,
-            inputMint: input,
-            outputMint: output,
-            inAmount: best.amountIn,
-            outAmount: best.amountOut,
-            fee: best.fee,
-            feeMint: best.feeInOutput === true ? output : input,
-            slot,
-          },
-        ],
-      },
-      contextSlot: cacheSlot > newest ? cacheSlot : newest,
-    };
+    const route = routeQuoteOf(mode, chosen, (loaded: LoadedPool) => ({ address: loaded.address, dex: loaded.dex, slot: loaded.slot }));
+    return { ok: true, route, contextSlot: cacheSlot > newest ? cacheSlot : newest };
+  }
+
+  /**
+   * The pools a route of (input → output) may use, as the directory knows them: the direct pair's,
+   * and with two-hop routes allowed both legs through each intermediate that has pools on both.
+   */
+  private routeCandidates(input: string, output: string, filterKey: number): string[] {
+    const addresses = this.directory.poolsForPair(input, output);
+    if (!allowsMultiHop(filterKey)) return addresses;
+    for (const via of this.intermediates) {
+      if (via === input || via === output) continue;
+      const first = this.directory.poolsForPair(input, via);
+      if (first.length === 0) continue;
+      const second = this.directory.poolsForPair(via, output);
+      if (second.length === 0) continue;
+      addresses.push(...first, ...second);
+    }
+    return addresses;
   }
 
   /**

@@ -2,9 +2,12 @@
  * Test helpers of engine/quote: a manual simulator's chain as the source of real decoded pools, and
  * a pool cache filled from it under a fake clock.
  */
+import { createHash } from 'node:crypto';
+
 import { type PoolCache } from '../cache/index.js';
+import { base58 } from '../chain/index.js';
 import { loadConfig } from '../config/index.js';
-import type { DecodedPool } from '../dex/index.js';
+import { Dex, type DecodedPool } from '../dex/index.js';
 import { createLogger } from '../obs/logger.js';
 import type { PoolLoadResult, PoolLoader } from '../pools/types.js';
 import { QuoteEngine, type QuoteEngineOptions } from './quote-engine.js';
@@ -40,7 +43,30 @@ export function storePool(cache: PoolCache, view: SimPoolView, slot: bigint): vo
     slot,
     pool: view.pool,
     context: view.ctx,
+    ...(view.transferFees !== undefined ? { transferFees: view.transferFees } : {}),
   });
+}
+
+/** A pool address (base58 of 32 bytes) that no simulator pool has, from `label`. */
+export function syntheticAddress(label: string): string {
+  return base58.encode(createHash('sha256').update(`tidepool-test:${label}`).digest());
+}
+
+/**
+ * A constant-product pool of the tests' own: `base`'s decoded AMM pool (its fee, its layout) with
+ * other mints and reserves, at a new address. For routes the simulator's market does not have (a
+ * shallow direct pool beside a deep two-hop route, a pair isolated from SOL and USDC).
+ */
+export function syntheticAmmPool(base: SimPoolView, over: { label: string; tokenA: string; tokenB: string; reserveA: bigint; reserveB: bigint }): SimPoolView {
+  if (base.pool.dex !== Dex.Amm) throw new Error('syntheticAmmPool: the base must be a dexa_amm pool');
+  const address = syntheticAddress(over.label);
+  return {
+    ...base,
+    address,
+    pool: { ...base.pool, address, tokenA: over.tokenA, tokenB: over.tokenB, reserveA: over.reserveA, reserveB: over.reserveB },
+    ctx: {},
+    transferFees: undefined,
+  };
 }
 
 /**

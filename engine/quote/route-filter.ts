@@ -1,0 +1,56 @@
+/**
+ * A request's RouteFilter (quote-request.ts) as one small number, the form the engine tests pools
+ * with and the memo keys on: bits 0-3 the DEXes allowed (one bit per engine/cache DexCode 1-4),
+ * bit 4 "direct routes only". Two filters with the same meaning (no filter, or `dexes` naming every
+ * DEX) give the same key, so they share memo entries; names that are no DEX allow nothing.
+ */
+import { DexCode, dexCodeOf } from '../cache/index.js';
+import { DEX_KINDS } from '../dex/index.js';
+import type { RouteFilter } from './quote-request.js';
+
+/** Every DEX allowed. */
+export const ALL_DEXES_MASK = 0b1111;
+/** The bit of `onlyDirectRoutes`. */
+export const DIRECT_ONLY_BIT = 0b10000;
+/** The key of a request without a filter: every DEX, two-hop routes allowed. */
+export const NO_FILTER_KEY = ALL_DEXES_MASK;
+/** Keys are below this (the memo's stride). */
+export const FILTER_KEY_COUNT = 32;
+
+/** The bit of DEX code `code` (1-4) in a key; 0 for DexCode.None. */
+export function dexBit(code: number): number {
+  return code === DexCode.None ? 0 : 1 << (code - 1);
+}
+
+/** The key of `filter` (undefined: NO_FILTER_KEY). A few Set lookups; no allocation. */
+export function routeFilterKey(filter: RouteFilter | undefined): number {
+  if (filter === undefined) return NO_FILTER_KEY;
+  let mask = 0;
+  for (let i = 0; i < DEX_KINDS.length; i++) {
+    const dex = DEX_KINDS[i]!;
+    if (filter.dexes !== undefined && !filter.dexes.has(dex)) continue;
+    if (filter.excludeDexes?.has(dex) === true) continue;
+    mask |= dexBit(dexCodeOf(dex));
+  }
+  return filter.onlyDirectRoutes ? mask | DIRECT_ONLY_BIT : mask;
+}
+
+/** True when `key` lets a pool of DEX code `code` be used. */
+export function allowsDexCode(key: number, code: number): boolean {
+  return (key & dexBit(code)) !== 0;
+}
+
+/** True when `key` lets a pool of DEX `dex` (an engine DEX name) be used. */
+export function allowsDex(key: number, dex: string): boolean {
+  return allowsDexCode(key, dexCodeOf(dex));
+}
+
+/** True when `key` allows routes through an intermediate token. */
+export function allowsMultiHop(key: number): boolean {
+  return (key & DIRECT_ONLY_BIT) === 0;
+}
+
+/** True when `key` leaves a DEX out (some pool may be refused for its DEX). */
+export function filtersDexes(key: number): boolean {
+  return (key & ALL_DEXES_MASK) !== ALL_DEXES_MASK;
+}
