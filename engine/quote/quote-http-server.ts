@@ -74,6 +74,9 @@ const Q_AMOUNT = uwsString('amount');
 const Q_MAX_STATE_AGE = uwsString('maxStateAgeMs');
 const Q_SWAP_MODE = uwsString('swapMode');
 const Q_SLIPPAGE_BPS = uwsString('slippageBps');
+const Q_DEXES = uwsString('dexes');
+const Q_EXCLUDE_DEXES = uwsString('excludeDexes');
+const Q_ONLY_DIRECT = uwsString('onlyDirectRoutes');
 const STATUS_200 = uwsString(STATUS[200]);
 const CONTENT_TYPE = uwsString('Content-Type');
 const APPLICATION_JSON = uwsString('application/json');
@@ -86,7 +89,17 @@ export class QuoteHttpServer {
   private readonly pubkeys = new ValidatedPubkeys();
   private readonly bodies = new QuoteBodyWriter();
   /** The query of the request being handled, read into one reused object (validation is synchronous). */
-  private readonly params: QuoteQueryParams = { input: undefined, output: undefined, amount: undefined, maxStateAgeMs: undefined, swapMode: undefined, slippageBps: undefined };
+  private readonly params: QuoteQueryParams = {
+    input: undefined,
+    output: undefined,
+    amount: undefined,
+    maxStateAgeMs: undefined,
+    swapMode: undefined,
+    slippageBps: undefined,
+    dexes: undefined,
+    excludeDexes: undefined,
+    onlyDirectRoutes: undefined,
+  };
   /** IPv4 address (as an int32) → its rate-limit key, so a request builds no key string. */
   private readonly addressKeys = new Map<number, string>();
   private readonly limiter: RateLimiter | undefined;
@@ -200,6 +213,9 @@ export class QuoteHttpServer {
     params.maxStateAgeMs = query.getQuery(Q_MAX_STATE_AGE);
     params.swapMode = query.getQuery(Q_SWAP_MODE);
     params.slippageBps = query.getQuery(Q_SLIPPAGE_BPS);
+    params.dexes = query.getQuery(Q_DEXES);
+    params.excludeDexes = query.getQuery(Q_EXCLUDE_DEXES);
+    params.onlyDirectRoutes = query.getQuery(Q_ONLY_DIRECT);
     const apiKey = req.getHeader(this.apiKeyHeaderKey);
     const authorization = this.auth === undefined ? '' : req.getHeader('authorization');
 
