@@ -22,11 +22,12 @@ const LAYERS = {
   cache: ['chain', 'dex', 'pools', 'scanner'],
   bus: ['chain', 'scanner', 'pools', 'obs', 'config', 'common'],
   auth: ['config', 'obs'],
-  quote: ['chain', 'dex', 'rpc', 'pools', 'cache', 'auth', 'obs', 'config', 'common'],
+  quote: ['chain', 'dex', 'rpc', 'pools', 'cache', 'auth', 'obs', 'config', 'common', 'swap-api'],
   external: ['chain', 'cache', 'quote', 'auth', 'obs', 'config', 'common'],
   aggregator: ['chain', 'quote', 'bus', 'auth', 'obs', 'config', 'common'],
   platform: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'aggregator', 'auth', 'obs', 'config', 'common'],
-  sim: ['chain', 'dex', 'obs', 'config', 'threads', 'common'],
+  'swap-api': ['chain', 'dex'],
+  sim: ['chain', 'dex', 'obs', 'config', 'threads', 'common', 'swap-api'],
 };
 const ALL = Object.keys(LAYERS);
 const FOLDERS = [...ALL, 'app', 'cli'];

@@ -74,6 +74,8 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   [ErrorCode.Unavailable]: s(503, G.UNAVAILABLE),
   [ErrorCode.NotFound]: s(404, G.NOT_FOUND),
   [ErrorCode.MethodNotAllowed]: s(405, G.UNIMPLEMENTED),
+  [ErrorCode.Unauthenticated]: s(401, G.UNAUTHENTICATED),
+  [ErrorCode.PayloadTooLarge]: s(413, G.RESOURCE_EXHAUSTED),
   [ErrorCode.Internal]: s(500, G.INTERNAL),
   // the external quote API: no route is the pair's answer; every other failure means it cannot answer
   [ErrorCode.ExternalNoRoute]: s(404, G.NOT_FOUND),

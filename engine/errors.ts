@@ -39,6 +39,10 @@ export const ErrorCode = {
   NotFound: 'TP_ERR_NOT_FOUND',
   /** An HTTP method a path does not take (405, with `Allow`). */
   MethodNotAllowed: 'TP_ERR_METHOD_NOT_ALLOWED',
+  /** A request without a valid JWT bearer token on an authenticated path (401, `WWW-Authenticate: Bearer`). */
+  Unauthenticated: 'TP_ERR_UNAUTHENTICATED',
+  /** A request body above the path's bound (413). */
+  PayloadTooLarge: 'TP_ERR_PAYLOAD_TOO_LARGE',
   Internal: 'TP_ERR_INTERNAL',
   // external quote service (engine/external): what a poll of the provider's GET /quote ended with
   /** The provider found no route for the pair (400 COULD_NOT_FIND_ANY_ROUTE / TOKEN_NOT_TRADABLE; gRPC NOT_FOUND). */

@@ -52,7 +52,7 @@ describe('loadTidepoolProto', () => {
     expect(Object.keys(proto.QuoteAggregatorService.service).sort()).toEqual(
       ['GetAggregatedQuote', 'GetConfidenceBreakdown', 'Health', 'StreamAggregatedQuotes'],
     );
-    expect(Object.keys(proto.QuoteService.service)).toEqual(['StreamBatchQuotes']);
+    expect(Object.keys(proto.QuoteService.service)).toEqual(['StreamBatchQuotes', 'GetQuote', 'GetQuotes']);
   });
 
   it('round-trips an AggregatedQuote with u64 amounts above 2^53 without losing a unit', () => {

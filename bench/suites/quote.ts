@@ -26,6 +26,14 @@
  * Run alone: `npm run bench -- quote` (about a minute). Needs the Debian packages wrk and gcc; the
  * suite says so and fails when either is missing.
  *
+ * Quote API v1 (issue 12), in the same run against the same quote server process:
+ * - `GET /swap/v1/quote` (the public swap API path) throughput: the same wrk rounds over the same
+ *   pairs and amounts written as that API's query, interleaved with the /quote rounds; the goal is
+ *   at least 0.8× of GET /quote.
+ * - `POST /v1/quote/batch` of 100 quotes (100 distinct cache-hit targets) at 100 batches/s, open loop,
+ *   latency of the whole batch; baseline: the bare uWS server answering the same batch response
+ *   bytes to the same POST. Goal p99 < 5 ms.
+ *
  * Every /quote target is checked to be a cache hit before the run; a non-200 answer (a miss, a
  * 429 from the limiter, an error) fails the suite. The rate limiter stays on at 1,000,000 req/s
  * per client, above any offered load here (all generator connections are one client,
@@ -59,6 +67,28 @@ const LATENCY_CONNECTIONS = 32;
 const LATENCY_SECONDS = 5;
 const LATENCY_WARMUP_SECONDS = 1;
 const LATENCY_ROUNDS = 2;
+
+const GOAL_SWAP_API_RATIO = 0.8;
+const BATCH_SIZE = 100;
+const BATCH_RATE = 100;
+const GOAL_BATCH_P99_US = 5_000;
+const BATCH_CONNECTIONS = 8;
+const BATCH_SECONDS = 5;
+
+/** A /quote target (`/quote?input=..&output=..&amount=..`) as the public swap API's quote target. */
+function swapApiTarget(target: string): string {
+  const q = new URLSearchParams(target.slice(target.indexOf('?') + 1));
+  return `/swap/v1/quote?inputMint=${q.get('input')!}&outputMint=${q.get('output')!}&amount=${q.get('amount')!}`;
+}
+
+/** The POST /v1/quote/batch body of the first BATCH_SIZE /quote targets. */
+function batchBody(targets: readonly string[]): string {
+  const requests = targets.slice(0, BATCH_SIZE).map((t) => {
+    const q = new URLSearchParams(t.slice(t.indexOf('?') + 1));
+    return { inputMint: q.get('input')!, outputMint: q.get('output')!, amount: q.get('amount')! };
+  });
+  return JSON.stringify({ requests });
+}
 
 /** The quote server's memory breakdown at ready (bench/servers/quote-server.ts). */
 interface QuoteBreakdown {
@@ -104,7 +134,7 @@ const us = (n: number): string => `${n.toLocaleString('en-US', { maximumFraction
 
 export const quoteSuite: Suite = {
   name: 'quote',
-  description: 'cache-hit GET /quote on loopback (1,000 pools, rate limiter on) vs a bare uWS server: wrk throughput, open-loop latency at 10,000 req/s, RSS',
+  description: 'cache-hit GET /quote on loopback (1,000 pools, rate limiter on) vs a bare uWS server: wrk throughput, open-loop latency at 10,000 req/s, RSS; GET /swap/v1/quote throughput vs GET /quote; POST /v1/quote/batch of 100 at 100 batches/s',
   async run(): Promise<Figure[]> {
     const tools = requireTools('quote');
     const loadBefore = loadavg()[0]!;
@@ -113,6 +143,10 @@ export const quoteSuite: Suite = {
     const paths = join(dir, 'paths.txt');
     const script = join(dir, 'rotate.lua');
     const bodyFile = join(dir, 'body.json');
+    const swapPaths = join(dir, 'swap-paths.txt');
+    const batchPaths = join(dir, 'batch-paths.txt');
+    const batchFile = join(dir, 'batch.json');
+    const batchAnswerFile = join(dir, 'batch-answer.json');
     writeFileSync(script, WRK_SCRIPT);
     const servers: QuoteServerProcess[] = [];
     try {
@@ -130,6 +164,22 @@ export const quoteSuite: Suite = {
       writeFileSync(bodyFile, body);
       const bare: QuoteServerProcess = await startServer('bare', 'bare-server.js', ['--body', bodyFile], 30_000);
       servers.push(bare);
+
+      // Quote API v1 targets: every swap API target and the batch answer checked before the run.
+      writeFileSync(swapPaths, `${targets.map(swapApiTarget).join('\n')}\n`);
+      const swapSample = await fetch(`http://127.0.0.1:${quote.ready.port}${swapApiTarget(targets[0]!)}`);
+      if (swapSample.status !== 200) throw new Error(`quote server answered ${swapSample.status} to GET /swap/v1/quote: ${await swapSample.text()}`);
+      if (targets.length < BATCH_SIZE) throw new Error(`only ${targets.length} request targets, a batch needs ${BATCH_SIZE}`);
+      const batch = batchBody(targets);
+      writeFileSync(batchFile, batch);
+      writeFileSync(batchPaths, '/v1/quote/batch\n');
+      const batchSample = await fetch(`http://127.0.0.1:${quote.ready.port}/v1/quote/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: batch });
+      const batchAnswer = await batchSample.text();
+      const answered = batchSample.status === 200 ? (JSON.parse(batchAnswer) as { results: { status: number }[] }).results : [];
+      if (answered.length !== BATCH_SIZE || answered.some((r) => r.status !== 200)) throw new Error(`POST /v1/quote/batch did not answer every quote: ${batchAnswer.slice(0, 500)}`);
+      writeFileSync(batchAnswerFile, batchAnswer);
+      const bareBatch: QuoteServerProcess = await startServer('bare-batch', 'bare-server.js', ['--body', batchAnswerFile], 30_000);
+      servers.push(bareBatch);
       process.stderr.write(
         `bench quote: ${String(quote.ready.pools)} pools, ${String(quote.ready.pairs)} pairs, ${targets.length} request targets, ` +
           `body ${Buffer.byteLength(body)} bytes; quote pid ${quote.ready.pid} port ${quote.ready.port}, bare pid ${bare.ready.pid} port ${bare.ready.port}\n` +
@@ -138,13 +188,20 @@ export const quoteSuite: Suite = {
 
       // Warm up both (JIT, connection buffers), then interleaved wrk rounds.
       for (const s of [bare, quote]) await wrk(tools.wrk, script, paths, s.ready.port, WRK_WARMUP_SECONDS);
-      const rps: Record<string, number[]> = { bare: [], quote: [] };
+      await wrk(tools.wrk, script, swapPaths, quote.ready.port, WRK_WARMUP_SECONDS);
+      const rps: Record<string, number[]> = { bare: [], quote: [], swap: [] };
+      // The swap API rounds run against the quote server, on its own targets: [name, port, targets].
+      const runs: [string, number, string][] = [
+        ['bare', bare.ready.port, paths],
+        ['quote', quote.ready.port, paths],
+        ['swap', quote.ready.port, swapPaths],
+      ];
       for (let round = 0; round < WRK_ROUNDS; round++) {
-        for (const s of round % 2 === 0 ? [bare, quote] : [quote, bare]) {
+        for (const [name, port, targetsFile] of round % 2 === 0 ? runs : [...runs].reverse()) {
           await settle();
-          const r = await wrk(tools.wrk, script, paths, s.ready.port, WRK_SECONDS);
-          rps[s.name]!.push(r.rps);
-          process.stderr.write(`bench quote: wrk ${s.name} round ${round + 1}: ${Math.round(r.rps).toLocaleString('en-US')} req/s\n`);
+          const r = await wrk(tools.wrk, script, targetsFile, port, WRK_SECONDS);
+          rps[name]!.push(r.rps);
+          process.stderr.write(`bench quote: wrk ${name} round ${round + 1}: ${Math.round(r.rps).toLocaleString('en-US')} req/s\n`);
         }
       }
 
@@ -173,6 +230,22 @@ export const quoteSuite: Suite = {
         }
       }
 
+      // POST /v1/quote/batch of BATCH_SIZE at BATCH_RATE batches/s, beside the bare server answering the same bytes.
+      const batchLatency = { quote: new LatencyRecorder(), bare: new LatencyRecorder() };
+      const batchLag = { quote: new LatencyRecorder(), bare: new LatencyRecorder() };
+      for (let round = 0; round < LATENCY_ROUNDS; round++) {
+        for (const [name, s] of (round % 2 === 0 ? [['bare', bareBatch], ['quote', quote]] : [['quote', quote], ['bare', bareBatch]]) as ['quote' | 'bare', QuoteServerProcess][]) {
+          await runOpenloop(
+            generator,
+            { port: s.ready.port, rate: BATCH_RATE, seconds: BATCH_SECONDS, warmupSeconds: LATENCY_WARMUP_SECONDS, connections: BATCH_CONNECTIONS, paths: batchPaths, body: batchFile, out: join(dir, `batch-${name}-${round}.bin`) },
+            batchLatency[name],
+            batchLag[name],
+          );
+          await settle();
+          process.stderr.write(`bench quote: batch ${name} round ${round + 1}: p99 so far ${us(batchLatency[name].percentileUs(99))}\n`);
+        }
+      }
+
       const memory = { bare: memoryOf(bare.ready.pid), quote: memoryOf(quote.ready.pid) };
       const lagP99 = Math.max(lag.quote.percentileUs(99), lag.bare.percentileUs(99));
       const machine = `1-min load average ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after, on ${cpus().length} CPUs`;
@@ -183,6 +256,10 @@ export const quoteSuite: Suite = {
       const tool = `bench/loadgen/openloop.c (open loop, latency from the due time), ${RATE.toLocaleString('en-US')} req/s, ${LATENCY_CONNECTIONS} connections, ${LATENCY_ROUNDS}×${LATENCY_SECONDS} s after ${LATENCY_WARMUP_SECONDS} s warm-up`;
       const fmtRounds = (xs: number[]): string => xs.map((x) => Math.round(x).toLocaleString('en-US')).join(', ');
       const mb = (x: number): string => `${x.toFixed(1)} MB`;
+      const swapRps = median(rps.swap!);
+      const qb = batchLatency.quote.summary();
+      const bb = batchLatency.bare.summary();
+      const batchLagP99 = Math.max(batchLag.quote.percentileUs(99), batchLag.bare.percentileUs(99));
       return [
         {
           name: `quote throughput (wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS}, closed loop)`,
@@ -220,6 +297,32 @@ export const quoteSuite: Suite = {
             `generator lateness (counted in the latency) p50/p99: quote run ${us(lag.quote.percentileUs(50))}/${us(lag.quote.percentileUs(99))}, ` +
             `bare run ${us(lag.bare.percentileUs(50))}/${us(lag.bare.percentileUs(99))}; ` +
             `pipelined sends (all connections busy): quote ${pipelined.quote}, bare ${pipelined.bare}; max in flight: quote ${maxInFlight.quote}, bare ${maxInFlight.bare}`,
+        },
+        {
+          name: `GET /swap/v1/quote throughput (wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS}, closed loop)`,
+          unit: 'req/s',
+          value: swapRps,
+          higherIsBetter: true,
+          baseline: { name: 'GET /quote, same server, same pairs and amounts', value: quoteRps },
+          goal: `≥ ${GOAL_SWAP_API_RATIO}× GET /quote`,
+          goalMet: swapRps >= GOAL_SWAP_API_RATIO * quoteRps,
+          note: `median of ${WRK_ROUNDS} rounds interleaved with the /quote and bare rounds; swap API ${fmtRounds(rps.swap!)}; /quote ${fmtRounds(rps.quote!)}; all 2xx; ratio ${(swapRps / quoteRps).toFixed(2)}×`,
+        },
+        {
+          name: `POST /v1/quote/batch of ${BATCH_SIZE} p99 at ${BATCH_RATE} batches/s (open loop)`,
+          unit: 'µs',
+          value: qb.p99Us,
+          higherIsBetter: false,
+          baseline: { name: 'bare uWS answering the same batch bytes, p99', value: bb.p99Us },
+          p50Us: qb.p50Us,
+          p99Us: qb.p99Us,
+          p999Us: qb.p999Us,
+          goal: `p99 < ${GOAL_BATCH_P99_US.toLocaleString('en-US')} µs at ${BATCH_RATE} batches/s`,
+          goalMet: qb.p99Us < GOAL_BATCH_P99_US,
+          note:
+            (batchLagP99 > NOISY_LAG_P99_US ? `NOISY: generator lateness p99 ${us(batchLagP99)}; ` : '') +
+            `${qb.count} batches of ${BATCH_SIZE} distinct cache-hit quotes (${Buffer.byteLength(batch)} bytes in, ${Buffer.byteLength(batchAnswer)} bytes out), every answer 200, max ${us(qb.maxUs)}; ` +
+            `bare p50 ${us(bb.p50Us)} p99 ${us(bb.p99Us)}; ${BATCH_CONNECTIONS} connections, ${LATENCY_ROUNDS}×${BATCH_SECONDS} s after ${LATENCY_WARMUP_SECONDS} s warm-up; ${machine}`,
         },
         {
           name: `quote server RSS after load (${String(quote.ready.pools)} pools cached)`,

@@ -153,6 +153,12 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
         return { status: h.status, body: { ...h, status: HTTP_STATUS_OF[h.status], upstreams: { local, external }, publisher: deps.publisher.stats() } };
       },
       stats,
+      notReady() {
+        // Ready once one upstream is connected and healthy: quotes can then be served (DEGRADED).
+        const h = aggregatorHealth(core, AGGREGATOR_VERSION);
+        if (h.local.healthy || h.external.healthy) return undefined;
+        return `no upstream connected and healthy (local ${h.local.address}: ${h.local.state}; external ${h.external.address}: ${h.external.state})`;
+      },
       async metrics() {
         metrics.syncFrom({ local: core.upstreams.local.status(), external: core.upstreams.external.status() }, deps.publisher.stats());
         metrics.activeStreams.set(core.activeStreams);

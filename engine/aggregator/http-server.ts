@@ -1,6 +1,7 @@
 /**
  * The aggregator's HTTP side interface (spec 01, -http-port): GET /health (200 serving or
- * degraded, 503 not serving), GET /stats, GET /metrics (Prometheus text). JSON is camelCase with
+ * degraded, 503 not serving), GET /ready (200 {status:"ready"} once an upstream is connected and
+ * healthy, else 503 {status:"not_ready", reason}), GET /stats, GET /metrics (Prometheus text). JSON is camelCase with
  * u64 values as decimal strings; errors are {"error":{"code","message"}}; other paths are 404.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -14,6 +15,8 @@ export interface AggregatorHttpHandlers {
   /** The health body and whether the aggregator can serve quotes at all. */
   health(): { status: ServingStatusName; body: object };
   stats(): object;
+  /** Why the aggregator is not ready (no upstream connected); undefined when ready. */
+  notReady?(): string | undefined;
   /** Prometheus text exposition and its content type. */
   metrics(): Promise<{ contentType: string; body: string }>;
 }
@@ -60,7 +63,7 @@ export class AggregatorHttpServer {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const { path } = requestTarget(req);
-    if (path !== '/health' && path !== '/stats' && path !== '/metrics') {
+    if (path !== '/health' && path !== '/ready' && path !== '/stats' && path !== '/metrics') {
       sendError(res, ErrorCode.NotFound, `no such path: ${path}`);
       return;
     }
@@ -73,6 +76,9 @@ export class AggregatorHttpServer {
       if (path === '/health') {
         const { status, body } = this.handlers.health();
         send(res, status === ServingStatusName.NotServing ? 503 : 200, 'application/json', json(body));
+      } else if (path === '/ready') {
+        const reason = this.handlers.notReady?.();
+        send(res, reason === undefined ? 200 : 503, 'application/json', json(reason === undefined ? { status: 'ready' } : { status: 'not_ready', reason }));
       } else if (path === '/stats') {
         send(res, 200, 'application/json', json(this.handlers.stats()));
       } else {

@@ -75,6 +75,26 @@ describe('aggregator HTTP', () => {
     expect(down.status).toBe(503);
   });
 
+  it('GET /ready: 200 while an upstream is connected and healthy, 503 naming both when none is', async () => {
+    const { t, local, external } = await setup(100n, 101n);
+    await unaryCall(t.client, 'GetAggregatedQuote', REQUEST);
+    const ready = await eventually(async () => {
+      const r = await get(t, '/ready');
+      expect(r.status).toBe(200);
+      return r;
+    });
+    expect(ready.json()).toEqual({ status: 'ready' });
+    local.kill();
+    external.kill();
+    const down = await eventually(async () => {
+      const r = await get(t, '/ready');
+      expect(r.status).toBe(503);
+      return r;
+    });
+    expect(down.json().status).toBe('not_ready');
+    expect(down.json().reason).toMatch(/local .*external/);
+  });
+
   it('GET /stats: requests, average confidence, aggregations, duplicates, price difference, upstreams, publisher', async () => {
     const { t, local } = await setup(100_000n, 102_000n);
     await unaryCall(t.client, 'GetAggregatedQuote', REQUEST);

@@ -178,6 +178,15 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
     expect(service.consumer!.stats.acked).toBeGreaterThan(0);
   });
 
+  it('GET /ready: the quote service (cache loaded, bus connected) and the scanner (stream and bus connected) are ready', async () => {
+    const quoteReady = await fetch(`${quoteBase}/ready`);
+    expect(quoteReady.status).toBe(200);
+    expect(await quoteReady.json()).toEqual({ status: 'ready' });
+    const scannerReady = await fetch(`http://127.0.0.1:${scanner.service.http.port}/ready`);
+    expect(scannerReady.status).toBe(200);
+    expect(await scannerReady.json()).toEqual({ status: 'ready' });
+  });
+
   it('a restarted quote service (same durable) starts with every traded pool, seeded from the stream, and quotes as before', async () => {
     const before = await quote(quoteBase, WSOL_MINT, USDC_MINT, 1_000_000_000n);
     const known = service.cache.pools().length;
@@ -231,6 +240,9 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
       const scannerHealth = await fetch(`http://127.0.0.1:${deadScanner.service.http.port}/health`);
       expect(scannerHealth.status).toBe(503);
       expect(await scannerHealth.json()).toMatchObject({ status: 'bus_unavailable', connected: true, bus: 'connecting' });
+      const scannerReady = await fetch(`http://127.0.0.1:${deadScanner.service.http.port}/ready`);
+      expect(scannerReady.status).toBe(503);
+      expect(await scannerReady.json()).toEqual({ status: 'not_ready', reason: 'pool update bus is connecting' });
       // Nothing arrives over the bus any more: once stale, the quote comes from the RPC fallback.
       await eventually(async () => {
         const q = await quote(base, WSOL_MINT, USDC_MINT, 1_000_000_000n);

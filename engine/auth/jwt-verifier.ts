@@ -38,14 +38,19 @@ export interface JwtVerifierOptions {
   now?: () => number;
 }
 
+interface VerifiedToken {
+  readonly until: number;
+  readonly subject: string;
+}
+
 export class JwtVerifier {
   private readonly hmacKey: Uint8Array | undefined;
   private readonly publicKey: KeyObject | undefined;
   private readonly options: JwtVerifierOptions;
   private readonly now: () => number;
   private readonly algorithms: string[];
-  /** Verified tokens → the time (ms) they stop being trusted. */
-  private readonly verified = new LRUCache<string, number>({ max: CACHE_MAX_TOKENS });
+  /** Verified tokens → the time (ms) they stop being trusted, and their `sub` claim ('' without one). */
+  private readonly verified = new LRUCache<string, VerifiedToken>({ max: CACHE_MAX_TOKENS });
 
   constructor(options: JwtVerifierOptions) {
     this.options = options;
@@ -58,17 +63,30 @@ export class JwtVerifier {
 
   /** True when `token` was verified recently and has not expired since. */
   isVerified(token: string): boolean {
-    const until = this.verified.get(token);
-    if (until === undefined) return false;
-    if (until > this.now()) return true;
+    return this.verifiedEntry(token) !== undefined;
+  }
+
+  /**
+   * The `sub` claim of a token verified recently and not expired since ('' when it has none), or
+   * undefined when the token is not (yet) verified: what a client cannot forge, for keying limits.
+   */
+  verifiedSubject(token: string): string | undefined {
+    return this.verifiedEntry(token)?.subject;
+  }
+
+  private verifiedEntry(token: string): VerifiedToken | undefined {
+    const entry = this.verified.get(token);
+    if (entry === undefined) return undefined;
+    if (entry.until > this.now()) return entry;
     this.verified.delete(token);
-    return false;
+    return undefined;
   }
 
   /** Resolves when `token` verifies; rejects with AuthError saying why not. */
   async verify(token: string): Promise<void> {
     if (this.isVerified(token)) return;
     let exp: number | undefined;
+    let subject: string;
     try {
       const { payload } = await jwtVerify(token, (header: JWTHeaderParameters) => this.keyFor(header), {
         algorithms: this.algorithms,
@@ -78,12 +96,13 @@ export class JwtVerifier {
         ...(this.options.issuer ? { issuer: this.options.issuer } : {}),
       });
       exp = payload.exp;
+      subject = typeof payload.sub === 'string' ? payload.sub : '';
     } catch (err) {
       throw new AuthError(reason(err, this.algorithms), { cause: err });
     }
     const now = this.now();
     const until = Math.min(now + CACHE_TTL_MS, exp === undefined ? Infinity : exp * 1000 + CLOCK_TOLERANCE_S * 1000);
-    if (until > now) this.verified.set(token, until);
+    if (until > now) this.verified.set(token, { until, subject });
   }
 
   private keyFor(header: JWTHeaderParameters): Uint8Array | KeyObject {

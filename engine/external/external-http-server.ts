@@ -2,7 +2,10 @@
  * The external quote service's metrics port (default 9093): `GET /metrics` (Prometheus text) and
  * `GET /health` (JSON, camelCase). /health answers 200 while quotes can be had (breaker closed or
  * half-open; `status` "degraded" when half-open or paused by a 429) and 503 while the circuit
- * breaker is open, so a probe sees a service that can only send error quotes.
+ * breaker is open, so a probe sees a service that can only send error quotes. `GET /ready`: 200
+ * {status:"ready"} while the provider is reachable, 503 {status:"not_ready", reason} while the
+ * circuit breaker is open or no poll in the uptime window succeeded (before the first poll it is
+ * ready: nothing says the provider is down).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
@@ -12,6 +15,14 @@ import { closeServer, listenOn, requestTarget } from '../obs/index.js';
 
 export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable' } as const;
 export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
+
+/** Why the external quote service is not ready (the provider is not reachable); undefined when ready. */
+export function externalNotReady(h: ExternalHealth): string | undefined {
+  const p = h.provider;
+  if (p.circuitBreaker === 'open') return `provider ${p.name} circuit breaker open`;
+  if (p.pollsInWindow > 0 && p.upPollsInWindow === 0) return `provider ${p.name}: no successful poll in the last ${p.uptimeWindowMs} ms`;
+  return undefined;
+}
 
 /** The /health body. */
 export interface ExternalHealth {
@@ -77,6 +88,11 @@ export class ExternalHttpServer {
     if (req.method === 'GET' && path === '/health') {
       const health = this.options.health();
       res.writeHead(health.status === HealthStatus.Unavailable ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(health));
+      return;
+    }
+    if (req.method === 'GET' && path === '/ready') {
+      const reason = externalNotReady(this.options.health());
+      res.writeHead(reason === undefined ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(reason === undefined ? { status: 'ready' } : { status: 'not_ready', reason }));
       return;
     }
     if (req.method === 'GET' && path === '/metrics') {

@@ -139,6 +139,8 @@ describe('external quote service against a provider', () => {
 
   it('opens the breaker after 5 consecutive 500s: no more requests reach the provider, streams get UNAVAILABLE error quotes', async () => {
     await start({ pollInterval: 20 }, { breaker: { resetTimeoutMs: 60_000 } });
+    // Before any poll nothing says the provider is down: ready.
+    expect((await fetch(`${endpoints.metrics}/ready`)).status).toBe(200);
     fake.answer = () => ({ status: 500, body: '{"error":"boom"}' });
     const probe = open([SOL_USDC]);
     await eventually(() => probe.quotes.find((q) => q.error?.code === 'TP_ERR_CIRCUIT_OPEN'), 'a circuit-open error quote');
@@ -155,6 +157,9 @@ describe('external quote service against a provider', () => {
     const h = await fetch(`${endpoints.metrics}/health`);
     expect(h.status).toBe(503);
     expect(((await h.json()) as ExternalHealth).provider.circuitBreaker).toBe('open');
+    const ready = await fetch(`${endpoints.metrics}/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'not_ready', reason: expect.stringMatching(/circuit breaker open/) });
     expect(await metricsText()).toMatch(/^external_quotes_circuit_breaker_state 2$/m);
   });
 

@@ -12,12 +12,16 @@
  */
 import uws from '@trufflesuite/uws-js-unofficial';
 
+import type { JwtVerifier } from '../auth/index.js';
+import type { PoolCache } from '../cache/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { acquireHeapSampling, releaseHeapSampling } from '../obs/index.js';
 import type { Logger } from '../obs/index.js';
 import type { QuoteMetrics } from '../obs/index.js';
 import { quoteOfAnswer, type QuoteAnswer } from './quote-answer.js';
 import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
+import { checkBearer, verifiedSubjectOf } from './http-bearer-auth.js';
+import { mountQuoteApiRoutes } from './quote-api-routes.js';
 import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
 import { QuoteBodyWriter } from './quote-body.js';
 import { HealthStatus, type QuoteEngine, type QuoteResult } from './quote-engine.js';
@@ -32,15 +36,15 @@ export interface QuoteHttpServerOptions {
   rateLimiter?: RateLimiter | false;
   /** Bind address; default 127.0.0.1. */
   host?: string;
-  /**
-   * The verified JWT subject of a request when auth is on (read synchronously in the handler):
-   * the rate-limit key when it gives one, else the remote address. Never a header the client
-   * picks (an `x-api-key` rotated per request got every request through).
-   */
-  subjectOf?: (req: uws.HttpRequest) => string | undefined;
   /** Keep the sampling heap profiler on while started, for /debug/pprof/heap. Default false. */
   heapProfile?: boolean;
   logger?: Logger;
+  /** JWT bearer auth of the quote paths (engine/auth `createGrpcAuth`); undefined: off. */
+  auth?: JwtVerifier | undefined;
+  /** The pool cache GET /v1/pools lists (the engine's). */
+  cache?: PoolCache | undefined;
+  /** Why the service is not ready, for GET /ready (undefined: ready). Default: always ready. */
+  notReady?: () => string | undefined;
 }
 
 export { HealthStatus };
@@ -68,6 +72,9 @@ const Q_AMOUNT = uwsString('amount');
 const Q_MAX_STATE_AGE = uwsString('maxStateAgeMs');
 const Q_SWAP_MODE = uwsString('swapMode');
 const Q_SLIPPAGE_BPS = uwsString('slippageBps');
+const Q_DEXES = uwsString('dexes');
+const Q_EXCLUDE_DEXES = uwsString('excludeDexes');
+const Q_ONLY_DIRECT = uwsString('onlyDirectRoutes');
 const STATUS_200 = uwsString(STATUS[200]);
 const CONTENT_TYPE = uwsString('Content-Type');
 const APPLICATION_JSON = uwsString('application/json');
@@ -80,13 +87,23 @@ export class QuoteHttpServer {
   private readonly pubkeys = new ValidatedPubkeys();
   private readonly bodies = new QuoteBodyWriter();
   /** The query of the request being handled, read into one reused object (validation is synchronous). */
-  private readonly params: QuoteQueryParams = { input: undefined, output: undefined, amount: undefined, maxStateAgeMs: undefined, swapMode: undefined, slippageBps: undefined };
+  private readonly params: QuoteQueryParams = {
+    input: undefined,
+    output: undefined,
+    amount: undefined,
+    maxStateAgeMs: undefined,
+    swapMode: undefined,
+    slippageBps: undefined,
+    dexes: undefined,
+    excludeDexes: undefined,
+    onlyDirectRoutes: undefined,
+  };
   /** IPv4 address (as an int32) → its rate-limit key, so a request builds no key string. */
   private readonly addressKeys = new Map<number, string>();
   private readonly limiter: RateLimiter | undefined;
   private readonly host: string;
-  private readonly subjectOf: ((req: uws.HttpRequest) => string | undefined) | undefined;
   private readonly heapProfile: boolean;
+  private readonly auth: JwtVerifier | undefined;
   private readonly app: uws.TemplatedApp;
   private listenSocket: uws.us_listen_socket | undefined;
   private boundPort = 0;
@@ -98,14 +115,27 @@ export class QuoteHttpServer {
     this.engine = options.engine;
     this.limiter = options.rateLimiter === false ? undefined : (options.rateLimiter ?? new RateLimiter());
     this.host = options.host ?? '127.0.0.1';
-    this.subjectOf = options.subjectOf;
     this.heapProfile = options.heapProfile ?? false;
+    this.auth = options.auth;
+    const notReady = options.notReady ?? (() => undefined);
     this.app = uws.App()
       .get('/quote', (res, req) => this.handleQuote(res, req))
       .get('/health', (res) => this.handleHealth(res))
       .get('/metrics', (res) => this.handleOps(res, this.metricsAnswer()))
-      .get('/debug/pprof/heap', (res, req) => this.handleOps(res, heapProfileResponse(req.getQuery('format') ?? '')))
-      .any('/*', (res) => {
+      .get('/debug/pprof/heap', (res, req) => this.handleOps(res, heapProfileResponse(req.getQuery('format') ?? '')));
+    // The /v1 REST paths, GET /swap/v1/quote and GET /ready: adapters of their own (quote-api-routes.ts).
+    mountQuoteApiRoutes(this.app, {
+      engine: this.engine,
+      pubkeys: this.pubkeys,
+      cache: options.cache,
+      auth: this.auth,
+      isDraining: () => this.draining,
+      rateLimit: (res, authorization) => this.rateLimit(res, authorization),
+      health: (res) => this.handleHealth(res),
+      metrics: (res) => this.handleOps(res, this.metricsAnswer()),
+      notReady: () => (this.draining ? 'shutting down' : notReady()),
+    });
+    this.app      .any('/*', (res) => {
         this.sendError(res, httpError(ErrorCode.NotFound, 'not found'));
       });
   }
@@ -181,13 +211,49 @@ export class QuoteHttpServer {
     params.maxStateAgeMs = query.getQuery(Q_MAX_STATE_AGE);
     params.swapMode = query.getQuery(Q_SWAP_MODE);
     params.slippageBps = query.getQuery(Q_SLIPPAGE_BPS);
-    const subject = this.subjectOf?.(req);
+    params.dexes = query.getQuery(Q_DEXES);
+    params.excludeDexes = query.getQuery(Q_EXCLUDE_DEXES);
+    params.onlyDirectRoutes = query.getQuery(Q_ONLY_DIRECT);
+    const authorization = this.auth === undefined ? '' : req.getHeader('authorization');
 
-    if (this.limiter !== undefined) {
-      const retryAfter = this.limiter.take(subject !== undefined ? `sub:${subject}` : this.addressKey(res));
-      if (retryAfter > 0) {
-        const message = `rate limit of ${this.limiter.rps} requests per second exceeded`;
-        this.sendError(res, httpError(ErrorCode.RateLimited, message, [['Retry-After', String(retryAfter)]]));
+    const limited = this.rateLimit(res, authorization);
+    if (limited !== undefined) {
+      this.sendError(res, limited);
+      return;
+    }
+    if (this.auth !== undefined) {
+      const refusal = checkBearer(this.auth, authorization);
+      if (refusal instanceof Promise) {
+        // A token not seen yet: answer once its signature is checked (the query copied: `params` is reused).
+        const copy = { ...params };
+        let aborted = false;
+        res.onAborted(() => {
+          aborted = true;
+        });
+        void refusal.then((r) => {
+          if (aborted) return;
+          if (r !== undefined) {
+            res.cork(() => this.sendError(res, r));
+            return;
+          }
+          const request = parseQuoteQuery(copy, this.engine.defaultSlippageBps, this.pubkeys);
+          if (isQuoteFailure(request)) return res.cork(() => this.sendError(res, httpErrorOfFailure(request)));
+          if (this.draining) return res.cork(() => this.sendError(res, httpError(ErrorCode.Unavailable, 'the quote service is shutting down')));
+          const result = this.engine.quote(request);
+          const pending = result instanceof Promise ? result : Promise.resolve(result);
+          void pending.then((r2) => {
+            if (aborted) return;
+            const body = r2.ok ? this.bodyOf(r2) : undefined;
+            res.cork(() => {
+              if (body !== undefined) res.writeStatus(STATUS[200]).writeHeader('Content-Type', 'application/json').end(body);
+              else if (!r2.ok) this.sendError(res, httpErrorOfFailure(r2));
+            });
+          });
+        });
+        return;
+      }
+      if (refusal !== undefined) {
+        this.sendError(res, refusal);
         return;
       }
     }
@@ -212,6 +278,25 @@ export class QuoteHttpServer {
     }
     // Synchronous, in the handler: uWS has corked the response already.
     res.writeStatus(STATUS_200).writeHeader(CONTENT_TYPE, APPLICATION_JSON).end(this.bodyOf(result));
+  }
+
+  /**
+   * The per-client rate limit of a quote request (from the handler): the 429 to answer, or
+   * undefined. The key is the API key when given, else the remote address.
+   */
+  /**
+   * The rate limit of a request: keyed by the verified JWT subject when auth is on and the bearer
+   * token has verified, else by the remote address. Never by anything the client picks freely (an
+   * `x-api-key` rotated per request got every request through; an unverified token's claims are
+   * the client's words).
+   */
+  private rateLimit(res: uws.HttpResponse, authorization: string): HttpError | undefined {
+    if (this.limiter === undefined) return undefined;
+    const subject = this.auth === undefined ? undefined : verifiedSubjectOf(this.auth, authorization);
+    const retryAfter = this.limiter.take(subject !== undefined && subject !== '' ? `sub:${subject}` : this.addressKey(res));
+    if (retryAfter <= 0) return undefined;
+    const message = `rate limit of ${this.limiter.rps} requests per second exceeded`;
+    return httpError(ErrorCode.RateLimited, message, [['Retry-After', String(retryAfter)]]);
   }
 
   /** The /quote body of an answer: the memo's bytes with this answer's fields, or JSON built now. */

@@ -6,8 +6,9 @@ import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/index.js';
 import { SwapMode } from '../dex/index.js';
 import type { Quote } from './quote-answer.js';
-import { badParameter, type QuoteFailure } from './quote-failure.js';
+import { badParameter, isQuoteFailure, type QuoteFailure } from './quote-failure.js';
 import type { QuoteRequest } from './quote-request.js';
+import { parseDexList, routeFilterOf } from './quote-v1-request.js';
 import { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './slippage.js';
 
 /**
@@ -78,6 +79,11 @@ export interface QuoteQueryParams {
   maxStateAgeMs?: string | undefined;
   swapMode?: string | undefined;
   slippageBps?: string | undefined;
+  /** Comma-separated DEX kinds or labels (quote-v1-request.ts `parseDexList`). */
+  dexes?: string | undefined;
+  excludeDexes?: string | undefined;
+  /** `true` or `false`. */
+  onlyDirectRoutes?: string | undefined;
 }
 
 /**
@@ -121,5 +127,17 @@ export function parseQuoteQuery(
     }
     bps = Number(slippageBps);
   }
-  return { inputMint: input, outputMint: output, mode, amount: value, amountText: amount, maxStateAgeMs: age, slippageBps: bps };
+  if (params.dexes === undefined && params.excludeDexes === undefined && params.onlyDirectRoutes === undefined) {
+    return { inputMint: input, outputMint: output, mode, amount: value, amountText: amount, maxStateAgeMs: age, slippageBps: bps };
+  }
+  const dexes = parseDexList(params.dexes, 'dexes', true);
+  if (isQuoteFailure(dexes)) return dexes;
+  const excludeDexes = parseDexList(params.excludeDexes, 'excludeDexes', true);
+  if (isQuoteFailure(excludeDexes)) return excludeDexes;
+  const direct = params.onlyDirectRoutes;
+  if (direct !== undefined && direct !== '' && direct !== 'true' && direct !== 'false') {
+    return badParameter('onlyDirectRoutes', 'parameter onlyDirectRoutes must be true or false');
+  }
+  const routeFilter = routeFilterOf(dexes as ReadonlySet<string> | undefined, excludeDexes as ReadonlySet<string> | undefined, direct === 'true');
+  return { inputMint: input, outputMint: output, mode, amount: value, amountText: amount, maxStateAgeMs: age, slippageBps: bps, ...(routeFilter === undefined ? {} : { routeFilter }) };
 }

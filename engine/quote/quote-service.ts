@@ -17,6 +17,7 @@ import { PoolUpdateHandler } from './pool-update-handler.js';
 import type { QuoteServiceConfig } from './quote-config.js';
 import { QuoteEngine } from './quote-engine.js';
 import { QuoteHttpServer } from './quote-http-server.js';
+import { quoteNotReady } from './quote-readiness.js';
 import { QuoteStreamServer } from './quote-stream-server.js';
 import { RateLimiter } from './rate-limiter.js';
 import { fallbackLoaderFromConfig } from './rpc-loader.js';
@@ -37,6 +38,8 @@ export interface QuoteServiceDeps {
   busStatus?: () => string;
   /** The quote cache shared between replicas (engine/platform `KvQuoteCache`, wired by engine/app); none by default. */
   sharedCache?: SharedQuoteCache;
+  /** More readiness conditions for GET /ready (the app's: consumer seeded, ...); undefined: ready. */
+  notReady?: () => string | undefined;
 }
 
 /** The ports a started quote service is bound to. */
@@ -82,7 +85,8 @@ export function createQuoteCache(config: QuoteServiceConfig, now?: () => number)
 
 export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServiceDeps): QuoteService {
   const log = deps.logger;
-  // JWT bearer auth of the gRPC stream: refused here (TP_ERR_CONFIG_INVALID) when on without a key.
+  // JWT bearer auth of the gRPC services and the REST quote paths (the same verifier): refused here
+  // (TP_ERR_CONFIG_INVALID) when on without a key.
   const auth = createGrpcAuth(config, config.host);
   const cache = deps.cache;
   const metrics = deps.metrics ?? createQuoteMetrics({ defaultMetrics: true });
@@ -123,6 +127,9 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     host: config.host,
     heapProfile: config['debug.heapProfile'],
     logger: log,
+    auth,
+    cache,
+    notReady: () => quoteNotReady(engine.health()) ?? deps.notReady?.(),
   });
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });

@@ -27,6 +27,7 @@ import { DEFAULT_GRPC_PORT } from './quote-config.js';
 import type { QuoteEngine } from './quote-engine.js';
 import { acquireLoadMonitor, releaseLoadMonitor, type LoadSignal, type LoadThresholds } from './load-monitor.js';
 import { QuoteSubscription } from './quote-subscription.js';
+import { quoteUnaryHandlers } from './quote-unary-calls.js';
 import { StreamCalls } from './stream-calls.js';
 import { StreamAdmission, type StreamLimits } from './stream-limits.js';
 import { StreamPacer } from './stream-pacer.js';
@@ -97,6 +98,8 @@ export class QuoteStreamServer {
           releaseLoadMonitor();
         }
       },
+      // GetQuote / GetQuotes: unary adapters over the same engine (quote-unary-calls.ts).
+      unary: quoteUnaryHandlers(engine),
     });
     this.unlisten = engine.onPoolChange(() => this.poolsChanged());
   }

@@ -29,11 +29,12 @@ import { ErrorCode } from '../errors.js';
 import { DueTimer } from './due-timer.js';
 import type { PacedWork, StreamPacer } from './stream-pacer.js';
 import { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';
-import { QuoteSource, type QuoteAnswer } from './quote-answer.js';
+import type { QuoteAnswer } from './quote-answer.js';
 import type { QuoteEngine, QuoteResult } from './quote-engine.js';
 import type { QuoteFailure } from './quote-failure.js';
 import type { QuoteRequest } from './quote-request.js';
-import { LOCAL_PROVIDER, errorQuoteMessage, quoteErrorOf, wireSwapModeOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
+import { errorQuoteMessage, quoteErrorOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
+import { answerQuoteMessage } from './wire-quote.js';
 import type { UpstreamQuote } from './quote-wire.js';
 
 /** Where quotes go: the gRPC call (a Node writable in object mode). */
@@ -97,10 +98,6 @@ function keyOf(m: UpstreamQuote): string {
   let hops = '';
   for (const hop of m.route) hops += `${hop.pool}@${hop.slot}:`;
   return `${m.origin}:${m.inputAmount}:${m.outputAmount}:${hops}${m.slot}`;
-}
-
-function clampU32(ms: number): number {
-  return Math.min(0xffff_ffff, Math.max(0, Math.floor(ms)));
 }
 
 export class QuoteSubscription implements PacedWork {
@@ -273,42 +270,7 @@ export class QuoteSubscription implements PacedWork {
   }
 
   private answerMessage(p: StreamPair, a: QuoteAnswer): UpstreamQuote {
-    const q = a.quote;
-    const engine = this.engine;
-    return {
-      pairId: p.pairId,
-      inputMint: p.inputMint,
-      outputMint: p.outputMint,
-      swapMode: wireSwapModeOf(q.mode),
-      inputAmount: q.inputAmount.toString(),
-      outputAmount: q.outputAmount.toString(),
-      minOutputAmount: a.slippage.minOutputText,
-      maxInputAmount: a.slippage.maxInputText,
-      slippageBps: a.slippage.bps,
-      priceImpact: q.priceImpact,
-      route: q.hops.map((h) => {
-        // An RPC answer's pool was written back into the cache (when enabled): its age is known there.
-        const age = engine.poolAgeSeconds(h.pool);
-        return {
-          pool: h.pool,
-          dex: h.dex,
-          inputMint: h.inputMint,
-          outputMint: h.outputMint,
-          inAmount: h.inAmount.toString(),
-          outAmount: h.outAmount.toString(),
-          fee: h.fee.toString(),
-          slot: h.slot.toString(),
-          ...(age === undefined ? {} : { poolAgeSeconds: age }),
-        };
-      }),
-      slot: q.slot.toString(),
-      contextSlot: a.contextSlot.toString(),
-      stateAgeMs: clampU32(a.stateAgeMs),
-      source: 'QUOTE_SOURCE_LOCAL',
-      origin: a.source === QuoteSource.Cache ? 'QUOTE_ORIGIN_CACHE' : 'QUOTE_ORIGIN_RPC',
-      provider: LOCAL_PROVIDER,
-      quotedAtUnixMs: String(this.wallClock()),
-    };
+    return answerQuoteMessage(p.pairId, a, this.engine, this.wallClock());
   }
 
   /** Pushes `m` for pair `i` unless it says what the last push said (and `force` is off). */

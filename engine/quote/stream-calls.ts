@@ -24,7 +24,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
 
-import { guardStream, type GrpcAuth } from '../auth/index.js';
+import { guardStream, guardUnary, type GrpcAuth } from '../auth/index.js';
 import { grpcStatusOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
@@ -78,6 +78,12 @@ export interface StreamCallsOptions<S extends StreamSubscription> {
   auth?: GrpcAuth;
   /** Per-client and global stream limits (stream-limits.ts); undefined: none. */
   admission?: StreamAdmission | undefined;
+  /**
+   * Unary methods of the same service served beside the stream (the local service's GetQuote /
+   * GetQuotes), each behind the same auth guard; a method not given answers UNIMPLEMENTED.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  unary?: Record<string, grpc.handleUnaryCall<any, any>>;
   /** What the service accepts beyond quote.proto's rules (exact out). */
   request?: StreamRequestOptions;
   /** The subscription of an accepted request. */
@@ -111,6 +117,7 @@ export class StreamCalls<S extends StreamSubscription> {
     this.server = new grpc.Server(options.serverOptions);
     this.server.addService(loadTidepoolProto().QuoteService.service, {
       StreamBatchQuotes: guardStream(options.auth, (call: QuoteStreamCall) => this.handle(call)),
+      ...Object.fromEntries(Object.entries(options.unary ?? {}).map(([name, handler]) => [name, guardUnary(options.auth, handler)])),
     });
     options.activeStreams.set(0);
   }

@@ -5,6 +5,9 @@
  *                       scanner that publishes to the bus (split deployment) also answers 503
  *                       {status:"bus_unavailable"} while the bus is not connected (spec 02,
  *                       "network partition of scanner": failing health check), with field `bus`
+ *   GET  /ready         readiness: 200 {status:"ready"} once its inputs are live (block-entry stream
+ *                       connected, and the bus when it publishes there), else 503
+ *                       {status:"not_ready", reason} naming what is not
  *   GET  /stats         scanner statistics (ScannerStats)
  *   GET  /config        the configuration in effect, secrets masked, and the monitored pools
  *   POST /config/pools  body {"pools": ["<base58>", ...]} (or a bare array): replaces the monitored
@@ -117,6 +120,14 @@ export class ScannerHttpServer {
         connections: s.stream.connections,
         connectionErrors: s.stream.connectionErrors,
       });
+      return;
+    }
+    if (req.method === 'GET' && path === '/ready') {
+      const reasons: string[] = [];
+      if (!scanner.stats().stream.connected) reasons.push('block-entry stream not connected');
+      const bus = this.options.busStatus?.();
+      if (bus !== undefined && bus !== 'connected') reasons.push(`pool update bus is ${bus}`);
+      sendJson(res, reasons.length === 0 ? 200 : 503, reasons.length === 0 ? { status: 'ready' } : { status: 'not_ready', reason: reasons.join('; ') });
       return;
     }
     if (req.method === 'GET' && path === '/stats') {

@@ -56,6 +56,7 @@ import type { SimToken } from './market-view.js';
 import { findProgramAddress } from '../chain/index.js';
 import { seededBytes32, type SimRandom } from './prng.js';
 import { encodeTokenAccount, TOKEN_ACCOUNT_SIZE } from './spl-token.js';
+import { DEX_LABELS } from '../swap-api/index.js';
 
 /**
  * Pools at genesis, one builder per kind, every account written with the engine's encoders under
@@ -110,12 +111,8 @@ export interface SimPoolInfo {
   tvlUsd: number;
 }
 
-export const DEX_LABELS: Readonly<Record<Dex, string>> = Object.freeze({
-  [Dex.Amm]: 'Raydium',
-  [Dex.Clmm]: 'Raydium CLMM',
-  [Dex.Dlmm]: 'Meteora DLMM',
-  [Dex.Whirlpool]: 'Whirlpool',
-});
+/** The public swap API's label of each DEX kind (engine/swap-api, shared with the quote service). */
+export { DEX_LABELS };
 
 /** Raydium AMM v4's authority, the owner of its vaults. */
 const RAYDIUM_AMM_AUTHORITY = '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1';

@@ -3,8 +3,14 @@
  * swap API's shape), routed over the simulator's pools. What the rest of the engine may use.
  */
 export { QuoteApi, mountQuoteApi, type QuoteApiOptions } from './quote-api.js';
-export { QuoteApiError, QuoteErrorCode, type QuoteErrorBody } from './quote-api-errors.js';
-export { InstructionVersion, parseQuoteParams, type QuoteParams } from './quote-params.js';
+export {
+  InstructionVersion,
+  QuoteApiError,
+  QuoteErrorCode,
+  parseQuoteParams,
+  type QuoteErrorBody,
+  type QuoteParams,
+} from '../../swap-api/index.js';
 export {
   buildQuoteResponse,
   formatFraction,

@@ -1,5 +1,6 @@
 /**
- * The body of a successful `GET /quote`, in the real swap API's shape (reference §7): u64 amounts
+ * The body of a successful `GET /quote`, in the real swap API's shape (reference §7; the types are
+ * engine/swap-api's, shared with the quote service's `GET /swap/v1/quote`): u64 amounts
  * as decimal strings, `priceImpactPct` as a decimal-string fraction, one route-plan step per hop
  * (`percent: 100`, `bps: 10000`: no split routes), `contextSlot` and `timeTaken` (seconds) as
  * numbers.
@@ -19,46 +20,15 @@
  */
 import { SwapMode } from '../../dex/index.js';
 import { BPS_DENOMINATOR, U64_MAX } from './constants.js';
-import { QuoteApiError, QuoteErrorCode } from './quote-api-errors.js';
-import type { QuoteParams } from './quote-params.js';
+import {
+  QuoteApiError,
+  QuoteErrorCode,
+  formatFraction,
+  type QuoteParams,
+  type QuoteResponse,
+  type RoutePlanStep,
+} from '../../swap-api/index.js';
 import type { Route } from './route-search.js';
-
-export interface SwapInfo {
-  ammKey: string;
-  label: string;
-  inputMint: string;
-  outputMint: string;
-  inAmount: string;
-  outAmount: string;
-  feeAmount: string;
-  feeMint: string;
-}
-
-export interface RoutePlanStep {
-  swapInfo: SwapInfo;
-  percent: number;
-  bps: number;
-}
-
-export interface PlatformFee {
-  amount: string;
-  feeBps: number;
-}
-
-export interface QuoteResponse {
-  inputMint: string;
-  inAmount: string;
-  outputMint: string;
-  outAmount: string;
-  otherAmountThreshold: string;
-  swapMode: SwapMode;
-  slippageBps: number;
-  platformFee: PlatformFee | null;
-  priceImpactPct: string;
-  routePlan: RoutePlanStep[];
-  contextSlot: number;
-  timeTaken: number;
-}
 
 const BPS = BigInt(BPS_DENOMINATOR);
 
@@ -133,15 +103,4 @@ function clampFraction(x: number): number {
   return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
 }
 
-/** A fraction as plain decimal text, never in exponent notation ("0.00000012", not "1.2e-7"). */
-export function formatFraction(x: number): string {
-  const v = clampFraction(x);
-  if (v === 0) return '0';
-  // JavaScript switches to exponent notation below 1e-6; the real API (Rust) never does.
-  if (v >= 1e-6) return String(v);
-  const fixed = v.toFixed(20);
-  let end = fixed.length;
-  while (end > 0 && fixed.charCodeAt(end - 1) === 0x30 /* 0 */) end--;
-  // Below 1e-20 nothing but zeros is left.
-  return fixed.charCodeAt(end - 1) === 0x2e /* . */ ? '0' : fixed.slice(0, end);
-}
+export { formatFraction, type PlatformFee, type QuoteResponse, type RoutePlanStep, type SwapInfo } from '../../swap-api/index.js';

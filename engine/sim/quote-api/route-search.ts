@@ -20,7 +20,7 @@ import { SwapMode, type SwapQuote } from '../../dex/index.js';
 import type { SimPoolView } from '../market-view.js';
 import { HOP_ACCOUNTS, RESTRICTED_INTERMEDIATES, ROUTE_BASE_ACCOUNTS, U64_MAX } from './constants.js';
 import type { GraphPool, PoolGraph } from './pool-graph.js';
-import type { QuoteParams } from './quote-params.js';
+import type { QuoteParams } from '../../swap-api/index.js';
 
 export interface RouteHop {
   view: SimPoolView;

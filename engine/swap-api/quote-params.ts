@@ -5,8 +5,8 @@
  * digit found in string`, Rust's parse errors); then equal mints answer
  * CIRCULAR_ARBITRAGE_IS_DISABLED. Unknown parameters are ignored, as the real API does.
  */
-import { base58 } from '../../chain/index.js';
-import { SwapMode } from '../../dex/index.js';
+import { base58 } from '../chain/index.js';
+import { SwapMode } from '../dex/index.js';
 import {
   BPS_DENOMINATOR,
   DEFAULT_MAX_ACCOUNTS,
@@ -14,7 +14,7 @@ import {
   U16_MAX,
   U64_MAX,
 } from './constants.js';
-import { QuoteApiError, QuoteErrorCode, unparsable } from './quote-api-errors.js';
+import { QuoteApiError, QuoteErrorCode, unparsable } from './swap-api-errors.js';
 
 export const InstructionVersion = { V1: 'V1', V2: 'V2' } as const;
 export type InstructionVersion = (typeof InstructionVersion)[keyof typeof InstructionVersion];

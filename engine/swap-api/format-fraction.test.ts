@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { formatFraction } from './quote-response.js';
+import { formatFraction } from './swap-api-response.js';
 
 describe('formatFraction', () => {
   it('writes fractions as plain decimals, never in exponent notation', () => {

@@ -1,0 +1,53 @@
+/**
+ * A quote engine answer as a quote.proto `Quote` of the local quote service: what the quote stream
+ * pushes (quote-subscription.ts) and the unary GetQuote / GetQuotes answer (quote-unary-calls.ts).
+ */
+import { QuoteSource, type QuoteAnswer } from './quote-answer.js';
+import type { QuoteEngine } from './quote-engine.js';
+import { LOCAL_PROVIDER, wireSwapModeOf } from './quote-stream-request.js';
+import type { UpstreamQuote } from './quote-wire.js';
+
+function clampU32(ms: number): number {
+  return Math.min(0xffff_ffff, Math.max(0, Math.floor(ms)));
+}
+
+/**
+ * The Quote of answer `a` for the pair `pairId`, quoted at `nowMs` (Unix ms). Each hop carries its
+ * pool's age where the cache knows it (an RPC answer's pool was written back into the cache).
+ */
+export function answerQuoteMessage(pairId: string, a: QuoteAnswer, engine: QuoteEngine, nowMs: number): UpstreamQuote {
+  const q = a.quote;
+  return {
+    pairId,
+    inputMint: q.inputMint,
+    outputMint: q.outputMint,
+    swapMode: wireSwapModeOf(q.mode),
+    inputAmount: q.inputAmount.toString(),
+    outputAmount: q.outputAmount.toString(),
+    minOutputAmount: a.slippage.minOutputText,
+    maxInputAmount: a.slippage.maxInputText,
+    slippageBps: a.slippage.bps,
+    priceImpact: q.priceImpact,
+    route: q.hops.map((h) => {
+      const age = engine.poolAgeSeconds(h.pool);
+      return {
+        pool: h.pool,
+        dex: h.dex,
+        inputMint: h.inputMint,
+        outputMint: h.outputMint,
+        inAmount: h.inAmount.toString(),
+        outAmount: h.outAmount.toString(),
+        fee: h.fee.toString(),
+        slot: h.slot.toString(),
+        ...(age === undefined ? {} : { poolAgeSeconds: age }),
+      };
+    }),
+    slot: q.slot.toString(),
+    contextSlot: a.contextSlot.toString(),
+    stateAgeMs: clampU32(a.stateAgeMs),
+    source: 'QUOTE_SOURCE_LOCAL',
+    origin: a.source === QuoteSource.Cache ? 'QUOTE_ORIGIN_CACHE' : a.source === QuoteSource.Rpc ? 'QUOTE_ORIGIN_RPC' : 'QUOTE_ORIGIN_EXTERNAL_API',
+    provider: LOCAL_PROVIDER,
+    quotedAtUnixMs: String(nowMs),
+  };
+}
