@@ -6,7 +6,7 @@ import { createServerDatabase, type TestDatabase } from './db/testing.js';
 import { KeySpace } from './kv/key-space.js';
 import { RedisStore } from './kv/redis-store.js';
 import { TEST_REDIS_URL, testPrefix } from './kv/testing.js';
-import { startSplitServiceState } from './split-service-state.js';
+import { openSplitQuoteCache, startSplitServiceState } from './split-service-state.js';
 
 const logger = createLogger({ level: 'silent' });
 
@@ -23,6 +23,18 @@ describe('platform state of a split service', () => {
     for (const key of await store.keys(keys.prefix)) await store.del(key);
     await store.close();
     await t?.drop();
+  });
+
+  it('the quote cache of a quote service: Redis with REDIS_URL (written and read), else in-process (written only)', async () => {
+    const shared = await openSplitQuoteCache({ env: { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: keys.prefix, TIDEPOOL_CONFIG: '/nonexistent.json' }, logger });
+    expect(shared.cache.keys.store.kind).toBe('redis');
+    expect(shared.cache.keys.prefix).toBe(keys.prefix);
+    expect((await shared.dependencyStatus()).map((d) => [d.name, d.ok])).toEqual([['redis', true]]);
+    await shared.close();
+    const local = await openSplitQuoteCache({ env: {}, logger });
+    expect(local.cache.keys.store.kind).toBe('memory');
+    await local.close();
+    await expect(openSplitQuoteCache({ env: { REDIS_URL: 'redis://127.0.0.1:1' }, logger })).rejects.toMatchObject({ code: 'TP_ERR_KV_UNAVAILABLE' });
   });
 
   it('keeps nothing without REDIS_URL or DATABASE_URL', async () => {

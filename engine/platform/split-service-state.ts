@@ -5,6 +5,7 @@ import { migrateUp } from './db/migrations.js';
 import { PgClient } from './db/pg-client.js';
 import { KeySpace } from './kv/key-space.js';
 import { KvQuoteCache } from './kv/kv-quote-cache.js';
+import type { DependencyStatus } from './kv/kv-store.js';
 import { MemoryStore } from './kv/memory-store.js';
 import { RedisStore } from './kv/redis-store.js';
 import { openKeySpace } from './kv/open-kv.js';
@@ -69,6 +70,12 @@ export async function startSplitServiceState(options: SplitServiceStateOptions):
 /** A quote service's shared quote cache and the store under it; `close` flushes, then closes the store. */
 export interface QuoteCacheHandle {
   readonly cache: KvQuoteCache;
+  /**
+   * The store under the quote cache (Redis, or the in-process store), for `/ready`: reachable or
+   * not, with its round trip. Quotes do not need it (a Redis down costs shared answers, never a
+   * quote), so a readiness check should report it rather than fail on it.
+   */
+  dependencyStatus(): Promise<DependencyStatus[]>;
   close(): Promise<void>;
 }
 
@@ -89,6 +96,7 @@ export async function openQuoteCache(options: { url: string; password: string; p
   const cache = new KvQuoteCache(keys, { logger: options.logger });
   return {
     cache,
+    dependencyStatus: async () => [await keys.store.status()],
     close: async () => {
       await cache.close();
       await keys.store.close();
