@@ -27,6 +27,8 @@ const LAYERS = {
   aggregator: ['chain', 'quote', 'bus', 'auth', 'obs', 'config', 'common'],
   platform: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'aggregator', 'auth', 'obs', 'config', 'common'],
   sim: ['chain', 'dex', 'obs', 'config', 'threads', 'common'],
+  // The web console sits on top of the platform: it reads every layer's state, none reads it.
+  console: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'aggregator', 'auth', 'obs', 'config', 'common', 'platform'],
 };
 const ALL = Object.keys(LAYERS);
 const FOLDERS = [...ALL, 'app', 'cli'];

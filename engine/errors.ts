@@ -40,6 +40,8 @@ export const ErrorCode = {
   /** An HTTP method a path does not take (405, with `Allow`). */
   MethodNotAllowed: 'TP_ERR_METHOD_NOT_ALLOWED',
   Internal: 'TP_ERR_INTERNAL',
+  /** An HTTP request or WebSocket without a valid JWT bearer token while auth is on (401; engine/auth). */
+  Unauthenticated: 'TP_ERR_UNAUTHENTICATED',
   // external quote service (engine/external): what a poll of the provider's GET /quote ended with
   /** The provider found no route for the pair (400 COULD_NOT_FIND_ANY_ROUTE / TOKEN_NOT_TRADABLE; gRPC NOT_FOUND). */
   ExternalNoRoute: 'TP_ERR_EXTERNAL_NO_ROUTE',

@@ -1,6 +1,7 @@
 import { createEngine } from '../../app/index.js';
 import { aggregatorEndpointLines, createAggregatorApp } from '../../app/index.js';
 import { aggregatorConfigUnderSim, checkStartConfig, engineConfigUnderSim, externalConfigUnderSim, startSchema } from '../../app/index.js';
+import { cachePoolRows, quoteLatencySource, startConsole, streamLatencySource, type ConsoleApp } from '../../console/index.js';
 import { createExternalQuoteService } from '../../external/index.js';
 import { initTracing } from '../../obs/index.js';
 import { createLogger } from '../../obs/index.js';
@@ -47,8 +48,10 @@ export const startCommand: Command = {
     const external = createExternalQuoteService(externalConfigUnderSim(loaded, simEndpoints), { logger: logger.child({ component: 'external-quotes' }) });
     let aggregatorApp: Awaited<ReturnType<typeof createAggregatorApp>> | undefined;
     let platform: EmbeddedPlatform | undefined;
+    let consoleApp: ConsoleApp | undefined;
     // Last started, first stopped: the aggregator's streams end and its events flush before its upstreams go.
     const close = async (): Promise<void> => {
+      await consoleApp?.close();
       await platform?.close();
       await aggregatorApp?.close();
       await external.close();
@@ -74,6 +77,29 @@ export const startCommand: Command = {
           logger: logger.child({ component: 'platform' }),
         });
       }
+      if (loaded.values['console.enabled']) {
+        let db: Awaited<EmbeddedPlatform['database']>;
+        void platform?.database.then((opened) => (db = opened));
+        const v = loaded.values;
+        const aggregatorHost = aggregatorConfig.host.includes(':') ? `[${aggregatorConfig.host}]` : aggregatorConfig.host;
+        consoleApp = await startConsole({
+          host: v.host,
+          port: v['console.port'],
+          auth: v,
+          services: [
+            { name: 'quote-service', health: `${endpoints.quote}/health`, metrics: endpoints.quoteMetrics },
+            { name: 'scanner', health: `${endpoints.scanner}/health`, metrics: endpoints.scannerMetrics },
+            { name: 'external-quotes', health: `${externalEndpoints.metrics}/health`, metrics: `${externalEndpoints.metrics}/metrics` },
+            { name: 'aggregator', health: `http://${aggregatorHost}:${aggregatorPorts.httpPort}/health`, metrics: `http://${aggregatorHost}:${aggregatorPorts.httpPort}/metrics` },
+          ],
+          quoteUrl: endpoints.quote,
+          pools: cachePoolRows(engine.cache, () => engine.scanner.pools),
+          latency: { quote: quoteLatencySource(endpoints.quoteMetrics), stream: streamLatencySource(endpoints.scannerMetrics) },
+          busServers: aggregatorConfig.busEnabled ? [aggregatorConfig.busUrl] : [],
+          ...(platform === undefined ? {} : { db: () => db, keys: platform.keys }),
+          logger: logger.child({ component: 'console' }),
+        });
+      }
     } catch (err) {
       await close().catch(() => undefined);
       throw err;
@@ -88,6 +114,7 @@ export const startCommand: Command = {
         `  chain JSON-RPC    ${simEndpoints.rpc}   (PubSub ${simEndpoints.ws}, ShredStream ${simEndpoints.stream})`,
         `  chain quote API   ${simEndpoints.http}/quote   (block engine /api/v1/bundles, faults /admin/faults)`,
         ...(platform === undefined ? [] : [`  platform state    ${platformLine(loaded.values)}`]),
+        ...(consoleApp === undefined ? [] : [`  web console       ${consoleApp.url}/   (live over a WebSocket${consoleApp.authEnabled ? '; JWT bearer auth on' : ''})`]),
         'Try (1 wrapped SOL to USDC):',
         `  curl -s '${endpoints.quote}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000000000'`,
         `  node dist/engine/cli/main.js aggregated-quote --addr 127.0.0.1:${aggregatorPorts.grpcPort} --input ${WSOL_MINT} --output ${USDC_MINT} --amount 1000000000`,
