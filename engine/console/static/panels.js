@@ -1,7 +1,8 @@
 // Rendering of each panel from the console state (pure DOM, no framework).
 import { ageText, atoms, el, mintName, short, timeText } from './format.js';
 
-const body = (id) => document.querySelector(`#${id} tbody`);
+// The panel's own table (a uPlot legend is a table too).
+const body = (id) => document.querySelector(`#${id} > table > tbody`);
 const empty = (id, text) => {
   const p = document.querySelector(`#${id} .empty`);
   if (p) {
@@ -134,7 +135,7 @@ export function renderWallets(platform) {
       ),
     );
   document.getElementById('wallet-tiers').replaceChildren(...groups);
-  document.querySelector('#transfers tbody').replaceChildren(
+  document.querySelector('#transfers > tbody').replaceChildren(
     ...platform.transfers.map((t) => el('tr', {}, el('td', { text: timeText(t.createdAt) }), el('td', { text: t.reason }), el('td', { text: short(t.from) }), el('td', { text: short(t.to) }), el('td', { text: mintName(t.token) }), el('td', { class: 'num', text: atoms(t.amount) }), el('td', { text: t.status }))),
   );
   empty('wallets', !platform.database ? 'No database: wallets are read from the wallets table.' : platform.wallets.length === 0 ? 'No wallets yet: tidepool wallets create --tier worker' : '');
