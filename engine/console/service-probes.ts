@@ -54,8 +54,8 @@ export async function probe(url: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<
     const state: ProbeState = res.status >= 200 && res.status < 300 ? (/degraded/i.test(detail) ? 'degraded' : 'up') : 'down';
     return { state, status: res.status, detail, latencyMs: latency() };
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    const why = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (cause ?? (err as Error).message);
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const why = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (cause?.code ?? cause?.message ?? (err as Error).message);
     return { state: 'down', status: 0, detail: why, latencyMs: latency() };
   }
 }
