@@ -81,6 +81,19 @@ describe('tidepool start (npm start), as a process', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
 
+    // The web console watches the four services, shows the pools of the cache and, once the
+    // embedded database is open, reads its tables.
+    const consoleUrl = /web console\s+(http:\/\/\S+?)\/\s/.exec(stderr)![1]!;
+    expect((await fetch(`${consoleUrl}/`)).status).toBe(200);
+    let state = { services: [] as { name: string; health: { state: string } }[], pools: [] as unknown[], platform: { database: false } };
+    for (const until = Date.now() + 30_000; !state.platform.database; ) {
+      if (Date.now() > until) throw new Error('console never read the platform database');
+      await new Promise((r) => setTimeout(r, 200));
+      state = (await (await fetch(`${consoleUrl}/api/state`)).json()) as typeof state;
+    }
+    expect(state.services.map((x) => [x.name, x.health.state])).toEqual([['quote-service', 'up'], ['scanner', 'up'], ['external-quotes', 'up'], ['aggregator', 'up']]);
+    expect(state.pools.length).toBeGreaterThan(0);
+
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     const db = await PgliteClient.open({ dataDir: join(dataDir, 'pglite') });
