@@ -14,7 +14,7 @@ const { bool, busServer, duration, oneOf, port, str, uniqueList, url } = types;
 /** The console's port (ARCHITECTURE Ports: 8080-8083 and 9090-9093 are the services'). */
 export const DEFAULT_CONSOLE_PORT = 8084;
 
-/** An http(s) URL, or empty for "not watched". */
+/** An http(s) URL, or empty for "not watched" (`--aggregator-url=`: an empty variable counts as unset). */
 function optionalUrl(): types.SettingParser<string> {
   const parse = url();
   return (raw) => {

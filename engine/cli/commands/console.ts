@@ -19,7 +19,8 @@ a browser. Live over a WebSocket, no page reloads:
              from the services' /metrics histograms
   opportunities  the TRADE_OPPORTUNITIES stream (with BUS_SERVERS)
   trades, wallets, paper trading   from PostgreSQL (with DATABASE_URL) and Redis (REDIS_URL)
-The defaults are the ports of scripts/run-split.sh. With auth on (TIDEPOOL_AUTH=on, or a
+The defaults are the ports of scripts/run-split.sh; an empty URL (--rpc-proxy-url=) leaves that
+service out. With auth on (TIDEPOOL_AUTH=on, or a
 non-loopback --host under auto), /api/* and the WebSocket need a JWT (engine/auth); the page asks.
 
 ${settingsHelp(consoleSchema)}
