@@ -24,6 +24,8 @@ export interface ConsoleAppOptions {
   latency: { quote?: LatencySeriesSource; stream?: LatencySeriesSource };
   /** NATS servers of TRADE_OPPORTUNITIES; empty or absent: no feed. */
   busServers?: readonly string[];
+  /** The stream of the opportunities; default TRADE_OPPORTUNITIES (tests use their own). */
+  opportunityStream?: string;
   /** The database of the trades and wallets, once open (undefined while it is not). */
   db?: () => SqlClient | undefined;
   keys?: KeySpace;
@@ -65,7 +67,12 @@ export async function startConsole(options: ConsoleAppOptions): Promise<ConsoleA
   });
   let feed: OpportunityFeed | undefined;
   if (options.busServers !== undefined && options.busServers.length > 0) {
-    feed = new OpportunityFeed({ servers: options.busServers, logger: log, onOpportunity: (row) => hub.addOpportunity(row, feed?.status ?? 'consuming') });
+    feed = new OpportunityFeed({
+      servers: options.busServers,
+      logger: log,
+      ...(options.opportunityStream === undefined ? {} : { stream: options.opportunityStream }),
+      onOpportunity: (row) => hub.addOpportunity(row, feed?.status ?? 'consuming'),
+    });
     hub.setOpportunityFeed(feed.status);
   }
   const server = new ConsoleServer({ hub, quoteUrl: options.quoteUrl, host: options.host, port: options.port, verifier, logger: log });

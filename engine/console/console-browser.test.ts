@@ -7,6 +7,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 
+import { connect, type NatsConnection } from 'nats';
+import { SignJWT } from 'jose';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -34,6 +36,9 @@ describe.skipIf(!ready)('the web console in a real browser', () => {
   let app: ConsoleApp;
   let browser: Browser;
   let page: Page;
+  let nc: NatsConnection;
+  const stream = `CONSOLE_BROWSER_${process.pid}_${Date.now()}`;
+  const subjectRoot = `test.${stream}.trade.opportunities`;
   const logger = createLogger({ name: 'console-test', level: 'silent' });
 
   const shot = async (name: string, selector?: string): Promise<void> => {
@@ -59,6 +64,10 @@ describe.skipIf(!ready)('the web console in a real browser', () => {
     await db.query(`INSERT INTO trades (strategy, wallet_id, signature, expected_profit, actual_profit, status, created_at) VALUES ('arbitrage', $1, 'sigConfirmed1', 12000, 11500, 'confirmed', now() - interval '2 minutes'), ('arbitrage', $1, 'sigFailed1', 9000, NULL, 'failed', now() - interval '1 minute')`, [treasure!.id]);
     await db.query(`INSERT INTO trades (strategy, expected_profit, actual_profit, status, created_at) VALUES ('grid', 5000, 5000, 'paper', now() - interval '3 minutes'), ('grid', 7000, -2000, 'paper', now() - interval '2 minutes'), ('dca', 3000, 4000, 'paper', now() - interval '1 minute')`);
 
+    // A stream of its own in the shared NATS stands in for TRADE_OPPORTUNITIES.
+    nc = await connect({ servers: 'nats://127.0.0.1:4222' });
+    await (await nc.jetstreamManager()).streams.add({ name: stream, subjects: [`${subjectRoot}.>`] });
+
     app = await startConsole({
       host: '127.0.0.1',
       port: 0,
@@ -72,6 +81,8 @@ describe.skipIf(!ready)('the web console in a real browser', () => {
       pools: cachePoolRows(e.engine.cache, () => e.engine.scanner.pools),
       latency: { quote: quoteLatencySource(e.endpoints.quoteMetrics), stream: streamLatencySource(e.endpoints.scannerMetrics) },
       db: () => db,
+      busServers: ['nats://127.0.0.1:4222'],
+      opportunityStream: stream,
       logger,
       intervals: { servicesMs: 200, poolsMs: 100, metricsMs: 500, platformMs: 500 },
     });
@@ -87,6 +98,8 @@ describe.skipIf(!ready)('the web console in a real browser', () => {
     await external?.close();
     await e?.close();
     await database?.drop();
+    await (await nc?.jetstreamManager())?.streams.delete(stream).catch(() => undefined);
+    await nc?.close();
   });
 
   it("loads and shows every pool of the simulator, with its DEX, mints, slot and freshness", async () => {
@@ -188,10 +201,48 @@ describe.skipIf(!ready)('the web console in a real browser', () => {
     expect(app.hub.snapshot().platform.paper.pnl.map((p) => p.cumulative)).toEqual([5000, 3000, 7000]);
     expect(await page.isVisible('#opportunities .empty')).toBe(true);
     expect(await page.textContent('#opportunities .empty')).toContain('No opportunities published yet');
-    await shot('opportunities', '#opportunities');
     await shot('trades', '#trades');
     await shot('wallets', '#wallets');
     await shot('paper', '#paper');
+  });
+
+  it('shows an opportunity as soon as it is published', async () => {
+    await nc.jetstream().publish(`${subjectRoot}.arbitrage`, JSON.stringify({ strategy: 'arbitrage', expectedProfit: '250000', route: [WSOL_MINT, USDC_MINT, WSOL_MINT] }));
+    await page.waitForSelector('#opportunities tr[data-seq="1"]');
+    expect(await page.textContent('#opportunities tr[data-seq="1"] td:nth-child(3)')).toBe('arbitrage');
+    expect((await page.textContent('#opportunities tr[data-seq="1"] td:nth-child(4)'))!.replace(/\u2009/g, '')).toBe('250000');
+    expect(await page.isVisible('#opportunities .empty')).toBe(false);
+    await shot('opportunities', '#opportunities');
+  });
+
+  it('asks for a token when auth is on, then goes live with it', async () => {
+    const secret = 'a-browser-test-secret-of-32-bytes-or-more';
+    const guarded = await startConsole({
+      host: '127.0.0.1',
+      port: 0,
+      auth: { ...DEFAULT_AUTH_SETTINGS, 'auth.mode': 'on', 'auth.jwtSecret': secret },
+      services: [{ name: 'quote-service', health: `${e.endpoints.quote}/health` }],
+      quoteUrl: e.endpoints.quote,
+      pools: cachePoolRows(e.engine.cache, () => e.engine.scanner.pools),
+      latency: {},
+      logger,
+    });
+    const other = await browser.newPage({ viewport: { width: 1280, height: 400 } });
+    try {
+      await other.goto(`${guarded.url}/`);
+      await other.waitForSelector('#auth:not([hidden])');
+      expect(await other.textContent('#auth-error')).toBe('a bearer token is required');
+      expect(await other.getAttribute('#connection', 'data-state')).toBe('down');
+      await other.screenshot({ path: resolve(ARTIFACTS, 'sign-in.png') });
+      const jwt = await new SignJWT({ sub: 'operator' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new TextEncoder().encode(secret));
+      await other.fill('#auth-token', jwt);
+      await other.click('#auth button[type="submit"]');
+      await other.waitForSelector('#connection[data-state="live"]');
+      await other.waitForSelector(`tr[data-pool="${e.engine.scanner.pools[0]}"]`);
+    } finally {
+      await other.close();
+      await guarded.close();
+    }
   });
 
   it('turns a stopped service red', async () => {
