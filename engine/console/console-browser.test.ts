@@ -60,7 +60,8 @@ describe.skipIf(!ready)('the web console in a real browser', () => {
     const db = database.db;
     await migrateUp(db);
     const [treasure] = await db.query<{ id: string }>(`INSERT INTO wallets (tier, address, encrypted_private_key, expected_balance, actual_balance) VALUES ('treasure', 'Treasure1111111111111111111111111111111111', 'sealed', '{}', '{"SOL":"90000000000"}') RETURNING id`);
-    await db.query(`INSERT INTO wallets (tier, address, encrypted_private_key, expected_balance, actual_balance) VALUES ('worker', 'Worker11111111111111111111111111111111111', 'sealed', '{"SOL":"2000000000"}', '{"SOL":"400000000"}')`);
+    const [worker] = await db.query<{ id: string }>(`INSERT INTO wallets (tier, address, encrypted_private_key, expected_balance, actual_balance) VALUES ('worker', 'Worker11111111111111111111111111111111111', 'sealed', '{"SOL":"2000000000"}', '{"SOL":"400000000"}') RETURNING id`);
+    await db.query(`INSERT INTO wallet_transfers (signature, from_wallet_id, to_wallet_id, token, amount, reason, transaction, last_valid_block_height, status) VALUES ('sigTopUp1', $1, $2, 'SOL', 1600000000, 'top_up', 'AQID', 100, 'signed')`, [treasure!.id, worker!.id]);
     await db.query(`INSERT INTO trades (strategy, wallet_id, signature, expected_profit, actual_profit, status, created_at) VALUES ('arbitrage', $1, 'sigConfirmed1', 12000, 11500, 'confirmed', now() - interval '2 minutes'), ('arbitrage', $1, 'sigFailed1', 9000, NULL, 'failed', now() - interval '1 minute')`, [treasure!.id]);
     await db.query(`INSERT INTO trades (strategy, expected_profit, actual_profit, status, created_at) VALUES ('grid', 5000, 5000, 'paper', now() - interval '3 minutes'), ('grid', 7000, -2000, 'paper', now() - interval '2 minutes'), ('dca', 3000, 4000, 'paper', now() - interval '1 minute')`);
 
@@ -195,6 +196,9 @@ describe.skipIf(!ready)('the web console in a real browser', () => {
     expect((await page.textContent('#trades tr.trade.confirmed td:nth-child(5)'))!.replace(/\u2009/g, '')).toBe('11500');
     expect(await page.locator('#wallets .tier[data-tier="treasure"]').count()).toBe(1);
     expect(await page.locator('#wallets .tier[data-tier="worker"] tr.low').count()).toBe(1);
+    expect(await page.locator('#transfers > tbody > tr').count()).toBe(1);
+    expect(await page.textContent('#transfers > tbody > tr td:nth-child(2)')).toBe('top_up');
+    expect((await page.textContent('#transfers > tbody > tr td:nth-child(6)'))!.replace(/\u2009/g, '')).toBe('1600000000');
     expect(await page.locator('#paper > table > tbody > tr').count()).toBe(3);
     expect(await page.textContent('#paper > table > tbody > tr:first-child td:nth-child(2)')).toBe('dca');
     await page.waitForFunction("document.querySelectorAll('#chart-pnl canvas').length === 1");

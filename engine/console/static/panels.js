@@ -138,7 +138,16 @@ export function renderWallets(platform) {
   document.querySelector('#transfers > tbody').replaceChildren(
     ...platform.transfers.map((t) => el('tr', {}, el('td', { text: timeText(t.createdAt) }), el('td', { text: t.reason }), el('td', { text: short(t.from) }), el('td', { text: short(t.to) }), el('td', { text: mintName(t.token) }), el('td', { class: 'num', text: atoms(t.amount) }), el('td', { text: t.status }))),
   );
-  empty('wallets', !platform.database ? 'No database: wallets are read from the wallets table.' : platform.wallets.length === 0 ? 'No wallets yet: tidepool wallets create --tier worker' : '');
+  empty(
+    'wallets',
+    !platform.database
+      ? 'No database: wallets are read from the wallets table.'
+      : platform.wallets.length === 0
+        ? 'No wallets yet: tidepool wallets create --tier worker'
+        : platform.transfers.length === 0
+          ? 'No rebalancing transfers yet (tidepool wallets rebalance).'
+          : '',
+  );
 }
 
 export function renderPaper(platform) {
