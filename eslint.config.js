@@ -46,6 +46,14 @@ export default tseslint.config(
     },
   },
   {
+    // The console's page: plain browser ES modules, no TypeScript to catch an undefined name.
+    files: ['engine/console/static/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(['document', 'window', 'location', 'sessionStorage', 'WebSocket', 'fetch', 'URLSearchParams', 'Node', 'setTimeout', 'console'].map((g) => [g, 'readonly'])),
+    },
+    rules: { 'no-undef': 'error' },
+  },
+  {
     // Tests read arbitrary JSON answers; `any` there is a reading aid, not a hole in runtime types.
     files: ['**/*.test.ts', '**/testing/**', '**/testing.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
