@@ -49,7 +49,7 @@ export default tseslint.config(
     // The console's page: plain browser ES modules, no TypeScript to catch an undefined name.
     files: ['engine/console/static/**/*.js'],
     languageOptions: {
-      globals: Object.fromEntries(['document', 'window', 'location', 'sessionStorage', 'WebSocket', 'fetch', 'URLSearchParams', 'Node', 'setTimeout', 'console'].map((g) => [g, 'readonly'])),
+      globals: Object.fromEntries(['document', 'window', 'location', 'sessionStorage', 'WebSocket', 'fetch', 'URLSearchParams', 'Node', 'setTimeout', 'setInterval', 'console'].map((g) => [g, 'readonly'])),
     },
     rules: { 'no-undef': 'error' },
   },

@@ -5,11 +5,13 @@
  * Messages (JSON, one per WebSocket frame):
  *   {type:"snapshot", state}                  at connect: every panel
  *   {type:"services", services}               health / readiness changed
- *   {type:"pools", pools}                     a pool's slot, age band, freshness or reserves changed
+ *   {type:"pools", pools}                     a pool's state, slot or freshness changed (not its age alone:
+ *                                             the page ages the rows itself from the ages sent)
  *   {type:"latency", point}                   a new chart point (every metrics interval)
  *   {type:"opportunity", opportunity}         one published opportunity
  *   {type:"platform", platform}               trades, paper trades, wallets, transfers changed
- * Pool ages go out rounded to 100 ms so that an idle table is not resent at every poll.
+ * A quiet pool table is not resent at every poll: ages grow on their own, so only a change of
+ * anything else (a new state, a pool turning stale) sends the table again.
  */
 import type { Logger } from '../obs/index.js';
 import { IntervalQuantiles, type LatencyPoint, type LatencySeriesSource } from './latency-window.js';
@@ -151,9 +153,12 @@ export class ConsoleHub {
 
   private async pollPools(): Promise<void> {
     const pools = await this.options.pools.rows();
-    for (const p of pools) if (p.ageMs !== null) p.ageMs = Math.round(p.ageMs / 100) * 100;
     this.state.pools = pools;
-    this.emitChanged('pools', pools, { type: 'pools', pools });
+    this.emitChanged(
+      'pools',
+      pools.map((p) => ({ ...p, ageMs: null })),
+      { type: 'pools', pools },
+    );
   }
 
   private async pollMetrics(): Promise<void> {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../app/testing.js';
 import { PoolCache } from '../cache/index.js';
 import { createLogger } from '../obs/logger.js';
+import { ConsoleHub, type ConsoleMessage } from './console-hub.js';
 import { bucketDelta, bucketQuantile, histogramBuckets, IntervalQuantiles } from './latency-window.js';
 import { OpportunityFeed, opportunityRow, type OpportunityRow } from './opportunity-feed.js';
 import { paperPnl, type TradeRow } from './platform-feed.js';
@@ -66,6 +67,44 @@ describe('pool rows from the pool cache', () => {
       ['Missing', false, null, null],
     ]);
     expect(rows[0]!.reserveA).toBe('18446744073709551615');
+  });
+});
+
+describe('the hub', () => {
+  it('resends the pool table when a pool changes or turns stale, not as it ages', async () => {
+    let now = 5_000_000;
+    const cache = new PoolCache({ stalenessThresholdMs: 10_000, now: () => now });
+    const base = { address: 'P', dex: 'dexa_amm', tokenA: 'MintA', tokenB: 'MintB', reserveA: 1n, reserveB: 2n, feeNumerator: 25n, feeDenominator: 10_000n };
+    cache.upsert({ ...base, slot: 1n });
+    const inner = cachePoolRows(cache, () => ['P']);
+    let polls = 0;
+    const counted = { rows: () => (polls++, inner.rows()), close: () => inner.close() };
+    const hub = new ConsoleHub({ services: [], pools: counted, latency: {}, logger: createLogger({ name: 't', level: 'silent' }), poolsMs: 5, servicesMs: 60_000, metricsMs: 60_000, platformMs: 60_000 });
+    const sent: ConsoleMessage[] = [];
+    hub.subscribe((m) => m.type === 'pools' && sent.push(m));
+    await hub.start();
+    try {
+      const first = sent.length;
+      // Ageing alone: several polls, nothing sent.
+      for (let i = 0; i < 3; i++) {
+        const at = polls;
+        now += 1_000;
+        await eventually(() => (polls > at + 1 ? true : undefined), 5_000, 'a poll');
+      }
+      expect(sent.length).toBe(first);
+      expect(hub.snapshot().pools[0]!.ageMs).toBe(3_000);
+      // A new state: sent.
+      cache.upsert({ ...base, slot: 2n });
+      await eventually(() => (sent.length > first ? true : undefined), 5_000, 'pools after a new slot');
+      // Turning stale: sent.
+      const before = sent.length;
+      now += 11_000;
+      await eventually(() => (sent.length > before ? true : undefined), 5_000, 'pools after turning stale');
+      const last = sent[sent.length - 1]!;
+      expect(last.type === 'pools' && last.pools[0]!.fresh).toBe(false);
+    } finally {
+      await hub.close();
+    }
   });
 });
 

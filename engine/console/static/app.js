@@ -1,6 +1,7 @@
 // The console page: one WebSocket for the live state (snapshot, then changes), the quote box over
 // /api/quote, uPlot charts. Plain ES modules, served as they are.
 import uPlot from '/vendor/uplot/uPlot.esm.js';
+import { ageText } from './format.js';
 import { renderOpportunities, renderPaper, renderPools, renderQuote, renderServices, renderTrades, renderWallets } from './panels.js';
 
 const state = { services: [], pools: [], latency: [], opportunities: [], opportunityFeed: 'off', platform: { database: false, trades: [], paper: { trades: [], pnl: [] }, wallets: [], transfers: [], errors: [] } };
@@ -39,6 +40,17 @@ function drawPnl() {
 const poolFilter = document.getElementById('pool-filter');
 const staleOnly = document.getElementById('pool-stale-only');
 const drawPools = () => renderPools(state.pools, poolFilter.value, staleOnly.checked);
+// The server sends the table when a pool changes, not as it ages: the page ages the rows from the
+// ages it was sent and the time since.
+let poolsReceivedAt = Date.now();
+setInterval(() => {
+  const elapsed = Date.now() - poolsReceivedAt;
+  const byAddress = new Map(state.pools.map((p) => [p.address, p]));
+  for (const cell of document.querySelectorAll('#pools tr[data-pool] td.age')) {
+    const p = byAddress.get(cell.parentElement.dataset.pool);
+    if (p && p.ageMs !== null) cell.textContent = ageText(p.ageMs + elapsed);
+  }
+}, 500);
 poolFilter.addEventListener('input', drawPools);
 staleOnly.addEventListener('change', drawPools);
 
@@ -61,6 +73,7 @@ function apply(message) {
   switch (message.type) {
     case 'snapshot':
       Object.assign(state, message.state);
+      poolsReceivedAt = Date.now();
       drawAll();
       break;
     case 'services':
@@ -69,6 +82,7 @@ function apply(message) {
       break;
     case 'pools':
       state.pools = message.pools;
+      poolsReceivedAt = Date.now();
       drawPools();
       break;
     case 'latency': {
