@@ -30,8 +30,8 @@ export interface ConsoleAppOptions {
   db?: () => SqlClient | undefined;
   keys?: KeySpace;
   logger: Logger;
-  /** Poll intervals (tests shorten them). */
-  intervals?: { servicesMs?: number; poolsMs?: number; metricsMs?: number; platformMs?: number };
+  /** Poll intervals and the WebSocket ping interval (tests shorten them). */
+  intervals?: { servicesMs?: number; poolsMs?: number; metricsMs?: number; platformMs?: number; pingMs?: number };
 }
 
 export interface ConsoleApp {
@@ -65,6 +65,7 @@ export async function startConsole(options: ConsoleAppOptions): Promise<ConsoleA
     logger: log,
     ...options.intervals,
   });
+  const pingMs = options.intervals?.pingMs;
   let feed: OpportunityFeed | undefined;
   if (options.busServers !== undefined && options.busServers.length > 0) {
     feed = new OpportunityFeed({
@@ -75,7 +76,7 @@ export async function startConsole(options: ConsoleAppOptions): Promise<ConsoleA
     });
     hub.setOpportunityFeed(feed.status);
   }
-  const server = new ConsoleServer({ hub, quoteUrl: options.quoteUrl, host: options.host, port: options.port, verifier, logger: log });
+  const server = new ConsoleServer({ hub, quoteUrl: options.quoteUrl, host: options.host, port: options.port, verifier, logger: log, ...(pingMs === undefined ? {} : { pingIntervalMs: pingMs }) });
   await hub.start();
   let port: number;
   try {

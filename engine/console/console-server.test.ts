@@ -50,7 +50,7 @@ describe('the console server', () => {
     await new Promise<void>((r) => quote.listen(0, '127.0.0.1', r));
     quoteUrl = `http://127.0.0.1:${(quote.address() as AddressInfo).port}`;
     const base = { host: '127.0.0.1', port: 0, services: [], quoteUrl, pools: fixedPools, latency: {}, logger };
-    open = await startConsole({ ...base, auth: { 'auth.mode': 'auto', 'auth.jwtSecret': '', 'auth.jwtPublicKeyFile': '', 'auth.jwtAudience': '', 'auth.jwtIssuer': '' } });
+    open = await startConsole({ ...base, intervals: { pingMs: 50 }, auth: { 'auth.mode': 'auto', 'auth.jwtSecret': '', 'auth.jwtPublicKeyFile': '', 'auth.jwtAudience': '', 'auth.jwtIssuer': '' } });
     guarded = await startConsole({ ...base, auth: { 'auth.mode': 'on', 'auth.jwtSecret': SECRET, 'auth.jwtPublicKeyFile': '', 'auth.jwtAudience': '', 'auth.jwtIssuer': '' } });
   });
 
@@ -95,6 +95,25 @@ describe('the console server', () => {
     const m = await firstMessage(`${open.url.replace('http', 'ws')}/ws`);
     expect(m.type).toBe('snapshot');
     if (m.type === 'snapshot') expect(m.state.pools).toEqual([ROW]);
+  });
+
+  it('cuts a WebSocket that stops answering pings, and keeps one that answers', async () => {
+    const url = `${open.url.replace('http', 'ws')}/ws`;
+    const opened = (ws: WebSocket): Promise<void> => new Promise((r) => ws.once('open', () => r()));
+    const silent = new WebSocket(url, { autoPong: false });
+    const healthy = new WebSocket(url);
+    await Promise.all([opened(silent), opened(healthy)]);
+    const code = await new Promise<number>((r) => silent.once('close', (c) => r(c)));
+    expect(code).toBe(1006); // terminated, no close frame
+    // The answering one outlived several ping intervals.
+    let pings = 0;
+    healthy.on('ping', () => pings++);
+    await new Promise<void>((r) => {
+      const check = (): void => void (pings >= 3 ? r() : undefined);
+      healthy.on('ping', check);
+    });
+    expect(healthy.readyState).toBe(WebSocket.OPEN);
+    healthy.close();
   });
 
   it('with auth on, refuses /api and the WebSocket without a valid token, 401 TP_ERR_UNAUTHENTICATED', async () => {

@@ -31,6 +31,8 @@ import type { ConsoleHub, ConsoleMessage } from './console-hub.js';
 export const WS_BEARER_PROTOCOL = 'tidepool.bearer';
 /** A client further behind than this many bytes is dropped (it reconnects and gets a snapshot). */
 export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** Every WebSocket is pinged this often; one that has not answered the previous ping is cut. */
+export const PING_INTERVAL_MS = 30_000;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -65,6 +67,8 @@ export interface ConsoleServerOptions {
   /** Set when auth is on. */
   verifier?: JwtVerifier | undefined;
   logger: Logger;
+  /** Default PING_INTERVAL_MS (tests shorten it). */
+  pingIntervalMs?: number;
 }
 
 export class ConsoleServer {
@@ -73,6 +77,9 @@ export class ConsoleServer {
   private readonly files: Map<string, { type: string; body: Buffer }>;
   private unsubscribe: (() => void) | undefined;
   private closed: Promise<void> | undefined;
+  private pinger: NodeJS.Timeout | undefined;
+  /** Sockets that answered the last ping (a half-open TCP connection never does). */
+  private readonly alive = new WeakSet<WebSocket>();
 
   constructor(private readonly options: ConsoleServerOptions) {
     this.files = loadFiles();
@@ -96,12 +103,24 @@ export class ConsoleServer {
   async start(): Promise<number> {
     const port = await listenOn(this.server, this.options.host, this.options.port, 'console');
     this.unsubscribe = this.options.hub.subscribe((m) => this.broadcast(m));
+    this.pinger = setInterval(() => {
+      for (const ws of this.wss.clients) {
+        if (!this.alive.has(ws)) {
+          ws.terminate();
+          continue;
+        }
+        this.alive.delete(ws);
+        ws.ping();
+      }
+    }, this.options.pingIntervalMs ?? PING_INTERVAL_MS);
+    this.pinger.unref();
     return port;
   }
 
   close(): Promise<void> {
     this.closed ??= (async () => {
       this.unsubscribe?.();
+      clearInterval(this.pinger);
       for (const ws of this.wss.clients) ws.close(1001, 'console stopping');
       this.wss.close();
       await closeServer(this.server);
@@ -149,6 +168,8 @@ export class ConsoleServer {
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      this.alive.add(ws);
+      ws.on('pong', () => this.alive.add(ws));
       ws.on('error', () => ws.terminate());
       ws.send(JSON.stringify({ type: 'snapshot', state: this.options.hub.snapshot() } satisfies ConsoleMessage));
     });
