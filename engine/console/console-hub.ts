@@ -21,6 +21,8 @@ import type { PoolRow, PoolRowSource } from './pool-rows.js';
 import { checkServices, type ServiceProbe, type ServiceStatus } from './service-probes.js';
 
 export const OPPORTUNITIES_KEPT = 200;
+/** Least time between two change-driven reads of the pools (a busy chain changes them constantly). */
+export const MIN_CHANGE_POLL_MS = 50;
 
 export interface ConsoleState {
   services: ServiceStatus[];
@@ -64,6 +66,10 @@ export class ConsoleHub {
   private readonly quoteLatency: IntervalQuantiles | undefined;
   private readonly streamLatency: IntervalQuantiles | undefined;
   private closed = false;
+  private offChange: (() => void) | undefined;
+  private poolPoll: Promise<void> | undefined;
+  private poolChangeTimer: NodeJS.Timeout | undefined;
+  private lastPoolPoll = 0;
 
   constructor(private readonly options: ConsoleHubOptions) {
     this.quoteLatency = options.latency.quote === undefined ? undefined : new IntervalQuantiles(options.latency.quote);
@@ -97,12 +103,17 @@ export class ConsoleHub {
     await Promise.all([this.pollServices(), this.pollPools(), this.pollMetrics(), this.pollPlatform()]);
     this.every('services', o.servicesMs ?? 1_000, () => this.pollServices());
     this.every('pools', o.poolsMs ?? 200, () => this.pollPools());
+    // A source that reports changes (the in-process pool cache) is read again soon after each one,
+    // at most once per MIN_CHANGE_POLL_MS: a swap shows without waiting for the interval.
+    this.offChange = o.pools.onChange?.(() => this.poolsChanged());
     this.every('metrics', o.metricsMs ?? 2_000, () => this.pollMetrics());
     this.every('platform', o.platformMs ?? 2_000, () => this.pollPlatform());
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.offChange?.();
+    clearTimeout(this.poolChangeTimer);
     for (const t of this.timers.values()) clearTimeout(t);
     this.listeners.clear();
   }
@@ -151,7 +162,29 @@ export class ConsoleHub {
     );
   }
 
-  private async pollPools(): Promise<void> {
+  /** Flags a pool change (called on the cache's hot path): schedules one read, never runs it here. */
+  private poolsChanged(): void {
+    if (this.poolChangeTimer !== undefined || this.closed) return;
+    const wait = Math.max(0, this.lastPoolPoll + MIN_CHANGE_POLL_MS - Date.now());
+    this.poolChangeTimer = setTimeout(() => {
+      this.poolChangeTimer = undefined;
+      // After a read in flight (which may have looked before the change), a read of its own.
+      (this.poolPoll ?? Promise.resolve())
+        .catch(() => undefined)
+        .then(() => this.pollPools())
+        .catch((err: unknown) => this.options.logger.warn({ err }, 'console poll failed'));
+    }, wait);
+    this.poolChangeTimer.unref();
+  }
+
+  /** One read of the pools at a time: a read asked for while one runs joins it. */
+  private pollPools(): Promise<void> {
+    this.poolPoll ??= this.readPools().finally(() => (this.poolPoll = undefined));
+    return this.poolPoll;
+  }
+
+  private async readPools(): Promise<void> {
+    this.lastPoolPoll = Date.now();
     const pools = await this.options.pools.rows();
     this.state.pools = pools;
     this.emitChanged(

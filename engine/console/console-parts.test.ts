@@ -108,6 +108,26 @@ describe('the hub', () => {
   });
 });
 
+describe('the hub, on a pool cache', () => {
+  it('reads the pools again right after a cache change, without waiting for its interval', async () => {
+    const cache = new PoolCache();
+    const base = { address: 'P', dex: 'dexa_amm', tokenA: 'MintA', tokenB: 'MintB', reserveA: 1n, reserveB: 2n, feeNumerator: 25n, feeDenominator: 10_000n };
+    cache.upsert({ ...base, slot: 1n });
+    const hub = new ConsoleHub({ services: [], pools: cachePoolRows(cache, () => ['P']), latency: {}, logger: createLogger({ name: 't', level: 'silent' }), poolsMs: 3_600_000, servicesMs: 3_600_000, metricsMs: 3_600_000, platformMs: 3_600_000 });
+    const slots: (string | null)[] = [];
+    hub.subscribe((m) => m.type === 'pools' && slots.push(m.pools[0]!.slot));
+    await hub.start();
+    try {
+      for (const slot of [2n, 3n, 4n]) {
+        cache.upsert({ ...base, slot });
+        await eventually(() => (slots.at(-1) === slot.toString() ? true : undefined), 5_000, `slot ${slot} pushed`);
+      }
+    } finally {
+      await hub.close();
+    }
+  });
+});
+
 describe('service probes', () => {
   let server: Server;
   let base: string;

@@ -35,6 +35,11 @@ export interface PoolRow {
 
 export interface PoolRowSource {
   rows(): Promise<PoolRow[]>;
+  /**
+   * Calls `listener` when a pool may have changed (sources that know; the others are polled
+   * alone). The listener only flags the change. Returns its removal.
+   */
+  onChange?(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -70,6 +75,8 @@ export function cachePoolRows(cache: PoolCache, addresses: () => readonly string
         };
       });
     },
+    // Runs inside the cache's upsert (its hot path): the hub only flags it and reads later.
+    onChange: (listener) => cache.onChange(listener),
     async close() {},
   };
 }
