@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 
 import { eventually, startEngineUnderSim, type EngineUnderSim } from '../../app/testing.js';
 
@@ -36,6 +36,10 @@ describe.skipIf(!existsSync(bin))('tidepool console', () => {
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += String(c)));
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    // A failed assertion must not leave the console running.
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
     const url = await eventually(() => /tidepool console is running: (http:\/\/\S+?)\/\s/.exec(stderr)?.[1], 20_000, `console start: ${stderr}`);
     await eventually(() => (stderr.includes('(watching') ? true : undefined), 5_000, 'the whole start line');
     expect(stderr).toContain('(watching quote-service, scanner)');
