@@ -28,6 +28,8 @@ const LAYERS = {
   platform: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'aggregator', 'auth', 'obs', 'config', 'common'],
   'swap-api': ['chain', 'dex'],
   sim: ['chain', 'dex', 'obs', 'config', 'threads', 'common', 'swap-api'],
+  // The web console sits on top of the platform: it reads every layer's state, none reads it.
+  console: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'aggregator', 'auth', 'obs', 'config', 'common', 'platform'],
 };
 const ALL = Object.keys(LAYERS);
 const FOLDERS = [...ALL, 'app', 'cli'];
@@ -43,6 +45,14 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-undef': 'off', // TypeScript checks names
     },
+  },
+  {
+    // The console's page: plain browser ES modules, no TypeScript to catch an undefined name.
+    files: ['engine/console/static/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(['document', 'window', 'location', 'sessionStorage', 'WebSocket', 'fetch', 'URLSearchParams', 'Node', 'setTimeout', 'setInterval', 'console'].map((g) => [g, 'readonly'])),
+    },
+    rules: { 'no-undef': 'error' },
   },
   {
     // Tests read arbitrary JSON answers; `any` there is a reading aid, not a hole in runtime types.

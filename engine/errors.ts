@@ -44,6 +44,8 @@ export const ErrorCode = {
   /** A request body above the path's bound (413). */
   PayloadTooLarge: 'TP_ERR_PAYLOAD_TOO_LARGE',
   Internal: 'TP_ERR_INTERNAL',
+  /** An HTTP request or WebSocket without a valid JWT bearer token while auth is on (401; engine/auth). */
+  Unauthenticated: 'TP_ERR_UNAUTHENTICATED',
   // external quote service (engine/external): what a poll of the provider's GET /quote ended with
   /** The provider found no route for the pair (400 COULD_NOT_FIND_ANY_ROUTE / TOKEN_NOT_TRADABLE; gRPC NOT_FOUND). */
   ExternalNoRoute: 'TP_ERR_EXTERNAL_NO_ROUTE',

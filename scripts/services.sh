@@ -2,7 +2,7 @@
 # Makes sure the three real services tidepool's tests and split deployment use are up on loopback:
 #   NATS with JetStream 127.0.0.1:4222, Redis 127.0.0.1:6379, PostgreSQL 127.0.0.1:5432 (trust auth).
 # Starts each one that is down, installing it from Debian's packages when it is missing; also installs
-# promtool (package prometheus) for the metrics and alert-rule tests.
+# promtool (package prometheus) for the metrics and alert-rule tests, and Chromium for the console's browser test.
 # Idempotent: running it again when everything is up changes nothing. Needs root for installs.
 set -euo pipefail
 
@@ -95,13 +95,15 @@ ensure_promtool() {
 ensure_tools() {
   # Not services: `npm run bench` drives the quote servers with wrk (throughput) and with
   # bench/loadgen/openloop.c, compiled with gcc at bench time (open-loop latency); the tests check
-  # the protocols with the official compilers, protoc and flatc.
+  # the protocols with the official compilers, protoc and flatc; the web console's browser test
+  # drives Debian's headless Chromium (engine/console/console-browser.test.ts).
   local missing=()
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
   command -v gcc >/dev/null 2>&1 || missing+=(gcc)
   command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
   command -v flatc >/dev/null 2>&1 || missing+=(flatbuffers-compiler)
-  if [ ${#missing[@]} -eq 0 ]; then log "wrk, gcc, protoc and flatc already installed"; return 0; fi
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  if [ ${#missing[@]} -eq 0 ]; then log "wrk, gcc, protoc, flatc and chromium already installed"; return 0; fi
   apt_install "${missing[@]}"
 }
 

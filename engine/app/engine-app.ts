@@ -6,7 +6,7 @@
  *   scanner HTTP :8081 · scanner metrics :9091.
  * `tidepool engine` runs it against real endpoints; `tidepool start` runs it under the simulator.
  */
-import { CachePoolStateSink } from '../cache/index.js';
+import { CachePoolStateSink, type PoolCache } from '../cache/index.js';
 import { redactedValues, type LoadedConfig } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import type { RpcPoolLoader } from '../pools/index.js';
@@ -30,6 +30,8 @@ export interface EngineEndpoints {
 export interface Engine {
   readonly scanner: Scanner;
   readonly quote: QuoteService;
+  /** The pool cache the scanner fills and the quote service reads (the console's pool table). */
+  readonly cache: PoolCache;
   readonly loader: RpcPoolLoader;
   readonly refresher: PoolRefresher;
   start(): Promise<EngineEndpoints>;
@@ -111,6 +113,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
   return {
     scanner,
     quote,
+    cache,
     loader,
     refresher,
     async start() {

@@ -22,6 +22,7 @@ import { aggregatorSchema, type AggregatorConfig } from '../aggregator/index.js'
 import { AUTH_KEYS, authIssues } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { setting, types, type ConfigSchema, type ConfigValues, type LoadedConfig, type SettingDef } from '../config/index.js';
+import { startConsoleSchema } from '../console/index.js';
 import { externalSchema, type ExternalQuotesConfig } from '../external/index.js';
 import { databaseSchema, redisSchema, scannerMetricsSchema } from '../platform/index.js';
 import { simSchema } from '../sim/index.js';
@@ -75,6 +76,8 @@ export const startSchema = {
   ...databaseSchema,
   ...redisSchema,
   ...scannerMetricsSchema,
+  // The web console (engine/console) on its own port, watching the services of the process.
+  ...startConsoleSchema,
 };
 
 type StartLoaded = LoadedConfig<typeof startSchema>;

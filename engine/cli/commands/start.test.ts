@@ -8,7 +8,7 @@ import { PgliteClient } from '../../platform/db/pglite-client.js';
 
 const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');
 const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0',
-  '--aggregator-grpc-port', '0', '--aggregator-http-port', '0', '--external-grpc-port', '0', '--external-metrics-port', '0'];
+  '--aggregator-grpc-port', '0', '--aggregator-http-port', '0', '--external-grpc-port', '0', '--external-metrics-port', '0', '--console-port', '0'];
 
 /** Runs the printed `aggregated-quote` example (another process) and returns its JSON. */
 async function runExample(command: string): Promise<{ code: number | null; out: Record<string, unknown> }> {
@@ -83,6 +83,19 @@ describe('tidepool start (npm start), as a process', () => {
         if (Date.now() > until) throw new Error('platform state never ready');
         await new Promise((r) => setTimeout(r, 100));
       }
+
+      // The web console watches the four services, shows the pools of the cache and, once the
+      // embedded database is open, reads its tables.
+      const consoleUrl = /web console\s+(http:\/\/\S+?)\/\s/.exec(stderr)![1]!;
+      expect((await fetch(`${consoleUrl}/`)).status).toBe(200);
+      let state = { services: [] as { name: string; health: { state: string } }[], pools: [] as unknown[], platform: { database: false } };
+      for (const until = Date.now() + 30_000; !state.platform.database; ) {
+        if (Date.now() > until) throw new Error('console never read the platform database');
+        await new Promise((r) => setTimeout(r, 200));
+        state = (await (await fetch(`${consoleUrl}/api/state`)).json()) as typeof state;
+      }
+      expect(state.services.map((x) => [x.name, x.health.state])).toEqual([['quote-service', 'up'], ['scanner', 'up'], ['external-quotes', 'up'], ['aggregator', 'up']]);
+      expect(state.pools.length).toBeGreaterThan(0);
 
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

@@ -1,6 +1,7 @@
 import { createEngine } from '../../app/index.js';
 import { aggregatorEndpointLines, createAggregatorApp } from '../../app/index.js';
 import { aggregatorConfigUnderSim, checkStartConfig, engineConfigUnderSim, externalConfigUnderSim, startSchema } from '../../app/index.js';
+import { cachePoolRows, quoteLatencySource, startConsole, streamLatencySource, type ConsoleApp } from '../../console/index.js';
 import { createExternalQuoteService } from '../../external/index.js';
 import { initTracing } from '../../obs/index.js';
 import { createLogger } from '../../obs/index.js';
@@ -17,7 +18,8 @@ const HELP = `Usage: tidepool start [options]      (what 'npm start' runs)
 Runs everything in one process on the embedded defaults, no servers needed: the local chain
 simulator on its own thread (JSON-RPC :8899, PubSub :8900, ShredStream gRPC :9999, quote API /
 block engine / faults :8890), the scanner reading its block-entry stream, and the quote service serving quotes from the
-scanner's pool cache (:8080; gRPC quote stream StreamBatchQuotes :50052). Every pool of the simulator is monitored unless MONITORED_POOLS says
+scanner's pool cache (:8080; gRPC quote stream StreamBatchQuotes :50052), and the web console
+(:8084, CONSOLE_PORT; CONSOLE_ENABLED=false leaves it out). Every pool of the simulator is monitored unless MONITORED_POOLS says
 otherwise. Prints the endpoints and a ready-to-run quote request. SIGTERM or Ctrl-C drains and exits 0.
 
 ${settingsHelp(startSchema)}
@@ -60,8 +62,10 @@ export const startCommand: Command = {
     const external = createExternalQuoteService(externalConfigUnderSim(loaded, simEndpoints), { logger: logger.child({ component: 'external-quotes' }) });
     let aggregatorApp: Awaited<ReturnType<typeof createAggregatorApp>> | undefined;
     let platform: EmbeddedPlatform | undefined;
+    let consoleApp: ConsoleApp | undefined;
     // Last started, first stopped: the aggregator's streams end and its events flush before its upstreams go.
     const close = async (): Promise<void> => {
+      await consoleApp?.close();
       await quoteCache?.cache.close();
       await platform?.close();
       await quoteCache?.close();
@@ -90,6 +94,29 @@ export const startCommand: Command = {
           ...(quoteCache === undefined ? {} : { keys: quoteCache.cache.keys }),
         });
       }
+      if (loaded.values['console.enabled']) {
+        let db: Awaited<EmbeddedPlatform['database']>;
+        void platform?.database.then((opened) => (db = opened));
+        const v = loaded.values;
+        const aggregatorHost = aggregatorConfig.host.includes(':') ? `[${aggregatorConfig.host}]` : aggregatorConfig.host;
+        consoleApp = await startConsole({
+          host: v.host,
+          port: v['console.port'],
+          auth: v,
+          services: [
+            { name: 'quote-service', health: `${endpoints.quote}/health`, metrics: endpoints.quoteMetrics },
+            { name: 'scanner', health: `${endpoints.scanner}/health`, metrics: endpoints.scannerMetrics },
+            { name: 'external-quotes', health: `${externalEndpoints.metrics}/health`, metrics: `${externalEndpoints.metrics}/metrics` },
+            { name: 'aggregator', health: `http://${aggregatorHost}:${aggregatorPorts.httpPort}/health`, metrics: `http://${aggregatorHost}:${aggregatorPorts.httpPort}/metrics` },
+          ],
+          quoteUrl: endpoints.quote,
+          pools: cachePoolRows(engine.cache, () => engine.scanner.pools),
+          latency: { quote: quoteLatencySource(endpoints.quoteMetrics), stream: streamLatencySource(endpoints.scannerMetrics) },
+          busServers: aggregatorConfig.busEnabled ? [aggregatorConfig.busUrl] : [],
+          ...(platform === undefined ? {} : { db: () => db, keys: platform.keys }),
+          logger: logger.child({ component: 'console' }),
+        });
+      }
     } catch (err) {
       await close().catch(() => undefined);
       throw err;
@@ -104,6 +131,7 @@ export const startCommand: Command = {
         `  chain JSON-RPC    ${simEndpoints.rpc}   (PubSub ${simEndpoints.ws}, ShredStream ${simEndpoints.stream})`,
         `  chain quote API   ${simEndpoints.http}/quote   (block engine /api/v1/bundles, faults /admin/faults)`,
         ...(platform === undefined ? [] : [`  platform state    ${platformLine(loaded.values)}`]),
+        ...(consoleApp === undefined ? [] : [`  web console       ${consoleApp.url}/   (live over a WebSocket${consoleApp.authEnabled ? '; JWT bearer auth on' : ''})`]),
         'Try (1 wrapped SOL to USDC):',
         `  curl -s '${endpoints.quote}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000000000'`,
         `  node dist/engine/cli/main.js aggregated-quote --addr 127.0.0.1:${aggregatorPorts.grpcPort} --input ${WSOL_MINT} --output ${USDC_MINT} --amount 1000000000`,
