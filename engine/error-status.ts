@@ -77,7 +77,6 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   [ErrorCode.Unauthenticated]: s(401, G.UNAUTHENTICATED),
   [ErrorCode.PayloadTooLarge]: s(413, G.RESOURCE_EXHAUSTED),
   [ErrorCode.Internal]: s(500, G.INTERNAL),
-  [ErrorCode.Unauthenticated]: s(401, G.UNAUTHENTICATED),
   // the external quote API: no route is the pair's answer; every other failure means it cannot answer
   [ErrorCode.ExternalNoRoute]: s(404, G.NOT_FOUND),
   [ErrorCode.ExternalRejected]: s(503, G.UNAVAILABLE),

@@ -39,13 +39,11 @@ export const ErrorCode = {
   NotFound: 'TP_ERR_NOT_FOUND',
   /** An HTTP method a path does not take (405, with `Allow`). */
   MethodNotAllowed: 'TP_ERR_METHOD_NOT_ALLOWED',
-  /** A request without a valid JWT bearer token on an authenticated path (401, `WWW-Authenticate: Bearer`). */
+  /** A request (HTTP or WebSocket) without a valid JWT bearer token on an authenticated path (401, `WWW-Authenticate: Bearer`). */
   Unauthenticated: 'TP_ERR_UNAUTHENTICATED',
   /** A request body above the path's bound (413). */
   PayloadTooLarge: 'TP_ERR_PAYLOAD_TOO_LARGE',
   Internal: 'TP_ERR_INTERNAL',
-  /** An HTTP request or WebSocket without a valid JWT bearer token while auth is on (401; engine/auth). */
-  Unauthenticated: 'TP_ERR_UNAUTHENTICATED',
   // external quote service (engine/external): what a poll of the provider's GET /quote ended with
   /** The provider found no route for the pair (400 COULD_NOT_FIND_ANY_ROUTE / TOKEN_NOT_TRADABLE; gRPC NOT_FOUND). */
   ExternalNoRoute: 'TP_ERR_EXTERNAL_NO_ROUTE',
