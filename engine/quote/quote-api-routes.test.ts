@@ -212,6 +212,7 @@ describe('GET /v1/pools', () => {
     expect(r.body.total).toBe(expected.length);
     for (const pool of r.body.pools) expect([pool.tokenA, pool.tokenB]).toContain(USDC_MINT);
     expect((await call(`${base}/v1/pools/${UNKNOWN_MINT}`)).status).toBe(404);
+    expect((await call(`${base}/v1/pools/%E0%A4%A`)).status).toBe(400);
     const badMint = await call(`${base}/v1/pools/xyz0`);
     expect(badMint.status).toBe(400);
     expect(badMint.body.error.message).toMatch(/mint/);

@@ -258,7 +258,16 @@ export function mountQuoteApiRoutes(app: uws.TemplatedApp, host: QuoteApiHost): 
     });
   };
   app.get('/v1/pools', (res, req) => pools(res, req, undefined));
-  app.get('/v1/pools/:mint', (res, req) => pools(res, req, decodeURIComponent(req.getParameter(0) ?? '')));
+  app.get('/v1/pools/:mint', (res, req) => {
+    const raw = req.getParameter(0) ?? '';
+    let mint: string;
+    try {
+      mint = decodeURIComponent(raw);
+    } catch {
+      mint = raw; // a malformed %-escape: left as it is, refused as no public key
+    }
+    pools(res, req, mint);
+  });
 
   app.get('/swap/v1/quote', (res, req) => {
     const rawQuery = req.getQuery() ?? '';
