@@ -37,7 +37,7 @@ import { QuoteBodyWriter } from './quote-body.js';
 import { quoteToJson, type PubkeyCheck } from './quote-json.js';
 import { batchItemsOf, parseQuoteBody } from './quote-v1-request.js';
 import { poolPage } from './pool-listing.js';
-import { isSwapApiError, parseSwapApiQuery, swapApiErrorOf, swapApiErrorOfCode, swapApiResponseOf, type SwapApiError } from './swap-api-quote.js';
+import { isSwapApiError, parseSwapApiQuery, swapApiBodyOf, swapApiErrorOf, swapApiErrorOfCode, type SwapApiError } from './swap-api-quote.js';
 
 /** What the routes need from the server that mounts them. */
 export interface QuoteApiHost {
@@ -288,7 +288,7 @@ export function mountQuoteApiRoutes(app: uws.TemplatedApp, host: QuoteApiHost): 
         const result = engine.quote(request);
         const write = (r: QuoteResult): void => {
           if (aborted()) return;
-          if (r.ok) send(res, STATUS[200], JSON.stringify(swapApiResponseOf(r, (performance.now() - started) / 1000)));
+          if (r.ok) send(res, STATUS[200], swapApiBodyOf(r, (performance.now() - started) / 1000));
           else sendSwapApiError(res, swapApiErrorOf(r));
         };
         if (result instanceof Promise) {
