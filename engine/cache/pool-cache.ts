@@ -225,12 +225,14 @@ export class PoolCache {
 
   /**
    * Replaces the swap context (tick / bin arrays that arrive apart from the pool account) of a
-   * present entry; does not change its slot or age. False when the address is not cached.
+   * present entry, and its mints' transfer fees when given; does not change its slot or age. False
+   * when the address is not cached.
    */
-  updateContext(address: string, context: SwapContext | undefined): boolean {
+  updateContext(address: string, context: SwapContext | undefined, transferFees?: PoolTransferFees): boolean {
     const id = this.addresses.idOf(address);
     if (id === NO_ID) return false;
     this.contexts[id] = context === undefined ? undefined : compactSwapContext(context);
+    if (transferFees !== undefined) this.transferFees[id] = transferFees;
     this.pairs.touch(id);
     this.notifyChanged();
     return true;

@@ -10,6 +10,7 @@ import type { Logger } from '../obs/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
 import { CircuitBreaker } from './circuit-breaker.js';
+import type { ExternalQuoter } from './external-quoter.js';
 import { MetricsHttpServer } from './metrics-http-server.js';
 import { PoolDirectory } from './pool-directory.js';
 import { PoolUpdateHandler } from './pool-update-handler.js';
@@ -28,6 +29,11 @@ export interface QuoteServiceDeps {
    * none (no fallback) when that list is empty.
    */
   loader?: PoolLoader;
+  /**
+   * The external-aggregator fallback (after cache and RPC); none by default. The application builds
+   * it from `externalFallback.*` (engine/external `ProviderFallbackQuoter`): this layer cannot.
+   */
+  external?: ExternalQuoter;
   logger: Logger;
   /** The quote registry; a fresh one (with the Node process metrics) by default. */
   metrics?: QuoteMetrics;
@@ -91,12 +97,14 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     cacheEnabled: config['cache.enabled'],
     hybridMode: config['hybridMode.enabled'],
     ...(loader === undefined ? {} : { loader }),
+    ...(deps.external === undefined ? {} : { external: deps.external }),
     directory,
     fallbackDeadlineMs: config['rpc.fallbackDeadline'],
     cacheFirstTimeoutMs: config['hybridMode.cacheFirstTimeout'],
     metrics,
     breaker,
     slippageBps: config.slippageBps,
+    intermediateMints: config['routes.intermediateMints'],
     busStatus: deps.busStatus ?? (() => (busEnabled ? 'unknown' : 'disabled')),
     logger: log,
   });
