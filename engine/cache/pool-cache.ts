@@ -156,8 +156,12 @@ export class PoolCache {
    * `maxPoolCount`, the least recently updated entry is evicted first and counted.
    * Throws TpError(InvalidAmount) for a reserve, slot or fee outside u64 and TpError(AccountInvalid)
    * for an unknown DEX, leaving the cache unchanged.
+   *
+   * `overwriteEqualSlot`: an update at the stored slot replaces the entry (outcome `replaced`): only
+   * for a state read again and found to differ from the stored one at the same slot (the quote
+   * service's cache validation), where the stored state is the wrong one.
    */
-  upsert(update: PoolStateUpdate): UpsertOutcome {
+  upsert(update: PoolStateUpdate, overwriteEqualSlot = false): UpsertOutcome {
     const code = dexCodeOf(update.dex);
     if (code === DexCode.None) {
       throw new TpError(ErrorCode.AccountInvalid, `unknown dex ${update.dex}`, {
@@ -175,7 +179,7 @@ export class PoolCache {
     if (id !== NO_ID) {
       const stored = this.slot[id]!;
       // slot rule: equal slots are ignored silently; lower slots are ignored and counted.
-      if (update.slot === stored) {
+      if (update.slot === stored && !overwriteEqualSlot) {
         this.ignoredEqualSlot++;
         return UpsertOutcome.IgnoredEqualSlot;
       }

@@ -14,6 +14,7 @@ import type { ExternalQuoter } from './external-quoter.js';
 import { MetricsHttpServer } from './metrics-http-server.js';
 import { PoolDirectory } from './pool-directory.js';
 import { PoolUpdateHandler } from './pool-update-handler.js';
+import { PoolValidator } from './pool-validator.js';
 import type { QuoteServiceConfig } from './quote-config.js';
 import { QuoteEngine } from './quote-engine.js';
 import { QuoteHttpServer } from './quote-http-server.js';
@@ -65,6 +66,8 @@ export interface QuoteService {
    * `recordStored(pool)` from the in-process scanner's cache sink.
    */
   readonly updates: PoolUpdateHandler;
+  /** The periodic cache-versus-RPC validation (hybridMode.validateInterval); none without RPC or cache. */
+  readonly validator: PoolValidator | undefined;
   /** Binds the quote, metrics and gRPC ports; resolves with the bound ports. */
   start(): Promise<QuoteServicePorts>;
   /** Stops the timers, ends the quote streams, lets RPC fallbacks in flight answer, closes every port. Idempotent. */
@@ -118,6 +121,11 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
   const stream = new QuoteStreamServer({ engine, host: config.host, logger: log, auth });
+  // hybridMode.validateInterval: cached pools read again over RPC and compared, when RPC exists.
+  const validator =
+    loader !== undefined && config['cache.enabled'] && config['hybridMode.enabled']
+      ? new PoolValidator({ cache, loader, metrics, intervalMs: config['hybridMode.validateInterval'], logger: log.child({ component: 'validation' }) })
+      : undefined;
 
   let evictionTimer: NodeJS.Timeout | undefined;
   let started: Promise<QuoteServicePorts> | undefined;
@@ -135,6 +143,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     closing ??= (async () => {
       if (evictionTimer !== undefined) clearInterval(evictionTimer);
       evictionTimer = undefined;
+      await validator?.close();
       await started?.catch(() => undefined);
       await Promise.allSettled([stream.close(), server.close(), metricsServer.close()]);
       await engine.close();
@@ -151,6 +160,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     directory,
     breaker,
     updates,
+    validator,
     start(): Promise<QuoteServicePorts> {
       if (closing !== undefined) return Promise.reject(new Error('the quote service was closed'));
       started ??= (async () => {
@@ -160,6 +170,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
           const grpcPort = await stream.start(config['grpc.port']);
           evictionTimer = setInterval(evictionTick, config['cache.evictionInterval']);
           evictionTimer.unref();
+          validator?.start();
           log.info(
             {
               quote: `http://${config.host}:${port}`,
