@@ -16,6 +16,7 @@ import { createQuoteCache, createQuoteService, type QuoteService } from '../quot
 import type { ScannerConfig } from '../scanner/index.js';
 import type { Scanner } from '../scanner/index.js';
 import { engineSchema, type EngineConfig } from './engine-config.js';
+import { epochSourceOf, externalFallbackOf } from './quote-fallbacks.js';
 import { createAccountReads, createPoolLoader, createScannerService } from './scanner-service.js';
 
 export interface EngineEndpoints {
@@ -69,10 +70,19 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
 
   // RPC reads on the main thread, or on their own thread (performance.rpcReadThread).
   const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
-  const loader = createPoolLoader(scannerConfig, reads.fetcher);
+  // The pools' mints are read with them, so Token-2022 transfer fees reach the cache.
+  const epochs = epochSourceOf(config['rpc.endpoints']);
+  const loader = createPoolLoader(scannerConfig, reads.fetcher, epochs?.epochs);
 
   const cache = createQuoteCache(quoteConfig);
-  const quote = createQuoteService(quoteConfig, { cache, loader, logger: log.child({ component: 'quote' }), busStatus: () => 'in-process' });
+  const external = externalFallbackOf(quoteConfig);
+  const quote = createQuoteService(quoteConfig, {
+    cache,
+    loader,
+    ...(external === undefined ? {} : { external }),
+    logger: log.child({ component: 'quote' }),
+    busStatus: () => 'in-process',
+  });
   // Each stored update is counted and its pool remembered for the RPC fallback, as the bus consumer does.
   const sink = new CachePoolStateSink(cache, (_outcome, event) => quote.updates.recordStored(event.pool));
 
@@ -124,6 +134,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
         await scannerService.close();
         await quote.close();
         await reads.close();
+        await epochs?.close();
       })();
       return closed;
     },

@@ -10,9 +10,11 @@ import type { Logger } from '../obs/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
 import { CircuitBreaker } from './circuit-breaker.js';
+import type { ExternalQuoter } from './external-quoter.js';
 import { MetricsHttpServer } from './metrics-http-server.js';
 import { PoolDirectory } from './pool-directory.js';
 import { PoolUpdateHandler } from './pool-update-handler.js';
+import { PoolValidator } from './pool-validator.js';
 import type { QuoteServiceConfig } from './quote-config.js';
 import { QuoteEngine } from './quote-engine.js';
 import { QuoteHttpServer } from './quote-http-server.js';
@@ -29,6 +31,11 @@ export interface QuoteServiceDeps {
    * none (no fallback) when that list is empty.
    */
   loader?: PoolLoader;
+  /**
+   * The external-aggregator fallback (after cache and RPC); none by default. The application builds
+   * it from `externalFallback.*` (engine/external `ProviderFallbackQuoter`): this layer cannot.
+   */
+  external?: ExternalQuoter;
   logger: Logger;
   /** The quote registry; a fresh one (with the Node process metrics) by default. */
   metrics?: QuoteMetrics;
@@ -62,6 +69,8 @@ export interface QuoteService {
    * `recordStored(pool)` from the in-process scanner's cache sink.
    */
   readonly updates: PoolUpdateHandler;
+  /** The periodic cache-versus-RPC validation (hybridMode.validateInterval); none without RPC or cache. */
+  readonly validator: PoolValidator | undefined;
   /** Binds the quote, metrics and gRPC ports; resolves with the bound ports. */
   start(): Promise<QuoteServicePorts>;
   /** Stops the timers, ends the quote streams, lets RPC fallbacks in flight answer, closes every port. Idempotent. */
@@ -95,12 +104,14 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     cacheEnabled: config['cache.enabled'],
     hybridMode: config['hybridMode.enabled'],
     ...(loader === undefined ? {} : { loader }),
+    ...(deps.external === undefined ? {} : { external: deps.external }),
     directory,
     fallbackDeadlineMs: config['rpc.fallbackDeadline'],
     cacheFirstTimeoutMs: config['hybridMode.cacheFirstTimeout'],
     metrics,
     breaker,
     slippageBps: config.slippageBps,
+    intermediateMints: config['routes.intermediateMints'],
     busStatus: deps.busStatus ?? (() => (busEnabled ? 'unknown' : 'disabled')),
     logger: log,
   });
@@ -117,6 +128,11 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
   const stream = new QuoteStreamServer({ engine, host: config.host, logger: log, auth });
+  // hybridMode.validateInterval: cached pools read again over RPC and compared, when RPC exists.
+  const validator =
+    loader !== undefined && config['cache.enabled'] && config['hybridMode.enabled']
+      ? new PoolValidator({ cache, loader, metrics, intervalMs: config['hybridMode.validateInterval'], logger: log.child({ component: 'validation' }) })
+      : undefined;
 
   let evictionTimer: NodeJS.Timeout | undefined;
   let started: Promise<QuoteServicePorts> | undefined;
@@ -134,6 +150,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     closing ??= (async () => {
       if (evictionTimer !== undefined) clearInterval(evictionTimer);
       evictionTimer = undefined;
+      await validator?.close();
       await started?.catch(() => undefined);
       await Promise.allSettled([stream.close(), server.close(), metricsServer.close()]);
       await engine.close();
@@ -150,6 +167,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     directory,
     breaker,
     updates,
+    validator,
     start(): Promise<QuoteServicePorts> {
       if (closing !== undefined) return Promise.reject(new Error('the quote service was closed'));
       started ??= (async () => {
@@ -159,6 +177,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
           const grpcPort = await stream.start(config['grpc.port']);
           evictionTimer = setInterval(evictionTick, config['cache.evictionInterval']);
           evictionTimer.unref();
+          validator?.start();
           log.info(
             {
               quote: `http://${config.host}:${port}`,
