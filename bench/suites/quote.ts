@@ -44,7 +44,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Figure, Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
-import { buildOpenloop, median, memoryOf, requireTools, runOpenloop, runWrk, settle, startServer, stopServer, type ServerProcess } from '../load-tools.js';
+import { buildOpenloop, cpuSecondsOf, median, memoryOf, requireTools, runOpenloop, runWrk, settle, startServer, stopServer, type ServerProcess } from '../load-tools.js';
 
 const RATE = 10_000;
 const GOAL_P99_US = 1_000;
@@ -190,6 +190,8 @@ export const quoteSuite: Suite = {
       for (const s of [bare, quote]) await wrk(tools.wrk, script, paths, s.ready.port, WRK_WARMUP_SECONDS);
       await wrk(tools.wrk, script, swapPaths, quote.ready.port, WRK_WARMUP_SECONDS);
       const rps: Record<string, number[]> = { bare: [], quote: [], swap: [] };
+      // CPU of the quote server per request, /quote rounds against swap API rounds (same process).
+      const cpu: Record<string, { seconds: number; requests: number }> = { bare: { seconds: 0, requests: 0 }, quote: { seconds: 0, requests: 0 }, swap: { seconds: 0, requests: 0 } };
       // The swap API rounds run against the quote server, on its own targets: [name, port, targets].
       const runs: [string, number, string][] = [
         ['bare', bare.ready.port, paths],
@@ -199,7 +201,11 @@ export const quoteSuite: Suite = {
       for (let round = 0; round < WRK_ROUNDS; round++) {
         for (const [name, port, targetsFile] of round % 2 === 0 ? runs : [...runs].reverse()) {
           await settle();
+          const pid = name === 'bare' ? bare.ready.pid : quote.ready.pid;
+          const cpuBefore = cpuSecondsOf(pid);
           const r = await wrk(tools.wrk, script, targetsFile, port, WRK_SECONDS);
+          cpu[name]!.seconds += cpuSecondsOf(pid) - cpuBefore;
+          cpu[name]!.requests += r.requests;
           rps[name]!.push(r.rps);
           process.stderr.write(`bench quote: wrk ${name} round ${round + 1}: ${Math.round(r.rps).toLocaleString('en-US')} req/s\n`);
         }
@@ -257,6 +263,7 @@ export const quoteSuite: Suite = {
       const fmtRounds = (xs: number[]): string => xs.map((x) => Math.round(x).toLocaleString('en-US')).join(', ');
       const mb = (x: number): string => `${x.toFixed(1)} MB`;
       const swapRps = median(rps.swap!);
+      const cpuUs = (name: string): number => (cpu[name]!.seconds / cpu[name]!.requests) * 1e6;
       const qb = batchLatency.quote.summary();
       const bb = batchLatency.bare.summary();
       const batchLagP99 = Math.max(batchLag.quote.percentileUs(99), batchLag.bare.percentileUs(99));
@@ -307,6 +314,16 @@ export const quoteSuite: Suite = {
           goal: `≥ ${GOAL_SWAP_API_RATIO}× GET /quote`,
           goalMet: swapRps >= GOAL_SWAP_API_RATIO * quoteRps,
           note: `median of ${WRK_ROUNDS} rounds interleaved with the /quote and bare rounds; swap API ${fmtRounds(rps.swap!)}; /quote ${fmtRounds(rps.quote!)}; all 2xx; ratio ${(swapRps / quoteRps).toFixed(2)}×`,
+        },
+        {
+          name: 'GET /swap/v1/quote server CPU per request (during the wrk rounds)',
+          unit: 'µs',
+          value: cpuUs('swap'),
+          higherIsBetter: false,
+          baseline: { name: 'GET /quote server CPU per request', value: cpuUs('quote') },
+          goal: `≤ ${(1 / GOAL_SWAP_API_RATIO).toFixed(2)}× GET /quote (the CPU form of ≥ ${GOAL_SWAP_API_RATIO}× its throughput)`,
+          goalMet: cpuUs('swap') <= cpuUs('quote') / GOAL_SWAP_API_RATIO,
+          note: `utime + stime of the quote server process over ${WRK_ROUNDS} rounds each (/proc, 10 ms ticks): swap API ${cpu.swap!.requests.toLocaleString('en-US')} requests, /quote ${cpu.quote!.requests.toLocaleString('en-US')}; bare server ${us(cpuUs('bare'))} per request; less sensitive than throughput to other load on the box`,
         },
         {
           name: `POST /v1/quote/batch of ${BATCH_SIZE} p99 at ${BATCH_RATE} batches/s (open loop)`,

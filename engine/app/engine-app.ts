@@ -16,6 +16,7 @@ import { createQuoteCache, createQuoteService, type QuoteService } from '../quot
 import type { ScannerConfig } from '../scanner/index.js';
 import type { Scanner } from '../scanner/index.js';
 import { engineSchema, type EngineConfig } from './engine-config.js';
+import { epochSourceOf, externalFallbackOf } from './quote-fallbacks.js';
 import { createAccountReads, createPoolLoader, createScannerService } from './scanner-service.js';
 
 export interface EngineEndpoints {
@@ -73,12 +74,16 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
 
   // RPC reads on the main thread, or on their own thread (performance.rpcReadThread).
   const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
-  const loader = createPoolLoader(scannerConfig, reads.fetcher);
+  // The pools' mints are read with them, so Token-2022 transfer fees reach the cache.
+  const epochs = epochSourceOf(config['rpc.endpoints']);
+  const loader = createPoolLoader(scannerConfig, reads.fetcher, epochs?.epochs);
 
   const cache = createQuoteCache(quoteConfig);
+  const external = externalFallbackOf(quoteConfig);
   const quote = createQuoteService(quoteConfig, {
     cache,
     loader,
+    ...(external === undefined ? {} : { external }),
     logger: log.child({ component: 'quote' }),
     busStatus: () => 'in-process',
     ...(options.sharedQuoteCache === undefined ? {} : { sharedCache: options.sharedQuoteCache }),
@@ -135,6 +140,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
         await scannerService.close();
         await quote.close();
         await reads.close();
+        await epochs?.close();
       })();
       return closed;
     },

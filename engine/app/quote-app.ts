@@ -25,6 +25,7 @@ import type { QuoteServiceConfig } from '../quote/index.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/index.js';
 import { fallbackLoaderFromConfig } from '../quote/index.js';
 import type { SharedQuoteCache } from '../quote/index.js';
+import { externalFallbackOf } from './quote-fallbacks.js';
 
 export interface QuoteAppOptions {
   logger: Logger;
@@ -68,9 +69,11 @@ export function createQuoteApp(config: QuoteServiceConfig, options: QuoteAppOpti
   const cache = createQuoteCache(config);
   const loader = options.loader ?? fallbackLoaderFromConfig(config);
   const bus = config['bus.enabled'] ? BusConnection.open({ servers: config['bus.servers'], name: 'tidepool-quote-service', logger: log.child({ component: 'bus' }) }) : undefined;
+  const external = externalFallbackOf(config);
   const quote = createQuoteService(config, {
     cache,
     ...(loader === undefined ? {} : { loader }),
+    ...(external === undefined ? {} : { external }),
     logger: log.child({ component: 'quote' }),
     busStatus: bus === undefined ? disabledBusStatus : () => bus.status,
     ...(options.sharedQuoteCache === undefined ? {} : { sharedCache: options.sharedQuoteCache }),

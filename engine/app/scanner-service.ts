@@ -10,7 +10,7 @@ import { metricsResponse } from '../quote/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import { createScannerMetrics, type ScannerMetrics } from '../obs/index.js';
-import { RpcPoolLoader } from '../pools/index.js';
+import { RpcPoolLoader, type EpochSource } from '../pools/index.js';
 import { AccountFetcher, type AccountReader } from '../rpc/index.js';
 import { RpcClient } from '../rpc/index.js';
 import { WorkerAccountFetcher } from '../rpc/index.js';
@@ -34,9 +34,14 @@ export function createAccountReads(endpoints: readonly string[], onThread: boole
   return { fetcher: new AccountFetcher(rpc), close: () => rpc.close() };
 }
 
-/** The pool loader of the scanner's settings (its DEX program ids). */
-export function createPoolLoader(config: ScannerConfig, fetcher: AccountReader): RpcPoolLoader {
-  return new RpcPoolLoader({ fetcher, registry: createDecoderRegistry({ programIds: dexPrograms(config) }) });
+/**
+ * The pool loader of the scanner's settings (its DEX program ids). With `epochs` it also reads each
+ * pool's mints (`readMints`), so pools of Token-2022 mints with a transfer fee carry their
+ * `transferFees` into the cache (the one-process engine's quotes deduct them).
+ */
+export function createPoolLoader(config: ScannerConfig, fetcher: AccountReader, epochs?: EpochSource): RpcPoolLoader {
+  const registry = createDecoderRegistry({ programIds: dexPrograms(config) });
+  return new RpcPoolLoader(epochs === undefined ? { fetcher, registry } : { fetcher, registry, readMints: true, epochs });
 }
 
 export interface ScannerServiceOptions {

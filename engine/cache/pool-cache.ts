@@ -156,8 +156,12 @@ export class PoolCache {
    * `maxPoolCount`, the least recently updated entry is evicted first and counted.
    * Throws TpError(InvalidAmount) for a reserve, slot or fee outside u64 and TpError(AccountInvalid)
    * for an unknown DEX, leaving the cache unchanged.
+   *
+   * `overwriteEqualSlot`: an update at the stored slot replaces the entry (outcome `replaced`): only
+   * for a state read again and found to differ from the stored one at the same slot (the quote
+   * service's cache validation), where the stored state is the wrong one.
    */
-  upsert(update: PoolStateUpdate): UpsertOutcome {
+  upsert(update: PoolStateUpdate, overwriteEqualSlot = false): UpsertOutcome {
     const code = dexCodeOf(update.dex);
     if (code === DexCode.None) {
       throw new TpError(ErrorCode.AccountInvalid, `unknown dex ${update.dex}`, {
@@ -175,7 +179,7 @@ export class PoolCache {
     if (id !== NO_ID) {
       const stored = this.slot[id]!;
       // slot rule: equal slots are ignored silently; lower slots are ignored and counted.
-      if (update.slot === stored) {
+      if (update.slot === stored && !overwriteEqualSlot) {
         this.ignoredEqualSlot++;
         return UpsertOutcome.IgnoredEqualSlot;
       }
@@ -225,12 +229,14 @@ export class PoolCache {
 
   /**
    * Replaces the swap context (tick / bin arrays that arrive apart from the pool account) of a
-   * present entry; does not change its slot or age. False when the address is not cached.
+   * present entry, and its mints' transfer fees when given; does not change its slot or age. False
+   * when the address is not cached.
    */
-  updateContext(address: string, context: SwapContext | undefined): boolean {
+  updateContext(address: string, context: SwapContext | undefined, transferFees?: PoolTransferFees): boolean {
     const id = this.addresses.idOf(address);
     if (id === NO_ID) return false;
     this.contexts[id] = context === undefined ? undefined : compactSwapContext(context);
+    if (transferFees !== undefined) this.transferFees[id] = transferFees;
     this.pairs.touch(id);
     this.notifyChanged();
     return true;

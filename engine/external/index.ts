@@ -18,3 +18,4 @@ export { HealthStatus, type ExternalHealth } from './external-http-server.js';
 export { EXTERNAL_METRIC_NAMES, type ExternalMetrics } from './external-metrics.js';
 export { PollOutcomeKind, type PollOutcome, type PollRequest } from './provider-client.js';
 export { parseQuoteResponse, hopFeeInInputUnits, type ProviderQuote, type ProviderHop } from './provider-response.js';
+export { DEX_LABELS, ProviderFallbackQuoter, routeOfProviderQuote, type ProviderFallbackQuoterOptions } from './fallback-quoter.js';

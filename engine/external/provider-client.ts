@@ -4,7 +4,8 @@
  * the poller decides what each means for the breaker, the uptime and the streams in one place.
  *
  * - The query is the configured URL's own query (e.g. `onlyDirectRoutes=true`) plus `inputMint`,
- *   `outputMint`, `amount` and `slippageBps` (ExactIn, the default swap mode).
+ *   `outputMint`, `amount` and `slippageBps` (ExactIn, the default swap mode); the quote engine's
+ *   fallback (fallback-quoter.ts) adds `swapMode=ExactOut` and its route filter when it has them.
  * - The API key goes in `x-api-key` and nowhere else (never in the URL, never logged).
  * - The deadline covers the whole call, connect to last byte; undici's own phase timeouts are set to
  *   the same value as a backstop.
@@ -44,8 +45,16 @@ export type PollOutcome =
 export interface PollRequest {
   inputMint: string;
   outputMint: string;
+  /** The input (ExactIn) or the output (ExactOut). */
   amount: bigint;
   slippageBps: number;
+  /** Sent only when ExactOut (ExactIn is the API's default). */
+  swapMode?: 'ExactIn' | 'ExactOut';
+  /** Sent only when true. */
+  onlyDirectRoutes?: boolean;
+  /** DEX labels (`dexes` / `excludeDexes`, comma separated); sent only when given. */
+  dexes?: readonly string[];
+  excludeDexes?: readonly string[];
 }
 
 export interface ProviderClientOptions {
@@ -128,6 +137,10 @@ export class ProviderClient {
     q.set('outputMint', req.outputMint);
     q.set('amount', req.amount.toString());
     q.set('slippageBps', String(req.slippageBps));
+    if (req.swapMode === 'ExactOut') q.set('swapMode', 'ExactOut');
+    if (req.onlyDirectRoutes === true) q.set('onlyDirectRoutes', 'true');
+    if (req.dexes !== undefined) q.set('dexes', req.dexes.join(','));
+    if (req.excludeDexes !== undefined) q.set('excludeDexes', req.excludeDexes.join(','));
     return `${this.path}?${q.toString()}`;
   }
 

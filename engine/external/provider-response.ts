@@ -10,7 +10,7 @@
  * - `feeAmount`, `feeMint` (dropped from the public schema in Nov 2025), `percent` and `bps` are
  *   optional; split plans (several steps of the same leg) are accepted as listed.
  * - The answer must be for the pair asked: input and output mints equal, `inAmount` = amount
- *   (ExactIn), the plan starting at the input mint and ending at the output mint.
+ *   (ExactIn; `outAmount` = amount for ExactOut), the plan starting at the input mint and ending at the output mint.
  */
 import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/index.js';
@@ -50,7 +50,10 @@ export interface ProviderQuote {
 export interface QuoteAsked {
   inputMint: string;
   outputMint: string;
+  /** The input (ExactIn) or the output (ExactOut) asked. */
   amount: bigint;
+  /** Default ExactIn. */
+  swapMode?: 'ExactIn' | 'ExactOut';
 }
 
 type Json = Record<string, unknown>;
@@ -135,8 +138,10 @@ export function parseQuoteResponse(raw: string, asked: QuoteAsked): ProviderQuot
   const outputMint = mint(body['outputMint'], 'outputMint');
   if (inputMint !== asked.inputMint || outputMint !== asked.outputMint) fail('the answer is for another pair');
   const inAmount = u64(body['inAmount'], 'inAmount');
-  if (inAmount !== asked.amount) fail(`inAmount ${inAmount} is not the amount asked (${asked.amount})`);
+  const exactOut = asked.swapMode === 'ExactOut';
+  if (!exactOut && inAmount !== asked.amount) fail(`inAmount ${inAmount} is not the amount asked (${asked.amount})`);
   const outAmount = u64(body['outAmount'], 'outAmount');
+  if (exactOut && outAmount !== asked.amount) fail(`outAmount ${outAmount} is not the amount asked (${asked.amount})`);
   const otherAmountThreshold = u64(body['otherAmountThreshold'], 'otherAmountThreshold');
   const priceImpact = fraction(body['priceImpactPct'], 'priceImpactPct');
   const plan = body['routePlan'];

@@ -28,6 +28,9 @@ const OWN_QUOTE_METRICS: Record<string, string> = {
   quote_service_stream_active_streams: 'gauge',
   quote_service_stream_quotes_sent_total: 'counter',
   quote_service_stream_quotes_superseded_total: 'counter',
+  quote_service_external_fallback_errors_total: 'counter',
+  quote_service_cache_validation_checks_total: 'counter',
+  quote_service_cache_validation_mismatches_total: 'counter',
 };
 
 function record(m: ReturnType<typeof createQuoteMetrics>): void {
@@ -43,6 +46,10 @@ function record(m: ReturnType<typeof createQuoteMetrics>): void {
   m.busConsumerLagMessages.set(3);
   m.quoteLatency.cache.observe(0.0004);
   m.quoteLatency.rpc.observe(0.15);
+  m.quoteLatency.external.observe(0.3);
+  m.externalFallbackErrors.inc();
+  m.cacheValidationChecks.inc(10);
+  m.cacheValidationMismatches.inc(2);
   m.poolUpdateLatencySeconds.observe(0.0002);
   m.circuitBreakerState.set(CircuitBreakerStateValue.halfOpen);
   m.streamActiveStreams.set(2);
@@ -66,6 +73,7 @@ describe('createQuoteMetrics', () => {
     const before = await m.registry.metrics();
     expect(before).toContain('quote_service_quote_latency_seconds_count{source="cache"} 0');
     expect(before).toContain('quote_service_quote_latency_seconds_count{source="rpc"} 0');
+    expect(before).toContain('quote_service_quote_latency_seconds_count{source="external"} 0');
     m.quoteLatency.cache.observe(0.0004);
     m.quoteLatency.cache.observe(0.003);
     m.quoteLatency.rpc.observe(0.15);

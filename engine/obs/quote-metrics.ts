@@ -3,7 +3,7 @@ import { LATENCY_SECONDS_BUCKETS } from './buckets.js';
 import { createMetricsRegistry, type MetricsRegistryOptions } from './registry.js';
 
 /** Where a quote's pool state came from: the `source` label of the quote latency histogram. */
-export const QuoteSource = { cache: 'cache', rpc: 'rpc' } as const;
+export const QuoteSource = { cache: 'cache', rpc: 'rpc', external: 'external' } as const;
 export type QuoteSource = (typeof QuoteSource)[keyof typeof QuoteSource];
 
 /** Values of the circuit breaker state gauge (ARCHITECTURE.md §3: "its state is a metric"). */
@@ -38,11 +38,17 @@ export interface QuoteMetrics {
   readonly busParseErrors: Counter;
   /** RPC fallbacks that failed. */
   readonly rpcFallbackErrors: Counter;
+  /** External-aggregator fallbacks that failed (after the cache and RPC could not answer). */
+  readonly externalFallbackErrors: Counter;
+  /** Cached pools read again over RPC by the validation (hybridMode.validateInterval). */
+  readonly cacheValidationChecks: Counter;
+  /** Validated pools whose RPC state differed from the cache's (the pool was refreshed). */
+  readonly cacheValidationMismatches: Counter;
   /** Messages of the stream not yet delivered to this consumer. */
   readonly busConsumerLagMessages: Gauge;
   /** Quote latency in seconds, by `source`; use the resolved children in {@link quoteLatency}. */
   readonly quoteLatencySeconds: Histogram<'source'>;
-  /** The `source="cache"` and `source="rpc"` series of {@link quoteLatencySeconds}. */
+  /** The `source="cache"`, `"rpc"` and `"external"` series of {@link quoteLatencySeconds}. */
   readonly quoteLatency: { readonly [S in QuoteSource]: LatencySeries };
   /** Seconds from receipt of a bus message to its state being stored (spec 02, event processing step 4). */
   readonly poolUpdateLatencySeconds: Histogram;
@@ -67,6 +73,9 @@ export const QUOTE_METRIC_NAMES = {
   poolCacheStalePools: 'quote_service_pool_cache_stale_pools',
   busParseErrors: 'quote_service_bus_parse_errors_total',
   rpcFallbackErrors: 'quote_service_rpc_fallback_errors_total',
+  externalFallbackErrors: 'quote_service_external_fallback_errors_total',
+  cacheValidationChecks: 'quote_service_cache_validation_checks_total',
+  cacheValidationMismatches: 'quote_service_cache_validation_mismatches_total',
   busConsumerLagMessages: 'quote_service_bus_consumer_lag_messages',
   // Spec 02 names no histogram; the service prefix, the base unit (seconds) and `_seconds` follow
   // the Prometheus naming conventions, which `promtool check metrics` enforces.
@@ -89,7 +98,7 @@ export function createQuoteMetrics(options: MetricsRegistryOptions = {}): QuoteM
 
   const quoteLatencySeconds = new Histogram<'source'>({
     name: n.quoteLatencySeconds,
-    help: 'Quote latency in seconds, by the source of the pool state (cache or rpc).',
+    help: 'Quote latency in seconds, by the source of the answer (cache, rpc or external).',
     labelNames: ['source'],
     buckets: [...LATENCY_SECONDS_BUCKETS],
     registers: [registry],
@@ -97,6 +106,7 @@ export function createQuoteMetrics(options: MetricsRegistryOptions = {}): QuoteM
   // Both series exist from the start, so rate() and the dashboards see zeros rather than nothing.
   quoteLatencySeconds.zero({ source: QuoteSource.cache });
   quoteLatencySeconds.zero({ source: QuoteSource.rpc });
+  quoteLatencySeconds.zero({ source: QuoteSource.external });
 
   const metrics: QuoteMetrics = {
     registry,
@@ -109,11 +119,15 @@ export function createQuoteMetrics(options: MetricsRegistryOptions = {}): QuoteM
     poolCacheStalePools: gauge(n.poolCacheStalePools, 'Pools older than the staleness threshold.'),
     busParseErrors: counter(n.busParseErrors, 'Bus messages that could not be parsed.'),
     rpcFallbackErrors: counter(n.rpcFallbackErrors, 'Failed RPC fallbacks.'),
+    externalFallbackErrors: counter(n.externalFallbackErrors, 'Failed external-aggregator fallbacks.'),
+    cacheValidationChecks: counter(n.cacheValidationChecks, 'Cached pools read again over RPC by the periodic validation.'),
+    cacheValidationMismatches: counter(n.cacheValidationMismatches, 'Validated pools whose RPC state differed from the cache (then refreshed).'),
     busConsumerLagMessages: gauge(n.busConsumerLagMessages, 'Stream messages not yet delivered to this consumer.'),
     quoteLatencySeconds,
     quoteLatency: {
       cache: quoteLatencySeconds.labels(QuoteSource.cache),
       rpc: quoteLatencySeconds.labels(QuoteSource.rpc),
+      external: quoteLatencySeconds.labels(QuoteSource.external),
     },
     poolUpdateLatencySeconds: new Histogram({
       name: n.poolUpdateLatencySeconds,

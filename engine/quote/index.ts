@@ -5,7 +5,11 @@
 export { bestFromCache, quoteFromCache, type CacheBest } from './cache-quoter.js';
 export { QuoteSource, quoteOfAnswer, type Quote, type QuoteAnswer, type RouteHop, type RouteQuote } from './quote-answer.js';
 export { INTERNAL_FAILURE, badParameter, isQuoteFailure, quoteFailure, type QuoteFailure } from './quote-failure.js';
-export type { QuoteRequest } from './quote-request.js';
+export type { QuoteRequest, RouteFilter } from './quote-request.js';
+export type { ExternalQuoter, ExternalRoute } from './external-quoter.js';
+export { DEFAULT_INTERMEDIATE_MINTS, chooseRoute, routeQuoteOf, type HopChoice, type HopFinder, type PoolFacts } from './route-search.js';
+export { ALL_DEXES_MASK, DIRECT_ONLY_BIT, NO_FILTER_KEY, allowsDex, allowsMultiHop, routeFilterKey } from './route-filter.js';
+export { CacheRouteSearch, FILTERED_OUT_MESSAGE, type CacheRoute } from './cache-route-search.js';
 export { HealthStatus, QuoteEngine, type QuoteEngineOptions, type QuoteHealth, type QuoteResult } from './quote-engine.js';
 export { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo, type MemoizedQuote, type QuoteMemoOptions } from './quote-memo.js';
 export { QuoteBodyWriter, quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
@@ -27,6 +31,8 @@ export { DEFAULT_DIRECTORY_MAX_POOLS, PoolDirectory, type PoolIdentity } from '.
 export { RpcQuoter, updateOfLoadedPool, type RpcQuote, type RpcQuoterOptions } from './rpc-quoter.js';
 export {
   DEFAULT_CACHE_FIRST_TIMEOUT_MS,
+  DEFAULT_EXTERNAL_FALLBACK_TIMEOUT_MS,
+  DEFAULT_EXTERNAL_QUOTE_URL,
   DEFAULT_FALLBACK_DEADLINE_MS,
   DEFAULT_GRPC_PORT,
   DEFAULT_QUOTE_METRICS_PORT,
@@ -37,6 +43,7 @@ export {
   type QuoteServiceConfig,
 } from './quote-config.js';
 export { createFallbackLoader, fallbackLoaderFromConfig } from './rpc-loader.js';
+export { DEFAULT_VALIDATION_SAMPLE_SIZE, PoolValidator, differsFromCache, type PoolValidatorOptions, type ValidationRound } from './pool-validator.js';
 export { PoolUpdateHandler, type PoolUpdateHandlerOptions, type PoolUpdateOutcome } from './pool-update-handler.js';
 export { createQuoteCache, createQuoteService, type QuoteService, type QuoteServiceDeps, type QuoteServicePorts } from './quote-service.js';
 export { DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS } from './stream-calls.js';

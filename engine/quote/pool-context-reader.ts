@@ -131,7 +131,7 @@ export class PoolContextReader {
         cache.upsert(poolStateOfLoaded(loaded));
         this.counters.replaced++;
       } else if (loaded.slot === held) {
-        cache.updateContext(loaded.address, loaded.context);
+        cache.updateContext(loaded.address, loaded.context, loaded.transferFees);
         this.counters.contexts++;
       } else {
         this.counters.older++;

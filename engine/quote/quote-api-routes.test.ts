@@ -1,4 +1,4 @@
-import { Configuration, ResponseError, SwapApi } from '@jup-ag/api';
+import { Configuration, ResponseError, SwapApi, createJupiterApiClient } from '@jup-ag/api';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -212,6 +212,7 @@ describe('GET /v1/pools', () => {
     expect(r.body.total).toBe(expected.length);
     for (const pool of r.body.pools) expect([pool.tokenA, pool.tokenB]).toContain(USDC_MINT);
     expect((await call(`${base}/v1/pools/${UNKNOWN_MINT}`)).status).toBe(404);
+    expect((await call(`${base}/v1/pools/%E0%A4%A`)).status).toBe(400);
     const badMint = await call(`${base}/v1/pools/xyz0`);
     expect(badMint.status).toBe(400);
     expect(badMint.body.error.message).toMatch(/mint/);
@@ -279,6 +280,18 @@ describe('GET /swap/v1/quote (the public swap API)', () => {
       expect(q.contextSlot).toBe(Number(ours.contextSlot));
       expect(typeof q.timeTaken).toBe('number');
     }
+  });
+
+  it('works with createJupiterApiClient too, its base URL redirected by a middleware', async () => {
+    // createJupiterApiClient (6.0.48) replaces any basePath with Jupiter's own URL; a `pre`
+    // middleware (part of its configuration) points the request at this server instead.
+    const api = createJupiterApiClient({
+      basePath: `${base}/swap/v1`,
+      middleware: [{ pre: async (ctx) => ({ url: ctx.url.replace(/^https:\/\/[^/]+\/swap\/v1/, `${base}/swap/v1`), init: ctx.init }) }],
+    });
+    const q = await api.quoteGet({ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: 1_000_000 });
+    const ours = (await call(`${base}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000000`)).body;
+    expect(q.outAmount).toBe(ours.outputAmount);
   });
 
   it('sends the raw body with platformFee null', async () => {

@@ -37,7 +37,7 @@ import { QuoteBodyWriter } from './quote-body.js';
 import { quoteToJson, type PubkeyCheck } from './quote-json.js';
 import { batchItemsOf, parseQuoteBody } from './quote-v1-request.js';
 import { poolPage } from './pool-listing.js';
-import { isSwapApiError, parseSwapApiQuery, swapApiErrorOf, swapApiErrorOfCode, swapApiResponseOf, type SwapApiError } from './swap-api-quote.js';
+import { isSwapApiError, parseSwapApiQuery, swapApiBodyOf, swapApiErrorOf, swapApiErrorOfCode, type SwapApiError } from './swap-api-quote.js';
 
 /** What the routes need from the server that mounts them. */
 export interface QuoteApiHost {
@@ -257,7 +257,16 @@ export function mountQuoteApiRoutes(app: uws.TemplatedApp, host: QuoteApiHost): 
     });
   };
   app.get('/v1/pools', (res, req) => pools(res, req, undefined));
-  app.get('/v1/pools/:mint', (res, req) => pools(res, req, decodeURIComponent(req.getParameter(0) ?? '')));
+  app.get('/v1/pools/:mint', (res, req) => {
+    const raw = req.getParameter(0) ?? '';
+    let mint: string;
+    try {
+      mint = decodeURIComponent(raw);
+    } catch {
+      mint = raw; // a malformed %-escape: left as it is, refused as no public key
+    }
+    pools(res, req, mint);
+  });
 
   app.get('/swap/v1/quote', (res, req) => {
     const rawQuery = req.getQuery() ?? '';
@@ -277,7 +286,7 @@ export function mountQuoteApiRoutes(app: uws.TemplatedApp, host: QuoteApiHost): 
         const result = engine.quote(request);
         const write = (r: QuoteResult): void => {
           if (aborted()) return;
-          if (r.ok) send(res, STATUS[200], JSON.stringify(swapApiResponseOf(r, (performance.now() - started) / 1000)));
+          if (r.ok) send(res, STATUS[200], swapApiBodyOf(r, (performance.now() - started) / 1000));
           else sendSwapApiError(res, swapApiErrorOf(r));
         };
         if (result instanceof Promise) {

@@ -58,6 +58,10 @@ describe('quote service configuration', () => {
       'hybridMode.enabled': true,
       'hybridMode.cacheFirstTimeout': 10,
       'hybridMode.validateInterval': 300_000,
+      'routes.intermediateMints': ['So11111111111111111111111111111111111111112', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'],
+      'externalFallback.enabled': true,
+      'externalFallback.quoteUrl': 'http://127.0.0.1:8890/quote',
+      'externalFallback.timeout': 2000,
       'metrics.port': 9090,
       'debug.heapProfile': true,
       'log.level': 'info',
@@ -69,6 +73,19 @@ describe('quote service configuration', () => {
     });
     expect(Object.values(sources).every((s) => s === 'default')).toBe(true);
     expect(defaultQuoteConfig({ port: 0 })).toEqual({ ...values, port: 0 });
+  });
+
+  it('reads the intermediate tokens of two-hop routes and the external fallback from env and flags, and refuses a bad mint', () => {
+    const usdc = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+    const env = loadQuoteConfig({ env: { INTERMEDIATE_MINTS: usdc, EXTERNAL_FALLBACK: 'false', EXTERNAL_FALLBACK_URL: 'http://10.0.0.2:9000/swap/v1/quote', EXTERNAL_FALLBACK_TIMEOUT: '750ms' } });
+    expect(env.values['routes.intermediateMints']).toEqual([usdc]);
+    expect(env.values['externalFallback.enabled']).toBe(false);
+    expect(env.values['externalFallback.quoteUrl']).toBe('http://10.0.0.2:9000/swap/v1/quote');
+    expect(env.values['externalFallback.timeout']).toBe(750);
+    expect(loadQuoteConfig({ env: { INTERMEDIATE_MINTS: 'none' } }).values['routes.intermediateMints']).toEqual([]);
+    expect(loadQuoteConfig({ env: { INTERMEDIATE_MINTS: usdc }, flags: { 'intermediate-mints': 'none' } }).values['routes.intermediateMints']).toEqual([]);
+    expect(() => loadQuoteConfig({ env: { INTERMEDIATE_MINTS: 'not-a-mint' } })).toThrow(/routes\.intermediateMints.*base58 mint address/s);
+    expect(() => loadQuoteConfig({ env: { INTERMEDIATE_MINTS: `${usdc},${usdc}` } })).toThrow(/listed twice/);
   });
 
   it('reads every environment variable of spec 02', () => {

@@ -5,7 +5,8 @@
  * (flag > environment variable > config file > default; ARCHITECTURE.md §3).
  */
 import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
-import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/index.js';
+import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, SettingIssue, str, uniqueList, url, type SettingParser } from '../config/index.js';
+import { isPubkey } from '../chain/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
@@ -13,6 +14,7 @@ import { DEFAULT_FALLBACK_BACKOFF_MAX_MS, DEFAULT_FALLBACK_CONCURRENCY, DEFAULT_
 import { DEFAULT_SHED_DELAY_MS, DEFAULT_SHED_UTILIZATION } from './load-monitor.js';
 import { MAX_STREAM_PAIRS, MIN_STREAM_INTERVAL_MS } from './quote-stream-request.js';
 import { DEFAULT_RATE_LIMIT_MAX_BYTES } from './rate-limiter.js';
+import { DEFAULT_INTERMEDIATE_MINTS } from './route-search.js';
 import { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './slippage.js';
 import { DEFAULT_MAX_PAIRS_PER_STREAM, DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_CLIENT, DEFAULT_MIN_STREAM_INTERVAL_MS } from './stream-limits.js';
 
@@ -24,6 +26,25 @@ export const DEFAULT_GRPC_PORT = 50052;
 export const DEFAULT_FALLBACK_DEADLINE_MS = 2000;
 /** Spec 02 `HybridMode.CacheFirstTimeout`. */
 export const DEFAULT_CACHE_FIRST_TIMEOUT_MS = 10;
+
+/** The simulator's GET /quote (engine/sim/quote-api, HTTP port 8890): the external fallback's default. */
+export const DEFAULT_EXTERNAL_QUOTE_URL = 'http://127.0.0.1:8890/quote';
+/** Deadline of one external-aggregator fallback. */
+export const DEFAULT_EXTERNAL_FALLBACK_TIMEOUT_MS = 2000;
+/** Intermediate tokens a two-hop route may go through, at most (each costs the route search two legs). */
+export const MAX_INTERMEDIATE_MINTS = 8;
+
+/** A mint address: base58 of 32 bytes. */
+const mint = (): SettingParser<string> => (raw) => {
+  if (typeof raw !== 'string' || !isPubkey(raw.trim())) throw new SettingIssue(`expected a base58 mint address, got ${JSON.stringify(raw)}`);
+  return raw.trim();
+};
+
+/** The intermediate mints: a list of mints, or `none` (direct routes only; an empty variable reads as unset). */
+const intermediateMints = (): SettingParser<string[]> => {
+  const mints = uniqueList(mint(), { max: MAX_INTERMEDIATE_MINTS });
+  return (raw) => (typeof raw === 'string' && raw.trim().toLowerCase() === 'none' ? [] : mints(raw));
+};
 
 /** Seconds as spec 02 writes them (`REFRESH_SECONDS 30`): a positive integer. */
 const seconds = (): SettingParser<number> => int({ min: 1, max: 86_400 });
@@ -59,6 +80,10 @@ export const quoteSchema = {
   'hybridMode.enabled': setting({ description: 'fall back to RPC when the cache cannot answer', parse: bool(), default: true, env: 'HYBRID_MODE', flag: 'hybrid-mode' }),
   'hybridMode.cacheFirstTimeout': setting({ description: 'a cache attempt slower than this counts as a circuit breaker failure', parse: duration(), default: DEFAULT_CACHE_FIRST_TIMEOUT_MS, env: 'CACHE_FIRST_TIMEOUT', flag: 'cache-first-timeout' }),
   'hybridMode.validateInterval': setting({ description: 'interval of the cache-versus-RPC validation', parse: duration({ min: 1000 }), default: 300_000, flag: 'validate-interval' }),
+  'routes.intermediateMints': setting({ description: 'intermediate tokens of two-hop routes (mints, comma separated; none: direct routes only)', parse: intermediateMints(), default: [...DEFAULT_INTERMEDIATE_MINTS], env: 'INTERMEDIATE_MINTS', flag: 'intermediate-mints' }),
+  'externalFallback.enabled': setting({ description: 'after the cache and the RPC fallback, ask the external aggregator (externalFallback.quoteUrl)', parse: bool(), default: true, env: 'EXTERNAL_FALLBACK', flag: 'external-fallback' }),
+  'externalFallback.quoteUrl': setting({ description: 'the external aggregator\'s GET /quote URL for the last fallback (Jupiter Swap API shape; the simulator\'s by default)', parse: url(), default: DEFAULT_EXTERNAL_QUOTE_URL, env: 'EXTERNAL_FALLBACK_URL', flag: 'external-fallback-url' }),
+  'externalFallback.timeout': setting({ description: 'deadline of one external-aggregator fallback', parse: duration({ min: 1 }), default: DEFAULT_EXTERNAL_FALLBACK_TIMEOUT_MS, env: 'EXTERNAL_FALLBACK_TIMEOUT', flag: 'external-fallback-timeout' }),
   'metrics.port': setting({ description: 'Prometheus /metrics port (also serves /debug/pprof/heap)', parse: port(), default: DEFAULT_QUOTE_METRICS_PORT, env: 'METRICS_PORT', flag: 'metrics-port' }),
   'debug.heapProfile': setting({ description: 'keep the sampling heap profiler on for GET /debug/pprof/heap', parse: bool(), default: true, env: 'HEAP_PROFILE', flag: 'heap-profile' }),
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),

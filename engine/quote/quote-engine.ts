@@ -31,6 +31,7 @@ import { INTERNAL_FAILURE, quoteFailure, withFallback, type QuoteFailure } from 
 import { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo } from './quote-memo.js';
 import type { QuoteRequest } from './quote-request.js';
 import { RpcQuoter } from './rpc-quoter.js';
+import type { ExternalQuoter } from './external-quoter.js';
 import { DEFAULT_INTERMEDIATE_MINTS } from './route-search.js';
 import type { SharedQuoteCache } from './shared-quote-cache.js';
 import { DEFAULT_SLIPPAGE_BPS, slippageOf, type Slippage } from './slippage.js';
@@ -41,8 +42,13 @@ export interface QuoteEngineOptions {
   cacheEnabled?: boolean;
   /** Spec 02 `HybridMode.Enabled`: RPC fallback when the cache path fails. Default true. */
   hybridMode?: boolean;
-  /** Reads pool state from RPC for the fallback; without it there is no fallback. */
+  /** Reads pool state from RPC for the fallback; without it there is no RPC fallback. */
   loader?: PoolLoader;
+  /**
+   * The last fallback, after the cache and RPC (external-quoter.ts): an external aggregator's quote
+   * API; its answers have `source` external. Closed by `close()`.
+   */
+  external?: ExternalQuoter;
   /** Candidate pools of the fallback; a fresh directory by default (fed from the cache). */
   directory?: PoolDirectory;
   /** Deadline of one RPC fallback in ms (TP_ERR_DEADLINE past it). Default 2000. */
@@ -125,6 +131,9 @@ export class QuoteEngine {
   readonly intermediateMints: readonly string[];
   private readonly cache: PoolCache;
   private readonly rpc: RpcQuoter | undefined;
+  private readonly external: ExternalQuoter | undefined;
+  /** A fallback exists: RPC, or the external aggregator. */
+  private readonly hasFallback: boolean;
   private readonly clock: () => number;
   /** performance.now is the breaker clock too: one reading ends both the attempt and the latency. */
   private readonly clockIsPerformanceNow: boolean;
@@ -180,8 +189,10 @@ export class QuoteEngine {
       };
       this.rpc = new RpcQuoter(options.logger === undefined ? rpcOptions : { ...rpcOptions, logger: options.logger });
     }
+    this.external = options.external;
+    this.hasFallback = this.rpc !== undefined || this.external !== undefined;
     const open = quoteFailure(ErrorCode.CircuitOpen, 'circuit breaker open: the cache path is unavailable');
-    this.circuitOpen = Object.freeze(this.rpc === undefined ? open : withFallback(open));
+    this.circuitOpen = Object.freeze(this.hasFallback ? withFallback(open) : open);
     // The gauge follows the breaker after every quote and every health report or scrape.
     this.breakerGauge = this.breaker.gaugeValue;
     this.metrics.circuitBreakerState.set(this.breakerGauge);
@@ -225,11 +236,11 @@ export class QuoteEngine {
         return result;
       }
       if (!result.fallback || !allowFallback) return result;
-      return this.fallback(this.rpc!, request, started);
+      return this.fallback(request, started, result);
     }
-    if (this.rpc === undefined) return NO_SOURCE;
+    if (!this.hasFallback) return NO_SOURCE;
     if (!allowFallback) return CACHE_DISABLED;
-    return this.fallback(this.rpc, request, performance.now());
+    return this.fallback(request, performance.now(), NO_SOURCE);
   }
 
   /**
@@ -326,7 +337,7 @@ export class QuoteEngine {
    */
   close(): Promise<void> {
     this.closing = true;
-    this.closed ??= this.drain();
+    this.closed ??= this.drain().then(() => this.external?.close());
     return this.closed;
   }
 
@@ -367,7 +378,7 @@ export class QuoteEngine {
         this.breaker.recordFailure();
         this.syncBreakerGauge();
       }
-      return this.rpc !== undefined && FALLBACK_CODES.has(entry.code) ? withFallback(entry) : entry;
+      return this.hasFallback && FALLBACK_CODES.has(entry.code) ? withFallback(entry) : entry;
     }
     this.metrics.quoteCacheHits.inc();
     const t1 = this.clock();
@@ -392,26 +403,27 @@ export class QuoteEngine {
     this.cache.recordMiss();
     this.metrics.quoteCacheMisses.inc();
     const failure = quoteFailure(ErrorCode.UnknownMint, `unknown token ${mint}`, { mint });
-    return this.rpc === undefined ? failure : withFallback(failure);
+    return this.hasFallback ? withFallback(failure) : failure;
   }
 
   /**
-   * The RPC fallback: counted, timed, and tracked in `inflight` until it settles (close() waits).
-   * With a shared quote cache, a fresh enough answer stored by a replica is taken first (no RPC).
+   * The fallbacks in order: a shared quote cache (a fresh enough answer another replica stored),
+   * then RPC (when configured), then the external aggregator (when configured) if RPC gave no
+   * quote. Counted, timed, and tracked in `inflight` until settled (close() waits).
    */
-  private fallback(rpc: RpcQuoter, request: QuoteRequest, started: number): Promise<QuoteResult> {
+  private fallback(request: QuoteRequest, started: number, cacheFailure: QuoteFailure): Promise<QuoteResult> {
     this.fallbacks++;
     const shared = this.shared;
     const done =
       shared === undefined
-        ? this.rpcQuote(rpc, request, started)
+        ? this.fallbackChain(request, started, cacheFailure)
         : shared.lookup(request, request.maxStateAgeMs ?? this.cache.stalenessThresholdMs).then(
             (hit) => {
-              if (hit === null) return this.rpcQuote(rpc, request, started);
+              if (hit === null) return this.fallbackChain(request, started, cacheFailure);
               this.metrics.quotes.inc();
               return hit;
             },
-            () => this.rpcQuote(rpc, request, started),
+            () => this.fallbackChain(request, started, cacheFailure),
           );
     const tracked: Promise<void> = done.then(() => {
       this.inflight.delete(tracked);
@@ -420,8 +432,23 @@ export class QuoteEngine {
     return done;
   }
 
-  /** One RPC quote (the fallback proper); never rejects. */
-  private rpcQuote(rpc: RpcQuoter, request: QuoteRequest, started: number): Promise<QuoteResult> {
+  /**
+   * RPC (when configured), then the external aggregator (when configured) if RPC gave no quote.
+   * When the external aggregator fails too, the answer is the failure it was asked after (RPC's, or
+   * without RPC the cache path's `cacheFailure`): what the service would have answered without it.
+   */
+  private fallbackChain(request: QuoteRequest, started: number, cacheFailure: QuoteFailure): Promise<QuoteResult> {
+    const rpc = this.rpc;
+    const external = this.external;
+    const first = rpc === undefined ? undefined : this.rpcFallback(rpc, request, started);
+    if (external === undefined) return first!;
+    return first === undefined
+      ? this.externalFallback(external, request, started, cacheFailure.fallback ? { ...cacheFailure, fallback: false } : cacheFailure)
+      : first.then((r) => (r.ok ? r : this.externalFallback(external, request, started, r)));
+  }
+
+  /** The RPC fallback's answer or failure (never rejects). */
+  private rpcFallback(rpc: RpcQuoter, request: QuoteRequest, started: number): Promise<QuoteResult> {
     return rpc.quote(request.inputMint, request.outputMint, request.amount, request.mode, undefined, request.routeFilter).then(
       (r): QuoteResult => {
         if (!r.ok) {
@@ -443,6 +470,31 @@ export class QuoteEngine {
         this.metrics.rpcFallbackErrors.inc();
         this.log?.error({ err, inputMint: request.inputMint, outputMint: request.outputMint }, 'RPC fallback threw');
         return INTERNAL_FAILURE;
+      },
+    );
+  }
+
+  /** The external aggregator's answer; on failure `previous`, the failure it was asked after (never rejects). */
+  private externalFallback(external: ExternalQuoter, request: QuoteRequest, started: number, previous: QuoteFailure): Promise<QuoteResult> {
+    const failed = (failure: QuoteFailure): QuoteResult => {
+      this.metrics.externalFallbackErrors.inc();
+      this.log?.debug({ code: failure.code, reason: failure.message, previous: previous.code, inputMint: request.inputMint, outputMint: request.outputMint }, 'external fallback failed');
+      return previous;
+    };
+    return external.quote(request).then(
+      (r): QuoteResult => {
+        if (!r.ok) return failed(r);
+        this.metrics.quotes.inc();
+        this.metrics.quoteLatency.external.observe((performance.now() - started) / 1000);
+        const route = r.route;
+        const slippage = slippageOf(route.mode, route.inputAmount, route.outputAmount, request.slippageBps);
+        const cacheSlot = this.cacheEnabled ? this.cache.newestSlot : 0n;
+        const contextSlot = r.contextSlot > cacheSlot ? r.contextSlot : cacheSlot;
+        return { ok: true, quote: route, source: QuoteSource.External, stateAgeMs: 0, contextSlot, slippage, body: undefined };
+      },
+      (err: unknown): QuoteResult => {
+        this.log?.error({ err, inputMint: request.inputMint, outputMint: request.outputMint }, 'external fallback threw');
+        return failed(INTERNAL_FAILURE);
       },
     );
   }

@@ -221,42 +221,7 @@ export class QuoteHttpServer {
       this.sendError(res, limited);
       return;
     }
-    if (this.auth !== undefined) {
-      const refusal = checkBearer(this.auth, authorization);
-      if (refusal instanceof Promise) {
-        // A token not seen yet: answer once its signature is checked (the query copied: `params` is reused).
-        const copy = { ...params };
-        let aborted = false;
-        res.onAborted(() => {
-          aborted = true;
-        });
-        void refusal.then((r) => {
-          if (aborted) return;
-          if (r !== undefined) {
-            res.cork(() => this.sendError(res, r));
-            return;
-          }
-          const request = parseQuoteQuery(copy, this.engine.defaultSlippageBps, this.pubkeys);
-          if (isQuoteFailure(request)) return res.cork(() => this.sendError(res, httpErrorOfFailure(request)));
-          if (this.draining) return res.cork(() => this.sendError(res, httpError(ErrorCode.Unavailable, 'the quote service is shutting down')));
-          const result = this.engine.quote(request);
-          const pending = result instanceof Promise ? result : Promise.resolve(result);
-          void pending.then((r2) => {
-            if (aborted) return;
-            const body = r2.ok ? this.bodyOf(r2) : undefined;
-            res.cork(() => {
-              if (body !== undefined) res.writeStatus(STATUS[200]).writeHeader('Content-Type', 'application/json').end(body);
-              else if (!r2.ok) this.sendError(res, httpErrorOfFailure(r2));
-            });
-          });
-        });
-        return;
-      }
-      if (refusal !== undefined) {
-        this.sendError(res, refusal);
-        return;
-      }
-    }
+    if (this.auth !== undefined && !this.admitBearer(res, this.auth, authorization)) return;
 
     const request = parseQuoteQuery(params, this.engine.defaultSlippageBps, this.pubkeys);
     if (isQuoteFailure(request)) {
@@ -278,6 +243,42 @@ export class QuoteHttpServer {
     }
     // Synchronous, in the handler: uWS has corked the response already.
     res.writeStatus(STATUS_200).writeHeader(CONTENT_TYPE, APPLICATION_JSON).end(this.bodyOf(result));
+  }
+
+  /**
+   * The bearer check of a GET /quote (auth on), from the handler: true when the token is admitted at
+   * once (a token the verifier has seen). Otherwise this method answers: the 401 now, or, for a token
+   * not seen yet, the quote once its signature is checked (the query copied: `params` is reused).
+   */
+  private admitBearer(res: uws.HttpResponse, auth: JwtVerifier, authorization: string): boolean {
+    const refusal = checkBearer(auth, authorization);
+    if (refusal === undefined) return true;
+    if (!(refusal instanceof Promise)) {
+      this.sendError(res, refusal);
+      return false;
+    }
+    const copy = { ...this.params };
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    void refusal.then((r) => {
+      if (aborted) return;
+      if (r !== undefined) return res.cork(() => this.sendError(res, r));
+      const request = parseQuoteQuery(copy, this.engine.defaultSlippageBps, this.pubkeys);
+      if (isQuoteFailure(request)) return res.cork(() => this.sendError(res, httpErrorOfFailure(request)));
+      if (this.draining) return res.cork(() => this.sendError(res, httpError(ErrorCode.Unavailable, 'the quote service is shutting down')));
+      const result = this.engine.quote(request);
+      void (result instanceof Promise ? result : Promise.resolve(result)).then((answer) => {
+        if (aborted) return;
+        const body = answer.ok ? this.bodyOf(answer) : undefined;
+        res.cork(() => {
+          if (body !== undefined) res.writeStatus(STATUS[200]).writeHeader('Content-Type', 'application/json').end(body);
+          else if (!answer.ok) this.sendError(res, httpErrorOfFailure(answer));
+        });
+      });
+    });
+    return false;
   }
 
   /**

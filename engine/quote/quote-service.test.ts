@@ -2,6 +2,7 @@ import { gunzipSync } from 'node:zlib';
 
 import * as grpc from '@grpc/grpc-js';
 import { Profile } from 'pprof-format';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { encodeAmmPool, type AmmPool } from '../dex/index.js';
@@ -167,6 +168,41 @@ describe('createQuoteService', () => {
       expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('quote API v1 wiring', () => {
+  it('auth on: the REST quote paths want a bearer token, probes stay open; /ready follows the cache', async () => {
+    const secret = 'a-test-secret-that-is-32-bytes-long!!';
+    const config = defaultQuoteConfig({ port: 0, 'metrics.port': 0, 'grpc.port': 0, 'debug.heapProfile': false, 'bus.enabled': false, 'auth.mode': 'on', 'auth.jwtSecret': secret });
+    const cache = createQuoteCache(config);
+    const svc = createQuoteService(config, { cache, logger });
+    const { port } = await svc.start();
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      for (const path of [`/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1`, '/v1/pools', `/swap/v1/quote?inputMint=${WSOL_MINT}&outputMint=${USDC_MINT}&amount=1`]) {
+        const r = await fetch(base + path);
+        expect(r.status, path).toBe(401);
+        expect(r.headers.get('www-authenticate'), path).toMatch(/^Bearer/);
+      }
+      expect((await fetch(`${base}/health`)).status).toBe(503); // empty cache, no RPC: unavailable
+      const notReady = await fetch(`${base}/ready`);
+      expect(notReady.status).toBe(503);
+      expect(((await notReady.json()) as { reason: string }).reason).toMatch(/pool cache not loaded/);
+      const views = sim.chain.pools();
+      for (const view of views) {
+        const pool = view.pool as AmmPool;
+        cache.upsert({ address: view.address, dex: view.dex, tokenA: pool.tokenA, tokenB: pool.tokenB, reserveA: 0n, reserveB: 0n, slot: 1n, pool: view.pool, context: view.ctx });
+      }
+      const ready = await fetch(`${base}/ready`);
+      expect(ready.status).toBe(200);
+      const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new TextEncoder().encode(secret));
+      const pools = await fetch(`${base}/v1/pools?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+      expect(pools.status).toBe(200);
+      expect(((await pools.json()) as { total: number }).total).toBe(views.length);
+    } finally {
+      await svc.close();
     }
   });
 });

@@ -11,9 +11,11 @@ import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import { LimitedPoolLoader } from './fallback-limiter.js';
 import type { PoolLoader } from '../pools/index.js';
 import { CircuitBreaker } from './circuit-breaker.js';
+import type { ExternalQuoter } from './external-quoter.js';
 import { MetricsHttpServer } from './metrics-http-server.js';
 import { PoolDirectory } from './pool-directory.js';
 import { PoolUpdateHandler } from './pool-update-handler.js';
+import { PoolValidator } from './pool-validator.js';
 import type { QuoteServiceConfig } from './quote-config.js';
 import { QuoteEngine } from './quote-engine.js';
 import { QuoteHttpServer } from './quote-http-server.js';
@@ -31,6 +33,11 @@ export interface QuoteServiceDeps {
    * none (no fallback) when that list is empty.
    */
   loader?: PoolLoader;
+  /**
+   * The external-aggregator fallback (after cache and RPC); none by default. The application builds
+   * it from `externalFallback.*` (engine/external `ProviderFallbackQuoter`): this layer cannot.
+   */
+  external?: ExternalQuoter;
   logger: Logger;
   /** The quote registry; a fresh one (with the Node process metrics) by default. */
   metrics?: QuoteMetrics;
@@ -68,6 +75,8 @@ export interface QuoteService {
    * `recordStored(pool)` from the in-process scanner's cache sink.
    */
   readonly updates: PoolUpdateHandler;
+  /** The periodic cache-versus-RPC validation (hybridMode.validateInterval); none without RPC or cache. */
+  readonly validator: PoolValidator | undefined;
   /** Binds the quote, metrics and gRPC ports; resolves with the bound ports. */
   start(): Promise<QuoteServicePorts>;
   /** Stops the timers, ends the quote streams, lets RPC fallbacks in flight answer, closes every port. Idempotent. */
@@ -111,12 +120,14 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     cacheEnabled: config['cache.enabled'],
     hybridMode: config['hybridMode.enabled'],
     ...(loader === undefined ? {} : { loader }),
+    ...(deps.external === undefined ? {} : { external: deps.external }),
     directory,
     fallbackDeadlineMs: config['rpc.fallbackDeadline'],
     cacheFirstTimeoutMs: config['hybridMode.cacheFirstTimeout'],
     metrics,
     breaker,
     slippageBps: config.slippageBps,
+    intermediateMints: config['routes.intermediateMints'],
     busStatus: deps.busStatus ?? (() => (busEnabled ? 'unknown' : 'disabled')),
     ...(deps.sharedCache === undefined ? {} : { sharedCache: deps.sharedCache }),
     logger: log,
@@ -146,6 +157,11 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     },
     shed: { maxDelayMs: config['stream.shedDelay'], maxUtilization: config['stream.shedUtilization'] },
   });
+  // hybridMode.validateInterval: cached pools read again over RPC and compared, when RPC exists.
+  const validator =
+    loader !== undefined && config['cache.enabled'] && config['hybridMode.enabled']
+      ? new PoolValidator({ cache, loader, metrics, intervalMs: config['hybridMode.validateInterval'], logger: log.child({ component: 'validation' }) })
+      : undefined;
 
   let evictionTimer: NodeJS.Timeout | undefined;
   let started: Promise<QuoteServicePorts> | undefined;
@@ -163,6 +179,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     closing ??= (async () => {
       if (evictionTimer !== undefined) clearInterval(evictionTimer);
       evictionTimer = undefined;
+      await validator?.close();
       await started?.catch(() => undefined);
       await Promise.allSettled([stream.close(), server.close(), metricsServer.close()]);
       await engine.close();
@@ -180,6 +197,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     breaker,
     fallbackLimiter,
     updates,
+    validator,
     start(): Promise<QuoteServicePorts> {
       if (closing !== undefined) return Promise.reject(new Error('the quote service was closed'));
       started ??= (async () => {
@@ -189,6 +207,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
           const grpcPort = await stream.start(config['grpc.port']);
           evictionTimer = setInterval(evictionTick, config['cache.evictionInterval']);
           evictionTimer.unref();
+          validator?.start();
           log.info(
             {
               quote: `http://${config.host}:${port}`,

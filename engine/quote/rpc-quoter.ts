@@ -52,7 +52,7 @@ function reservesOf(loaded: LoadedPool): readonly [bigint, bigint] {
   return pool.dex === 'dexa_amm' ? [pool.reserveA, pool.reserveB] : [0n, 0n];
 }
 
-/** The cache update of a pool read from RPC (its slot is the RPC context slot). */
+/** The cache update of a pool read from RPC (its slot is the RPC context slot), its mints' transfer fees included. */
 export function updateOfLoadedPool(loaded: LoadedPool): PoolStateUpdate {
   const [reserveA, reserveB] = reservesOf(loaded);
   const update: PoolStateUpdate = {
@@ -66,6 +66,7 @@ export function updateOfLoadedPool(loaded: LoadedPool): PoolStateUpdate {
     pool: loaded.pool,
   };
   if (loaded.context !== undefined) update.context = loaded.context;
+  if (loaded.transferFees !== undefined) update.transferFees = loaded.transferFees;
   return update;
 }
 

@@ -35,7 +35,7 @@ import {
   type QuoteResponse,
   type RoutePlanStep,
 } from '../swap-api/index.js';
-import type { QuoteAnswer } from './quote-answer.js';
+import type { QuoteAnswer, RouteQuote } from './quote-answer.js';
 import type { QuoteFailure } from './quote-failure.js';
 import type { PubkeyCheck } from './quote-json.js';
 import type { QuoteRequest } from './quote-request.js';
@@ -131,6 +131,47 @@ export function swapApiResponseOf(answer: QuoteAnswer, timeTakenSeconds: number)
     contextSlot: Number(answer.contextSlot),
     timeTaken: timeTakenSeconds,
   };
+}
+
+/**
+ * The parts of a route's body that only the route decides, serialized once per route: the memo
+ * shares one immutable RouteQuote between the answers of a key, so a repeated quote writes its
+ * body by concatenating these around its per-answer fields (threshold, slippage, slots, time).
+ */
+interface SwapApiBodyParts {
+  /** `{"inputMint":…,"inAmount":…,"outputMint":…,"outAmount":…,"otherAmountThreshold":"` */
+  readonly head: string;
+  /** `","swapMode":"ExactIn","slippageBps":` */
+  readonly mode: string;
+  /** `,"platformFee":null,"priceImpactPct":…,"routePlan":[…],"contextSlot":` */
+  readonly tail: string;
+}
+
+const bodyParts = new WeakMap<RouteQuote, SwapApiBodyParts>();
+
+function partsOf(answer: QuoteAnswer): SwapApiBodyParts {
+  const q = answer.quote;
+  let parts = bodyParts.get(q);
+  if (parts !== undefined) return parts;
+  const full = swapApiResponseOf(answer, 0);
+  const j = JSON.stringify;
+  parts = {
+    head: `{"inputMint":${j(full.inputMint)},"inAmount":${j(full.inAmount)},"outputMint":${j(full.outputMint)},"outAmount":${j(full.outAmount)},"otherAmountThreshold":"`,
+    mode: `","swapMode":${j(full.swapMode)},"slippageBps":`,
+    tail: `,"platformFee":null,"priceImpactPct":${j(full.priceImpactPct)},"routePlan":${j(full.routePlan)},"contextSlot":`,
+  };
+  bodyParts.set(q, parts);
+  return parts;
+}
+
+/**
+ * The swap API body of an answer as JSON text: byte for byte `JSON.stringify(swapApiResponseOf(answer,
+ * timeTakenSeconds))` (tested), from the route's parts serialized once.
+ */
+export function swapApiBodyOf(answer: QuoteAnswer, timeTakenSeconds: number): string {
+  const p = partsOf(answer);
+  const threshold = answer.quote.mode === 'ExactIn' ? answer.slippage.minOutputText : answer.slippage.maxInputText;
+  return `${p.head}${threshold}${p.mode}${answer.slippage.bps}${p.tail}${Number(answer.contextSlot)},"timeTaken":${JSON.stringify(timeTakenSeconds)}}`;
 }
 
 /** The swap API error of an engine failure (see the file's comment for the mapping). */

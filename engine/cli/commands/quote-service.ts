@@ -11,8 +11,9 @@ const HELP = `Usage: tidepool quote-service [options]
 The cache-backed quote service of the split deployment (spec 02): consumes pool state updates from
 the JetStream stream POOL_UPDATES on BUS_SERVERS with the durable consumer BUS_CONSUMER_NAME
 (explicit ack, 100 pending at most), keeps them in its pool cache under the slot rule, and serves
-GET /quote on PORT (8080) from the cache with an RPC fallback on RPC_ENDPOINTS, and the gRPC quote
-stream tidepool.v1.QuoteService/StreamBatchQuotes on GRPC_PORT (50052); metrics on METRICS_PORT (9090). Concentrated and DLMM pools get their tick / bin arrays from RPC after each
+GET /quote, the quote API v1 (POST /v1/quote, /v1/quote/batch, GET /v1/pools, the Jupiter-compatible
+GET /swap/v1/quote) and GET /ready on PORT (8080) from the cache with an RPC fallback on
+RPC_ENDPOINTS, and tidepool.v1.QuoteService (StreamBatchQuotes, GetQuote, GetQuotes) on GRPC_PORT (50052); metrics on METRICS_PORT (9090). Concentrated and DLMM pools get their tick / bin arrays from RPC after each
 update. Run one per region or behind a load balancer, each with its own BUS_CONSUMER_NAME.
 BUS_ENABLED=false: no bus, RPC only. SIGTERM or Ctrl-C acks what it holds, drains and exits 0.
 
@@ -43,9 +44,10 @@ export const quoteServiceCommand: Command = {
     io.stderr.write(
       [
         'tidepool quote-service is running:',
-        `  quotes            ${endpoints.quote}/quote   (also /health, /debug/pprof/heap)`,
+        `  quotes            ${endpoints.quote}/quote   (also /health, /ready, /debug/pprof/heap)`,
+        `  quote API v1      ${endpoints.quote}/v1/quote, /v1/quote/batch, /v1/pools, /swap/v1/quote (Jupiter-compatible)`,
         `  quote metrics     ${endpoints.quoteMetrics}`,
-        `  local quotes      grpc://${endpoints.localQuotes}   (tidepool.v1.QuoteService/StreamBatchQuotes)`,
+        `  local quotes      grpc://${endpoints.localQuotes}   (tidepool.v1.QuoteService: StreamBatchQuotes, GetQuote, GetQuotes)`,
         loaded.values['bus.enabled']
           ? `  consuming         ${loaded.values['bus.streamName']} as ${loaded.values['bus.consumerName']} on ${loaded.values['bus.servers'].join(',')}`
           : '  bus               disabled (RPC fallback only)',
