@@ -9,6 +9,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 
 import { createGrpcAuth } from '../auth/index.js';
+import { httpLimitsOf } from '../config/index.js';
 import type { AggregatorConfig } from './aggregator-config.js';
 import { AggregatorCore } from './aggregator-core.js';
 import { AggregatorMetrics } from './aggregator-metrics.js';
@@ -150,6 +151,7 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
       },
     },
     config.host,
+    httpLimitsOf(config),
   );
 
   return {

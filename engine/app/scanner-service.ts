@@ -8,6 +8,7 @@
 import { MetricsHttpServer } from '../quote/index.js';
 import { metricsResponse } from '../quote/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
+import { httpLimitsOf } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import { createScannerMetrics, type ScannerMetrics } from '../obs/index.js';
 import { RpcPoolLoader } from '../pools/index.js';
@@ -92,9 +93,10 @@ export function createScannerService(options: ScannerServiceOptions): ScannerSer
     lookupTables: new LookupTableCache(options.fetcher, { maxTables: 16_384 }),
     includeRawData: config['events.includeRawData'],
   });
-  const http = new ScannerHttpServer({ scanner, config: options.configView, host, ...(options.busStatus === undefined ? {} : { busStatus: options.busStatus }) });
+  const httpLimits = httpLimitsOf(config);
+  const http = new ScannerHttpServer({ scanner, config: options.configView, host, httpLimits, ...(options.busStatus === undefined ? {} : { busStatus: options.busStatus }) });
   // The scanner's metrics port: the same server as the quote service's (also /debug/pprof/heap).
-  const metricsServer = new MetricsHttpServer({ metrics: () => metricsResponse(metrics.registry, () => {}), host });
+  const metricsServer = new MetricsHttpServer({ metrics: () => metricsResponse(metrics.registry, () => {}), host, httpLimits });
 
   let closed: Promise<void> | undefined;
   return {

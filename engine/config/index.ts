@@ -5,3 +5,4 @@ export type { CommandOption, ParsedCommandLine } from './command-line.js';
 export * as types from './setting-types.js';
 export { SettingIssue } from './setting-types.js';
 export { bool, busServer, duration, hostPort, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from './setting-types.js';
+export { DEFAULT_HTTP_LIMITS, httpLimitsOf, httpServerSchema, type HttpLimitValues } from './http-server-settings.js';

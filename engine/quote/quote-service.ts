@@ -6,6 +6,7 @@
  */
 import { createGrpcAuth } from '../auth/index.js';
 import { PoolCache } from '../cache/index.js';
+import { httpLimitsOf } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
@@ -108,7 +109,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     logger: log,
   });
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
-  const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
+  const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host, httpLimits: httpLimitsOf(config) });
   const stream = new QuoteStreamServer({ engine, host: config.host, logger: log, auth });
 
   let evictionTimer: NodeJS.Timeout | undefined;

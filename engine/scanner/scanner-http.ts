@@ -12,11 +12,12 @@
  *   GET  /metrics       the scanner registry (also on the metrics port)
  * Errors are ARCHITECTURE §3's JSON `{"error":{"code","message"}}`. Bodies are bounded (1 MiB).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { closeServer, listenOn } from '../obs/index.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimitValues } from '../config/index.js';
+import { closeServer, createLimitedServer, listenOn } from '../obs/index.js';
 import type { Scanner } from './scanner.js';
 
 const MAX_BODY_BYTES = 1 << 20;
@@ -28,6 +29,8 @@ export interface ScannerHttpOptions {
   host?: string;
   /** The bus connection status ('connected', 'reconnecting', ...) when events go to the bus. */
   busStatus?: () => string;
+  /** Timeouts and connection cap (the `http.*` settings); default DEFAULT_HTTP_LIMITS. */
+  httpLimits?: HttpLimitValues;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -77,11 +80,11 @@ export class ScannerHttpServer {
 
   constructor(private readonly options: ScannerHttpOptions) {
     this.host = options.host ?? '127.0.0.1';
-    this.server = createServer((req, res) => {
+    this.server = createLimitedServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
         if (!res.headersSent) sendError(res, ErrorCode.Internal, (err as Error).message);
       });
-    });
+    }, options.httpLimits ?? DEFAULT_HTTP_LIMITS);
   }
 
   get port(): number {
