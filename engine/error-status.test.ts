@@ -35,7 +35,7 @@ describe('the error code table', () => {
     // Every 4xx is a client's doing and every gRPC status of it too; UNAVAILABLE ("try again") is
     // never the status of a write whose outcome is unknown.
     for (const [code, { http, grpc }] of Object.entries(ERROR_STATUS)) {
-      if (http >= 400 && http < 500) expect([GrpcStatus.INVALID_ARGUMENT, GrpcStatus.NOT_FOUND, GrpcStatus.RESOURCE_EXHAUSTED, GrpcStatus.UNIMPLEMENTED, GrpcStatus.ABORTED], code).toContain(grpc);
+      if (http >= 400 && http < 500) expect([GrpcStatus.INVALID_ARGUMENT, GrpcStatus.NOT_FOUND, GrpcStatus.RESOURCE_EXHAUSTED, GrpcStatus.UNIMPLEMENTED, GrpcStatus.ABORTED, GrpcStatus.UNAUTHENTICATED], code).toContain(grpc);
     }
     expect(grpcStatusOf(ErrorCode.RpcProxyWriteOutcomeUnknown)).not.toBe(GrpcStatus.UNAVAILABLE);
   });

@@ -106,6 +106,9 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   // command line
   [ErrorCode.Usage]: s(400, G.INVALID_ARGUMENT),
   [ErrorCode.Io]: s(500, G.INTERNAL, false),
+  // HTTP requests
+  [ErrorCode.PayloadTooLarge]: s(413, G.RESOURCE_EXHAUSTED),
+  [ErrorCode.Unauthenticated]: s(401, G.UNAUTHENTICATED),
 };
 
 const INTERNAL_STATUS = ERROR_STATUS[ErrorCode.Internal];

@@ -90,6 +90,11 @@ export const ErrorCode = {
   // command line
   Usage: 'TP_ERR_USAGE',
   Io: 'TP_ERR_IO',
+  // HTTP requests (the node:http ports)
+  /** A request body over the endpoint's limit (HTTP 413). */
+  PayloadTooLarge: 'TP_ERR_PAYLOAD_TOO_LARGE',
+  /** A write endpoint without a valid JWT bearer token when auth is on (HTTP 401). */
+  Unauthenticated: 'TP_ERR_UNAUTHENTICATED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

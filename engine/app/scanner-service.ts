@@ -8,6 +8,7 @@
 import { MetricsHttpServer } from '../quote/index.js';
 import { metricsResponse } from '../quote/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
+import { createHttpAuth, DEFAULT_AUTH_SETTINGS, type AuthSettings } from '../auth/index.js';
 import { httpLimitsOf } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import { createScannerMetrics, type ScannerMetrics } from '../obs/index.js';
@@ -58,6 +59,11 @@ export interface ScannerServiceOptions {
   parseWorkerFilename?: string;
   /** The bus status, when the sink is the bus: /health fails while it is not connected. */
   busStatus?: () => string;
+  /**
+   * JWT bearer auth of POST /config/pools (engine/auth, `auto`: on unless `host` is loopback).
+   * Absent: DEFAULT_AUTH_SETTINGS (auto).
+   */
+  auth?: AuthSettings;
 }
 
 export interface ScannerService {
@@ -94,7 +100,15 @@ export function createScannerService(options: ScannerServiceOptions): ScannerSer
     includeRawData: config['events.includeRawData'],
   });
   const httpLimits = httpLimitsOf(config);
-  const http = new ScannerHttpServer({ scanner, config: options.configView, host, httpLimits, ...(options.busStatus === undefined ? {} : { busStatus: options.busStatus }) });
+  const authorizeWrite = createHttpAuth(options.auth ?? DEFAULT_AUTH_SETTINGS, host);
+  const http = new ScannerHttpServer({
+    scanner,
+    config: options.configView,
+    host,
+    httpLimits,
+    ...(authorizeWrite === undefined ? {} : { authorizeWrite }),
+    ...(options.busStatus === undefined ? {} : { busStatus: options.busStatus }),
+  });
   // The scanner's metrics port: the same server as the quote service's (also /debug/pprof/heap).
   const metricsServer = new MetricsHttpServer({ metrics: () => metricsResponse(metrics.registry, () => {}), host, httpLimits });
 
