@@ -19,6 +19,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
+import { maskSecrets } from '../secret-mask.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimitValues } from '../config/index.js';
 import { closeServer, createLimitedServer, listenOn } from '../obs/index.js';
 import { parsePoolsBody, readLimitedBody } from './pools-request.js';
@@ -41,8 +42,9 @@ export interface ScannerHttpOptions {
   authorizeWrite?: (authorization: string | undefined) => Promise<void>;
 }
 
+/** Every body is masked (engine/secret-mask.ts): no URL credential, token or key leaves this port. */
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(maskSecrets(body)));
 }
 
 /** An error body with the code table's status (engine/error-status.ts). */
