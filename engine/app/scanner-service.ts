@@ -9,7 +9,7 @@ import { MetricsHttpServer } from '../quote/index.js';
 import { metricsResponse } from '../quote/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import { createHttpAuth, DEFAULT_AUTH_SETTINGS, type AuthSettings } from '../auth/index.js';
-import { httpLimitsOf } from '../config/index.js';
+import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import { createScannerMetrics, type ScannerMetrics } from '../obs/index.js';
 import { RpcPoolLoader } from '../pools/index.js';
@@ -106,6 +106,7 @@ export function createScannerService(options: ScannerServiceOptions): ScannerSer
     config: options.configView,
     host,
     httpLimits,
+    health: { thresholds: healthThresholdsOf(config), maxEntryAgeMs: config['health.maxEntryAge'] },
     ...(authorizeWrite === undefined ? {} : { authorizeWrite }),
     ...(options.busStatus === undefined ? {} : { busStatus: options.busStatus }),
   });

@@ -25,3 +25,4 @@ export { HEAP_PROFILE_FILENAMES, acquireHeapSampling, heapProfilePprofGzip, heap
 export { closeServer, listenOn, requestTarget } from './http-listen.js';
 export { LogThrottle } from './log-throttle.js';
 export { applyHttpLimits, createLimitedServer, type HttpServerLimits } from './http-limits.js';
+export { OutcomeWindow, judgeOutcomes, type HealthThresholds, type OutcomeCounts, type WindowedOutcomes } from './outcome-window.js';

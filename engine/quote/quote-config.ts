@@ -4,7 +4,7 @@
  * deadline, heap profiling, log level). Precedence and error reporting are the shared loader's
  * (flag > environment variable > config file > default; ARCHITECTURE.md §3).
  */
-import { httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -51,6 +51,8 @@ export const quoteSchema = {
   ...authSchema,
   /** Timeouts and connection cap of the metrics port (node:http; engine/obs createLimitedServer). */
   ...httpServerSchema,
+  /** /health judges recent answers (engine/config health-settings.ts). */
+  ...healthSchema,
 };
 
 export type QuoteServiceConfig = ConfigValues<typeof quoteSchema>;

@@ -6,7 +6,7 @@
  */
 import { createGrpcAuth } from '../auth/index.js';
 import { PoolCache } from '../cache/index.js';
-import { httpLimitsOf } from '../config/index.js';
+import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
@@ -99,6 +99,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     breaker,
     slippageBps: config.slippageBps,
     busStatus: deps.busStatus ?? (() => (busEnabled ? 'unknown' : 'disabled')),
+    healthThresholds: healthThresholdsOf(config),
     logger: log,
   });
   const server = new QuoteHttpServer({

@@ -23,6 +23,7 @@ import { maskSecrets } from '../secret-mask.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimitValues } from '../config/index.js';
 import { closeServer, createLimitedServer, listenOn } from '../obs/index.js';
 import { parsePoolsBody, readLimitedBody } from './pools-request.js';
+import { ScannerHealth, type ScannerHealthSettings } from './scanner-health.js';
 import type { Scanner } from './scanner.js';
 
 
@@ -40,6 +41,8 @@ export interface ScannerHttpOptions {
    * TP_ERR_UNAUTHENTICATED. Absent: writes are open (auth off, e.g. bound to loopback).
    */
   authorizeWrite?: (authorization: string | undefined) => Promise<void>;
+  /** What /health judges besides the connections (scanner-health.ts); default thresholds when absent. */
+  health?: ScannerHealthSettings;
 }
 
 /** Every body is masked (engine/secret-mask.ts): no URL credential, token or key leaves this port. */
@@ -56,9 +59,12 @@ export class ScannerHttpServer {
   private readonly server: Server;
   private readonly host: string;
   private boundPort = 0;
+  /** The health signals, for /health here and for any other probe (/ready) that wants them. */
+  readonly health: ScannerHealth;
 
   constructor(private readonly options: ScannerHttpOptions) {
     this.host = options.host ?? '127.0.0.1';
+    this.health = new ScannerHealth(options.scanner, options.health, options.busStatus);
     this.server = createLimitedServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
         if (!res.headersSent) sendError(res, ErrorCode.Internal, (err as Error).message);
@@ -85,20 +91,8 @@ export class ScannerHttpServer {
     const path = (req.url ?? '/').split('?')[0];
     const scanner = this.options.scanner;
     if (req.method === 'GET' && path === '/health') {
-      const s = scanner.stats();
-      const connected = s.stream.connected;
-      const bus = this.options.busStatus?.();
-      const busUp = bus === undefined || bus === 'connected';
-      sendJson(res, connected && busUp ? 200 : 503, {
-        status: !connected ? 'disconnected' : busUp ? 'ok' : 'bus_unavailable',
-        connected,
-        ...(bus === undefined ? {} : { bus }),
-        lastSlot: s.lastSlot,
-        lastEntryAgeMs: s.lastEntryAgeMs,
-        monitoredPools: s.monitoredPools,
-        connections: s.stream.connections,
-        connectionErrors: s.stream.connectionErrors,
-      });
+      const { healthy, body } = this.health.check();
+      sendJson(res, healthy ? 200 : 503, body);
       return;
     }
     if (req.method === 'GET' && path === '/stats') {
