@@ -5,7 +5,7 @@
  * shared loader's (flag > environment variable > config file > default; ARCHITECTURE.md §3).
  * OTEL_EXPORTER_OTLP_ENDPOINT is read by engine/obs/tracing.ts, not here.
  */
-import { httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, hostPort, num, oneOf, port, str, url } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -40,6 +40,8 @@ export const aggregatorSchema = {
   ...authSchema,
   /** Timeouts and connection cap of the HTTP port (node:http; engine/obs createLimitedServer). */
   ...httpServerSchema,
+  /** Upstreams whose quotes are mostly errors count as unhealthy (engine/config health-settings.ts). */
+  ...healthSchema,
 };
 
 export type AggregatorConfig = ConfigValues<typeof aggregatorSchema>;

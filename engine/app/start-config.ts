@@ -21,7 +21,7 @@
 import { aggregatorSchema, type AggregatorConfig } from '../aggregator/index.js';
 import { AUTH_KEYS, authIssues } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { httpServerSchema, setting, types, type ConfigSchema, type ConfigValues, type LoadedConfig, type SettingDef } from '../config/index.js';
+import { HEALTH_KEYS, httpServerSchema, setting, types, type ConfigSchema, type ConfigValues, type LoadedConfig, type SettingDef } from '../config/index.js';
 import { externalSchema, type ExternalQuotesConfig } from '../external/index.js';
 import { databaseSchema, redisSchema, scannerMetricsSchema } from '../platform/index.js';
 import { simSchema } from '../sim/index.js';
@@ -65,7 +65,7 @@ export const START_EXTERNAL_RATE_LIMIT_RPS = 50;
 export const startSchema = {
   ...engineSchema,
   ...prefixFlags(simSchema, 'sim-'),
-  ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
+  ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS, ...HEALTH_KEYS], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
   ...namespaced(externalSchema, 'external.', 'external-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS], { rateLimitRps: START_EXTERNAL_RATE_LIMIT_RPS }),
   // Platform state (engine/platform): embedded PostgreSQL and an in-process store unless URLs are set.
   'platform.enabled': setting({
@@ -100,6 +100,7 @@ function section<T>(loaded: StartLoaded, prefix: string): { values: T; fromDefau
   const values: Record<string, unknown> = { 'log.level': loaded.values['log.level'] };
   for (const key of AUTH_KEYS) values[key] = loaded.values[key];
   for (const key of HTTP_KEYS) values[key] = loaded.values[key];
+  for (const key of HEALTH_KEYS) values[key] = loaded.values[key];
   for (const [key, value] of Object.entries(loaded.values)) if (key.startsWith(prefix)) values[key.slice(prefix.length)] = value;
   const sources = loaded.sources as Record<string, string>;
   return { values: values as T, fromDefault: (key) => sources[`${prefix}${key}`] === 'default' };
