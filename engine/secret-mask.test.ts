@@ -54,6 +54,15 @@ describe('maskSecrets', () => {
     expect(() => maskSecrets(deep)).not.toThrow();
   });
 
+  it('passes bytes and dates through, and masks what toJSON shows', () => {
+    const bytes = Buffer.from([1, 2, 3]);
+    const at = new Date(0);
+    const out = maskSecrets({ bytes, at, shown: { toJSON: () => ({ url: 'http://u:pw@h' }) } });
+    expect(out.bytes).toBe(bytes);
+    expect(out.at).toBe(at);
+    expect(out.shown).toEqual({ url: `http://u:${MASK}@h` });
+  });
+
   it('knows field names from parameter names', () => {
     expect(isSecretName('signature')).toBe(false);
     expect(isSecretName('signature', true)).toBe(true);

@@ -139,16 +139,22 @@ export function maskSecretsInText(text: string): string {
  * nested deeper than `maxDepth` are replaced by `[depth]`; cycles by `[cycle]`. Bigints, numbers
  * and booleans pass through.
  */
-export function maskSecrets<T>(value: T, maxDepth = 8): T {
+export function maskSecrets<T>(value: T, maxDepth = 16): T {
   const seen = new WeakSet<object>();
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return maskSecretsInText(v);
     if (v === null || typeof v !== 'object') return v;
+    // Bytes, dates and collections hold no text to mask, and walking bytes index by index would
+    // turn a Buffer into an object of numbers.
+    if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer || v instanceof Date || v instanceof Map || v instanceof Set || v instanceof RegExp) return v;
     if (seen.has(v)) return '[cycle]';
     if (depth >= maxDepth) return '[depth]';
     seen.add(v);
     if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
     if (v instanceof Error) return maskSecretsInText(v.message);
+    // An object that says how it is shown (toJSON) is masked as it would be shown.
+    const toJSON = (v as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') return walk(toJSON.call(v), depth + 1);
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
       out[k] = isSecretName(k) && x !== '' && x !== null && x !== undefined && typeof x !== 'boolean' ? REDACTED : walk(x, depth + 1);
