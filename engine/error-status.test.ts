@@ -50,3 +50,10 @@ describe('the error code table', () => {
     expect(errorStatusOf('TP_ERR_NOT_A_CODE')).toBe(ERROR_STATUS[ErrorCode.Internal]);
   });
 });
+
+describe('client errors never carry secrets (issue 11, item 4)', () => {
+  it('masks URL credentials, key parameters and tokens quoted in a message', () => {
+    const shown = clientErrorOf(ErrorCode.RpcFallbackFailed, 'RPC http://user:pass@h:8899/?api-key=K3Y failed: Bearer eyJ.abc');
+    expect(shown.message).toBe('RPC http://user:***@h:8899/?api-key=*** failed: Bearer ***');
+  });
+});

@@ -12,6 +12,7 @@
  * against @grpc/grpc-js in the tests.
  */
 import { ErrorCode } from './errors.js';
+import { maskSecretsInText } from './secret-mask.js';
 
 /** gRPC status codes. */
 export const GrpcStatus = {
@@ -139,5 +140,6 @@ const INTERNAL_CLIENT_ERROR: ClientError = Object.freeze({ code: ErrorCode.Inter
 export function clientErrorOf(code: string, message: string): ClientError {
   const status = (ERROR_STATUS as Readonly<Record<string, ErrorStatus>>)[code];
   if (status === undefined || !status.client) return INTERNAL_CLIENT_ERROR;
-  return { code, message, http: status.http, grpc: status.grpc };
+  // A message may quote an upstream's error, and with it the upstream's URL and its credentials.
+  return { code, message: maskSecretsInText(message), http: status.http, grpc: status.grpc };
 }

@@ -5,7 +5,7 @@
  * shared loader's (flag > environment variable > config file > default; ARCHITECTURE.md §3).
  * OTEL_EXPORTER_OTLP_ENDPOINT is read by engine/obs/tracing.ts, not here.
  */
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, hostPort, int, num, oneOf, port, str, url } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -45,6 +45,10 @@ export const aggregatorSchema = {
   upstreamToken: setting({ description: 'JWT sent as `authorization: Bearer` to both upstream quote services (empty: none)', parse: str(), default: '', env: 'TIDEPOOL_JWT_TOKEN', flag: 'upstream-token', secret: true }),
   /** JWT bearer auth of QuoteAggregatorService (engine/auth). */
   ...authSchema,
+  /** Timeouts and connection cap of the HTTP port (node:http; engine/obs createLimitedServer). */
+  ...httpServerSchema,
+  /** Upstreams whose quotes are mostly errors count as unhealthy (engine/config health-settings.ts). */
+  ...healthSchema,
 };
 
 export type AggregatorConfig = ConfigValues<typeof aggregatorSchema>;

@@ -10,13 +10,14 @@ import type { Logger } from 'pino';
 
 import { createGrpcAuth } from '../auth/index.js';
 import { StreamAdmission, acquireLoadMonitor, releaseLoadMonitor } from '../quote/index.js';
+import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
 import type { AggregatorConfig } from './aggregator-config.js';
 import { AggregatorCore } from './aggregator-core.js';
 import { AggregatorMetrics } from './aggregator-metrics.js';
 import type { AggregationCounts, PriceDifferenceStats, RequestCounts } from './aggregator-stats.js';
 import type { OraclePriceSource, RoutePublisher, RoutePublisherStats } from './contracts.js';
 import { bindGrpc, createAggregatorGrpcServer, shutdownGrpc } from './grpc-server.js';
-import { aggregatorHealth } from './health.js';
+import { aggregatorHealth, configureAggregatorHealth } from './health.js';
 import { AggregatorHttpServer, HTTP_STATUS_OF } from './http-server.js';
 import type { WireUpstreamStatus } from './wire-types.js';
 
@@ -123,6 +124,7 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
     minIntervalMs: config.streamMinInterval,
   });
   const core = new AggregatorCore({ config, logger, publisher: deps.publisher, oracle: deps.oracle, metrics, load, ...(deps.backoff ? { backoff: deps.backoff } : {}), ...(deps.unaryDeadlineMs === undefined ? {} : { unaryDeadlineMs: deps.unaryDeadlineMs }) });
+  configureAggregatorHealth(core, healthThresholdsOf(config));
   let grpcServer: grpc.Server | undefined;
   let closing: Promise<void> | undefined;
 
@@ -166,6 +168,7 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
       },
     },
     config.host,
+    httpLimitsOf(config),
   );
 
   return {

@@ -4,11 +4,12 @@
  * healthy, else 503 {status:"not_ready", reason}), GET /stats, GET /metrics (Prometheus text). JSON is camelCase with
  * u64 values as decimal strings; errors are {"error":{"code","message"}}; other paths are 404.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
-import { closeServer, listenOn, requestTarget } from '../obs/index.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimitValues } from '../config/index.js';
+import { closeServer, createLimitedServer, listenOn, requestTarget } from '../obs/index.js';
 import { ServingStatusName } from './wire-types.js';
 
 export interface AggregatorHttpHandlers {
@@ -46,9 +47,10 @@ export class AggregatorHttpServer {
   constructor(
     private readonly handlers: AggregatorHttpHandlers,
     private readonly host: string,
+    /** Timeouts and connection cap (the `http.*` settings). */
+    httpLimits: HttpLimitValues = DEFAULT_HTTP_LIMITS,
   ) {
-    this.server = createServer((req, res) => this.handle(req, res));
-    this.server.keepAliveTimeout = 5_000;
+    this.server = createLimitedServer((req, res) => this.handle(req, res), httpLimits);
   }
 
   /** Binds `port` (0: any free port); resolves with the bound port. */

@@ -52,7 +52,7 @@ describe('aggregator HTTP', () => {
       );
     }
     expect(body.upstreams.local.timeoutMs).toBe(1000);
-    expect(Object.keys(body).sort()).toEqual(['activeStreams', 'checkedAtUnixMs', 'confidenceScoringEnabled', 'publisher', 'startedAtUnixMs', 'status', 'upstreams', 'version']);
+    expect(Object.keys(body).sort()).toEqual(['activeStreams', 'checkedAtUnixMs', 'confidenceScoringEnabled', 'publisher', 'reasons', 'startedAtUnixMs', 'status', 'upstreams', 'version']);
   });
 
   it('GET /health: degraded (200) with one upstream down, not_serving (503) with none', async () => {

@@ -99,6 +99,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     pools: options.pools,
     metricsPort: config['scanner.metricsPort'],
     host: config.host,
+    auth: config,
     configView: () => redactedValues(engineSchema, loaded),
     logger: log.child({ component: 'scanner' }),
     ...(options.parseWorkerFilename === undefined ? {} : { parseWorkerFilename: options.parseWorkerFilename }),

@@ -9,6 +9,7 @@
  * because the quote service quotes from the decoded pool account and the event only carries it in
  * `state.rawData` (see engine/quote/pool-context-reader.ts for the accounts beside it).
  */
+import { authSchema } from '../auth/index.js';
 import { redactedValues, setting, type LoadedConfig } from '../config/index.js';
 import { bool } from '../config/index.js';
 import { BusConnection } from '../bus/index.js';
@@ -21,6 +22,8 @@ import { createAccountReads, createPoolLoader, createScannerService, type Scanne
 
 export const scannerServiceSchema = {
   ...scannerSchema,
+  /** JWT bearer auth of POST /config/pools (engine/auth); `auto` is off on the loopback-bound port. */
+  ...authSchema,
   'events.includeRawData': setting({
     description: "put the base64 pool account data in each event's state.rawData (the quote service decodes it; off: the cache cannot quote)",
     parse: bool(),
@@ -81,6 +84,7 @@ export function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchem
     metricsPort: config['metrics.prometheusPort'],
     configView: () => redactedValues(scannerServiceSchema, loaded),
     busStatus: () => bus.status,
+    auth: config,
     logger: log.child({ component: 'scanner' }),
     ...(options.parseWorkerFilename === undefined ? {} : { parseWorkerFilename: options.parseWorkerFilename }),
   });

@@ -8,6 +8,8 @@
 import { MetricsHttpServer } from '../quote/index.js';
 import { metricsResponse } from '../quote/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
+import { createHttpAuth, DEFAULT_AUTH_SETTINGS, type AuthSettings } from '../auth/index.js';
+import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import { createScannerMetrics, type ScannerMetrics } from '../obs/index.js';
 import { RpcPoolLoader, type EpochSource } from '../pools/index.js';
@@ -62,6 +64,11 @@ export interface ScannerServiceOptions {
   parseWorkerFilename?: string;
   /** The bus status, when the sink is the bus: /health fails while it is not connected. */
   busStatus?: () => string;
+  /**
+   * JWT bearer auth of POST /config/pools (engine/auth, `auto`: on unless `host` is loopback).
+   * Absent: DEFAULT_AUTH_SETTINGS (auto).
+   */
+  auth?: AuthSettings;
 }
 
 export interface ScannerService {
@@ -97,9 +104,19 @@ export function createScannerService(options: ScannerServiceOptions): ScannerSer
     lookupTables: new LookupTableCache(options.fetcher, { maxTables: 16_384 }),
     includeRawData: config['events.includeRawData'],
   });
-  const http = new ScannerHttpServer({ scanner, config: options.configView, host, ...(options.busStatus === undefined ? {} : { busStatus: options.busStatus }) });
+  const httpLimits = httpLimitsOf(config);
+  const authorizeWrite = createHttpAuth(options.auth ?? DEFAULT_AUTH_SETTINGS, host);
+  const http = new ScannerHttpServer({
+    scanner,
+    config: options.configView,
+    host,
+    httpLimits,
+    health: { thresholds: healthThresholdsOf(config), maxEntryAgeMs: config['health.maxEntryAge'] },
+    ...(authorizeWrite === undefined ? {} : { authorizeWrite }),
+    ...(options.busStatus === undefined ? {} : { busStatus: options.busStatus }),
+  });
   // The scanner's metrics port: the same server as the quote service's (also /debug/pprof/heap).
-  const metricsServer = new MetricsHttpServer({ metrics: () => metricsResponse(metrics.registry, () => {}), host });
+  const metricsServer = new MetricsHttpServer({ metrics: () => metricsResponse(metrics.registry, () => {}), host, httpLimits });
 
   let closed: Promise<void> | undefined;
   return {

@@ -7,7 +7,7 @@
  *   (`--aggregator-grpc-port`, `--aggregator-http-port`), the external quote service's under
  *   `external.*` with `external-` flags (`--external-grpc-port`, `--external-quote-url`); their
  *   environment variables are their own commands' (AGGREGATOR_GRPC_PORT, EXTERNAL_QUOTE_URL, ...).
- *   One LOG_LEVEL for everything, and one set of JWT auth settings (`auth.*`: TIDEPOOL_AUTH,
+ *   One LOG_LEVEL and one set of node:http limits (`http.*`) for everything, and one set of JWT auth settings (`auth.*`: TIDEPOOL_AUTH,
  *   TIDEPOOL_JWT_SECRET, ...; engine/auth) for the three gRPC servers, each deciding `auto` by its
  *   own bind host. The aggregator's upstream token (TIDEPOOL_JWT_TOKEN) is its own
  *   (`aggregator.upstreamToken`).
@@ -21,7 +21,7 @@
 import { aggregatorSchema, type AggregatorConfig } from '../aggregator/index.js';
 import { AUTH_KEYS, authIssues } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { setting, types, type ConfigSchema, type ConfigValues, type LoadedConfig, type SettingDef } from '../config/index.js';
+import { HEALTH_KEYS, httpServerSchema, setting, types, type ConfigSchema, type ConfigValues, type LoadedConfig, type SettingDef } from '../config/index.js';
 import { startConsoleSchema } from '../console/index.js';
 import { externalSchema, type ExternalQuotesConfig } from '../external/index.js';
 import { databaseSchema, redisSchema, scannerMetricsSchema } from '../platform/index.js';
@@ -55,6 +55,9 @@ function namespaced<S extends ConfigSchema, P extends string, O extends keyof S>
   return out as Namespaced<S, P, O>;
 }
 
+/** The `http.*` limits (timeouts, connection cap): one set for every node:http port of the process. */
+const HTTP_KEYS = Object.keys(httpServerSchema) as (keyof typeof httpServerSchema)[];
+
 /** The aggregator's HTTP port inside `npm start` (ARCHITECTURE Ports). */
 export const START_AGGREGATOR_HTTP_PORT = 8082;
 /** Requests per second the external quote service may send to the local simulator. */
@@ -63,8 +66,8 @@ export const START_EXTERNAL_RATE_LIMIT_RPS = 50;
 export const startSchema = {
   ...engineSchema,
   ...prefixFlags(simSchema, 'sim-'),
-  ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level', ...AUTH_KEYS], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
-  ...namespaced(externalSchema, 'external.', 'external-', ['log.level', ...AUTH_KEYS], { rateLimitRps: START_EXTERNAL_RATE_LIMIT_RPS }),
+  ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS, ...HEALTH_KEYS], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
+  ...namespaced(externalSchema, 'external.', 'external-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS], { rateLimitRps: START_EXTERNAL_RATE_LIMIT_RPS }),
   // Platform state (engine/platform): embedded PostgreSQL and an in-process store unless URLs are set.
   'platform.enabled': setting({
     description: 'keep platform state: service heartbeats and the scanner_metrics rows (embedded PostgreSQL unless DATABASE_URL)',
@@ -99,6 +102,8 @@ export function checkStartConfig(v: ConfigValues<typeof startSchema>): void {
 function section<T>(loaded: StartLoaded, prefix: string): { values: T; fromDefault: (key: string) => boolean } {
   const values: Record<string, unknown> = { 'log.level': loaded.values['log.level'] };
   for (const key of AUTH_KEYS) values[key] = loaded.values[key];
+  for (const key of HTTP_KEYS) values[key] = loaded.values[key];
+  for (const key of HEALTH_KEYS) values[key] = loaded.values[key];
   for (const [key, value] of Object.entries(loaded.values)) if (key.startsWith(prefix)) values[key.slice(prefix.length)] = value;
   const sources = loaded.sources as Record<string, string>;
   return { values: values as T, fromDefault: (key) => sources[`${prefix}${key}`] === 'default' };

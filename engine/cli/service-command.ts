@@ -1,7 +1,7 @@
 /**
  * What every long-running `tidepool` command shares: its settings (flags, environment, `--config
  * FILE`, defaults, in that order), the options section of its help, and the run-until-signal end
- * (SIGTERM or Ctrl-C → close, log, exit 0).
+ * (SIGTERM, Ctrl-C, or the parent gone → close, log, exit 0).
  */
 import { parseCommandLine, type CommandOption } from '../config/index.js';
 import { describeSchema, loadConfig, type ConfigSchema, type LoadedConfig, type LoadOptions } from '../config/index.js';
@@ -42,7 +42,10 @@ export function readCommandSettings<S extends ConfigSchema>(
   return { loaded, options };
 }
 
-/** Waits for SIGTERM or SIGINT, then closes the service and logs it; resolves with exit code 0. */
+/**
+ * Waits for SIGTERM, SIGINT or SIGHUP, or for the parent process to exit (shutdown.ts), then closes
+ * the service and logs it; resolves with exit code 0.
+ */
 export async function serveUntilSignal(logger: Logger, what: string, close: () => Promise<void>): Promise<number> {
   const signal = await waitForShutdown();
   logger.info({ signal }, `${what} stopping`);

@@ -1,12 +1,40 @@
-/** Resolves with the signal's name on the first SIGTERM or SIGINT, so a service can drain and exit cleanly. */
-export function waitForShutdown(): Promise<NodeJS.Signals> {
+/**
+ * When a long-running command stops: on SIGTERM, SIGINT or SIGHUP, or when its parent process goes
+ * away (issue 11, item 5). `npm start` runs `sh -c "... && node ..."`: a supervisor that signals
+ * npm ends npm (and the shell), and node, re-parented to PID 1 or a subreaper, would keep every
+ * port. Watching the parent makes the engine drain and exit whatever process was signalled;
+ * package.json's `exec` also lets npm's own signal forwarding reach node directly.
+ */
+
+/** How often the parent process id is compared with the one at start. */
+export const PARENT_CHECK_INTERVAL_MS = 250;
+
+export type ShutdownReason = NodeJS.Signals | 'parent-exited';
+
+export interface WaitForShutdownOptions {
+  /** Resolve with 'parent-exited' when the parent process changes (default true). */
+  watchParent?: boolean;
+  intervalMs?: number;
+}
+
+/** Resolves with the reason on the first SIGTERM, SIGINT or SIGHUP, or when the parent process exits. */
+export function waitForShutdown(options: WaitForShutdownOptions = {}): Promise<ShutdownReason> {
   return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      resolve(signal);
+    const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+    const parent = process.ppid;
+    let timer: NodeJS.Timeout | undefined;
+    const done = (reason: ShutdownReason): void => {
+      for (const s of signals) process.off(s, done);
+      if (timer !== undefined) clearInterval(timer);
+      resolve(reason);
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    for (const s of signals) process.on(s, done);
+    // A parent of 1 at start is a supervisor (or init) that started us directly: nothing to watch.
+    if ((options.watchParent ?? true) && parent > 1) {
+      timer = setInterval(() => {
+        if (process.ppid !== parent) done('parent-exited');
+      }, options.intervalMs ?? PARENT_CHECK_INTERVAL_MS);
+      timer.unref();
+    }
   });
 }

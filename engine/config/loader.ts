@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ErrorCode, TpError } from '../errors.js';
+import { maskSecrets, maskSecretsInText } from '../secret-mask.js';
 import { type SettingParser, SettingIssue } from './setting-types.js';
 
 /**
@@ -84,8 +85,9 @@ export function loadConfig<S extends ConfigSchema>(schema: S, options: LoadOptio
       } catch (err) {
         if (!(err instanceof SettingIssue)) throw err;
         // A secret's value must not reach a log, not even inside the parser's own message.
-        const why = def.secret ? err.message.split(String(raw)).join('(secret)') : err.message;
-        issues.push(`${key} from ${origin} = ${def.secret ? '(secret)' : JSON.stringify(raw)}: ${why}`);
+        // Nor a password inside a URL, an api-key parameter or a token (engine/secret-mask.ts).
+        const why = def.secret ? err.message.split(String(raw)).join('(secret)') : maskSecretsInText(err.message);
+        issues.push(`${key} from ${origin} = ${def.secret ? '(secret)' : maskSecretsInText(JSON.stringify(raw) ?? String(raw))}: ${why}`);
       }
     }
     sources[key] = source;
@@ -152,11 +154,15 @@ export function formatDefault(def: SettingDef<unknown>): string {
   return def.parse.format !== undefined ? def.parse.format(def.default) : JSON.stringify(def.default);
 }
 
-/** Settings with their sources, secrets masked: what `/config` and start-up logs show. */
+/**
+ * Settings, secrets masked: what `/config` and start-up logs show. A `secret` setting is
+ * `[redacted]`; every other value has the secrets inside it masked too (a password in an RPC URL,
+ * an `api-key=` parameter: engine/secret-mask.ts).
+ */
 export function redactedValues<S extends ConfigSchema>(schema: S, loaded: LoadedConfig<S>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(schema)) {
-    out[key] = schema[key]!.secret ? '[redacted]' : loaded.values[key as keyof S];
+    out[key] = schema[key]!.secret ? '[redacted]' : maskSecrets(loaded.values[key as keyof S]);
   }
   return out;
 }

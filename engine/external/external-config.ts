@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { duration, num, oneOf, port, str, url } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -36,6 +36,8 @@ export const externalSchema = {
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
   /** JWT bearer auth of StreamBatchQuotes (engine/auth). */
   ...authSchema,
+  /** Timeouts and connection cap of the metrics port (node:http; engine/obs createLimitedServer). */
+  ...httpServerSchema,
 };
 
 export type ExternalQuotesConfig = ConfigValues<typeof externalSchema>;

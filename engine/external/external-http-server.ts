@@ -7,11 +7,12 @@
  * circuit breaker is open or no poll in the uptime window succeeded (before the first poll it is
  * ready: nothing says the provider is down).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
-import { closeServer, listenOn, requestTarget } from '../obs/index.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimitValues } from '../config/index.js';
+import { closeServer, createLimitedServer, listenOn, requestTarget } from '../obs/index.js';
 
 export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable' } as const;
 export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
@@ -54,6 +55,8 @@ export interface ExternalHttpServerOptions {
   metricsContentType: string;
   health: () => ExternalHealth;
   host?: string;
+  /** Timeouts and connection cap (the `http.*` settings); default DEFAULT_HTTP_LIMITS. */
+  httpLimits?: HttpLimitValues;
 }
 
 export class ExternalHttpServer {
@@ -65,8 +68,7 @@ export class ExternalHttpServer {
   constructor(options: ExternalHttpServerOptions) {
     this.options = options;
     this.host = options.host ?? '127.0.0.1';
-    this.server = createServer((req, res) => this.handle(req, res));
-    this.server.keepAliveTimeout = 5_000;
+    this.server = createLimitedServer((req, res) => this.handle(req, res), options.httpLimits ?? DEFAULT_HTTP_LIMITS);
   }
 
   get port(): number {

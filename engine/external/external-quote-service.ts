@@ -5,6 +5,7 @@
  */
 import { createGrpcAuth } from '../auth/index.js';
 import { ErrorCode } from '../errors.js';
+import { httpLimitsOf } from '../config/index.js';
 import { createLogger, type Logger } from '../obs/index.js';
 import { CircuitBreaker, CircuitState, type CircuitBreakerOptions } from '../quote/index.js';
 import { providerNameOf, type ExternalQuotesConfig } from './external-config.js';
@@ -110,6 +111,7 @@ export function createExternalQuoteService(config: ExternalQuotesConfig, deps: E
     metricsContentType: metrics.registry.contentType,
     health,
     host: config.host,
+    httpLimits: httpLimitsOf(config),
   });
 
   let closing: Promise<void> | undefined;

@@ -24,3 +24,5 @@ export { grpcMetadataGetter, grpcMetadataSetter } from './trace-context.js';
 export { HEAP_PROFILE_FILENAMES, acquireHeapSampling, heapProfilePprofGzip, heapSamplingActive, releaseHeapSampling, sampleHeapProfile } from './heap-profile.js';
 export { closeServer, listenOn, requestTarget } from './http-listen.js';
 export { LogThrottle } from './log-throttle.js';
+export { applyHttpLimits, createLimitedServer, type HttpServerLimits } from './http-limits.js';
+export { OutcomeWindow, judgeOutcomes, type HealthThresholds, type OutcomeCounts, type WindowedOutcomes } from './outcome-window.js';

@@ -41,3 +41,29 @@ describe('createLogger', () => {
     expect(() => resolveLogLevel('loud')).toThrow(/LOG_LEVEL/);
   });
 });
+
+describe('createLogger masks secrets by content (engine/secret-mask.ts)', () => {
+  it('in the message, the object, errors and child bindings', () => {
+    const { stream, lines } = capture();
+    const log = createLogger({ level: 'info', destination: stream }).child({ upstream: 'http://user:b1ndpass@h:1' });
+    const err = new Error('fetch http://user:errpass@h:8899/?api-key=errkey failed');
+    log.error({ err, endpoints: ['https://rpc.example.com/?api-key=objkey'] }, 'cannot read http://user:msgpass@h:8899');
+    const line = JSON.stringify(lines()[0]);
+    for (const secret of ['b1ndpass', 'errpass', 'errkey', 'objkey', 'msgpass']) expect(line, secret).not.toContain(secret);
+    const out = lines()[0]!;
+    expect(out.msg).toBe('cannot read http://user:***@h:8899');
+    // The error keeps pino's shape and its stack.
+    expect((out.err as { type: string; stack: string }).type).toBe('Error');
+    expect((out.err as { type: string; stack: string }).stack).toContain('logger.test.ts');
+  });
+});
+
+describe('createLogger redacts top-level secret fields by name', () => {
+  it('apiKey, upstreamToken', () => {
+    const { stream, lines } = capture();
+    createLogger({ level: 'info', destination: stream }).info({ apiKey: 'k-123', upstreamToken: 'tok-456' }, 'x');
+    const line = JSON.stringify(lines()[0]);
+    expect(line).not.toContain('k-123');
+    expect(line).not.toContain('tok-456');
+  });
+});

@@ -3,9 +3,10 @@
  * node:http, apart from the quote port so scrapes and profiles never queue behind quote traffic
  * and the port can stay private when the quote port is public.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
-import { closeServer, listenOn, requestTarget } from '../obs/index.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimitValues } from '../config/index.js';
+import { closeServer, createLimitedServer, listenOn, requestTarget } from '../obs/index.js';
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
 import { errorBody } from './http-errors.js';
@@ -16,6 +17,8 @@ export interface MetricsHttpServerOptions {
   metrics: () => Promise<OpsResponse>;
   /** Bind address; default 127.0.0.1. */
   host?: string;
+  /** Timeouts and connection cap (the `http.*` settings); default DEFAULT_HTTP_LIMITS. */
+  httpLimits?: HttpLimitValues;
 }
 
 export class MetricsHttpServer {
@@ -27,8 +30,7 @@ export class MetricsHttpServer {
   constructor(options: MetricsHttpServerOptions) {
     this.host = options.host ?? '127.0.0.1';
     this.metrics = options.metrics;
-    this.server = createServer((req, res) => this.handle(req, res));
-    this.server.keepAliveTimeout = 5_000;
+    this.server = createLimitedServer((req, res) => this.handle(req, res), options.httpLimits ?? DEFAULT_HTTP_LIMITS);
   }
 
   get port(): number {

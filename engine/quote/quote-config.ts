@@ -4,7 +4,7 @@
  * deadline, heap profiling, log level). Precedence and error reporting are the shared loader's
  * (flag > environment variable > config file > default; ARCHITECTURE.md §3).
  */
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, SettingIssue, str, uniqueList, url, type SettingParser } from '../config/index.js';
 import { isPubkey } from '../chain/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
@@ -89,6 +89,10 @@ export const quoteSchema = {
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
   /** JWT bearer auth of the gRPC stream (engine/auth). */
   ...authSchema,
+  /** Timeouts and connection cap of the metrics port (node:http; engine/obs createLimitedServer). */
+  ...httpServerSchema,
+  /** /health judges recent answers (engine/config health-settings.ts). */
+  ...healthSchema,
 };
 
 export type QuoteServiceConfig = ConfigValues<typeof quoteSchema>;

@@ -18,8 +18,9 @@ import { performance } from 'node:perf_hooks';
 
 import type { PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
+import type { HealthThresholdValues } from '../config/index.js';
 import { ErrorCode } from '../errors.js';
-import type { Logger } from '../obs/index.js';
+import type { Logger, WindowedOutcomes } from '../obs/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
 import { BreakerPolicy } from './breaker-policy.js';
@@ -29,6 +30,7 @@ import { QuoteSource, type QuoteAnswer, type RouteQuote } from './quote-answer.j
 import { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS } from './quote-config.js';
 import { INTERNAL_FAILURE, quoteFailure, withFallback, type QuoteFailure } from './quote-failure.js';
 import { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo } from './quote-memo.js';
+import { QuoteOutcomes } from './quote-outcomes.js';
 import type { QuoteRequest } from './quote-request.js';
 import { RpcQuoter } from './rpc-quoter.js';
 import type { ExternalQuoter } from './external-quoter.js';
@@ -77,6 +79,8 @@ export interface QuoteEngineOptions {
    * every answer, asked before the RPC fallback. None by default.
    */
   sharedCache?: SharedQuoteCache;
+  /** The `health.*` thresholds of recent answers (quote-outcomes.ts); default DEFAULT_HEALTH_THRESHOLDS. */
+  healthThresholds?: HealthThresholdValues;
   logger?: Logger;
 }
 
@@ -90,6 +94,10 @@ export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
 /** The GET /health body (its field names are the documented API). */
 export interface QuoteHealth {
   status: HealthStatus;
+  /** Why the status is what it is. */
+  reason: string;
+  /** Answers over the health window: ok, failed (5xx), error rate, age of the last ok answer. */
+  recent: WindowedOutcomes;
   cache: {
     enabled: boolean;
     total_pools: number;
@@ -125,6 +133,8 @@ export class QuoteEngine {
   readonly cacheFirstTimeoutMs: number;
   /** Memoized cache quotes (every cache answer goes through it). */
   readonly memo: QuoteMemo;
+  /** Recent answers, judged by health (and by /ready). */
+  readonly outcomes: QuoteOutcomes;
   /** The tolerance of a request that names none (SLIPPAGE_BPS). */
   readonly defaultSlippageBps: number;
   /** Intermediate tokens of two-hop routes. */
@@ -178,6 +188,7 @@ export class QuoteEngine {
     this.shared = options.sharedCache;
     this.log = options.logger;
     this.directory = options.directory ?? new PoolDirectory();
+    this.outcomes = new QuoteOutcomes(options.healthThresholds);
     // The fallback exists with a loader, in hybrid mode or when the cache is off (RPC only).
     if (options.loader !== undefined && (this.hybridMode || !this.cacheEnabled)) {
       const rpcOptions = {
@@ -225,6 +236,18 @@ export class QuoteEngine {
    * that comes later (the promise) is the caller's.
    */
   quote(request: QuoteRequest, allowFallback = true): QuoteResult | Promise<QuoteResult> {
+    const result = this.quoteUncounted(request, allowFallback);
+    if (result instanceof Promise) return result.then(this.countOutcome);
+    this.outcomes.count(result);
+    return result;
+  }
+
+  private readonly countOutcome = (result: QuoteResult): QuoteResult => {
+    this.outcomes.count(result);
+    return result;
+  };
+
+  private quoteUncounted(request: QuoteRequest, allowFallback: boolean): QuoteResult | Promise<QuoteResult> {
     if (this.closing) return SHUTTING_DOWN;
     if (this.cacheEnabled) {
       const started = performance.now();
@@ -299,10 +322,26 @@ export class QuoteEngine {
     const breakerState = this.breaker.state;
     const cacheServes = this.cacheEnabled && stats.freshPools > 0 && breakerState !== CircuitState.Open;
     const rpcServes = this.rpc !== undefined && this.directory.size > 0;
-    const status: HealthStatus =
+    const { recent, reason: failing } = this.outcomes.judge();
+    let status: HealthStatus =
       draining || this.closing ? HealthStatus.Draining : cacheServes ? HealthStatus.Ok : rpcServes ? HealthStatus.Degraded : HealthStatus.Unavailable;
+    let reason =
+      status === HealthStatus.Draining
+        ? 'shutting down'
+        : status === HealthStatus.Ok
+          ? 'the cache serves'
+          : status === HealthStatus.Degraded
+            ? 'only the RPC fallback serves (no fresh pool in the cache, or the circuit breaker is open)'
+            : 'neither the cache nor the RPC fallback can answer';
+    // Whatever the parts say, answers that keep failing are a failing service.
+    if (failing !== undefined && (status === HealthStatus.Ok || status === HealthStatus.Degraded)) {
+      status = HealthStatus.Unavailable;
+      reason = failing;
+    }
     return {
       status,
+      reason,
+      recent,
       cache: {
         enabled: this.cacheEnabled,
         total_pools: stats.totalPools,

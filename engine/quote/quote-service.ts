@@ -6,6 +6,7 @@
  */
 import { createGrpcAuth } from '../auth/index.js';
 import { PoolCache } from '../cache/index.js';
+import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import { LimitedPoolLoader } from './fallback-limiter.js';
@@ -130,6 +131,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     intermediateMints: config['routes.intermediateMints'],
     busStatus: deps.busStatus ?? (() => (busEnabled ? 'unknown' : 'disabled')),
     ...(deps.sharedCache === undefined ? {} : { sharedCache: deps.sharedCache }),
+    healthThresholds: healthThresholdsOf(config),
     logger: log,
   });
   const server = new QuoteHttpServer({
@@ -143,7 +145,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     notReady: () => quoteNotReady(engine.health()) ?? deps.notReady?.(),
   });
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
-  const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host });
+  const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host, httpLimits: httpLimitsOf(config) });
   const stream = new QuoteStreamServer({
     engine,
     host: config.host,

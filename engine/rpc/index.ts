@@ -5,7 +5,7 @@
  * (WorkerAccountFetcher: RpcThread, rpc-worker.ts, records in SharedArrayBuffer rings). Used by
  * the scanner (lookup tables, pool state) and engine/pools.
  */
-export { RpcClient, parseRpcEndpoints, MAX_KEYS_PER_CALL, DEFAULT_RPC_TIMEOUT_MS, type AccountData, type Commitment, type EpochInfo, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
+export { RpcClient, basicAuthHeader, parseRpcEndpoints, MAX_KEYS_PER_CALL, DEFAULT_RPC_TIMEOUT_MS, type AccountData, type Commitment, type EpochInfo, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
 export { RpcFailure, FetchQueueFull, isRpcFailure, type RpcFailureKind, type RpcFailureDetails } from './rpc-errors.js';
 export { AccountFetcher, type AccountFetcherOptions, type AccountFetcherStats, type AccountReader, type AccountsSource } from './account-fetcher.js';
 export { WorkerAccountFetcher, type WorkerAccountFetcherOptions } from './worker-account-fetcher.js';

@@ -79,7 +79,7 @@ export class RpcClient {
   private next = 0;
   private id = 0;
   /** One connection pool per endpoint, with the request path of its URL. */
-  private readonly pools: { pool: Pool; path: string }[];
+  private readonly pools: { pool: Pool; path: string; headers: Record<string, string> }[];
 
   constructor(options: RpcClientOptions) {
     if (options.endpoints.length === 0) throw new RangeError('RpcClient needs at least one endpoint');
@@ -103,6 +103,7 @@ export class RpcClient {
           bodyTimeout: this.timeoutMs,
         }),
         path: `${url.pathname}${url.search}`,
+        headers: headersOf(url),
       };
     });
   }
@@ -141,11 +142,11 @@ export class RpcClient {
   /** POSTs one request; resolves with the 200 body text, or rejects with an RpcFailure. */
   private async post(i: number, method: string, params: unknown): Promise<string> {
     const endpoint = this.endpoints[i]!;
-    const { pool, path } = this.pools[i]!;
+    const { pool, path, headers } = this.pools[i]!;
     const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params });
     this.requests++;
     try {
-      const res = await pool.request({ path, method: 'POST', headers: JSON_HEADERS, body });
+      const res = await pool.request({ path, method: 'POST', headers, body });
       const text = await res.body.text();
       if (res.statusCode !== 200) {
         throw new RpcFailure('http', `${method}: HTTP ${res.statusCode}`, { endpoint, method, httpStatus: res.statusCode });
@@ -162,6 +163,22 @@ export class RpcClient {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/**
+ * The request headers of an endpoint: a URL's user info (`http://user:pass@host`) becomes HTTP Basic
+ * auth, as a browser or curl would send it (the connection pool is keyed by the origin, which has
+ * no user info, so it would otherwise be dropped).
+ */
+function headersOf(url: URL): Record<string, string> {
+  return { ...JSON_HEADERS, ...basicAuthHeader(url) };
+}
+
+/** `{authorization: 'Basic ...'}` of a URL's user info; `{}` without one. */
+export function basicAuthHeader(url: URL): { authorization?: string } {
+  if (url.username === '' && url.password === '') return {};
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` };
+}
 
 function isTimeout(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;

@@ -86,4 +86,5 @@ export {
 } from './lookup-tables.js';
 export { poolStateSubject, type PoolStateUpdateEvent } from './pool-state-event.js';
 export { ScannerHttpServer } from './scanner-http.js';
+export { DEFAULT_SCANNER_HEALTH, ScannerHealth, ScannerHealthStatus, type ScannerHealthReport, type ScannerHealthSettings } from './scanner-health.js';
 export { Scanner, type PoolStateSink } from './scanner.js';

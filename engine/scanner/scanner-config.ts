@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 
 import { isPubkey } from '../chain/index.js';
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { SettingIssue, bool, busServer, duration, int, jetStreamName, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/index.js';
 import { DEFAULT_PROGRAM_IDS } from '../dex/index.js';
 import { Dex, DEX_KINDS } from '../dex/index.js';
@@ -81,6 +81,11 @@ export const scannerSchema = {
   'metrics.prometheusPort': setting({ description: 'Prometheus /metrics port', parse: port(), default: 9091, env: 'METRICS_PORT', flag: 'metrics-port' }),
   'metrics.logLevel': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
   'health.port': setting({ description: 'health, stats and config HTTP port', parse: port(), default: 8081, env: 'HEALTH_PORT', flag: 'health-port' }),
+  /** Timeouts and connection cap of the health and metrics ports (engine/obs createLimitedServer). */
+  ...httpServerSchema,
+  /** /health judges recent pool reads (engine/config health-settings.ts). */
+  ...healthSchema,
+  'health.maxEntryAge': setting({ description: '/health: the block-entry stream counts as stalled (503) when no entry came for this long, even while connected', parse: duration({ min: 1 }), default: 30_000, env: 'HEALTH_MAX_ENTRY_AGE', flag: 'health-max-entry-age' }),
 };
 
 export type ScannerConfig = ConfigValues<typeof scannerSchema>;

@@ -11,18 +11,24 @@
  *   GET  /stats         scanner statistics (ScannerStats)
  *   GET  /config        the configuration in effect, secrets masked, and the monitored pools
  *   POST /config/pools  body {"pools": ["<base58>", ...]} (or a bare array): replaces the monitored
- *                       pools at once, no restart; 400 naming what is wrong, nothing changed
+ *                       pools at once, no restart; 400 naming what is wrong (an empty list too),
+ *                       nothing changed; 413 over 1 MiB (body drained, then the connection closed);
+ *                       401 without a valid JWT bearer token when auth is on (`authorizeWrite`)
  *   GET  /metrics       the scanner registry (also on the metrics port)
- * Errors are ARCHITECTURE §3's JSON `{"error":{"code","message"}}`. Bodies are bounded (1 MiB).
+ * Errors are ARCHITECTURE §3's JSON `{"error":{"code","message"}}`. Bodies are bounded (1 MiB;
+ * pools-request.ts).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { closeServer, listenOn } from '../obs/index.js';
+import { maskSecrets } from '../secret-mask.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimitValues } from '../config/index.js';
+import { closeServer, createLimitedServer, listenOn } from '../obs/index.js';
+import { parsePoolsBody, readLimitedBody } from './pools-request.js';
+import { ScannerHealth, type ScannerHealthSettings } from './scanner-health.js';
 import type { Scanner } from './scanner.js';
 
-const MAX_BODY_BYTES = 1 << 20;
 
 export interface ScannerHttpOptions {
   scanner: Scanner;
@@ -31,10 +37,20 @@ export interface ScannerHttpOptions {
   host?: string;
   /** The bus connection status ('connected', 'reconnecting', ...) when events go to the bus. */
   busStatus?: () => string;
+  /** Timeouts and connection cap (the `http.*` settings); default DEFAULT_HTTP_LIMITS. */
+  httpLimits?: HttpLimitValues;
+  /**
+   * Checks the Authorization header of a write (POST /config/pools); rejects with
+   * TP_ERR_UNAUTHENTICATED. Absent: writes are open (auth off, e.g. bound to loopback).
+   */
+  authorizeWrite?: (authorization: string | undefined) => Promise<void>;
+  /** What /health judges besides the connections (scanner-health.ts); default thresholds when absent. */
+  health?: ScannerHealthSettings;
 }
 
+/** Every body is masked (engine/secret-mask.ts): no URL credential, token or key leaves this port. */
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(maskSecrets(body)));
 }
 
 /** An error body with the code table's status (engine/error-status.ts). */
@@ -42,49 +58,21 @@ function sendError(res: ServerResponse, code: ErrorCode, message: string): void 
   sendJson(res, httpStatusOf(code), { error: { code, message } });
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new TpError(ErrorCode.ConfigInvalid, `body over ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-/** The pool list of a POST /config/pools body; TpError(ConfigInvalid) naming the problem. */
-export function parsePoolsBody(text: string): string[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new TpError(ErrorCode.ConfigInvalid, `body is not JSON: ${(err as Error).message}`);
-  }
-  const pools = Array.isArray(json) ? json : (json as { pools?: unknown } | null)?.pools;
-  if (!Array.isArray(pools)) throw new TpError(ErrorCode.ConfigInvalid, 'body must be {"pools": ["<base58 address>", ...]} or an array of addresses');
-  return pools as string[];
-}
-
 export class ScannerHttpServer {
   private readonly server: Server;
   private readonly host: string;
   private boundPort = 0;
+  /** The health signals, for /health here and for any other probe (/ready) that wants them. */
+  readonly health: ScannerHealth;
 
   constructor(private readonly options: ScannerHttpOptions) {
     this.host = options.host ?? '127.0.0.1';
-    this.server = createServer((req, res) => {
+    this.health = new ScannerHealth(options.scanner, options.health, options.busStatus);
+    this.server = createLimitedServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
         if (!res.headersSent) sendError(res, ErrorCode.Internal, (err as Error).message);
       });
-    });
+    }, options.httpLimits ?? DEFAULT_HTTP_LIMITS);
   }
 
   get port(): number {
@@ -106,20 +94,8 @@ export class ScannerHttpServer {
     const path = (req.url ?? '/').split('?')[0];
     const scanner = this.options.scanner;
     if (req.method === 'GET' && path === '/health') {
-      const s = scanner.stats();
-      const connected = s.stream.connected;
-      const bus = this.options.busStatus?.();
-      const busUp = bus === undefined || bus === 'connected';
-      sendJson(res, connected && busUp ? 200 : 503, {
-        status: !connected ? 'disconnected' : busUp ? 'ok' : 'bus_unavailable',
-        connected,
-        ...(bus === undefined ? {} : { bus }),
-        lastSlot: s.lastSlot,
-        lastEntryAgeMs: s.lastEntryAgeMs,
-        monitoredPools: s.monitoredPools,
-        connections: s.stream.connections,
-        connectionErrors: s.stream.connectionErrors,
-      });
+      const { healthy, body } = this.health.check();
+      sendJson(res, healthy ? 200 : 503, body);
       return;
     }
     if (req.method === 'GET' && path === '/ready') {
@@ -145,12 +121,16 @@ export class ScannerHttpServer {
         return;
       }
       try {
-        const pools = parsePoolsBody(await readBody(req));
+        await this.options.authorizeWrite?.(req.headers.authorization);
+        const pools = parsePoolsBody(await readLimitedBody(req));
         scanner.setPools(pools);
         sendJson(res, 200, { pools: scanner.pools.length });
       } catch (err) {
-        if (err instanceof TpError) sendError(res, err.code, err.message);
-        else throw err;
+        if (!(err instanceof TpError)) throw err;
+        // A refused request may leave body bytes unread: close the connection after the answer
+        // (Node drains what is left before closing), so nothing is taken for the next request.
+        if (!req.complete || err.code === ErrorCode.PayloadTooLarge) res.setHeader('Connection', 'close');
+        sendError(res, err.code, err.message);
       }
       return;
     }

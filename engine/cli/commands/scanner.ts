@@ -13,8 +13,10 @@ proxy gRPC), parses entries in worker threads, reads the state of every monitore
 touches from Solana JSON-RPC, and publishes one PoolStateUpdateEvent per transaction and pool to the
 JetStream stream POOL_UPDATES (subject pool.state.updated.{dex}.{pool_address}, created or updated at
 start) on BUS_SERVERS. Quote services consume it ('tidepool quote-service'). Scanner HTTP (/health,
-/stats, /config, POST /config/pools) on HEALTH_PORT (8081), metrics on METRICS_PORT (9091).
-SIGTERM or Ctrl-C publishes what is in hand, drains the bus and exits 0.
+/stats, /config, POST /config/pools) on HEALTH_PORT (8081), metrics on METRICS_PORT (9091); POST
+/config/pools takes a JWT bearer token when auth is on (TIDEPOOL_AUTH). /health fails (503, with a
+reason) when disconnected, stalled (HEALTH_MAX_ENTRY_AGE) or when pool reads keep failing.
+SIGTERM, Ctrl-C or the parent process exiting publishes what is in hand, drains the bus and exits 0.
 
 ${settingsHelp(scannerServiceSchema)}
 `;

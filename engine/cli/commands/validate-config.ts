@@ -1,6 +1,6 @@
 import { parseCommandLine } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import { formatReport, generateConfig, readConfigFile, validateConfig, ValidationExit } from '../../platform/index.js';
+import { formatReport, generateConfig, maskedReport, readConfigFile, validateConfig, ValidationExit } from '../../platform/index.js';
 import { toJson, type Command } from '../command.js';
 
 const HELP = `Usage: tidepool validate-config FILE [--generate] [--offline] [--json]
@@ -39,10 +39,11 @@ export const validateConfigCommand: Command = {
       io.stderr.write(added.length === 0 ? `${file}: nothing missing\n` : `${file}: generated ${added.join(', ')} (mode 0600)\n`);
     }
     const read = readConfigFile(file);
-    const report =
+    const checked =
       read.violations.length > 0
         ? { violations: read.violations, keys: [], connections: [], exitCode: ValidationExit.Invalid }
         : await validateConfig(read.config, { offline: options.offline === true });
+    const report = maskedReport(checked);
     io.stdout.write(options.json === true ? `${toJson(report)}\n` : formatReport(report));
     return report.exitCode;
   },

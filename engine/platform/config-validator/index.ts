@@ -5,5 +5,5 @@
  */
 export { schemaViolations, schemaPath, type PlatformConfig, type Violation } from './config-schema.js';
 export { checkNats, checkPostgres, checkRedis, checkRpc, type ConnectionCheck } from './connection-checks.js';
-export { ValidationExit, formatReport, readConfigFile, validateConfig, type ConfigReport, type ValidateOptions, type WalletKeyCheck } from './validate-config.js';
+export { ValidationExit, formatReport, maskedReport, readConfigFile, validateConfig, type ConfigReport, type ValidateOptions, type WalletKeyCheck } from './validate-config.js';
 export { GENERATED_DEFAULTS, GENERATED_WORKERS, freshWalletSecret, generateConfig } from './generate-config.js';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 import { TpError } from '../../errors.js';
+import { maskSecretsInText } from '../../secret-mask.js';
 import { keypairFromBase58 } from '../wallets/keypair-file.js';
 import { checkNats, checkPostgres, checkRedis, checkRpc, type ConnectionCheck } from './connection-checks.js';
 import { schemaViolations, type PlatformConfig, type Violation } from './config-schema.js';
@@ -87,6 +88,23 @@ export async function validateConfig(config: unknown, options: ValidateOptions =
   const invalid = violations.length > 0 || keys.some((k) => k.error !== undefined);
   const exitCode = invalid ? ValidationExit.Invalid : connections.some((x) => !x.ok) ? ValidationExit.Unreachable : ValidationExit.Valid;
   return { violations, keys, connections, exitCode };
+}
+
+/**
+ * The report with every secret masked (engine/secret-mask.ts): a connection target such as
+ * `redis://:password@host` or an RPC URL with `?api-key=`, and error messages quoting them.
+ */
+export function maskedReport(report: ConfigReport): ConfigReport {
+  return {
+    ...report,
+    violations: report.violations.map((v) => ({ ...v, message: maskSecretsInText(v.message) })),
+    keys: report.keys.map((k) => (k.error === undefined ? k : { ...k, error: maskSecretsInText(k.error) })),
+    connections: report.connections.map((c) => ({
+      ...c,
+      target: maskSecretsInText(c.target),
+      ...(c.error === undefined ? {} : { error: maskSecretsInText(c.error) }),
+    })),
+  };
 }
 
 /** The report as lines for a terminal. No secret is printed: keys show as their addresses. */

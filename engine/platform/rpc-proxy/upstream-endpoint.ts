@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 
 import { Pool, type Dispatcher } from 'undici';
 
+import { basicAuthHeader } from '../../rpc/index.js';
+
 /**
  * One upstream Solana RPC endpoint: its keep-alive connection pool (undici), its health as the
  * health checker and the request path see it, and its counters.
@@ -159,6 +161,8 @@ export class UpstreamEndpoint {
   inFlight = 0;
   readonly errors: Record<'connect' | 'network' | 'timeout' | 'http' | 'rpc', number> = { connect: 0, network: 0, timeout: 0, http: 0, rpc: 0 };
 
+  private readonly headers: Record<string, string>;
+
   constructor(options: UpstreamEndpointOptions) {
     this.index = options.index;
     this.bit = 2 ** options.index;
@@ -167,6 +171,8 @@ export class UpstreamEndpoint {
     this.wsUrl = options.wsUrl;
     const url = new URL(options.url);
     this.path = `${url.pathname}${url.search}`;
+    // The pools are keyed by the origin, which drops the URL's user info: send it as Basic auth.
+    this.headers = { ...JSON_HEADERS, ...basicAuthHeader(url) };
     // Attempts have their own deadline (Attempt), so undici's own timeouts are off.
     const common = { pipelining: 1, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0 };
     this.pool = new Pool(url.origin, { ...common, connections: options.maxConnections });
@@ -197,7 +203,7 @@ export class UpstreamEndpoint {
       };
       const attempt = new Attempt(done, timeoutMs);
       try {
-        pool.dispatch({ path: this.path, method: 'POST', headers: JSON_HEADERS, body }, attempt);
+        pool.dispatch({ path: this.path, method: 'POST', headers: this.headers, body }, attempt);
       } catch (err) {
         // A closed or destroyed pool throws synchronously.
         attempt.onResponseError(null as unknown as Dispatcher.DispatchController, err as Error);
