@@ -74,6 +74,9 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   [ErrorCode.Unavailable]: s(503, G.UNAVAILABLE),
   [ErrorCode.NotFound]: s(404, G.NOT_FOUND),
   [ErrorCode.MethodNotAllowed]: s(405, G.UNIMPLEMENTED),
+  [ErrorCode.AmountTooSmall]: s(400, G.INVALID_ARGUMENT),
+  [ErrorCode.UriTooLong]: s(414, G.INVALID_ARGUMENT),
+  [ErrorCode.HeadersTooLarge]: s(431, G.INVALID_ARGUMENT),
   [ErrorCode.Internal]: s(500, G.INTERNAL),
   // the external quote API: no route is the pair's answer; every other failure means it cannot answer
   [ErrorCode.ExternalNoRoute]: s(404, G.NOT_FOUND),
