@@ -77,6 +77,9 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   [ErrorCode.MethodNotAllowed]: s(405, G.UNIMPLEMENTED),
   [ErrorCode.Unauthenticated]: s(401, G.UNAUTHENTICATED),
   [ErrorCode.PayloadTooLarge]: s(413, G.RESOURCE_EXHAUSTED),
+  [ErrorCode.AmountTooSmall]: s(400, G.INVALID_ARGUMENT),
+  [ErrorCode.UriTooLong]: s(414, G.INVALID_ARGUMENT),
+  [ErrorCode.HeadersTooLarge]: s(431, G.INVALID_ARGUMENT),
   [ErrorCode.Internal]: s(500, G.INTERNAL),
   // the external quote API: no route is the pair's answer; every other failure means it cannot answer
   [ErrorCode.ExternalNoRoute]: s(404, G.NOT_FOUND),

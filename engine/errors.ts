@@ -43,6 +43,12 @@ export const ErrorCode = {
   Unauthenticated: 'TP_ERR_UNAUTHENTICATED',
   /** A request body above the path's bound (413). */
   PayloadTooLarge: 'TP_ERR_PAYLOAD_TOO_LARGE',
+  /** The amount is valid but too small to buy anything: the best route's output is 0 (400). */
+  AmountTooSmall: 'TP_ERR_AMOUNT_TOO_SMALL',
+  /** The request's URL (path and query) is longer than the port accepts (414). */
+  UriTooLong: 'TP_ERR_URI_TOO_LONG',
+  /** The request's header fields are larger in all than the port accepts (431). */
+  HeadersTooLarge: 'TP_ERR_HEADERS_TOO_LARGE',
   Internal: 'TP_ERR_INTERNAL',
   // external quote service (engine/external): what a poll of the provider's GET /quote ended with
   /** The provider found no route for the pair (400 COULD_NOT_FIND_ANY_ROUTE / TOKEN_NOT_TRADABLE; gRPC NOT_FOUND). */

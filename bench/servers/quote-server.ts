@@ -25,6 +25,7 @@ import type { DecodedPool } from '../../engine/dex/index.js';
 import { quoteFromCache } from '../../engine/quote/cache-quoter.js';
 import { QuoteEngine } from '../../engine/quote/quote-engine.js';
 import { QuoteHttpServer } from '../../engine/quote/quote-http-server.js';
+import { QuoteStreamServer } from '../../engine/quote/quote-stream-server.js';
 import { RateLimiter } from '../../engine/quote/rate-limiter.js';
 import type { SimPoolView, SimToken } from '../../engine/sim/market-view.js';
 import { finishStartup } from './common.js';
@@ -36,6 +37,8 @@ const { values } = parseArgs({
     rps: { type: 'string', default: '1000000' },
     paths: { type: 'string' },
     seed: { type: 'string', default: '7' },
+    /** Also serve StreamBatchQuotes (QuoteStreamServer, default limits) on the same engine. */
+    streams: { type: 'boolean', default: false },
   },
 });
 if (values.paths === undefined) throw new Error('--paths is required');
@@ -152,12 +155,22 @@ async function main(): Promise<void> {
   if (paths.length === 0) throw new Error('no request answers from the cache');
   writeFileSync(values.paths!, `${paths.join('\n')}\n`);
 
-  const server = new QuoteHttpServer({ engine: new QuoteEngine({ cache }), rateLimiter: new RateLimiter({ rps: Number(values.rps) }) });
+  const engine = new QuoteEngine({ cache });
+  const server = new QuoteHttpServer({ engine, rateLimiter: new RateLimiter({ rps: Number(values.rps) }) });
   const port = await server.start(0);
+  const stream = values.streams === true ? new QuoteStreamServer({ engine }) : undefined;
+  const grpcPort = stream === undefined ? undefined : await stream.start(0);
   const breakdown = { cacheHeapMB: mb(heapCache), contexts: contextCounts(cache) };
+  // The stream figures (shed pushes) go to stdout when the suite asks (SIGUSR2), for its report.
+  process.on('SIGUSR2', () => {
+    process.stdout.write(`${JSON.stringify({ shedPushes: stream?.shedPushes ?? 0, activeStreams: stream?.activeStreams ?? 0, saturatedTurns: stream?.pacer.saturatedTurns ?? 0 })}\n`);
+  });
   finishStartup(
-    { port, pools: cache.stats().totalPools, pairs: pairs.length / 2, paths: paths.length, rateLimitRps: Number(values.rps), breakdown },
-    () => server.close(),
+    { port, grpcPort, pools: cache.stats().totalPools, pairs: pairs.length / 2, paths: paths.length, rateLimitRps: Number(values.rps), breakdown },
+    async () => {
+      await stream?.close();
+      await server.close();
+    },
   );
 }
 

@@ -379,13 +379,18 @@ export class AggregatorCore {
     if (held !== undefined) return held.quote !== undefined ? { quote: held.quote } : { error: held.error };
     if (upstream.isDown()) return { error: unavailableError(side, 'stream down') };
     const span = tracer().startSpan(UPSTREAM_WAIT_SPAN, { kind: SpanKind.CLIENT, attributes: { 'tidepool.upstream.source': side, 'tidepool.upstream.address': upstream.address, 'tidepool.pair_id': pairId } }, parent);
-    const waitMs = Math.max(0, Math.min(timeoutMs, deadline - Date.now()));
+    // Cold start (nothing delivered since the aggregator started): the subscription is still
+    // opening, so the call waits for it up to its whole deadline (150 ms), not the source's
+    // timeout, and says UNAVAILABLE with the reason if it is still not there.
+    const cold = !upstream.warm;
+    const waitMs = Math.max(0, cold ? deadline - Date.now() : Math.min(timeoutMs, deadline - Date.now()));
     const outcome = await this.waitFor(side, pairId, waitMs);
     span.setAttribute('tidepool.wait.outcome', outcome);
     span.end();
     const entry = this.freshEntry(side, pairId, Date.now());
     if (entry !== undefined) return entry.quote !== undefined ? { quote: entry.quote } : { error: entry.error };
     if (outcome === 'down' || upstream.isDown()) return { error: unavailableError(side, 'stream down') };
+    if (cold) return { error: unavailableError(side, `subscription not warm yet: no quote since the aggregator started (waited ${waitMs} ms)`) };
     upstream.countTimeout();
     return { error: deadlineError(side, timeoutMs) };
   }

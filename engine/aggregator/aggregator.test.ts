@@ -21,6 +21,13 @@ import type { WireAggregatedQuote } from './wire-types.js';
 
 const PAIR_ID = pairId(SOL, USDC, 1_000_000_000n);
 const REQUEST = { inputMint: SOL, outputMint: USDC, amount: '1000000000', slippageBps: 50 };
+/** Another pair, asked first so that both upstreams have delivered (warm) before a timeout test. */
+const WARM_UP = { inputMint: SOL, outputMint: USDC, amount: '7', slippageBps: 0 };
+
+async function warmUp(t: TestAggregator): Promise<void> {
+  const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', WARM_UP);
+  expect(q.sourceClass).toBe('SOURCE_CLASS_BOTH');
+}
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -124,9 +131,10 @@ describe('GetAggregatedQuote', () => {
 
   it('leaves out a local upstream slower than -local-timeout (10 ms) with TP_ERR_DEADLINE and counts the timeout', async () => {
     const local = await upstream((p) => makeQuote(p, 100n));
-    local.delayMs = 400;
     const external = await upstream((p) => makeQuote(p, 99n));
     const t = await aggregatorOn(local, external, { externalTimeout: 1000 });
+    await warmUp(t);
+    local.delayMs = 400;
     const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
     expect(q.sourceClass).toBe('SOURCE_CLASS_EXTERNAL_ONLY');
     expect(q.localError).toMatchObject({ code: 'TP_ERR_DEADLINE', grpcStatus: 4 });
@@ -137,8 +145,9 @@ describe('GetAggregatedQuote', () => {
   it('leaves out an external upstream slower than -external-timeout (100 ms)', async () => {
     const local = await upstream((p) => makeQuote(p, 100n));
     const external = await upstream((p) => makeQuote(p, 99n));
-    external.delayMs = 1000;
     const t = await aggregatorOn(local, external, { localTimeout: 1000 });
+    await warmUp(t);
+    external.delayMs = 1000;
     const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
     expect(q.sourceClass).toBe('SOURCE_CLASS_LOCAL_ONLY');
     expect(q.externalError).toMatchObject({ code: 'TP_ERR_DEADLINE', grpcStatus: 4 });
@@ -149,8 +158,9 @@ describe('GetAggregatedQuote', () => {
   it('never waits past 150 ms, whatever the per-source timeouts say', async () => {
     const local = await upstream((p) => makeQuote(p, 100n));
     const external = await upstream((p) => makeQuote(p, 99n));
-    external.delayMs = 600; // inside its 5 s timeout, outside the call's 150 ms
     const t = await aggregatorOn(local, external, { localTimeout: 5000, externalTimeout: 5000 }, { unaryDeadlineMs: GET_AGGREGATED_QUOTE_TIMEOUT_MS });
+    await warmUp(t);
+    external.delayMs = 600; // inside its 5 s timeout, outside the call's 150 ms
     const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
     expect(q.sourceClass).toBe('SOURCE_CLASS_LOCAL_ONLY');
     expect(q.externalError).toMatchObject({ code: 'TP_ERR_DEADLINE', grpcStatus: 4 });
@@ -172,11 +182,33 @@ describe('GetAggregatedQuote', () => {
   it('fails with DEADLINE_EXCEEDED when neither source answers in time', async () => {
     const local = await upstream((p) => makeQuote(p, 100n));
     const external = await upstream((p) => makeQuote(p, 99n));
+    const t = await aggregatorOn(local, external);
+    await warmUp(t);
     local.delayMs = 1000;
     external.delayMs = 1000;
-    const t = await aggregatorOn(local, external);
     await expect(unaryCall(t.client, 'GetAggregatedQuote', REQUEST)).rejects.toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED });
     expect(t.aggregator.stats().requests.failed).toBe(1);
+  });
+
+  it('on a cold start waits for the upstream subscriptions within 150 ms, past the per-source timeout', async () => {
+    const local = await upstream((p) => makeQuote(p, 100n));
+    const external = await upstream((p) => makeQuote(p, 99n));
+    local.delayMs = 40; // the first answer comes later than -local-timeout (10 ms), within 150 ms
+    const t = await aggregatorOn(local, external, {}, { unaryDeadlineMs: GET_AGGREGATED_QUOTE_TIMEOUT_MS });
+    const q = await unaryCall<WireAggregatedQuote>(t.client, 'GetAggregatedQuote', REQUEST);
+    expect(q.localQuote?.outputAmount).toBe('100');
+    expect(q.localError ?? undefined).toBeUndefined();
+  });
+
+  it('on a cold start that outlasts 150 ms says UNAVAILABLE with the reason, not DEADLINE_EXCEEDED', async () => {
+    const local = await upstream((p) => makeQuote(p, 100n));
+    const external = await upstream((p) => makeQuote(p, 99n));
+    local.delayMs = 1000;
+    external.delayMs = 1000;
+    const t = await aggregatorOn(local, external, {}, { unaryDeadlineMs: GET_AGGREGATED_QUOTE_TIMEOUT_MS });
+    const err = (await unaryCall(t.client, 'GetAggregatedQuote', REQUEST).catch((e: unknown) => e)) as grpc.ServiceError;
+    expect(err.code).toBe(grpc.status.UNAVAILABLE);
+    expect(err.details).toMatch(/local upstream: subscription not warm yet: no quote since the aggregator started/);
   });
 
   it('fails with UNAVAILABLE when both upstreams are down', async () => {

@@ -9,7 +9,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 
 import { createGrpcAuth } from '../auth/index.js';
-import { StreamAdmission, acquireLoadMonitor, releaseLoadMonitor } from '../quote/index.js';
+import { StreamAdmission, acquireLoadMonitor, releaseLoadMonitor, type LoadSignal } from '../quote/index.js';
 import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
 import type { AggregatorConfig } from './aggregator-config.js';
 import { AggregatorCore } from './aggregator-core.js';
@@ -33,6 +33,8 @@ export interface AggregatorDeps {
   backoff?: { initialMs: number; maxMs: number };
   /** GetAggregatedQuote's overall deadline, ms; spec 01's 150 ms. Only tests change it. */
   unaryDeadlineMs?: number;
+  /** What says the process is overloaded (interval re-sends are then shed); default the process's LoadMonitor. */
+  load?: LoadSignal;
 }
 
 export interface AggregatorPorts {
@@ -115,8 +117,8 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
   const auth = createGrpcAuth(config, config.host);
   const metrics = new AggregatorMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
   // Stream limits and load shedding (engine/quote stream-limits.ts, load-monitor.ts).
-  const load = acquireLoadMonitor({ maxDelayMs: config.streamShedDelay, maxUtilization: config.streamShedUtilization });
-  let loadHeld = true;
+  let loadHeld = deps.load === undefined;
+  const load = deps.load ?? acquireLoadMonitor({ maxDelayMs: config.streamShedDelay, maxUtilization: config.streamShedUtilization });
   const admission = new StreamAdmission({
     maxStreamsPerClient: config.streamMaxStreamsPerClient,
     maxStreams: config.streamMaxStreams,

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { GrpcStatus } from '../error-status.js';
 import type { WirePairAmount } from '../quote/quote-wire.js';
-import { FakeUpstream, SOL, USDC, makeQuote, startTestAggregator, type TestAggregator } from './testing.js';
+import { FakeUpstream, SOL, USDC, eventually, makeQuote, startTestAggregator, type TestAggregator } from './testing.js';
 import type { WireAggregatedQuote } from './wire-types.js';
 
 /** Issue 11 item 1 on the aggregator: StreamAggregatedQuotes limits over real gRPC. */
@@ -14,24 +14,27 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-async function aggregator(overrides: object): Promise<TestAggregator> {
+async function aggregator(overrides: object, load?: { overloaded: boolean }): Promise<TestAggregator> {
   const ups = [new FakeUpstream(), new FakeUpstream()];
   for (const u of ups) {
     u.respond = (p) => makeQuote(p, 100n, { poolAgeSeconds: 7200 });
     await u.start();
     cleanups.push(() => u.close());
   }
-  const t = await startTestAggregator(ups[0]!, ups[1]!, overrides);
+  const t = await startTestAggregator(ups[0]!, ups[1]!, overrides, load === undefined ? {} : { load });
   cleanups.push(() => t.close());
   return t;
 }
 
-/** Resolves 'data' at the first message, or with the error the call ended with. */
-function open(t: TestAggregator, request: object): Promise<'data' | grpc.ServiceError> {
+/** Resolves 'data' at the first message, or with the error the call ended with; `items` counts messages. */
+function open(t: TestAggregator, request: object, items?: WireAggregatedQuote[]): Promise<'data' | grpc.ServiceError> {
   const call = (t.client['StreamAggregatedQuotes'] as unknown as (r: object) => grpc.ClientReadableStream<WireAggregatedQuote>)(request);
   cleanups.push(() => call.cancel());
   return new Promise((resolve) => {
-    call.on('data', () => resolve('data'));
+    call.on('data', (q: WireAggregatedQuote) => {
+      items?.push(q);
+      resolve('data');
+    });
     call.on('error', (e: grpc.ServiceError) => resolve(e));
   });
 }
@@ -52,5 +55,22 @@ describe('StreamAggregatedQuotes limits', () => {
     expect(many.code).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(many.details).toBe('pairs: 2 pairs, at most 1 per stream (stream.maxPairsPerStream)');
     expect(t.aggregator.stats().activeStreams).toBe(2);
+  });
+
+  it('skips the interval re-sends while the process is overloaded, and resumes after', async () => {
+    const load = { overloaded: false };
+    const t = await aggregator({ streamMinInterval: 10 }, load);
+    const items: WireAggregatedQuote[] = [];
+    expect(await open(t, { pairs: [PAIR], updateIntervalMs: 20 }, items)).toBe('data');
+    await eventually(() => expect(items.length).toBeGreaterThanOrEqual(5));
+    load.overloaded = true;
+    await eventually(() => expect(t.aggregator.core.shedHeartbeats).toBeGreaterThanOrEqual(2));
+    const during = items.length;
+    const shed = t.aggregator.core.shedHeartbeats;
+    await eventually(() => expect(t.aggregator.core.shedHeartbeats).toBeGreaterThanOrEqual(shed + 10));
+    // Nothing changed upstream: nothing sent while shedding (but a re-send already on the wire).
+    expect(items.length).toBeLessThanOrEqual(during + 1);
+    load.overloaded = false;
+    await eventually(() => expect(items.length).toBeGreaterThan(during + 3));
   });
 });

@@ -191,6 +191,15 @@ export class UpstreamClient {
     return this.current?.pairIds.has(pairId) === true || this.pending?.pairIds.has(pairId) === true;
   }
 
+  /**
+   * False until the upstream has delivered its first quote since start: its subscriptions are not
+   * warm yet, so a unary call waits for them up to its whole deadline rather than the source's
+   * timeout (issue 11 item 10).
+   */
+  get warm(): boolean {
+    return this.lastQuoteAt > 0;
+  }
+
   /** Counts a quote that missed its timeout (GetAggregatedQuote). */
   countTimeout(): void {
     this.timeouts++;

@@ -67,7 +67,7 @@ async function externalService(config: Partial<ExternalQuotesConfig>): Promise<{
 }
 
 function probe(port: number, metadata: grpc.Metadata): StreamProbe {
-  const p = new StreamProbe(`127.0.0.1:${port}`, { pairs: [PAIR], updateIntervalMs: 50 }, metadata);
+  const p = new StreamProbe(`127.0.0.1:${port}`, { pairs: [PAIR], updateIntervalMs: 100 }, metadata);
   cleanups.push(() => p.close());
   return p;
 }

@@ -6,10 +6,11 @@
 import { isIP } from 'node:net';
 
 import { httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
-import { duration, num, oneOf, port, str, url } from '../config/index.js';
+import { duration, int, num, oneOf, port, str, url } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
+import { DEFAULT_STREAM_LIMITS } from '../quote/index.js';
 
 export const DEFAULT_EXTERNAL_GRPC_PORT = 50053;
 export const DEFAULT_EXTERNAL_METRICS_PORT = 9093;
@@ -32,6 +33,10 @@ export const externalSchema = {
   requestTimeout: setting({ description: 'deadline of one provider request (connect to last byte)', parse: duration({ min: 1 }), default: DEFAULT_REQUEST_TIMEOUT_MS, env: 'EXTERNAL_QUOTE_REQUEST_TIMEOUT', flag: 'request-timeout' }),
   providerName: setting({ description: 'provider name in quotes and /health (empty: the URL host, "simulator" for loopback)', parse: str(), default: '', env: 'EXTERNAL_QUOTE_PROVIDER_NAME', flag: 'provider-name' }),
   uptimeWindow: setting({ description: 'window of the provider uptime ratio', parse: duration({ min: 1000 }), default: DEFAULT_UPTIME_WINDOW_MS, env: 'EXTERNAL_QUOTE_UPTIME_WINDOW', flag: 'uptime-window' }),
+  'stream.maxStreamsPerClient': setting({ description: 'open StreamBatchQuotes calls per client address at most; past it RESOURCE_EXHAUSTED', parse: int({ min: 1, max: 100_000 }), default: DEFAULT_STREAM_LIMITS.maxStreamsPerClient, env: 'EXTERNAL_QUOTES_STREAM_MAX_STREAMS_PER_CLIENT', flag: 'stream-max-streams-per-client' }),
+  'stream.maxStreams': setting({ description: 'open StreamBatchQuotes calls of the server at most; past it RESOURCE_EXHAUSTED', parse: int({ min: 1, max: 100_000 }), default: DEFAULT_STREAM_LIMITS.maxStreams, env: 'EXTERNAL_QUOTES_STREAM_MAX_STREAMS', flag: 'stream-max-streams' }),
+  'stream.maxPairsPerStream': setting({ description: 'pairs per StreamBatchQuotes call at most; past it INVALID_ARGUMENT', parse: int({ min: 1, max: 1000 }), default: DEFAULT_STREAM_LIMITS.maxPairsPerStream, env: 'EXTERNAL_QUOTES_STREAM_MAX_PAIRS_PER_STREAM', flag: 'stream-max-pairs-per-stream' }),
+  'stream.minInterval': setting({ description: 'least update_interval_ms a StreamBatchQuotes call may ask (0 still means 1 s); below it INVALID_ARGUMENT', parse: duration({ min: 10 }), default: DEFAULT_STREAM_LIMITS.minIntervalMs, env: 'EXTERNAL_QUOTES_STREAM_MIN_INTERVAL', flag: 'stream-min-interval' }),
   'metrics.port': setting({ description: 'HTTP port of GET /metrics (Prometheus) and GET /health', parse: port(), default: DEFAULT_EXTERNAL_METRICS_PORT, env: 'EXTERNAL_QUOTES_METRICS_PORT', flag: 'metrics-port' }),
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
   /** JWT bearer auth of StreamBatchQuotes (engine/auth). */

@@ -21,7 +21,8 @@ async function start(config: Partial<ExternalQuotesConfig> = {}): Promise<void> 
   fake = new FakeProvider();
   await fake.start();
   service = createExternalQuoteService(
-    defaultExternalConfig({ grpcPort: 0, 'metrics.port': 0, quoteUrl: fake.url, pollInterval: 60_000, rateLimitRps: 1000, 'log.level': 'silent', ...config }),
+    // 'stream.minInterval' 10: a test asks for 30 ms re-sends, below the default minimum.
+    defaultExternalConfig({ grpcPort: 0, 'metrics.port': 0, quoteUrl: fake.url, pollInterval: 60_000, rateLimitRps: 1000, 'log.level': 'silent', 'stream.minInterval': 10, ...config }),
     { logger },
   );
   endpoints = await service.start();

@@ -75,7 +75,13 @@ export function createExternalQuoteService(config: ExternalQuotesConfig, deps: E
   );
   poller = new ExternalPoller({ fetcher, breaker, tracker, metrics, provider, rateLimitRps: config.rateLimitRps, pollIntervalMs: config.pollInterval, logger });
   const p = poller;
-  const grpcServer = new ExternalQuoteServer({ poller: p, metrics, uptime: () => tracker.uptime(), host: config.host, logger, auth });
+  const limits = {
+    maxStreamsPerClient: config['stream.maxStreamsPerClient'],
+    maxStreams: config['stream.maxStreams'],
+    maxPairsPerStream: config['stream.maxPairsPerStream'],
+    minIntervalMs: config['stream.minInterval'],
+  };
+  const grpcServer = new ExternalQuoteServer({ poller: p, metrics, uptime: () => tracker.uptime(), host: config.host, logger, auth, limits });
   const urlNoQuery = ((): string => {
     const u = new URL(config.quoteUrl);
     return `${u.origin}${u.pathname}`;

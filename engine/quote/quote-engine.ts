@@ -121,8 +121,25 @@ const NOT_FOUND_CODES: ReadonlySet<string> = new Set([ErrorCode.UnknownMint, Err
 
 const SHUTTING_DOWN = Object.freeze(quoteFailure(ErrorCode.Unavailable, 'the quote service is shutting down'));
 const NO_SOURCE = Object.freeze(quoteFailure(ErrorCode.Unavailable, 'the cache is disabled and no RPC fallback is configured'));
+/**
+ * Nothing loaded yet (the cache and the pool directory are empty: the bus or the RPC has not
+ * delivered a pool): an unknown token cannot be told from a source that is down, so the answer is
+ * 503, as /health says, never 404 unknown token.
+ */
+const NOTHING_LOADED = Object.freeze(quoteFailure(ErrorCode.Unavailable, 'no pool state loaded yet: the pool sources (bus, RPC) have delivered nothing'));
 /** Cache off and the caller asked for no fallback now: the fallback is the only path. */
 const CACHE_DISABLED = Object.freeze(withFallback(quoteFailure(ErrorCode.Unavailable, 'the cache is disabled')));
+
+/**
+ * A route whose output is 0 (an amount too small to buy one atom after fees and rounding) is not a
+ * quote: TP_ERR_AMOUNT_TOO_SMALL (400), never 200 with outputAmount "0".
+ */
+function amountTooSmall(request: QuoteRequest): QuoteFailure {
+  return quoteFailure(ErrorCode.AmountTooSmall, `amount ${request.amountText} is too small: the best route gives 0 of ${request.outputMint}`, {
+    inputMint: request.inputMint,
+    outputMint: request.outputMint,
+  });
+}
 
 export class QuoteEngine {
   readonly metrics: QuoteMetrics;
@@ -249,10 +266,12 @@ export class QuoteEngine {
 
   private quoteUncounted(request: QuoteRequest, allowFallback: boolean): QuoteResult | Promise<QuoteResult> {
     if (this.closing) return SHUTTING_DOWN;
+    if (this.cache.size === 0 && this.directory.size === 0) return this.cacheEnabled || this.rpc !== undefined ? NOTHING_LOADED : NO_SOURCE;
     if (this.cacheEnabled) {
       const started = performance.now();
       const result = this.quoteCache(request);
       if (result.ok) {
+        if (result.quote.outputAmount === 0n) return amountTooSmall(request);
         this.metrics.quotes.inc();
         this.metrics.quoteLatency.cache.observe(((this.clockIsPerformanceNow ? this.attemptEnded : performance.now()) - started) / 1000);
         this.shared?.record(request, result);
@@ -497,6 +516,7 @@ export class QuoteEngine {
           }
           return r;
         }
+        if (r.route.outputAmount === 0n) return amountTooSmall(request);
         this.metrics.quotes.inc();
         this.metrics.quoteLatency.rpc.observe((performance.now() - started) / 1000);
         const route = r.route;

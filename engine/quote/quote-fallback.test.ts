@@ -129,6 +129,11 @@ describe('RPC fallback (hybrid mode)', () => {
 
   it('answers 404 when no pool is known for the pair or the token, without counting an RPC error', async () => {
     const h = await harness({ fill: false });
+    // Nothing loaded at all (RPC unreachable at start, say): 503 as /health says, not 404.
+    const early = await h.get(`/quote?input=${UNKNOWN_MINT}&output=${USDC_MINT}&amount=1`);
+    expect(early.status).toBe(503);
+    expect(early.body.error?.code).toBe(QuoteErrorCode.Unavailable);
+    h.server.engine.directory.add({ address: chain.pools()[0]!.address, dex: chain.pools()[0]!.dex, tokenA: chain.pools()[0]!.pool.tokenA, tokenB: chain.pools()[0]!.pool.tokenB });
     const unknown = await h.get(`/quote?input=${UNKNOWN_MINT}&output=${USDC_MINT}&amount=1`);
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: { code: QuoteErrorCode.UnknownMint, message: `unknown token ${UNKNOWN_MINT}` } });

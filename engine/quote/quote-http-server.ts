@@ -22,6 +22,7 @@ import { quoteOfAnswer, type QuoteAnswer } from './quote-answer.js';
 import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
 import { checkBearer, verifiedSubjectOf } from './http-bearer-auth.js';
 import { mountQuoteApiRoutes } from './quote-api-routes.js';
+import { oversizedRequest, repeatedParameter } from './http-request-limits.js';
 import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
 import { QuoteBodyWriter } from './quote-body.js';
 import { HealthStatus, type QuoteEngine, type QuoteResult } from './quote-engine.js';
@@ -120,9 +121,15 @@ export class QuoteHttpServer {
     const notReady = options.notReady ?? (() => undefined);
     this.app = uws.App()
       .get('/quote', (res, req) => this.handleQuote(res, req))
-      .get('/health', (res) => this.handleHealth(res))
-      .get('/metrics', (res) => this.handleOps(res, this.metricsAnswer()))
-      .get('/debug/pprof/heap', (res, req) => this.handleOps(res, heapProfileResponse(req.getQuery('format') ?? '')));
+      .get('/health', (res, req) => {
+        if (this.guarded(res, req)) this.handleHealth(res);
+      })
+      .get('/metrics', (res, req) => {
+        if (this.guarded(res, req)) this.handleOps(res, this.metricsAnswer());
+      })
+      .get('/debug/pprof/heap', (res, req) => {
+        if (this.guarded(res, req)) this.handleOps(res, heapProfileResponse(req.getQuery('format') ?? ''));
+      });
     // The /v1 REST paths, GET /swap/v1/quote and GET /ready: adapters of their own (quote-api-routes.ts).
     mountQuoteApiRoutes(this.app, {
       engine: this.engine,
@@ -135,8 +142,14 @@ export class QuoteHttpServer {
       metrics: (res) => this.handleOps(res, this.metricsAnswer()),
       notReady: () => (this.draining ? 'shutting down' : notReady()),
     });
-    this.app      .any('/*', (res) => {
-        this.sendError(res, httpError(ErrorCode.NotFound, 'not found'));
+    this.app
+      // Every path of this port is GET only: another method on a known path is 405 with Allow.
+      .any('/quote', (res, req) => this.methodNotAllowed(res, req))
+      .any('/health', (res, req) => this.methodNotAllowed(res, req))
+      .any('/metrics', (res, req) => this.methodNotAllowed(res, req))
+      .any('/debug/pprof/heap', (res, req) => this.methodNotAllowed(res, req))
+      .any('/*', (res, req) => {
+        if (this.guarded(res, req)) this.sendError(res, httpError(ErrorCode.NotFound, 'not found'));
       });
   }
 
@@ -200,9 +213,30 @@ export class QuoteHttpServer {
     return metricsResponse(this.engine.metrics.registry, () => this.engine.refreshGauges());
   }
 
+  /** False (and answered 414 / 431) when the request is too large to be read. */
+  private guarded(res: uws.HttpResponse, req: uws.HttpRequest): boolean {
+    const refused = oversizedRequest(req, req.getQuery());
+    if (refused === undefined) return true;
+    this.sendError(res, refused);
+    return false;
+  }
+
+  /** 405 TP_ERR_METHOD_NOT_ALLOWED with `Allow: GET` (after the size checks). */
+  private methodNotAllowed(res: uws.HttpResponse, req: uws.HttpRequest): void {
+    if (!this.guarded(res, req)) return;
+    const method = req.getMethod().toUpperCase();
+    this.sendError(res, httpError(ErrorCode.MethodNotAllowed, `method ${method} not allowed on ${req.getUrl()}: use GET`, [['Allow', 'GET']]));
+  }
+
   /** One quote: rate limit, validation, the engine, the answer or failure as HTTP. */
   private handleQuote(res: uws.HttpResponse, req: uws.HttpRequest): void {
     // Read everything from `req` now: it is invalid once this function returns.
+    const rawQuery = req.getQuery();
+    const oversized = oversizedRequest(req, rawQuery);
+    if (oversized !== undefined) {
+      this.sendError(res, oversized);
+      return;
+    }
     const query = req as unknown as QueryReader;
     const params = this.params;
     params.input = query.getQuery(Q_INPUT);
@@ -223,6 +257,11 @@ export class QuoteHttpServer {
     }
     if (this.auth !== undefined && !this.admitBearer(res, this.auth, authorization)) return;
 
+    const repeated = repeatedParameter(rawQuery);
+    if (repeated !== undefined) {
+      this.sendError(res, httpError(ErrorCode.BadParameter, `parameter ${repeated} is given more than once`));
+      return;
+    }
     const request = parseQuoteQuery(params, this.engine.defaultSlippageBps, this.pubkeys);
     if (isQuoteFailure(request)) {
       this.sendError(res, httpErrorOfFailure(request));

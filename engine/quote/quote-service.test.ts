@@ -163,8 +163,8 @@ describe('createQuoteService', () => {
         statuses.push(last.status);
         await last.text();
       }
-      // No pool in that cache and no RPC: 404 unknown token, then the limit.
-      expect(statuses).toEqual([404, 404, 429]);
+      // Nothing loaded in that cache and no RPC: 503 (nothing can answer yet), then the limit.
+      expect(statuses).toEqual([503, 503, 429]);
       expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     } finally {
       await limited.close();
