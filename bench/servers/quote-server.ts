@@ -11,6 +11,15 @@
  * collection, and what it keeps of the swap contexts), and runs until stdin closes (the suite
  * holds the pipe, so the server does not outlive it) or SIGTERM.
  *
+ * `--two-hop-paths`: also writes targets of pairs without a pool of their own whose cache answer is
+ * a two-hop route (through SOL or USDC), each checked with quoteFromCache.
+ *
+ * SIGUSR2 starts, and the next SIGUSR2 stops, a stream of `--updates-per-second` pool updates into
+ * the cache (default 2,000/s, in 10 ms ticks, round-robin over the cached pools): each one the
+ * pool's state and context stored again at a new slot, as the in-process scanner stores a pool
+ * after a swap (every update moves its pair's version, so memoized quotes of the pair are
+ * recomputed). On stop it writes how many were applied, and at what rate, to stderr.
+ *
  * Run with --expose-gc: the fill's garbage is collected and VmHWM reset (/proc/self/clear_refs)
  * before the ready line, so the suite's peak RSS is the service's, not the fill's.
  */
@@ -36,6 +45,8 @@ const { values } = parseArgs({
     'pools-per-kind': { type: 'string', default: '250' },
     rps: { type: 'string', default: '1000000' },
     paths: { type: 'string' },
+    'two-hop-paths': { type: 'string' },
+    'updates-per-second': { type: 'string', default: '2000' },
     seed: { type: 'string', default: '7' },
     /** Also serve StreamBatchQuotes (QuoteStreamServer, default limits) on the same engine. */
     streams: { type: 'boolean', default: false },
@@ -144,6 +155,65 @@ function requestTargets(cache: PoolCache, tokenList: readonly SimToken[], pairs:
   return paths;
 }
 
+/**
+ * Two-hop request targets: both directions of token pairs with no pool of their own whose cache
+ * answer is a two-hop route, a few trade sizes each (at most MAX_PATHS).
+ */
+function twoHopTargets(cache: PoolCache, tokenList: readonly SimToken[]): string[] {
+  const paths: string[] = [];
+  for (const a of tokenList) {
+    for (const b of tokenList) {
+      if (paths.length >= MAX_PATHS) return paths;
+      if (a.mint === b.mint) continue;
+      const x = cache.mintIdOf(a.mint);
+      const y = cache.mintIdOf(b.mint);
+      if (x < 0 || y < 0 || cache.pairVersion(x, y) !== 0) continue;
+      for (const usd of TRADE_USD) {
+        const amount = BigInt(Math.max(1, Math.round((usd / a.referencePriceUsd) * 10 ** a.decimals)));
+        try {
+          if (quoteFromCache(cache, a.mint, b.mint, amount).route.length !== 2) continue;
+        } catch {
+          continue;
+        }
+        paths.push(`/quote?input=${a.mint}&output=${b.mint}&amount=${amount}`);
+      }
+    }
+  }
+  return paths;
+}
+
+/** Pool updates into `cache` at `perSecond` while on (SIGUSR2 toggles). */
+function updateStream(cache: PoolCache, perSecond: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  let cursor = 0;
+  let slot = 1_000_000n;
+  let applied = 0;
+  let startedAt = 0;
+  const tick = (): void => {
+    const addresses = cache.pools();
+    const n = Math.max(1, Math.round(perSecond / 100));
+    for (let i = 0; i < n; i++) {
+      const entry = cache.entryAt(cache.idOf(addresses[cursor++ % addresses.length]!));
+      if (entry === undefined) continue;
+      const { address, dex, tokenA, tokenB, reserveA, reserveB, pool, context } = entry;
+      cache.upsert({ address, dex, tokenA, tokenB, reserveA, reserveB, slot: slot++, ...(pool === undefined ? {} : { pool }), ...(context === undefined ? {} : { context }) });
+      applied++;
+    }
+  };
+  process.on('SIGUSR2', () => {
+    if (timer === undefined) {
+      applied = 0;
+      startedAt = performance.now();
+      timer = setInterval(tick, 10);
+      return;
+    }
+    clearInterval(timer);
+    timer = undefined;
+    const seconds = (performance.now() - startedAt) / 1000;
+    process.stderr.write(`bench quote-server: ${applied} pool updates applied in ${seconds.toFixed(1)} s (${Math.round(applied / seconds)}/s)\n`);
+  });
+}
+
 async function main(): Promise<void> {
   const heapBefore = heapUsed();
   // Fresh for the whole run: the bench measures cache hits, not staleness.
@@ -154,6 +224,12 @@ async function main(): Promise<void> {
   const paths = requestTargets(cache, tokens, pairs);
   if (paths.length === 0) throw new Error('no request answers from the cache');
   writeFileSync(values.paths!, `${paths.join('\n')}\n`);
+  const twoHop = values['two-hop-paths'] === undefined ? [] : twoHopTargets(cache, tokens);
+  if (values['two-hop-paths'] !== undefined) {
+    if (twoHop.length === 0) throw new Error('no two-hop request answers from the cache');
+    writeFileSync(values['two-hop-paths'], `${twoHop.join('\n')}\n`);
+  }
+  updateStream(cache, Number(values['updates-per-second']));
 
   const engine = new QuoteEngine({ cache });
   const server = new QuoteHttpServer({ engine, rateLimiter: new RateLimiter({ rps: Number(values.rps) }) });
@@ -166,7 +242,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ shedPushes: stream?.shedPushes ?? 0, activeStreams: stream?.activeStreams ?? 0, saturatedTurns: stream?.pacer.saturatedTurns ?? 0 })}\n`);
   });
   finishStartup(
-    { port, grpcPort, pools: cache.stats().totalPools, pairs: pairs.length / 2, paths: paths.length, rateLimitRps: Number(values.rps), breakdown },
+    { port, grpcPort, pools: cache.stats().totalPools, pairs: pairs.length / 2, paths: paths.length, twoHopPaths: twoHop.length, rateLimitRps: Number(values.rps), breakdown },
     async () => {
       await stream?.close();
       await server.close();

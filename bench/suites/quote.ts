@@ -23,7 +23,14 @@
  * - memory: VmRSS and VmHWM from /proc/<pid>/status of each server after the load (both servers
  *   reset VmHWM once ready, so the fill's peak is not counted).
  *
- * Run alone: `npm run bench -- quote` (about a minute). Needs the Debian packages wrk and gcc; the
+ * Two more open-loop figures, each beside the bare server at the same rate in the same run:
+ * - two-hop routes: GET /quote of pairs with no pool of their own, answered through SOL or USDC
+ *   (every target checked to be a two-hop cache answer), at 5,000 req/s;
+ * - a busy cache: GET /quote at 10,000 req/s while the quote server stores 2,000 pool updates per
+ *   second (state and context at a new slot, round-robin over its pools: each one voids the
+ *   memoized quotes of its pair, as a scanner's updates do), switched on and off by SIGUSR2.
+ *
+ * Run alone: `npm run bench -- quote` (about two minutes). Needs the Debian packages wrk and gcc; the
  * suite says so and fails when either is missing.
  *
  * Quote API v1 (issue 12), in the same run against the same quote server process:
@@ -47,6 +54,10 @@ import { LatencyRecorder } from '../latency.js';
 import { buildOpenloop, cpuSecondsOf, median, memoryOf, requireTools, runOpenloop, runWrk, settle, startServer, stopServer, type ServerProcess } from '../load-tools.js';
 
 const RATE = 10_000;
+/** Two-hop GET /quote (pairs without a pool of their own, through SOL or USDC): issue 12's rate. */
+const TWO_HOP_RATE = 5_000;
+/** Pool updates per second into the quote server's cache during the "busy cache" run. */
+const UPDATES_PER_SECOND = 2_000;
 const GOAL_P99_US = 1_000;
 const GOAL_THROUGHPUT_RATIO = 0.5;
 const GOAL_RSS_MB = 100;
@@ -141,6 +152,7 @@ export const quoteSuite: Suite = {
     const generator = await buildOpenloop(tools.cc);
     const dir = mkdtempSync(join(tmpdir(), 'tidepool-bench-quote-'));
     const paths = join(dir, 'paths.txt');
+    const twoHopPaths = join(dir, 'two-hop-paths.txt');
     const script = join(dir, 'rotate.lua');
     const bodyFile = join(dir, 'body.json');
     const swapPaths = join(dir, 'swap-paths.txt');
@@ -153,7 +165,20 @@ export const quoteSuite: Suite = {
       const quote: QuoteServerProcess = await startServer(
         'quote',
         'quote-server.js',
-        ['--paths', paths, '--rps', String(RATE_LIMIT_RPS), '--tokens', String(SIM_TOKENS), '--pools-per-kind', String(POOLS_PER_KIND)],
+        [
+          '--paths',
+          paths,
+          '--two-hop-paths',
+          twoHopPaths,
+          '--updates-per-second',
+          String(UPDATES_PER_SECOND),
+          '--rps',
+          String(RATE_LIMIT_RPS),
+          '--tokens',
+          String(SIM_TOKENS),
+          '--pools-per-kind',
+          String(POOLS_PER_KIND),
+        ],
         120_000,
       );
       servers.push(quote);
@@ -252,6 +277,37 @@ export const quoteSuite: Suite = {
         }
       }
 
+      /** Open-loop rounds at `rate` over `targets`, interleaved between the quote and the bare server. */
+      const openLoop = async (label: string, rate: number, targets: string) => {
+        const rec = { bare: new LatencyRecorder(), quote: new LatencyRecorder() };
+        const late = { bare: new LatencyRecorder(), quote: new LatencyRecorder() };
+        for (let round = 0; round < LATENCY_ROUNDS; round++) {
+          for (const s of round % 2 === 0 ? [bare, quote] : [quote, bare]) {
+            const name = s.name as 'bare' | 'quote';
+            const summary = await runOpenloop(
+              generator,
+              { port: s.ready.port, rate, seconds: LATENCY_SECONDS, warmupSeconds: LATENCY_WARMUP_SECONDS, connections: LATENCY_CONNECTIONS, paths: targets, out: join(dir, `${label}-${name}-${round}.bin`) },
+              rec[name],
+              late[name],
+            );
+            await settle();
+            process.stderr.write(`bench quote: ${label} ${name} round ${round + 1}: ${summary.recorded} recorded, p99 so far ${us(rec[name].percentileUs(99))}\n`);
+          }
+        }
+        return { q: rec.quote.summary(), b: rec.bare.summary(), lagP99: Math.max(late.quote.percentileUs(99), late.bare.percentileUs(99)) };
+      };
+      const twoHopCheck = readFileSync(twoHopPaths, 'utf8').trim().split('\n');
+      const twoHopSample = (await (await fetch(`http://127.0.0.1:${quote.ready.port}${twoHopCheck[0]}`)).json()) as { route?: unknown[] };
+      if (twoHopSample.route?.length !== 2) throw new Error(`two-hop target ${twoHopCheck[0]} did not answer a two-hop route`);
+      const twoHop = await openLoop('two-hop', TWO_HOP_RATE, twoHopPaths);
+      process.kill(quote.ready.pid, 'SIGUSR2'); // pool updates on
+      let busy;
+      try {
+        busy = await openLoop('busy cache', RATE, paths);
+      } finally {
+        process.kill(quote.ready.pid, 'SIGUSR2'); // and off (the server reports the rate applied)
+      }
+
       const memory = { bare: memoryOf(bare.ready.pid), quote: memoryOf(quote.ready.pid) };
       const lagP99 = Math.max(lag.quote.percentileUs(99), lag.bare.percentileUs(99));
       const machine = `1-min load average ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after, on ${cpus().length} CPUs`;
@@ -340,6 +396,38 @@ export const quoteSuite: Suite = {
             (batchLagP99 > NOISY_LAG_P99_US ? `NOISY: generator lateness p99 ${us(batchLagP99)}; ` : '') +
             `${qb.count} batches of ${BATCH_SIZE} distinct cache-hit quotes (${Buffer.byteLength(batch)} bytes in, ${Buffer.byteLength(batchAnswer)} bytes out), every answer 200, max ${us(qb.maxUs)}; ` +
             `bare p50 ${us(bb.p50Us)} p99 ${us(bb.p99Us)}; ${BATCH_CONNECTIONS} connections, ${LATENCY_ROUNDS}×${BATCH_SECONDS} s after ${LATENCY_WARMUP_SECONDS} s warm-up; ${machine}`,
+        },
+        {
+          name: `two-hop quote latency p99 at ${TWO_HOP_RATE.toLocaleString('en-US')} req/s (open loop)`,
+          unit: 'µs',
+          value: twoHop.q.p99Us,
+          higherIsBetter: false,
+          baseline: { name: 'bare uWS p99, same rate', value: twoHop.b.p99Us },
+          p50Us: twoHop.q.p50Us,
+          p99Us: twoHop.q.p99Us,
+          p999Us: twoHop.q.p999Us,
+          goal: `p99 < ${GOAL_P99_US.toLocaleString('en-US')} µs at ${TWO_HOP_RATE.toLocaleString('en-US')} req/s`,
+          goalMet: twoHop.q.p99Us < GOAL_P99_US,
+          note:
+            (twoHop.lagP99 > NOISY_LAG_P99_US ? `NOISY: generator lateness p99 ${us(twoHop.lagP99)}; ` : '') +
+            `${twoHopCheck.length} targets of pairs without a pool of their own, each a two-hop cache answer; ${twoHop.q.count} requests, every answer 200, max ${us(twoHop.q.maxUs)}; ` +
+            `bare p50 ${us(twoHop.b.p50Us)} p99 ${us(twoHop.b.p99Us)} p99.9 ${us(twoHop.b.p999Us)}`,
+        },
+        {
+          name: `quote latency p99 at ${RATE.toLocaleString('en-US')} req/s while the cache takes ${UPDATES_PER_SECOND.toLocaleString('en-US')} pool updates/s`,
+          unit: 'µs',
+          value: busy.q.p99Us,
+          higherIsBetter: false,
+          baseline: { name: 'bare uWS p99, same rate', value: busy.b.p99Us },
+          p50Us: busy.q.p50Us,
+          p99Us: busy.q.p99Us,
+          p999Us: busy.q.p999Us,
+          goal: `p99 < ${GOAL_P99_US.toLocaleString('en-US')} µs at ${RATE.toLocaleString('en-US')} req/s`,
+          goalMet: busy.q.p99Us < GOAL_P99_US,
+          note:
+            (busy.lagP99 > NOISY_LAG_P99_US ? `NOISY: generator lateness p99 ${us(busy.lagP99)}; ` : '') +
+            `updates: state and context of a pool stored again at a new slot, round-robin, in 10 ms ticks (the server reports the rate applied on stderr); ` +
+            `${busy.q.count} requests, every answer 200, max ${us(busy.q.maxUs)}; bare p50 ${us(busy.b.p50Us)} p99 ${us(busy.b.p99Us)} p99.9 ${us(busy.b.p999Us)}`,
         },
         {
           name: `quote server RSS after load (${String(quote.ready.pools)} pools cached)`,

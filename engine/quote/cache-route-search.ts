@@ -13,11 +13,11 @@
  */
 import type { PairCandidates, PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
-import { quoteSwap, type SwapMode } from '../dex/index.js';
+import { quoteSwap, SwapMode } from '../dex/index.js';
 import { ErrorCode } from '../errors.js';
 import type { RouteQuote } from './quote-answer.js';
 import { quoteFailure, type QuoteFailure } from './quote-failure.js';
-import { allowsDexCode, allowsMultiHop, filtersDexes } from './route-filter.js';
+import { FILTER_KEY_COUNT, allowsDexCode, allowsMultiHop, filtersDexes } from './route-filter.js';
 import { betterSwap, chooseRoute, routeQuoteOf, sameSwap, type HopChoice, type HopFinder, type PoolFacts } from './route-search.js';
 
 /** A route found in the cache. */
@@ -32,6 +32,22 @@ export interface CacheRoute {
   readonly excludedNewest: number;
 }
 
+/** A leg's best hop, kept while its pair's version stands (see CacheRouteSearch, leg memo). */
+interface LegEntry {
+  readonly hop: HopChoice<number>;
+  /** When the newest pool of the leg's pair left out for its age was stored; -Infinity: none. */
+  readonly excludedNewest: number;
+}
+
+/** The leg entries of one directed pair, mode and filter, valid at one version of the pair. */
+interface LegSlot {
+  version: number;
+  readonly byAmount: Map<bigint, LegEntry>;
+}
+
+/** Leg entries kept at most; at the bound the leg memo starts over empty. */
+export const DEFAULT_LEG_MEMO_ENTRIES = 16_384;
+
 /** What NoPoolsInCache says when the route filter, not the cache, left no pool. */
 export const FILTERED_OUT_MESSAGE = 'no route: no pool of the pair passes the route filter (dexes / excludeDexes)';
 
@@ -39,6 +55,19 @@ export class CacheRouteSearch implements HopFinder<number> {
   readonly intermediates: readonly string[];
   private readonly cache: PoolCache;
   private readonly scratch: PairCandidates;
+  /**
+   * Leg memo: the best hop of a leg (directed pair, mode, filter, amount), valid while the pair's
+   * version stands and under the quote memo's age conditions (the hop's pool still a candidate, no
+   * pool left out then a candidate now: quote-memo.ts). A route's version moves with any of its
+   * five pairs, but a recomputation then reprices only the legs whose pair moved (or whose amount
+   * did): the other legs come from here. First legs are shared by every route from the same input
+   * and amount through the same intermediate.
+   */
+  private readonly legs = new Map<number, LegSlot>();
+  private legCount = 0;
+  private readonly maxLegEntries: number;
+  private readonly legStride: number;
+  private readonly pairStride: number;
   // The search in progress (single-threaded: one at a time).
   private maxAgeMs = 0;
   private filterKey = 0;
@@ -50,10 +79,14 @@ export class CacheRouteSearch implements HopFinder<number> {
   /** Pools of the legs read, any age. */
   private total = 0;
 
-  constructor(cache: PoolCache, intermediates: readonly string[]) {
+  constructor(cache: PoolCache, intermediates: readonly string[], maxLegEntries = DEFAULT_LEG_MEMO_ENTRIES) {
     this.cache = cache;
     this.scratch = cache.newCandidates();
     this.intermediates = intermediates;
+    this.maxLegEntries = maxLegEntries;
+    // Mint ids stay below 2 × maxPoolCount (PoolCache); mode 1 bit, filter key 5 bits.
+    this.pairStride = 2 * cache.maxPoolCount;
+    this.legStride = 2 * FILTER_KEY_COUNT;
   }
 
   /**
@@ -96,6 +129,25 @@ export class CacheRouteSearch implements HopFinder<number> {
     if (x === NO_ID) return undefined;
     const y = cache.mintIdOf(outputMint);
     if (y === NO_ID) return undefined;
+    const legKey = (x * this.pairStride + y) * this.legStride + (mode === SwapMode.ExactOut ? FILTER_KEY_COUNT : 0) + this.filterKey;
+    const version = cache.pairVersion(x, y);
+    let slot = this.legs.get(legKey);
+    if (slot !== undefined && slot.version !== version) {
+      this.legCount -= slot.byAmount.size;
+      slot.byAmount.clear();
+      slot.version = version;
+    }
+    const kept = slot?.byAmount.get(amount);
+    if (kept !== undefined) {
+      const now = cache.nowMs();
+      if (cache.isFresh(cache.ageAt(kept.hop.pool, now), this.maxAgeMs) && !cache.isFresh(now - kept.excludedNewest, this.maxAgeMs)) {
+        if (kept.excludedNewest > this.newestExcluded) this.newestExcluded = kept.excludedNewest;
+        this.now = now;
+        this.fresh++;
+        this.passed++;
+        return kept.hop;
+      }
+    }
     const candidates = cache.candidates(x, y, this.maxAgeMs, this.scratch);
     if (candidates.newestExcluded > this.newestExcluded) this.newestExcluded = candidates.newestExcluded;
     this.now = candidates.now;
@@ -121,7 +173,22 @@ export class CacheRouteSearch implements HopFinder<number> {
         bestId = id;
       }
     }
-    return best === undefined ? undefined : { pool: bestId, swap: best, inputMint, outputMint };
+    if (best === undefined) return undefined;
+    const hop: HopChoice<number> = { pool: bestId, swap: best, inputMint, outputMint };
+    if (this.maxLegEntries > 0) {
+      if (this.legCount >= this.maxLegEntries) {
+        this.legs.clear();
+        this.legCount = 0;
+        slot = undefined;
+      }
+      if (slot === undefined) {
+        slot = { version, byAmount: new Map() };
+        this.legs.set(legKey, slot);
+      }
+      if (!slot.byAmount.has(amount)) this.legCount++;
+      slot.byAmount.set(amount, { hop, excludedNewest: candidates.newestExcluded });
+    }
+    return hop;
   }
 
   /**
