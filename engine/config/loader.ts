@@ -22,6 +22,11 @@ export interface SettingDef<T> {
   flag?: string;
   /** Never printed in full (tokens, passwords, keys). */
   secret?: boolean;
+  /**
+   * How help and docs/configuration.md show a default computed from the machine (its cores, say),
+   * so that the generated reference is the same wherever it is generated.
+   */
+  defaultText?: string;
 }
 
 export type ConfigSchema = Record<string, SettingDef<unknown>>;
@@ -149,6 +154,7 @@ export function describeSchema(schema: ConfigSchema): string {
 
 /** A setting's default as help and docs show it (a duration as `30s`, anything else as JSON). */
 export function formatDefault(def: SettingDef<unknown>): string {
+  if (def.defaultText !== undefined) return def.defaultText;
   return def.parse.format !== undefined ? def.parse.format(def.default) : JSON.stringify(def.default);
 }
 
