@@ -8,7 +8,7 @@ import { type SettingParser, SettingIssue } from './setting-types.js';
  * A service declares its settings as a schema: one entry per setting, keyed by its dotted path in
  * the config file (`blockstream.port`), with the environment variable and command-line flag that
  * may also set it. Precedence: flag > environment variable > config file > default
- * (ARCHITECTURE.md §3). Every invalid value is reported at once, each naming the setting and the
+ * (docs/architecture.md §3). Every invalid value is reported at once, each naming the setting and the
  * source it came from, so a bad deployment fails at start with one clear message.
  */
 

@@ -17,7 +17,7 @@ import { ProviderTracker } from './provider-tracker.js';
 
 export interface ExternalQuoteServiceDeps {
   logger?: Logger;
-  /** Breaker thresholds (tests shorten the 30 s reset timeout); ARCHITECTURE §3 defaults otherwise. */
+  /** Breaker thresholds (tests shorten the 30 s reset timeout); docs/architecture.md §3 defaults otherwise. */
   breaker?: Pick<CircuitBreakerOptions, 'failureThreshold' | 'resetTimeoutMs' | 'halfOpenSuccesses'>;
   /** Another way to reach the provider (tests); default a ProviderClient on config.quoteUrl. */
   fetcher?: QuoteFetcher;

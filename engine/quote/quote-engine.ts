@@ -53,7 +53,7 @@ export interface QuoteEngineOptions {
   clock?: () => number;
   /** The quote registry; a fresh one by default. */
   metrics?: QuoteMetrics;
-  /** Guards the cache path; default thresholds of ARCHITECTURE.md §3. */
+  /** Guards the cache path; default thresholds of docs/architecture.md §3. */
   breaker?: CircuitBreaker;
   /** Cache quotes memoized at most (quote-memo.ts); 0 turns the memo off. Default 4096. */
   quoteMemoEntries?: number;

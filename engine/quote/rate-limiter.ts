@@ -1,5 +1,5 @@
 /**
- * Token-bucket rate limiting per client (ARCHITECTURE.md §3): `rps` tokens a second, burst 2 × rps.
+ * Token-bucket rate limiting per client (docs/architecture.md §3): `rps` tokens a second, burst 2 × rps.
  * Buckets live in an LRU bounded by `maxClients`; an evicted client simply starts again full.
  */
 import { LRUCache } from 'lru-cache';

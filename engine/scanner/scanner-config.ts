@@ -14,7 +14,7 @@ import { MAX_HEARTBEAT_REGIONS, type HeartbeatOptions } from './stream-client.js
 /**
  * The scanner's settings: every field and environment variable of spec 02's "Scanner
  * configuration", plus the few the spec leaves unnamed (heartbeat destination port, pools file,
- * health port). Precedence and error reporting are the shared loader's (ARCHITECTURE.md §3).
+ * health port). Precedence and error reporting are the shared loader's (docs/architecture.md §3).
  */
 
 /** Shred destination port of a ShredStream proxy (its `--src-bind-port` default). */

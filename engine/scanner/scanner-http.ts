@@ -10,7 +10,7 @@
  *   POST /config/pools  body {"pools": ["<base58>", ...]} (or a bare array): replaces the monitored
  *                       pools at once, no restart; 400 naming what is wrong, nothing changed
  *   GET  /metrics       the scanner registry (also on the metrics port)
- * Errors are ARCHITECTURE §3's JSON `{"error":{"code","message"}}`. Bodies are bounded (1 MiB).
+ * Errors are docs/architecture.md §3's JSON `{"error":{"code","message"}}`. Bodies are bounded (1 MiB).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 

@@ -1,5 +1,5 @@
 /**
- * The body of a successful `GET /quote`, in the real swap API's shape (reference §7): u64 amounts
+ * The body of a successful `GET /quote`, in the real swap API's shape (docs/wire-formats.md §7): u64 amounts
  * as decimal strings, `priceImpactPct` as a decimal-string fraction, one route-plan step per hop
  * (`percent: 100`, `bps: 10000`: no split routes), `contextSlot` and `timeTaken` (seconds) as
  * numbers.
