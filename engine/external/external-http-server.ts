@@ -6,12 +6,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
+import { HealthStatus, healthHttpStatus } from '../common/index.js';
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
 import { closeServer, listenOn, requestTarget } from '../obs/index.js';
 
-export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable' } as const;
-export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
+export { HealthStatus };
 
 /** The /health body. */
 export interface ExternalHealth {
@@ -76,7 +76,7 @@ export class ExternalHttpServer {
     const { path } = requestTarget(req);
     if (req.method === 'GET' && path === '/health') {
       const health = this.options.health();
-      res.writeHead(health.status === HealthStatus.Unavailable ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(health));
+      res.writeHead(healthHttpStatus(health.status), { 'content-type': 'application/json' }).end(JSON.stringify(health));
       return;
     }
     if (req.method === 'GET' && path === '/metrics') {

@@ -16,6 +16,7 @@
  */
 import { performance } from 'node:perf_hooks';
 
+import { HealthStatus } from '../common/index.js';
 import type { PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
 import { ErrorCode } from '../errors.js';
@@ -67,9 +68,8 @@ export interface QuoteEngineOptions {
 /** What `quote` gives: an answer or a failure, at once or (RPC fallback) later. */
 export type QuoteResult = QuoteAnswer | QuoteFailure;
 
-/** Health `status`: ok (cache serves), degraded (only RPC serves), unavailable (neither), draining. */
-export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable', Draining: 'draining' } as const;
-export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
+/** Health `status` (engine/common): ok (cache serves), degraded (only RPC serves), unavailable (neither), draining. */
+export { HealthStatus };
 
 /** The GET /health body (its field names are the documented API). */
 export interface QuoteHealth {
