@@ -4,4 +4,5 @@
  * circuit breaker, the due timer, the latest-per-pair stream writer, the metrics HTTP server and
  * its operational answers. It sits beside obs and config, below every feature folder.
  */
+export { errorBody } from './error-body.js';
 export { HealthStatus, healthHttpStatus } from './health-status.js';
