@@ -16,7 +16,7 @@
  *   gets an UNAVAILABLE error quote, once per poll interval. Half-open: one trial request at a time.
  * - Each result (quote or error quote) becomes the pair's latest and goes to the listeners.
  */
-import { type CircuitBreaker, CircuitState } from '../quote/index.js';
+import { type CircuitBreaker, CircuitState } from '../common/index.js';
 import type { StreamPair } from '../quote/index.js';
 import { LogThrottle } from '../obs/index.js';
 import type { Logger } from '../obs/index.js';

@@ -6,7 +6,7 @@
 import { createGrpcAuth } from '../auth/index.js';
 import { ErrorCode } from '../errors.js';
 import { createLogger, type Logger } from '../obs/index.js';
-import { CircuitBreaker, CircuitState, type CircuitBreakerOptions } from '../quote/index.js';
+import { CircuitBreaker, CircuitState, type CircuitBreakerOptions } from '../common/index.js';
 import { providerNameOf, type ExternalQuotesConfig } from './external-config.js';
 import { ExternalHttpServer, HealthStatus, type ExternalHealth } from './external-http-server.js';
 import { createExternalMetrics, type ExternalMetrics } from './external-metrics.js';

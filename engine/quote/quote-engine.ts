@@ -23,7 +23,7 @@ import { ErrorCode } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
-import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
+import { CircuitBreaker, CircuitState } from '../common/index.js';
 import { PoolDirectory } from './pool-directory.js';
 import { QuoteSource, type QuoteAnswer, type RouteQuote } from './quote-answer.js';
 import { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS } from './quote-config.js';

@@ -18,7 +18,7 @@ import type { Logger } from '../obs/index.js';
 import type { QuoteMetrics } from '../obs/index.js';
 import { quoteOfAnswer, type QuoteAnswer } from './quote-answer.js';
 import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
-import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
+import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from '../common/index.js';
 import { QuoteBodyWriter } from './quote-body.js';
 import { HealthStatus, type QuoteEngine, type QuoteResult } from './quote-engine.js';
 import { isQuoteFailure } from './quote-failure.js';

@@ -21,8 +21,8 @@
 import type { Logger } from '../obs/index.js';
 import type { QuoteMetrics } from '../obs/index.js';
 import { ErrorCode } from '../errors.js';
-import { DueTimer } from './due-timer.js';
-import { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';
+import { DueTimer } from '../common/index.js';
+import { LatestPerPairWriter, type MessageSink } from '../common/index.js';
 import { QuoteSource, type QuoteAnswer } from './quote-answer.js';
 import type { QuoteEngine, QuoteResult } from './quote-engine.js';
 import type { QuoteFailure } from './quote-failure.js';

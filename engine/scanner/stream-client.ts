@@ -5,7 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 
 import { createLogger, type Logger } from '../obs/index.js';
 import { loadShredstreamProto } from '../proto.js';
-import { Backoff, type BackoffOptions } from './backoff.js';
+import { Backoff, type BackoffOptions } from '../common/index.js';
 import { decodeEntryMessage, type EntryMessage } from './entry-message.js';
 
 /**

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { closeServer, listenOn, requestTarget } from '../obs/index.js';
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
-import { errorBody } from './http-errors.js';
+import { errorBody } from './error-body.js';
 import { heapProfileResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
 
 export interface MetricsHttpServerOptions {

@@ -11,8 +11,8 @@ import {
   heapSamplingActive,
   sampleHeapProfile,
 } from '../obs/index.js';
-import { errorBody } from './http-errors.js';
-import { QuoteErrorCode } from './errors.js';
+import { errorBody } from './error-body.js';
+import { ErrorCode as QuoteErrorCode } from '../errors.js';
 
 export interface OpsResponse {
   status: 200 | 400 | 404 | 500;
