@@ -15,7 +15,7 @@ export interface Figure {
   p50Us?: number;
   p99Us?: number;
   p999Us?: number;
-  /** The goal from ARCHITECTURE.md §6, as text, and whether this run met it. */
+  /** The goal from docs/architecture.md §6, as text, and whether this run met it. */
   goal?: string;
   goalMet?: boolean;
   note?: string;

@@ -15,7 +15,7 @@ describe('the error code table', () => {
     }
   });
 
-  it('gives the statuses of ARCHITECTURE §3 to the quote errors, HTTP and gRPC matching', () => {
+  it('gives the statuses of docs/architecture.md §3 to the quote errors, HTTP and gRPC matching', () => {
     const expected: [ErrorCode, number, GrpcStatus][] = [
       [ErrorCode.BadParameter, 400, GrpcStatus.INVALID_ARGUMENT],
       [ErrorCode.UnknownMint, 404, GrpcStatus.NOT_FOUND],

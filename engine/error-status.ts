@@ -4,7 +4,7 @@
  * Every server uses it (GET /quote and the quote stream in engine/quote, the aggregator, the external
  * quote service, the scanner's HTTP port); none maps codes of its own.
  *
- * ARCHITECTURE §3: 400 bad parameters, 404 unknown token or no pool for the pair, 429 rate limited,
+ * docs/architecture.md §3: 400 bad parameters, 404 unknown token or no pool for the pair, 429 rate limited,
  * 503 when nothing can answer, 504 on deadline; gRPC uses the matching statuses (INVALID_ARGUMENT,
  * NOT_FOUND, RESOURCE_EXHAUSTED, UNAVAILABLE, DEADLINE_EXCEEDED).
  *

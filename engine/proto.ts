@@ -84,7 +84,7 @@ export function loadShredstreamProto(options?: protoLoader.Options): Shredstream
 /**
  * Options for tidepool's own `tidepool.v1` API. Unlike the Jito protos (whose upstream snake_case
  * names are kept), field names are camelCase (`pairId`, `outputAmount`): the proto3 JSON mapping,
- * the engine's TypeScript types and the REST JSON (ARCHITECTURE.md §3) all use camelCase, so a quote
+ * the engine's TypeScript types and the REST JSON (docs/architecture.md §3) all use camelCase, so a quote
  * crosses from the engine to the wire without renaming. u64 as decimal strings (`longs: String`:
  * an amount above 2^53 stays exact; serialize from decimal strings, as numbers lose units past 2^53),
  * enums as their names (`DECISION_EXECUTE`), defaults filled in, oneofs named by a virtual field.

@@ -5,7 +5,7 @@
  * - Source class: both / local-only / external-only by which quotes are present.
  * - Best quote: confidence-weighted comparison, output × confidence; a tie goes to local (our own
  *   exact math); scoring off: the larger output, tie to local.
- * - Decision: from the best quote's confidence (ARCHITECTURE.md §3 thresholds); scoring off:
+ * - Decision: from the best quote's confidence (docs/architecture.md §3 thresholds); scoring off:
  *   Verify (nothing vouches for the quote, so the caller should check it); no quote: Skip.
  * - price_difference_pct = (external − local) / local × 100 when both are present, else 0.
  */

@@ -2,7 +2,7 @@
  * The aggregator's settings: every flag and environment variable of spec 01 ("Configuration"),
  * plus the ones it leaves unnamed (bind host, default provider uptime, bus switch, oracle feed,
  * upstream update interval, shutdown timeout, log level). Precedence and error reporting are the
- * shared loader's (flag > environment variable > config file > default; ARCHITECTURE.md §3).
+ * shared loader's (flag > environment variable > config file > default; docs/architecture.md §3).
  * OTEL_EXPORTER_OTLP_ENDPOINT is read by engine/obs/tracing.ts, not here.
  */
 import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';

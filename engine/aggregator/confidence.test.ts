@@ -18,7 +18,7 @@ const oracle = (atomPrice: number): PairOraclePrice => ({ price: atomPrice, atom
 const PAIR = { inputMint: SOL, outputMint: USDC, amount: '1000' };
 const ON = { scoringEnabled: true, defaultProviderUptime: 0.95 };
 
-describe('decision thresholds (ARCHITECTURE §3)', () => {
+describe('decision thresholds (docs/architecture.md §3)', () => {
   it.each([
     [1, 'DECISION_EXECUTE'],
     [0.8, 'DECISION_EXECUTE'],

@@ -1,7 +1,7 @@
 /**
  * The 5-factor confidence score of spec 01, as pure functions: each factor turns one measured input
  * into a score in [0, 1]; the weighted sum is the quote's confidence; the thresholds of
- * ARCHITECTURE.md §3 map it to a decision. The curves are documented in ./README.md.
+ * docs/architecture.md §3 map it to a decision. The curves are documented in ./README.md.
  * An input that cannot be measured (no pool age, no oracle price) scores a neutral 0.5.
  */
 import type { WireQuote } from '../quote/index.js';
@@ -11,7 +11,7 @@ import { DecisionName, FactorKindName, type WireConfidenceFactor, type WireConfi
 /** Spec 01 weights; they sum to 1. */
 export const CONFIDENCE_WEIGHTS = { poolAge: 0.3, route: 0.2, oracle: 0.3, provider: 0.1, slippage: 0.1 } as const;
 
-/** ARCHITECTURE.md §3: Execute ≥ 0.8, Verify ≥ 0.6, Cautious ≥ 0.4, else Skip. */
+/** docs/architecture.md §3: Execute ≥ 0.8, Verify ≥ 0.6, Cautious ≥ 0.4, else Skip. */
 export const DECISION_THRESHOLDS = { execute: 0.8, verify: 0.6, cautious: 0.4 } as const;
 
 /** Score of a factor whose input is unknown. */
@@ -34,7 +34,7 @@ const clamp01 = (x: number): number => (x < 0 ? 0 : x > 1 ? 1 : x);
  */
 const round12 = (x: number): number => Math.round(x * 1e12) / 1e12;
 
-/** The decision a score maps to (ARCHITECTURE.md §3). */
+/** The decision a score maps to (docs/architecture.md §3). */
 export function decisionFor(score: number): DecisionName {
   if (score >= DECISION_THRESHOLDS.execute) return DecisionName.Execute;
   if (score >= DECISION_THRESHOLDS.verify) return DecisionName.Verify;

@@ -1,5 +1,5 @@
 /**
- * The aggregator's oracle price source (contracts.ts `OraclePriceSource`; ARCHITECTURE §3: the
+ * The aggregator's oracle price source (contracts.ts `OraclePriceSource`; docs/architecture.md §3: the
  * oracle factor compares a quote with "the simulator's reference price, or a configured price
  * feed"). It polls a Price API v3 endpoint (the simulator's `/price/v3`, engine/sim/price-api, or
  * the real service) for the tracked mints and keeps each mint's USD price and decimals.

@@ -4,7 +4,7 @@
  * (namespace `tidepool.v1`); the table code under ./generated/ is generated from it by
  * `npm run gen:fbs`. This module turns a plain object into an event buffer and back.
  *
- * ARCHITECTURE §3: pairID = first 16 hex chars of SHA-256 of `inputMint:outputMint:amount`;
+ * docs/architecture.md §3: pairID = first 16 hex chars of SHA-256 of `inputMint:outputMint:amount`;
  * route hash = SHA-256 over the ordered hops (pool, input, output); estimated profit =
  * external output − local output, in output units. u64 values stay bigint end to end.
  */
@@ -84,11 +84,11 @@ export interface SwapRouteEvent extends Omit<SwapRouteEventFields, 'createdAtMs'
   hops: SwapRouteHop[];
 }
 
-/** ARCHITECTURE §3's pairID, defined beside the quote messages it names (engine/quote/quote-wire.ts). */
+/** docs/architecture.md §3's pairID, defined beside the quote messages it names (engine/quote/quote-wire.ts). */
 export { pairId };
 
 /**
- * ARCHITECTURE §3: SHA-256 over the ordered hops (pool, input, output), as 64 lowercase hex chars.
+ * docs/architecture.md §3: SHA-256 over the ordered hops (pool, input, output), as 64 lowercase hex chars.
  * The hashed text is `pool:inputMint:outputMint` per hop, hops joined by `|` (base58 never
  * contains `:` or `|`, so distinct routes give distinct texts).
  */
@@ -101,12 +101,12 @@ export function routeHash(hops: readonly Pick<SwapRouteHop, 'pool' | 'inputMint'
   return hash.digest('hex');
 }
 
-/** ARCHITECTURE §3: external output − local output, in output units. */
+/** docs/architecture.md §3: external output − local output, in output units. */
 export function estimatedProfit(localOutputAmount: bigint, externalOutputAmount: bigint): bigint {
   return externalOutputAmount - localOutputAmount;
 }
 
-/** ARCHITECTURE §3: (external − local) / local × 100; 0 when local is 0 (no finite answer). */
+/** docs/architecture.md §3: (external − local) / local × 100; 0 when local is 0 (no finite answer). */
 export function priceDifferencePct(localOutputAmount: bigint, externalOutputAmount: bigint): number {
   if (localOutputAmount === 0n) return 0;
   return (Number(externalOutputAmount - localOutputAmount) / Number(localOutputAmount)) * 100;

@@ -539,7 +539,7 @@ export class UpstreamClient {
   }
 }
 
-/** pairID of what a quote is for (ARCHITECTURE §3), or undefined when its input amount is not a u64. */
+/** pairID of what a quote is for (docs/architecture.md §3), or undefined when its input amount is not a u64. */
 function quotePairId(quote: WireQuote): string | undefined {
   const text = quote.inputAmount;
   if (typeof text !== 'string' || !/^[0-9]{1,20}$/.test(text)) return undefined;

@@ -1,5 +1,5 @@
 /**
- * The one-process engine (ARCHITECTURE §1): the scanner feeds the quote service's pool cache
+ * The one-process engine (docs/architecture.md §1): the scanner feeds the quote service's pool cache
  * directly, both read Solana JSON-RPC through one batched, coalesced account fetcher, and the
  * process serves
  *   quote HTTP (uWS) :8080 · quote metrics :9090 · local quote stream gRPC :50052 ·

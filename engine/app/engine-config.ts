@@ -6,7 +6,7 @@
  *   SCANNER_METRICS_PORT / --scanner-metrics-port.
  * - One log level (LOG_LEVEL) and one RPC_ENDPOINTS list, used by the scanner's account reads and
  *   the quote service's RPC fallback alike.
- * - No bus settings: in one process the scanner feeds the cache directly (ARCHITECTURE §1); the
+ * - No bus settings: in one process the scanner feeds the cache directly (docs/architecture.md §1); the
  *   split deployment's services keep theirs.
  */
 import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';

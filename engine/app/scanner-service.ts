@@ -5,8 +5,8 @@
  * loader, the Scanner with its parse workers, its HTTP port (/health, /stats, /config, POST
  * /config/pools) and its metrics port.
  */
-import { MetricsHttpServer } from '../quote/index.js';
-import { metricsResponse } from '../quote/index.js';
+import { MetricsHttpServer } from '../common/index.js';
+import { metricsResponse } from '../common/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import { createHttpAuth, DEFAULT_AUTH_SETTINGS, type AuthSettings } from '../auth/index.js';
 import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';

@@ -11,7 +11,7 @@
  *   TIDEPOOL_JWT_SECRET, ...; engine/auth) for the three gRPC servers, each deciding `auto` by its
  *   own bind host. The aggregator's upstream token (TIDEPOOL_JWT_TOKEN) is its own
  *   (`aggregator.upstreamToken`).
- * - Defaults that differ from the standalone commands (ARCHITECTURE §1 and Ports): the aggregator's
+ * - Defaults that differ from the standalone commands (docs/architecture.md §1 and Ports): the aggregator's
  *   HTTP port is 8082 (8080 is the quote service's), it publishes no SwapRouteEvents unless
  *   BUS_ENABLED=true (npm start needs no servers), and the external quote service may poll the
  *   local simulator at 50 requests/s.
@@ -58,7 +58,7 @@ function namespaced<S extends ConfigSchema, P extends string, O extends keyof S>
 /** The `http.*` limits (timeouts, connection cap): one set for every node:http port of the process. */
 const HTTP_KEYS = Object.keys(httpServerSchema) as (keyof typeof httpServerSchema)[];
 
-/** The aggregator's HTTP port inside `npm start` (ARCHITECTURE Ports). */
+/** The aggregator's HTTP port inside `npm start` (docs/architecture.md, Ports). */
 export const START_AGGREGATOR_HTTP_PORT = 8082;
 /** Requests per second the external quote service may send to the local simulator. */
 export const START_EXTERNAL_RATE_LIMIT_RPS = 50;

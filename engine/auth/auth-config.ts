@@ -1,5 +1,5 @@
 /**
- * The JWT bearer authentication settings shared by the gRPC services (ARCHITECTURE.md §3): one
+ * The JWT bearer authentication settings shared by the gRPC services (docs/architecture.md §3): one
  * set of keys, environment variables and flags spread into the quote, engine, aggregator and
  * external quote schemas (`auth.*`), and the checks run when the settings load.
  *

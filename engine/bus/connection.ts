@@ -17,7 +17,7 @@
 import { connect, Events, DebugEvents, type NatsConnection, type JetStreamClient, type JetStreamManager } from 'nats';
 
 import type { Logger } from '../obs/index.js';
-import { Backoff, Jitter } from '../scanner/index.js';
+import { Backoff, Jitter } from '../common/index.js';
 
 export const BusStatus = {
   Connecting: 'connecting',

@@ -1,7 +1,7 @@
 /**
  * Consuming a platform stream with acknowledgement after processing and a dead-letter subject for
  * messages that keep failing (spec 03: "messages are acknowledged after processing"; "failed
- * messages go to dead letter queues"; ARCHITECTURE §4).
+ * messages go to dead letter queues"; docs/architecture.md §4).
  *
  * For each message of the durable pull consumer, in order:
  *   handler resolves                      → ack

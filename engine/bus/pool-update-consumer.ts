@@ -13,7 +13,7 @@
 import { ConsumerEvents, DeliverPolicy, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 
 import type { Logger } from '../obs/index.js';
-import { Backoff } from '../scanner/index.js';
+import { Backoff } from '../common/index.js';
 import type { BusConnection } from './connection.js';
 import { poolUpdatesConsumerSpec, poolUpdatesStreamSpec, type PoolUpdatesStreamOptions } from './pool-updates.js';
 import { ensureConsumer, ensureStream } from './stream-setup.js';

@@ -1,5 +1,5 @@
 /**
- * The one place every service creates its JetStream streams and durable consumers (ARCHITECTURE §4:
+ * The one place every service creates its JetStream streams and durable consumers (docs/architecture.md §4:
  * "stream and consumer setup is idempotent at start"). Give it a spec object; it creates the stream
  * or consumer when it is missing and updates it to the spec when it exists, so every replica of every
  * service may run it at every start, in any order.

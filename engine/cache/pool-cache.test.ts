@@ -192,7 +192,7 @@ describe('PoolCache eviction tick', () => {
   });
 });
 
-describe('PoolCache over capacity (ARCHITECTURE §3)', () => {
+describe('PoolCache over capacity (docs/architecture.md §3)', () => {
   it('evicts the least recently updated pool, counts it and reuses its id', () => {
     const { cache, advance } = cacheWith({ maxPoolCount: 3 });
     cache.upsert(update('a', 1n, { tokenA: BONK }));

@@ -10,7 +10,7 @@
  * allocation). The columns are private: readers use the read API (`candidates`, `ageAt`, `slotAt`,
  * `poolAt`, `pairVersion`, ...), and freshness is decided in one place, `isFresh`.
  *
- * Single-threaded: the main thread owns the cache (ARCHITECTURE §1).
+ * Single-threaded: the main thread owns the cache (docs/architecture.md §1).
  */
 import { ErrorCode, TpError } from '../errors.js';
 import { Dex, type DecodedPool, type PoolTransferFees, type SwapContext } from '../dex/index.js';
@@ -196,7 +196,7 @@ export class PoolCache {
       }
       outcome = UpsertOutcome.Replaced;
     } else {
-      // Over MaxPoolCount: evict the least recently updated pool (ARCHITECTURE §3).
+      // Over MaxPoolCount: evict the least recently updated pool (docs/architecture.md §3).
       if (this.addresses.size >= this.maxPoolCount) {
         this.remove(this.recency.oldest());
         this.evictedOverCapacity++;

@@ -1,6 +1,6 @@
 /**
  * Update-order list over pool ids (a doubly linked list in typed arrays): the head is the least
- * recently updated pool, the one over-capacity eviction removes (ARCHITECTURE §3). O(1) touch,
+ * recently updated pool, the one over-capacity eviction removes (docs/architecture.md §3). O(1) touch,
  * remove and oldest; no allocation after construction.
  */
 import { NO_ID } from './intern-table.js';

@@ -11,7 +11,7 @@ import {
   writeCompactU16,
 } from './compact-u16.js';
 
-// solana-wire.md §2 (sdk/program/src/short_vec.rs test vectors)
+// docs/wire-formats.md §2 (sdk/program/src/short_vec.rs test vectors)
 const VECTORS: [number, number[]][] = [
   [0x0, [0x00]],
   [0x7f, [0x7f]],

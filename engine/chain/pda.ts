@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import * as base58 from './base58.js';
 
 /**
- * Program derived addresses (reference §0): sha256(seeds ‖ bump ‖ program_id ‖
+ * Program derived addresses (docs/wire-formats.md §0): sha256(seeds ‖ bump ‖ program_id ‖
  * "ProgramDerivedAddress"), bump tried from 255 down, the first result that is not an ed25519
  * point wins. The simulator derives the accounts clients derive themselves this way (tick arrays,
  * bin arrays, AmmConfig, associated token accounts), and the engine derives the same addresses to

@@ -1,5 +1,5 @@
 /**
- * Addresses of the native and SPL programs a transaction builder names (reference §3), in one
+ * Addresses of the native and SPL programs a transaction builder names (docs/wire-formats.md §3), in one
  * place for engine/chain and the layers above it (leaf module).
  */
 

@@ -102,7 +102,7 @@ describe('transactions serialized by @solana/kit', () => {
   });
 });
 
-describe('jito-docs sendBundle vector (solana-wire.md §2)', () => {
+describe('jito-docs sendBundle vector (docs/wire-formats.md §2)', () => {
   const payer = 'CwhYWdqwqCsrSzwdBKmvjbQ3zW9znJG3pdMoxE176pwj';
   const tip = '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5';
   const system = '11111111111111111111111111111111';

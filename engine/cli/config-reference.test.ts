@@ -24,6 +24,16 @@ describe('the configuration reference', () => {
     expect(loadConfig(schema, { env: { A_TIMEOUT: '1m30s' } }).values['a.timeout']).toBe(90_000);
   });
 
+  it('shows a default computed from the machine by its rule, so the reference is the same on every machine', () => {
+    const schema = {
+      workers: setting({ description: 'threads', parse: str(), default: 'depends', defaultText: 'cores - 1' }),
+    };
+    expect(settingsTable(schema)).toContain('| `workers` |  |  | `cores - 1` | threads |');
+    const text = renderConfigReference(COMMANDS);
+    expect(text).toContain('| `PARSE_WORKERS` | `cores - 1, at least 1` |');
+    expect(text).toContain('| `RPC_READ_THREAD` | `true with 4 or more cores` |');
+  });
+
   it('covers every command that reads settings', () => {
     const text = renderConfigReference(COMMANDS);
     for (const c of COMMANDS.filter((c) => c.settings !== undefined)) expect(text).toContain(`## tidepool ${c.name}\n`);

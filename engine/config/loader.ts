@@ -9,7 +9,7 @@ import { type SettingParser, SettingIssue } from './setting-types.js';
  * A service declares its settings as a schema: one entry per setting, keyed by its dotted path in
  * the config file (`blockstream.port`), with the environment variable and command-line flag that
  * may also set it. Precedence: flag > environment variable > config file > default
- * (ARCHITECTURE.md §3). Every invalid value is reported at once, each naming the setting and the
+ * (docs/architecture.md §3). Every invalid value is reported at once, each naming the setting and the
  * source it came from, so a bad deployment fails at start with one clear message.
  */
 
@@ -23,6 +23,11 @@ export interface SettingDef<T> {
   flag?: string;
   /** Never printed in full (tokens, passwords, keys). */
   secret?: boolean;
+  /**
+   * How help and docs/configuration.md show a default computed from the machine (its cores, say),
+   * so that the generated reference is the same wherever it is generated.
+   */
+  defaultText?: string;
 }
 
 export type ConfigSchema = Record<string, SettingDef<unknown>>;
@@ -151,6 +156,7 @@ export function describeSchema(schema: ConfigSchema): string {
 
 /** A setting's default as help and docs show it (a duration as `30s`, anything else as JSON). */
 export function formatDefault(def: SettingDef<unknown>): string {
+  if (def.defaultText !== undefined) return def.defaultText;
   return def.parse.format !== undefined ? def.parse.format(def.default) : JSON.stringify(def.default);
 }
 

@@ -1,6 +1,6 @@
 /**
  * The accounts a pool's quotes need besides the pool account, derived as clients derive them
- * (reference §0, §4), and the SwapContext assembled from them once read:
+ * (docs/wire-formats.md §0, §4), and the SwapContext assembled from them once read:
  *
  * - dexc_whirlpool: tick arrays `["tick_array", pool, start as decimal string]`, the array of the
  *   current tick and `arraysEachSide` on each side (swaps walk consecutive arrays);

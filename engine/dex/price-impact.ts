@@ -1,6 +1,6 @@
 /**
  * SwapQuote.priceImpact: how much worse the execution price is than the pool's spot price before
- * the swap, as a fraction >= 0 (ARCHITECTURE §3):
+ * the swap, as a fraction >= 0 (docs/architecture.md §3):
  *
  *   impact = 1 - (out / netIn) / spot
  *

@@ -1,5 +1,5 @@
 /**
- * Default mainnet program ids per DEX (reference §3). Every id is overridable: the registry takes a
+ * Default mainnet program ids per DEX (docs/wire-formats.md §3). Every id is overridable: the registry takes a
  * `Record<Dex, string>` (configuration `pools.dexProgram`), and `programIdsWith` merges overrides.
  */
 import { Dex } from './types.js';

@@ -1,6 +1,6 @@
 /**
  * The one field of an SPL Token (or Token-2022) token account the engine reads: its amount, the
- * reserve a CL or DLMM pool's vault holds. Pack layout, no discriminator (reference §4.5):
+ * reserve a CL or DLMM pool's vault holds. Pack layout, no discriminator (docs/wire-formats.md §4.5):
  * 0 mint, 32 owner, 64 amount u64, 108 state u8 (0 uninitialized). Token-2022 accounts are the
  * same 165 bytes followed by extensions. Leaf module.
  */

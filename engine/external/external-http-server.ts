@@ -9,13 +9,13 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
+import { HealthStatus, healthHttpStatus } from '../common/index.js';
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimitValues } from '../config/index.js';
 import { closeServer, createLimitedServer, listenOn, requestTarget } from '../obs/index.js';
 
-export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable' } as const;
-export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
+export { HealthStatus };
 
 /** Why the external quote service is not ready (the provider is not reachable); undefined when ready. */
 export function externalNotReady(h: ExternalHealth): string | undefined {
@@ -89,7 +89,7 @@ export class ExternalHttpServer {
     const { path } = requestTarget(req);
     if (req.method === 'GET' && path === '/health') {
       const health = this.options.health();
-      res.writeHead(health.status === HealthStatus.Unavailable ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(health));
+      res.writeHead(healthHttpStatus(health.status), { 'content-type': 'application/json' }).end(JSON.stringify(health));
       return;
     }
     if (req.method === 'GET' && path === '/ready') {

@@ -10,13 +10,13 @@
  * - 429: all polling pauses until the Retry-After has passed; the pair that got it gets a
  *   RESOURCE_EXHAUSTED error quote. The others wait (their last quotes stay the latest, re-sent
  *   with their quoted_at, so their age shows); afterwards the most overdue goes first as always.
- * - Circuit breaker (engine/quote/circuit-breaker.ts, ARCHITECTURE §3): 5xx, timeouts, connection
+ * - Circuit breaker (engine/quote/circuit-breaker.ts, docs/architecture.md §3): 5xx, timeouts, connection
  *   errors, malformed answers and 4xx other than 400/429 are failures; answers (no route and other
  *   400s included) are successes; 429 is neither. While open no request is sent and each due pair
  *   gets an UNAVAILABLE error quote, once per poll interval. Half-open: one trial request at a time.
  * - Each result (quote or error quote) becomes the pair's latest and goes to the listeners.
  */
-import { type CircuitBreaker, CircuitState } from '../quote/index.js';
+import { type CircuitBreaker, CircuitState } from '../common/index.js';
 import type { StreamPair } from '../quote/index.js';
 import { LogThrottle } from '../obs/index.js';
 import type { Logger } from '../obs/index.js';

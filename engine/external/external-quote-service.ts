@@ -7,7 +7,7 @@ import { createGrpcAuth } from '../auth/index.js';
 import { ErrorCode } from '../errors.js';
 import { httpLimitsOf } from '../config/index.js';
 import { createLogger, type Logger } from '../obs/index.js';
-import { CircuitBreaker, CircuitState, type CircuitBreakerOptions } from '../quote/index.js';
+import { CircuitBreaker, CircuitState, type CircuitBreakerOptions } from '../common/index.js';
 import { providerNameOf, type ExternalQuotesConfig } from './external-config.js';
 import { ExternalHttpServer, HealthStatus, type ExternalHealth } from './external-http-server.js';
 import { createExternalMetrics, type ExternalMetrics } from './external-metrics.js';
@@ -18,7 +18,7 @@ import { ProviderTracker } from './provider-tracker.js';
 
 export interface ExternalQuoteServiceDeps {
   logger?: Logger;
-  /** Breaker thresholds (tests shorten the 30 s reset timeout); ARCHITECTURE §3 defaults otherwise. */
+  /** Breaker thresholds (tests shorten the 30 s reset timeout); docs/architecture.md §3 defaults otherwise. */
   breaker?: Pick<CircuitBreakerOptions, 'failureThreshold' | 'resetTimeoutMs' | 'halfOpenSuccesses'>;
   /** Another way to reach the provider (tests); default a ProviderClient on config.quoteUrl. */
   fetcher?: QuoteFetcher;

@@ -10,8 +10,8 @@
  *   held one is replaced and counted) until the sink emits 'drain'.
  */
 import type { Logger } from '../obs/index.js';
-import { DueTimer } from '../quote/index.js';
-import { LatestPerPairWriter, type MessageSink } from '../quote/index.js';
+import { DueTimer } from '../common/index.js';
+import { LatestPerPairWriter, type MessageSink } from '../common/index.js';
 import type { StreamRequest } from '../quote/index.js';
 import type { UpstreamQuote } from '../quote/index.js';
 import { toStreamQuote, type PolledQuote } from './external-quote.js';

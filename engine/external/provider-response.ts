@@ -1,6 +1,6 @@
 /**
  * Strict reading of the provider's `GET /quote` answers (Jupiter Swap API shape, reference
- * solana-wire.md §7; the simulator's engine/sim/quote-api serves the same). Anything not of the
+ * docs/wire-formats.md §7; the simulator's engine/sim/quote-api serves the same). Anything not of the
  * documented shape is a ProviderResponseError, never an exception from deep inside: the poller
  * turns it into an error quote and carries on.
  *

@@ -20,7 +20,7 @@ const SPEC_QUOTE_METRICS: Record<string, string> = {
   quote_service_bus_consumer_lag_messages: 'gauge',
 };
 
-/** Ours where the spec names none: the `source` latency histogram and the rest ARCHITECTURE asks for. */
+/** Ours where the spec names none: the `source` latency histogram and the rest docs/architecture.md asks for. */
 const OWN_QUOTE_METRICS: Record<string, string> = {
   quote_service_quote_latency_seconds: 'histogram',
   quote_service_pool_update_latency_seconds: 'histogram',

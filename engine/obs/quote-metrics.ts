@@ -6,7 +6,7 @@ import { createMetricsRegistry, type MetricsRegistryOptions } from './registry.j
 export const QuoteSource = { cache: 'cache', rpc: 'rpc', external: 'external' } as const;
 export type QuoteSource = (typeof QuoteSource)[keyof typeof QuoteSource];
 
-/** Values of the circuit breaker state gauge (ARCHITECTURE.md §3: "its state is a metric"). */
+/** Values of the circuit breaker state gauge (docs/architecture.md §3: "its state is a metric"). */
 export const CircuitBreakerStateValue = { closed: 0, halfOpen: 1, open: 2 } as const;
 export type CircuitBreakerStateValue = (typeof CircuitBreakerStateValue)[keyof typeof CircuitBreakerStateValue];
 

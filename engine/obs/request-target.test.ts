@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AggregatorHttpServer } from '../aggregator/http-server.js';
 import { ServingStatusName } from '../aggregator/wire-types.js';
 import { ExternalHttpServer } from '../external/external-http-server.js';
-import { MetricsHttpServer } from '../quote/metrics-http-server.js';
+import { MetricsHttpServer } from '../common/index.js';
 import { requestTarget } from './http-listen.js';
 
 /** Sends `line` as the request line over a raw socket; resolves with the status line of the answer. */

@@ -3,7 +3,7 @@ import type { ScannerMetrics } from '../obs/index.js';
 import { ScannerMetricsMaintenance, ScannerMetricsStore } from './db/scanner-metrics.js';
 import type { SqlClient } from './db/sql-client.js';
 import { HealthHeartbeat } from './kv/health-heartbeat.js';
-import type { HealthStatus, KeySpace } from './kv/key-space.js';
+import type { HeartbeatStatus, KeySpace } from './kv/key-space.js';
 import type { DependencyStatus } from './kv/kv-store.js';
 import { ScannerMetricsRecorder } from './scanner-metrics-recorder.js';
 
@@ -21,7 +21,7 @@ export interface ServiceStateOptions {
   scanner?: { metrics: ScannerMetrics; scannerId: string; intervalMs?: number };
   /** Heartbeat interval. Default 5 s. */
   heartbeatMs?: number;
-  status?: () => { status: HealthStatus; detail?: Record<string, unknown> };
+  status?: () => { status: HeartbeatStatus; detail?: Record<string, unknown> };
   logger?: Logger;
 }
 

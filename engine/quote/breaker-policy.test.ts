@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PoolCache, U64_MAX } from '../cache/index.js';
 import { ErrorCode } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
-import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
+import { CircuitBreaker, CircuitState } from '../common/index.js';
 import type { QuoteHttpServer } from './quote-http-server.js';
 import { FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../obs/logger.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { ErrorCode } from '../errors.js';
-import { CircuitState } from './circuit-breaker.js';
+import { CircuitState } from '../common/index.js';
 import { LimitedPoolLoader } from './fallback-limiter.js';
 import { defaultQuoteConfig } from './quote-config.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from './quote-service.js';

@@ -52,7 +52,5 @@ export function httpErrorOf(err: unknown): HttpError {
   return err instanceof TpError ? httpError(err.code, err.message) : httpError(ErrorCode.Internal, 'internal error');
 }
 
-/** The JSON error body. */
-export function errorBody(code: string, message: string): string {
-  return JSON.stringify({ error: { code, message } });
-}
+/** The JSON error body (engine/common). */
+export { errorBody } from '../common/index.js';

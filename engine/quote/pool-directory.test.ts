@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { PoolCache } from '../cache/index.js';
 import { createQuoteMetrics } from '../obs/quote-metrics.js';
-import { heapProfileResponse } from './ops-endpoints.js';
+import { heapProfileResponse } from '../common/index.js';
 import { PoolDirectory } from './pool-directory.js';
 import { PoolUpdateHandler } from './pool-update-handler.js';
 import { manualSimulator, storePool } from './testing.js';

@@ -86,7 +86,7 @@ export interface QuoteAnswer {
 }
 
 /**
- * The /quote response as data (ARCHITECTURE §3 field list); `quoteToJson` writes it. The single-pool
+ * The /quote response as data (docs/architecture.md §3 field list); `quoteToJson` writes it. The single-pool
  * fields `pool`, `dex` and `fee` are the first hop's.
  */
 export interface Quote {

@@ -7,7 +7,7 @@ import { PoolCache } from '../cache/index.js';
 import { ErrorCode } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { DEX_LABELS } from '../swap-api/index.js';
-import { CircuitBreaker } from './circuit-breaker.js';
+import { CircuitBreaker } from '../common/index.js';
 import { MAX_BATCH_QUOTES } from './quote-v1-request.js';
 import type { QuoteHttpServer } from './quote-http-server.js';
 import { RateLimiter } from './rate-limiter.js';

@@ -2,7 +2,7 @@
  * The quote service's settings: every field and environment variable of spec 02's "Quote service
  * configuration", plus the ones the spec leaves unnamed (bind host, metrics port, RPC fallback
  * deadline, heap profiling, log level). Precedence and error reporting are the shared loader's
- * (flag > environment variable > config file > default; ARCHITECTURE.md §3).
+ * (flag > environment variable > config file > default; docs/architecture.md §3).
  */
 import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, SettingIssue, str, uniqueList, url, type SettingParser } from '../config/index.js';
@@ -22,7 +22,7 @@ export const DEFAULT_QUOTE_PORT = 8080;
 export const DEFAULT_QUOTE_METRICS_PORT = 9090;
 /** Spec 01: the local upstream quote service's gRPC port (StreamBatchQuotes). */
 export const DEFAULT_GRPC_PORT = 50052;
-/** Deadline of one RPC fallback (ARCHITECTURE.md §3: 504 on deadline). */
+/** Deadline of one RPC fallback (docs/architecture.md §3: 504 on deadline). */
 export const DEFAULT_FALLBACK_DEADLINE_MS = 2000;
 /** Spec 02 `HybridMode.CacheFirstTimeout`. */
 export const DEFAULT_CACHE_FIRST_TIMEOUT_MS = 10;

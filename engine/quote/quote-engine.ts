@@ -16,6 +16,7 @@
  */
 import { performance } from 'node:perf_hooks';
 
+import { HealthStatus } from '../common/index.js';
 import type { PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
 import type { HealthThresholdValues } from '../config/index.js';
@@ -24,7 +25,7 @@ import type { Logger, WindowedOutcomes } from '../obs/index.js';
 import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
 import { BreakerPolicy } from './breaker-policy.js';
-import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
+import { CircuitBreaker, CircuitState } from '../common/index.js';
 import { PoolDirectory } from './pool-directory.js';
 import { QuoteSource, type QuoteAnswer, type RouteQuote } from './quote-answer.js';
 import { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS } from './quote-config.js';
@@ -64,7 +65,7 @@ export interface QuoteEngineOptions {
   clock?: () => number;
   /** The quote registry; a fresh one by default. */
   metrics?: QuoteMetrics;
-  /** Guards the cache path; default thresholds of ARCHITECTURE.md §3. */
+  /** Guards the cache path; default thresholds of docs/architecture.md §3. */
   breaker?: CircuitBreaker;
   /** Cache quotes memoized at most (quote-memo.ts); 0 turns the memo off. Default 4096. */
   quoteMemoEntries?: number;
@@ -87,9 +88,8 @@ export interface QuoteEngineOptions {
 /** What `quote` gives: an answer or a failure, at once or (RPC fallback) later. */
 export type QuoteResult = QuoteAnswer | QuoteFailure;
 
-/** Health `status`: ok (cache serves), degraded (only RPC serves), unavailable (neither), draining. */
-export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable', Draining: 'draining' } as const;
-export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
+/** Health `status` (engine/common): ok (cache serves), degraded (only RPC serves), unavailable (neither), draining. */
+export { HealthStatus };
 
 /** The GET /health body (its field names are the documented API). */
 export interface QuoteHealth {

@@ -4,7 +4,7 @@ import { PoolCache } from '../cache/index.js';
 import { Dex } from '../dex/index.js';
 import { CircuitBreakerStateValue } from '../obs/quote-metrics.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
-import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
+import { CircuitBreaker, CircuitState } from '../common/index.js';
 import { QuoteErrorCode } from './errors.js';
 import { PoolDirectory } from './pool-directory.js';
 import type { QuoteEngineOptions } from './quote-engine.js';

@@ -5,7 +5,7 @@ import { ErrorCode } from '../errors.js';
 import { Dex, SwapMode, directionFor, quoteSwap } from '../dex/index.js';
 import { CircuitBreakerStateValue } from '../obs/quote-metrics.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
-import { CircuitBreaker } from './circuit-breaker.js';
+import { CircuitBreaker } from '../common/index.js';
 import { quoteFromCache } from './cache-quoter.js';
 import { QuoteErrorCode } from './errors.js';
 import type { QuoteHttpServer } from './quote-http-server.js';

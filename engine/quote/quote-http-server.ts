@@ -23,7 +23,7 @@ import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type Http
 import { checkBearer, verifiedSubjectOf } from './http-bearer-auth.js';
 import { mountQuoteApiRoutes } from './quote-api-routes.js';
 import { oversizedRequest, repeatedParameter } from './http-request-limits.js';
-import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
+import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from '../common/index.js';
 import { QuoteBodyWriter } from './quote-body.js';
 import { HealthStatus, type QuoteEngine, type QuoteResult } from './quote-engine.js';
 import { isQuoteFailure } from './quote-failure.js';

@@ -1,5 +1,5 @@
 /**
- * The /quote wire format (ARCHITECTURE.md §3): query validation (400 naming the parameter) and the
+ * The /quote wire format (docs/architecture.md §3): query validation (400 naming the parameter) and the
  * response JSON (camelCase, u64 amounts and slots as decimal strings).
  */
 import { U64_MAX } from '../cache/index.js';

@@ -26,9 +26,9 @@
 import type { Logger } from '../obs/index.js';
 import type { QuoteMetrics } from '../obs/index.js';
 import { ErrorCode } from '../errors.js';
-import { DueTimer } from './due-timer.js';
+import { DueTimer } from '../common/index.js';
 import type { PacedWork, StreamPacer } from './stream-pacer.js';
-import { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';
+import { LatestPerPairWriter, type MessageSink } from '../common/index.js';
 import type { QuoteAnswer } from './quote-answer.js';
 import type { QuoteEngine, QuoteResult } from './quote-engine.js';
 import type { QuoteFailure } from './quote-failure.js';

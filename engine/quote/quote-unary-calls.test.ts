@@ -7,7 +7,7 @@ import { PoolCache } from '../cache/index.js';
 import { ErrorCode } from '../errors.js';
 import { loadTidepoolProto } from '../proto.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
-import { CircuitBreaker } from './circuit-breaker.js';
+import { CircuitBreaker } from '../common/index.js';
 import { QuoteEngine } from './quote-engine.js';
 import { QuoteHttpServer } from './quote-http-server.js';
 import { QuoteStreamServer } from './quote-stream-server.js';

@@ -5,14 +5,14 @@
  * service (engine/quote), the external quote service (engine/external) and the aggregator
  * (engine/aggregator, which adds aggregator.proto's messages in its wire-types.ts).
  *
- * Also the pairID rule of ARCHITECTURE §3, which names a quote's pair on every side.
+ * Also the pairID rule of docs/architecture.md §3, which names a quote's pair on every side.
  *
  * A leaf: it imports only node:crypto, so every layer may use it.
  */
 import { createHash } from 'node:crypto';
 
 /**
- * ARCHITECTURE §3: first 16 hex chars of SHA-256 of `inputMint:outputMint:amount` (amount in
+ * docs/architecture.md §3: first 16 hex chars of SHA-256 of `inputMint:outputMint:amount` (amount in
  * decimal). An exact-out pair hashes `inputMint:outputMint:amount:ExactOut` (quote.proto), so the
  * two modes of one amount are two pairs; exact-in pairIDs are unchanged.
  */

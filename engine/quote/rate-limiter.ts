@@ -1,5 +1,5 @@
 /**
- * Token-bucket rate limiting per client (ARCHITECTURE.md §3): `rps` tokens a second, burst 2 × rps.
+ * Token-bucket rate limiting per client (docs/architecture.md §3): `rps` tokens a second, burst 2 × rps.
  *
  * The client key must be something the client cannot forge (issue 11 item 3): the HTTP adapter
  * passes the remote address, or the verified JWT subject when auth is on, never a header the

@@ -1,7 +1,7 @@
 /**
  * RpcThread: getMultipleAccounts made by a worker thread (rpc-worker.ts) that owns the RpcClient,
  * so the HTTP exchange, JSON.parse and base64 decoding of every read cost the worker's CPU, not
- * the main thread's (ARCHITECTURE §1). An AccountsSource: WorkerAccountFetcher puts the batching,
+ * the main thread's (docs/architecture.md §1). An AccountsSource: WorkerAccountFetcher puts the batching,
  * coalesced AccountFetcher in front of it.
  *
  *   main thread                                         RPC worker

@@ -14,7 +14,7 @@ import { MAX_HEARTBEAT_REGIONS, type HeartbeatOptions } from './stream-client.js
 /**
  * The scanner's settings: every field and environment variable of spec 02's "Scanner
  * configuration", plus the few the spec leaves unnamed (heartbeat destination port, pools file,
- * health port). Precedence and error reporting are the shared loader's (ARCHITECTURE.md §3).
+ * health port). Precedence and error reporting are the shared loader's (docs/architecture.md §3).
  */
 
 /** Shred destination port of a ShredStream proxy (its `--src-bind-port` default). */
@@ -72,8 +72,8 @@ export const scannerSchema = {
   'bus.streamName': setting({ description: 'JetStream stream of pool state updates', parse: jetStreamName(), default: 'POOL_UPDATES', env: 'BUS_STREAM_NAME', flag: 'bus-stream-name' }),
   'bus.maxAge': setting({ description: 'age after which the stream discards a message', parse: duration({ min: 1000 }), default: 60_000, flag: 'bus-max-age' }),
   'rpc.endpoints': setting({ description: 'Solana JSON-RPC endpoints the pool accounts are read from (getMultipleAccounts)', parse: uniqueList(url(), { min: 1 }), default: ['http://127.0.0.1:8899'], env: 'RPC_ENDPOINTS', flag: 'rpc-endpoints' }),
-  'performance.parseWorkers': setting({ description: 'parse worker threads (entry parsing and pool matching); default: cores - 1, at least 1', parse: int({ min: 1, max: 64 }), default: Math.max(1, availableParallelism() - 1), env: 'PARSE_WORKERS', flag: 'parse-workers' }),
-  'performance.rpcReadThread': setting({ description: 'run the RPC reads (HTTP, JSON and base64 of getMultipleAccounts) on their own worker thread; default: on with 4 or more cores (on 2 cores the extra thread costs each read more than it saves the main thread)', parse: bool(), default: availableParallelism() >= 4, env: 'RPC_READ_THREAD', flag: 'rpc-read-thread' }),
+  'performance.parseWorkers': setting({ description: 'parse worker threads (entry parsing and pool matching); default: cores - 1, at least 1', parse: int({ min: 1, max: 64 }), default: Math.max(1, availableParallelism() - 1), defaultText: 'cores - 1, at least 1', env: 'PARSE_WORKERS', flag: 'parse-workers' }),
+  'performance.rpcReadThread': setting({ description: 'run the RPC reads (HTTP, JSON and base64 of getMultipleAccounts) on their own worker thread; default: on with 4 or more cores (on 2 cores the extra thread costs each read more than it saves the main thread)', parse: bool(), default: availableParallelism() >= 4, defaultText: 'true with 4 or more cores', env: 'RPC_READ_THREAD', flag: 'rpc-read-thread' }),
   'events.includeRawData': setting({ description: "put the base64 pool account data in each event's state.rawData", parse: bool(), default: false, env: 'EVENTS_RAW_DATA', flag: 'events-raw-data' }),
   'performance.maxConcurrentProcessing': setting({ description: 'account-read batches in flight at once', parse: int({ min: 1, max: 10_000 }), default: 20, flag: 'max-concurrent-processing' }),
   'performance.batchSize': setting({ description: 'transactions per account-read batch', parse: int({ min: 1, max: MAX_BATCH_SIZE }), default: 10, flag: 'batch-size' }),

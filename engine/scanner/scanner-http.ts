@@ -15,7 +15,7 @@
  *                       nothing changed; 413 over 1 MiB (body drained, then the connection closed);
  *                       401 without a valid JWT bearer token when auth is on (`authorizeWrite`)
  *   GET  /metrics       the scanner registry (also on the metrics port)
- * Errors are ARCHITECTURE §3's JSON `{"error":{"code","message"}}`. Bodies are bounded (1 MiB;
+ * Errors are docs/architecture.md §3's JSON `{"error":{"code","message"}}`. Bodies are bounded (1 MiB;
  * pools-request.ts).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';

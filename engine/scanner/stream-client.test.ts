@@ -6,7 +6,7 @@ import { createLogger, type Logger } from '../obs/logger.js';
 import { FaultInjector } from '../sim/faults.js';
 import { MemoryBackend } from '../sim/rpc/memory-backend.js';
 import { ShredstreamServer, type ShredstreamServerOptions } from '../sim/stream/shredstream-server.js';
-import { Backoff, Jitter } from './backoff.js';
+import { Backoff, Jitter } from '../common/index.js';
 import { BlockStreamClient, DISCONNECTED_ALERT, type BlockStreamClientOptions, type StreamEntry } from './stream-client.js';
 
 const quiet = createLogger({ level: 'silent' });

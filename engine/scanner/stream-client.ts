@@ -5,11 +5,11 @@ import * as grpc from '@grpc/grpc-js';
 
 import { createLogger, type Logger } from '../obs/index.js';
 import { loadShredstreamProto } from '../proto.js';
-import { Backoff, type BackoffOptions } from './backoff.js';
+import { Backoff, type BackoffOptions } from '../common/index.js';
 import { decodeEntryMessage, type EntryMessage } from './entry-message.js';
 
 /**
- * The scanner's client of the block-entry stream (ShredStream proxy API, reference §1): one
+ * The scanner's client of the block-entry stream (ShredStream proxy API, docs/wire-formats.md §1): one
  * `SubscribeEntries` call kept open for the life of the scanner, reconnected with exponential
  * backoff whenever it ends, and, when enabled, `SendHeartbeat` every ttl_ms / 3.
  *
@@ -91,7 +91,7 @@ export const DEFAULT_ALERT_AFTER_MS = 10_000;
 export const DEFAULT_STABLE_AFTER_MS = 5_000;
 export const DEFAULT_HEARTBEAT_FALLBACK_INTERVAL_MS = 1_000;
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 5_000;
-/** The block engine uses at most two regions (reference §1). */
+/** The block engine uses at most two regions (docs/wire-formats.md §1). */
 export const MAX_HEARTBEAT_REGIONS = 2;
 /** Never heartbeat more often than this, whatever ttl_ms says. */
 const MIN_HEARTBEAT_INTERVAL_MS = 10;

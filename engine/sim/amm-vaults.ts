@@ -3,7 +3,7 @@ import { base58 } from '../chain/index.js';
 /**
  * Where a dexa_amm pool account keeps its vault addresses. The simplified layout of spec 02 has
  * none (the reserves live in the pool account), so the simulator writes them where Raydium AMM v4
- * `AmmInfo` has them (reference §4.4): coin_vault (token A) at 336, pc_vault (token B) at 368.
+ * `AmmInfo` has them (docs/wire-formats.md §4.4): coin_vault (token A) at 336, pc_vault (token B) at 368.
  * The engine's decoder ignores these bytes; the swap program checks the vaults against them.
  */
 export const AMM_VAULT_A_OFFSET = 336;

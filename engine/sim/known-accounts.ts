@@ -1,6 +1,6 @@
 /**
  * Addresses and constants of the real network that the simulated chain reuses (leaf module).
- * Sources: reference/solana-wire.md §0, §3, §4.5, §8; solana-labs/solana sdk (rent, fees, loaders).
+ * Sources: docs/wire-formats.md §0, §3, §4.5, §8; solana-labs/solana sdk (rent, fees, loaders).
  */
 
 export const SYSTEM_PROGRAM_ID = '11111111111111111111111111111111';
@@ -24,7 +24,7 @@ export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 /** Orca's mainnet WhirlpoolsConfig, which every simulated Whirlpool points at. */
 export const WHIRLPOOLS_CONFIG = '2LecshUwdy9xi7meFgHtFJQNSKk4KdTrcpvaB56dP2NQ';
 
-/** The 8 Jito tip accounts (reference §8). */
+/** The 8 Jito tip accounts (docs/wire-formats.md §8). */
 export const JITO_TIP_ACCOUNTS: readonly string[] = Object.freeze([
   '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5',
   'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',

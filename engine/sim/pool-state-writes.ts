@@ -3,7 +3,7 @@ import type { DlmmVariableParameters } from '../dex/index.js';
 /**
  * In-place writes of the fields a swap changes, as the programs themselves update their accounts
  * (genesis writes whole accounts with the engine's encoders; a swap rewrites a few fields). The
- * offsets are those of reference/solana-wire.md §4 and spec 02, the same the engine's decoders
+ * offsets are those of docs/wire-formats.md §4 and spec 02, the same the engine's decoders
  * read; the swap-program tests decode every written account with them.
  *
  *   dexa_amm (spec 02):        reserve A u64 @64, reserve B u64 @72

@@ -4,7 +4,7 @@ import { bool, duration, int, num, port, str } from '../config/index.js';
 /**
  * Settings of `tidepool sim`, the local chain simulator. Everything it produces follows from
  * `seed` and these settings: two runs with the same ones produce the same slots, transactions and
- * states. Ports are those of ARCHITECTURE.md; 0 picks a free port (tests).
+ * states. Ports are those of docs/architecture.md; 0 picks a free port (tests).
  */
 export const simSchema = {
   'sim.seed': setting({ description: 'seed of everything the simulator generates', parse: int({ min: 0, max: 0xffffffff }), default: 1, env: 'SIM_SEED', flag: 'seed' }),

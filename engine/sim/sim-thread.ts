@@ -1,7 +1,7 @@
 /**
  * The simulator on its own thread: `npm start` runs the chain beside the engine as a real node
  * would run beside it, so block production, transaction signing and the chain's RPC serving do not
- * share the engine's event loop (ARCHITECTURE §1: the main thread owns the cache and the sockets).
+ * share the engine's event loop (docs/architecture.md §1: the main thread owns the cache and the sockets).
  * The servers are the same; only the thread differs.
  */
 import { Worker } from 'node:worker_threads';

@@ -170,7 +170,7 @@ function parseError(status: ParseStatus): TransactionParseError {
   }
 }
 
-/** Whether static key `k` is writable by the header rule (reference §2). */
+/** Whether static key `k` is writable by the header rule (docs/wire-formats.md §2). */
 export function isStaticWritable(tx: SimTransaction, k: number): boolean {
   const r = tx.numRequiredSignatures;
   if (k < r) return k < r - tx.numReadonlySigned;

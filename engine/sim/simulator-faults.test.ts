@@ -52,7 +52,7 @@ async function trigger(action: 'stream.disconnect' | 'ws.drop'): Promise<void> {
   expect(res.status).toBe(200);
 }
 
-async function until(check: () => boolean, ms = 5000): Promise<void> {
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not reached in time');

@@ -138,6 +138,15 @@ describe('createSimulator', () => {
   });
 });
 
+/** Waits until `condition` holds, polling; fails after `timeoutMs`. */
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 function subscribe(target: string): { messages: { slot: string; entries: Buffer }[]; stop(): void } {
   const definition = protoLoader.loadSync(join(protoDir(), 'shredstream.proto'), { includeDirs: [protoDir()], keepCase: true, longs: String, defaults: true });
   const shredstream = grpc.loadPackageDefinition(definition)['shredstream'] as grpc.GrpcObject;
@@ -165,11 +174,13 @@ describe('the simulator clock', () => {
     const running = createSimulator(config, { logger: createLogger({ name: 'sim-test', level: 'silent' }) });
     const bound = await running.start();
     const subscription = subscribe(bound.stream);
-    await new Promise((resolve) => setTimeout(resolve, 2200));
-    // Stop the clock, let the last messages arrive, then hang up.
+    // Slots come from the simulator's own clock: wait for them rather than for a time, which a
+    // loaded machine may stretch.
+    await until(() => subscription.messages.length > 0 && running.chain.slot() >= BigInt(subscription.messages[0]!.slot) + 3n, 30_000);
+    // Stop the clock, wait until every batch the server sent has arrived, then hang up.
     running.chain.stop();
     const last = running.chain.slot();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => subscription.messages.length === running.servers.stream.stats().batchesSent, 10_000);
     subscription.stop();
     await running.close();
     await running.close();

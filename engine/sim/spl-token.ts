@@ -2,7 +2,7 @@ import { base58 } from '../chain/index.js';
 import type { AccountRecord } from './chain-backend.js';
 
 /**
- * SPL Token `Mint` (82 bytes) and `Account` (165 bytes) layouts (reference §4.5), as the
+ * SPL Token `Mint` (82 bytes) and `Account` (165 bytes) layouts (docs/wire-formats.md §4.5), as the
  * simulator writes and updates them. Pack layouts, no discriminator:
  *
  *   Mint:    0 mint_authority COption<Pubkey> (u32 tag + 32); 36 supply u64; 44 decimals u8;

@@ -1,5 +1,5 @@
 /**
- * The query of `GET /quote`, parsed and checked the way the real swap API does it (reference §7):
+ * The query of `GET /quote`, parsed and checked the way the real swap API does it (docs/wire-formats.md §7):
  * every parameter is parsed first, in declaration order, and the first one that fails answers 400
  * INVALID_REQUEST with the real API's wording (`Query parameter amount cannot be parsed: invalid
  * digit found in string`, Rust's parse errors); then equal mints answer

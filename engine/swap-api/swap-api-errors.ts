@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 /**
  * Errors of the quote API, in the real swap API's shape: HTTP 400 (or the injected status) with
  * `{"error": "<message>", "errorCode": "<CODE>"}`. The codes are the real API's where it has one
- * (reference §7 and its public error list); the injected-fault codes are ours.
+ * (docs/wire-formats.md §7 and its public error list); the injected-fault codes are ours.
  */
 
 export const QuoteErrorCode = {

@@ -4,7 +4,7 @@ import * as flatbuffers from 'flatbuffers';
 
 
 /**
- * The aggregator's recommendation for the quote (ARCHITECTURE §3: confidence ≥ 0.8 Execute,
+ * The aggregator's recommendation for the quote (docs/architecture.md §3: confidence ≥ 0.8 Execute,
  * ≥ 0.6 Verify, ≥ 0.4 Cautious, else Skip).
  */
 export enum Decision {
@@ -189,7 +189,7 @@ schemaVersion():number {
 }
 
 /**
- * First 16 hex chars of SHA-256 of `inputMint:outputMint:amount` (ARCHITECTURE §3).
+ * First 16 hex chars of SHA-256 of `inputMint:outputMint:amount` (docs/architecture.md §3).
  */
 pairId():string|null
 pairId(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
@@ -200,7 +200,7 @@ pairId(optionalEncoding?:any):string|Uint8Array|null {
 
 /**
  * SHA-256 (64 lowercase hex chars) over the ordered hops of `hops` (pool, input, output):
- * UTF-8 of `pool:inputMint:outputMint` per hop, hops joined by `|` (ARCHITECTURE §3).
+ * UTF-8 of `pool:inputMint:outputMint` per hop, hops joined by `|` (docs/architecture.md §3).
  */
 routeHash():string|null
 routeHash(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
@@ -255,7 +255,7 @@ externalOutputAmount():bigint {
 
 /**
  * external_output_amount − local_output_amount, in output_mint base units; negative when the
- * local route gives more (ARCHITECTURE §3).
+ * local route gives more (docs/architecture.md §3).
  */
 estimatedProfit():bigint {
   const offset = this.bb!.__offset(this.bb_pos, 20);
@@ -263,7 +263,7 @@ estimatedProfit():bigint {
 }
 
 /**
- * (external − local) / local × 100 (ARCHITECTURE §3).
+ * (external − local) / local × 100 (docs/architecture.md §3).
  */
 priceDifferencePct():number {
   const offset = this.bb!.__offset(this.bb_pos, 22);

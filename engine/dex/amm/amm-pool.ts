@@ -9,7 +9,7 @@
  *
  * The fee is not read from the account: spec 02 fixes it at 25 / 10000.
  *
- * Account size: 752 bytes, the size of Raydium AMM v4 `AmmInfo` (reference §4.4), whose mint
+ * Account size: 752 bytes, the size of Raydium AMM v4 `AmmInfo` (docs/wire-formats.md §4.4), whose mint
  * offsets (400, 432) and status values (offset 0) the simplified layout shares. Accounts of that
  * program are this size and nothing else is, so an exact-size check rejects foreign accounts
  * instead of reading reserves out of them. The account has no Anchor discriminator.
@@ -36,7 +36,7 @@ export const AMM_MINT_B_OFFSET = 432;
 export const AMM_FEE_NUMERATOR = 25n;
 export const AMM_FEE_DENOMINATOR = 10_000n;
 
-/** Raydium AMM v4 status values (reference §4.4). */
+/** Raydium AMM v4 status values (docs/wire-formats.md §4.4). */
 export const AmmStatus = {
   Uninitialized: 0n,
   Initialized: 1n,

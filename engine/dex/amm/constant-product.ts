@@ -1,5 +1,5 @@
 /**
- * dexa_amm swap math: Raydium AMM v4 constant product (reference §5.1, ARCHITECTURE §3).
+ * dexa_amm swap math: Raydium AMM v4 constant product (docs/wire-formats.md §5.1, docs/architecture.md §3).
  *
  * Exact in:  fee = ceil(in * num / den), net = in - fee (= floor(in * (den - num) / den)),
  *            out = floor(reserveOut * net / (reserveIn + net)); refused when out = 0 or

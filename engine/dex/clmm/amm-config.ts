@@ -1,5 +1,5 @@
 /**
- * Raydium CLMM `AmmConfig` (reference §4.2): Borsh, 117 bytes, discriminator daf42168cbcb2b6f.
+ * Raydium CLMM `AmmConfig` (docs/wire-formats.md §4.2): Borsh, 117 bytes, discriminator daf42168cbcb2b6f.
  * It holds the trade fee of every pool that points at it:
  *
  *   8 bump u8; 9 index u16; 11 owner; 43 protocol_fee_rate u32; 47 trade_fee_rate u32

@@ -1,5 +1,5 @@
 /**
- * Raydium CLMM `PoolState` (reference §4.2): zero-copy `repr(C, packed)`, 1544 bytes,
+ * Raydium CLMM `PoolState` (docs/wire-formats.md §4.2): zero-copy `repr(C, packed)`, 1544 bytes,
  * discriminator f7ede3f5d7c3de46. Offsets checked against the Raydium SDK v2 `PoolInfoLayout`
  * (node_modules/@raydium-io/raydium-sdk-v2/src/raydium/clmm/layout.ts, span 1544) by the tests.
  *

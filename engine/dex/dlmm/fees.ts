@@ -1,5 +1,5 @@
 /**
- * DLMM fee rates and fee amounts (reference §5.3; the program's `LbPair::get_total_fee`,
+ * DLMM fee rates and fee amounts (docs/wire-formats.md §5.3; the program's `LbPair::get_total_fee`,
  * `compute_fee`, `compute_fee_from_amount`), and the volatility accumulator that drives the
  * variable fee. Rates are in units of 1e-9 (`FEE_PRECISION`).
  */

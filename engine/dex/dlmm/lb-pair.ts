@@ -1,6 +1,6 @@
 /**
  * Meteora DLMM `LbPair` account: bytemuck `repr(C)`, 904 bytes, Anchor discriminator
- * `210b3162b565b10d` (reference §4.3, IDL 0.12). Token X is tokenA, token Y is tokenB.
+ * `210b3162b565b10d` (docs/wire-formats.md §4.3, IDL 0.12). Token X is tokenA, token Y is tokenB.
  *
  *   8    parameters (StaticParameters, 32)   40   v_parameters (VariableParameters, 32)
  *   75   pair_type u8     76 active_id i32    80   bin_step u16    82 status u8

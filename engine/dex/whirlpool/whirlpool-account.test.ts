@@ -17,7 +17,7 @@ function le(view: DataView, offset: number, value: bigint, bytes: number): void 
   for (let i = 0; i < bytes; i++) view.setUint8(offset + i, Number((value >> BigInt(8 * i)) & 0xffn));
 }
 
-/** An account written field by field at the offsets of reference §4.1. */
+/** An account written field by field at the offsets of docs/wire-formats.md §4.1. */
 function referenceAccount(): Uint8Array {
   const data = new Uint8Array(653);
   const view = new DataView(data.buffer);

@@ -1,5 +1,5 @@
 /**
- * Orca `Whirlpool` account (reference §4.1): Borsh, 653 bytes, discriminator 3f95d10ce1806309.
+ * Orca `Whirlpool` account (docs/wire-formats.md §4.1): Borsh, 653 bytes, discriminator 3f95d10ce1806309.
  *
  *   8   whirlpools_config pubkey      81  tick_current_index i32
  *   40  whirlpool_bump u8             85  protocol_fee_owed_a u64

@@ -4,7 +4,7 @@
  * on the input (`fee_rate` in millionths).
  *
  * Pools created from an adaptive fee tier charge an extra volatility fee whose state lives in an
- * Oracle account that tidepool does not decode (reference §9): they are refused with
+ * Oracle account that tidepool does not decode (docs/wire-formats.md §9): they are refused with
  * MissingFeeRate rather than quoted too cheaply.
  */
 import { swapConcentrated, type ClProtocol } from '../concentrated/swap-loop.js';

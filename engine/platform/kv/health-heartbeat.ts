@@ -1,5 +1,5 @@
 import type { Logger } from '../../obs/index.js';
-import { HealthStatus, type HealthValue, type KeySpace } from './key-space.js';
+import { HeartbeatStatus, type HealthValue, type KeySpace } from './key-space.js';
 
 /**
  * A service's heartbeat: `system:health:{service}` = {status, lastHeartbeat, detail} written at
@@ -12,7 +12,7 @@ export interface HealthHeartbeatOptions {
   service: string;
   /** Default 5 s. */
   intervalMs?: number;
-  status?: () => { status: HealthStatus; detail?: Record<string, unknown> };
+  status?: () => { status: HeartbeatStatus; detail?: Record<string, unknown> };
   logger?: Logger;
 }
 
@@ -43,7 +43,7 @@ export class HealthHeartbeat {
   /** One beat now; never throws. */
   async beat(): Promise<void> {
     if (this.beating !== undefined) return this.beating;
-    const s = this.options.status?.() ?? { status: HealthStatus.Ok };
+    const s = this.options.status?.() ?? { status: HeartbeatStatus.Ok };
     this.beating = this.write({ status: s.status, lastHeartbeat: Date.now(), ...(s.detail === undefined ? {} : { detail: s.detail }) });
     try {
       await this.beating;
@@ -69,6 +69,6 @@ export class HealthHeartbeat {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     await this.beating;
-    await this.write({ status: HealthStatus.Stopped, lastHeartbeat: Date.now() });
+    await this.write({ status: HeartbeatStatus.Stopped, lastHeartbeat: Date.now() });
   }
 }

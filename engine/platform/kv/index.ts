@@ -8,7 +8,7 @@ export { RedisStore, type RedisStoreOptions } from './redis-store.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export {
   ExecutorLock,
-  HealthStatus,
+  HeartbeatStatus,
   KEY_TTL_MS,
   KeySpace,
   toJsonText,

@@ -59,11 +59,16 @@ export interface WalletBalanceValue {
   lastSync: number;
 }
 
-export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Down: 'down', Stopped: 'stopped' } as const;
-export type HealthStatus = (typeof HealthStatus)[keyof typeof HealthStatus];
+/**
+ * The status a `system:health:{service}` heartbeat records (docs/operations.md, Health): `ok`,
+ * `degraded`, `down`, and `stopped` once the service closed. Stored data, so its own vocabulary;
+ * a service's `GET /health` answers with engine/common's HealthStatus.
+ */
+export const HeartbeatStatus = { Ok: 'ok', Degraded: 'degraded', Down: 'down', Stopped: 'stopped' } as const;
+export type HeartbeatStatus = (typeof HeartbeatStatus)[keyof typeof HeartbeatStatus];
 
 export interface HealthValue {
-  status: HealthStatus;
+  status: HeartbeatStatus;
   /** Unix ms. */
   lastHeartbeat: number;
   /** Optional detail (dependency states, version). */

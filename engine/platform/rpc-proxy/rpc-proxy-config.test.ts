@@ -24,7 +24,7 @@ function failure(fn: () => unknown): string {
 }
 
 describe('rpc proxy settings', () => {
-  it('default as spec 03 and ARCHITECTURE.md give them', () => {
+  it('default as spec 03 and docs/architecture.md give them', () => {
     expect(load([])).toMatchObject({
       endpoints: ['http://127.0.0.1:8899'],
       ws_endpoints: [],

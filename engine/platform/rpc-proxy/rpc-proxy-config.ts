@@ -8,7 +8,7 @@ import { duration, int, loadConfig, oneOf, port, setting, SettingIssue, str, typ
 import { ErrorCode, TpError } from '../../errors.js';
 import { LOG_LEVELS } from '../../obs/index.js';
 
-/** ARCHITECTURE.md's port of the RPC proxy (spec 03 gives its paths, not a port). */
+/** docs/architecture.md's port of the RPC proxy (spec 03 gives its paths, not a port). */
 export const DEFAULT_RPC_PROXY_PORT = 8083;
 /** The simulator's JSON-RPC, so that the proxy runs out of the box beside `tidepool sim`. */
 export const DEFAULT_RPC_PROXY_ENDPOINTS: readonly string[] = Object.freeze(['http://127.0.0.1:8899']);

@@ -6,7 +6,7 @@ import { decodeTransaction, invalidParams, serveJsonRpc, txEncoding, type JsonRp
 import type { RouteRegistry } from './router.js';
 
 /**
- * The Jito block engine's JSON-RPC API (reference/solana-wire.md §8): sendBundle,
+ * The Jito block engine's JSON-RPC API (docs/wire-formats.md §8): sendBundle,
  * getBundleStatuses, getTipAccounts and getInflightBundleStatuses, plus the transaction proxy.
  * The bundle methods answer on every block-engine path, so a client using either the bundles
  * endpoint or the per-method endpoints works.

@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 
 /**
  * Request and response helpers shared by the simulator's HTTP routes. Errors are JSON
- * `{"error":{"code","message"}}` (ARCHITECTURE §3), with a stable code per failure.
+ * `{"error":{"code","message"}}` (docs/architecture.md §3), with a stable code per failure.
  */
 
 /** Stable codes of the simulator HTTP API's error bodies. */

@@ -15,7 +15,7 @@ import type { MarketView } from '../market-view.js';
  *
  * Unknown mints are omitted (the real API omits tokens it has no reliable price for); a missing or
  * empty `ids` and more than 50 distinct ids are 400 with the simulator's error body
- * `{"error":{"code","message"}}` (ARCHITECTURE §3).
+ * `{"error":{"code","message"}}` (docs/architecture.md §3).
  */
 
 /** Paths served: the real API's path. */

@@ -15,7 +15,7 @@ import { RouteSearch } from './route-search.js';
 
 /**
  * The simulator's external-aggregator quote API: `GET /quote` in the shape of the widely used
- * public swap API (reference §7), routed over the simulator's own pools (up to 3 hops, no splits).
+ * public swap API (docs/wire-formats.md §7), routed over the simulator's own pools (up to 3 hops, no splits).
  * Served on `/quote`, `/swap/v1/quote` and `/v6/quote`, so a client configured with any of the
  * real base URLs' paths finds it. Faults (`faults.quoteApi`) add latency and fail requests.
  */

@@ -1,5 +1,5 @@
 /**
- * The body of a successful `GET /quote`, in the real swap API's shape (reference §7; the types are
+ * The body of a successful `GET /quote`, in the real swap API's shape (docs/wire-formats.md §7; the types are
  * engine/swap-api's, shared with the quote service's `GET /swap/v1/quote`): u64 amounts
  * as decimal strings, `priceImpactPct` as a decimal-string fraction, one route-plan step per hop
  * (`percent: 100`, `bps: 10000`: no split routes), `contextSlot` and `timeTaken` (seconds) as

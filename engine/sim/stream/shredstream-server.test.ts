@@ -60,7 +60,7 @@ class Subscription {
     call.on('error', () => {});
   }
 
-  async next(timeoutMs = 2000): Promise<EntryMessage> {
+  async next(timeoutMs = 10_000): Promise<EntryMessage> {
     const deadline = Date.now() + timeoutMs;
     while (this.messages.length === 0) {
       const left = deadline - Date.now();
@@ -105,7 +105,7 @@ async function startServer(options: Partial<ShredstreamServerOptions> = {}) {
   return { server, source, faults, proxy, heartbeat, port };
 }
 
-async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

@@ -1,5 +1,5 @@
 /**
- * The quote service's circuit breaker (ARCHITECTURE.md §3): closed → open after 5 consecutive
+ * The quote service's circuit breaker (docs/architecture.md §3): closed → open after 5 consecutive
  * failures; open → half-open once the 30 s reset timeout has passed; half-open → closed after 3
  * successes, back to open on any failure. The clock is injectable (tests).
  */

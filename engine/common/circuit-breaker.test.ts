@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { CircuitBreakerStateValue } from '../obs/quote-metrics.js';
 import { CircuitBreaker, CircuitState } from './circuit-breaker.js';
-import { FakeClock } from './testing.js';
+import { FakeClock } from '../quote/testing.js';
 
 describe('CircuitBreaker', () => {
   it('opens after 5 consecutive failures, not before, and a success resets the count', () => {

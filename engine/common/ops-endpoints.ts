@@ -1,7 +1,7 @@
 /**
- * The quote service's operational answers, transport-free so the uWS port and the node:http
- * metrics port serve the same bytes: `/metrics` (the quote registry, pool gauges refreshed first)
- * and `/debug/pprof/heap` (engine/obs/heap-profile.ts).
+ * The operational answers of a service's ports, transport-free so that the quote service's uWS port
+ * and every node:http metrics port serve the same bytes: `/metrics` (the service's registry, its
+ * scrape-time gauges refreshed first) and `/debug/pprof/heap` (engine/obs/heap-profile.ts).
  */
 import type { Registry } from 'prom-client';
 
@@ -11,8 +11,8 @@ import {
   heapSamplingActive,
   sampleHeapProfile,
 } from '../obs/index.js';
-import { errorBody } from './http-errors.js';
-import { QuoteErrorCode } from './errors.js';
+import { errorBody } from './error-body.js';
+import { ErrorCode } from '../errors.js';
 
 export interface OpsResponse {
   status: 200 | 400 | 404 | 500;
@@ -34,10 +34,10 @@ export async function metricsResponse(registry: Registry, refresh: () => void): 
 export async function heapProfileResponse(format: string): Promise<OpsResponse> {
   const json: [string, string] = ['Content-Type', 'application/json'];
   if (format !== '' && format !== 'pprof' && format !== 'devtools') {
-    return { status: 400, headers: [json], body: errorBody(QuoteErrorCode.BadParameter, 'parameter format must be pprof or devtools') };
+    return { status: 400, headers: [json], body: errorBody(ErrorCode.BadParameter, 'parameter format must be pprof or devtools') };
   }
   if (!heapSamplingActive()) {
-    return { status: 404, headers: [json], body: errorBody(QuoteErrorCode.NotFound, 'heap profiling is off (HEAP_PROFILE=false)') };
+    return { status: 404, headers: [json], body: errorBody(ErrorCode.NotFound, 'heap profiling is off (HEAP_PROFILE=false)') };
   }
   if (format === 'devtools') {
     const profile = await sampleHeapProfile();
@@ -59,5 +59,5 @@ export async function heapProfileResponse(format: string): Promise<OpsResponse> 
 
 /** A failure while building an ops answer. */
 export function opsFailure(): OpsResponse {
-  return { status: 500, headers: [['Content-Type', 'application/json']], body: errorBody(QuoteErrorCode.Internal, 'internal error') };
+  return { status: 500, headers: [['Content-Type', 'application/json']], body: errorBody(ErrorCode.Internal, 'internal error') };
 }

@@ -9,7 +9,7 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimitValues } from '../config/index.js';
 import { closeServer, createLimitedServer, listenOn, requestTarget } from '../obs/index.js';
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
-import { errorBody } from './http-errors.js';
+import { errorBody } from './error-body.js';
 import { heapProfileResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
 
 export interface MetricsHttpServerOptions {
