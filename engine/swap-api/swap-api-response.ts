@@ -1,6 +1,6 @@
 /**
  * The body of a successful public swap API quote (Jupiter Swap API v1 `GET /quote`, reference
- * solana-wire §7), as both of tidepool's servers of it write it: the simulator's quote API
+ * docs/wire-formats.md §7), as both of tidepool's servers of it write it: the simulator's quote API
  * (engine/sim/quote-api) and the quote service's `GET /swap/v1/quote` (engine/quote). u64 amounts
  * are decimal strings, `priceImpactPct` a decimal-string fraction, `contextSlot` and `timeTaken`
  * (seconds) numbers, one route-plan step per hop (`percent: 100`: no split routes).
