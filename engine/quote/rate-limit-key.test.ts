@@ -1,5 +1,7 @@
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { JwtVerifier } from '../auth/index.js';
 import { PoolCache } from '../cache/index.js';
 import { ErrorCode } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
@@ -49,6 +51,41 @@ describe('rate-limit key over real HTTP', () => {
     expect(huge.status).toBe(431);
     expect(((await huge.json()) as { error: { code: string } }).error.code).toBe(ErrorCode.HeadersTooLarge);
     expect(limiter.clients).toBe(1);
+  });
+});
+
+describe('rate-limit key with auth on', () => {
+  const SECRET = 'a-rate-limit-test-secret-of-32-bytes!';
+  const token = (sub: string, secret = SECRET): Promise<string> =>
+    new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('10m').sign(new TextEncoder().encode(secret));
+
+  it('keys a verified token by its subject, and anything unverified by the address', async () => {
+    const clock = new FakeClock();
+    const subjectLimiter = new RateLimiter({ rps: 5, now: clock.now });
+    const verifier = new JwtVerifier({ secret: SECRET });
+    const authServer = quoteHttpServer({ cache, rateLimiter: subjectLimiter, auth: verifier });
+    try {
+      const authUrl = `http://127.0.0.1:${await authServer.start(0)}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000`;
+      const [alice, bob] = [await token('alice'), await token('bob')];
+      const get = async (t: string): Promise<number> => (await fetch(authUrl, { headers: { authorization: `Bearer ${t}` } })).status;
+      // Each token's first request is limited by the address (its signature is not checked yet), then verified.
+      expect(await get(alice)).toBe(200);
+      expect(await get(bob)).toBe(200);
+      expect(subjectLimiter.clients).toBe(1);
+      // From the same address, alice spends her own burst (2 × 5) and bob still has his.
+      const aliceStatuses: number[] = [];
+      for (let i = 0; i < 12; i++) aliceStatuses.push(await get(alice));
+      expect(aliceStatuses.filter((s) => s === 200)).toHaveLength(10);
+      expect(aliceStatuses.slice(10)).toEqual([429, 429]);
+      expect(await get(bob)).toBe(200);
+      expect(subjectLimiter.clients).toBe(3); // the address, alice, bob
+      // A token claiming alice's subject under another key is never her bucket: the address's, then 401.
+      const forged = await token('alice', 'another-secret-that-is-32-bytes-long!');
+      expect(await get(forged)).toBe(401);
+      expect(subjectLimiter.clients).toBe(3);
+    } finally {
+      await authServer.close();
+    }
   });
 });
 
