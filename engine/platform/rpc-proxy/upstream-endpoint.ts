@@ -173,8 +173,12 @@ export class UpstreamEndpoint {
     this.path = `${url.pathname}${url.search}`;
     // The pools are keyed by the origin, which drops the URL's user info: send it as Basic auth.
     this.headers = { ...JSON_HEADERS, ...basicAuthHeader(url) };
-    // Attempts have their own deadline (Attempt), so undici's own timeouts are off.
-    const common = { pipelining: 1, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0 };
+    // Attempts have their own deadline (Attempt), so undici's own timeouts are off. An idle
+    // connection is dropped after 4 s (undici's default) unless the server's Keep-Alive header says
+    // how long it keeps one: servers that close idle connections silently (uWS after 10 s) would
+    // otherwise race our next request on a socket they are closing, taking a healthy endpoint out
+    // on ECONNRESET and turning a write into an unknown outcome.
+    const common = { pipelining: 1, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0 };
     this.pool = new Pool(url.origin, { ...common, connections: options.maxConnections });
     this.probes = new Pool(url.origin, { ...common, connections: 2 });
   }
