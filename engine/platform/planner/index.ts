@@ -1,2 +1,13 @@
 /** Planners (spec 03): arbitrage, grid and DCA opportunities, and the TradeOpportunity message. */
 export * from './trade-opportunity.js';
+export { bestCycleInput, cycleOutput, enumerateCycles, type ArbPoolState, type Cycle, type CycleLeg, type CycleResult, type PoolLookup, type SearchSettings } from './arbitrage-search.js';
+export {
+  ArbitragePlanner,
+  DEFAULT_ARBITRAGE_SETTINGS,
+  FLASH_LOAN_COMPUTE_UNITS,
+  WRAPPED_SOL_MINT,
+  checkArbitrageSettings,
+  type ArbitrageSettings,
+  type ArbitrageStats,
+} from './arbitrage-planner.js';
+export { OpportunityPublisher, type PublishedOpportunity } from './opportunity-publisher.js';
