@@ -4,6 +4,7 @@ import { aggregatorCommand } from './aggregator.js';
 import { decodeCommand } from './decode.js';
 import { engineCommand } from './engine.js';
 import { externalQuotesCommand } from './external-quotes.js';
+import { marketScannerCommand } from './market-scanner.js';
 import { migrateCommand } from './migrate.js';
 import { quoteServiceCommand } from './quote-service.js';
 import { rpcProxyCommand } from './rpc-proxy.js';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   decodeCommand,
   engineCommand,
   externalQuotesCommand,
+  marketScannerCommand,
   migrateCommand,
   quoteServiceCommand,
   rpcProxyCommand,
