@@ -6,6 +6,7 @@ import { engineCommand } from './engine.js';
 import { externalQuotesCommand } from './external-quotes.js';
 import { marketScannerCommand } from './market-scanner.js';
 import { migrateCommand } from './migrate.js';
+import { plannerCommand } from './planner.js';
 import { quoteServiceCommand } from './quote-service.js';
 import { rpcProxyCommand } from './rpc-proxy.js';
 import { scannerCommand } from './scanner.js';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   externalQuotesCommand,
   marketScannerCommand,
   migrateCommand,
+  plannerCommand,
   quoteServiceCommand,
   rpcProxyCommand,
   scannerCommand,

@@ -11,3 +11,8 @@ export {
   type ArbitrageStats,
 } from './arbitrage-planner.js';
 export { OpportunityPublisher, type PublishedOpportunity } from './opportunity-publisher.js';
+export { StrategyStore, type StrategyConfigRow } from './strategy-store.js';
+export { PlannerMetrics, PLANNER_METRIC_NAMES } from './planner-metrics.js';
+export { PlannerPools, type PoolMembership } from './planner-pools.js';
+export { PlannerService, type PlannerServiceOptions, type PlannerStrategy } from './planner-service.js';
+export { ArbitrageStrategy, arbitrageSettingsOf, defaultArbitrageParameters } from './arbitrage-strategy.js';
