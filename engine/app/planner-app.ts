@@ -22,6 +22,8 @@ import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import {
   ArbitrageStrategy,
+  DcaStrategy,
+  GridStrategy,
   OpportunityPublisher,
   PlannerMetrics,
   PlannerPools,
@@ -64,7 +66,7 @@ export type StrategyFactory = (row: StrategyConfigRow, ctx: { pools: PlannerPool
 export interface PlannerAppOptions {
   logger: Logger;
   pools: readonly string[];
-  /** Factories per strategy type; arbitrage is built in. */
+  /** Factories per strategy type, over the built-in ones (arbitrage, grid, dca). */
   factories?: Partial<Record<Strategy, StrategyFactory>>;
   now?: () => number;
   /** Redelivery delay after a failed message, ms (default the dead-letter helper's 1 s; tests shorten it). */
@@ -94,7 +96,12 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     const pools = new PlannerPools(loader, { now });
     const store = new StrategyStore(state.db);
     const rows = await store.forPlanner(config['planner.strategies'], defaultArbitrageParameters);
-    const factories: Partial<Record<Strategy, StrategyFactory>> = { arbitrage: (row, ctx) => new ArbitrageStrategy(row.id, row.parameters, ctx.pools, ctx.now), ...options.factories };
+    const factories: Partial<Record<Strategy, StrategyFactory>> = {
+      arbitrage: (row, ctx) => new ArbitrageStrategy(row.id, row.parameters, ctx.pools, ctx.now),
+      grid: (row, ctx) => new GridStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, db: ctx.state.db, now: ctx.now }),
+      dca: (row, ctx) => new DcaStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, now: ctx.now }),
+      ...options.factories,
+    };
     const strategies: PlannerStrategy[] = [];
     for (const row of rows) {
       const factory = factories[row.strategyType];
