@@ -7,6 +7,7 @@ import { externalQuotesCommand } from './external-quotes.js';
 import { marketScannerCommand } from './market-scanner.js';
 import { migrateCommand } from './migrate.js';
 import { plannerCommand } from './planner.js';
+import { poolsCommand } from './pools.js';
 import { quoteServiceCommand } from './quote-service.js';
 import { rpcProxyCommand } from './rpc-proxy.js';
 import { scannerCommand } from './scanner.js';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   marketScannerCommand,
   migrateCommand,
   plannerCommand,
+  poolsCommand,
   quoteServiceCommand,
   rpcProxyCommand,
   scannerCommand,

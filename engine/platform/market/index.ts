@@ -4,3 +4,4 @@ export { MarketEventDeriver, DEFAULT_THRESHOLDS, type Derived, type DeriverThres
 export { MarketPublisher, type MarketPublisherOptions, type MarketPublisherStats } from './market-publisher.js';
 export { MarketDataSink } from './market-data-sink.js';
 export { observePool, rawSpotPrice, baseFeeFraction, type PoolObservation } from './pool-observation.js';
+export { POOL_MINT_FIELDS, discoverPools, type DiscoveredPool, type DiscoverOptions } from './pool-discovery.js';
