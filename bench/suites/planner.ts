@@ -130,8 +130,9 @@ async function latencyFigures(): Promise<Figure[]> {
   const prefix = `${uniqueName('BP')}_`;
   const streams = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
   const loaded = loadConfig(plannerSchema, { env: {}, flags: { 'rpc-endpoints': endpoints.rpc, 'data-dir': 'memory', port: '0', 'subject-prefix': prefix, 'planner-id': 'bench', 'metrics-interval': '60000', 'log-level': 'error' } });
-  const app = await createPlannerApp(loaded, { logger: createLogger({ name: 'bench', level: 'silent' }), pools: sim.chain.pools().map((p) => p.address) });
+  let app: Awaited<ReturnType<typeof createPlannerApp>> | undefined;
   try {
+    app = await createPlannerApp(loaded, { logger: createLogger({ name: 'bench', level: 'silent' }), pools: sim.chain.pools().map((p) => p.address) });
     await app.start();
     const js = nc.jetstream();
     const ours = new LatencyRecorder();
@@ -187,7 +188,7 @@ async function latencyFigures(): Promise<Figure[]> {
       },
     ];
   } finally {
-    await app.close();
+    await app?.close();
     await deleteStreams(nc, streams);
     await nc.close();
     await sim.close();

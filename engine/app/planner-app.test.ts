@@ -70,7 +70,12 @@ describe('tidepool planner --strategy arbitrage', () => {
     const { http } = await app.start();
     const pool = plantGap();
     const js = nc.jetstream();
-    await js.publish(marketEventSubject(pool.dex, 'pool_update', prefix), encodeMarketEvent(event(pool, uniqueName('ev'))));
+    // ids as the market scanner makes them: <pool>:<slot>:<signature>:<type>, up to 200 characters
+    const longId = `${pool.address}:${sim.chain.slot()}:${'5'.repeat(88)}:pool_update`;
+    await js.publish(marketEventSubject(pool.dex, 'pool_update', prefix), encodeMarketEvent(event(pool, longId)));
+    // a pool of a Token-2022 mint with transfer fees is read and acked, never part of a cycle
+    const toll = sim.chain.pools().find((p) => p.transferFees !== undefined)!;
+    await js.publish(marketEventSubject(toll.dex, 'pool_update', prefix), encodeMarketEvent(event(toll, uniqueName('toll'))));
     const jsm = await nc.jetstreamManager();
     const info = await eventually(async () => {
       const i = await jsm.streams.info(`${prefix}TRADE_OPPORTUNITIES`);
@@ -83,12 +88,15 @@ describe('tidepool planner --strategy arbitrage', () => {
     expect(op.expectedProfit).toBeGreaterThan(10_000n);
     expect(stored.header.get('Nats-Msg-Id')).toBe(op.id);
     expect(op.strategyId).toBe(app.strategies[0]!.id);
+    expect(op.sourceEvent?.id).toBe(longId);
     // acknowledged after processing: nothing pending on the durable consumer
     const consumer = await eventually(async () => {
       const c = await jsm.consumers.info(`${prefix}MARKET_EVENTS`, 'planner_test-planner');
       return c.num_ack_pending === 0 && c.num_pending === 0 ? c : undefined;
     }, 10_000, 'the event acknowledged');
     expect(consumer.config.ack_policy).toBe('explicit');
+    expect(consumer.delivered.stream_seq).toBe(2); // both events, each delivered once
+    expect((await jsm.streams.info(`${prefix}DEAD_LETTERS`)).state.messages).toBe(0);
     const metrics = await (await fetch(`${http}/metrics`)).text();
     expect(metrics).toMatch(/planner_opportunities_found_total\{strategy="arbitrage"\} [1-9]/);
     expect(metrics).toMatch(/planner_event_to_opportunity_seconds_count\{strategy="arbitrage"\} [1-9]/);

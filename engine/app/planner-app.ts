@@ -39,7 +39,7 @@ import {
   type Strategy,
   type StrategyConfigRow,
 } from '../platform/index.js';
-import { RpcPoolLoader } from '../pools/index.js';
+import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import { scannerSchema } from '../scanner/index.js';
 
@@ -92,7 +92,8 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
   const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
   const closeAll: (() => Promise<unknown>)[] = [() => state.close(), () => rpc.close()];
   try {
-    const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry(), readMints: true });
+    // readMints + an epoch clock: a pool of a Token-2022 mint with transfer fees is read (and kept out of arbitrage), not refused.
+    const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry(), readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
     const pools = new PlannerPools(loader, { now });
     const store = new StrategyStore(state.db);
     const rows = await store.forPlanner(config['planner.strategies'], defaultArbitrageParameters);
