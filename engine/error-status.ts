@@ -109,6 +109,8 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   // transactions: a route or transaction the request asked for cannot be built
   [ErrorCode.TransactionTooLarge]: s(400, G.INVALID_ARGUMENT),
   [ErrorCode.RouteInvalid]: s(400, G.INVALID_ARGUMENT),
+  // platform messages: the sender's message is malformed
+  [ErrorCode.MessageInvalid]: s(400, G.INVALID_ARGUMENT),
   // command line
   [ErrorCode.Usage]: s(400, G.INVALID_ARGUMENT),
   [ErrorCode.Io]: s(500, G.INTERNAL, false),

@@ -97,6 +97,9 @@ export const ErrorCode = {
   TransactionTooLarge: 'TP_ERR_TX_TOO_LARGE',
   /** A swap route cannot be built: a hop refused by the pool's math, a route that does not chain, a bad slippage. */
   RouteInvalid: 'TP_ERR_ROUTE_INVALID',
+  // platform messages (engine/platform: TradeOpportunity, MarketEvent, PriceUpdate)
+  /** A platform message does not match its JSON Schema or breaks a rule of its format (`context.path` names the field). */
+  MessageInvalid: 'TP_ERR_MESSAGE_INVALID',
   // command line
   Usage: 'TP_ERR_USAGE',
   Io: 'TP_ERR_IO',

@@ -10,6 +10,9 @@
 #   quote      GET /quote :8080, metrics :9090, gRPC StreamBatchQuotes :50052
 #   external   gRPC StreamBatchQuotes :50053 (polling the simulator's /quote), health / metrics :9093
 #   aggregator gRPC :50051, HTTP :8082 (8080 is the quote service's); SwapRouteEvents to NATS
+#   market scanner  MarketEvents / PriceUpdates on market.events.> (MARKET_EVENTS); health :8086, metrics :9096
+#   planner    arbitrage on the market events → trade.opportunities.arbitrage; /health /ready /metrics :8084
+#              (embedded database in memory unless DATABASE_URL is set; REDIS_URL passes through)
 # Ctrl-C (or SIGTERM) stops them all. Extra environment (LOG_LEVEL, BUS_CONSUMER_NAME, ...) passes through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +56,16 @@ pids+=($!)
 BUS_URL="$nats_url" AGGREGATOR_HTTP_PORT=8082 ORACLE_URL=http://127.0.0.1:8890/price/v3 "${tidepool[@]}" aggregator &
 pids+=($!)
 
-echo "run-split: simulator, rpc proxy, scanner, quote service, external quote service and aggregator running; Ctrl-C stops them" >&2
+BUS_SERVERS="$nats_url" BLOCKSTREAM_HOST=127.0.0.1 BLOCKSTREAM_PORT=9999 RPC_ENDPOINTS="$rpc" \
+  MONITORED_POOLS_FILE="$work/pools.json" "${tidepool[@]}" market-scanner --health-port 8086 --metrics-port 9096 &
+pids+=($!)
+BUS_SERVERS="$nats_url" RPC_ENDPOINTS="$rpc" MONITORED_POOLS_FILE="$work/pools.json" TIDEPOOL_DATA_DIR="${TIDEPOOL_DATA_DIR:-memory}" \
+  "${tidepool[@]}" planner --strategy arbitrage &
+pids+=($!)
+
+echo "run-split: simulator, rpc proxy, scanner, quote service, external quote service, aggregator, market scanner and planner running; Ctrl-C stops them" >&2
+echo "  nats sub 'trade.opportunities.>'      # opportunities as the planner publishes them" >&2
+echo "  curl -s -X POST http://127.0.0.1:8890/admin/market/price-gap -d '{\"pool\":\"<a pool of $work/pools.json>\",\"gapBps\":100}'" >&2
 echo "  curl -s http://127.0.0.1:8083/rpc/health" >&2
 echo "  curl -s 'http://127.0.0.1:8080/quote?input=So11111111111111111111111111111111111111112&output=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&amount=1000000000'" >&2
 echo "  ${tidepool[*]} aggregated-quote --input So11111111111111111111111111111111111111112 --output EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v --amount 1000000000" >&2

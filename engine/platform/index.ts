@@ -17,3 +17,6 @@ export { ScannerMetricsRecorder, quantileBetween, type ScannerMetricsRecorderOpt
 export { startServiceState, type ServiceState, type ServiceStateOptions } from './service-state.js';
 export { startEmbeddedPlatform, type EmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded-platform.js';
 export { openQuoteCache, openSplitQuoteCache, startSplitServiceState, type QuoteCacheHandle, type SplitServiceStateOptions } from './split-service-state.js';
+export * from './planner/index.js';
+export * from './market/index.js';
+export { assertSchema, invalidMessage, messageSchemaPath, parseMessageJson, schemaViolationsOf } from './message-schema.js';

@@ -463,6 +463,16 @@ export class SimChain implements RpcChainBackend, MarketView {
     return findTokenAccountsByOwner(this.db.addresses(), (address) => this.getAccount(address, commitment), owner);
   }
 
+  /** Accounts owned by `programId` at `commitment`: a scan of every account, as a node without a program index does. */
+  programAccounts(programId: string, commitment: Commitment = 'processed'): { address: string; account: AccountRecord }[] {
+    const out: { address: string; account: AccountRecord }[] = [];
+    for (const address of this.db.addresses()) {
+      const account = this.getAccount(address, commitment);
+      if (account !== null && account.owner === programId) out.push({ address, account });
+    }
+    return out;
+  }
+
   latestBlockhash(commitment: Commitment = 'processed'): BlockhashInfo {
     const slot = this.slot(commitment);
     return { blockhash: this.blockhashes.hashAt(slot)!, lastValidBlockHeight: this.blockHeight(commitment) + BigInt(MAX_PROCESSING_AGE) };

@@ -13,6 +13,8 @@
 export { createSimulator, faultsFromConfig, type SimEndpoints, type SimServers, type Simulator, type SimulatorOptions } from './simulator.js';
 export { RpcNode, RpcNodes, laggingView, MAX_SLOT_LAG, type RpcNodeOptions, type RpcNodeSnapshot } from './rpc-nodes.js';
 export { RpcNodeAdminPath, mountRpcNodeAdmin } from './http/rpc-node-admin.js';
+export { MarketAdminPath, mountMarketAdmin } from './http/market-admin.js';
+export { GapDirection, PriceGapError, openPriceGap, type PriceGapRequest, type PriceGapResult } from './price-gap.js';
 export { SimChain, SLOT_PIECES, type SimChainOptions, type SimChainStats } from './chain.js';
 export { simSchema, type SimConfig } from './sim-config.js';
 export { FaultInjector, type FaultAction, type FaultSnapshot, type QuoteApiFault, type RpcFault, type StreamFaults } from './faults.js';

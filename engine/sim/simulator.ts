@@ -2,6 +2,7 @@ import { createLogger, type Logger } from '../obs/index.js';
 import { SimChain } from './chain.js';
 import { FaultInjector } from './faults.js';
 import { createSimHttpServer, mountLookupTableAdmin, type SimHttpServer } from './http/index.js';
+import { mountMarketAdmin } from './http/market-admin.js';
 import { mountRpcNodeAdmin } from './http/rpc-node-admin.js';
 import { mountPriceApi } from './price-api/index.js';
 import { mountQuoteApi } from './quote-api/index.js';
@@ -91,6 +92,7 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
   mountQuoteApi(http, { market: chain, faults, logger: log });
   mountPriceApi(http, { market: chain });
   mountLookupTableAdmin(http, { chain, logger: log });
+  mountMarketAdmin(http, { chain, logger: log });
   const rpcNodes = new RpcNodes(chain, { host, logger: log });
   mountRpcNodeAdmin(http, { nodes: rpcNodes, logger: log });
 

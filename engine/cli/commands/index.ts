@@ -5,7 +5,10 @@ import { consoleCommand } from './console.js';
 import { decodeCommand } from './decode.js';
 import { engineCommand } from './engine.js';
 import { externalQuotesCommand } from './external-quotes.js';
+import { marketScannerCommand } from './market-scanner.js';
 import { migrateCommand } from './migrate.js';
+import { plannerCommand } from './planner.js';
+import { poolsCommand } from './pools.js';
 import { quoteServiceCommand } from './quote-service.js';
 import { rpcProxyCommand } from './rpc-proxy.js';
 import { scannerCommand } from './scanner.js';
@@ -23,7 +26,10 @@ export const COMMANDS: readonly Command[] = [
   decodeCommand,
   engineCommand,
   externalQuotesCommand,
+  marketScannerCommand,
   migrateCommand,
+  plannerCommand,
+  poolsCommand,
   quoteServiceCommand,
   rpcProxyCommand,
   scannerCommand,

@@ -1,3 +1,4 @@
+import { getProgramAccounts } from './program-account-methods.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -55,6 +56,7 @@ export const RPC_HTTP_METHODS: ReadonlyMap<string, RpcMethodHandler<RpcMethodCon
   ['simulateTransaction', simulateTransaction],
   ['getSignatureStatuses', getSignatureStatuses],
   ['getTokenAccountsByOwner', getTokenAccountsByOwner],
+  ['getProgramAccounts', getProgramAccounts],
   ['getTransaction', getTransaction],
   ['getRecentPrioritizationFees', getRecentPrioritizationFees],
   ['getMinimumBalanceForRentExemption', getMinimumBalanceForRentExemption],

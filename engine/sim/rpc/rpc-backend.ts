@@ -25,6 +25,8 @@ export interface RpcChainExtras {
    * Without it, getTokenAccountsByOwner answers with an empty list.
    */
   tokenAccountsByOwner?(owner: string, commitment: Commitment): { address: string; account: AccountRecord }[];
+  /** Accounts owned by `programId` as of `commitment` (getProgramAccounts; empty without it). */
+  programAccounts?(programId: string, commitment: Commitment): { address: string; account: AccountRecord }[];
   /** getTransaction: a landed transaction with its meta once at `commitment` (confirmed or finalized). */
   transaction?(signature: string, commitment: Commitment): ConfirmedTransaction | undefined;
   /** getRecentPrioritizationFees, ascending by slot. */

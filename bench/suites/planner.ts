@@ -1,0 +1,216 @@
+/**
+ * `planner`: the arbitrage search and the planner's market event → opportunity path.
+ *
+ * 1. Arbitrage search over 1,000 simulator pools (every cycle of two and three legs from wrapped SOL,
+ *    a full sweep, gaps planted on a few pools): ours (screen, doubling, ternary search over integers)
+ *    beside a naive search in the same run that quotes every cycle at 64 log-spaced input sizes and
+ *    keeps the best. Figures: sweep time (lower is better) and the total profit found (ours / naive,
+ *    higher is better: the naive grid misses the optimum between its sizes).
+ * 2. Market event → opportunity published, through the real pieces: a MarketEvent published on
+ *    JetStream → `tidepool planner`'s durable consumer → the pool re-read from the simulator's RPC →
+ *    the arbitrage search → the opportunity stored on TRADE_OPPORTUNITIES → a subscriber receives it.
+ *    Baseline in the same run: bare JetStream publish → pull consumer → publish → subscriber (a relay
+ *    with no work). Goal (ARCHITECTURE §6): p99 < 10 ms (spec: < 1 s).
+ */
+import { performance } from 'node:perf_hooks';
+
+import { connect, type NatsConnection } from 'nats';
+
+import { createPlannerApp, plannerSchema } from '../../engine/app/planner-app.js';
+import { ensurePlatformStreams, ensureConsumer, platformConsumerSpec } from '../../engine/bus/index.js';
+import { LOCAL_NATS_URL, deleteStreams, uniqueName } from '../../engine/bus/testing/local-nats.js';
+import { PoolCache } from '../../engine/cache/index.js';
+import { loadConfig } from '../../engine/config/loader.js';
+import { DEX_KINDS } from '../../engine/dex/index.js';
+import { createLogger } from '../../engine/obs/logger.js';
+import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, WRAPPED_SOL_MINT } from '../../engine/platform/planner/arbitrage-planner.js';
+import { cycleOutput, enumerateCycles, type ArbPoolState } from '../../engine/platform/planner/arbitrage-search.js';
+import { flashLoanFeeOf } from '../../engine/platform/planner/trade-opportunity.js';
+import { encodeMarketEvent, marketEventSubject } from '../../engine/platform/market/market-event.js';
+import { storePool } from '../../engine/quote/testing.js';
+import { PriceGapError, openPriceGap } from '../../engine/sim/price-gap.js';
+import { simSchema } from '../../engine/sim/sim-config.js';
+import { createSimulator, type Simulator } from '../../engine/sim/simulator.js';
+import type { Figure, Suite } from '../harness.js';
+import { LatencyRecorder } from '../latency.js';
+
+const PROBES = Number(process.env.BENCH_PLANNER_PROBES ?? 300);
+const NAIVE_SIZES = 64;
+
+function simulator(poolsPerKind: number): Simulator {
+  const config = loadConfig(simSchema, { env: {}, flags: { seed: '91', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: String(poolsPerKind >= 100 ? 64 : 2), 'pools-per-kind': String(poolsPerKind) } }).values;
+  return createSimulator(config, { manual: true, logger: createLogger({ name: 'bench', level: 'silent' }) });
+}
+
+function plantGaps(sim: Simulator, count: number): string[] {
+  const gapped: string[] = [];
+  for (const p of sim.chain.pools()) {
+    if (gapped.length >= count || p.transferFees !== undefined || (p.pool.tokenA !== WRAPPED_SOL_MINT && p.pool.tokenB !== WRAPPED_SOL_MINT)) continue;
+    const other = sim.chain.poolsForPair(p.pool.tokenA, p.pool.tokenB).find((o) => o.address !== p.address && o.transferFees === undefined);
+    if (other === undefined) continue;
+    try {
+      openPriceGap(sim.chain, { pool: p.address, reference: other.address, gapBps: 80 });
+      gapped.push(p.address);
+    } catch (err) {
+      if (!(err instanceof PriceGapError)) throw err;
+    }
+  }
+  sim.chain.advanceSlot();
+  return gapped;
+}
+
+async function searchFigures(): Promise<Figure[]> {
+  const sim = simulator(250);
+  try {
+    plantGaps(sim, 8);
+    const cache = new PoolCache({ maxPoolCount: 2_000 });
+    const views = sim.chain.pools().filter((v) => v.transferFees === undefined);
+    for (const v of views) storePool(cache, v, sim.chain.slot());
+    const planner = new ArbitragePlanner(cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'bench', minProfitThreshold: 0n });
+    for (const v of views) planner.addPool(v.address, v.pool.tokenA, v.pool.tokenB);
+    const cycles = planner.cycleCount;
+    planner.evaluateAll(); // warm up
+    const t0 = performance.now();
+    const ours = planner.evaluateAll();
+    const oursMs = performance.now() - t0;
+    // naive: every cycle at 64 log-spaced sizes from screenAmount to maxInput
+    const lookup = (a: string): ArbPoolState | undefined => {
+      const v = sim.chain.pool(a);
+      return v === undefined ? undefined : { address: a, dex: v.dex, pool: v.pool, context: v.ctx, slot: 0n };
+    };
+    const all = enumerateCycles(WRAPPED_SOL_MINT, views.map((v) => ({ address: v.address, tokenA: v.pool.tokenA, tokenB: v.pool.tokenB })), 3);
+    const lo = Math.log(Number(DEFAULT_ARBITRAGE_SETTINGS.screenAmount));
+    const hi = Math.log(Number(DEFAULT_ARBITRAGE_SETTINGS.maxInput));
+    const sizes = Array.from({ length: NAIVE_SIZES }, (_, i) => BigInt(Math.round(Math.exp(lo + ((hi - lo) * i) / (NAIVE_SIZES - 1)))));
+    const fixed = 10_000n;
+    const t1 = performance.now();
+    let naiveProfit = 0n;
+    for (const cycle of all) {
+      let best = 0n;
+      for (const x of sizes) {
+        const out = cycleOutput(cycle, lookup, x);
+        if (out === undefined) continue;
+        const p = out - x - flashLoanFeeOf(x) - fixed;
+        if (p > best) best = p;
+      }
+      naiveProfit += best;
+    }
+    const naiveMs = performance.now() - t1;
+    // Profit on the same cycles: the ones ours kept, searched again by the naive grid.
+    const oursProfit = ours.reduce((sum, o) => sum + o.expectedProfit, 0n);
+    let naiveSameCycles = 0n;
+    for (const o of ours) {
+      const cycle = o.route.map((h) => ({ pool: h.pool, aToB: sim.chain.pool(h.pool)!.pool.tokenA === h.inputMint, inputMint: h.inputMint, outputMint: h.outputMint }));
+      let best = 0n;
+      for (const x of sizes) {
+        const out = cycleOutput(cycle, lookup, x);
+        if (out === undefined) continue;
+        const p = out - x - flashLoanFeeOf(x) - (o.costs.quotedFees + o.costs.tip);
+        if (p > best) best = p;
+      }
+      naiveSameCycles += best;
+    }
+    void naiveProfit;
+    return [
+      {
+        name: `arbitrage sweep over ${views.length} pools (${cycles} cycles, ${DEX_KINDS.length} kinds)`,
+        unit: 'ms',
+        value: oursMs,
+        higherIsBetter: false,
+        baseline: { name: `naive: ${NAIVE_SIZES} sizes per cycle`, value: naiveMs },
+      },
+      {
+        name: `profit of the ${ours.length} cycles kept (sum, lamports)`,
+        unit: 'lamports',
+        value: Number(oursProfit),
+        higherIsBetter: true,
+        baseline: { name: `naive grid of ${NAIVE_SIZES} sizes on the same cycles`, value: Number(naiveSameCycles) },
+      },
+    ];
+  } finally {
+    await sim.close();
+  }
+}
+
+async function latencyFigures(): Promise<Figure[]> {
+  const sim = simulator(2);
+  const endpoints = await sim.start();
+  sim.chain.advanceSlot();
+  const gapped = plantGaps(sim, 1);
+  const pool = sim.chain.pool(gapped[0]!)!;
+  const nc: NatsConnection = await connect({ servers: LOCAL_NATS_URL });
+  const prefix = `${uniqueName('BP')}_`;
+  const streams = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
+  const loaded = loadConfig(plannerSchema, { env: {}, flags: { 'rpc-endpoints': endpoints.rpc, 'data-dir': 'memory', port: '0', 'subject-prefix': prefix, 'planner-id': 'bench', 'metrics-interval': '60000', 'log-level': 'error' } });
+  let app: Awaited<ReturnType<typeof createPlannerApp>> | undefined;
+  try {
+    app = await createPlannerApp(loaded, { logger: createLogger({ name: 'bench', level: 'silent' }), pools: sim.chain.pools().map((p) => p.address) });
+    await app.start();
+    const js = nc.jetstream();
+    const ours = new LatencyRecorder();
+    let pending: (() => void) | undefined;
+    const sub = nc.subscribe(`${prefix}trade.opportunities.arbitrage`, { callback: () => pending?.() });
+    for (let i = 0; i < PROBES; i++) {
+      const done = new Promise<void>((r) => (pending = r));
+      const event = { version: 1 as const, id: `bench-${i}`, type: 'pool_update' as const, protocol: pool.dex, poolAddress: pool.address, tokenA: pool.pool.tokenA, tokenB: pool.pool.tokenB, timestamp: Date.now(), slot: sim.chain.slot().toString(), data: {} };
+      const t = process.hrtime.bigint();
+      await js.publish(marketEventSubject(pool.dex, 'pool_update', prefix), encodeMarketEvent(event), { msgID: event.id });
+      await done;
+      ours.recordNs(process.hrtime.bigint() - t);
+    }
+    sub.unsubscribe();
+    // baseline: bare relay
+    const jsm = await nc.jetstreamManager();
+    await ensurePlatformStreams(jsm, { replicas: 1, prefix });
+    await ensureConsumer(jsm, platformConsumerSpec(`${prefix}MARKET_EVENTS`, 'bare', `${prefix}market.events.bare.>`));
+    const consumer = await (await js.consumers.get(`${prefix}MARKET_EVENTS`, 'bare')).consume({ max_messages: 100 });
+    const relay = (async () => {
+      for await (const m of consumer) {
+        await js.publish(`${prefix}trade.opportunities.bare`, m.data);
+        m.ack();
+      }
+    })();
+    const bare = new LatencyRecorder();
+    const bareSub = nc.subscribe(`${prefix}trade.opportunities.bare`, { callback: () => pending?.() });
+    const bytes = encodeMarketEvent({ version: 1, id: 'x', type: 'pool_update', protocol: pool.dex, poolAddress: pool.address, tokenA: pool.pool.tokenA, tokenB: pool.pool.tokenB, timestamp: 0, slot: '1', data: {} });
+    for (let i = 0; i < PROBES; i++) {
+      const done = new Promise<void>((r) => (pending = r));
+      const t = process.hrtime.bigint();
+      await js.publish(`${prefix}market.events.bare.pool_update`, bytes);
+      await done;
+      bare.recordNs(process.hrtime.bigint() - t);
+    }
+    bareSub.unsubscribe();
+    await consumer.close();
+    await relay;
+    const s = ours.summary();
+    const b = bare.summary();
+    return [
+      {
+        name: 'market event → opportunity published (JetStream, planner, RPC re-read, search), p99',
+        unit: 'ms',
+        value: s.p99Us / 1000,
+        higherIsBetter: false,
+        baseline: { name: 'bare JetStream relay (publish → pull consumer → publish → subscriber), p99', value: b.p99Us / 1000 },
+        p50Us: s.p50Us,
+        p99Us: s.p99Us,
+        p999Us: s.p999Us,
+        goal: 'p99 < 10 ms',
+        goalMet: s.p99Us < 10_000,
+      },
+    ];
+  } finally {
+    await app?.close();
+    await deleteStreams(nc, streams);
+    await nc.close();
+    await sim.close();
+  }
+}
+
+export const plannerSuite: Suite = {
+  name: 'planner',
+  description: 'arbitrage search over 1,000 pools vs a naive size grid; market event → opportunity p99 vs a bare JetStream relay',
+  async run() {
+    return [...(await searchFigures()), ...(await latencyFigures())];
+  },
+};

@@ -1,0 +1,110 @@
+import type { NatsConnection } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { loadConfig } from '../config/loader.js';
+import { ErrorCode, isTpError } from '../errors.js';
+import { createLogger } from '../obs/logger.js';
+import { decodeMarketEvent, type MarketEvent } from '../platform/index.js';
+import { openPriceGap } from '../sim/index.js';
+import { simSchema } from '../sim/sim-config.js';
+import { createSimulator, type SimEndpoints, type Simulator } from '../sim/simulator.js';
+import { createMarketScannerApp, marketScannerSchema } from './market-scanner-app.js';
+import { PARSE_WORKER, RPC_WORKER, eventually } from './testing.js';
+
+const logger = createLogger({ name: 'market-test', level: process.env.TEST_LOG ?? 'silent' });
+let sim: Simulator;
+let endpoints: SimEndpoints;
+let nc: NatsConnection;
+const prefixes: string[] = [];
+
+beforeAll(async () => {
+  const config = loadConfig(simSchema, { env: {}, flags: { seed: '12', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
+  sim = createSimulator(config, { manual: true, logger });
+  endpoints = await sim.start();
+  sim.chain.advanceSlot(1);
+  nc = await connectLocal();
+});
+
+afterAll(async () => {
+  await deleteStreams(nc, prefixes.flatMap((p) => ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${p}${n}`)));
+  await nc?.close();
+  await sim?.close();
+});
+
+function settings(mode: string, prefix: string, extra: Record<string, string> = {}) {
+  const stream = endpoints.stream;
+  return loadConfig(marketScannerSchema, {
+    env: {},
+    flags: {
+      mode,
+      'blockstream-host': stream.slice(0, stream.lastIndexOf(':')),
+      'blockstream-port': stream.slice(stream.lastIndexOf(':') + 1),
+      'rpc-endpoints': endpoints.rpc,
+      'health-port': '0',
+      'metrics-port': '0',
+      'parse-workers': '1',
+      'subject-prefix': prefix,
+      'large-swap-bps': '10',
+      'poll-interval': '50',
+      'dedup-window-ms': '30000',
+      ...extra,
+    },
+  });
+}
+
+async function marketEvents(prefix: string, type: string): Promise<MarketEvent[] | undefined> {
+  const jsm = await nc.jetstreamManager();
+  const info = await jsm.streams.info(`${prefix}MARKET_EVENTS`, { subjects_filter: `${prefix}market.events.*.${type}` }).catch(() => undefined);
+  if (info === undefined || info.state.messages === 0) return undefined;
+  const out: MarketEvent[] = [];
+  for (const subject of Object.keys(info.state.subjects ?? {})) {
+    const m = await jsm.streams.getMessage(`${prefix}MARKET_EVENTS`, { last_by_subj: subject });
+    out.push(decodeMarketEvent(m.data));
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+describe('tidepool market-scanner', () => {
+  it.each(['blockstream', 'rpc-polling'])('in %s mode creates the platform streams and publishes a large swap on a watched pool', async (mode) => {
+    const prefix = `${uniqueName('MS')}_`;
+    prefixes.push(prefix);
+    const pool = sim.chain.pools().find((p) => p.dex === 'dexa_amm' && p.transferFees === undefined)!;
+    const app = await createMarketScannerApp(settings(mode, prefix, { accounts: pool.address }), { logger, accounts: [pool.address], parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
+    try {
+      await app.start();
+      const jsm = await nc.jetstreamManager();
+      // Spec 03's stream, with the duplicate window of dedupWindowMs (30 s here, the default is 2 min).
+      const info = await eventually(async () => {
+        const i = await jsm.streams.info(`${prefix}MARKET_EVENTS`).catch(() => undefined);
+        return i?.config.duplicate_window === 30_000 * 1_000_000 ? i : undefined;
+      }, 10_000, 'the market events stream with its duplicate window');
+      expect(info.config.subjects).toEqual([`${prefix}market.events.>`]);
+      expect(info.config.max_age).toBe(7 * 86_400 * 1e9);
+      const opportunities = await eventually(() => jsm.streams.info(`${prefix}TRADE_OPPORTUNITIES`).catch(() => undefined), 10_000, 'the opportunities stream');
+      expect(opportunities.config.max_age).toBe(86_400 * 1e9);
+      // blockstream mode sees the pool only once a transaction touches it; polling reads it at once.
+      if (mode === 'rpc-polling') await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
+      else {
+        openPriceGap(sim.chain, { pool: pool.address, gapBps: 5 });
+        sim.chain.advanceSlot();
+        await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
+      }
+      const gap = openPriceGap(sim.chain, { pool: pool.address, gapBps: 50, direction: 'down' });
+      sim.chain.advanceSlot();
+      const swaps = await eventually(() => marketEvents(prefix, 'large_swap'), 10_000, 'a large_swap');
+      expect(swaps[0]).toMatchObject({ type: 'large_swap', protocol: 'dexa_amm', poolAddress: pool.address });
+      expect(swaps[0]!.data['inputMint']).toBe(gap.inputMint);
+      if (mode === 'blockstream') expect(swaps[0]!.data['signature']).toBe(gap.signature);
+    } finally {
+      await app.close();
+      // The four streams reserve 36 GiB of the server's storage between them: give it back at once.
+      await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
+    }
+  });
+
+  it('refuses the websocket mode (not built) and accounts that are not addresses', async () => {
+    await expect(createMarketScannerApp(settings('websocket', 'X_'), { logger, accounts: ['11111111111111111111111111111111'] })).rejects.toSatisfy((e: unknown) => isTpError(e, ErrorCode.ConfigInvalid));
+    await expect(createMarketScannerApp(settings('rpc-polling', 'X_'), { logger, accounts: ['not-an-address'] })).rejects.toSatisfy((e: unknown) => isTpError(e, ErrorCode.ConfigInvalid));
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * `tidepool market-scanner` (spec 03, market scanner): MarketEvents and PriceUpdates on the
+ * MARKET_EVENTS stream, from the pool-state scanner's own pipeline.
+ *
+ *   mode blockstream:  block stream ─▶ parse workers ─▶ account reads ─▶ decode ─▶ MarketDataSink
+ *                      (createScannerService: the pool-state scanner with another sink; no second parser)
+ *   mode rpc-polling:  every pollIntervalMs, getMultipleAccounts of the accounts (RpcPoolLoader) ─▶ the
+ *                      pools whose account data changed ─▶ MarketDataSink
+ *   mode websocket:    not built yet: refused at start (TP_ERR_CONFIG_INVALID)
+ *
+ * At start and every bus reconnect the four platform streams are created or updated with spec 03's
+ * settings (ensurePlatformStreams), and the market-events stream (`natsStream`) with its duplicate
+ * window set to `dedupWindowMs`. `price:` and `volume:` keys go to REDIS_URL (in process without it).
+ */
+import { redactedValues, setting, type LoadedConfig } from '../config/index.js';
+import { duration, int, num, oneOf, str, uniqueList } from '../config/index.js';
+import { BusConnection, NS_PER_MS, PlatformStream, ensurePlatformStreams, ensureStream, platformStreamSpecs } from '../bus/index.js';
+import { ErrorCode, TpError } from '../errors.js';
+import type { Logger } from '../obs/index.js';
+import { DEFAULT_THRESHOLDS, MarketDataSink, MarketPublisher, openKeySpace, redisSchema, type KeySpace } from '../platform/index.js';
+import { scannerSchema } from '../scanner/index.js';
+import { createAccountReads, createPoolLoader, createScannerService, type ScannerService } from './scanner-service.js';
+
+export const MarketScannerMode = { Blockstream: 'blockstream', Websocket: 'websocket', RpcPolling: 'rpc-polling' } as const;
+export type MarketScannerMode = (typeof MarketScannerMode)[keyof typeof MarketScannerMode];
+
+const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+export const marketScannerSchema = {
+  ...scannerSchema,
+  ...redisSchema,
+  'market.mode': setting({ description: 'where pool changes come from: blockstream (the block-entry stream, as the pool-state scanner), websocket (accountSubscribe; not built yet), rpc-polling (getMultipleAccounts every pollInterval)', parse: oneOf(['blockstream', 'websocket', 'rpc-polling'] as const), default: 'blockstream' as MarketScannerMode, env: 'MARKET_MODE', flag: 'mode' }),
+  'market.accounts': setting({ description: 'pool accounts watched; empty: pools.monitored, then pools.file', parse: uniqueList(str({ nonEmpty: true })), default: [] as string[], env: 'MARKET_ACCOUNTS', flag: 'accounts' }),
+  'market.bufferSize': setting({ description: 'messages waiting for their bus acknowledgement beyond which new ones are dropped and counted', parse: int({ min: 1 }), default: 10_000, env: 'MARKET_BUFFER_SIZE', flag: 'buffer-size' }),
+  'market.dedupWindowMs': setting({ description: 'duplicate window: a MarketEvent id seen again within it is dropped (locally and by the stream)', parse: duration({ min: 100 }), default: 120_000, env: 'MARKET_DEDUP_WINDOW_MS', flag: 'dedup-window-ms' }),
+  'market.natsStream': setting({ description: 'the JetStream stream of market.events.> (spec 03 market.events)', parse: str({ nonEmpty: true }), default: PlatformStream.MarketEvents as string, env: 'MARKET_NATS_STREAM', flag: 'nats-stream' }),
+  'market.largeSwapBps': setting({ description: 'a swap is large_swap when its input is at least this share of its side reserve, basis points', parse: num({ min: 0 }), default: DEFAULT_THRESHOLDS.largeSwapBps, env: 'MARKET_LARGE_SWAP_BPS', flag: 'large-swap-bps' }),
+  'market.liquidityChangeBps': setting({ description: 'a deposit or withdrawal is liquidity_change when it moves a reserve (or CL active liquidity) by at least this, basis points', parse: num({ min: 0 }), default: DEFAULT_THRESHOLDS.liquidityChangeBps, env: 'MARKET_LIQUIDITY_CHANGE_BPS', flag: 'liquidity-change-bps' }),
+  'market.pollInterval': setting({ description: 'rpc-polling: time between two reads of the accounts', parse: duration({ min: 50 }), default: 1_000, env: 'MARKET_POLL_INTERVAL', flag: 'poll-interval' }),
+  'market.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'MARKET_SUBJECT_PREFIX', flag: 'subject-prefix' }),
+};
+export type MarketScannerConfig = { [K in keyof typeof marketScannerSchema]: ReturnType<(typeof marketScannerSchema)[K]['parse']> };
+
+export interface MarketScannerApp {
+  readonly bus: BusConnection;
+  readonly publisher: MarketPublisher;
+  readonly sink: MarketDataSink;
+  readonly service: ScannerService | undefined;
+  start(): Promise<{ scanner?: string; scannerMetrics?: string }>;
+  close(): Promise<void>;
+}
+
+export interface MarketScannerAppOptions {
+  logger: Logger;
+  accounts: readonly string[];
+  parseWorkerFilename?: string;
+  rpcWorkerFilename?: string;
+}
+
+/** Throws TP_ERR_CONFIG_INVALID for a setting the market scanner cannot run with. */
+export function checkMarketScannerConfig(config: MarketScannerConfig, accounts: readonly string[]): void {
+  if (config['market.mode'] === MarketScannerMode.Websocket) {
+    throw new TpError(ErrorCode.ConfigInvalid, 'market.mode websocket (accountSubscribe) is not built yet; use blockstream or rpc-polling', { context: { setting: 'market.mode' } });
+  }
+  const bad = accounts.find((a) => !BASE58_ADDRESS.test(a));
+  if (bad !== undefined) throw new TpError(ErrorCode.ConfigInvalid, `market.accounts: ${bad} is not a base58 address`, { context: { setting: 'market.accounts' } });
+  if (accounts.length === 0) throw new TpError(ErrorCode.ConfigInvalid, 'no accounts to watch: set market.accounts, pools.monitored or pools.file', { context: { setting: 'market.accounts' } });
+}
+
+export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketScannerSchema>, options: MarketScannerAppOptions): Promise<MarketScannerApp> {
+  const config = loaded.values as MarketScannerConfig;
+  const log = options.logger;
+  checkMarketScannerConfig(config, options.accounts);
+  const prefix = config['market.subjectPrefix'];
+  const keys: KeySpace = await openKeySpace({ url: config['redis.url'], password: config['redis.password'], prefix: config['redis.keyPrefix'] });
+  const bus = BusConnection.open({ servers: config['bus.servers'], name: 'tidepool-market-scanner', logger: log.child({ component: 'bus' }) });
+  const marketStream = platformStreamSpecs({ replicas: 1, prefix }).find((s) => s.name === `${prefix}${PlatformStream.MarketEvents}`)!;
+  let streamsReady = false;
+  bus.onConnect(async (nc) => {
+    streamsReady = false;
+    const jsm = await nc.jetstreamManager();
+    const infos = await ensurePlatformStreams(jsm, { nc, prefix });
+    const replicas = infos[0]?.config.num_replicas ?? 1;
+    await ensureStream(jsm, { ...marketStream, name: config['market.natsStream'] === PlatformStream.MarketEvents ? marketStream.name : config['market.natsStream'], replicas, duplicateWindowNs: config['market.dedupWindowMs'] * NS_PER_MS });
+    streamsReady = true;
+  });
+  const publisher = new MarketPublisher({ js: () => bus.jetstream(), keys, bufferSize: config['market.bufferSize'], dedupWindowMs: config['market.dedupWindowMs'], prefix });
+  const sink = new MarketDataSink(publisher, { largeSwapBps: config['market.largeSwapBps'], liquidityChangeBps: config['market.liquidityChangeBps'] });
+  const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
+  const loader = createPoolLoader(config, reads.fetcher);
+  const service =
+    config['market.mode'] === MarketScannerMode.Blockstream
+      ? createScannerService({
+          config,
+          sink,
+          loader,
+          fetcher: reads.fetcher,
+          pools: options.accounts,
+          metricsPort: config['metrics.prometheusPort'],
+          configView: () => redactedValues(marketScannerSchema, loaded),
+          busStatus: () => bus.status,
+          logger: log.child({ component: 'market-scanner' }),
+          ...(options.parseWorkerFilename === undefined ? {} : { parseWorkerFilename: options.parseWorkerFilename }),
+        })
+      : undefined;
+
+  // rpc-polling: the accounts whose data changed since the last read.
+  let pollTimer: NodeJS.Timeout | undefined;
+  let polling: Promise<void> | undefined;
+  const lastData = new Map<string, string>();
+  const pollOnce = async (): Promise<void> => {
+    // Nothing is read while the bus or the streams are not there: a change seen then would be lost.
+    if (!streamsReady || bus.jetstream() === undefined) return;
+    const results = await loader.load(options.accounts);
+    const work: Promise<void>[] = [];
+    for (const r of results) {
+      if (!r.ok) {
+        log.warn({ pool: r.error.address, reason: r.error.reason, message: r.error.message }, 'market scanner could not read a pool');
+        continue;
+      }
+      const data = Buffer.from(r.value.data).toString('base64') + (r.value.reserves?.join(':') ?? '');
+      if (lastData.get(r.value.address) === data) continue;
+      lastData.set(r.value.address, data);
+      work.push(sink.observe(r.value));
+    }
+    await Promise.all(work);
+  };
+  const schedulePoll = (): void => {
+    pollTimer = setTimeout(() => {
+      polling = pollOnce()
+        .catch((err: unknown) => log.error({ err }, 'market scanner poll failed'))
+        .finally(() => {
+          polling = undefined;
+          if (pollTimer !== undefined) schedulePoll();
+        });
+    }, config['market.pollInterval']);
+  };
+
+  let closed: Promise<void> | undefined;
+  return {
+    bus,
+    publisher,
+    sink,
+    service,
+    async start() {
+      if (service !== undefined) {
+        const { port, metricsPort } = await service.start();
+        return { scanner: `http://127.0.0.1:${port}`, scannerMetrics: `http://127.0.0.1:${metricsPort}/metrics` };
+      }
+      schedulePoll();
+      return {};
+    },
+    close() {
+      closed ??= (async () => {
+        if (pollTimer !== undefined) clearTimeout(pollTimer);
+        pollTimer = undefined;
+        await polling;
+        await service?.close();
+        await publisher.drain();
+        await bus.close();
+        await reads.close();
+        await keys.store.close();
+      })();
+      return closed;
+    },
+  };
+}

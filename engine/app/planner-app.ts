@@ -1,0 +1,183 @@
+/**
+ * `tidepool planner --strategy arbitrage|grid|dca` (spec 03 planners): one process runs the
+ * enabled strategy_configs rows of the strategies asked for.
+ *
+ *   start: migrate/open the database and key space; read strategy_configs; read the monitored pools
+ *          from RPC; create the platform streams, the dead-letter stream and the durable consumer
+ *          `planner_<plannerId>` on market.events.*.pool_update (explicit ack, ack wait 30 s)
+ *   run:   PlannerService per message (engine/platform/planner/planner-service.ts); dead-letter after
+ *          5 failed deliveries; a planner_metrics row every metricsInterval
+ *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics on planner.port (8084)
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { connect, type NatsConnection } from 'nats';
+import { Registry } from 'prom-client';
+
+import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec } from '../bus/index.js';
+import { setting, type LoadedConfig } from '../config/index.js';
+import { duration, int, oneOf, str, uniqueList } from '../config/index.js';
+import { createDecoderRegistry } from '../dex/index.js';
+import type { Logger } from '../obs/index.js';
+import {
+  ArbitrageStrategy,
+  DcaStrategy,
+  GridStrategy,
+  OpportunityPublisher,
+  PlannerMetrics,
+  PlannerPools,
+  PlannerService,
+  StrategyStore,
+  databaseSchema,
+  decodeMarketEvent,
+  defaultArbitrageParameters,
+  openPlatformState,
+  redisSchema,
+  type PlannerStrategy,
+  type PlatformState,
+  type Strategy,
+  type StrategyConfigRow,
+} from '../platform/index.js';
+import { EpochClock, RpcPoolLoader } from '../pools/index.js';
+import { AccountFetcher, RpcClient } from '../rpc/index.js';
+import { scannerSchema } from '../scanner/index.js';
+
+export const plannerSchema = {
+  'pools.monitored': scannerSchema['pools.monitored'],
+  'pools.file': scannerSchema['pools.file'],
+  'bus.servers': scannerSchema['bus.servers'],
+  'rpc.endpoints': scannerSchema['rpc.endpoints'],
+  'metrics.logLevel': scannerSchema['metrics.logLevel'],
+  ...databaseSchema,
+  ...redisSchema,
+  'planner.strategies': setting({ description: 'strategies this process runs (their enabled strategy_configs rows): arbitrage, grid, dca', parse: uniqueList(oneOf(['arbitrage', 'grid', 'dca'] as const), { min: 1 }), default: ['arbitrage'] as Strategy[], env: 'PLANNER_STRATEGIES', flag: 'strategy' }),
+  'planner.id': setting({ description: 'planner id: planner_metrics.planner_id and the durable consumer planner_<id> (replicas with one id share the events)', parse: str({ nonEmpty: true }), default: 'planner-1', env: 'PLANNER_ID', flag: 'planner-id' }),
+  'planner.host': setting({ description: 'bind address of the probes and /metrics', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'PLANNER_HOST', flag: 'host' }),
+  'planner.port': setting({ description: 'HTTP port: /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8084, env: 'PLANNER_PORT', flag: 'port' }),
+  'planner.metricsInterval': setting({ description: 'time between two planner_metrics rows', parse: duration({ min: 100 }), default: 10_000, env: 'PLANNER_METRICS_INTERVAL', flag: 'metrics-interval' }),
+  'planner.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'PLANNER_SUBJECT_PREFIX', flag: 'subject-prefix' }),
+};
+export type PlannerConfig = { [K in keyof typeof plannerSchema]: ReturnType<(typeof plannerSchema)[K]['parse']> };
+
+/** Builds the strategy of one row (grid and DCA plug in here). */
+export type StrategyFactory = (row: StrategyConfigRow, ctx: { pools: PlannerPools; state: PlatformState; now: () => number }) => Promise<PlannerStrategy> | PlannerStrategy;
+
+export interface PlannerAppOptions {
+  logger: Logger;
+  pools: readonly string[];
+  /** Factories per strategy type, over the built-in ones (arbitrage, grid, dca). */
+  factories?: Partial<Record<Strategy, StrategyFactory>>;
+  now?: () => number;
+  /** Redelivery delay after a failed message, ms (default the dead-letter helper's 1 s; tests shorten it). */
+  retryDelayMs?: number;
+}
+
+export interface PlannerApp {
+  readonly service: PlannerService;
+  readonly strategies: readonly PlannerStrategy[];
+  readonly pools: PlannerPools;
+  readonly state: PlatformState;
+  readonly registry: Registry;
+  start(): Promise<{ http: string }>;
+  close(): Promise<void>;
+}
+
+export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema>, options: PlannerAppOptions): Promise<PlannerApp> {
+  const config = loaded.values as PlannerConfig;
+  const log = options.logger;
+  const now = options.now ?? Date.now;
+  const prefix = config['planner.subjectPrefix'];
+  const state = await openPlatformState(config);
+  const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
+  const closeAll: (() => Promise<unknown>)[] = [() => state.close(), () => rpc.close()];
+  try {
+    // readMints + an epoch clock: a pool of a Token-2022 mint with transfer fees is read (and kept out of arbitrage), not refused.
+    const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry(), readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
+    const pools = new PlannerPools(loader, { now });
+    const store = new StrategyStore(state.db);
+    const rows = await store.forPlanner(config['planner.strategies'], defaultArbitrageParameters);
+    const factories: Partial<Record<Strategy, StrategyFactory>> = {
+      arbitrage: (row, ctx) => new ArbitrageStrategy(row.id, row.parameters, ctx.pools, ctx.now),
+      grid: (row, ctx) => new GridStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, db: ctx.state.db, now: ctx.now }),
+      dca: (row, ctx) => new DcaStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, now: ctx.now }),
+      ...options.factories,
+    };
+    const strategies: PlannerStrategy[] = [];
+    for (const row of rows) {
+      const factory = factories[row.strategyType];
+      if (factory === undefined) throw new Error(`strategy ${row.strategyType} is not built into this planner`);
+      strategies.push(await factory(row, { pools, state, now }));
+    }
+    const failed = await pools.refresh(options.pools);
+    for (const [address, reason] of failed) log.warn({ pool: address, reason }, 'monitored pool not read at start');
+
+    const nc: NatsConnection = await connect({ servers: [...config['bus.servers']], name: `tidepool-planner-${config['planner.id']}`, maxReconnectAttempts: -1 });
+    closeAll.unshift(() => nc.drain().catch(() => nc.close()));
+    const jsm = await nc.jetstreamManager();
+    await ensurePlatformStreams(jsm, { nc, prefix });
+    await ensureDeadLetterStream(nc, { replicas: 1, prefix });
+    const stream = `${prefix}${PlatformStream.MarketEvents}`;
+    const consumerName = `planner_${config['planner.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}market.events.*.pool_update`));
+
+    const registry = new Registry();
+    const metrics = new PlannerMetrics(registry);
+    const service = new PlannerService({ plannerId: config['planner.id'], strategies, pools, publisher: new OpportunityPublisher(nc.jetstream(), prefix), metrics, store, logger: log.child({ component: 'planner' }), now });
+    const dlqMetrics = createDeadLetterMetrics(registry);
+    let consumer: DeadLetterConsumer | undefined;
+    let server: Server | undefined;
+
+    const app: PlannerApp = {
+      service,
+      strategies,
+      pools,
+      state,
+      registry,
+      async start() {
+        consumer = await DeadLetterConsumer.start({
+          nc,
+          stream,
+          consumer: consumerName,
+          metrics: dlqMetrics,
+          subjectRoot: `${prefix}dlq`,
+          ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+          logger: log.child({ component: 'consumer' }),
+          handler: async (msg) => {
+            await service.handle(decodeMarketEvent(msg.data), now());
+          },
+        });
+        service.startMetricsRows(config['planner.metricsInterval']);
+        server = createServer((req, res) => {
+          void (async () => {
+            if (req.url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+            if (req.url === '/ready') {
+              const deps = await state.dependencyStatus();
+              const bus = !nc.isClosed();
+              const ok = bus && deps.every((d) => d.ok);
+              return void res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready', bus, dependencies: deps }));
+            }
+            if (req.url === '/metrics') return void res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
+            res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'TP_ERR_NOT_FOUND', message: `no route ${req.url ?? ''}` } }));
+          })();
+        });
+        await new Promise<void>((resolve, reject) => {
+          server!.once('error', reject);
+          server!.listen(config['planner.port'], config['planner.host'], () => resolve());
+        });
+        const port = (server.address() as AddressInfo).port;
+        return { http: `http://${config['planner.host']}:${port}` };
+      },
+      async close() {
+        await consumer?.stop();
+        await service.close();
+        await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+        for (const c of closeAll) await c().catch(() => undefined);
+      },
+    };
+    return app;
+  } catch (err) {
+    for (const c of closeAll) await c().catch(() => undefined);
+    throw err;
+  }
+}
