@@ -10,7 +10,7 @@
  *    JetStream → `tidepool planner`'s durable consumer → the pool re-read from the simulator's RPC →
  *    the arbitrage search → the opportunity stored on TRADE_OPPORTUNITIES → a subscriber receives it.
  *    Baseline in the same run: bare JetStream publish → pull consumer → publish → subscriber (a relay
- *    with no work). Goal (ARCHITECTURE §6): p99 < 10 ms (spec: < 1 s).
+ *    with no work). Goal (docs/architecture.md §6): p99 < 10 ms (spec: < 1 s).
  */
 import { performance } from 'node:perf_hooks';
 
