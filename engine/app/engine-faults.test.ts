@@ -108,7 +108,15 @@ describe.skipIf(!built)('engine failure paths', () => {
     expect(failed.body.error?.code).toBe('TP_ERR_RPC_FALLBACK_FAILED');
     engine.sim.faults.clear();
     engine.sim.faults.setRpcFault('getMultipleAccounts', { latencyMs: 1_000 });
-    const slow = await quote(engine);
+    // The fallback's global bound backs off after the failed read (one probe per pause, engine/quote
+    // fallback-limiter.ts): until the pause ends the answer is a 503 saying so; then the probe runs
+    // into the slow RPC and the deadline.
+    let slow = await quote(engine);
+    for (const until = Date.now() + 10_000; slow.status === 503 && /backing off/.test(slow.body.error?.message ?? ''); ) {
+      if (Date.now() > until) throw new Error('the RPC fallback never stopped backing off');
+      await new Promise((r) => setTimeout(r, 50));
+      slow = await quote(engine);
+    }
     expect(slow.status).toBe(504);
     expect(slow.body.error?.code).toBe('TP_ERR_DEADLINE');
     engine.sim.faults.clear();
