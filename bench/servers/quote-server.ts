@@ -229,7 +229,9 @@ async function main(): Promise<void> {
     if (twoHop.length === 0) throw new Error('no two-hop request answers from the cache');
     writeFileSync(values['two-hop-paths'], `${twoHop.join('\n')}\n`);
   }
-  updateStream(cache, Number(values['updates-per-second']));
+  // SIGUSR2 has one meaning per server: with --streams it asks for the stream figures (quote-streams
+  // suite), otherwise it toggles the pool updates (quote suite).
+  if (values.streams !== true) updateStream(cache, Number(values['updates-per-second']));
 
   const engine = new QuoteEngine({ cache });
   const server = new QuoteHttpServer({ engine, rateLimiter: new RateLimiter({ rps: Number(values.rps) }) });
@@ -238,9 +240,11 @@ async function main(): Promise<void> {
   const grpcPort = stream === undefined ? undefined : await stream.start(0);
   const breakdown = { cacheHeapMB: mb(heapCache), contexts: contextCounts(cache) };
   // The stream figures (shed pushes) go to stdout when the suite asks (SIGUSR2), for its report.
-  process.on('SIGUSR2', () => {
-    process.stdout.write(`${JSON.stringify({ shedPushes: stream?.shedPushes ?? 0, activeStreams: stream?.activeStreams ?? 0, saturatedTurns: stream?.pacer.saturatedTurns ?? 0 })}\n`);
-  });
+  if (stream !== undefined) {
+    process.on('SIGUSR2', () => {
+      process.stdout.write(`${JSON.stringify({ shedPushes: stream.shedPushes, activeStreams: stream.activeStreams, saturatedTurns: stream.pacer.saturatedTurns })}\n`);
+    });
+  }
   finishStartup(
     { port, grpcPort, pools: cache.stats().totalPools, pairs: pairs.length / 2, paths: paths.length, twoHopPaths: twoHop.length, rateLimitRps: Number(values.rps), breakdown },
     async () => {
