@@ -65,6 +65,12 @@ async function marketEvents(prefix: string, type: string): Promise<MarketEvent[]
   return out.length > 0 ? out : undefined;
 }
 
+async function largeSwapCount(prefix: string): Promise<number> {
+  const jsm = await nc.jetstreamManager();
+  const info = await jsm.streams.info(`${prefix}MARKET_EVENTS`, { subjects_filter: `${prefix}market.events.*.large_swap` }).catch(() => undefined);
+  return Object.values(info?.state.subjects ?? {}).reduce((a, b) => a + b, 0);
+}
+
 describe('tidepool market-scanner', () => {
   it.each(['blockstream', 'rpc-polling'])('in %s mode creates the platform streams and publishes a large swap on a watched pool', async (mode) => {
     const prefix = `${uniqueName('MS')}_`;
@@ -103,8 +109,42 @@ describe('tidepool market-scanner', () => {
     }
   });
 
-  it('refuses the websocket mode (not built) and accounts that are not addresses', async () => {
-    await expect(createMarketScannerApp(settings('websocket', 'X_'), { logger, accounts: ['11111111111111111111111111111111'] })).rejects.toSatisfy((e: unknown) => isTpError(e, ErrorCode.ConfigInvalid));
+  it('in websocket mode publishes from accountSubscribe notifications, and subscribes again after the PubSub connection drops', async () => {
+    const prefix = `${uniqueName('MS')}_`;
+    prefixes.push(prefix);
+    const pool = sim.chain.pools().find((p) => p.dex === 'dexa_amm' && p.transferFees === undefined)!;
+    const app = await createMarketScannerApp(settings('websocket', prefix, { accounts: pool.address, 'ws-url': endpoints.ws }), { logger, accounts: [pool.address], rpcWorkerFilename: RPC_WORKER });
+    try {
+      await app.start();
+      const source = app.pubsub!;
+      await eventually(() => (source.subscribed === 1 ? true : undefined), 10_000, 'the pool subscribed');
+      // The catch-up load after subscribing publishes the current state.
+      await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
+      const gap = openPriceGap(sim.chain, { pool: pool.address, gapBps: 50, direction: 'down' });
+      sim.chain.advanceSlot();
+      const swaps = await eventually(() => marketEvents(prefix, 'large_swap'), 10_000, 'a large_swap');
+      expect(swaps[0]).toMatchObject({ type: 'large_swap', protocol: 'dexa_amm', poolAddress: pool.address });
+      expect(swaps[0]!.data['inputMint']).toBe(gap.inputMint);
+      expect(source.stats.notifications).toBeGreaterThan(0);
+      expect(source.stats.malformed).toBe(0);
+
+      // The server cuts the connection: the source connects again and subscribes again.
+      const swapsBefore = await largeSwapCount(prefix);
+      sim.servers.ws.dropAll();
+      await eventually(() => (source.stats.connects >= 2 && source.subscribed === 1 ? true : undefined), 15_000, 'subscribed again');
+      const notificationsBefore = source.stats.notifications;
+      openPriceGap(sim.chain, { pool: pool.address, gapBps: 50, direction: 'up' });
+      sim.chain.advanceSlot();
+      await eventually(async () => ((await largeSwapCount(prefix)) > swapsBefore ? true : undefined), 10_000, 'a large_swap after the drop');
+      expect(source.stats.notifications).toBeGreaterThan(notificationsBefore);
+    } finally {
+      await app.close();
+      await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
+    }
+  });
+
+  it('refuses a websocket URL that is not ws:// and accounts that are not addresses', async () => {
+    await expect(createMarketScannerApp(settings('websocket', 'X_', { 'ws-url': 'http://127.0.0.1:1' }), { logger, accounts: ['11111111111111111111111111111111'] })).rejects.toSatisfy((e: unknown) => isTpError(e, ErrorCode.ConfigInvalid));
     await expect(createMarketScannerApp(settings('rpc-polling', 'X_'), { logger, accounts: ['not-an-address'] })).rejects.toSatisfy((e: unknown) => isTpError(e, ErrorCode.ConfigInvalid));
   });
 });

@@ -6,7 +6,10 @@
  *                      (createScannerService: the pool-state scanner with another sink; no second parser)
  *   mode rpc-polling:  every pollIntervalMs, getMultipleAccounts of the accounts (RpcPoolLoader) ─▶ the
  *                      pools whose account data changed ─▶ MarketDataSink
- *   mode websocket:    not built yet: refused at start (TP_ERR_CONFIG_INVALID)
+ *   mode websocket:    one PubSub WebSocket (market.wsUrl), accountSubscribe per account ─▶ each
+ *                      accountNotification's pool account, its context accounts by RPC, the same
+ *                      RpcPoolLoader decode ─▶ MarketDataSink (PubsubPoolSource: reconnects with
+ *                      Backoff, subscribes again and reloads every pool by RPC after a drop)
  *
  * At start and every bus reconnect the four platform streams are created or updated with spec 03's
  * settings (ensurePlatformStreams), and the market-events stream (`natsStream`) with its duplicate
@@ -17,7 +20,8 @@ import { duration, int, num, oneOf, str, uniqueList } from '../config/index.js';
 import { BusConnection, NS_PER_MS, PlatformStream, ensurePlatformStreams, ensureStream, platformStreamSpecs } from '../bus/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
-import { DEFAULT_THRESHOLDS, MarketDataSink, MarketPublisher, openKeySpace, redisSchema, type KeySpace } from '../platform/index.js';
+import type { LoadedPool } from '../pools/index.js';
+import { DEFAULT_THRESHOLDS, MarketDataSink, MarketPublisher, PubsubPoolSource, openKeySpace, pubsubUrlOf, redisSchema, type KeySpace } from '../platform/index.js';
 import { scannerSchema } from '../scanner/index.js';
 import { createAccountReads, createPoolLoader, createScannerService, type ScannerService } from './scanner-service.js';
 
@@ -29,7 +33,7 @@ const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 export const marketScannerSchema = {
   ...scannerSchema,
   ...redisSchema,
-  'market.mode': setting({ description: 'where pool changes come from: blockstream (the block-entry stream, as the pool-state scanner), websocket (accountSubscribe; not built yet), rpc-polling (getMultipleAccounts every pollInterval)', parse: oneOf(['blockstream', 'websocket', 'rpc-polling'] as const), default: 'blockstream' as MarketScannerMode, env: 'MARKET_MODE', flag: 'mode' }),
+  'market.mode': setting({ description: 'where pool changes come from: blockstream (the block-entry stream, as the pool-state scanner), websocket (accountSubscribe on market.wsUrl, context accounts by RPC), rpc-polling (getMultipleAccounts every pollInterval)', parse: oneOf(['blockstream', 'websocket', 'rpc-polling'] as const), default: 'blockstream' as MarketScannerMode, env: 'MARKET_MODE', flag: 'mode' }),
   'market.accounts': setting({ description: 'pool accounts watched; empty: pools.monitored, then pools.file', parse: uniqueList(str({ nonEmpty: true })), default: [] as string[], env: 'MARKET_ACCOUNTS', flag: 'accounts' }),
   'market.bufferSize': setting({ description: 'messages waiting for their bus acknowledgement beyond which new ones are dropped and counted', parse: int({ min: 1 }), default: 10_000, env: 'MARKET_BUFFER_SIZE', flag: 'buffer-size' }),
   'market.dedupWindowMs': setting({ description: 'duplicate window: a MarketEvent id seen again within it is dropped (locally and by the stream)', parse: duration({ min: 100 }), default: 120_000, env: 'MARKET_DEDUP_WINDOW_MS', flag: 'dedup-window-ms' }),
@@ -37,6 +41,7 @@ export const marketScannerSchema = {
   'market.largeSwapBps': setting({ description: 'a swap is large_swap when its input is at least this share of its side reserve, basis points', parse: num({ min: 0 }), default: DEFAULT_THRESHOLDS.largeSwapBps, env: 'MARKET_LARGE_SWAP_BPS', flag: 'large-swap-bps' }),
   'market.liquidityChangeBps': setting({ description: 'a deposit or withdrawal is liquidity_change when it moves a reserve (or CL active liquidity) by at least this, basis points', parse: num({ min: 0 }), default: DEFAULT_THRESHOLDS.liquidityChangeBps, env: 'MARKET_LIQUIDITY_CHANGE_BPS', flag: 'liquidity-change-bps' }),
   'market.pollInterval': setting({ description: 'rpc-polling: time between two reads of the accounts', parse: duration({ min: 50 }), default: 1_000, env: 'MARKET_POLL_INTERVAL', flag: 'poll-interval' }),
+  'market.wsUrl': setting({ description: 'websocket mode: the Solana PubSub URL (ws:// or wss://); empty: the first rpc.endpoints URL with ws for http and its port + 1, as Solana serves it (8899 -> 8900)', parse: str(), default: '', env: 'MARKET_WS_URL', flag: 'ws-url' }),
   'market.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'MARKET_SUBJECT_PREFIX', flag: 'subject-prefix' }),
 };
 export type MarketScannerConfig = { [K in keyof typeof marketScannerSchema]: ReturnType<(typeof marketScannerSchema)[K]['parse']> };
@@ -46,6 +51,8 @@ export interface MarketScannerApp {
   readonly publisher: MarketPublisher;
   readonly sink: MarketDataSink;
   readonly service: ScannerService | undefined;
+  /** The websocket mode's PubSub source (its stats: connects, subscriptions, notifications, malformed). */
+  readonly pubsub: PubsubPoolSource | undefined;
   start(): Promise<{ scanner?: string; scannerMetrics?: string }>;
   close(): Promise<void>;
 }
@@ -60,11 +67,20 @@ export interface MarketScannerAppOptions {
 /** Throws TP_ERR_CONFIG_INVALID for a setting the market scanner cannot run with. */
 export function checkMarketScannerConfig(config: MarketScannerConfig, accounts: readonly string[]): void {
   if (config['market.mode'] === MarketScannerMode.Websocket) {
-    throw new TpError(ErrorCode.ConfigInvalid, 'market.mode websocket (accountSubscribe) is not built yet; use blockstream or rpc-polling', { context: { setting: 'market.mode' } });
+    const ws = marketWsUrl(config);
+    if (!/^wss?:\/\/[^/]/.test(ws)) throw new TpError(ErrorCode.ConfigInvalid, `market.wsUrl: ${ws} is not a ws:// or wss:// URL`, { context: { setting: 'market.wsUrl' } });
   }
   const bad = accounts.find((a) => !BASE58_ADDRESS.test(a));
   if (bad !== undefined) throw new TpError(ErrorCode.ConfigInvalid, `market.accounts: ${bad} is not a base58 address`, { context: { setting: 'market.accounts' } });
   if (accounts.length === 0) throw new TpError(ErrorCode.ConfigInvalid, 'no accounts to watch: set market.accounts, pools.monitored or pools.file', { context: { setting: 'market.accounts' } });
+}
+
+/** The PubSub URL of the websocket mode: market.wsUrl, else derived from the first RPC endpoint. */
+export function marketWsUrl(config: MarketScannerConfig): string {
+  const explicit = config['market.wsUrl'];
+  if (explicit !== '') return explicit;
+  const rpc = config['rpc.endpoints'][0];
+  return rpc === undefined ? '' : pubsubUrlOf(rpc);
 }
 
 export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketScannerSchema>, options: MarketScannerAppOptions): Promise<MarketScannerApp> {
@@ -83,6 +99,7 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
     const replicas = infos[0]?.config.num_replicas ?? 1;
     await ensureStream(jsm, { ...marketStream, name: config['market.natsStream'] === PlatformStream.MarketEvents ? marketStream.name : config['market.natsStream'], replicas, duplicateWindowNs: config['market.dedupWindowMs'] * NS_PER_MS });
     streamsReady = true;
+    startPubsub();
   });
   const publisher = new MarketPublisher({ js: () => bus.jetstream(), keys, bufferSize: config['market.bufferSize'], dedupWindowMs: config['market.dedupWindowMs'], prefix });
   const sink = new MarketDataSink(publisher, { largeSwapBps: config['market.largeSwapBps'], liquidityChangeBps: config['market.liquidityChangeBps'] });
@@ -104,10 +121,40 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
         })
       : undefined;
 
+  // The accounts whose data changed since the last state handed to the sink (both modes that read).
+  const lastData = new Map<string, string>();
+  const observeIfChanged = (loaded: LoadedPool): Promise<void> => {
+    const data = Buffer.from(loaded.data).toString('base64') + (loaded.reserves?.join(':') ?? '');
+    if (lastData.get(loaded.address) === data) return Promise.resolve();
+    lastData.set(loaded.address, data);
+    return sink.observe(loaded);
+  };
+  const pubsub =
+    config['market.mode'] === MarketScannerMode.Websocket
+      ? new PubsubPoolSource({
+          wsUrl: marketWsUrl(config),
+          accounts: options.accounts,
+          fetcher: reads.fetcher,
+          createLoader: (reader) => createPoolLoader(config, reader),
+          onState: observeIfChanged,
+          logger: log.child({ component: 'market-pubsub' }),
+        })
+      : undefined;
+
+  // websocket: subscribed once start() was called and the streams exist (the catch-up load that
+  // follows the subscriptions would otherwise be published to no stream); a bus reconnect later
+  // leaves the PubSub connection alone.
+  let wanted = false;
+  let pubsubStarted = false;
+  function startPubsub(): void {
+    if (pubsub === undefined || !wanted || !streamsReady || pubsubStarted) return;
+    pubsubStarted = true;
+    pubsub.start();
+  }
+
   // rpc-polling: the accounts whose data changed since the last read.
   let pollTimer: NodeJS.Timeout | undefined;
   let polling: Promise<void> | undefined;
-  const lastData = new Map<string, string>();
   const pollOnce = async (): Promise<void> => {
     // Nothing is read while the bus or the streams are not there: a change seen then would be lost.
     if (!streamsReady || bus.jetstream() === undefined) return;
@@ -118,10 +165,7 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
         log.warn({ pool: r.error.address, reason: r.error.reason, message: r.error.message }, 'market scanner could not read a pool');
         continue;
       }
-      const data = Buffer.from(r.value.data).toString('base64') + (r.value.reserves?.join(':') ?? '');
-      if (lastData.get(r.value.address) === data) continue;
-      lastData.set(r.value.address, data);
-      work.push(sink.observe(r.value));
+      work.push(observeIfChanged(r.value));
     }
     await Promise.all(work);
   };
@@ -142,12 +186,16 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
     publisher,
     sink,
     service,
+    pubsub,
     async start() {
       if (service !== undefined) {
         const { port, metricsPort } = await service.start();
         return { scanner: `http://127.0.0.1:${port}`, scannerMetrics: `http://127.0.0.1:${metricsPort}/metrics` };
       }
-      schedulePoll();
+      if (pubsub !== undefined) {
+        wanted = true;
+        startPubsub();
+      } else schedulePoll();
       return {};
     },
     close() {
@@ -155,6 +203,7 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
         if (pollTimer !== undefined) clearTimeout(pollTimer);
         pollTimer = undefined;
         await polling;
+        await pubsub?.close();
         await service?.close();
         await publisher.drain();
         await bus.close();

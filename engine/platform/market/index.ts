@@ -5,3 +5,4 @@ export { MarketPublisher, type MarketPublisherOptions, type MarketPublisherStats
 export { MarketDataSink } from './market-data-sink.js';
 export { observePool, rawSpotPrice, baseFeeFraction, type PoolObservation } from './pool-observation.js';
 export { POOL_MINT_FIELDS, discoverPools, type DiscoveredPool, type DiscoverOptions } from './pool-discovery.js';
+export { PubsubPoolSource, PushedAccountReader, accountOfNotification, type PubsubPoolSourceOptions, type PubsubPoolSourceStats } from './pubsub-pool-source.js';

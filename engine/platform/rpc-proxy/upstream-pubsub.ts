@@ -22,9 +22,18 @@ export class ConnectionLost extends Error {
   override readonly name = 'ConnectionLost';
 }
 
-export interface UpstreamPubsubEvents {
-  onNotification(conn: UpstreamPubsub, n: Notification, bytes: Buffer): void;
-  onLost(conn: UpstreamPubsub, reason: string): void;
+/**
+ * What a connection needs of its peer: a name for messages and the PubSub URL. The proxy passes
+ * its UpstreamEndpoint; the market scanner's websocket mode a plain `{ name, wsUrl }`.
+ */
+export interface PubsubPeer {
+  readonly name: string;
+  readonly wsUrl: string;
+}
+
+export interface UpstreamPubsubEvents<E extends PubsubPeer = UpstreamEndpoint> {
+  onNotification(conn: UpstreamPubsub<E>, n: Notification, bytes: Buffer): void;
+  onLost(conn: UpstreamPubsub<E>, reason: string): void;
 }
 
 interface Waiting {
@@ -39,8 +48,8 @@ function asBuffer(data: RawData): Buffer {
   return Buffer.from(data);
 }
 
-export class UpstreamPubsub {
-  readonly endpoint: UpstreamEndpoint;
+export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
+  readonly endpoint: E;
   /** Resolves once open; rejects with ConnectionLost when the connection fails first. */
   readonly ready: Promise<void>;
   private readonly socket: WebSocket;
@@ -51,8 +60,8 @@ export class UpstreamPubsub {
   private readonly pinger: NodeJS.Timeout;
 
   constructor(
-    endpoint: UpstreamEndpoint,
-    private readonly events: UpstreamPubsubEvents,
+    endpoint: E,
+    private readonly events: UpstreamPubsubEvents<E>,
     private readonly options: { timeoutMs: number; maxPayload: number },
   ) {
     this.endpoint = endpoint;
