@@ -27,6 +27,7 @@ import { ConnectionLost, UpstreamPubsub, type Notification, type PubsubPeer } fr
 /** Pool accounts are a few KB; a DLMM or CLMM pool with its extension stays well below this. */
 const MAX_NOTIFICATION_BYTES = 1 << 20;
 const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+const MAX_EARLY_NOTIFICATIONS = 1024;
 
 export interface PubsubPoolSourceStats {
   /** Connections opened (the first one included). */
@@ -118,6 +119,12 @@ export class PubsubPoolSource {
   private readonly bySubscription = new Map<number, string>();
   /** The last load of each pool: the next one waits for it. */
   private readonly loads = new Map<string, Promise<void>>();
+  /**
+   * Notifications that came before their accountSubscribe answer was handled (a node may notify
+   * at once, and several messages can arrive in one turn): replayed once the id is known, counted
+   * malformed when no subscription claims them.
+   */
+  private early: { n: Notification; bytes: Buffer }[] | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -154,7 +161,15 @@ export class PubsubPoolSource {
     this.bySubscription.clear();
     const conn = new UpstreamPubsub<PubsubPeer>(
       this.peer,
-      { onNotification: (c, n, bytes) => this.onNotification(c, n, bytes), onLost: (c, reason) => this.onLost(c, reason) },
+      {
+        onNotification: (c, n, bytes) => this.onNotification(c, n, bytes),
+        onLost: (c, reason) => this.onLost(c, reason),
+        onUnreadable: (c, bytes) => {
+          if (c !== this.conn) return;
+          this.stats.malformed++;
+          this.options.logger?.warn({ bytes: bytes.length }, 'market scanner skipped a PubSub message that is neither a notification nor an answer');
+        },
+      },
       { timeoutMs: this.callTimeoutMs, maxPayload: MAX_NOTIFICATION_BYTES },
     );
     this.conn = conn;
@@ -166,6 +181,7 @@ export class PubsubPoolSource {
       await conn.ready;
       // The pool accounts come from RPC again until their first notification on this connection.
       this.reader.pushed.clear();
+      this.early = [];
       for (const address of this.options.accounts) {
         const answer = await conn.call('accountSubscribe', Buffer.from(JSON.stringify([address, { encoding: 'base64', commitment: this.commitment }])));
         if ('error' in answer) throw new ConnectionLost(`accountSubscribe ${address}: ${answer.error.toString('utf8')}`);
@@ -173,11 +189,16 @@ export class PubsubPoolSource {
         if (!Number.isSafeInteger(id) || id < 0) throw new ConnectionLost(`accountSubscribe ${address} answered ${answer.result.toString('utf8')}, not a subscription id`);
         this.bySubscription.set(id, address);
         this.stats.subscriptions++;
+        const early: { n: Notification; bytes: Buffer }[] = this.early ?? [];
+        this.early = early.filter((e) => e.n.subscription !== id);
+        for (const e of early) if (e.n.subscription === id) this.onNotification(conn, e.n, e.bytes);
       }
+      this.dropEarly();
       this.backoff.reset();
       this.options.logger?.info({ wsUrl: this.peer.wsUrl, pools: this.bySubscription.size }, 'market scanner subscribed to its pools');
       for (const address of this.options.accounts) this.enqueue(address);
     } catch (err) {
+      this.dropEarly();
       if (conn.isLost) return; // onLost schedules the next attempt
       this.options.logger?.warn({ err }, 'market scanner could not subscribe; connecting again');
       conn.close(err instanceof Error ? err.message : String(err));
@@ -194,6 +215,10 @@ export class PubsubPoolSource {
     }
     const got = accountOfNotification(parsed);
     const address = this.bySubscription.get(n.subscription);
+    if (typeof got !== 'string' && address === undefined && this.early !== undefined && this.early.length < MAX_EARLY_NOTIFICATIONS) {
+      this.early.push({ n, bytes });
+      return;
+    }
     if (typeof got === 'string' || address === undefined) {
       this.stats.malformed++;
       this.options.logger?.warn({ reason: typeof got === 'string' ? got : `subscription ${n.subscription} is not ours`, method: n.method }, 'market scanner skipped a PubSub message');
@@ -204,6 +229,14 @@ export class PubsubPoolSource {
     if (previous !== undefined && previous.slot > got.account.slot) return;
     this.reader.pushed.set(address, got.account);
     this.enqueue(address);
+  }
+
+  private dropEarly(): void {
+    for (const e of this.early ?? []) {
+      this.stats.malformed++;
+      this.options.logger?.warn({ subscription: e.n.subscription }, 'market scanner skipped a notification of a subscription that is not ours');
+    }
+    this.early = undefined;
   }
 
   private onLost(conn: UpstreamPubsub<PubsubPeer>, reason: string): void {

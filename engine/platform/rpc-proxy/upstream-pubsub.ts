@@ -34,6 +34,8 @@ export interface PubsubPeer {
 export interface UpstreamPubsubEvents<E extends PubsubPeer = UpstreamEndpoint> {
   onNotification(conn: UpstreamPubsub<E>, n: Notification, bytes: Buffer): void;
   onLost(conn: UpstreamPubsub<E>, reason: string): void;
+  /** A message that is neither a notification nor an answer to a call (malformed JSON included). */
+  onUnreadable?(conn: UpstreamPubsub<E>, bytes: Buffer): void;
 }
 
 interface Waiting {
@@ -136,7 +138,10 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
     }
     const members = objectMembers(bytes, 0, bytes.length);
     const idSpan = members === null ? undefined : member(members, 'id');
-    if (members === null || idSpan === undefined) return;
+    if (members === null || idSpan === undefined) {
+      this.events.onUnreadable?.(this, bytes);
+      return;
+    }
     const id = Number(bytes.toString('latin1', idSpan.start, idSpan.end));
     const w = this.waiting.get(id);
     if (w === undefined) return;
