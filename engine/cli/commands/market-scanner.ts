@@ -12,8 +12,9 @@ market.events.<protocol>.<type> and PriceUpdates on market.events.prices.<token>
 stream MARKET_EVENTS on BUS_SERVERS, and keeps the price:{token}:{dex} and volume:{token}:24h keys
 in REDIS_URL (an in-process store without it). Modes: blockstream (the pool-state scanner's
 pipeline: block-entry stream, parse workers, account reads, decoders), rpc-polling
-(getMultipleAccounts every --poll-interval); websocket (accountSubscribe) is not built yet and is
-refused. The four platform streams are created or updated at start with spec 03's settings; the
+(getMultipleAccounts every --poll-interval), websocket (accountSubscribe on --ws-url, default the
+first RPC endpoint with ws and port + 1; context accounts read by RPC; reconnects with backoff and
+subscribes again after a drop). The four platform streams are created or updated at start with spec 03's settings; the
 market-events stream's duplicate window is --dedup-window-ms. Watched accounts: --accounts, else
 pools.monitored, else pools.file. SIGTERM or Ctrl-C drains the bus and exits 0.
 
