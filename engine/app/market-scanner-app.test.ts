@@ -9,7 +9,7 @@ import { decodeMarketEvent, type MarketEvent } from '../platform/index.js';
 import { openPriceGap } from '../sim/index.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type SimEndpoints, type Simulator } from '../sim/simulator.js';
-import { createMarketScannerApp, marketScannerSchema } from './market-scanner-app.js';
+import { createMarketScannerApp, marketScannerSchema, marketWsUrl, type MarketScannerConfig } from './market-scanner-app.js';
 import { PARSE_WORKER, RPC_WORKER, eventually } from './testing.js';
 
 const logger = createLogger({ name: 'market-test', level: process.env.TEST_LOG ?? 'silent' });
@@ -141,6 +141,13 @@ describe('tidepool market-scanner', () => {
       await app.close();
       await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
     }
+  });
+
+  it('derives the PubSub URL from the first RPC endpoint as Solana serves it, unless market.wsUrl is set', () => {
+    const at = (flags: Record<string, string>) => marketWsUrl(loadConfig(marketScannerSchema, { env: {}, flags }).values as MarketScannerConfig);
+    expect(at({ 'rpc-endpoints': 'http://127.0.0.1:8899' })).toBe('ws://127.0.0.1:8900/');
+    expect(at({ 'rpc-endpoints': 'https://rpc.example.com:443/key,http://127.0.0.1:8899' })).toBe('wss://rpc.example.com/key');
+    expect(at({ 'rpc-endpoints': 'http://127.0.0.1:8899', 'ws-url': 'ws://10.0.0.2:9000' })).toBe('ws://10.0.0.2:9000');
   });
 
   it('refuses a websocket URL that is not ws:// and accounts that are not addresses', async () => {
