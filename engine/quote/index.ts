@@ -2,7 +2,7 @@
  * engine/quote: the quote service (spec 02): cache path, RPC fallback, circuit breaker, rate
  * limiter, uWebSockets.js HTTP server, metrics port, configuration and the service factory.
  */
-export { bestFromCache, quoteFromCache, type CacheBest } from './cache-quoter.js';
+export { quoteFromCache } from './cache-quoter.js';
 export { QuoteSource, quoteOfAnswer, type Quote, type QuoteAnswer, type RouteHop, type RouteQuote } from './quote-answer.js';
 export { INTERNAL_FAILURE, badParameter, isQuoteFailure, quoteFailure, type QuoteFailure } from './quote-failure.js';
 export type { QuoteRequest, RouteFilter } from './quote-request.js';

@@ -15,7 +15,7 @@
  *   are a subset of the candidates then that holds the winner; the winner of a subset that holds
  *   the winner of the whole is the same pool (largest output for exact in, smallest input for
  *   exact out, ties to the lower address: a total order), with the same swap result.
- * Otherwise the quote is computed again (PoolCache.candidates, bestOfCandidates) and the entry
+ * Otherwise the quote is computed again (the route search, cache-route-search.ts) and the entry
  * replaced. Candidacy is PoolCache.isFresh, the cache's one freshness rule, here as there.
  *
  * Accounting as quoteFromCache: an answer from the memo is a cache hit; a recomputation records

@@ -11,7 +11,7 @@
  *   then the first-leg pool asking the least input for that M.
  * That is n1 + n2 swap quotes per intermediate rather than n1 × n2.
  *
- * Ties: within a leg the lower pool address (cache-quoter.ts `betterSwap` / `sameSwap`), between
+ * Ties: within a leg the lower pool address (`betterSwap` / `sameSwap` below), between
  * routes the direct one, then the intermediate listed first. A total order, so a subset of the
  * candidates that holds the winner's pools chooses the same route (the quote memo relies on it).
  *
