@@ -3,17 +3,7 @@
  */
 import type { Dex } from '../../dex/index.js';
 
-// The public API's own constants are engine/swap-api's (shared with tidepool's compatible path).
-export {
-  BPS_DENOMINATOR,
-  DEFAULT_MAX_ACCOUNTS,
-  DEFAULT_SLIPPAGE_BPS,
-  RESTRICTED_INTERMEDIATES,
-  U16_MAX,
-  U64_MAX,
-  USDC_MINT,
-  WSOL_MINT,
-} from '../../swap-api/index.js';
+// The public API's own constants (bounds, default slippage, mints) are engine/swap-api's.
 
 /** Paths the API answers on: bare, Swap API v1 (`/swap/v1`) and v6 (`/v6`) bases. */
 export const QUOTE_API_PATHS: readonly string[] = ['/quote', '/swap/v1/quote', '/v6/quote'];

@@ -21,11 +21,5 @@ export {
 } from './quote-response.js';
 export { PoolGraph } from './pool-graph.js';
 export { RouteSearch, type Route, type RouteHop, type RouteRequest } from './route-search.js';
-export {
-  DEFAULT_MAX_ACCOUNTS,
-  DEFAULT_SLIPPAGE_BPS,
-  QUOTE_API_PATHS,
-  RESTRICTED_INTERMEDIATES,
-  USDC_MINT,
-  WSOL_MINT,
-} from './constants.js';
+export { QUOTE_API_PATHS } from './constants.js';
+export { DEFAULT_MAX_ACCOUNTS, DEFAULT_SLIPPAGE_BPS, RESTRICTED_INTERMEDIATES, USDC_MINT, WSOL_MINT } from '../../swap-api/index.js';

@@ -19,7 +19,7 @@
  *   impact), each hop's from the engine (execution vs spot price before the swap, after the fee).
  */
 import { SwapMode } from '../../dex/index.js';
-import { BPS_DENOMINATOR, U64_MAX } from './constants.js';
+import { BPS_DENOMINATOR, U64_MAX } from '../../swap-api/index.js';
 import {
   QuoteApiError,
   QuoteErrorCode,

@@ -18,7 +18,8 @@ import type { Logger } from '../../obs/index.js';
 import { quoteSwap } from '../../dex/index.js';
 import { SwapMode, type SwapQuote } from '../../dex/index.js';
 import type { SimPoolView } from '../market-view.js';
-import { HOP_ACCOUNTS, RESTRICTED_INTERMEDIATES, ROUTE_BASE_ACCOUNTS, U64_MAX } from './constants.js';
+import { RESTRICTED_INTERMEDIATES, U64_MAX } from '../../swap-api/index.js';
+import { HOP_ACCOUNTS, ROUTE_BASE_ACCOUNTS } from './constants.js';
 import type { GraphPool, PoolGraph } from './pool-graph.js';
 import type { QuoteParams } from '../../swap-api/index.js';
 

@@ -34,7 +34,7 @@ import {
   type TickArray,
 } from '../../../dex/index.js';
 import type { MarketView, SimPoolView, SimToken } from '../../market-view.js';
-import { USDC_MINT, WSOL_MINT } from '../constants.js';
+import { USDC_MINT, WSOL_MINT } from '../../../swap-api/index.js';
 
 /** A deterministic 32-byte key from a seed. */
 export function testKey(seed: number): string {
