@@ -13,20 +13,11 @@ export { CacheRouteSearch, FILTERED_OUT_MESSAGE, type CacheRoute } from './cache
 export { HealthStatus, QuoteEngine, type QuoteEngineOptions, type QuoteHealth, type QuoteResult } from './quote-engine.js';
 export { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo, type MemoizedQuote, type QuoteMemoOptions } from './quote-memo.js';
 export { QuoteBodyWriter, quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
-export {
-  CircuitBreaker,
-  CircuitState,
-  DEFAULT_FAILURE_THRESHOLD,
-  DEFAULT_HALF_OPEN_SUCCESSES,
-  DEFAULT_RESET_TIMEOUT_MS,
-  type CircuitBreakerOptions,
-} from '../common/index.js';
 export { QuoteErrorCode, isQuoteError, quoteError } from './errors.js';
 export { STATUS, httpErrorOf, httpErrorOfFailure, type HttpError } from './http-errors.js';
 export { DEFAULT_MAX_CLIENTS, DEFAULT_RATE_LIMIT_RPS, RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
 export { ValidatedPubkeys, parseQuoteQuery, quoteToJson, type PubkeyCheck } from './quote-json.js';
 export { QuoteHttpServer, type QuoteHttpServerOptions } from './quote-http-server.js';
-export { MetricsHttpServer, type MetricsHttpServerOptions } from '../common/index.js';
 export { DEFAULT_DIRECTORY_MAX_POOLS, PoolDirectory, type PoolIdentity } from './pool-directory.js';
 export { RpcQuoter, updateOfLoadedPool, type RpcQuote, type RpcQuoterOptions } from './rpc-quoter.js';
 export {
@@ -74,9 +65,6 @@ export {
   type WireRouteHop,
 } from './quote-wire.js';
 export { decodeSharedQuote, encodeSharedQuote, isSharedQuoteRequest, type SharedQuoteCache } from './shared-quote-cache.js';
-export { DueTimer } from '../common/index.js';
-export { LatestPerPairWriter, type MessageSink } from '../common/index.js';
-export { metricsResponse } from '../common/index.js';
 export { PoolContextReader } from './pool-context-reader.js';
 export { PoolRefresher } from './pool-refresher.js';
 export { pairId } from './quote-wire.js';

@@ -1,5 +1,4 @@
 /** The pool-state scanner (spec 02): what the rest of the engine may use. */
-export { Backoff, Jitter, DEFAULT_BACKOFF_BASE_MS, DEFAULT_BACKOFF_CAP_MS, DEFAULT_BACKOFF_FACTOR, type BackoffOptions } from '../common/index.js';
 export { decodeEntryMessage, type EntryMessage } from './entry-message.js';
 export {
   BlockStreamClient,
