@@ -54,3 +54,13 @@ export async function serveUntilSignal(logger: Logger, what: string, close: () =
   logger.flush();
   return 0;
 }
+
+/** Starts `app`; when that fails, closes what it had opened and rethrows. */
+export async function startOrClose<E>(app: { start(): Promise<E>; close(): Promise<void> }): Promise<E> {
+  try {
+    return await app.start();
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+}

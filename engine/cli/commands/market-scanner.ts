@@ -2,7 +2,7 @@ import { checkMarketScannerConfig, createMarketScannerApp, marketScannerSchema, 
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { checkScannerConfig, monitoredPools } from '../../scanner/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import { readCommandSettings, serveUntilSignal, settingsHelp, startOrClose } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool market-scanner [options]
@@ -34,13 +34,7 @@ export const marketScannerCommand: Command = {
     checkMarketScannerConfig(config, accounts);
     const logger = createLogger({ name: 'market-scanner', level: config['metrics.logLevel'] });
     const app = await createMarketScannerApp(loaded, { logger, accounts });
-    let endpoints;
-    try {
-      endpoints = await app.start();
-    } catch (err) {
-      await app.close().catch(() => undefined);
-      throw err;
-    }
+    const endpoints = await startOrClose(app);
     logger.info({ endpoints, accounts: accounts.length, config: redactedValues(marketScannerSchema, loaded) }, 'market scanner started');
     io.stderr.write(
       [

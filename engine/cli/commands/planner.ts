@@ -2,7 +2,7 @@ import { createPlannerApp, plannerSchema, type PlannerConfig } from '../../app/i
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { readPoolsFile } from '../../scanner/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import { readCommandSettings, serveUntilSignal, settingsHelp, startOrClose } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool planner --strategy arbitrage|grid|dca[,…] [options]
@@ -30,13 +30,7 @@ export const plannerCommand: Command = {
     const logger = createLogger({ name: 'planner', level: config['metrics.logLevel'] });
     const pools = config['pools.monitored'].length > 0 ? config['pools.monitored'] : readPoolsFile(config['pools.file']);
     const app = await createPlannerApp(loaded, { logger, pools });
-    let endpoints;
-    try {
-      endpoints = await app.start();
-    } catch (err) {
-      await app.close().catch(() => undefined);
-      throw err;
-    }
+    const endpoints = await startOrClose(app);
     logger.info({ endpoints, pools: pools.length, strategies: app.strategies.map((s) => `${s.type}:${s.id}`), config: redactedValues(plannerSchema, loaded) }, 'planner started');
     io.stderr.write(
       [
