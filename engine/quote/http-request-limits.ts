@@ -42,22 +42,39 @@ export function oversizedRequest(req: uws.HttpRequest, query: string | undefined
  * The first parameter name that `query` (the raw query string, `a=1&b=2`) gives twice, or
  * undefined. A repeated parameter is refused rather than read as its first value, which a client
  * (or a proxy that appends one) would not expect. Names are compared as sent (undecoded).
+ *
+ * Runs on every GET /quote: the names are compared in place (a handful of segments, each against
+ * the ones before it), so a query without a repeat builds no string.
  */
 export function repeatedParameter(query: string | undefined): string | undefined {
   if (query === undefined || query.length === 0) return undefined;
-  let seen: string[] | undefined;
-  let start = 0;
-  while (start <= query.length) {
-    let end = query.indexOf('&', start);
-    if (end === -1) end = query.length;
+  for (let start = 0; start <= query.length; ) {
+    const end = segmentEnd(query, start);
     if (end > start) {
-      const eq = query.indexOf('=', start);
-      const name = query.slice(start, eq === -1 || eq > end ? end : eq);
-      if (seen === undefined) seen = [name];
-      else if (seen.includes(name)) return name;
-      else seen.push(name);
+      const nameEnd = nameEndOf(query, start, end);
+      for (let prior = 0; prior < start; ) {
+        const priorEnd = segmentEnd(query, prior);
+        if (priorEnd > prior && sameName(query, prior, nameEndOf(query, prior, priorEnd), start, nameEnd)) return query.slice(start, nameEnd);
+        prior = priorEnd + 1;
+      }
     }
     start = end + 1;
   }
   return undefined;
+}
+
+function segmentEnd(query: string, start: number): number {
+  const end = query.indexOf('&', start);
+  return end === -1 ? query.length : end;
+}
+
+function nameEndOf(query: string, start: number, end: number): number {
+  const eq = query.indexOf('=', start);
+  return eq === -1 || eq > end ? end : eq;
+}
+
+function sameName(query: string, a: number, aEnd: number, b: number, bEnd: number): boolean {
+  if (aEnd - a !== bEnd - b) return false;
+  for (let i = 0; i < aEnd - a; i++) if (query.charCodeAt(a + i) !== query.charCodeAt(b + i)) return false;
+  return true;
 }
