@@ -11,7 +11,7 @@
 #   external   gRPC StreamBatchQuotes :50053 (polling the simulator's /quote), health / metrics :9093
 #   aggregator gRPC :50051, HTTP :8082 (8080 is the quote service's); SwapRouteEvents to NATS
 #   market scanner  MarketEvents / PriceUpdates on market.events.> (MARKET_EVENTS); health :8086, metrics :9096
-#   planner    arbitrage on the market events → trade.opportunities.arbitrage; /health /ready /metrics :8085
+#   planner    arbitrage on the market events → trade.opportunities.arbitrage; /health /ready /metrics :8084
 #              (embedded database in memory unless DATABASE_URL is set; REDIS_URL passes through)
 # Ctrl-C (or SIGTERM) stops them all. Extra environment (LOG_LEVEL, BUS_CONSUMER_NAME, ...) passes through.
 set -euo pipefail

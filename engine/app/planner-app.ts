@@ -7,7 +7,7 @@
  *          `planner_<plannerId>` on market.events.*.pool_update (explicit ack, ack wait 30 s)
  *   run:   PlannerService per message (engine/platform/planner/planner-service.ts); dead-letter after
  *          5 failed deliveries; a planner_metrics row every metricsInterval
- *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics on planner.port (8085)
+ *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics on planner.port (8084)
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,7 +54,7 @@ export const plannerSchema = {
   'planner.strategies': setting({ description: 'strategies this process runs (their enabled strategy_configs rows): arbitrage, grid, dca', parse: uniqueList(oneOf(['arbitrage', 'grid', 'dca'] as const), { min: 1 }), default: ['arbitrage'] as Strategy[], env: 'PLANNER_STRATEGIES', flag: 'strategy' }),
   'planner.id': setting({ description: 'planner id: planner_metrics.planner_id and the durable consumer planner_<id> (replicas with one id share the events)', parse: str({ nonEmpty: true }), default: 'planner-1', env: 'PLANNER_ID', flag: 'planner-id' }),
   'planner.host': setting({ description: 'bind address of the probes and /metrics', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'PLANNER_HOST', flag: 'host' }),
-  'planner.port': setting({ description: 'HTTP port: /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8085, env: 'PLANNER_PORT', flag: 'port' }),
+  'planner.port': setting({ description: 'HTTP port: /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8084, env: 'PLANNER_PORT', flag: 'port' }),
   'planner.metricsInterval': setting({ description: 'time between two planner_metrics rows', parse: duration({ min: 100 }), default: 10_000, env: 'PLANNER_METRICS_INTERVAL', flag: 'metrics-interval' }),
   'planner.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'PLANNER_SUBJECT_PREFIX', flag: 'subject-prefix' }),
 };

@@ -12,7 +12,7 @@ import { redisSchema } from '../platform/index.js';
 const { bool, busServer, duration, oneOf, port, str, uniqueList, url } = types;
 
 /** The console's port (docs/architecture.md, Ports: 8080-8083 and 9090-9093 are the services'). */
-export const DEFAULT_CONSOLE_PORT = 8084;
+export const DEFAULT_CONSOLE_PORT = 8088;
 
 /** An http(s) URL, or empty for "not watched" (`--aggregator-url=`: an empty variable counts as unset). */
 function optionalUrl(): types.SettingParser<string> {

@@ -8,7 +8,7 @@ import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool console [options]
 
-The operators' web console (also inside 'npm start', on CONSOLE_PORT 8084): open the printed URL in
+The operators' web console (also inside 'npm start', on CONSOLE_PORT 8088): open the printed URL in
 a browser. Live over a WebSocket, no page reloads:
   services   health (/health) and readiness (/ready where the service has one) of the quote
              service, scanner, aggregator, external quote service and RPC proxy: red when down
@@ -28,7 +28,7 @@ ${settingsHelp(consoleSchema)}
 
 export const consoleCommand: Command = {
   name: 'console',
-  summary: 'run the web console: live health, pools, quotes, latency, opportunities, trades, wallets (:8084)',
+  summary: 'run the web console: live health, pools, quotes, latency, opportunities, trades, wallets (:8088)',
   help: HELP,
   settings: consoleSchema,
   async run(argv, io) {

@@ -14,7 +14,7 @@ TradeOpportunities on trade.opportunities.<strategy> (stream TRADE_OPPORTUNITIES
 default strategy_configs row when none exists; grid and dca need theirs (engine/platform/planner/
 README.md gives the parameters). Pools are read from RPC at start (pools.monitored, else pools.file)
 and again for each event. planner_metrics rows every --metrics-interval; /health, /ready and
-/metrics on --port (8085). Watch: nats sub 'trade.opportunities.>'. SIGTERM drains and exits 0.
+/metrics on --port (8084). Watch: nats sub 'trade.opportunities.>'. SIGTERM drains and exits 0.
 
 ${settingsHelp(plannerSchema)}
 `;

@@ -19,7 +19,7 @@ Runs everything in one process on the embedded defaults, no servers needed: the 
 simulator on its own thread (JSON-RPC :8899, PubSub :8900, ShredStream gRPC :9999, quote API /
 block engine / faults :8890), the scanner reading its block-entry stream, and the quote service serving quotes from the
 scanner's pool cache (:8080; gRPC quote stream StreamBatchQuotes :50052), and the web console
-(:8084, CONSOLE_PORT; CONSOLE_ENABLED=false leaves it out). Every pool of the simulator is monitored unless MONITORED_POOLS says
+(:8088, CONSOLE_PORT; CONSOLE_ENABLED=false leaves it out). Every pool of the simulator is monitored unless MONITORED_POOLS says
 otherwise. Prints the endpoints and a ready-to-run quote request. SIGTERM or Ctrl-C drains and exits 0.
 
 ${settingsHelp(startSchema)}
