@@ -286,6 +286,21 @@ describe('SimChain bundles', () => {
     expect(chain.tipAccounts()).toEqual([...JITO_TIP_ACCOUNTS]);
   });
 
+  it('runs a bundle sent twice once, queued or landed, under one id', () => {
+    const chain = testChain();
+    const tip = JITO_TIP_ACCOUNTS[1]!;
+    const tipBefore = chain.getAccount(tip)!.lamports;
+    const txs = [transfer(chain, trader(chain), tip, 10_000n)];
+    const id = chain.sendBundle(txs);
+    expect(chain.sendBundle(txs)).toBe(id);
+    chain.advanceSlot();
+    expect(chain.sendBundle(txs)).toBe(id);
+    chain.advanceSlot();
+    expect(chain.bundleStatus(id)).toMatchObject({ err: null });
+    expect(chain.getAccount(tip)!.lamports).toBe(tipBefore + 10_000n);
+    expect(chain.stats()).toMatchObject({ bundlesLanded: 1, bundlesFailed: 0, transactions: 1 });
+  });
+
   it('lands nothing of a bundle when one of its transactions fails', () => {
     const chain = testChain();
     const tip = JITO_TIP_ACCOUNTS[0]!;

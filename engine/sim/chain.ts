@@ -636,6 +636,9 @@ export class SimChain implements RpcChainBackend, MarketView {
       parsed.push(tx);
     }
     const id = deriveBundleId(txs);
+    // The block engine dedups by bundle id: a copy of a bundle already queued or already run
+    // (a client re-sending after a lost answer) is accepted under the same id and run once.
+    if (this.bundles.has(id) || this.bundleQueue.some((b) => b.id === id)) return id;
     this.bundleQueue.push({ id, txs: parsed, signatures: parsed.map((tx) => base58.encodeAt(tx.bytes, tx.signaturesOffset, 64)) });
     return id;
   }
