@@ -28,8 +28,8 @@ export interface ExecutionRequest {
   strategy: Strategy;
   strategyId: string;
   executorId: string;
-  walletId: string;
-  walletAddress: string;
+  walletId?: string;
+  walletAddress?: string;
   path: ExecutionPath;
   paper: boolean;
   inputMint: string;
@@ -65,7 +65,7 @@ export interface ExecutionResult {
   strategy: Strategy;
   strategyId: string;
   executorId: string;
-  walletAddress: string;
+  walletAddress?: string;
   path: ExecutionPath;
   status: ExecutionStatus;
   signature?: string;

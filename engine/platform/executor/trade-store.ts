@@ -32,7 +32,8 @@ export interface NewTrade {
   opportunityId: string;
   executorId: string;
   strategy: Strategy;
-  walletId: string;
+  /** Null only for a paper trade run without worker wallets. */
+  walletId: string | null;
   path: ExecutionPath;
   profitMint: string;
   expectedProfit: bigint;
@@ -65,7 +66,7 @@ export interface StoredTrade {
   id: string;
   opportunityId: string;
   strategy: string;
-  walletId: string;
+  walletId: string | null;
   status: TradeStatus;
   signature: string | null;
   expectedProfit: bigint;
@@ -88,7 +89,7 @@ interface StoredRow {
   id: string;
   opportunity_id: string;
   strategy: string;
-  wallet_id: string;
+  wallet_id: string | null;
   status: TradeStatus;
   signature: string | null;
   expected_profit: bigint;
