@@ -1,3 +1,6 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
@@ -73,5 +76,34 @@ describe('ChainClient', () => {
     expect(mine.some((f) => f.prioritizationFee === 1_000n)).toBe(true);
     expect(await client.getMinimumBalanceForRentExemption(165)).toBe(2_039_280n);
     expect(await client.getMinimumBalanceForRentExemption(0)).toBe(890_880n);
+  });
+
+  it('getTransaction keeps u64 lamports and token amounts exact (beyond 2^53)', async () => {
+    // A node's reply with balances no JS number holds exactly: 2^64 − 1 and 2^64 − 5001 are the
+    // same double. The reply text is what a node sends; the server only answers it.
+    const owner = traderOf(sim.chain, 0).keypair.address;
+    const other = traderOf(sim.chain, 1).keypair.address;
+    const max = '18446744073709551615';
+    const tokenBalance = (index: number, who: string, amount: string) =>
+      `{"accountIndex":${index},"mint":"${USDC_MINT}","owner":"${who}","uiTokenAmount":{"amount":"${amount}","decimals":6,"uiAmount":1.8e13,"uiAmountString":"x"}}`;
+    const reply =
+      '{"jsonrpc":"2.0","result":{"slot":77,"blockTime":1,"transaction":{"signatures":["s"],"message":{"accountKeys":["' + owner + '","' + other + '","t1","t2"],"recentBlockhash":"h","instructions":[]}},' +
+      '"meta":{"err":null,"fee":5000,"preBalances":[' + max + ',1,2,3],"postBalances":[18446744073709546615,1,2,3],' +
+      '"preTokenBalances":[' + tokenBalance(2, owner, '1') + ',' + tokenBalance(3, other, '5') + '],' +
+      '"postTokenBalances":[' + tokenBalance(2, owner, max) + ',' + tokenBalance(3, other, '0') + '],' +
+      '"logMessages":["\\"preBalances\\":[0]"],"loadedAddresses":{"writable":[],"readonly":[]}}},"id":1}';
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(reply));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const canned = new ChainClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    try {
+      const landed = await canned.getTransaction('s', owner);
+      expect(landed).toEqual({ slot: 77n, err: null, fee: 5000n, lamports: -5000n, tokens: new Map([[USDC_MINT, 18446744073709551614n]]) });
+    } finally {
+      await canned.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -6,7 +6,8 @@ import type { SimEndpoints, Simulator } from '../../sim/simulator.js';
 import { ChainClient } from '../chain-client.js';
 import { BlockEngineClient, bundleIdOf } from './block-engine-client.js';
 import { BundleSubmitter } from './bundle-submitter.js';
-import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf } from './testing/submitter-sim.js';
+import { FlakyJsonRpcProxy } from './testing/flaky-json-rpc-proxy.js';
+import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf, waitUntil } from './testing/submitter-sim.js';
 
 /** The bundle path against the simulator's block engine and JSON-RPC, with real swaps on a sim pool. */
 
@@ -28,6 +29,50 @@ afterAll(async () => {
 });
 
 const lamportsOf = (address: string): bigint => sim.chain.getAccount(address, 'confirmed')?.lamports ?? 0n;
+
+/** A block-engine client through a proxy that cuts connections as planned. */
+async function flakyBlockEngine(run: (proxy: FlakyJsonRpcProxy, client: BlockEngineClient) => Promise<void>): Promise<void> {
+  const proxy = new FlakyJsonRpcProxy(endpoints.http);
+  const client = new BlockEngineClient({ url: await proxy.start() });
+  try {
+    await run(proxy, client);
+  } finally {
+    await client.close();
+    await proxy.close();
+  }
+}
+
+describe('BlockEngineClient', () => {
+  it('asks getTipAccounts once; reads getBundleStatuses and getInflightBundleStatuses of a landed bundle', async () => {
+    await flakyBlockEngine(async (proxy, client) => {
+      expect(await client.getTipAccounts()).toEqual(JITO_TIP_ACCOUNTS);
+      expect(await client.getTipAccounts()).toEqual(JITO_TIP_ACCOUNTS);
+      expect(proxy.received('getTipAccounts')).toBe(1);
+      const outcome = await new BundleSubmitter({ chain, blockEngine: client, pollMs: 25 }).submit(
+        swapSubmission(sim.chain, traderOf(sim.chain, 17), SOL / 10n, { tipLamports: 5_000n }).submission,
+      );
+      expect(outcome.status).toBe('confirmed');
+      const id = outcome.bundleId!;
+      const [status, unknown] = await client.getBundleStatuses([id, 'f'.repeat(64)]);
+      expect(status).toMatchObject({ bundleId: id, err: null, slot: outcome.status === 'confirmed' ? outcome.slot : -1n });
+      expect(status!.transactions[0]).toBe(outcome.signature);
+      expect(unknown).toBeNull();
+      expect(await client.getInflightBundleStatuses([id, 'f'.repeat(64)])).toEqual([
+        { bundleId: id, status: 'Landed', landedSlot: status!.slot },
+        { bundleId: 'f'.repeat(64), status: 'Invalid', landedSlot: null },
+      ]);
+    });
+  });
+
+  it('a failed getTipAccounts is asked again next time', async () => {
+    await flakyBlockEngine(async (proxy, client) => {
+      proxy.plan('getTipAccounts', 'dropBefore');
+      await expect(client.getTipAccounts()).rejects.toMatchObject({ name: 'RpcFailure', kind: 'network' });
+      expect(await client.getTipAccounts()).toEqual(JITO_TIP_ACCOUNTS);
+      expect(proxy.received('getTipAccounts')).toBe(2);
+    });
+  });
+});
 
 describe('BundleSubmitter', () => {
   it('lands [swap, tip]: balance changes cover both transactions, the tip reached a tip account', async () => {
@@ -122,5 +167,43 @@ describe('BundleSubmitter', () => {
     } finally {
       sim.chain.start();
     }
+    // Expired by the timeout, not by its blockhash: the block engine still held it, and it lands now.
+    await waitUntil(() => sim.chain.signatureStatus(submission.transaction.signature) !== null, 10_000, 'the held bundle to land');
+  });
+
+  it('sendBundle cut on the way: the same bundle (same id) is sent again and lands once', async () => {
+    await flakyBlockEngine(async (proxy, client) => {
+      const trader = traderOf(sim.chain, 18);
+      proxy.plan('sendBundle', 'dropBefore');
+      const { submission, plan } = swapSubmission(sim.chain, trader, SOL, { tipLamports: 5_000n });
+      const before = traderBalances(sim.chain, trader);
+      const outcome = await new BundleSubmitter({ chain, blockEngine: client, pollMs: 25, resendInitialMs: 20 }).submit(submission);
+      expect(outcome).toMatchObject({ status: 'confirmed', attempts: 2 });
+      expect(proxy.received('sendBundle')).toBe(2);
+      expect(sim.chain.bundleStatus(outcome.bundleId!)).toMatchObject({ err: null });
+      expect(traderBalances(sim.chain, trader).usdc - before.usdc).toBe(plan.hops[0]!.quote.amountOut);
+    });
+  });
+
+  it('sendBundle answer lost and the bundle sent twice: the swap landed once, and the outcome says so', async () => {
+    // The first copy reaches the block engine, its answer is lost; status polls are cut for a
+    // while, so the submitter sends the same bundle again. The block engine has it twice (the
+    // simulator runs the second copy, which fails AlreadyProcessed and may leave the id reported
+    // Failed): the swap's own signature status decides.
+    await flakyBlockEngine(async (proxy, client) => {
+      const trader = traderOf(sim.chain, 19);
+      proxy.plan('sendBundle', 'dropAfter');
+      proxy.plan('getInflightBundleStatuses', ...Array<'dropBefore'>(20).fill('dropBefore'));
+      const { submission, plan } = swapSubmission(sim.chain, trader, SOL, { tipLamports: 5_000n });
+      const before = traderBalances(sim.chain, trader);
+      const landedBefore = sim.chain.stats().bundlesLanded;
+      const outcome = await new BundleSubmitter({ chain, blockEngine: client, pollMs: 25, resendInitialMs: 20 }).submit(submission);
+      expect(outcome).toMatchObject({ status: 'confirmed', attempts: 2 });
+      expect(proxy.received('sendBundle')).toBe(2);
+      expect(sim.chain.stats().bundlesLanded - landedBefore).toBe(1);
+      const after = traderBalances(sim.chain, trader);
+      expect(after.usdc - before.usdc).toBe(plan.hops[0]!.quote.amountOut);
+      if (outcome.status === 'confirmed') expect(outcome.balanceChanges.lamports).toBe(after.lamports - before.lamports);
+    });
   });
 });

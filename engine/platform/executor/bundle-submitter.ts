@@ -145,7 +145,11 @@ class BundleRun {
       if (this.sending === undefined && this.refusal === undefined && Date.now() >= this.nextSendAt) this.send();
       const status = await this.inflightStatus();
       if (status === InflightBundleStatus.Landed) return this.settle();
-      if (status === InflightBundleStatus.Pending) this.markSubmitted(Date.now());
+      if (status === InflightBundleStatus.Pending) {
+        // The block engine holds it: whatever became of the sends, there is nothing more to send.
+        this.nextSendAt = Number.POSITIVE_INFINITY;
+        this.markSubmitted(Date.now());
+      }
       if (status === InflightBundleStatus.Failed) {
         // The swap's own status has the last word (a block engine may report a re-sent copy).
         if (await this.swapLanded()) return this.settle();

@@ -6,6 +6,7 @@ import type { SimEndpoints, Simulator } from '../../sim/simulator.js';
 import { ChainClient } from '../chain-client.js';
 import { DirectSubmitter } from './direct-submitter.js';
 import type { SubmissionOutcome } from './submission.js';
+import { FlakyJsonRpcProxy } from './testing/flaky-json-rpc-proxy.js';
 import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf, waitUntil, type TraderBalances } from './testing/submitter-sim.js';
 
 /**
@@ -18,6 +19,7 @@ let sim: Simulator;
 let endpoints: SimEndpoints;
 let client: ChainClient;
 const clients: ChainClient[] = [];
+const proxies: FlakyJsonRpcProxy[] = [];
 
 beforeAll(async () => {
   ({ sim, endpoints } = await startSimulator());
@@ -26,6 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([client, ...clients].map((c) => c?.close()));
+  await Promise.all(proxies.map((p) => p.close()));
   await sim?.close();
 });
 
@@ -45,6 +48,15 @@ async function faultyNode(timeoutMs?: number): Promise<{ node: RpcNode; chain: C
   const chain = new ChainClient({ url: node.rpc, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
   clients.push(chain);
   return { node, chain };
+}
+
+/** A client of a proxy in front of the simulator's RPC that cuts connections as planned. */
+async function flakyRpc(): Promise<{ proxy: FlakyJsonRpcProxy; chain: ChainClient }> {
+  const proxy = new FlakyJsonRpcProxy(endpoints.rpc);
+  proxies.push(proxy);
+  const chain = new ChainClient({ url: await proxy.start() });
+  clients.push(chain);
+  return { proxy, chain };
 }
 
 describe('DirectSubmitter', () => {
@@ -160,5 +172,51 @@ describe('DirectSubmitter', () => {
     expect(outcome.status).toBe('expired');
     expect(outcome.status === 'expired' && outcome.error).toMatch(/^no final status within 300 ms/);
     expect(await chain.getBlockHeight()).toBeLessThanOrEqual(submission.lastValidBlockHeight);
+  });
+
+  it('connections cut before the node got the swap: the same bytes are sent again, and it executes once', async () => {
+    const trader = traderOf(sim.chain, 7);
+    const { proxy, chain } = await flakyRpc();
+    proxy.plan('sendTransaction', 'dropBefore', 'dropBefore');
+    const { submission, plan } = swapSubmission(sim.chain, trader, SOL);
+    const before = traderBalances(sim.chain, trader);
+    const landedBefore = sim.chain.stats().transactions;
+    const outcome = await new DirectSubmitter({ chain, pollMs: 25, resendInitialMs: 20 }).submit(submission);
+    expect(outcome).toMatchObject({ status: 'confirmed', attempts: 3 });
+    expect(proxy.received('sendTransaction')).toBe(3);
+    expect(moved(before, traderBalances(sim.chain, trader)).usdc).toBe(plan.hops[0]!.quote.amountOut);
+    expect(sim.chain.stats().transactions - landedBefore).toBe(1);
+  });
+
+  it('the answer lost after the node took the swap: the re-send is "already processed", an acceptance, and it executes once', async () => {
+    const trader = traderOf(sim.chain, 8);
+    const { proxy, chain } = await flakyRpc();
+    // The first send reaches the chain, its answer is lost; the status polls are cut too, so only
+    // the re-send's answer can tell the submitter the node has it.
+    proxy.plan('sendTransaction', 'dropAfter');
+    proxy.plan('getSignatureStatuses', ...Array<'dropBefore'>(40).fill('dropBefore'));
+    const { submission, plan } = swapSubmission(sim.chain, trader, SOL);
+    const before = traderBalances(sim.chain, trader);
+    const landedBefore = sim.chain.stats().transactions;
+    const submitted: number[] = [];
+    const outcome = await new DirectSubmitter({ chain, pollMs: 25, resendInitialMs: 20 }).submit(submission, { submitted: ({ at }) => void submitted.push(at) });
+    expect(outcome).toMatchObject({ status: 'confirmed', attempts: 2 });
+    expect(proxy.received('sendTransaction')).toBe(2);
+    expect(submitted).toEqual([outcome.submittedAt]);
+    expect(moved(before, traderBalances(sim.chain, trader)).usdc).toBe(plan.hops[0]!.quote.amountOut);
+    expect(sim.chain.stats().transactions - landedBefore).toBe(1);
+  });
+
+  it('an aborted submission ends expired without waiting', async () => {
+    const trader = traderOf(sim.chain, 9);
+    const { node, chain } = await faultyNode();
+    node.faults.setRpcFault('sendTransaction', { errorRate: 1 });
+    const controller = new AbortController();
+    const { submission } = swapSubmission(sim.chain, trader, SOL, { signal: controller.signal });
+    const pending = new DirectSubmitter({ chain, pollMs: 25, resendInitialMs: 20 }).submit(submission);
+    await waitUntil(() => node.received('sendTransaction') >= 1, 10_000, 'a send');
+    controller.abort();
+    const outcome = await pending;
+    expect(outcome).toMatchObject({ status: 'expired', error: 'aborted before a final status' });
   });
 });

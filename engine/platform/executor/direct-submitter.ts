@@ -110,6 +110,8 @@ class DirectRun {
       if (this.sending === undefined && this.refusal === undefined && Date.now() >= this.nextSendAt) this.send();
       const status = await this.status();
       if (status !== null) {
+        // The chain has it: whatever became of the sends, there is nothing more to send.
+        this.nextSendAt = Number.POSITIVE_INFINITY;
         this.markSubmitted(Date.now());
         if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized') return this.settle(status);
       } else {
