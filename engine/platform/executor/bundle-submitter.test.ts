@@ -206,4 +206,18 @@ describe('BundleSubmitter', () => {
       if (outcome.status === 'confirmed') expect(outcome.balanceChanges.lamports).toBe(after.lamports - before.lamports);
     });
   });
+
+  it('status polls unanswered until the monitor timeout: the swap landed, and the outcome says so', async () => {
+    await flakyBlockEngine(async (proxy, client) => {
+      const trader = traderOf(sim.chain, 20);
+      proxy.plan('getInflightBundleStatuses', ...Array<'dropBefore'>(10_000).fill('dropBefore'));
+      const { submission } = swapSubmission(sim.chain, trader, SOL, { tipLamports: 5_000n, timeoutMs: 600 });
+      const before = traderBalances(sim.chain, trader);
+      const outcome = await new BundleSubmitter({ chain, blockEngine: client, pollMs: 25 }).submit(submission);
+      expect(outcome).toMatchObject({ status: 'confirmed', attempts: 1 });
+      expect(proxy.received('getInflightBundleStatuses')).toBeGreaterThan(1);
+      const after = traderBalances(sim.chain, trader);
+      if (outcome.status === 'confirmed') expect(outcome.balanceChanges.lamports).toBe(after.lamports - before.lamports);
+    });
+  });
 });

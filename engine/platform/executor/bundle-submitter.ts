@@ -163,6 +163,8 @@ class BundleRun {
         }
       }
       if (Date.now() >= this.deadline) {
+        // The block engine may be what failed (status polls unanswered): the swap's own status first.
+        if (await this.swapLanded()) return this.settle();
         return this.ended('expired', `bundle not landed within ${this.s.timeoutMs ?? BUNDLE_MONITOR_TIMEOUT_MS} ms (last status ${status ?? 'unknown'})${this.sendErrorSuffix()}`);
       }
       await pause(this.options.pollMs, signal, this.sending);
