@@ -18,5 +18,6 @@ export { startServiceState, type ServiceState, type ServiceStateOptions } from '
 export { startEmbeddedPlatform, type EmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded-platform.js';
 export { openQuoteCache, openSplitQuoteCache, startSplitServiceState, type QuoteCacheHandle, type SplitServiceStateOptions } from './split-service-state.js';
 export * from './planner/index.js';
+export * from './executor/index.js';
 export * from './market/index.js';
 export { assertSchema, invalidMessage, messageSchemaPath, parseMessageJson, schemaViolationsOf } from './message-schema.js';

@@ -91,7 +91,7 @@ export type HandleOutcome =
 export interface ExecutorStats {
   received: number;
   traded: number;
-  paper: number;
+  paperTrades: number;
   skipped: Record<string, number>;
   deferred: number;
   inFlight: number;
@@ -112,7 +112,7 @@ export class ExecutorService {
   private readonly semaphore: Semaphore;
   private readonly now: () => number;
   private readonly inFlight = new Set<string>();
-  readonly stats: ExecutorStats = { received: 0, traded: 0, paper: 0, skipped: {}, deferred: 0, inFlight: 0, recent: [] };
+  readonly stats: ExecutorStats = { received: 0, traded: 0, paperTrades: 0, skipped: {}, deferred: 0, inFlight: 0, recent: [] };
   private metricsTimer: NodeJS.Timeout | undefined;
   private flushRow: (() => Promise<void>) | undefined;
 
@@ -233,7 +233,7 @@ export class ExecutorService {
         slot: fill.slot,
       });
       metrics.paper.inc({ path, strategy: op.strategy });
-      this.stats.paper++;
+      this.stats.paperTrades++;
       const completedAt = this.now();
       const result: ExecutionResult = {
         version: 1,
