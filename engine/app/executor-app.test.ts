@@ -24,7 +24,7 @@ import { startSimulator } from '../platform/executor/testing/submitter-sim.js';
 import type { Trader } from '../sim/actors.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { TEST_PASSPHRASE, arbitrageOpportunity, holdingsOf, importWorkers, orderOpportunityOn, plantGap } from './executor-testing.js';
+import { TEST_PASSPHRASE, arbitrageOpportunity, holdingsOf, importWorkers, orderOpportunityOn, plantGap } from './testing/executor.js';
 import { eventually } from './testing.js';
 
 /**

@@ -9,8 +9,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { PoolCache } from '../cache/index.js';
-import { keypairSeed } from '../chain/index.js';
+import { PoolCache } from '../../cache/index.js';
+import { keypairSeed } from '../../chain/index.js';
 import {
   ArbitragePlanner,
   DEFAULT_ARBITRAGE_SETTINGS,
@@ -22,11 +22,11 @@ import {
   type SqlClient,
   type TradeOpportunity,
   type WalletRecord,
-} from '../platform/index.js';
-import { storePool } from '../quote/testing.js';
-import type { Trader } from '../sim/actors.js';
-import type { SimChain } from '../sim/chain.js';
-import { PriceGapError, openPriceGap } from '../sim/index.js';
+} from '../../platform/index.js';
+import { storePool } from '../../quote/testing.js';
+import type { Trader } from '../../sim/actors.js';
+import type { SimChain } from '../../sim/chain.js';
+import { PriceGapError, openPriceGap } from '../../sim/index.js';
 
 export const TEST_PASSPHRASE = 'executor-test-passphrase';
 
