@@ -11,9 +11,6 @@
  *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics, GET /stats on
  *          executor.port (8085)
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import { connect, type NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 
@@ -52,6 +49,7 @@ import {
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import { scannerSchema } from '../scanner/index.js';
+import { serveExecutorHttp } from './executor-http.js';
 
 export const EXECUTOR_PORT = 8085;
 
@@ -102,11 +100,6 @@ export interface ExecutorApp {
   readonly config: ExecutorConfig;
   start(): Promise<{ http: string }>;
   close(): Promise<void>;
-}
-
-/** JSON with bigint as decimal strings. */
-function jsonText(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 }
 
 export async function createExecutorApp(loaded: LoadedConfig<typeof executorSchema>, options: ExecutorAppOptions): Promise<ExecutorApp> {
@@ -185,7 +178,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
     });
     const dlqMetrics = createDeadLetterMetrics(registry);
     let consumer: DeadLetterConsumer | undefined;
-    let server: Server | undefined;
+    let closeServer: (() => Promise<void>) | undefined;
     const now = options.now ?? Date.now;
 
     const app: ExecutorApp = {
@@ -213,34 +206,25 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
           },
         });
         service.startMetricsRows(config['executor.metricsInterval']);
-        server = createServer((req, res) => {
-          void (async () => {
-            if (req.url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
-            if (req.url === '/ready') {
-              const deps = await state.dependencyStatus();
-              const bus = !nc.isClosed();
-              const ok = bus && deps.every((d) => d.ok);
-              return void res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready', bus, dependencies: deps }));
-            }
-            if (req.url === '/metrics') return void res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
-            if (req.url === '/stats') {
-              return void res.writeHead(200, { 'content-type': 'application/json' }).end(jsonText({ executorId: config['executor.id'], paper, maxConcurrentTrades: concurrency, ...service.stats }));
-            }
-            res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'TP_ERR_NOT_FOUND', message: `no route ${req.url ?? ''}` } }));
-          })();
+        const served = await serveExecutorHttp({
+          host: config['executor.host'],
+          port: config['executor.port'],
+          registry,
+          stats: () => ({ executorId: config['executor.id'], paper, maxConcurrentTrades: concurrency, ...service.stats }),
+          ready: async () => {
+            const dependencies = await state.dependencyStatus();
+            const bus = !nc.isClosed();
+            return { ok: bus && dependencies.every((d) => d.ok), detail: { bus, dependencies } };
+          },
         });
-        await new Promise<void>((resolve, reject) => {
-          server!.once('error', reject);
-          server!.listen(config['executor.port'], config['executor.host'], () => resolve());
-        });
-        const port = (server.address() as AddressInfo).port;
-        return { http: `http://${config['executor.host']}:${port}` };
+        closeServer = served.close;
+        return { http: served.url };
       },
       async close() {
         // Drain: stop pulling, let the trades in flight finish and be recorded, then close.
         await consumer?.stop();
         await service.close();
-        await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+        await closeServer?.();
         for (const c of closeAll) await c().catch(() => undefined);
       },
     };
