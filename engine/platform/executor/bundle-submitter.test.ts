@@ -4,10 +4,11 @@ import { ErrorCode, isTpError } from '../../errors.js';
 import { JITO_TIP_ACCOUNTS, USDC_MINT, WSOL_MINT } from '../../sim/known-accounts.js';
 import type { SimEndpoints, Simulator } from '../../sim/simulator.js';
 import { ChainClient } from '../chain-client.js';
+import { eventually } from '../rpc-proxy/testing.js';
 import { BlockEngineClient, bundleIdOf } from './block-engine-client.js';
 import { BundleSubmitter } from './bundle-submitter.js';
 import { FlakyJsonRpcProxy } from './testing/flaky-json-rpc-proxy.js';
-import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf, waitUntil } from './testing/submitter-sim.js';
+import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf } from './testing/submitter-sim.js';
 
 /** The bundle path against the simulator's block engine and JSON-RPC, with real swaps on a sim pool. */
 
@@ -168,7 +169,7 @@ describe('BundleSubmitter', () => {
       sim.chain.start();
     }
     // Expired by the timeout, not by its blockhash: the block engine still held it, and it lands now.
-    await waitUntil(() => sim.chain.signatureStatus(submission.transaction.signature) !== null, 10_000, 'the held bundle to land');
+    await eventually(() => sim.chain.signatureStatus(submission.transaction.signature) !== null, 'the held bundle to land', 10_000);
   });
 
   it('sendBundle cut on the way: the same bundle (same id) is sent again and lands once', async () => {

@@ -2,6 +2,7 @@ import { buildFittedTransaction, type FittedTransaction } from '../../chain/inde
 import { ErrorCode, TpError } from '../../errors.js';
 import type { Logger } from '../../obs/index.js';
 import type { ChainClient } from '../chain-client.js';
+import { MAX_TIP, MIN_TIP } from '../planner/trade-opportunity.js';
 import { systemTransferInstruction } from '../wallets/transfer-instructions.js';
 import { InflightBundleStatus, bundleIdOf, type BlockEngineClient } from './block-engine-client.js';
 import { fetchLanded, sumBalanceChanges } from './landed-balance-changes.js';
@@ -33,10 +34,6 @@ import {
  * Pending / Invalid until the block height passes lastValidBlockHeight → `expired` (it can no longer
  * land), or until the bundle monitoring timeout (`timeoutMs`, default 30 s) → `expired`.
  */
-
-/** Spec 03: the tip is between 5,000 and 6,000 lamports. */
-export const MIN_TIP_LAMPORTS = 5_000n;
-export const MAX_TIP_LAMPORTS = 6_000n;
 
 export interface BundleSubmitterOptions {
   chain: ChainClient;
@@ -74,8 +71,8 @@ export class BundleSubmitter implements Submitter {
   /** Throws TpError BadParameter when tipLamports is missing or outside 5,000..6,000 (nothing is sent). */
   async submit(submission: TradeSubmission, events: SubmissionEvents = {}): Promise<SubmissionOutcome> {
     const tip = submission.tipLamports;
-    if (tip === undefined || tip < MIN_TIP_LAMPORTS || tip > MAX_TIP_LAMPORTS) {
-      throw new TpError(ErrorCode.BadParameter, `a bundle's tip must be ${MIN_TIP_LAMPORTS}..${MAX_TIP_LAMPORTS} lamports, got ${tip ?? 'none'}`, {
+    if (tip === undefined || tip < MIN_TIP || tip > MAX_TIP) {
+      throw new TpError(ErrorCode.BadParameter, `a bundle's tip must be ${MIN_TIP}..${MAX_TIP} lamports, got ${tip ?? 'none'}`, {
         context: { opportunityId: submission.opportunityId, tipLamports: tip === undefined ? null : String(tip) },
       });
     }
