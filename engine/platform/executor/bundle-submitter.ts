@@ -1,3 +1,5 @@
+import { randomInt } from 'node:crypto';
+
 import { buildFittedTransaction, type FittedTransaction } from '../../chain/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import type { Logger } from '../../obs/index.js';
@@ -46,17 +48,23 @@ export interface BundleSubmitterOptions {
   resendMaxMs?: number;
   /** After the bundle landed, how long getTransaction may take to have the records. Default 10 s. */
   recordWaitMs?: number;
+  /**
+   * Index of the tip account the first bundle tips; the next ones take the following accounts in
+   * turn. Default random, so that executors started together do not all write the same account.
+   */
+  firstTipAccount?: number;
   logger?: Logger;
 }
 
-type BundleSettings = Required<Omit<BundleSubmitterOptions, 'logger'>> & { logger: Logger | undefined };
+type BundleSettings = Required<Omit<BundleSubmitterOptions, 'logger' | 'firstTipAccount'>> & { logger: Logger | undefined };
 
 export class BundleSubmitter implements Submitter {
   readonly path = ExecutionPath.Bundle;
   private readonly options: BundleSettings;
-  private tipTurn = 0;
+  private tipTurn: number;
 
   constructor(options: BundleSubmitterOptions) {
+    this.tipTurn = options.firstTipAccount ?? randomInt(1 << 16);
     this.options = {
       chain: options.chain,
       blockEngine: options.blockEngine,
@@ -130,7 +138,8 @@ class BundleRun {
 
   async run(): Promise<SubmissionOutcome> {
     const outcome = await this.watch();
-    await this.sending;
+    // A send still in flight is not waited for (it may hang until the request timeout); its
+    // answer can change nothing now. The submitted event is: the caller records it first.
     await this.notified;
     return outcome;
   }
