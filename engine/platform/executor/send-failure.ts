@@ -45,7 +45,7 @@ export class ResendBackoff {
   private next: number;
 
   constructor(
-    private readonly initialMs: number,
+    initialMs: number,
     private readonly maxMs: number,
   ) {
     this.next = initialMs;
@@ -56,9 +56,5 @@ export class ResendBackoff {
     const d = this.next;
     this.next = Math.min(this.maxMs, this.next * 2);
     return d;
-  }
-
-  reset(): void {
-    this.next = this.initialMs;
   }
 }
