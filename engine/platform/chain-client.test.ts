@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import { ChainClient } from './chain-client.js';
-import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf, waitUntil } from './executor/testing/submitter-sim.js';
+import { eventually } from './rpc-proxy/testing.js';
+import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf } from './executor/testing/submitter-sim.js';
 
 /** ChainClient's reads an executor needs, against the simulator over real JSON-RPC. */
 
@@ -30,7 +31,7 @@ describe('ChainClient', () => {
     const { submission } = swapSubmission(sim.chain, trader, SOL / 2n);
     const before = traderBalances(sim.chain, trader);
     const signature = await client.sendTransaction(submission.transaction.bytes);
-    await waitUntil(() => ['confirmed', 'finalized'].includes(sim.chain.signatureStatus(signature)?.confirmationStatus ?? ''), 10_000, 'the swap confirmed');
+    await eventually(() => ['confirmed', 'finalized'].includes(sim.chain.signatureStatus(signature)?.confirmationStatus ?? ''), 'the swap confirmed', 10_000);
     const landed = await client.getTransaction(signature, trader.keypair.address);
     expect(landed).not.toBeNull();
     const after = traderBalances(sim.chain, trader);

@@ -3,10 +3,11 @@ import { RpcFailure } from '../rpc/index.js';
 import { JsonRpcHttpClient } from './json-rpc-http-client.js';
 
 /**
- * The platform's Solana JSON-RPC client: what wallets (and later executors) need beyond the
- * scanner's account reads. u64 values (balances, token amounts) never pass through a JS number:
- * balances are read from the reply text, token amounts from the account bytes.
- * Failures are RpcFailure (kind rpc / timeout / http / network / malformed), as engine/rpc's.
+ * The platform's Solana JSON-RPC client: what wallets and executors need beyond the scanner's
+ * account reads. u64 values (balances, token amounts, fees) never pass through a JS number:
+ * balances are read from the reply text, token amounts from the account bytes or their decimal
+ * strings. Failures are RpcFailure (kind rpc / timeout / http / network / malformed), as
+ * engine/rpc's; a JSON-RPC error is kind rpc whatever the HTTP status it came with.
  */
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';

@@ -4,10 +4,11 @@ import { ErrorCode, isTpError } from '../../errors.js';
 import { JITO_TIP_ACCOUNTS, USDC_MINT, WSOL_MINT } from '../../sim/known-accounts.js';
 import type { SimEndpoints, Simulator } from '../../sim/simulator.js';
 import { ChainClient } from '../chain-client.js';
+import { eventually } from '../rpc-proxy/testing.js';
 import { BlockEngineClient, bundleIdOf } from './block-engine-client.js';
 import { BundleSubmitter } from './bundle-submitter.js';
 import { FlakyJsonRpcProxy } from './testing/flaky-json-rpc-proxy.js';
-import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf, waitUntil } from './testing/submitter-sim.js';
+import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf } from './testing/submitter-sim.js';
 
 /** The bundle path against the simulator's block engine and JSON-RPC, with real swaps on a sim pool. */
 
@@ -101,23 +102,23 @@ describe('BundleSubmitter', () => {
     expect(submitted).toEqual([{ at: outcome.submittedAt, signature: submission.transaction.signature, bundleId: outcome.bundleId }]);
   });
 
-  it('takes the tip accounts in turn', async () => {
-    const submitter = new BundleSubmitter({ chain, blockEngine, pollMs: 25 });
+  it('takes the tip accounts in turn, wrapping around', async () => {
+    const submitter = new BundleSubmitter({ chain, blockEngine, pollMs: 25, firstTipAccount: 6 });
     const tipped: string[] = [];
-    for (const i of [11, 12]) {
+    for (const i of [11, 12, 13]) {
       const trader = traderOf(sim.chain, i);
       const before = JITO_TIP_ACCOUNTS.map(lamportsOf);
       const outcome = await submitter.submit(swapSubmission(sim.chain, trader, SOL / 10n, { tipLamports: 5_000n }).submission);
       expect(outcome.status).toBe('confirmed');
       tipped.push(JITO_TIP_ACCOUNTS.find((a, k) => lamportsOf(a) - before[k]! === 5_000n)!);
     }
-    expect(tipped).toEqual(JITO_TIP_ACCOUNTS.slice(0, 2));
+    expect(tipped).toEqual([JITO_TIP_ACCOUNTS[6], JITO_TIP_ACCOUNTS[7], JITO_TIP_ACCOUNTS[0]]);
   });
 
   it('refuses a tip outside 5,000..6,000 lamports before sending anything', async () => {
     const submitter = new BundleSubmitter({ chain, blockEngine, pollMs: 25 });
     for (const tipLamports of [4_999n, 6_001n, undefined]) {
-      const { submission } = swapSubmission(sim.chain, traderOf(sim.chain, 13), SOL / 10n, tipLamports === undefined ? {} : { tipLamports });
+      const { submission } = swapSubmission(sim.chain, traderOf(sim.chain, 21), SOL / 10n, tipLamports === undefined ? {} : { tipLamports });
       const err = await submitter.submit(submission).catch((e: unknown) => e);
       expect(isTpError(err, ErrorCode.BadParameter)).toBe(true);
       expect(sim.chain.signatureStatus(submission.transaction.signature)).toBeNull();
@@ -168,7 +169,7 @@ describe('BundleSubmitter', () => {
       sim.chain.start();
     }
     // Expired by the timeout, not by its blockhash: the block engine still held it, and it lands now.
-    await waitUntil(() => sim.chain.signatureStatus(submission.transaction.signature) !== null, 10_000, 'the held bundle to land');
+    await eventually(() => sim.chain.signatureStatus(submission.transaction.signature) !== null, 'the held bundle to land', 10_000);
   });
 
   it('sendBundle cut on the way: the same bundle (same id) is sent again and lands once', async () => {

@@ -1,7 +1,10 @@
+import { randomInt } from 'node:crypto';
+
 import { buildFittedTransaction, type FittedTransaction } from '../../chain/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import type { Logger } from '../../obs/index.js';
 import type { ChainClient } from '../chain-client.js';
+import { MAX_TIP, MIN_TIP } from '../planner/trade-opportunity.js';
 import { systemTransferInstruction } from '../wallets/transfer-instructions.js';
 import { InflightBundleStatus, bundleIdOf, type BlockEngineClient } from './block-engine-client.js';
 import { fetchLanded, sumBalanceChanges } from './landed-balance-changes.js';
@@ -34,10 +37,6 @@ import {
  * land), or until the bundle monitoring timeout (`timeoutMs`, default 30 s) → `expired`.
  */
 
-/** Spec 03: the tip is between 5,000 and 6,000 lamports. */
-export const MIN_TIP_LAMPORTS = 5_000n;
-export const MAX_TIP_LAMPORTS = 6_000n;
-
 export interface BundleSubmitterOptions {
   chain: ChainClient;
   blockEngine: BlockEngineClient;
@@ -49,17 +48,23 @@ export interface BundleSubmitterOptions {
   resendMaxMs?: number;
   /** After the bundle landed, how long getTransaction may take to have the records. Default 10 s. */
   recordWaitMs?: number;
+  /**
+   * Index of the tip account the first bundle tips; the next ones take the following accounts in
+   * turn. Default random, so that executors started together do not all write the same account.
+   */
+  firstTipAccount?: number;
   logger?: Logger;
 }
 
-type BundleSettings = Required<Omit<BundleSubmitterOptions, 'logger'>> & { logger: Logger | undefined };
+type BundleSettings = Required<Omit<BundleSubmitterOptions, 'logger' | 'firstTipAccount'>> & { logger: Logger | undefined };
 
 export class BundleSubmitter implements Submitter {
   readonly path = ExecutionPath.Bundle;
   private readonly options: BundleSettings;
-  private tipTurn = 0;
+  private tipTurn: number;
 
   constructor(options: BundleSubmitterOptions) {
+    this.tipTurn = options.firstTipAccount ?? randomInt(1 << 16);
     this.options = {
       chain: options.chain,
       blockEngine: options.blockEngine,
@@ -74,8 +79,8 @@ export class BundleSubmitter implements Submitter {
   /** Throws TpError BadParameter when tipLamports is missing or outside 5,000..6,000 (nothing is sent). */
   async submit(submission: TradeSubmission, events: SubmissionEvents = {}): Promise<SubmissionOutcome> {
     const tip = submission.tipLamports;
-    if (tip === undefined || tip < MIN_TIP_LAMPORTS || tip > MAX_TIP_LAMPORTS) {
-      throw new TpError(ErrorCode.BadParameter, `a bundle's tip must be ${MIN_TIP_LAMPORTS}..${MAX_TIP_LAMPORTS} lamports, got ${tip ?? 'none'}`, {
+    if (tip === undefined || tip < MIN_TIP || tip > MAX_TIP) {
+      throw new TpError(ErrorCode.BadParameter, `a bundle's tip must be ${MIN_TIP}..${MAX_TIP} lamports, got ${tip ?? 'none'}`, {
         context: { opportunityId: submission.opportunityId, tipLamports: tip === undefined ? null : String(tip) },
       });
     }
@@ -133,7 +138,8 @@ class BundleRun {
 
   async run(): Promise<SubmissionOutcome> {
     const outcome = await this.watch();
-    await this.sending;
+    // A send still in flight is not waited for (it may hang until the request timeout); its
+    // answer can change nothing now. The submitted event is: the caller records it first.
     await this.notified;
     return outcome;
   }

@@ -4,10 +4,11 @@ import { USDC_MINT, WSOL_MINT } from '../../sim/known-accounts.js';
 import type { RpcNode } from '../../sim/rpc-nodes.js';
 import type { SimEndpoints, Simulator } from '../../sim/simulator.js';
 import { ChainClient } from '../chain-client.js';
+import { eventually } from '../rpc-proxy/testing.js';
 import { DirectSubmitter } from './direct-submitter.js';
 import type { SubmissionOutcome } from './submission.js';
 import { FlakyJsonRpcProxy } from './testing/flaky-json-rpc-proxy.js';
-import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf, waitUntil, type TraderBalances } from './testing/submitter-sim.js';
+import { SOL, slippageFailingSubmission, startSimulator, swapSubmission, traderBalances, traderOf, type TraderBalances } from './testing/submitter-sim.js';
 
 /**
  * The direct path against the simulator over real JSON-RPC: real swaps on a sim pool, RPC faults
@@ -86,7 +87,7 @@ describe('DirectSubmitter', () => {
     const before = traderBalances(sim.chain, trader);
     const landedBefore = sim.chain.stats().transactions;
     const pending = new DirectSubmitter({ chain, pollMs: 25, resendInitialMs: 20 }).submit(submission);
-    await waitUntil(() => node.received('sendTransaction') >= 2, 10_000, 'two failed sends');
+    await eventually(() => node.received('sendTransaction') >= 2, 'two failed sends', 10_000);
     node.faults.rpc.delete('sendTransaction');
     const outcome = await pending;
     expect(outcome.status).toBe('confirmed');
@@ -214,7 +215,7 @@ describe('DirectSubmitter', () => {
     const controller = new AbortController();
     const { submission } = swapSubmission(sim.chain, trader, SOL, { signal: controller.signal });
     const pending = new DirectSubmitter({ chain, pollMs: 25, resendInitialMs: 20 }).submit(submission);
-    await waitUntil(() => node.received('sendTransaction') >= 1, 10_000, 'a send');
+    await eventually(() => node.received('sendTransaction') >= 1, 'a send', 10_000);
     controller.abort();
     const outcome = await pending;
     expect(outcome).toMatchObject({ status: 'expired', error: 'aborted before a final status' });

@@ -98,7 +98,8 @@ class DirectRun {
 
   async run(): Promise<SubmissionOutcome> {
     const outcome = await this.watch();
-    await this.sending;
+    // A send still in flight is not waited for (it may hang until the request timeout); its
+    // answer can change nothing now. The submitted event is: the caller records it first.
     await this.notified;
     return outcome;
   }

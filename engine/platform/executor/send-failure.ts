@@ -25,7 +25,8 @@ export type SendFailure = (typeof SendFailure)[keyof typeof SendFailure];
 const TRANSIENT_RPC_CODES = new Set([-32603, -32005, -32004, -32016]);
 
 export function classifySendFailure(err: unknown): SendFailure {
-  if (!isRpcFailure(err)) throw err;
+  // Not a failure of the request (a bad argument, a bug): sending the same again cannot help.
+  if (!isRpcFailure(err)) return SendFailure.Refused;
   if (err.kind !== 'rpc') return SendFailure.Transient;
   // Rate limited or a server in trouble, whatever the error object says.
   if (err.httpStatus !== undefined && (err.httpStatus === 429 || err.httpStatus >= 500)) return SendFailure.Transient;
@@ -44,7 +45,7 @@ export class ResendBackoff {
   private next: number;
 
   constructor(
-    private readonly initialMs: number,
+    initialMs: number,
     private readonly maxMs: number,
   ) {
     this.next = initialMs;
@@ -55,9 +56,5 @@ export class ResendBackoff {
     const d = this.next;
     this.next = Math.min(this.maxMs, this.next * 2);
     return d;
-  }
-
-  reset(): void {
-    this.next = this.initialMs;
   }
 }

@@ -101,12 +101,3 @@ export function traderBalances(chain: SimChain, trader: Trader, commitment: 'pro
     usdc: chain.getTokenBalance(trader.tokenAccounts.get(USDC_MINT)!, commitment)?.amount ?? 0n,
   };
 }
-
-/** Resolves when `condition` holds, checking every 10 ms; rejects after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
