@@ -50,11 +50,13 @@ const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SY
 /** The database wrapper's switch: while true, every transaction fails (the pending insert among them). */
 let transactionsFail = false;
 let failedTransactions = 0;
+/** Scripted answers of the next transactions (true: fail), before the switch above is read. */
+const transactionScript: boolean[] = [];
 
 function failingTransactions(db: SqlClient): SqlClient {
   return new Proxy(db, {
     get(target, prop) {
-      if (prop === 'transaction' && transactionsFail) {
+      if (prop === 'transaction' && (transactionScript.length > 0 ? transactionScript.shift()! : transactionsFail)) {
         return () => {
           failedTransactions++;
           return Promise.reject(new TpError(ErrorCode.DbUnavailable, 'database down (test)'));
@@ -168,10 +170,11 @@ describe('tidepool executor', () => {
     const stats = (await (await fetch(`${http}/stats`)).json()) as { traded: number; recent: { tradeId: string }[] };
     expect(stats.recent.map((r) => r.tradeId)).toContain(tradeIdOf(op.id));
     const rows = await eventually(async () => {
-      const r = await app.state.db.query<{ tx_submitted: number; success_rate: number }>('SELECT tx_submitted, success_rate FROM executor_metrics WHERE executor_id = $1 AND tx_submitted > 0', ['test-executor']);
-      return r.length > 0 ? r : undefined;
-    }, 10_000, 'an executor_metrics row');
-    expect(rows[0]!.success_rate).toBe(1);
+      const r = await app.state.db.query<{ tx_submitted: number; success_rate: number | null }>('SELECT tx_submitted, success_rate FROM executor_metrics WHERE executor_id = $1 ORDER BY "timestamp"', ['test-executor']);
+      return r.some((x) => x.success_rate !== null) && r.some((x) => x.tx_submitted > 0) ? r : undefined;
+    }, 10_000, 'executor_metrics rows');
+    expect(rows.reduce((n, x) => n + x.tx_submitted, 0)).toBe(1);
+    expect(rows.filter((x) => x.success_rate !== null).map((x) => x.success_rate)).toEqual([1]);
   });
 
   it('an order takes the direct path; its actual profit is the profit mint\'s change', async () => {
@@ -215,7 +218,8 @@ describe('tidepool executor', () => {
     await publish(first);
     expect((await resultOf(first)).walletAddress).toBe(workers[1]!.address);
     // both locked: the opportunity is deferred (nak with a delay), not failed, and trades once a wallet is free
-    const second = await app.state.keys.acquireExecutorLock(workers[1]!.id, 'another-executor-trade-2');
+    // the executor releases wallet 1 just after publishing the first result: take it once it is free
+    const second = await eventually(async () => (await app.state.keys.acquireExecutorLock(workers[1]!.id, 'another-executor-trade-2')) ?? undefined, 10_000, 'wallet 1 free');
     const waiting = orderOpportunityOn(sim.chain, 50_000_000n);
     const deferredBefore = app.service.stats.deferred;
     await publish(waiting);
@@ -224,7 +228,7 @@ describe('tidepool executor', () => {
     await other!.release();
     const result = await resultOf(waiting);
     expect(result).toMatchObject({ status: 'confirmed', walletAddress: workers[0]!.address });
-    await second!.release();
+    await second.release();
     const metrics = await (await fetch(`${http}/metrics`)).text();
     expect(metrics).not.toMatch(/bus_processing_failures_total\{stream="[^"]*TRADE_OPPORTUNITIES"/);
   });
@@ -284,6 +288,28 @@ describe('tidepool executor', () => {
     const result = await resultOf(op);
     expect(result.status).toBe('confirmed');
     expect(await tradeRows(op)).toHaveLength(1);
+    expect(proxy.received('sendTransaction') - sends).toBe(1);
+    await nothingPending();
+  });
+
+  it('the database down when the outcome is to be written: the message comes back and the trade is settled from the chain, once', async () => {
+    const op = orderOpportunityOn(sim.chain);
+    const before = traders.map((t) => holdingsOf(sim.chain, t));
+    const sends = proxy.received('sendTransaction');
+    failedTransactions = 0;
+    // the pending insert passes; `submitted` and the five attempts at the outcome fail; then it is back
+    transactionScript.push(false, true, true, true, true, true, true);
+    await publish(op);
+    const result = await resultOf(op);
+    expect(transactionScript).toEqual([]);
+    expect(failedTransactions).toBe(6);
+    expect(result.status).toBe('confirmed');
+    const trader = traderOfWallet(result.walletAddress!);
+    const onChain = walletProfit(trader, before[traders.indexOf(trader)]!, op.profitMint);
+    expect(result.actualProfit).toBe(onChain);
+    const rows = await tradeRows(op);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'confirmed', actual_profit: onChain, signature: result.signature });
     expect(proxy.received('sendTransaction') - sends).toBe(1);
     await nothingPending();
   });

@@ -12,11 +12,13 @@
  * | `executor_submit_latency_seconds`          | histogram | path, strategy           | opportunity received → transaction submitted          |
  * | `executor_opportunities_skipped_total`     | counter   | strategy, reason         | opportunities not traded (expired, stale_state, ...)  |
  * | `executor_paper_trades_total`              | counter   | path, strategy           | paper fills recorded                                  |
- * | `executor_success_rate`                    | gauge     | (none)                   | landed / submitted over the last metrics interval     |
+ * | `executor_success_rate`                    | gauge     | (none)                   | landed / trades finished in the last metrics interval |
  * | `executor_trades_in_flight`                | gauge     | (none)                   | trades between wallet lock and recorded outcome       |
  *
- * `interval()` closes a metrics interval and gives its `executor_metrics` row (tx_submitted,
- * success_rate; null when nothing was submitted).
+ * `interval()` closes a metrics interval and gives its `executor_metrics` row: tx_submitted (trades
+ * accepted in the interval) and success_rate (of the trades that reached their final status in the
+ * interval, the share that landed; null when none did). A trade's submission and outcome may fall
+ * in two intervals, so the rate is not taken over the submitted count of the same interval.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
@@ -56,6 +58,7 @@ export class ExecutorMetrics {
   readonly inFlight: Gauge;
   private intervalSubmitted = 0;
   private intervalLanded = 0;
+  private intervalFinished = 0;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -66,7 +69,7 @@ export class ExecutorMetrics {
     this.submitLatency = new Histogram({ name: EXECUTOR_METRIC_NAMES.submitLatency, help: 'Seconds from receiving an opportunity to its transaction submitted.', labelNames: ['path', 'strategy'], buckets: SECONDS_BUCKETS, registers });
     this.skipped = new Counter({ name: EXECUTOR_METRIC_NAMES.skipped, help: 'Opportunities not traded, by reason.', labelNames: ['strategy', 'reason'], registers });
     this.paper = new Counter({ name: EXECUTOR_METRIC_NAMES.paper, help: 'Paper trades recorded (nothing sent).', labelNames: ['path', 'strategy'], registers });
-    this.successRate = new Gauge({ name: EXECUTOR_METRIC_NAMES.successRate, help: 'Landed / submitted trades over the last metrics interval (0 when none was submitted).', registers });
+    this.successRate = new Gauge({ name: EXECUTOR_METRIC_NAMES.successRate, help: 'Landed / finished trades over the last metrics interval (0 when none finished).', registers });
     this.inFlight = new Gauge({ name: EXECUTOR_METRIC_NAMES.inFlight, help: 'Trades between wallet lock and recorded outcome.', registers });
   }
 
@@ -77,6 +80,7 @@ export class ExecutorMetrics {
   }
 
   recordOutcome(path: string, strategy: string, status: 'confirmed' | 'failed' | 'expired', executionMs: number): void {
+    this.intervalFinished++;
     if (status === 'confirmed') {
       this.landed.inc({ path, strategy });
       this.intervalLanded++;
@@ -88,11 +92,12 @@ export class ExecutorMetrics {
 
   /** Closes the interval: its executor_metrics row; sets the success rate gauge. */
   interval(): { txSubmitted: number; successRate: number | null } {
-    const rate = this.intervalSubmitted === 0 ? null : Math.min(1, this.intervalLanded / this.intervalSubmitted);
+    const rate = this.intervalFinished === 0 ? null : this.intervalLanded / this.intervalFinished;
     this.successRate.set(rate ?? 0);
     const out = { txSubmitted: this.intervalSubmitted, successRate: rate };
     this.intervalSubmitted = 0;
     this.intervalLanded = 0;
+    this.intervalFinished = 0;
     return out;
   }
 }
