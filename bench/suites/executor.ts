@@ -99,6 +99,9 @@ export const executorSuite: Suite = {
         if (r.status === 'confirmed') landed++;
       }
       const skipped = Object.values(app.service.stats.skipped).reduce((a, b) => a + b, 0);
+      const errors = new Map<string, number>();
+      for (const r of results) if (r.error !== undefined) errors.set(r.error.slice(0, 140), (errors.get(r.error.slice(0, 140)) ?? 0) + 1);
+      const errorText = [...errors].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([e, n]) => `${n}× ${e}`).join('; ');
 
       // Baseline: sendTransaction of prebuilt signed swaps (distinct amounts: distinct signatures).
       const trader = sim.chain.genesis.actors.traders[12]!;
@@ -112,7 +115,7 @@ export const executorSuite: Suite = {
       const s = ours.summary();
       const b = bare.summary();
       const rate = submitted === 0 ? 0 : landed / submitted;
-      const note = `${published} published, ${results.length} results, ${submitted} submitted, ${landed} landed, ${skipped} skipped; ms resolution (the result's timestamps)`;
+      const note = `${published} published, ${results.length} results, ${submitted} submitted, ${landed} landed, ${skipped} skipped; ms resolution (the result's timestamps)${errorText === '' ? '' : `; errors: ${errorText}`}`;
       return [
         {
           name: `opportunity received → transaction submitted (direct path, ${IN_FLIGHT} in flight), p99`,
