@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The split deployment on one machine (issues 5 and 6): the chain simulator, the RPC proxy, a
-# scanner, a quote service, the external quote service and the quote aggregator as six processes
+# scanner, a quote service, the external quote service, the quote aggregator, the market scanner,
+# the planner and the executor as separate processes
 # joined by the local NATS JetStream (127.0.0.1:4222, which scripts/services.sh ensures), on the
 # default ports:
 #   simulator  JSON-RPC :8899, ShredStream :9999, quote API / price API / faults :8890
@@ -13,6 +14,11 @@
 #   market scanner  MarketEvents / PriceUpdates on market.events.> (MARKET_EVENTS); health :8086, metrics :9096
 #   planner    arbitrage on the market events → trade.opportunities.arbitrage; /health /ready /metrics :8084
 #              (embedded database in memory unless DATABASE_URL is set; REDIS_URL passes through)
+#   executor   trade.opportunities.> → trades and execution.orders.<strategy>; /health /ready /metrics /stats :8085
+#              EXECUTOR_MODE=paper (the default): paper trading, nothing sent, no wallets needed;
+#              EXECUTOR_MODE=real: real transactions (bundles to the simulator's block engine :8890,
+#              direct sends through the rpc proxy), signed by the worker wallets of DATABASE_URL
+#              (set it, and TIDEPOOL_WALLET_PASSPHRASE; add wallets with `tidepool wallets`)
 # Ctrl-C (or SIGTERM) stops them all. Extra environment (LOG_LEVEL, BUS_CONSUMER_NAME, ...) passes through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,8 +69,23 @@ BUS_SERVERS="$nats_url" RPC_ENDPOINTS="$rpc" MONITORED_POOLS_FILE="$work/pools.j
   "${tidepool[@]}" planner --strategy arbitrage &
 pids+=($!)
 
-echo "run-split: simulator, rpc proxy, scanner, quote service, external quote service, aggregator, market scanner and planner running; Ctrl-C stops them" >&2
+executor_mode="${EXECUTOR_MODE:-paper}"
+case "$executor_mode" in
+  paper) paper=true ;;
+  real)
+    paper=false
+    [ -n "${DATABASE_URL:-}" ] || { echo "run-split: EXECUTOR_MODE=real needs DATABASE_URL (the worker wallets' database)" >&2; exit 1; }
+    ;;
+  *) echo "run-split: EXECUTOR_MODE must be paper or real, got $executor_mode" >&2; exit 1 ;;
+esac
+BUS_SERVERS="$nats_url" RPC_ENDPOINTS="$rpc" BLOCK_ENGINE_URL=http://127.0.0.1:8890 PAPER_TRADING="$paper" \
+  TIDEPOOL_DATA_DIR="${TIDEPOOL_DATA_DIR:-memory}" "${tidepool[@]}" executor &
+pids+=($!)
+
+echo "run-split: simulator, rpc proxy, scanner, quote service, external quote service, aggregator, market scanner, planner and executor ($executor_mode) running; Ctrl-C stops them" >&2
 echo "  nats sub 'trade.opportunities.>'      # opportunities as the planner publishes them" >&2
+echo "  nats sub 'execution.orders.>'         # the executor's results (status paper in paper mode)" >&2
+echo "  curl -s http://127.0.0.1:8085/stats   # the executor: trades, skips, the last results" >&2
 echo "  curl -s -X POST http://127.0.0.1:8890/admin/market/price-gap -d '{\"pool\":\"<a pool of $work/pools.json>\",\"gapBps\":100}'" >&2
 echo "  curl -s http://127.0.0.1:8083/rpc/health" >&2
 echo "  curl -s 'http://127.0.0.1:8080/quote?input=So11111111111111111111111111111111111111112&output=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&amount=1000000000'" >&2

@@ -5,4 +5,6 @@ export { createQuoteApp } from './quote-app.js';
 export { createScannerApp, scannerServiceSchema } from './scanner-app.js';
 export { aggregatorConfigUnderSim, checkStartConfig, engineConfigUnderSim, externalConfigUnderSim, startSchema } from './start-config.js';
 export { MarketScannerMode, checkMarketScannerConfig, createMarketScannerApp, marketScannerSchema, type MarketScannerApp, type MarketScannerConfig } from './market-scanner-app.js';
+export { startPaperTrading, startPaperTradingSchema, type StartPaperTrading, type StartPaperTradingOptions } from './start-paper-trading.js';
+export { EXECUTOR_PORT, createExecutorApp, executorSchema, type ExecutorApp, type ExecutorConfig } from './executor-app.js';
 export { createPlannerApp, plannerSchema, type PlannerApp, type PlannerConfig, type StrategyFactory } from './planner-app.js';

@@ -18,6 +18,7 @@
  * - Left at their defaults, the aggregator's upstream addresses are the engine's and the external
  *   service's bound gRPC ports, and the external provider and the oracle are the simulator's.
  */
+import { startPaperTradingSchema } from './start-paper-trading.js';
 import { aggregatorSchema, type AggregatorConfig } from '../aggregator/index.js';
 import { AUTH_KEYS, authIssues } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -81,6 +82,8 @@ export const startSchema = {
   ...scannerMetricsSchema,
   // The web console (engine/console) on its own port, watching the services of the process.
   ...startConsoleSchema,
+  // The arbitrage planner and a paper executor, joined in the process (start-paper-trading.ts).
+  ...startPaperTradingSchema,
 };
 
 type StartLoaded = LoadedConfig<typeof startSchema>;

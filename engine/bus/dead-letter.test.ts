@@ -137,4 +137,47 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)(`dead-letter consumer${NATS_S
       await cleanup();
     }
   });
+  it('handles up to `concurrency` messages at once, and a deferred message comes back without counting as a failure', async () => {
+    const { stream, root, prefix, cleanup } = await setup();
+    const registry = new Registry();
+    const metrics = createDeadLetterMetrics(registry);
+    let running = 0;
+    let peak = 0;
+    let gate: () => void = () => undefined;
+    const opened = new Promise<void>((r) => (gate = r));
+    const seen = new Map<string, number>();
+    const consumer = await DeadLetterConsumer.start({
+      nc,
+      stream,
+      consumer: 'worker',
+      metrics,
+      retryDelayMs: 20,
+      concurrency: 3,
+      workingIntervalMs: 50,
+      subjectRoot: `${prefix}dlq`,
+      handler: async (m) => {
+        const id = dec.decode(m.data);
+        seen.set(id, (seen.get(id) ?? 0) + 1);
+        if (id === 'later' && seen.get(id) === 1) return { nakDelayMs: 20 };
+        running++;
+        peak = Math.max(peak, running);
+        await opened;
+        running--;
+      },
+    });
+    try {
+      const js = nc.jetstream();
+      for (let i = 0; i < 6; i++) await js.publish(`${root}.c`, enc.encode(`m${i}`));
+      await js.publish(`${root}.c`, enc.encode('later'));
+      await waitFor(() => running === 3, 15_000, 'three handlers running at once');
+      gate();
+      await waitFor(async () => (await jsm.consumers.info(stream, 'worker')).ack_floor.stream_seq === 7, 15_000, 'every message acknowledged');
+      expect(peak).toBe(3);
+      expect(seen.get('later')).toBe(2);
+      expect((await metrics.processingFailures.get()).values.reduce((a, v) => a + v.value, 0)).toBe(0);
+    } finally {
+      await consumer.stop();
+      await cleanup();
+    }
+  });
 });

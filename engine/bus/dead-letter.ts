@@ -89,8 +89,17 @@ export function createDeadLetterMetrics(registry: Registry): DeadLetterMetrics {
   };
 }
 
+/**
+ * A handler's answer when the message should come back later without counting as a failure
+ * (a resource it needs is busy): the message is nak'ed with this delay. Its delivery count still
+ * grows on the server, so a message deferred many times is dead-lettered on its next failure.
+ */
+export interface DeferDelivery {
+  nakDelayMs: number;
+}
+
 /** Processes one message; throwing (or rejecting) marks the delivery failed. */
-export type MessageHandler = (msg: JsMsg) => void | Promise<void>;
+export type MessageHandler = (msg: JsMsg) => void | DeferDelivery | Promise<void | DeferDelivery>;
 
 export interface DeadLetterConsumerOptions {
   nc: NatsConnection;
@@ -107,6 +116,13 @@ export interface DeadLetterConsumerOptions {
   subjectRoot?: string;
   /** Messages pulled at once; default 100. */
   batch?: number;
+  /**
+   * Messages handled at once; default 1 (in delivery order). Above 1, acknowledgements follow
+   * completion, not delivery order.
+   */
+  concurrency?: number;
+  /** While a handler runs, tell the server it is in progress (resets the ack wait) this often, ms. */
+  workingIntervalMs?: number;
   logger?: Logger;
 }
 
@@ -118,7 +134,7 @@ function reasonOf(err: unknown): string {
 
 /**
  * A durable pull consumer that acks after processing and dead-letters what keeps failing.
- * Messages are handled one at a time, in delivery order.
+ * Messages are handled one at a time, in delivery order, unless `concurrency` allows more.
  */
 export class DeadLetterConsumer {
   private messages: ConsumerMessages | undefined;
@@ -145,15 +161,30 @@ export class DeadLetterConsumer {
   }
 
   private async run(messages: ConsumerMessages): Promise<void> {
+    const limit = Math.max(1, this.options.concurrency ?? 1);
+    const running = new Set<Promise<void>>();
     for await (const m of messages) {
-      try {
-        await this.options.handler(m);
-      } catch (err) {
-        await this.failed(m, err);
-        continue;
-      }
-      m.ack();
+      const p = this.process(m).finally(() => running.delete(p));
+      running.add(p);
+      if (running.size >= limit) await Promise.race(running);
     }
+    await Promise.all(running);
+  }
+
+  private async process(m: JsMsg): Promise<void> {
+    const every = this.options.workingIntervalMs;
+    const timer = every === undefined ? undefined : setInterval(() => m.working(), every);
+    let answer: void | DeferDelivery;
+    try {
+      answer = await this.options.handler(m);
+    } catch (err) {
+      await this.failed(m, err);
+      return;
+    } finally {
+      if (timer !== undefined) clearInterval(timer);
+    }
+    if (answer !== undefined) m.nak(answer.nakDelayMs);
+    else m.ack();
   }
 
   private async failed(m: JsMsg, err: unknown): Promise<void> {
@@ -187,7 +218,7 @@ export class DeadLetterConsumer {
     m.term();
   }
 
-  /** Stops pulling; the message in hand is finished first. */
+  /** Stops pulling; the messages in hand are finished first. */
   async stop(): Promise<void> {
     await this.messages?.close();
     await this.loop;

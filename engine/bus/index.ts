@@ -50,6 +50,7 @@ export {
   ensureDeadLetterStream,
   createDeadLetterMetrics,
   type DeadLetterMetrics,
+  type DeferDelivery,
   type MessageHandler,
 } from './dead-letter.js';
 export {

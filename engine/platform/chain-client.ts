@@ -1,13 +1,13 @@
-import { Pool } from 'undici';
-
 import { base58 } from '../chain/index.js';
 import { RpcFailure } from '../rpc/index.js';
+import { JsonRpcHttpClient } from './json-rpc-http-client.js';
 
 /**
- * The platform's Solana JSON-RPC client: what wallets (and later executors) need beyond the
- * scanner's account reads. u64 values (balances, token amounts) never pass through a JS number:
- * balances are read from the reply text, token amounts from the account bytes.
- * Failures are RpcFailure (kind rpc / timeout / http / network / malformed), as engine/rpc's.
+ * The platform's Solana JSON-RPC client: what wallets and executors need beyond the scanner's
+ * account reads. u64 values (balances, token amounts, fees) never pass through a JS number:
+ * balances are read from the reply text, token amounts from the account bytes or their decimal
+ * strings. Failures are RpcFailure (kind rpc / timeout / http / network / malformed), as
+ * engine/rpc's; a JSON-RPC error is kind rpc whatever the HTTP status it came with.
  */
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
@@ -30,6 +30,34 @@ export interface SignatureStatusInfo {
   confirmationStatus: Commitment | null;
 }
 
+/** A landed transaction as it moved one owner's balances (getTransaction's meta). */
+export interface LandedTransaction {
+  slot: bigint;
+  /** The TransactionError; null when it succeeded. */
+  err: unknown;
+  /** The fee its fee payer paid, lamports. */
+  fee: bigint;
+  /** post − pre lamports of the owner's account; 0 when the transaction does not load it. */
+  lamports: bigint;
+  /** post − pre per mint, summed over the token accounts whose `owner` is the owner. */
+  tokens: Map<string, bigint>;
+}
+
+export interface SimulationOutcome {
+  /** The slot the simulation ran on. */
+  slot: bigint;
+  /** The TransactionError; null when it would succeed. */
+  err: unknown;
+  logs: string[];
+  unitsConsumed: number;
+}
+
+export interface PrioritizationFee {
+  slot: bigint;
+  /** Micro-lamports per compute unit. */
+  prioritizationFee: bigint;
+}
+
 export interface ChainClientOptions {
   url: string;
   /** Per request. Default 10 s. */
@@ -46,61 +74,21 @@ const VALUE_U64_RE = /"value"\s*:\s*(\d+)/;
 export class ChainClient {
   readonly url: string;
   readonly commitment: Commitment;
-  private readonly pool: Pool;
-  private readonly path: string;
-  private readonly timeoutMs: number;
-  private id = 0;
+  private readonly rpc: JsonRpcHttpClient;
 
   constructor(options: ChainClientOptions) {
-    const u = new URL(options.url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new RangeError(`not an http(s) RPC URL: ${options.url}`);
+    this.rpc = new JsonRpcHttpClient({ url: options.url, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
     this.url = options.url;
-    this.timeoutMs = options.timeoutMs ?? 10_000;
     this.commitment = options.commitment ?? 'confirmed';
-    this.path = `${u.pathname}${u.search}`;
-    this.pool = new Pool(u.origin, {
-      connections: 4,
-      connectTimeout: this.timeoutMs,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-    });
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.rpc.close();
   }
 
   /** One call; the reply text after checking it is a result (RpcFailure otherwise). */
-  async call(method: string, params: unknown[]): Promise<{ text: string; result: unknown }> {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params });
-    let text: string;
-    try {
-      const res = await this.pool.request({ path: this.path, method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      text = await res.body.text();
-      if (res.statusCode !== 200) {
-        throw new RpcFailure('http', `${method}: HTTP ${res.statusCode}`, { endpoint: this.url, method, httpStatus: res.statusCode });
-      }
-    } catch (err) {
-      if (err instanceof RpcFailure) throw err;
-      const code = (err as { code?: string }).code ?? '';
-      const kind = /TIMEOUT/.test(code) ? 'timeout' : 'network';
-      throw new RpcFailure(kind, `${method}: ${(err as Error).message}${code ? ` (${code})` : ''}`, { endpoint: this.url, method, cause: err });
-    }
-    let reply: { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
-    try {
-      reply = JSON.parse(text) as typeof reply;
-    } catch (err) {
-      throw new RpcFailure('malformed', `${method}: reply is not JSON`, { endpoint: this.url, method, cause: err });
-    }
-    if (reply.error !== undefined && reply.error !== null) {
-      const code = typeof reply.error.code === 'number' ? reply.error.code : undefined;
-      const message = typeof reply.error.message === 'string' ? reply.error.message : 'unknown error';
-      const failure = new RpcFailure('rpc', `${method}: ${message}${code === undefined ? '' : ` (${code})`}`, { endpoint: this.url, method, rpcCode: code });
-      (failure as RpcFailure & { data?: unknown }).data = reply.error.data;
-      throw failure;
-    }
-    if (!('result' in reply)) throw new RpcFailure('malformed', `${method}: no result`, { endpoint: this.url, method });
-    return { text, result: reply.result };
+  call(method: string, params: unknown[]): Promise<{ text: string; result: unknown }> {
+    return this.rpc.call(method, params);
   }
 
   /** `getHealth`: "ok", or throws. */
@@ -193,4 +181,118 @@ export class ChainClient {
       };
     });
   }
+
+  /**
+   * A landed transaction's slot, error, fee and the balance changes of `owner` (lamports at the
+   * owner's account index, tokens from the token balances whose owner is `owner`, per mint); null
+   * while the node does not have it at the client's commitment (confirmed at least: nodes refuse
+   * processed). Lamports and the fee are read from the reply text, token amounts from their strings.
+   */
+  async getTransaction(signature: string, owner: string): Promise<LandedTransaction | null> {
+    const method = 'getTransaction';
+    const commitment = this.commitment === 'processed' ? 'confirmed' : this.commitment;
+    const { text, result } = await this.call(method, [signature, { encoding: 'json', commitment, maxSupportedTransactionVersion: 0 }]);
+    if (result === null) return null;
+    const r = result as {
+      slot?: unknown;
+      transaction?: { message?: { accountKeys?: unknown } };
+      meta?: { err?: unknown; loadedAddresses?: { writable?: unknown; readonly?: unknown }; preTokenBalances?: unknown; postTokenBalances?: unknown } | null;
+    };
+    const keys = r.transaction?.message?.accountKeys;
+    const meta = r.meta;
+    if (typeof r.slot !== 'number' || !isStringArray(keys) || meta === null || meta === undefined) {
+      throw this.rpc.malformed(method, 'no slot, account keys or meta');
+    }
+    const allKeys = [...keys, ...stringsOr(meta.loadedAddresses?.writable), ...stringsOr(meta.loadedAddresses?.readonly)];
+    const fee = FEE_RE.exec(text);
+    const pre = u64ArrayAt(text, 'preBalances');
+    const post = u64ArrayAt(text, 'postBalances');
+    if (fee === null || pre === undefined || post === undefined || pre.length !== allKeys.length || post.length !== allKeys.length) {
+      throw this.rpc.malformed(method, 'fee or pre/post balances missing or not one per account');
+    }
+    const index = allKeys.indexOf(owner);
+    const tokens = new Map<string, bigint>();
+    const addTokens = (list: unknown, sign: bigint): void => {
+      if (list === undefined || list === null) return;
+      if (!Array.isArray(list)) throw this.rpc.malformed(method, 'token balances are not a list');
+      for (const b of list as { owner?: unknown; mint?: unknown; uiTokenAmount?: { amount?: unknown } }[]) {
+        if (b?.owner !== owner) continue;
+        const amount = b.uiTokenAmount?.amount;
+        if (typeof b.mint !== 'string' || typeof amount !== 'string' || !/^\d+$/.test(amount)) throw this.rpc.malformed(method, 'a token balance has no mint or amount');
+        tokens.set(b.mint, (tokens.get(b.mint) ?? 0n) + sign * BigInt(amount));
+      }
+    };
+    addTokens(meta.postTokenBalances, 1n);
+    addTokens(meta.preTokenBalances, -1n);
+    return {
+      slot: BigInt(r.slot),
+      err: meta.err ?? null,
+      fee: BigInt(fee[1]!),
+      lamports: index < 0 ? 0n : post[index]! - pre[index]!,
+      tokens,
+    };
+  }
+
+  /** Runs signed bytes on the node's bank without keeping anything (signatures not verified). */
+  async simulateTransaction(tx: Uint8Array, options: { replaceRecentBlockhash?: boolean } = {}): Promise<SimulationOutcome> {
+    const method = 'simulateTransaction';
+    const { text, result } = await this.call(method, [
+      Buffer.from(tx).toString('base64'),
+      { encoding: 'base64', commitment: this.commitment, replaceRecentBlockhash: options.replaceRecentBlockhash ?? false },
+    ]);
+    const value = (result as { value?: { err?: unknown; logs?: unknown; unitsConsumed?: unknown } } | null)?.value;
+    const slot = CONTEXT_SLOT_RE.exec(text);
+    if (value === undefined || value === null || slot === null) throw this.rpc.malformed(method, 'no value or context slot');
+    return {
+      slot: BigInt(slot[1]!),
+      err: value.err ?? null,
+      logs: stringsOr(value.logs),
+      unitsConsumed: typeof value.unitsConsumed === 'number' ? value.unitsConsumed : 0,
+    };
+  }
+
+  /** The recent slots' minimum compute-unit prices for transactions writing all of `accounts` (any, when empty). */
+  async getRecentPrioritizationFees(accounts: readonly string[] = []): Promise<PrioritizationFee[]> {
+    const method = 'getRecentPrioritizationFees';
+    const { text, result } = await this.call(method, accounts.length === 0 ? [] : [accounts]);
+    if (!Array.isArray(result)) throw this.rpc.malformed(method, 'result is not a list');
+    const out: PrioritizationFee[] = [];
+    for (const m of text.slice(text.indexOf('"result"')).matchAll(/\{([^{}]*)\}/g)) {
+      const fee = /"prioritizationFee"\s*:\s*(\d+)/.exec(m[1]!);
+      const slot = /"slot"\s*:\s*(\d+)/.exec(m[1]!);
+      if (fee === null || slot === null) throw this.rpc.malformed(method, 'an item is not {prioritizationFee, slot}');
+      out.push({ slot: BigInt(slot[1]!), prioritizationFee: BigInt(fee[1]!) });
+    }
+    if (out.length !== result.length) throw this.rpc.malformed(method, 'items could not be read');
+    return out;
+  }
+
+  /** Lamports an account of `size` data bytes needs to be rent exempt. */
+  async getMinimumBalanceForRentExemption(size: number): Promise<bigint> {
+    const method = 'getMinimumBalanceForRentExemption';
+    const { text } = await this.call(method, [size, { commitment: this.commitment }]);
+    const m = RESULT_U64_RE.exec(text);
+    if (m === null) throw this.rpc.malformed(method, 'no lamports');
+    return BigInt(m[1]!);
+  }
+}
+
+const FEE_RE = /"fee"\s*:\s*(\d+)/;
+const CONTEXT_SLOT_RE = /"context"\s*:\s*\{[^{}]*"slot"\s*:\s*(\d+)/;
+const RESULT_U64_RE = /"result"\s*:\s*(\d+)/;
+
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+function stringsOr(v: unknown): string[] {
+  return isStringArray(v) ? v : [];
+}
+
+/** The u64 list `"name":[…]` of a reply, read from its text (no JS number in between). */
+function u64ArrayAt(text: string, name: string): bigint[] | undefined {
+  const m = new RegExp(`"${name}"\\s*:\\s*\\[([\\d,\\s]*)\\]`).exec(text);
+  if (m === null) return undefined;
+  const body = m[1]!.trim();
+  return body === '' ? [] : body.split(',').map((x) => BigInt(x.trim()));
 }

@@ -10,7 +10,7 @@ export * from './kv/index.js';
 export * from './wallets/index.js';
 export * from './config-validator/index.js';
 export * from './rpc-proxy/index.js';
-export { ChainClient, PREFLIGHT_FAILURE, type ChainClientOptions, type SignatureStatusInfo, type TokenAccountInfo } from './chain-client.js';
+export { ChainClient, PREFLIGHT_FAILURE, type ChainClientOptions, type LandedTransaction, type PrioritizationFee, type SignatureStatusInfo, type SimulationOutcome, type TokenAccountInfo } from './chain-client.js';
 export { DEFAULT_DATA_DIR, databaseSchema, redisSchema, scannerMetricsSchema, walletSchema } from './platform-config.js';
 export { databaseOptions, databaseStatus, openPlatformState, type PlatformState, type PlatformStateSettings } from './platform-state.js';
 export { ScannerMetricsRecorder, quantileBetween, type ScannerMetricsRecorderOptions } from './scanner-metrics-recorder.js';
@@ -18,5 +18,6 @@ export { startServiceState, type ServiceState, type ServiceStateOptions } from '
 export { startEmbeddedPlatform, type EmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded-platform.js';
 export { openQuoteCache, openSplitQuoteCache, startSplitServiceState, type QuoteCacheHandle, type SplitServiceStateOptions } from './split-service-state.js';
 export * from './planner/index.js';
+export * from './executor/index.js';
 export * from './market/index.js';
 export { assertSchema, invalidMessage, messageSchemaPath, parseMessageJson, schemaViolationsOf } from './message-schema.js';

@@ -18,6 +18,7 @@ import { createExternalQuoteService, type ExternalQuoteService } from '../../eng
 import { createLogger } from '../../engine/obs/logger.js';
 import { hasPromtool } from '../../engine/obs/promtool.js';
 import { defaultRpcProxyConfig } from '../../engine/platform/rpc-proxy/rpc-proxy-config.js';
+import { EXECUTOR_METRIC_NAMES } from '../../engine/platform/executor/executor-metrics.js';
 import { PLANNER_METRIC_NAMES } from '../../engine/platform/planner/planner-metrics.js';
 import { createRpcProxy, type RpcProxy } from '../../engine/platform/rpc-proxy/rpc-proxy.js';
 import { checkExpressions, exposedNames, metricNames } from './promql.js';
@@ -112,6 +113,11 @@ describe('the Grafana dashboard', () => {
   it("names the planner's metrics as the planner exports them", () => {
     const exported = new Set<string>(Object.values(PLANNER_METRIC_NAMES));
     for (const name of assumed['planner'] as string[]) expect(exported.has(name), name).toBe(true);
+  });
+
+  it("names the executor's metrics as the executor exports them", () => {
+    const exported = new Set<string>(Object.values(EXECUTOR_METRIC_NAMES));
+    for (const name of assumed['executor'] as string[]) expect(exported.has(name), name).toBe(true);
   });
 
   it('reads metric names the way PromQL does', () => {

@@ -4,6 +4,7 @@ import { aggregatorCommand } from './aggregator.js';
 import { consoleCommand } from './console.js';
 import { decodeCommand } from './decode.js';
 import { engineCommand } from './engine.js';
+import { executorCommand } from './executor.js';
 import { externalQuotesCommand } from './external-quotes.js';
 import { marketScannerCommand } from './market-scanner.js';
 import { migrateCommand } from './migrate.js';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   consoleCommand,
   decodeCommand,
   engineCommand,
+  executorCommand,
   externalQuotesCommand,
   marketScannerCommand,
   migrateCommand,

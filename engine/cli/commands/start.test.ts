@@ -8,7 +8,7 @@ import { PgliteClient } from '../../platform/db/pglite-client.js';
 
 const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');
 const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0',
-  '--aggregator-grpc-port', '0', '--aggregator-http-port', '0', '--external-grpc-port', '0', '--external-metrics-port', '0', '--console-port', '0'];
+  '--aggregator-grpc-port', '0', '--aggregator-http-port', '0', '--external-grpc-port', '0', '--external-metrics-port', '0', '--executor-port', '0', '--console-port', '0'];
 
 /** Runs the printed `aggregated-quote` example (another process) and returns its JSON. */
 async function runExample(command: string): Promise<{ code: number | null; out: Record<string, unknown> }> {
@@ -71,6 +71,10 @@ describe('tidepool start (npm start), as a process', () => {
       expect((merged['localQuote'] as { provider: string }).provider).toBe('tidepool');
       expect((merged['externalQuote'] as { provider: string }).provider).toBe('simulator');
       expect(merged['decision']).toMatch(/^DECISION_(EXECUTE|VERIFY|CAUTIOUS|SKIP)$/);
+      // Paper trading: the arbitrage planner and a paper executor, /stats on its printed port.
+      const paperStats = /paper trading\s+(http:\/\/\S+)\/stats/.exec(stderr)![1]!;
+      const paper = (await (await fetch(`${paperStats}/stats`)).json()) as { executorId: string; paper: boolean };
+      expect(paper).toMatchObject({ executorId: 'start-paper', paper: true });
       const aggregatorHttp = /aggregator http\s+(http:\/\/\S+)\/stats/.exec(stderr)![1]!;
       const stats = (await (await fetch(`${aggregatorHttp}/stats`)).json()) as { aggregations: { both: number } };
       expect(stats.aggregations.both).toBeGreaterThan(0);

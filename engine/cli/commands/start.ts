@@ -12,6 +12,7 @@ import { openQuoteCache, startEmbeddedPlatform, type EmbeddedPlatform, type Quot
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 import { endpointLines } from './engine.js';
+import { startPaperTrading, type StartPaperTrading } from '../../app/index.js';
 
 const HELP = `Usage: tidepool start [options]      (what 'npm start' runs)
 
@@ -19,7 +20,9 @@ Runs everything in one process on the embedded defaults, no servers needed: the 
 simulator on its own thread (JSON-RPC :8899, PubSub :8900, ShredStream gRPC :9999, quote API /
 block engine / faults :8890), the scanner reading its block-entry stream, and the quote service serving quotes from the
 scanner's pool cache (:8080; gRPC quote stream StreamBatchQuotes :50052), and the web console
-(:8088, CONSOLE_PORT; CONSOLE_ENABLED=false leaves it out). Every pool of the simulator is monitored unless MONITORED_POOLS says
+(:8088, CONSOLE_PORT; CONSOLE_ENABLED=false leaves it out), and paper trading: the arbitrage
+planner sweeping the pools and a paper executor recording trades with status paper in the embedded
+database (/stats on :8085, EXECUTOR_PORT; START_PAPER_TRADING=false leaves it out). Every pool of the simulator is monitored unless MONITORED_POOLS says
 otherwise. Prints the endpoints and a ready-to-run quote request. SIGTERM or Ctrl-C drains and exits 0.
 
 ${settingsHelp(startSchema)}
@@ -63,8 +66,10 @@ export const startCommand: Command = {
     let aggregatorApp: Awaited<ReturnType<typeof createAggregatorApp>> | undefined;
     let platform: EmbeddedPlatform | undefined;
     let consoleApp: ConsoleApp | undefined;
+    let paper: StartPaperTrading | undefined;
     // Last started, first stopped: the aggregator's streams end and its events flush before its upstreams go.
     const close = async (): Promise<void> => {
+      await paper?.close();
       await consoleApp?.close();
       await quoteCache?.cache.close();
       await platform?.close();
@@ -92,6 +97,17 @@ export const startCommand: Command = {
           scanner: { metrics: engine.scanner.metrics, scannerId: 'scanner' },
           logger: logger.child({ component: 'platform' }),
           ...(quoteCache === undefined ? {} : { keys: quoteCache.cache.keys }),
+        });
+      }
+      if (platform !== undefined && loaded.values['paper.enabled']) {
+        paper = await startPaperTrading({
+          rpcUrl: simEndpoints.rpc,
+          pools,
+          database: platform.database,
+          host: loaded.values.host,
+          port: loaded.values['paper.port'],
+          intervalMs: loaded.values['paper.interval'],
+          logger: logger.child({ component: 'paper-trading' }),
         });
       }
       if (loaded.values['console.enabled']) {
@@ -131,6 +147,7 @@ export const startCommand: Command = {
         `  chain JSON-RPC    ${simEndpoints.rpc}   (PubSub ${simEndpoints.ws}, ShredStream ${simEndpoints.stream})`,
         `  chain quote API   ${simEndpoints.http}/quote   (block engine /api/v1/bundles, faults /admin/faults)`,
         ...(platform === undefined ? [] : [`  platform state    ${platformLine(loaded.values)}`]),
+        ...(paper === undefined ? [] : [`  paper trading     ${paper.url}/stats   (arbitrage planner + paper executor: trades with status paper; /metrics, /health)`]),
         ...(consoleApp === undefined ? [] : [`  web console       ${consoleApp.url}/   (live over a WebSocket${consoleApp.authEnabled ? '; JWT bearer auth on' : ''})`]),
         'Try (1 wrapped SOL to USDC):',
         `  curl -s '${endpoints.quote}/quote?input=${WSOL_MINT}&output=${USDC_MINT}&amount=1000000000'`,

@@ -1,0 +1,236 @@
+/**
+ * `tidepool executor [--paper]` (spec 03 executors): trade opportunities in, trades and results out.
+ *
+ *   start: migrate/open the database and key space; open the worker wallets' keys (real mode);
+ *          create the platform streams, the dead-letter stream and the durable consumer
+ *          `executor_<executorId>` on trade.opportunities.> (explicit ack, ack wait 30 s)
+ *   run:   ExecutorService per message (engine/platform/executor/executor-service.ts), up to
+ *          maxConcurrentTrades at once; ack once the outcome is recorded; a message that keeps
+ *          failing goes to the dead-letter stream after 5 deliveries; an opportunity that found
+ *          every wallet busy comes back after busyRetry; an executor_metrics row every metricsInterval
+ *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics, GET /stats on
+ *          executor.port (8085)
+ */
+import { connect, type NatsConnection } from 'nats';
+import { Registry } from 'prom-client';
+
+import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec } from '../bus/index.js';
+import { bool, duration, int, setting, str, url, type LoadedConfig } from '../config/index.js';
+import { createDecoderRegistry } from '../dex/index.js';
+import type { Logger } from '../obs/index.js';
+import {
+  BlockEngineClient,
+  BundleSubmitter,
+  ChainClient,
+  DirectSubmitter,
+  ExecutorMetrics,
+  ExecutorService,
+  MAX_TIP,
+  MIN_TIP,
+  PlannerPools,
+  RoutePools,
+  TradeStore,
+  WalletManager,
+  WalletPassphrase,
+  WorkerWallets,
+  databaseSchema,
+  decodeTradeOpportunity,
+  fetchLanded,
+  openPlatformState,
+  redisSchema,
+  sumBalanceChanges,
+  walletSchema,
+  type BalanceChangesReader,
+  type ExecutionPath,
+  type HandleOutcome,
+  type PlatformState,
+  type Submitter,
+} from '../platform/index.js';
+import { EpochClock, RpcPoolLoader } from '../pools/index.js';
+import { AccountFetcher, RpcClient } from '../rpc/index.js';
+import { scannerSchema } from '../scanner/index.js';
+import { serveExecutorHttp } from './executor-http.js';
+
+export const EXECUTOR_PORT = 8085;
+
+export const executorSchema = {
+  'bus.servers': scannerSchema['bus.servers'],
+  'rpc.endpoints': scannerSchema['rpc.endpoints'],
+  'metrics.logLevel': scannerSchema['metrics.logLevel'],
+  ...databaseSchema,
+  ...redisSchema,
+  'wallets.passphrase': walletSchema['wallets.passphrase'],
+  'wallets.keyFile': walletSchema['wallets.keyFile'],
+  'executor.paper': setting({ description: 'paper trading: the same pipeline, fills computed on the live state, trades recorded as paper, nothing sent', parse: bool(), default: false, env: 'PAPER_TRADING', flag: 'paper' }),
+  'executor.id': setting({ description: 'executor id: executor_metrics.executor_id, the metrics label `executor` and the durable consumer executor_<id> (replicas with one id share the opportunities)', parse: str({ nonEmpty: true }), default: 'executor-1', env: 'EXECUTOR_ID', flag: 'executor-id' }),
+  'executor.maxConcurrentTrades': setting({ description: 'trades in flight at once (spec 03: 1 to 50)', parse: int({ min: 1, max: 50 }), default: 4, env: 'MAX_CONCURRENT_TRADES', flag: 'max-concurrent-trades' }),
+  'executor.host': setting({ description: 'bind address of the probes, /metrics and /stats', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'EXECUTOR_HOST', flag: 'host' }),
+  'executor.port': setting({ description: 'HTTP port: /health, /ready, /metrics, /stats', parse: int({ min: 0, max: 65_535 }), default: EXECUTOR_PORT, env: 'EXECUTOR_PORT', flag: 'port' }),
+  'executor.metricsInterval': setting({ description: 'time between two executor_metrics rows', parse: duration({ min: 100 }), default: 10_000, env: 'EXECUTOR_METRICS_INTERVAL', flag: 'metrics-interval' }),
+  'executor.maxStateAge': setting({ description: 'opportunities computed on a state older than this (stateAgeMs) are skipped', parse: duration({ min: 1 }), default: 10_000, env: 'EXECUTOR_MAX_STATE_AGE', flag: 'max-state-age' }),
+  'executor.maxSlotLag': setting({ description: 'skipped when the route pools, read again, are this many slots past the opportunity\'s slot', parse: int({ min: 0 }), default: 150, env: 'EXECUTOR_MAX_SLOT_LAG', flag: 'max-slot-lag' }),
+  'executor.minProfit': setting({ description: 'arbitrage: the re-quoted profit must exceed this (atoms of the profit mint, lamports for wrapped SOL)', parse: int({ min: 0 }), default: 10_000, env: 'EXECUTOR_MIN_PROFIT', flag: 'min-profit' }),
+  'executor.computeUnitPrice': setting({ description: 'priority fee of the swap transaction, micro-lamports per compute unit', parse: int({ min: 0 }), default: 0, env: 'EXECUTOR_COMPUTE_UNIT_PRICE', flag: 'compute-unit-price' }),
+  'executor.tip': setting({ description: 'bundle tip when the opportunity carries none, lamports (spec 03: 5000 to 6000)', parse: int({ min: Number(MIN_TIP), max: Number(MAX_TIP) }), default: Number(MIN_TIP), env: 'EXECUTOR_TIP', flag: 'tip' }),
+  'executor.slippageBps': setting({ description: 'per hop slippage of the transaction\'s minimum outputs (0: exactly the pre-trade re-quote)', parse: int({ min: 0, max: 10_000 }), default: 0, env: 'EXECUTOR_SLIPPAGE_BPS', flag: 'slippage-bps' }),
+  'executor.busyRetry': setting({ description: 'when every worker wallet is locked, the opportunity comes back after this', parse: duration({ min: 1 }), default: 500, env: 'EXECUTOR_BUSY_RETRY', flag: 'busy-retry' }),
+  'executor.blockEngineUrl': setting({ description: 'block engine (bundles): http(s)://host:port; the simulator serves one on its HTTP port', parse: url(), default: 'http://127.0.0.1:8890', env: 'BLOCK_ENGINE_URL', flag: 'block-engine-url' }),
+  'executor.blockEngineUuid': setting({ description: 'block engine auth uuid (x-jito-auth), when it needs one', parse: str(), default: '', env: 'BLOCK_ENGINE_UUID', secret: true }),
+  'executor.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'EXECUTOR_SUBJECT_PREFIX', flag: 'subject-prefix' }),
+};
+export type ExecutorConfig = { [K in keyof typeof executorSchema]: ReturnType<(typeof executorSchema)[K]['parse']> };
+
+export interface ExecutorAppOptions {
+  logger: Logger;
+  now?: () => number;
+  /** Redelivery delay after a failed message, ms (default the dead-letter helper's 1 s; tests shorten it). */
+  retryDelayMs?: number;
+  /** Replace the submission paths (tests); default the direct and bundle submitters. */
+  submitters?: (chain: ChainClient) => Record<ExecutionPath, Submitter>;
+  /** Wraps the database client (tests: a database that fails on demand). */
+  wrapDb?: (state: PlatformState) => PlatformState['db'];
+  /** Submitter poll interval, ms (default a slot, 400 ms). */
+  pollMs?: number;
+}
+
+export interface ExecutorApp {
+  readonly service: ExecutorService;
+  readonly state: PlatformState;
+  readonly registry: Registry;
+  readonly config: ExecutorConfig;
+  start(): Promise<{ http: string }>;
+  close(): Promise<void>;
+}
+
+export async function createExecutorApp(loaded: LoadedConfig<typeof executorSchema>, options: ExecutorAppOptions): Promise<ExecutorApp> {
+  const config = loaded.values as ExecutorConfig;
+  const log = options.logger;
+  const prefix = config['executor.subjectPrefix'];
+  const paper = config['executor.paper'];
+  const state = await openPlatformState(config);
+  const rpcUrl = config['rpc.endpoints'][0]!;
+  const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
+  const chain = new ChainClient({ url: rpcUrl });
+  const closeAll: (() => Promise<unknown>)[] = [() => state.close(), () => rpc.close(), () => chain.close()];
+  try {
+    const db = options.wrapDb?.(state) ?? state.db;
+    const registry = new Registry();
+    registry.setDefaultLabels({ executor: config['executor.id'] });
+    const metrics = new ExecutorMetrics(registry);
+    const registryOfDex = createDecoderRegistry();
+    const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: registryOfDex, readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
+    const pools = new RoutePools(new PlannerPools(loader, { ...(options.now === undefined ? {} : { now: options.now }) }), registryOfDex);
+
+    let wallets: WorkerWallets | undefined;
+    let submitters: Record<ExecutionPath, Submitter> | undefined;
+    let balanceChanges: BalanceChangesReader | undefined;
+    if (!paper) {
+      const passphrase = WalletPassphrase.resolve({ passphrase: config['wallets.passphrase'], keyFile: config['wallets.keyFile'] });
+      const manager = new WalletManager({ db, keys: state.keys, chain, passphrase, logger: log.child({ component: 'wallets' }) });
+      wallets = new WorkerWallets({ wallets: manager, keys: state.keys, chain, logger: log.child({ component: 'wallets' }) });
+      const pollMs = options.pollMs ?? 400;
+      submitters = options.submitters?.(chain) ?? {
+        direct: new DirectSubmitter({ chain, pollMs, logger: log.child({ component: 'direct' }) }),
+        bundle: new BundleSubmitter({
+          chain,
+          blockEngine: new BlockEngineClient({ url: config['executor.blockEngineUrl'], ...(config['executor.blockEngineUuid'] === '' ? {} : { uuid: config['executor.blockEngineUuid'] }) }),
+          pollMs,
+          logger: log.child({ component: 'bundle' }),
+        }),
+      };
+      balanceChanges = async (signature, owner, mints) => sumBalanceChanges([await fetchLanded(chain, signature, owner, { pollMs: 200, until: Date.now() + 10_000 })], mints);
+    }
+
+    const nc: NatsConnection = await connect({ servers: [...config['bus.servers']], name: `tidepool-executor-${config['executor.id']}`, maxReconnectAttempts: -1 });
+    closeAll.unshift(() => nc.drain().catch(() => nc.close()));
+    const jsm = await nc.jetstreamManager();
+    await ensurePlatformStreams(jsm, { nc, prefix });
+    await ensureDeadLetterStream(nc, { replicas: 1, prefix });
+    const stream = `${prefix}${PlatformStream.TradeOpportunities}`;
+    const consumerName = `executor_${config['executor.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    const concurrency = config['executor.maxConcurrentTrades'];
+    await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}trade.opportunities.>`, { maxAckPending: Math.max(100, concurrency * 4) }));
+
+    const service = new ExecutorService({
+      settings: {
+        executorId: config['executor.id'],
+        paper,
+        maxConcurrentTrades: concurrency,
+        maxStateAgeMs: config['executor.maxStateAge'],
+        maxSlotLag: BigInt(config['executor.maxSlotLag']),
+        minProfit: BigInt(config['executor.minProfit']),
+        computeUnitPriceMicroLamports: BigInt(config['executor.computeUnitPrice']),
+        defaultTip: BigInt(config['executor.tip']),
+        slippageBps: config['executor.slippageBps'],
+        busyRetryMs: config['executor.busyRetry'],
+      },
+      trades: new TradeStore(db),
+      pools,
+      chain,
+      metrics,
+      results: nc.jetstream(),
+      subjectPrefix: prefix,
+      ...(wallets === undefined ? {} : { wallets }),
+      ...(submitters === undefined ? {} : { submitters }),
+      ...(balanceChanges === undefined ? {} : { balanceChanges }),
+      logger: log.child({ component: 'executor' }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    });
+    const dlqMetrics = createDeadLetterMetrics(registry);
+    let consumer: DeadLetterConsumer | undefined;
+    let closeServer: (() => Promise<void>) | undefined;
+    const now = options.now ?? Date.now;
+
+    const app: ExecutorApp = {
+      service,
+      state,
+      registry,
+      config,
+      async start() {
+        consumer = await DeadLetterConsumer.start({
+          nc,
+          stream,
+          consumer: consumerName,
+          metrics: dlqMetrics,
+          subjectRoot: `${prefix}dlq`,
+          concurrency,
+          batch: Math.max(10, concurrency * 2),
+          workingIntervalMs: 10_000,
+          ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+          logger: log.child({ component: 'consumer' }),
+          handler: async (msg) => {
+            const receivedAt = now();
+            const outcome: HandleOutcome = await service.handle(decodeTradeOpportunity(msg.data), receivedAt);
+            if (outcome.kind === 'defer') return { nakDelayMs: outcome.delayMs };
+            return undefined;
+          },
+        });
+        service.startMetricsRows(config['executor.metricsInterval']);
+        const served = await serveExecutorHttp({
+          host: config['executor.host'],
+          port: config['executor.port'],
+          registry,
+          stats: () => ({ executorId: config['executor.id'], paper, maxConcurrentTrades: concurrency, ...service.stats }),
+          ready: async () => {
+            const dependencies = await state.dependencyStatus();
+            const bus = !nc.isClosed();
+            return { ok: bus && dependencies.every((d) => d.ok), detail: { bus, dependencies } };
+          },
+        });
+        closeServer = served.close;
+        return { http: served.url };
+      },
+      async close() {
+        // Drain: stop pulling, let the trades in flight finish and be recorded, then close.
+        await consumer?.stop();
+        await service.close();
+        await closeServer?.();
+        for (const c of closeAll) await c().catch(() => undefined);
+      },
+    };
+    return app;
+  } catch (err) {
+    for (const c of closeAll) await c().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,74 @@
+import type { NatsConnection } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { loadConfig } from '../config/loader.js';
+import { createLogger } from '../obs/logger.js';
+import { createServerDatabase, type TestDatabase } from '../platform/db/testing.js';
+import { decodeExecutionResult, encodeTradeOpportunity, tradeIdOf, tradeOpportunitySubject, type ExecutionResult } from '../platform/index.js';
+import { startSimulator } from '../platform/executor/testing/submitter-sim.js';
+import type { SimEndpoints, Simulator } from '../sim/simulator.js';
+import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
+import { arbitrageOpportunity, plantGap } from './testing/executor.js';
+import { eventually } from './testing.js';
+
+/** `tidepool executor --paper`: the same pipeline, nothing sent, trades recorded as paper. */
+
+const logger = createLogger({ name: 'executor-paper-test', level: process.env.TEST_LOG ?? 'silent' });
+let sim: Simulator;
+let endpoints: SimEndpoints;
+let nc: NatsConnection;
+let database: TestDatabase;
+let app: ExecutorApp;
+const prefix = `${uniqueName('EXP')}_`;
+const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
+
+beforeAll(async () => {
+  ({ sim, endpoints } = await startSimulator(40));
+  nc = await connectLocal();
+  database = await createServerDatabase();
+  const loaded = loadConfig(executorSchema, {
+    env: { PAPER_TRADING: 'true' },
+    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'executor-id': 'paper-executor' },
+  });
+  app = await createExecutorApp(loaded, { logger });
+  await app.start();
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await deleteStreams(nc, STREAMS);
+  await nc?.close();
+  await database?.drop();
+  await sim?.close();
+});
+
+describe('tidepool executor --paper', () => {
+  it('fills on the live state with the real path\'s fees and tip, records the trade as paper with its routes, sends nothing', async () => {
+    await plantGap(sim.chain, 120);
+    const op = arbitrageOpportunity(sim.chain);
+    const poolBytes = (): string[] => op.route.map((h) => Buffer.from(sim.chain.getAccount(h.pool, 'processed')!.data).toString('hex'));
+    const before = poolBytes();
+    const sub = nc.subscribe(`${prefix}execution.orders.>`, { max: 1 });
+    const got = (async (): Promise<ExecutionResult> => {
+      for await (const m of sub) return decodeExecutionResult(m.data);
+      throw new Error('no result');
+    })();
+    await nc.jetstream().publish(tradeOpportunitySubject('arbitrage', prefix), encodeTradeOpportunity(op), { msgID: op.id });
+    const result = await got;
+    // the state did not move between the planner's quote and the fill: the same output
+    expect(result).toMatchObject({ status: 'paper', path: 'bundle', tradeId: tradeIdOf(op.id), expectedProfit: op.expectedProfit, tip: op.costs.tip, fees: 10_000n });
+    expect(result.signature).toBeUndefined();
+    expect(result.actualProfit).toBe(op.expectedOutput - op.inputAmount - 10_000n - op.costs.tip);
+    const rows = await eventually(async () => {
+      const r = await app.state.db.query<{ status: string; actual_profit: bigint; wallet_id: string | null; signature: string | null }>('SELECT status, actual_profit, wallet_id, signature FROM trades WHERE id = $1', [tradeIdOf(op.id)]);
+      return r.length > 0 ? r : undefined;
+    }, 10_000, 'the paper trade row');
+    expect(rows).toEqual([{ status: 'paper', actual_profit: result.actualProfit, wallet_id: null, signature: null }]);
+    const routes = await app.state.db.query<{ pool: string }>('SELECT pool FROM trade_routes WHERE trade_id = $1 ORDER BY step', [tradeIdOf(op.id)]);
+    expect(routes.map((r) => r.pool)).toEqual(op.route.map((h) => h.pool));
+    // nothing sent: the route's pools are as the planner saw them
+    expect(poolBytes()).toEqual(before);
+    expect(app.service.stats.paperTrades).toBe(1);
+  });
+});

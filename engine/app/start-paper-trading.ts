@@ -1,0 +1,149 @@
+/**
+ * Paper trading inside `tidepool start` (`npm start`): the arbitrage planner and the executor in
+ * paper mode, so a newcomer sees opportunities and paper trades appear with no server to install.
+ *
+ * `npm start` runs no message bus, so the two are joined in the process instead of through
+ * TRADE_OPPORTUNITIES: every `paper.interval` the monitored pools are read over the simulator's
+ * JSON-RPC (the planner's `PlannerPools`), the arbitrage planner sweeps every cycle
+ * (`ArbitragePlanner.evaluateAll`, the planner's own settings and profit rule), and each opportunity
+ * goes to the same `ExecutorService` `tidepool executor --paper` runs: route re-quoted on the pools
+ * read again, paper fill with the real path's fees and tip, a `trades` row with status `paper` and
+ * its `trade_routes` in the embedded database. Results are kept in memory (`/stats`) and logged;
+ * the executor's /health, /ready, /metrics and /stats are on `paper.port` (8085).
+ */
+import { Registry } from 'prom-client';
+
+import { setting, types } from '../config/index.js';
+import { createDecoderRegistry } from '../dex/index.js';
+import type { Logger } from '../obs/index.js';
+import {
+  ArbitragePlanner,
+  ChainClient,
+  DEFAULT_ARBITRAGE_SETTINGS,
+  ExecutorMetrics,
+  ExecutorService,
+  MIN_TIP,
+  PlannerPools,
+  RoutePools,
+  TradeStore,
+  type SqlClient,
+} from '../platform/index.js';
+import { EpochClock, RpcPoolLoader } from '../pools/index.js';
+import { AccountFetcher, RpcClient } from '../rpc/index.js';
+import { EXECUTOR_PORT } from './executor-app.js';
+import { serveExecutorHttp } from './executor-http.js';
+
+export const startPaperTradingSchema = {
+  'paper.enabled': setting({ description: 'run the arbitrage planner and a paper executor in the process (trades with status paper, nothing sent)', parse: types.bool(), default: true, env: 'START_PAPER_TRADING', flag: 'paper-trading' }),
+  'paper.port': setting({ description: 'HTTP port of the paper executor: /health, /ready, /metrics, /stats', parse: types.int({ min: 0, max: 65_535 }), default: EXECUTOR_PORT, env: 'EXECUTOR_PORT', flag: 'executor-port' }),
+  'paper.interval': setting({ description: 'time between two sweeps of the arbitrage planner over the monitored pools', parse: types.duration({ min: 100 }), default: 2_000, env: 'PAPER_SWEEP_INTERVAL', flag: 'paper-interval' }),
+};
+
+export interface StartPaperTradingOptions {
+  rpcUrl: string;
+  pools: readonly string[];
+  /** The embedded database, once open (undefined: paper trading stays off). */
+  database: Promise<SqlClient | undefined>;
+  host: string;
+  port: number;
+  intervalMs: number;
+  logger: Logger;
+}
+
+export interface StartPaperTrading {
+  readonly url: string;
+  readonly service: ExecutorService;
+  close(): Promise<void>;
+}
+
+export async function startPaperTrading(o: StartPaperTradingOptions): Promise<StartPaperTrading> {
+  const rpc = new RpcClient({ endpoints: [o.rpcUrl] });
+  const chain = new ChainClient({ url: o.rpcUrl });
+  const decoders = createDecoderRegistry();
+  const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: decoders, readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
+  const plannerPools = new PlannerPools(loader);
+  const planner = new ArbitragePlanner(plannerPools.cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'start-arbitrage', opportunityTtlMs: 10_000 });
+  plannerPools.join(planner);
+  const registry = new Registry();
+  registry.setDefaultLabels({ executor: 'start-paper' });
+  const metrics = new ExecutorMetrics(registry);
+  const log = o.logger;
+  let db: SqlClient | undefined;
+  let service: ExecutorService | undefined;
+  let opportunities = 0;
+  const dbReady = o.database.then((opened) => (db = opened));
+
+  const served = await serveExecutorHttp({
+    host: o.host,
+    port: o.port,
+    registry,
+    stats: () => ({ executorId: 'start-paper', paper: true, opportunitiesFound: opportunities, ...(service?.stats ?? { waiting: 'for the embedded database' }) }),
+    ready: async () => ({ ok: service !== undefined, detail: { database: db !== undefined } }),
+  });
+
+  let stopped = false;
+  let stop: () => void = () => undefined;
+  const stopping = new Promise<void>((resolve) => (stop = resolve));
+  const sweep = async (): Promise<void> => {
+    const s = service!;
+    const failed = await plannerPools.refresh(o.pools);
+    if (failed.size > 0) log.debug({ failed: failed.size }, 'pools not read this sweep');
+    for (const op of planner.evaluateAll()) {
+      if (stopped) return;
+      opportunities++;
+      const outcome = await s.handle(op);
+      if (outcome.kind === 'traded') log.info({ tradeId: outcome.result.tradeId, profit: outcome.result.actualProfit?.toString(), fees: outcome.result.fees.toString(), tip: outcome.result.tip.toString() }, 'paper trade');
+    }
+  };
+  const loop = (async (): Promise<void> => {
+    await Promise.race([dbReady, stopping]);
+    if (db === undefined || stopped) return;
+    service = new ExecutorService({
+      settings: {
+        executorId: 'start-paper',
+        paper: true,
+        maxConcurrentTrades: 1,
+        maxStateAgeMs: 10_000,
+        maxSlotLag: 150n,
+        minProfit: DEFAULT_ARBITRAGE_SETTINGS.minProfitThreshold,
+        computeUnitPriceMicroLamports: 0n,
+        defaultTip: MIN_TIP,
+        slippageBps: 0,
+        busyRetryMs: 500,
+      },
+      trades: new TradeStore(db),
+      pools: new RoutePools(plannerPools, decoders),
+      chain,
+      metrics,
+      results: { publish: () => Promise.resolve() },
+      logger: log,
+    });
+    service.startMetricsRows(10_000);
+    while (!stopped) {
+      try {
+        await sweep();
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'paper trading sweep failed');
+      }
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, o.intervalMs))), stopping]);
+      clearTimeout(timer);
+    }
+  })();
+
+  return {
+    url: served.url,
+    get service() {
+      return service!;
+    },
+    async close() {
+      stopped = true;
+      stop();
+      await loop.catch(() => undefined);
+      await service?.close();
+      await served.close();
+      await rpc.close();
+      await chain.close();
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Test support of the executor: worker wallets made of genesis traders (they hold wrapped SOL and
+ * every token in associated token accounts), opportunities planted on a running simulator (a price
+ * gap, then the arbitrage planner over the simulator's pool states, or a one-hop order), and the
+ * balances the chain holds for a wallet.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { PoolCache } from '../../cache/index.js';
+import { keypairSeed } from '../../chain/index.js';
+import {
+  ArbitragePlanner,
+  DEFAULT_ARBITRAGE_SETTINGS,
+  WRAPPED_SOL_MINT,
+  WalletManager,
+  WalletPassphrase,
+  orderOpportunity,
+  secretKeyBytes,
+  type SqlClient,
+  type TradeOpportunity,
+  type WalletRecord,
+} from '../../platform/index.js';
+import { storePool } from '../../quote/testing.js';
+import type { Trader } from '../../sim/actors.js';
+import type { SimChain } from '../../sim/chain.js';
+import { PriceGapError, openPriceGap } from '../../sim/index.js';
+
+export const TEST_PASSPHRASE = 'executor-test-passphrase';
+
+/** Imports genesis traders as enabled worker wallets (through a Solana CLI keypair file, as an operator would). */
+export async function importWorkers(db: SqlClient, traders: readonly Trader[]): Promise<WalletRecord[]> {
+  const manager = new WalletManager({ db, passphrase: WalletPassphrase.resolve({ passphrase: TEST_PASSPHRASE }) });
+  const dir = mkdtempSync(join(tmpdir(), 'tp-executor-'));
+  const out: WalletRecord[] = [];
+  for (const [i, t] of traders.entries()) {
+    const file = join(dir, `worker-${i}.json`);
+    writeFileSync(file, JSON.stringify([...secretKeyBytes(t.keypair, keypairSeed(t.keypair))]));
+    out.push(await manager.importKeypairFile('worker', file));
+  }
+  return out;
+}
+
+/** Resolves when the chain has `signature` confirmed. */
+export async function confirmedOn(chain: SimChain, signature: string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const s = chain.signatureStatus(signature);
+    if (s !== null && s.confirmationStatus !== 'processed') return;
+    if (Date.now() > until) throw new Error(`${signature} not confirmed`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function plainPools(chain: SimChain) {
+  return chain.pools().filter((p) => p.transferFees === undefined);
+}
+
+/** Opens a price gap of `gapBps` on an AMM pool of a wrapped SOL pair and waits for it to land. */
+export async function plantGap(chain: SimChain, gapBps = 100): Promise<void> {
+  for (const p of plainPools(chain).filter((v) => v.dex === 'dexa_amm' && (v.pool.tokenA === WRAPPED_SOL_MINT || v.pool.tokenB === WRAPPED_SOL_MINT))) {
+    for (const o of plainPools(chain).filter((o) => o.address !== p.address && new Set([o.pool.tokenA, o.pool.tokenB, p.pool.tokenA, p.pool.tokenB]).size === 2)) {
+      for (const direction of ['up', 'down'] as const) {
+        let signature: string;
+        try {
+          signature = openPriceGap(chain, { pool: p.address, reference: o.address, gapBps, direction }).signature;
+        } catch (err) {
+          if (err instanceof PriceGapError) continue;
+          throw err;
+        }
+        await confirmedOn(chain, signature);
+        return;
+      }
+    }
+  }
+  throw new Error('no pool to open a gap on');
+}
+
+/** The best arbitrage on the chain's current pool states (after `plantGap`), input at most `maxInput`. */
+export function arbitrageOpportunity(chain: SimChain, maxInput = 20_000_000_000n, over: Partial<TradeOpportunity> = {}): TradeOpportunity {
+  const cache = new PoolCache({ maxPoolCount: 1000 });
+  for (const view of plainPools(chain)) storePool(cache, chain.pool(view.address)!, chain.slot('confirmed'));
+  const planner = new ArbitragePlanner(cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'arb-test', maxInput, opportunityTtlMs: 30_000 });
+  for (const view of plainPools(chain)) planner.addPool(view.address, view.pool.tokenA, view.pool.tokenB);
+  const op = planner.evaluateAll()[0];
+  if (op === undefined) throw new Error('no arbitrage on the current states');
+  return { ...op, ...over };
+}
+
+/** A DCA sell of `amount` wrapped SOL on an AMM pool (direct path). */
+export function orderOpportunityOn(chain: SimChain, amount = 100_000_000n): TradeOpportunity {
+  const view = plainPools(chain).find((p) => p.dex === 'dexa_amm' && (p.pool.tokenA === WRAPPED_SOL_MINT || p.pool.tokenB === WRAPPED_SOL_MINT))!;
+  const now = Date.now();
+  const loaded = { address: view.address, dex: view.dex, pool: view.pool, context: view.ctx, slot: chain.slot('confirmed'), data: chain.getAccount(view.address)!.data };
+  const op = orderOpportunity({ id: randomUUID(), strategy: 'dca', strategyId: 'dca-test', side: 'sell', loaded, inputMint: WRAPPED_SOL_MINT, amount, slippageBps: 50, ttlMs: 30_000, now, stateAgeMs: 0, details: {} });
+  if (typeof op === 'string') throw new Error(op);
+  return op;
+}
+
+/** Lamports and per-mint token balances of `trader`'s associated accounts, confirmed. */
+export function holdingsOf(chain: SimChain, trader: Trader): { lamports: bigint; tokens: Map<string, bigint> } {
+  const tokens = new Map<string, bigint>();
+  for (const [mint, account] of trader.tokenAccounts) tokens.set(mint, chain.getTokenBalance(account, 'confirmed')?.amount ?? 0n);
+  return { lamports: chain.getAccount(trader.keypair.address, 'confirmed')?.lamports ?? 0n, tokens };
+}
