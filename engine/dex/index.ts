@@ -206,6 +206,7 @@ export {
 } from './dlmm/swap-instruction.js';
 export { swapInstructionFor, type SwapLeg, type SwapPool } from './swap-instruction.js';
 export {
+  COMPUTE_BUDGET_UNITS,
   CREATE_TOKEN_ACCOUNT_COMPUTE_UNITS,
   SWAP_COMPUTE_UNITS,
   buildSwapRouteTransaction,

@@ -37,7 +37,7 @@ export const SWAP_COMPUTE_UNITS: Readonly<Record<Dex, number>> = Object.freeze({
 /** Compute units of one CreateIdempotent (creating the account; ~5,000 when it exists). */
 export const CREATE_TOKEN_ACCOUNT_COMPUTE_UNITS = 30_000;
 /** The two compute-budget instructions themselves. */
-const COMPUTE_BUDGET_UNITS = 300;
+export const COMPUTE_BUDGET_UNITS = 300;
 const BPS = 10_000n;
 const U64_MAX = (1n << 64n) - 1n;
 
