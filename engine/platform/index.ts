@@ -19,4 +19,5 @@ export { startEmbeddedPlatform, type EmbeddedPlatform, type EmbeddedPlatformOpti
 export { openQuoteCache, openSplitQuoteCache, startSplitServiceState, type QuoteCacheHandle, type SplitServiceStateOptions } from './split-service-state.js';
 export * from './planner/index.js';
 export * from './market/index.js';
+export * from './backtest/index.js';
 export { assertSchema, invalidMessage, messageSchemaPath, parseMessageJson, schemaViolationsOf } from './message-schema.js';

@@ -3,9 +3,18 @@ import { connect } from 'nats';
 import { PlatformStream } from '../../bus/index.js';
 import { bool, duration, oneOf, setting, str } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import { Backtest, paperBacktestFill, parseTimeRange, readMarketEventRange, reportJson, reportTable } from '../../platform/backtest/index.js';
-import { DEFAULT_SNAPSHOT_INTERVAL_MS } from '../../platform/market/index.js';
-import { ArbitrageStrategy, checkArbitrageSettings, arbitrageSettingsOf } from '../../platform/planner/index.js';
+import {
+  ArbitrageStrategy,
+  Backtest,
+  DEFAULT_SNAPSHOT_INTERVAL_MS,
+  arbitrageSettingsOf,
+  checkArbitrageSettings,
+  paperBacktestFill,
+  parseTimeRange,
+  readMarketEventRange,
+  reportJson,
+  reportTable,
+} from '../../platform/index.js';
 import { scannerSchema } from '../../scanner/index.js';
 import { readCommandSettings, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
@@ -62,8 +71,10 @@ export const backtestCommand: Command = {
     const range = parseTimeRange(config['backtest.from'], config['backtest.to']);
     const params = strategyParams(config['backtest.params']);
     const strategyId = config['backtest.strategyId'];
+    let settings;
     try {
-      checkArbitrageSettings(arbitrageSettingsOf(strategyId, params));
+      settings = arbitrageSettingsOf(strategyId, params);
+      checkArbitrageSettings(settings);
     } catch (err) {
       throw new TpError(ErrorCode.Usage, `--params: ${(err as Error).message}`, { cause: err, context: { setting: 'params' } });
     }
@@ -80,7 +91,8 @@ export const backtestCommand: Command = {
       const backtest = new Backtest({
         range: { ...range, warmupMs },
         strategies: (pools, now) => [new ArbitrageStrategy(strategyId, params, pools, now)],
-        fill: paperBacktestFill(),
+        // The fill charges the priority fee at the strategy's compute unit price, as the executor would.
+        fill: paperBacktestFill({ computeUnitPriceMicroLamports: settings.computeUnitPriceMicroLamports }),
       });
       const report = await backtest.run(readMarketEventRange({ nc, from: range.from - warmupMs, to: range.to, prefix, stream }));
       io.stdout.write(config['backtest.json'] ? reportJson(report) : reportTable(report));

@@ -34,7 +34,8 @@ export interface BacktestTrade {
   fees: bigint;
   tip: bigint;
   net: bigint;
-  hops: number;
+  /** The route's pools, in order. */
+  route: string[];
 }
 
 /** Why a strategy's opportunity was not filled (the re-quote's refusal reasons, `below_minimum`). */
@@ -164,7 +165,7 @@ export class BacktestReport {
         slot: t.slot.toString(),
         timestamp: t.timestamp,
         path: t.path,
-        hops: t.hops,
+        route: t.route,
         inputMint: t.inputMint,
         profitMint: t.profitMint,
         input: t.input.toString(),

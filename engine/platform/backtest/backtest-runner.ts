@@ -138,7 +138,7 @@ export class Backtest {
         fees: fill.fees,
         tip: fill.tip,
         net: fill.net,
-        hops: op.route.length,
+        route: op.route.map((h) => h.pool),
       });
     }
   }
