@@ -3,16 +3,18 @@ import { PassThrough, Readable } from 'node:stream';
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ensurePlatformStreams } from '../../bus/index.js';
+import { createMarketScannerApp, marketScannerSchema } from '../../app/market-scanner-app.js';
+import { PARSE_WORKER, RPC_WORKER, eventually } from '../../app/testing.js';
 import { connectLocal, deleteStreams, LOCAL_NATS_URL, uniqueName, waitFor } from '../../bus/testing/local-nats.js';
 import type { CliIo } from '../../cli/command.js';
 import { runCli } from '../../cli/main.js';
-import { DEFAULT_ARRAYS_EACH_SIDE, createDecoderRegistry, quoteSwap } from '../../dex/index.js';
-import { EpochClock, RpcPoolLoader, type LoadedPool } from '../../pools/index.js';
-import { manualSimulator } from '../../quote/testing.js';
+import { loadConfig } from '../../config/index.js';
+import { createDecoderRegistry, quoteSwap } from '../../dex/index.js';
+import { createLogger } from '../../obs/index.js';
+import { RpcPoolLoader, type LoadedPool } from '../../pools/index.js';
 import { AccountFetcher, RpcClient } from '../../rpc/index.js';
-import { PriceGapError, openPriceGap, type SimPoolView, type Simulator } from '../../sim/index.js';
-import { EventStateWriter, MarketDataSink, MarketPublisher } from '../market/index.js';
+import { PriceGapError, createSimulator, openPriceGap, simSchema, type SimEndpoints, type SimPoolView, type Simulator } from '../../sim/index.js';
+import { MarketDataSink, MarketPublisher } from '../market/index.js';
 import { ArbitrageStrategy, flashLoanFeeOf } from '../planner/index.js';
 import { paperBacktestFill } from './backtest-fill.js';
 import { reportJson, reportTable, type BacktestReport } from './backtest-report.js';
@@ -20,30 +22,31 @@ import { Backtest } from './backtest-runner.js';
 import { readMarketEventRange } from './market-event-range.js';
 
 /**
- * The market scanner's publishing path (MarketDataSink with event state, MarketPublisher) on the
- * simulator and the real JetStream; then backtests over ranges of that stream.
+ * `tidepool market-scanner` (rpc-polling, event state on by default) publishes the pools of a
+ * simulator with no transaction flow, then the state of a pool where a price gap was planted, on
+ * the real JetStream; then backtests over ranges of that stream.
  */
 
+const logger = createLogger({ name: 'backtest-test', level: process.env.TEST_LOG ?? 'silent' });
 const prefix = `${uniqueName('BT')}_`;
 let sim: Simulator;
+let endpoints: SimEndpoints;
 let rpc: RpcClient;
 let nc: NatsConnection;
-let loader: RpcPoolLoader;
-let publisher: MarketPublisher;
 /** The gapped pool and the cycle's base mint. */
 let gapped: SimPoolView;
 let base: string;
-/** Range bounds (Unix ms): [t0, t1] initial states and the gap; gapAt the gap's publish; [t2, t3] a publisher without state. */
+/** Range bounds (Unix ms): [t0, t1] the scanner's events, the gap's at or after gapAt; [t2, t3] a publisher without state. */
 let t0: number;
 let gapAt: number;
 let t1: number;
 let t2: number;
 let t3: number;
-/** Every pool as read over RPC (another loader) right after the gap was published. */
+/** Every pool as read over RPC (another loader) once the gap's event was published. */
 const statesAtGap = new Map<string, LoadedPool>();
 
 async function load(address: string): Promise<LoadedPool> {
-  const [r] = await loader.load([address]);
+  const [r] = await new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry() }).load([address]);
   if (!r!.ok) throw new Error(r!.error.message);
   return r!.value;
 }
@@ -73,6 +76,13 @@ function plantGap(bps: number): SimPoolView {
   throw new Error(`no pool where a gap of ${bps} bps can be opened`);
 }
 
+/** pool_update messages the stream holds. */
+async function poolUpdates(): Promise<number> {
+  const jsm = await nc.jetstreamManager();
+  const info = await jsm.streams.info(`${prefix}MARKET_EVENTS`, { subjects_filter: `${prefix}market.events.*.pool_update` }).catch(() => undefined);
+  return Object.values(info?.state.subjects ?? {}).reduce((a, b) => a + b, 0);
+}
+
 const params = (): Record<string, unknown> => ({ baseMints: [base], maxLegs: 2 });
 
 async function backtest(from: number, to: number, warmupMs = 0): Promise<BacktestReport> {
@@ -97,40 +107,42 @@ async function cli(argv: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 beforeAll(async () => {
-  sim = manualSimulator(51);
-  const endpoints = await sim.start();
+  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '51', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
+  sim = createSimulator(simConfig, { manual: true, logger });
+  endpoints = await sim.start();
+  sim.chain.advanceSlot();
   rpc = new RpcClient({ endpoints: [endpoints.rpc] });
-  // The market scanner's loader with market.eventState on.
-  loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry(), readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }), keepAccounts: true });
   nc = await connectLocal();
-  await ensurePlatformStreams(await nc.jetstreamManager(), { replicas: 1, prefix });
-  publisher = new MarketPublisher({ js: () => nc.jetstream(), bufferSize: 10_000, dedupWindowMs: 60_000, prefix });
-  const sink = new MarketDataSink(publisher, undefined, Date.now, new EventStateWriter({ arraysEachSide: DEFAULT_ARRAYS_EACH_SIDE }));
-
-  t0 = Date.now();
-  for (const view of sim.chain.pools()) await sink.observe(await load(view.address));
-  await publisher.drain();
-  gapped = plantGap(80);
-  base = gapped.pool.tokenA;
-  // The slot also carried the simulator's own flow of swaps: every pool's new state, the gapped one last.
-  for (const view of sim.chain.pools()) if (view.address !== gapped.address) await sink.observe(await load(view.address), 'flow');
-  await publisher.drain();
-  gapAt = Date.now();
-  await sink.observe(await load(gapped.address), 'gap');
-  await publisher.drain();
+  const accounts = sim.chain.pools().map((p) => p.address);
+  const settings = loadConfig(marketScannerSchema, {
+    env: {},
+    flags: { mode: 'rpc-polling', 'rpc-endpoints': endpoints.rpc, 'health-port': '0', 'metrics-port': '0', 'subject-prefix': prefix, 'poll-interval': '50', 'bus-servers': LOCAL_NATS_URL, accounts: accounts.join(',') },
+  });
+  const app = await createMarketScannerApp(settings, { logger, accounts, parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
+  try {
+    t0 = Date.now();
+    await app.start();
+    await eventually(async () => ((await poolUpdates()) >= accounts.length ? true : undefined), 20_000, 'a pool_update of every pool');
+    gapped = plantGap(80);
+    base = gapped.pool.tokenA;
+    gapAt = Date.now();
+    // No transaction flow: the polling publishes the gapped pool alone.
+    await eventually(async () => ((await poolUpdates()) > accounts.length ? true : undefined), 20_000, 'the gapped pool\'s pool_update');
+  } finally {
+    await app.close();
+  }
   t1 = Date.now();
-  const reader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry() });
-  for (const r of await reader.load(sim.chain.pools().map((p) => p.address))) if (r.ok) statesAtGap.set(r.value.address, r.value);
-  expect(publisher.stats.publishErrors + publisher.stats.dropped).toBe(0);
+  expect(app.publisher.stats.publishErrors + app.publisher.stats.dropped).toBe(0);
+  for (const address of accounts) statesAtGap.set(address, await load(address));
 
   // An older publisher: pool_updates without state.
   await waitFor(() => Date.now() > t1 + 2, 1_000, 'the clock to move past t1');
   t2 = Date.now();
-  const older = new MarketDataSink(publisher);
-  await older.observe(await load(plain()[0]!.address), 'older');
+  const publisher = new MarketPublisher({ js: () => nc.jetstream(), bufferSize: 100, dedupWindowMs: 60_000, prefix });
+  await new MarketDataSink(publisher).observe(await load(plain()[0]!.address), 'older');
   await publisher.drain();
   t3 = Date.now();
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
@@ -145,7 +157,9 @@ describe('tidepool backtest over the market events the scanner published', () =>
     expect(report.events.skipped).toEqual({});
     expect(report.events.replayed).toBe(report.events.read);
     expect(report.events.read).toBeGreaterThan(sim.chain.pools().length);
-    const trade = report.trades.find((t) => t.sourceEvent.includes(':gap:'));
+    // The events: every pool's first state, then the gapped pool's.
+    expect(report.events.read).toBe(sim.chain.pools().length + 1);
+    const trade = report.trades.find((t) => t.sourceEvent.startsWith(`${gapped.address}:`));
     expect(trade).toBeDefined();
     expect(trade!.route).toContain(gapped.address);
     expect(trade!.inputMint).toBe(base);
@@ -192,7 +206,7 @@ describe('tidepool backtest over the market events the scanner published', () =>
     expect(cold.events.skipped['no_base']).toBe(1);
     const warm = await backtest(gapAt, t1, gapAt - t0 + 1);
     expect(warm.events.warmup).toBeGreaterThan(0);
-    const atGap = (r: BacktestReport): unknown[] => r.trades.filter((t) => t.sourceEvent.includes(':gap:')).map((t) => [t.id, t.route, t.net]);
+    const atGap = (r: BacktestReport): unknown[] => r.trades.filter((t) => t.sourceEvent.startsWith(`${gapped.address}:`)).map((t) => [t.id, t.route, t.net]);
     expect(atGap(warm).length).toBeGreaterThan(0);
     expect(atGap(warm)).toEqual(atGap(await backtest(t0, t1)));
   });
