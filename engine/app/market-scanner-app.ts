@@ -11,6 +11,10 @@
  *                      RpcPoolLoader decode ─▶ MarketDataSink (PubsubPoolSource: reconnects with
  *                      Backoff, subscribes again and reloads every pool by RPC after a drop)
  *
+ * With market.eventState (default on) the loader keeps the accounts it read and reads the mints
+ * (an epoch clock over the first RPC endpoint), and each pool_update carries them (`data.state`,
+ * engine/platform/market/event-state.ts) for deterministic replays (`tidepool backtest`).
+ *
  * At start and every bus reconnect the four platform streams are created or updated with spec 03's
  * settings (ensurePlatformStreams), and the market-events stream (`natsStream`) with its duplicate
  * window set to `dedupWindowMs`. `price:` and `volume:` keys go to REDIS_URL (in process without it).
