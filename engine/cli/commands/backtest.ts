@@ -1,7 +1,7 @@
 import { connect } from 'nats';
 
 import { PlatformStream } from '../../bus/index.js';
-import { bool, duration, oneOf, setting, str } from '../../config/index.js';
+import { bool, duration, setting, str } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import {
   ArbitrageStrategy,
@@ -23,7 +23,7 @@ export const backtestSchema = {
   'bus.servers': scannerSchema['bus.servers'],
   'backtest.from': setting({ description: 'start of the range, inclusive: ISO 8601 time (UTC when no zone is given) or Unix ms; required', parse: str(), default: '', flag: 'from' }),
   'backtest.to': setting({ description: 'end of the range, inclusive: ISO 8601 time or Unix ms; required', parse: str(), default: '', flag: 'to' }),
-  'backtest.strategy': setting({ description: 'the strategy replayed (grid and DCA are not replayed yet)', parse: oneOf(['arbitrage'] as const), default: 'arbitrage' as const, flag: 'strategy' }),
+  'backtest.strategy': setting({ description: 'the strategy replayed: arbitrage (grid and dca are not replayed yet)', parse: str({ nonEmpty: true }), default: 'arbitrage', flag: 'strategy' }),
   'backtest.params': setting({ description: "the strategy's parameters, JSON, as in strategy_configs.parameters (engine/platform/planner/README.md); {} takes the defaults", parse: str({ nonEmpty: true }), default: '{}', flag: 'params' }),
   'backtest.strategyId': setting({ description: 'the strategy id the report and the opportunities carry', parse: str({ nonEmpty: true }), default: 'backtest', flag: 'strategy-id' }),
   'backtest.warmup': setting({ description: 'events stored this long before --from are read first: their pool states are applied, no strategy runs (it must cover market.stateSnapshotInterval so every pool has a full state)', parse: duration(), default: DEFAULT_SNAPSHOT_INTERVAL_MS, flag: 'warmup' }),
@@ -69,6 +69,9 @@ export const backtestCommand: Command = {
     const config = loaded.values as BacktestConfig;
     if (config['backtest.from'] === '' || config['backtest.to'] === '') throw new TpError(ErrorCode.Usage, 'tidepool backtest: --from and --to are required');
     const range = parseTimeRange(config['backtest.from'], config['backtest.to']);
+    const strategy = config['backtest.strategy'];
+    if (strategy === 'grid' || strategy === 'dca') throw new TpError(ErrorCode.Usage, `--strategy ${strategy}: not replayed by backtests yet (only arbitrage)`, { context: { setting: 'strategy' } });
+    if (strategy !== 'arbitrage') throw new TpError(ErrorCode.Usage, `--strategy: unknown strategy ${JSON.stringify(strategy)}; expected arbitrage`, { context: { setting: 'strategy' } });
     const params = strategyParams(config['backtest.params']);
     const strategyId = config['backtest.strategyId'];
     let settings;

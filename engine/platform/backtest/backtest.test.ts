@@ -245,5 +245,8 @@ describe('tidepool backtest over the market events the scanner published', () =>
     const badParams = await cli(['backtest', '--from', String(t0), '--to', String(t1), ...common.slice(0, 4), '--params', '{"tip":"1"}']);
     expect(badParams.code).toBe(2);
     expect(badParams.stderr).toMatch(/tip/);
+    const grid = await cli(['backtest', '--from', String(t0), '--to', String(t1), ...common, '--strategy', 'grid']);
+    expect(grid.code).toBe(2);
+    expect(grid.stderr).toMatch(/--strategy grid: not replayed/);
   });
 });
