@@ -90,7 +90,11 @@ describe('tidepool market-scanner', () => {
       const opportunities = await eventually(() => jsm.streams.info(`${prefix}TRADE_OPPORTUNITIES`).catch(() => undefined), 10_000, 'the opportunities stream');
       expect(opportunities.config.max_age).toBe(86_400 * 1e9);
       // blockstream mode sees the pool only once a transaction touches it; polling reads it at once.
-      if (mode === 'rpc-polling') await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
+      if (mode === 'rpc-polling') {
+        const [first] = await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
+        // market.eventState is on by default: the first state of a pool is carried in full.
+        expect(first!.data['state']).toMatchObject({ format: 1, full: true, accounts: expect.arrayContaining([expect.objectContaining({ address: pool.address })]) });
+      }
       else {
         openPriceGap(sim.chain, { pool: pool.address, gapBps: 5 });
         sim.chain.advanceSlot();
@@ -105,6 +109,22 @@ describe('tidepool market-scanner', () => {
     } finally {
       await app.close();
       // The four streams reserve 36 GiB of the server's storage between them: give it back at once.
+      await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
+    }
+  });
+
+  it('leaves the pool state out of pool_update with --event-state false', async () => {
+    const prefix = `${uniqueName('MS')}_`;
+    prefixes.push(prefix);
+    const pool = sim.chain.pools().find((p) => p.dex === 'dexa_amm' && p.transferFees === undefined)!;
+    const app = await createMarketScannerApp(settings('rpc-polling', prefix, { accounts: pool.address, 'event-state': 'false' }), { logger, accounts: [pool.address], parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
+    try {
+      await app.start();
+      const [first] = await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
+      expect(first!.poolAddress).toBe(pool.address);
+      expect(first!.data['state']).toBeUndefined();
+    } finally {
+      await app.close();
       await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
     }
   });

@@ -11,18 +11,24 @@
  *                      RpcPoolLoader decode ─▶ MarketDataSink (PubsubPoolSource: reconnects with
  *                      Backoff, subscribes again and reloads every pool by RPC after a drop)
  *
+ * With market.eventState (default on) the loader keeps the accounts it read and reads the mints
+ * (an epoch clock over the first RPC endpoint), and each pool_update carries them (`data.state`,
+ * engine/platform/market/event-state.ts) for deterministic replays (`tidepool backtest`).
+ *
  * At start and every bus reconnect the four platform streams are created or updated with spec 03's
  * settings (ensurePlatformStreams), and the market-events stream (`natsStream`) with its duplicate
  * window set to `dedupWindowMs`. `price:` and `volume:` keys go to REDIS_URL (in process without it).
  */
 import { redactedValues, setting, type LoadedConfig } from '../config/index.js';
-import { duration, int, num, oneOf, str, uniqueList } from '../config/index.js';
+import { bool, duration, int, num, oneOf, str, uniqueList } from '../config/index.js';
 import { BusConnection, NS_PER_MS, PlatformStream, ensurePlatformStreams, ensureStream, platformStreamSpecs } from '../bus/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import type { LoadedPool } from '../pools/index.js';
-import { DEFAULT_THRESHOLDS, MarketDataSink, MarketPublisher, PubsubPoolSource, openKeySpace, pubsubUrlOf, redisSchema, type KeySpace } from '../platform/index.js';
+import { DEFAULT_ARRAYS_EACH_SIDE } from '../dex/index.js';
+import { DEFAULT_SNAPSHOT_INTERVAL_MS, DEFAULT_THRESHOLDS, EventStateWriter, MarketDataSink, MarketPublisher, PubsubPoolSource, openKeySpace, pubsubUrlOf, redisSchema, type KeySpace } from '../platform/index.js';
 import { scannerSchema } from '../scanner/index.js';
+import { epochSourceOf } from './quote-fallbacks.js';
 import { createAccountReads, createPoolLoader, createScannerService, type ScannerService } from './scanner-service.js';
 
 export const MarketScannerMode = { Blockstream: 'blockstream', Websocket: 'websocket', RpcPolling: 'rpc-polling' } as const;
@@ -42,6 +48,8 @@ export const marketScannerSchema = {
   'market.liquidityChangeBps': setting({ description: 'a deposit or withdrawal is liquidity_change when it moves a reserve (or CL active liquidity) by at least this, basis points', parse: num({ min: 0 }), default: DEFAULT_THRESHOLDS.liquidityChangeBps, env: 'MARKET_LIQUIDITY_CHANGE_BPS', flag: 'liquidity-change-bps' }),
   'market.pollInterval': setting({ description: 'rpc-polling: time between two reads of the accounts', parse: duration({ min: 50 }), default: 1_000, env: 'MARKET_POLL_INTERVAL', flag: 'poll-interval' }),
   'market.wsUrl': setting({ description: 'websocket mode: the Solana PubSub URL (ws:// or wss://); empty: the first rpc.endpoints URL with ws for http and its port + 1, as Solana serves it (8899 -> 8900)', parse: str(), default: '', env: 'MARKET_WS_URL', flag: 'ws-url' }),
+  'market.eventState': setting({ description: 'each pool_update carries the accounts its state was read from (data.state), for deterministic replays (tidepool backtest); the pools\' mints are read too. After a pool\'s first event, about 2-4 KB per event (DLMM ~16 KB: its active bin array changes with every swap), and a full state (up to ~100 KB for a concentrated or DLMM pool) every market.stateSnapshotInterval', parse: bool(), default: true, env: 'MARKET_EVENT_STATE', flag: 'event-state' }),
+  'market.stateSnapshotInterval': setting({ description: 'event state: a pool\'s pool_update carries all its accounts again when this long has passed since its last full state (deltas in between); a replay reads this far before its range', parse: duration({ min: 1_000 }), default: DEFAULT_SNAPSHOT_INTERVAL_MS, env: 'MARKET_STATE_SNAPSHOT_INTERVAL', flag: 'state-snapshot-interval' }),
   'market.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'MARKET_SUBJECT_PREFIX', flag: 'subject-prefix' }),
 };
 export type MarketScannerConfig = { [K in keyof typeof marketScannerSchema]: ReturnType<(typeof marketScannerSchema)[K]['parse']> };
@@ -102,9 +110,14 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
     startPubsub();
   });
   const publisher = new MarketPublisher({ js: () => bus.jetstream(), keys, bufferSize: config['market.bufferSize'], dedupWindowMs: config['market.dedupWindowMs'], prefix });
-  const sink = new MarketDataSink(publisher, { largeSwapBps: config['market.largeSwapBps'], liquidityChangeBps: config['market.liquidityChangeBps'] });
+  const withState = config['market.eventState'];
+  const eventState = withState ? new EventStateWriter({ snapshotIntervalMs: config['market.stateSnapshotInterval'], arraysEachSide: DEFAULT_ARRAYS_EACH_SIDE }) : undefined;
+  const sink = new MarketDataSink(publisher, { largeSwapBps: config['market.largeSwapBps'], liquidityChangeBps: config['market.liquidityChangeBps'] }, Date.now, eventState);
   const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
-  const loader = createPoolLoader(config, reads.fetcher);
+  // Event state: the mints too (a replay must know a pool's Token-2022 transfer fees, as the planner does).
+  const epochs = withState ? epochSourceOf(config['rpc.endpoints']) : undefined;
+  const loaderOptions = { keepAccounts: withState };
+  const loader = createPoolLoader(config, reads.fetcher, epochs?.epochs, loaderOptions);
   const service =
     config['market.mode'] === MarketScannerMode.Blockstream
       ? createScannerService({
@@ -135,7 +148,7 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
           wsUrl: marketWsUrl(config),
           accounts: options.accounts,
           fetcher: reads.fetcher,
-          createLoader: (reader) => createPoolLoader(config, reader),
+          createLoader: (reader) => createPoolLoader(config, reader, epochs?.epochs, loaderOptions),
           onState: observeIfChanged,
           logger: log.child({ component: 'market-pubsub' }),
         })
@@ -208,6 +221,7 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
         await publisher.drain();
         await bus.close();
         await reads.close();
+        await epochs?.close();
         await keys.store.close();
       })();
       return closed;

@@ -39,11 +39,12 @@ export function createAccountReads(endpoints: readonly string[], onThread: boole
 /**
  * The pool loader of the scanner's settings (its DEX program ids). With `epochs` it also reads each
  * pool's mints (`readMints`), so pools of Token-2022 mints with a transfer fee carry their
- * `transferFees` into the cache (the one-process engine's quotes deduct them).
+ * `transferFees` into the cache (the one-process engine's quotes deduct them). `keepAccounts`: each
+ * LoadedPool keeps the accounts it was read from (the market scanner's event state).
  */
-export function createPoolLoader(config: ScannerConfig, fetcher: AccountReader, epochs?: EpochSource): RpcPoolLoader {
+export function createPoolLoader(config: ScannerConfig, fetcher: AccountReader, epochs?: EpochSource, options: { keepAccounts?: boolean } = {}): RpcPoolLoader {
   const registry = createDecoderRegistry({ programIds: dexPrograms(config) });
-  return new RpcPoolLoader(epochs === undefined ? { fetcher, registry } : { fetcher, registry, readMints: true, epochs });
+  return new RpcPoolLoader(epochs === undefined ? { fetcher, registry, ...options } : { fetcher, registry, readMints: true, epochs, ...options });
 }
 
 export interface ScannerServiceOptions {

@@ -20,4 +20,5 @@ export { openQuoteCache, openSplitQuoteCache, startSplitServiceState, type Quote
 export * from './planner/index.js';
 export * from './executor/index.js';
 export * from './market/index.js';
+export * from './backtest/index.js';
 export { assertSchema, invalidMessage, messageSchemaPath, parseMessageJson, schemaViolationsOf } from './message-schema.js';

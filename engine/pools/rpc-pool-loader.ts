@@ -72,6 +72,8 @@ export interface RpcPoolLoaderOptions {
   readMints?: boolean;
   /** The current epoch, for pools whose mints charge a transfer fee (EpochClock). */
   epochs?: EpochSource;
+  /** Keep every account read for a pool on its LoadedPool (`accounts`): the market scanner's event state. Default false. */
+  keepAccounts?: boolean;
 }
 
 export interface PoolLoadOptions {
@@ -152,6 +154,7 @@ export class RpcPoolLoader implements PoolLoader {
   private readonly keys: number[] = [];
   private readonly readMints: boolean;
   private readonly epochs: EpochSource | undefined;
+  private readonly keepAccounts: boolean;
   private readonly mintDecodes = new Map<string, { digest: string; mint: DecodedMint | Error }>();
 
   constructor(options: RpcPoolLoaderOptions) {
@@ -166,6 +169,7 @@ export class RpcPoolLoader implements PoolLoader {
     this.maxRemembered = Math.max(0, options.maxRemembered ?? 10_000);
     this.readMints = options.readMints ?? false;
     this.epochs = options.epochs;
+    this.keepAccounts = options.keepAccounts ?? false;
   }
 
   /** Pools whose context is remembered. */
@@ -256,11 +260,26 @@ export class RpcPoolLoader implements PoolLoader {
         const pending = outcome;
         outcome = this.assemble(pending, reads as Map<string, Read>, nowSeconds);
         if (this.readMints && outcome.ok) outcome = this.withMints(outcome.value, pending, reads as Map<string, Read>, epochRead);
+        if (this.keepAccounts && outcome.ok) outcome = ok({ ...outcome.value, accounts: this.accountsOf(pending, reads as Map<string, Read>) });
         outcomes.set(address, outcome);
       }
       results[i] = outcome;
     }
     return results;
+  }
+
+  /** Every account read for the pending pool (a read that failed has already failed the pool). */
+  private accountsOf(pending: Pending, reads: Map<string, Read>): Map<string, AccountData | null> {
+    const { memo } = pending;
+    const accounts = new Map<string, AccountData | null>([[pending.address, pending.account]]);
+    const keep = (address: string): void => {
+      const read = reads.get(address);
+      if (read !== undefined && !(read instanceof Error)) accounts.set(address, read);
+    };
+    for (const a of memo.swapAccounts) keep(a);
+    if (memo.reserveAccounts !== undefined && this.readReserves) for (const a of memo.reserveAccounts) keep(a);
+    if (this.readMints) for (const a of memo.mints) keep(a);
+    return accounts;
   }
 
   /** The loaded pool with its mints decoded and, when either charges a fee, its transferFees. */

@@ -5,6 +5,7 @@
  * quote service's RPC fallback quotes from it directly. Leaf module: types only.
  */
 import type { DecodedMint, DecodedPool, Dex, PoolTransferFees, SwapContext } from '../dex/index.js';
+import type { AccountData } from '../rpc/index.js';
 
 export interface LoadedPool {
   address: string;
@@ -35,6 +36,13 @@ export interface LoadedPool {
    * Absent: the pool's transfers are free and quoteSwap without it is exact.
    */
   transferFees?: PoolTransferFees;
+  /**
+   * With the loader's keepAccounts: every account this load read for the pool (the pool account,
+   * its tick or bin arrays and AmmConfig, reserve vaults, mints with readMints), as read; null for
+   * an account that does not exist. What the market scanner puts in a MarketEvent's state so a
+   * replay can load the pool again from these bytes alone.
+   */
+  accounts?: ReadonlyMap<string, AccountData | null>;
 }
 
 /** Why one pool could not be loaded: an answer, not an exception. */

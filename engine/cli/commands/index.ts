@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { aggregatedQuoteCommand } from './aggregated-quote.js';
 import { aggregatorCommand } from './aggregator.js';
+import { backtestCommand } from './backtest.js';
 import { consoleCommand } from './console.js';
 import { decodeCommand } from './decode.js';
 import { engineCommand } from './engine.js';
@@ -23,6 +24,7 @@ import { walletsCommand } from './wallets.js';
 export const COMMANDS: readonly Command[] = [
   aggregatedQuoteCommand,
   aggregatorCommand,
+  backtestCommand,
   consoleCommand,
   decodeCommand,
   engineCommand,

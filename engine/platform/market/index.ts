@@ -6,3 +6,5 @@ export { MarketDataSink } from './market-data-sink.js';
 export { observePool, rawSpotPrice, baseFeeFraction, type PoolObservation } from './pool-observation.js';
 export { POOL_MINT_FIELDS, discoverPools, type DiscoveredPool, type DiscoverOptions } from './pool-discovery.js';
 export { PubsubPoolSource, PushedAccountReader, accountOfNotification, type PubsubPoolSourceOptions, type PubsubPoolSourceStats } from './pubsub-pool-source.js';
+export { DEFAULT_SNAPSHOT_INTERVAL_MS, EVENT_STATE_FORMAT, EventStateWriter, eventStateAccountOf, type EventState, type EventStateAccount, type EventStateWriterOptions } from './event-state.js';
+export { EventStateReplay, StateAccountReader, eventStateOf, type EventStateOutcome } from './event-state-replay.js';

@@ -48,20 +48,26 @@ export class MarketPublisher {
   private inFlight = 0;
   private readonly sent = new Map<string, number>();
   private readonly now: () => number;
-  private readonly pending = new Set<Promise<void>>();
+  private readonly pending = new Set<Promise<boolean>>();
 
   constructor(private readonly options: MarketPublisherOptions) {
     this.now = options.now ?? Date.now;
   }
 
-  /** Publishes everything `derived` holds; resolves when each publish settled. */
-  async publish(derived: Derived, changedPool: string): Promise<void> {
-    const work: Promise<void>[] = [];
+  /**
+   * Publishes everything `derived` holds; resolves when each publish settled, with the number of
+   * MarketEvents the stream did not store (dropped, or the publish failed; a duplicate was stored).
+   */
+  async publish(derived: Derived, changedPool: string): Promise<{ eventsNotStored: number }> {
+    const work: Promise<boolean>[] = [];
     const prefix = this.options.prefix ?? '';
     for (const e of derived.events) work.push(this.send(e.id, marketEventSubject(e.protocol, e.type, prefix), () => encodeMarketEvent(e), e, 'events'));
+    const events = work.length;
     for (const p of derived.prices) work.push(this.send(`${p.token}:${p.quoteToken}:${p.slot}`, priceUpdateSubject(p.token, prefix), () => encodePriceUpdate(p), p, 'prices'));
-    work.push(this.writeKeys(derived, changedPool));
-    await Promise.all(work);
+    const [stored] = await Promise.all([Promise.all(work), this.writeKeys(derived, changedPool)]);
+    let eventsNotStored = 0;
+    for (let i = 0; i < events; i++) if (!stored[i]) eventsNotStored++;
+    return { eventsNotStored };
   }
 
   private forget(now: number): void {
@@ -72,17 +78,18 @@ export class MarketPublisher {
     }
   }
 
-  private send(id: string, subject: string, encode: () => Uint8Array, message: MarketEvent | PriceUpdate, kind: 'events' | 'prices'): Promise<void> {
+  /** Resolves true when the stream holds the message (stored now, or a duplicate of one stored). */
+  private send(id: string, subject: string, encode: () => Uint8Array, message: MarketEvent | PriceUpdate, kind: 'events' | 'prices'): Promise<boolean> {
     const now = this.now();
     this.forget(now);
     if (this.sent.has(id)) {
       this.stats.duplicates++;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
     const js = this.options.js();
     if (js === undefined || this.inFlight >= this.options.bufferSize) {
       this.stats.dropped++;
-      return Promise.resolve();
+      return Promise.resolve(false);
     }
     this.sent.set(id, now);
     this.inFlight++;
@@ -95,10 +102,12 @@ export class MarketPublisher {
             this.stats[kind]++;
             this.options.onPublished?.(message, subject);
           }
+          return true;
         },
         () => {
           this.stats.publishErrors++;
           this.sent.delete(id);
+          return false;
         },
       )
       .finally(() => {

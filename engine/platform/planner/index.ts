@@ -14,7 +14,7 @@ export { OpportunityPublisher, type PublishedOpportunity } from './opportunity-p
 export { StrategyStore, type StrategyConfigRow } from './strategy-store.js';
 export { PlannerMetrics, PLANNER_METRIC_NAMES } from './planner-metrics.js';
 export { PlannerPools, type PoolMembership } from './planner-pools.js';
-export { PlannerService, type PlannerServiceOptions, type PlannerStrategy } from './planner-service.js';
+export { PlannerService, type OpportunitySink, type PlannerServiceOptions, type PlannerStrategy } from './planner-service.js';
 export { ArbitrageStrategy, arbitrageSettingsOf, defaultArbitrageParameters } from './arbitrage-strategy.js';
 export { GridStrategy, GridOrderStatus, gridLevels, gridParametersOf, type GridLevel, type GridParameters, type GridState } from './grid-strategy.js';
 export { DcaStrategy, dcaConfigOf, type DcaAction, type DcaConfig, type DcaDecision, type DcaState } from './dca-strategy.js';

@@ -14,7 +14,6 @@
 import { ErrorCode, TpError } from '../../errors.js';
 import type { Logger } from '../../obs/index.js';
 import type { MarketEvent } from '../market/index.js';
-import type { OpportunityPublisher } from './opportunity-publisher.js';
 import type { PlannerMetrics } from './planner-metrics.js';
 import type { PlannerPools } from './planner-pools.js';
 import type { StrategyStore } from './strategy-store.js';
@@ -30,11 +29,16 @@ export interface PlannerStrategy {
   onPublished?(op: TradeOpportunity): Promise<void> | void;
 }
 
+/** Where the opportunities go: the stream (OpportunityPublisher), or a backtest's collector. Rejects to fail the event. */
+export interface OpportunitySink {
+  publish(op: TradeOpportunity): Promise<unknown>;
+}
+
 export interface PlannerServiceOptions {
   plannerId: string;
   strategies: readonly PlannerStrategy[];
   pools: PlannerPools;
-  publisher: OpportunityPublisher;
+  publisher: OpportunitySink;
   metrics: PlannerMetrics;
   store?: StrategyStore;
   logger?: Logger;
