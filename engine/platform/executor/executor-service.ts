@@ -20,6 +20,7 @@
  * RPC unavailable before anything was sent; an outcome that could not be recorded). A redelivered
  * opportunity whose trade exists is reconciled from the chain by its recorded signature.
  */
+import { MAX_COMPUTE_UNIT_LIMIT } from '../../chain/index.js';
 import { SwapMode, buildSwapRouteTransaction, planSwapRoute } from '../../dex/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import type { Logger } from '../../obs/index.js';
@@ -27,7 +28,7 @@ import type { ChainClient } from '../chain-client.js';
 import { Strategy, type TradeOpportunity } from '../planner/trade-opportunity.js';
 import { encodeExecutionResult, executionResultSubject, type ExecutionRequest, type ExecutionResult, type ExecutionStatus } from './execution-messages.js';
 import { SkipReason, type ExecutorMetrics } from './executor-metrics.js';
-import { paperFill, realPathFees } from './paper-fill.js';
+import { paperFill, realPathFees, routeComputeUnits } from './paper-fill.js';
 import { selectExecutionPath, tipFor } from './path-selection.js';
 import type { RoutePools } from './route-pools.js';
 import { requoteRoute } from './route-requote.js';
@@ -216,7 +217,7 @@ export class ExecutorService {
     if (s.paper) {
       const fill = paperFill(op, pools.source, { path, tip, computeUnitPriceMicroLamports: s.computeUnitPriceMicroLamports });
       if (!fill.ok) return this.skip(op, SkipReason.RequoteRefused, `${fill.reason}: ${fill.message}`);
-      request(0, requote.output);
+      request(routeComputeUnits(op.route, op.inputMint), requote.output);
       await this.options.trades.insertPaper({
         id: tradeId,
         opportunityId: op.id,
@@ -259,7 +260,8 @@ export class ExecutorService {
 
     // Real path: a worker wallet, held for the whole trade.
     const wallets = this.options.wallets!;
-    const fees = realPathFees(path, 1_400_000, s.computeUnitPriceMicroLamports);
+    // What the wallet must be able to pay: fees at the largest compute budget a transaction can ask, and the tip.
+    const fees = realPathFees(path, MAX_COMPUTE_UNIT_LIMIT, s.computeUnitPriceMicroLamports);
     const choice = await wallets.acquire({ mint: op.inputMint, amount: op.inputAmount, lamports: fees + tip }, tradeId);
     if (choice.kind === 'busy') return this.defer('every worker wallet that could pay is locked');
     if (choice.kind === 'none') return this.skip(op, SkipReason.NoWallet, choice.reason);
