@@ -84,6 +84,9 @@ const DUE_SLACK_FRACTION = 0.1;
 /** A stream out of budget resumes once this many milliseconds of its client's rate are back. */
 const BUDGET_RESUME_MS = 5;
 
+/** The origin of a cache answer (wire-quote.ts). */
+const CACHE_ORIGIN = 'QUOTE_ORIGIN_CACHE';
+
 /** Per-pair state. */
 interface PairState {
   readonly pair: StreamPair;
@@ -103,7 +106,7 @@ interface PairState {
    * pools can undo (see STABLE_FAILURES) and no fallback took over; undefined otherwise.
    */
   stableError: UpstreamQuote | undefined;
-  /** The last answer (not an error) and when, on the cache's clock: said again while the version holds. */
+  /** The last cache answer and when, on the cache's clock: said again while the version holds. */
   lastAnswer: UpstreamQuote | undefined;
   lastAnswerAt: number;
 }
@@ -335,9 +338,13 @@ export class QuoteSubscription implements PacedWork {
     this.push(i, this.remember(s, m), force);
   }
 
-  /** Keeps `m` as the pair's last answer (an error is none), for `reissuedQuoteMessage`. */
+  /**
+   * Keeps `m` as the pair's last answer for `reissuedQuoteMessage`: only an answer of the cache,
+   * whose state version says when it changes (an error, or an RPC or external answer, is none: the
+   * next interval asks again, as the fallback's own limits allow).
+   */
   private remember(s: PairState, m: UpstreamQuote): UpstreamQuote {
-    s.lastAnswer = m.error === undefined ? m : undefined;
+    s.lastAnswer = m.error === undefined && m.origin === CACHE_ORIGIN ? m : undefined;
     s.lastAnswerAt = this.engine.stateClockMs();
     return m;
   }
