@@ -36,6 +36,11 @@ export class LatencyRecorder {
     };
   }
 
+  /** Adds every value `other` recorded. */
+  add(other: LatencyRecorder): void {
+    this.histogram.add(other.histogram);
+  }
+
   reset(): void {
     this.histogram.reset();
   }

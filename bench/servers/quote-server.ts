@@ -236,13 +236,14 @@ async function main(): Promise<void> {
   const engine = new QuoteEngine({ cache });
   const server = new QuoteHttpServer({ engine, rateLimiter: new RateLimiter({ rps: Number(values.rps) }) });
   const port = await server.start(0);
-  const stream = values.streams === true ? new QuoteStreamServer({ engine }) : undefined;
+  const budget = process.env.BENCH_STREAM_BUDGET;
+  const stream = values.streams === true ? new QuoteStreamServer({ engine, ...(budget === undefined ? {} : { limits: { maxQuotesPerSecondPerClient: Number(budget) } }) }) : undefined;
   const grpcPort = stream === undefined ? undefined : await stream.start(0);
   const breakdown = { cacheHeapMB: mb(heapCache), contexts: contextCounts(cache) };
   // The stream figures (shed pushes) go to stdout when the suite asks (SIGUSR2), for its report.
   if (stream !== undefined) {
     process.on('SIGUSR2', () => {
-      process.stdout.write(`${JSON.stringify({ shedPushes: stream.shedPushes, activeStreams: stream.activeStreams, saturatedTurns: stream.pacer.saturatedTurns })}\n`);
+      process.stdout.write(`${JSON.stringify({ shedPushes: stream.shedPushes, coalescedPushes: stream.coalescedPushes, activeStreams: stream.activeStreams, saturatedTurns: stream.pacer.saturatedTurns })}\n`);
     });
   }
   finishStartup(

@@ -124,6 +124,9 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
     maxStreams: config.streamMaxStreams,
     maxPairsPerStream: config.streamMaxPairsPerStream,
     minIntervalMs: config.streamMinInterval,
+    // No quote budget: a pair's aggregated quote is encoded once and shared by every stream
+    // (stream-subscriber.ts); the budget is the local quote service's (README "Limits").
+    maxQuotesPerSecondPerClient: Infinity,
   });
   const core = new AggregatorCore({ config, logger, publisher: deps.publisher, oracle: deps.oracle, metrics, load, ...(deps.backoff ? { backoff: deps.backoff } : {}), ...(deps.unaryDeadlineMs === undefined ? {} : { unaryDeadlineMs: deps.unaryDeadlineMs }) });
   configureAggregatorHealth(core, healthThresholdsOf(config));

@@ -12,12 +12,12 @@ import type { ServiceDefinition } from '@grpc/proto-loader';
 import { context as otelContext, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 
-import { guardStream, guardUnary, type GrpcAuth } from '../auth/index.js';
+import { guardStream, guardUnary, verifiedCallSubject, type GrpcAuth } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { grpcMetadataGetter } from '../obs/index.js';
 import { rpcAttributes, rpcSpanName, tracer } from '../obs/index.js';
 import { loadTidepoolProto } from '../proto.js';
-import { clientOfPeer, isStreamRefusal, type StreamAdmission, type WireBatchQuoteRequest, type WireQuoteRequest } from '../quote/index.js';
+import { isStreamRefusal, streamClientKey, type StreamAdmission, type WireBatchQuoteRequest, type WireQuoteRequest } from '../quote/index.js';
 import type { AggregatorCore } from './aggregator-core.js';
 import { RequestKind } from './aggregator-stats.js';
 import { confidenceResponse } from './confidence-breakdown.js';
@@ -96,10 +96,11 @@ export function createAggregatorGrpcServer(
         call.emit('error', serviceError(err));
         return;
       }
-      // Stream limits (engine/quote stream-limits.ts): per client address, in all, pairs, interval.
+      // Stream limits (engine/quote stream-limits.ts): per client (verified JWT subject with auth
+      // on, else address), in all, pairs, interval.
       let release: (() => void) | undefined;
       if (options.admission !== undefined) {
-        const admitted = options.admission.admit(clientOfPeer(call.getPeer()), request.pairs.length, Number(call.request?.updateIntervalMs ?? 0));
+        const admitted = options.admission.admit(streamClientKey(call.getPeer(), verifiedCallSubject(options.auth, call.metadata)), request.pairs.length, Number(call.request?.updateIntervalMs ?? 0));
         if (isStreamRefusal(admitted)) {
           core.stats.countRequest(RequestKind.Failed);
           options.logger.info({ peer: call.getPeer(), status: admitted.code, reason: admitted.details }, 'aggregated stream refused');

@@ -1,4 +1,5 @@
-import type * as grpc from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
+import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { GrpcStatus } from '../error-status.js';
@@ -27,8 +28,9 @@ async function aggregator(overrides: object, load?: { overloaded: boolean }): Pr
 }
 
 /** Resolves 'data' at the first message, or with the error the call ended with; `items` counts messages. */
-function open(t: TestAggregator, request: object, items?: WireAggregatedQuote[]): Promise<'data' | grpc.ServiceError> {
-  const call = (t.client['StreamAggregatedQuotes'] as unknown as (r: object) => grpc.ClientReadableStream<WireAggregatedQuote>)(request);
+function open(t: TestAggregator, request: object, items?: WireAggregatedQuote[], metadata = new grpc.Metadata()): Promise<'data' | grpc.ServiceError> {
+  const stream = t.client['StreamAggregatedQuotes'] as unknown as (r: object, m: grpc.Metadata) => grpc.ClientReadableStream<WireAggregatedQuote>;
+  const call = stream.call(t.client, request, metadata);
   cleanups.push(() => call.cancel());
   return new Promise((resolve) => {
     call.on('data', (q: WireAggregatedQuote) => {
@@ -55,6 +57,23 @@ describe('StreamAggregatedQuotes limits', () => {
     expect(many.code).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(many.details).toBe('pairs: 2 pairs, at most 1 per stream (stream.maxPairsPerStream)');
     expect(t.aggregator.stats().activeStreams).toBe(2);
+  });
+
+  it('keys clients by their verified JWT subject with auth on: two subjects behind one address each get their own streams', async () => {
+    const secret = 'an-aggregator-limit-secret-of-32-bytes!';
+    const t = await aggregator({ 'auth.mode': 'on', 'auth.jwtSecret': secret, streamMaxStreamsPerClient: 1 });
+    const bearer = async (sub: string): Promise<grpc.Metadata> => {
+      const token = await new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('10m').sign(new TextEncoder().encode(secret));
+      const md = new grpc.Metadata();
+      md.set('authorization', `Bearer ${token}`);
+      return md;
+    };
+    const request = { pairs: [PAIR], updateIntervalMs: 60_000 };
+    expect(await open(t, request, undefined, await bearer('alice'))).toBe('data');
+    expect(await open(t, request, undefined, await bearer('bob'))).toBe('data');
+    const again = (await open(t, request, undefined, await bearer('alice'))) as grpc.ServiceError;
+    expect(again.code).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    expect(again.details).toBe('too many streams: sub:alice has 1 open, at most 1 per client (stream.maxStreamsPerClient)');
   });
 
   it('skips the interval re-sends while the process is overloaded, and resumes after', async () => {

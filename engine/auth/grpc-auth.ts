@@ -38,6 +38,23 @@ export function bearerToken(metadata: grpc.Metadata): string {
   return match[1]!;
 }
 
+/**
+ * The verified JWT subject of a call that passed the guard (`guardStream`, `guardUnary`): what
+ * per-client limits key on with auth on. Undefined with auth off, without a verified token, or
+ * for a token without `sub` ('' is returned as undefined too).
+ */
+export function verifiedCallSubject(auth: GrpcAuth, metadata: grpc.Metadata): string | undefined {
+  if (auth === undefined) return undefined;
+  let token: string;
+  try {
+    token = bearerToken(metadata);
+  } catch {
+    return undefined;
+  }
+  const subject = auth.verifiedSubject(token);
+  return subject === '' ? undefined : subject;
+}
+
 function unauthenticated(err: unknown): Partial<grpc.StatusObject> {
   const why = err instanceof AuthError ? err.message : 'token invalid';
   return { code: grpc.status.UNAUTHENTICATED, details: `unauthenticated: ${why}` };

@@ -80,6 +80,8 @@ export function createExternalQuoteService(config: ExternalQuotesConfig, deps: E
     maxStreams: config['stream.maxStreams'],
     maxPairsPerStream: config['stream.maxPairsPerStream'],
     minIntervalMs: config['stream.minInterval'],
+    // No quote budget: the pushes follow the poller's rate-limited polls, not the clients' asks.
+    maxQuotesPerSecondPerClient: Infinity,
   };
   const grpcServer = new ExternalQuoteServer({ poller: p, metrics, uptime: () => tracker.uptime(), host: config.host, logger, auth, limits });
   const urlNoQuery = ((): string => {

@@ -74,6 +74,7 @@ export {
   StreamAdmission,
   checkStreamShape,
   clientOfPeer,
+  streamClientKey,
   isStreamRefusal,
   type StreamLimits,
   type StreamRefusal,

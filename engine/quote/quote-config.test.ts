@@ -38,6 +38,7 @@ describe('quote service configuration', () => {
       'stream.maxStreamsPerClient': 16,
       'stream.maxStreams': 64,
       'stream.maxPairsPerStream': 1000,
+      'stream.maxQuotesPerSecondPerClient': 500,
       'stream.minInterval': 100,
       'stream.shedDelay': 20,
       'stream.shedUtilization': 0.85,

@@ -16,6 +16,7 @@ import { MAX_STREAM_PAIRS, MIN_STREAM_INTERVAL_MS } from './quote-stream-request
 import { DEFAULT_RATE_LIMIT_MAX_BYTES } from './rate-limiter.js';
 import { DEFAULT_INTERMEDIATE_MINTS } from './route-search.js';
 import { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './slippage.js';
+import { DEFAULT_MAX_QUOTES_PER_SECOND_PER_CLIENT } from './stream-budget.js';
 import { DEFAULT_MAX_PAIRS_PER_STREAM, DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_CLIENT, DEFAULT_MIN_STREAM_INTERVAL_MS } from './stream-limits.js';
 
 export const DEFAULT_QUOTE_PORT = 8080;
@@ -57,10 +58,11 @@ export const quoteSchema = {
   slippageBps: setting({ description: 'slippage tolerance in basis points of a quote that names none (spec 02 SlippageBps): its minimum output (ExactIn) or maximum input (ExactOut)', parse: int({ min: 0, max: MAX_SLIPPAGE_BPS }), default: DEFAULT_SLIPPAGE_BPS, env: 'SLIPPAGE_BPS', flag: 'slippage-bps' }),
   rateLimitRps: setting({ description: 'requests per second per client (token bucket, burst 2 x rate)', parse: num({ min: 0, exclusiveMin: true }), default: 20, env: 'RATE_LIMIT_RPS', flag: 'rate-limit-rps' }),
   'rateLimit.maxBytes': setting({ description: 'memory bound of the rate limiter (its per-client buckets), in bytes; the oldest clients are forgotten past it', parse: int({ min: 4096, max: 1024 * 1024 * 1024 }), default: DEFAULT_RATE_LIMIT_MAX_BYTES, env: 'RATE_LIMIT_MAX_BYTES', flag: 'rate-limit-max-bytes' }),
-  'stream.maxStreamsPerClient': setting({ description: 'open quote streams (StreamBatchQuotes) per client address at most; past it RESOURCE_EXHAUSTED', parse: int({ min: 1, max: 100_000 }), default: DEFAULT_MAX_STREAMS_PER_CLIENT, env: 'STREAM_MAX_STREAMS_PER_CLIENT', flag: 'stream-max-streams-per-client' }),
+  'stream.maxStreamsPerClient': setting({ description: 'open quote streams (StreamBatchQuotes) per client (verified JWT subject with auth on, else address) at most; past it RESOURCE_EXHAUSTED', parse: int({ min: 1, max: 100_000 }), default: DEFAULT_MAX_STREAMS_PER_CLIENT, env: 'STREAM_MAX_STREAMS_PER_CLIENT', flag: 'stream-max-streams-per-client' }),
   'stream.maxStreams': setting({ description: 'open quote streams of the server at most; past it RESOURCE_EXHAUSTED', parse: int({ min: 1, max: 100_000 }), default: DEFAULT_MAX_STREAMS, env: 'STREAM_MAX_STREAMS', flag: 'stream-max-streams' }),
   'stream.maxPairsPerStream': setting({ description: 'pairs per quote stream at most (quote.proto allows 1,000); past it INVALID_ARGUMENT', parse: int({ min: 1, max: MAX_STREAM_PAIRS }), default: DEFAULT_MAX_PAIRS_PER_STREAM, env: 'STREAM_MAX_PAIRS_PER_STREAM', flag: 'stream-max-pairs-per-stream' }),
   'stream.minInterval': setting({ description: 'least update_interval_ms a quote stream may ask (0 still means 1 s); below it INVALID_ARGUMENT', parse: duration({ min: MIN_STREAM_INTERVAL_MS }), default: DEFAULT_MIN_STREAM_INTERVAL_MS, env: 'STREAM_MIN_INTERVAL', flag: 'stream-min-interval' }),
+  'stream.maxQuotesPerSecondPerClient': setting({ description: 'quotes a second computed and pushed for all the quote streams of one client together (token bucket, burst a tenth of a second); past it the pushes wait, coalesced to the latest per pair', parse: num({ min: 0, exclusiveMin: true }), default: DEFAULT_MAX_QUOTES_PER_SECOND_PER_CLIENT, env: 'STREAM_MAX_QUOTES_PER_SECOND_PER_CLIENT', flag: 'stream-max-quotes-per-second-per-client' }),
   'stream.shedDelay': setting({ description: 'event-loop delay (p99 over 250 ms) above which quote streams shed their interval pushes', parse: duration({ min: 1 }), default: DEFAULT_SHED_DELAY_MS, env: 'STREAM_SHED_DELAY', flag: 'stream-shed-delay' }),
   'stream.shedUtilization': setting({ description: 'event-loop utilization (0 to 1, over 250 ms) above which quote streams shed their interval pushes', parse: num({ min: 0, max: 1, exclusiveMin: true }), default: DEFAULT_SHED_UTILIZATION, env: 'STREAM_SHED_UTILIZATION', flag: 'stream-shed-utilization' }),
   'rpc.endpoints': setting({ description: 'Solana JSON-RPC endpoints used by the RPC fallback', parse: uniqueList(url()), default: [] as string[], env: 'RPC_ENDPOINTS', flag: 'rpc-endpoints' }),

@@ -308,6 +308,16 @@ export class QuoteEngine {
     return this.cache.onChange(listener);
   }
 
+  /** The age past which the cache path refuses a pool's state (PoolCache.stalenessThresholdMs). */
+  get stalenessThresholdMs(): number {
+    return this.cache.stalenessThresholdMs;
+  }
+
+  /** The cache's clock (Unix ms): what a state's age (`stateAgeMs`) is measured against. */
+  stateClockMs(): number {
+    return this.cache.nowMs();
+  }
+
   /** Whole seconds since the cache first stored `pool` (PoolCache.poolAgeSeconds); undefined when unknown. */
   poolAgeSeconds(pool: string): number | undefined {
     const id = this.cache.idOf(pool);

@@ -156,6 +156,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
       maxStreams: config['stream.maxStreams'],
       maxPairsPerStream: config['stream.maxPairsPerStream'],
       minIntervalMs: config['stream.minInterval'],
+      maxQuotesPerSecondPerClient: config['stream.maxQuotesPerSecondPerClient'],
     },
     shed: { maxDelayMs: config['stream.shedDelay'], maxUtilization: config['stream.shedUtilization'] },
   });

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 
 import * as grpc from '@grpc/grpc-js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { pairId } from '../aggregator/swap-route-event.js';
 import { PoolCache } from '../cache/index.js';
@@ -291,6 +291,27 @@ describe('StreamBatchQuotes (local upstream)', () => {
     const s = open(h, { pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1000000' }], updateIntervalMs: 20 });
     await eventually(() => (s.quotes.length >= 4 ? true : undefined), 'interval pushes');
     expect(new Set(s.quotes.map((q) => q.outputAmount)).size).toBe(1);
+  });
+
+  it("says an unchanged pair's last answer again at each interval without quoting it, its ages moved on, until the state is too old", async () => {
+    const h = await harness();
+    const quote = vi.spyOn(h.http.engine, 'quote');
+    const s = open(h, { pairs: [{ inputMint: WSOL_MINT, outputMint: USDC_MINT, amount: '1000000' }], updateIntervalMs: 10 });
+    await eventually(() => (s.quotes.length >= 4 ? true : undefined), 'interval pushes');
+    expect(quote).toHaveBeenCalledTimes(1);
+    const first = s.quotes[0]!;
+    expect(new Set(s.quotes.map((q) => `${q.outputAmount}/${q.slot}/${q.route[0]!.pool}`)).size).toBe(1);
+    // The cache's clock moves 5 s: the pushes say the state is 5 s older, still without a quote.
+    h.clock.advance(5_000);
+    const seen = s.quotes.length;
+    const later = await eventually(() => s.quotes.slice(seen).find((q) => q.stateAgeMs === first.stateAgeMs + 5_000), 'a push 5 s older');
+    expect({ ...later, stateAgeMs: 0, quotedAtUnixMs: '', route: [] }).toEqual({ ...first, stateAgeMs: 0, quotedAtUnixMs: '', route: [] });
+    expect(quote).toHaveBeenCalledTimes(1);
+    // Past the cache's staleness threshold (30 s) the pair is quoted again, and the cache refuses it.
+    h.clock.advance(30_000);
+    const stale = await eventually(() => s.quotes.find((q) => q.error), 'the stale answer');
+    expect(stale.error).toMatchObject({ code: 'TP_ERR_NO_VALID_QUOTES' });
+    expect(quote.mock.calls.length).toBeGreaterThan(1);
   });
 
   it('answers an unknown pair with an error quote (NOT_FOUND) and carries on with the others', async () => {

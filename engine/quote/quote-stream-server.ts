@@ -7,7 +7,7 @@
  * - A malformed request ends at once with INVALID_ARGUMENT naming the field (quote-stream-request.ts).
  * - Each accepted stream is a QuoteSubscription (quote-subscription.ts): every pair quoted at once,
  *   pushed again when a pool of the pair changes or its interval passes, error quotes for pairs
- *   that cannot be quoted, bounded backpressure.
+ *   that cannot be quoted, bounded backpressure, within its client's quote budget (stream-budget.ts).
  * - Pool changes reach the streams through `QuoteEngine.onPoolChange` (PoolCache.onChange), which
  *   fires on every store that moves a pair version (bus updates, the in-process scanner's sink, the
  *   refresher, RPC write-backs, context updates, evictions). The listener only flags; one
@@ -59,6 +59,8 @@ export interface QuoteStreamServerOptions {
   sliceMs?: number;
   /** What says the process is overloaded; default the process's LoadMonitor (tests inject one). */
   load?: LoadSignal;
+  /** Monotonic ms clock of the clients' quote budgets; default performance.now (tests inject one). */
+  budgetClock?: () => number;
 }
 
 export class QuoteStreamServer {
@@ -74,7 +76,7 @@ export class QuoteStreamServer {
   constructor(options: QuoteStreamServerOptions) {
     const { engine, logger } = options;
     const metrics = engine.metrics;
-    this.admission = new StreamAdmission(options.limits);
+    this.admission = new StreamAdmission(options.limits, options.budgetClock);
     this.monitorHeld = options.load === undefined;
     const load = options.load ?? acquireLoadMonitor(options.shed);
     this.pacer = new StreamPacer({ load, ...(options.sliceMs === undefined ? {} : { sliceMs: options.sliceMs }) });
@@ -89,8 +91,8 @@ export class QuoteStreamServer {
       logger,
       auth: options.auth,
       admission: this.admission,
-      subscribe: (request, call) =>
-        new QuoteSubscription({ request, sink: call, engine, pacer, ...(logger === undefined ? {} : { logger }) }),
+      subscribe: (request, call, budget) =>
+        new QuoteSubscription({ request, sink: call, engine, pacer, budget, ...(logger === undefined ? {} : { logger }) }),
       closing: () => {
         this.unlisten();
         if (this.monitorHeld) {
@@ -118,6 +120,27 @@ export class QuoteStreamServer {
   get shedPushes(): number {
     let n = 0;
     for (const sub of this.calls.subscriptions()) n += sub.shed;
+    return n;
+  }
+
+  /** Pushes asked for pairs still waiting for their client's quote budget (coalesced into those). */
+  get coalescedPushes(): number {
+    let n = 0;
+    for (const sub of this.calls.subscriptions()) n += sub.coalesced;
+    return n;
+  }
+
+  /** Quotes written by the open streams. */
+  get quotesSent(): number {
+    let n = 0;
+    for (const sub of this.calls.subscriptions()) n += sub.sent;
+    return n;
+  }
+
+  /** Open streams waiting for their client's quote budget. */
+  get streamsAwaitingBudget(): number {
+    let n = 0;
+    for (const sub of this.calls.subscriptions()) if (sub.awaitingBudget) n++;
     return n;
   }
 

@@ -10,7 +10,10 @@
  * - A re-quote is pushed only when it differs from the last pushed quote of the pair (input and
  *   output amounts, pool, slot, origin, error code); so a change in a pool that does not win sends nothing.
  * - Every pair is pushed at least every `intervalMs`: one timer per stream, set to the earliest
- *   due pair; a due pair is re-quoted and pushed whether or not it changed.
+ *   due pair; when it fires, every pair due within a tenth of the interval is pushed, whether or
+ *   not it changed. A pair whose state version has not moved since its last answer is not quoted
+ *   again: its last answer is said again with its times moved on (`reissuedQuoteMessage`), while
+ *   the state is within the cache's staleness threshold.
  * - Quotes come from the quote engine, as GET /quote's do (quote-engine.ts): the cache path behind
  *   the circuit breaker and memo; when it fails in a way the RPC fallback may take over (and a
  *   fallback exists), the engine's fallback runs asynchronously, at most one per pair, never
@@ -22,11 +25,17 @@
  *   the event loop answers requests; a pair flagged twice is pushed once. While the process is
  *   overloaded (load-monitor.ts), interval pushes are shed: the pair is due again one interval
  *   later, counted in `shed`. Without a pacer (direct use in tests), the work runs at once.
+ * - Budget (stream-budget.ts): with a client quote budget, every pair quoted takes a token of
+ *   the bucket the client's streams share. With none left, the slice stops at that pair, which
+ *   stays flagged with the pairs after it: a pair asked for again meanwhile is still one flag
+ *   (coalesced, not queued), counted in `coalesced`; a timer resumes the stream at that same pair
+ *   once a few tokens are back, so every pair gets its turn.
  */
 import type { Logger } from '../obs/index.js';
 import type { QuoteMetrics } from '../obs/index.js';
 import { ErrorCode } from '../errors.js';
 import { DueTimer } from '../common/index.js';
+import type { QuoteBudget } from './stream-budget.js';
 import type { PacedWork, StreamPacer } from './stream-pacer.js';
 import { LatestPerPairWriter, type MessageSink } from '../common/index.js';
 import type { QuoteAnswer } from './quote-answer.js';
@@ -34,7 +43,7 @@ import type { QuoteEngine, QuoteResult } from './quote-engine.js';
 import type { QuoteFailure } from './quote-failure.js';
 import type { QuoteRequest } from './quote-request.js';
 import { errorQuoteMessage, quoteErrorOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
-import { answerQuoteMessage } from './wire-quote.js';
+import { answerQuoteMessage, reissuedQuoteMessage } from './wire-quote.js';
 import type { UpstreamQuote } from './quote-wire.js';
 
 /** Where quotes go: the gRPC call (a Node writable in object mode). */
@@ -53,14 +62,30 @@ export interface QuoteSubscriptionOptions {
   wallClock?: () => number;
   /** Runs the stream's work in slices shared with the server's other streams; none: at once. */
   pacer?: StreamPacer;
+  /** The quote budget of the stream's client (shared with its other streams); none: unbounded. */
+  budget?: QuoteBudget | undefined;
 }
 
 /** Pending work of a pair (flags): first quote, state changed, interval push (the one that may be shed). */
 const PENDING_FIRST = 1;
 const PENDING_CHANGE = 2;
 const PENDING_INTERVAL = 4;
-/** Pairs quoted between two readings of the clock in a slice. */
-const PAIRS_PER_CLOCK_READ = 8;
+/**
+ * Pairs quoted between two readings of the clock in a slice: 2, since a pair quoted afresh costs
+ * 50-100 µs (route search and swap math), so a 0.5 ms slice overruns by at most about one pair.
+ */
+const PAIRS_PER_CLOCK_READ = 2;
+/**
+ * The interval timer takes every pair due within this share of the interval from now: pairs whose
+ * pushes went out at scattered times (a budget, a slow client) are then pushed in a few groups per
+ * interval, up to a tenth of it early, instead of waking the stream for each pair.
+ */
+const DUE_SLACK_FRACTION = 0.1;
+/** A stream out of budget resumes once this many milliseconds of its client's rate are back. */
+const BUDGET_RESUME_MS = 5;
+
+/** The origin of a cache answer (wire-quote.ts). */
+const CACHE_ORIGIN = 'QUOTE_ORIGIN_CACHE';
 
 /** Per-pair state. */
 interface PairState {
@@ -81,6 +106,9 @@ interface PairState {
    * pools can undo (see STABLE_FAILURES) and no fallback took over; undefined otherwise.
    */
   stableError: UpstreamQuote | undefined;
+  /** The last cache answer and when, on the cache's clock: said again while the version holds. */
+  lastAnswer: UpstreamQuote | undefined;
+  lastAnswerAt: number;
 }
 
 /**
@@ -114,8 +142,13 @@ export class QuoteSubscription implements PacedWork {
   /** Pairs with pending work, and where the next slice starts looking. */
   private pendingCount = 0;
   private cursor = 0;
+  private readonly budget: QuoteBudget | undefined;
+  /** Resumes the stream once its budget has tokens again. */
+  private budgetTimer: NodeJS.Timeout | undefined;
   /** Interval pushes shed under load. */
   shed = 0;
+  /** Pushes asked for a pair that was still waiting for its budget (merged into that one). */
+  coalesced = 0;
 
   constructor(options: QuoteSubscriptionOptions) {
     this.request = options.request;
@@ -130,6 +163,7 @@ export class QuoteSubscription implements PacedWork {
     });
     this.clock = options.clock ?? performance.now.bind(performance);
     this.pacer = options.pacer;
+    this.budget = options.budget;
     this.due = new DueTimer(this.clock, () => this.tick());
     this.wallClock = options.wallClock ?? Date.now;
     this.states = this.request.pairs.map((pair) => ({
@@ -149,6 +183,8 @@ export class QuoteSubscription implements PacedWork {
       rpcInflight: false,
       pending: 0,
       stableError: undefined,
+      lastAnswer: undefined,
+      lastAnswerAt: 0,
     }));
   }
 
@@ -177,12 +213,21 @@ export class QuoteSubscription implements PacedWork {
    */
   runSlice(deadline: number, shed: boolean): boolean {
     const n = this.states.length;
+    const budget = this.budget;
+    const tokens = budget === undefined ? Infinity : budget.available();
+    let spent = 0;
     let sinceRead = 0;
     while (this.pendingCount > 0 && !this.closed) {
       const i = this.cursor;
-      this.cursor = i + 1 === n ? 0 : i + 1;
       const s = this.states[i]!;
       const flags = s.pending;
+      if (flags !== 0 && !(shed && flags === PENDING_INTERVAL) && spent >= tokens) {
+        // Out of budget: this pair is the first served when tokens are back.
+        budget!.spend(spent);
+        this.awaitBudget();
+        return false;
+      }
+      this.cursor = i + 1 === n ? 0 : i + 1;
       if (flags === 0) continue;
       s.pending = 0;
       this.pendingCount--;
@@ -190,21 +235,41 @@ export class QuoteSubscription implements PacedWork {
         this.shed++;
         continue;
       }
+      spent++;
       this.quote(i, (flags & (PENDING_FIRST | PENDING_INTERVAL)) !== 0);
       if (++sinceRead === PAIRS_PER_CLOCK_READ) {
         sinceRead = 0;
         if (performance.now() >= deadline) break;
       }
     }
+    budget?.spend(spent);
     return this.pendingCount > 0 && !this.closed;
+  }
+
+  /** Arms the timer that hands the stream back to the pacer once its budget has a few tokens. */
+  private awaitBudget(): void {
+    if (this.budgetTimer !== undefined || this.closed) return;
+    const budget = this.budget!;
+    const wanted = Math.min(this.pendingCount, Math.max(1, Math.ceil((budget.perSecond * BUDGET_RESUME_MS) / 1000)));
+    this.budgetTimer = setTimeout(() => {
+      this.budgetTimer = undefined;
+      this.runPending();
+    }, Math.ceil(budget.msUntil(wanted)));
   }
 
   /** Stops every timer; later answers (RPC fallbacks in flight) are dropped. Idempotent. */
   close(): void {
     this.closed = true;
     this.pacer?.cancel(this);
+    if (this.budgetTimer !== undefined) clearTimeout(this.budgetTimer);
+    this.budgetTimer = undefined;
     this.due.cancel();
     this.writer.close();
+  }
+
+  /** Whether the stream waits for its client's budget to have tokens again. */
+  get awaitingBudget(): boolean {
+    return this.budgetTimer !== undefined;
   }
 
   /** Quotes written to the sink. */
@@ -221,12 +286,13 @@ export class QuoteSubscription implements PacedWork {
   private mark(i: number, flag: number): void {
     const s = this.states[i]!;
     if (s.pending === 0) this.pendingCount++;
+    else this.coalesced++;
     s.pending |= flag;
   }
 
   /** Hands the pending work to the pacer, or (no pacer) does it now. */
   private runPending(): void {
-    if (this.pendingCount === 0 || this.closed) return;
+    if (this.pendingCount === 0 || this.closed || this.budgetTimer !== undefined) return;
     if (this.pacer !== undefined) this.pacer.schedule(this);
     else this.runSlice(Infinity, false);
   }
@@ -244,13 +310,24 @@ export class QuoteSubscription implements PacedWork {
       return;
     }
     s.stableError = undefined;
+    // Same version, same answer: an interval push of an unchanged pair says its last answer again,
+    // with its times moved on, unless the state would now be too old for the cache path.
+    const last = s.lastAnswer;
+    if (unchanged && last !== undefined) {
+      const stateAgeMs = last.stateAgeMs + (this.engine.stateClockMs() - s.lastAnswerAt);
+      if (stateAgeMs <= this.engine.stalenessThresholdMs) {
+        this.push(i, reissuedQuoteMessage(last, this.engine, this.wallClock(), stateAgeMs), force, s.pushedKey);
+        return;
+      }
+    }
+    s.lastAnswer = undefined;
     // At most one fallback per pair: while one runs, the cache may still answer, else it will.
     const result = this.engine.quote(s.request, !s.rpcInflight);
     if (result instanceof Promise) {
       s.rpcInflight = true;
       void result.then((r) => {
         s.rpcInflight = false;
-        if (!this.closed) this.push(i, this.messageOf(p, r), force);
+        if (!this.closed) this.push(i, this.remember(s, this.messageOf(p, r)), force);
       });
       return;
     }
@@ -258,7 +335,18 @@ export class QuoteSubscription implements PacedWork {
     const m = this.messageOf(p, result);
     // A dead pair at this version stays dead until the version moves (no fallback took it over).
     if (!result.ok && STABLE_FAILURES.has(result.code)) s.stableError = m;
-    this.push(i, m, force);
+    this.push(i, this.remember(s, m), force);
+  }
+
+  /**
+   * Keeps `m` as the pair's last answer for `reissuedQuoteMessage`: only an answer of the cache,
+   * whose state version says when it changes (an error, or an RPC or external answer, is none: the
+   * next interval asks again, as the fallback's own limits allow).
+   */
+  private remember(s: PairState, m: UpstreamQuote): UpstreamQuote {
+    s.lastAnswer = m.error === undefined && m.origin === CACHE_ORIGIN ? m : undefined;
+    s.lastAnswerAt = this.engine.stateClockMs();
+    return m;
   }
 
   private messageOf(p: StreamPair, r: QuoteResult): UpstreamQuote {
@@ -273,11 +361,13 @@ export class QuoteSubscription implements PacedWork {
     return answerQuoteMessage(p.pairId, a, this.engine, this.wallClock());
   }
 
-  /** Pushes `m` for pair `i` unless it says what the last push said (and `force` is off). */
-  private push(i: number, m: UpstreamQuote, force: boolean): void {
+  /**
+   * Pushes `m` for pair `i` unless it says what the last push said (and `force` is off). `key`:
+   * `keyOf(m)` when the caller knows it.
+   */
+  private push(i: number, m: UpstreamQuote, force: boolean, key = keyOf(m)): void {
     if (this.closed) return;
     const s = this.states[i]!;
-    const key = keyOf(m);
     if (!force && key === s.pushedKey) return;
     s.pushedKey = key;
     s.dueAt = this.clock() + this.request.intervalMs;
@@ -288,10 +378,11 @@ export class QuoteSubscription implements PacedWork {
   private tick(): void {
     if (this.closed) return;
     const now = this.clock();
+    const dueBy = now + this.request.intervalMs * DUE_SLACK_FRACTION;
     const shed = this.pacer?.shedding === true;
     for (let i = 0; i < this.states.length; i++) {
       const s = this.states[i]!;
-      if (s.dueAt <= now) {
+      if (s.dueAt <= dueBy) {
         // Due again one interval on even when no push follows (an RPC fallback still running, a
         // push shed under load, a push still pending from the last interval).
         s.dueAt = now + this.request.intervalMs;

@@ -14,8 +14,10 @@
  * - A malformed request (quote-stream-request.ts) ends at once with INVALID_ARGUMENT naming the
  *   field; its span is ended with that status.
  * - With `admission` (stream-limits.ts), a request over a limit (pairs per stream, minimum
- *   update_interval_ms: INVALID_ARGUMENT; streams per client address, streams in all:
- *   RESOURCE_EXHAUSTED) ends at once with a message naming the limit and its setting.
+ *   update_interval_ms: INVALID_ARGUMENT; streams per client, streams in all:
+ *   RESOURCE_EXHAUSTED) ends at once with a message naming the limit and its setting. The client
+ *   is the verified JWT subject with auth on, else the peer's address (`streamClientKey`); its
+ *   quote budget (stream-budget.ts) is handed to the subscription.
  * - An accepted call is registered, counted in the active-streams gauge, released on 'cancelled',
  *   'close' or 'error' (idempotent), and its subscription started.
  * - close(): every open call is released and ends with UNAVAILABLE, then tryShutdown, and
@@ -24,7 +26,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, type Span } from '@opentelemetry/api';
 
-import { guardStream, guardUnary, type GrpcAuth } from '../auth/index.js';
+import { guardStream, guardUnary, verifiedCallSubject, type GrpcAuth } from '../auth/index.js';
 import { grpcStatusOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
@@ -39,7 +41,8 @@ import {
   type StreamRequestOptions,
 } from './quote-stream-request.js';
 import type { UpstreamQuote } from './quote-wire.js';
-import { clientOfPeer, isStreamRefusal, type StreamAdmission, type StreamTicket } from './stream-limits.js';
+import type { QuoteBudget } from './stream-budget.js';
+import { isStreamRefusal, streamClientKey, type StreamAdmission, type StreamTicket } from './stream-limits.js';
 
 const STREAM_SPAN = rpcSpanName('QuoteService', 'StreamBatchQuotes');
 /** A malformed request, and a call refused or ended while closing (the code table's statuses). */
@@ -86,8 +89,8 @@ export interface StreamCallsOptions<S extends StreamSubscription> {
   unary?: Record<string, grpc.handleUnaryCall<any, any>>;
   /** What the service accepts beyond quote.proto's rules (exact out). */
   request?: StreamRequestOptions;
-  /** The subscription of an accepted request. */
-  subscribe(request: StreamRequest, call: QuoteStreamCall): S;
+  /** The subscription of an accepted request; `budget`: its client's quote budget, if any. */
+  subscribe(request: StreamRequest, call: QuoteStreamCall, budget: QuoteBudget | undefined): S;
   /** A call was registered (before the gauge is set and the subscription started). */
   opened?(sub: S, request: StreamRequest): void;
   /** A call was released (after its subscription closed and its span ended, before the gauge is set). */
@@ -197,7 +200,7 @@ export class StreamCalls<S extends StreamSubscription> {
     span.setAttribute('tidepool.pair_count', request.pairs.length);
     let ticket: StreamTicket | undefined;
     if (this.options.admission !== undefined) {
-      const client = clientOfPeer(call.getPeer());
+      const client = streamClientKey(call.getPeer(), verifiedCallSubject(this.options.auth, call.metadata));
       const admitted = this.options.admission.admit(client, request.pairs.length, Number(call.request.updateIntervalMs ?? 0));
       if (isStreamRefusal(admitted)) {
         span.setAttribute('rpc.grpc.status_code', admitted.code);
@@ -209,7 +212,7 @@ export class StreamCalls<S extends StreamSubscription> {
       }
       ticket = admitted;
     }
-    const sub = this.options.subscribe(request, call);
+    const sub = this.options.subscribe(request, call, ticket?.budget);
     this.calls.set(sub, { call, span, ticket });
     this.options.opened?.(sub, request);
     this.options.activeStreams.set(this.calls.size);

@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 
 import type { LoadSignal } from './load-monitor.js';
 
-export const DEFAULT_STREAM_SLICE_MS = 1;
+export const DEFAULT_STREAM_SLICE_MS = 0.5;
 
 /** A stream's pending work, run a slice at a time. */
 export interface PacedWork {
@@ -28,7 +28,7 @@ export interface PacedWork {
 }
 
 export interface StreamPacerOptions {
-  /** Stream work per event-loop turn at most, in ms; default 1. */
+  /** Stream work per event-loop turn at most, in ms; default 0.5. */
   sliceMs?: number;
   /** When to shed interval pushes; default never. */
   load?: LoadSignal;

@@ -51,3 +51,20 @@ export function answerQuoteMessage(pairId: string, a: QuoteAnswer, engine: Quote
     quotedAtUnixMs: String(nowMs),
   };
 }
+
+/**
+ * `last` (an answer pushed earlier) said again at `nowMs` with the state `stateAgeMs` old: the same
+ * quote of the same pool states, with its times moved on. What a stream pushes at an interval for a
+ * pair whose state version has not moved since (quote-subscription.ts), without quoting it again.
+ */
+export function reissuedQuoteMessage(last: UpstreamQuote, engine: QuoteEngine, nowMs: number, stateAgeMs: number): UpstreamQuote {
+  return {
+    ...last,
+    route: last.route.map((h) => {
+      const age = engine.poolAgeSeconds(h.pool);
+      return age === undefined || age === h.poolAgeSeconds ? h : { ...h, poolAgeSeconds: age };
+    }),
+    stateAgeMs: clampU32(stateAgeMs),
+    quotedAtUnixMs: String(nowMs),
+  };
+}
