@@ -187,6 +187,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       registry,
       config,
       async start() {
+        if (wallets !== undefined) log.info({ wallets: await wallets.warm() }, 'worker wallet keys opened');
         consumer = await DeadLetterConsumer.start({
           nc,
           stream,

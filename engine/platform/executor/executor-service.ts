@@ -173,6 +173,9 @@ export class ExecutorService {
   private async trade(op: TradeOpportunity, tradeId: string, receivedAt: number): Promise<HandleOutcome> {
     const { settings: s, pools, metrics, logger } = this.options;
     const addresses = op.route.map((h) => h.pool);
+    // The real path needs a recent blockhash: read it while the pools are read, not after.
+    const blockhashRead = s.paper ? undefined : this.options.chain.getLatestBlockhash();
+    blockhashRead?.catch(() => undefined);
     await pools.refresh(addresses);
     const slot = pools.oldestSlot(addresses) ?? op.slot;
     if (slot - op.slot > s.maxSlotLag) return this.skip(op, SkipReason.StaleState, `state read at slot ${slot}, ${slot - op.slot} slots after the opportunity's ${op.slot} (limit ${s.maxSlotLag})`);
@@ -270,7 +273,7 @@ export class ExecutorService {
     keepAlive.unref();
     try {
       const plan = planSwapRoute({ owner: held.keypair.address, inputMint: op.inputMint, hops: pools.swapPools(addresses), mode: SwapMode.ExactIn, amount: op.inputAmount, slippageBps: s.slippageBps });
-      const { blockhash, lastValidBlockHeight } = await this.options.chain.getLatestBlockhash();
+      const { blockhash, lastValidBlockHeight } = await blockhashRead!;
       const transaction = buildSwapRouteTransaction(plan, { payer: held.keypair, recentBlockhash: blockhash, computeUnitPrice: s.computeUnitPriceMicroLamports });
       request(plan.computeUnits, plan.otherAmountThreshold, held);
       // The pending row (with the signature) before anything is sent; a failure here sends nothing.

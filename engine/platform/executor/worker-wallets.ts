@@ -67,6 +67,16 @@ export class WorkerWallets {
     return [...this.list].sort((a, b) => (this.lastUsed.get(a.id) ?? -1) - (this.lastUsed.get(b.id) ?? -1));
   }
 
+  /**
+   * Opens the keys of every enabled worker wallet now, so that no trade waits for a key's scrypt
+   * derivation (about a hundred milliseconds each) at its first use. Returns how many were opened.
+   */
+  async warm(): Promise<number> {
+    const list = await this.candidates();
+    for (const wallet of list) await this.keypairOf(wallet);
+    return list.length;
+  }
+
   /** The wallet's key, opened once. */
   async keypairOf(wallet: WalletRecord): Promise<Keypair> {
     let kp = this.keypairs.get(wallet.id);
