@@ -15,7 +15,7 @@ import { connect, type NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 
 import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec } from '../bus/index.js';
-import { bool, duration, int, setting, str, url, type LoadedConfig } from '../config/index.js';
+import { bool, duration, int, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import {
@@ -23,6 +23,7 @@ import {
   BundleSubmitter,
   ChainClient,
   DirectSubmitter,
+  ExecutorLookupTables,
   ExecutorMetrics,
   ExecutorService,
   MAX_TIP,
@@ -73,6 +74,7 @@ export const executorSchema = {
   'executor.computeUnitPrice': setting({ description: 'priority fee of the swap transaction, micro-lamports per compute unit', parse: int({ min: 0 }), default: 0, env: 'EXECUTOR_COMPUTE_UNIT_PRICE', flag: 'compute-unit-price' }),
   'executor.tip': setting({ description: 'bundle tip when the opportunity carries none, lamports (spec 03: 5000 to 6000)', parse: int({ min: Number(MIN_TIP), max: Number(MAX_TIP) }), default: Number(MIN_TIP), env: 'EXECUTOR_TIP', flag: 'tip' }),
   'executor.slippageBps': setting({ description: 'per hop slippage of the transaction\'s minimum outputs (0: exactly the pre-trade re-quote)', parse: int({ min: 0, max: 10_000 }), default: 0, env: 'EXECUTOR_SLIPPAGE_BPS', flag: 'slippage-bps' }),
+  'executor.lookupTables': setting({ description: 'address lookup tables a route that does not fit a legacy transaction is compiled with (v0); tables you keep with the pools\' accounts', parse: uniqueList(str({ nonEmpty: true })), default: [] as string[], env: 'EXECUTOR_LOOKUP_TABLES', flag: 'lookup-tables' }),
   'executor.busyRetry': setting({ description: 'when every worker wallet is locked, the opportunity comes back after this', parse: duration({ min: 1 }), default: 500, env: 'EXECUTOR_BUSY_RETRY', flag: 'busy-retry' }),
   'executor.blockEngineUrl': setting({ description: 'block engine (bundles): http(s)://host:port; the simulator serves one on its HTTP port', parse: url(), default: 'http://127.0.0.1:8890', env: 'BLOCK_ENGINE_URL', flag: 'block-engine-url' }),
   'executor.blockEngineUuid': setting({ description: 'block engine auth uuid (x-jito-auth), when it needs one', parse: str(), default: '', env: 'BLOCK_ENGINE_UUID', secret: true }),
@@ -118,7 +120,8 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
     registry.setDefaultLabels({ executor: config['executor.id'] });
     const metrics = new ExecutorMetrics(registry);
     const registryOfDex = createDecoderRegistry();
-    const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: registryOfDex, readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
+    const fetcher = new AccountFetcher(rpc);
+    const loader = new RpcPoolLoader({ fetcher, registry: registryOfDex, readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
     const pools = new RoutePools(new PlannerPools(loader, { ...(options.now === undefined ? {} : { now: options.now }) }), registryOfDex);
 
     let wallets: WorkerWallets | undefined;
@@ -173,6 +176,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       ...(wallets === undefined ? {} : { wallets }),
       ...(submitters === undefined ? {} : { submitters }),
       ...(balanceChanges === undefined ? {} : { balanceChanges }),
+      lookupTables: new ExecutorLookupTables({ reader: fetcher, addresses: config['executor.lookupTables'], logger: log.child({ component: 'lookup-tables' }) }),
       logger: log.child({ component: 'executor' }),
       ...(options.now === undefined ? {} : { now: options.now }),
     });

@@ -37,6 +37,7 @@ import type { BalanceChanges, ExecutionPath, SubmissionOutcome, Submitter } from
 import { tradeIdOf, type StoredTrade, type TradeStore } from './trade-store.js';
 import { actualProfitOf } from './trade-profit.js';
 import type { HeldWallet, WorkerWallets } from './worker-wallets.js';
+import type { ExecutorLookupTables } from './executor-lookup-tables.js';
 
 export interface ExecutorSettings {
   executorId: string;
@@ -79,6 +80,8 @@ export interface ExecutorServiceOptions {
   wallets?: WorkerWallets;
   submitters?: Record<ExecutionPath, Submitter>;
   balanceChanges?: BalanceChangesReader;
+  /** Tables for the v0 form of a route that does not fit a legacy transaction; none: legacy only. */
+  lookupTables?: Pick<ExecutorLookupTables, 'current'>;
   logger?: Logger;
   now?: () => number;
 }
@@ -274,7 +277,8 @@ export class ExecutorService {
     try {
       const plan = planSwapRoute({ owner: held.keypair.address, inputMint: op.inputMint, hops: pools.swapPools(addresses), mode: SwapMode.ExactIn, amount: op.inputAmount, slippageBps: s.slippageBps });
       const { blockhash, lastValidBlockHeight } = await blockhashRead!;
-      const transaction = buildSwapRouteTransaction(plan, { payer: held.keypair, recentBlockhash: blockhash, computeUnitPrice: s.computeUnitPriceMicroLamports });
+      const lookupTables = (await this.options.lookupTables?.current()) ?? [];
+      const transaction = buildSwapRouteTransaction(plan, { payer: held.keypair, recentBlockhash: blockhash, computeUnitPrice: s.computeUnitPriceMicroLamports, lookupTables });
       request(plan.computeUnits, plan.otherAmountThreshold, held);
       // The pending row (with the signature) before anything is sent; a failure here sends nothing.
       await this.options.trades.insertPending({
