@@ -133,14 +133,19 @@ export class WsProbe {
     const i = this.messages.findIndex(match);
     if (i >= 0) return Promise.resolve(this.messages.splice(i, 1)[0]);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-      this.waiters.push({
+      const waiter = {
         match,
-        resolve: (m) => {
+        resolve: (m: any) => {
           clearTimeout(timer);
           resolve(m);
         },
-      });
+      };
+      // A waiter that timed out leaves the list, so that it never takes a later message.
+      const timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        reject(new Error(`timed out waiting for ${what}`));
+      }, ms);
+      this.waiters.push(waiter);
     });
   }
 
@@ -153,8 +158,8 @@ export class WsProbe {
   }
 
   /** The next notification of `subscription`. */
-  notification(subscription: number, what = 'a notification'): Promise<any> {
-    return this.next((m) => m.params?.subscription === subscription, what);
+  notification(subscription: number, what = 'a notification', ms?: number): Promise<any> {
+    return this.next((m) => m.params?.subscription === subscription, what, ms);
   }
 
   close(): void {
