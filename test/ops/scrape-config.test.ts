@@ -8,6 +8,8 @@ import { join, resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { executorSchema } from '../../engine/app/executor-app.js';
+import { plannerSchema } from '../../engine/app/planner-app.js';
 import { startSchema } from '../../engine/app/start-config.js';
 import { scannerServiceSchema } from '../../engine/app/scanner-app.js';
 import { aggregatorSchema } from '../../engine/aggregator/aggregator-config.js';
@@ -48,6 +50,8 @@ describe('Prometheus scrape configurations', () => {
       aggregator: { targets: ['127.0.0.1:8082'], path: '/metrics' }, // run-split.sh sets AGGREGATOR_HTTP_PORT=8082
       'external-quotes': { targets: [d(externalSchema, 'metrics.port')], path: '/metrics' },
       'rpc-proxy': { targets: [d(rpcProxySchema, 'port')], path: '/rpc/metrics' },
+      planner: { targets: [d(plannerSchema, 'planner.port')], path: '/metrics' },
+      executor: { targets: [d(executorSchema, 'executor.port')], path: '/metrics' },
     });
     expect(String(aggregatorSchema.httpPort.default)).not.toBe('');
   });
@@ -59,6 +63,7 @@ describe('Prometheus scrape configurations', () => {
       scanner: { targets: [d('scanner.metricsPort')], path: '/metrics' },
       aggregator: { targets: [d('aggregator.httpPort')], path: '/metrics' },
       'external-quotes': { targets: [d('external.metrics.port')], path: '/metrics' },
+      executor: { targets: [d('paper.port')], path: '/metrics' },
     });
   });
 
