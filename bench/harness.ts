@@ -58,3 +58,39 @@ export function markdownTable(results: readonly SuiteResult[]): string {
   }
   return `${rows.join('\n')}\n`;
 }
+
+/** What a latency figure reads off an HDR histogram (`LatencyRecorder.summary()`). */
+export interface LatencyPercentiles {
+  p50Us: number;
+  p99Us: number;
+  p999Us: number;
+}
+
+/**
+ * A p99 latency figure: `ours` p99 beside the baseline's p99 measured in the same run, in µs or ms
+ * (the p columns stay in µs), met when `ours` p99 is under `goalUs`.
+ */
+export function p99Figure(f: {
+  name: string;
+  unit: 'µs' | 'ms';
+  ours: LatencyPercentiles;
+  baseline: { name: string; p99Us: number };
+  goal: string;
+  goalUs: number;
+  note?: string;
+}): Figure {
+  const scale = f.unit === 'ms' ? 1000 : 1;
+  return {
+    name: f.name,
+    unit: f.unit,
+    value: f.ours.p99Us / scale,
+    higherIsBetter: false,
+    baseline: { name: f.baseline.name, value: f.baseline.p99Us / scale },
+    p50Us: f.ours.p50Us,
+    p99Us: f.ours.p99Us,
+    p999Us: f.ours.p999Us,
+    goal: f.goal,
+    goalMet: f.ours.p99Us < f.goalUs,
+    ...(f.note === undefined ? {} : { note: f.note }),
+  };
+}

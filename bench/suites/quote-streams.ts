@@ -27,7 +27,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { Figure, Suite } from '../harness.js';
+import { p99Figure, type Figure, type Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
 import { DEFAULT_MAX_QUOTES_PER_SECOND_PER_CLIENT } from '../../engine/quote/stream-budget.js';
 import { buildOpenloop, cpuSecondsOf, requireTools, runOpenloop, settle, startServer, stopServer, type ServerProcess } from '../load-tools.js';
@@ -158,19 +158,15 @@ export const quoteStreamsSuite: Suite = {
       );
       const beside = `at ${RATE.toLocaleString('en-US')} req/s beside ${STREAMS_ALLOWED} streams × ${PAIRS.toLocaleString('en-US')} pairs at ${INTERVAL_MS} ms`;
       return [
-        {
+        p99Figure({
           name: `GET /quote p99 ${beside}`,
           unit: 'µs',
-          value: l.p99Us,
-          higherIsBetter: false,
-          baseline: { name: 'same client, no stream open, same run', value: i.p99Us },
-          p50Us: l.p50Us,
-          p99Us: l.p99Us,
-          p999Us: l.p999Us,
+          ours: l,
+          baseline: { name: 'same client, no stream open, same run', p99Us: i.p99Us },
           goal: `p99 < ${GOAL_P99_US.toLocaleString('en-US')} µs under the heaviest stream load the limits allow`,
-          goalMet: l.p99Us < GOAL_P99_US,
+          goalUs: GOAL_P99_US,
           note,
-        },
+        }),
         {
           name: `GET /quote p50 ${beside}`,
           unit: 'µs',

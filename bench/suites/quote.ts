@@ -49,7 +49,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Figure, Suite } from '../harness.js';
+import { p99Figure, type Figure, type Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
 import { buildOpenloop, cpuSecondsOf, median, memoryOf, requireTools, runOpenloop, runWrk, settle, startServer, stopServer, type ServerProcess } from '../load-tools.js';
 
@@ -334,17 +334,13 @@ export const quoteSuite: Suite = {
           goalMet: quoteRps >= GOAL_THROUGHPUT_RATIO * bareRps,
           note: `median of ${WRK_ROUNDS} interleaved ${WRK_SECONDS} s rounds; quote ${fmtRounds(rps.quote!)}; bare ${fmtRounds(rps.bare!)}; all 2xx`,
         },
-        {
+        p99Figure({
           name: `quote latency p99 at ${RATE.toLocaleString('en-US')} req/s (open loop)`,
           unit: 'µs',
-          value: q.p99Us,
-          higherIsBetter: false,
-          baseline: { name: 'bare uWS p99', value: b.p99Us },
-          p50Us: q.p50Us,
-          p99Us: q.p99Us,
-          p999Us: q.p999Us,
+          ours: q,
+          baseline: { name: 'bare uWS p99', p99Us: b.p99Us },
           goal: `p99 < ${GOAL_P99_US.toLocaleString('en-US')} µs at ${RATE.toLocaleString('en-US')} req/s`,
-          goalMet: q.p99Us < GOAL_P99_US,
+          goalUs: GOAL_P99_US,
           note:
             (lagP99 > NOISY_LAG_P99_US
               ? `NOISY: the generator's own lateness p99 was ${us(lagP99)} (> ${us(NOISY_LAG_P99_US)}), the box is busy (${machine}); `
@@ -360,7 +356,7 @@ export const quoteSuite: Suite = {
             `generator lateness (counted in the latency) p50/p99: quote run ${us(lag.quote.percentileUs(50))}/${us(lag.quote.percentileUs(99))}, ` +
             `bare run ${us(lag.bare.percentileUs(50))}/${us(lag.bare.percentileUs(99))}; ` +
             `pipelined sends (all connections busy): quote ${pipelined.quote}, bare ${pipelined.bare}; max in flight: quote ${maxInFlight.quote}, bare ${maxInFlight.bare}`,
-        },
+        }),
         {
           name: `GET /swap/v1/quote throughput (wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS}, closed loop)`,
           unit: 'req/s',
@@ -381,54 +377,42 @@ export const quoteSuite: Suite = {
           goalMet: cpuUs('swap') <= cpuUs('quote') / GOAL_SWAP_API_RATIO,
           note: `utime + stime of the quote server process over ${WRK_ROUNDS} rounds each (/proc, 10 ms ticks): swap API ${cpu.swap!.requests.toLocaleString('en-US')} requests, /quote ${cpu.quote!.requests.toLocaleString('en-US')}; bare server ${us(cpuUs('bare'))} per request; less sensitive than throughput to other load on the box`,
         },
-        {
+        p99Figure({
           name: `POST /v1/quote/batch of ${BATCH_SIZE} p99 at ${BATCH_RATE} batches/s (open loop)`,
           unit: 'µs',
-          value: qb.p99Us,
-          higherIsBetter: false,
-          baseline: { name: 'bare uWS answering the same batch bytes, p99', value: bb.p99Us },
-          p50Us: qb.p50Us,
-          p99Us: qb.p99Us,
-          p999Us: qb.p999Us,
+          ours: qb,
+          baseline: { name: 'bare uWS answering the same batch bytes, p99', p99Us: bb.p99Us },
           goal: `p99 < ${GOAL_BATCH_P99_US.toLocaleString('en-US')} µs at ${BATCH_RATE} batches/s`,
-          goalMet: qb.p99Us < GOAL_BATCH_P99_US,
+          goalUs: GOAL_BATCH_P99_US,
           note:
             (batchLagP99 > NOISY_LAG_P99_US ? `NOISY: generator lateness p99 ${us(batchLagP99)}; ` : '') +
             `${qb.count} batches of ${BATCH_SIZE} distinct cache-hit quotes (${Buffer.byteLength(batch)} bytes in, ${Buffer.byteLength(batchAnswer)} bytes out), every answer 200, max ${us(qb.maxUs)}; ` +
             `bare p50 ${us(bb.p50Us)} p99 ${us(bb.p99Us)}; ${BATCH_CONNECTIONS} connections, ${LATENCY_ROUNDS}×${BATCH_SECONDS} s after ${LATENCY_WARMUP_SECONDS} s warm-up; ${machine}`,
-        },
-        {
+        }),
+        p99Figure({
           name: `two-hop quote latency p99 at ${TWO_HOP_RATE.toLocaleString('en-US')} req/s (open loop)`,
           unit: 'µs',
-          value: twoHop.q.p99Us,
-          higherIsBetter: false,
-          baseline: { name: 'bare uWS p99, same rate', value: twoHop.b.p99Us },
-          p50Us: twoHop.q.p50Us,
-          p99Us: twoHop.q.p99Us,
-          p999Us: twoHop.q.p999Us,
+          ours: twoHop.q,
+          baseline: { name: 'bare uWS p99, same rate', p99Us: twoHop.b.p99Us },
           goal: `p99 < ${GOAL_P99_US.toLocaleString('en-US')} µs at ${TWO_HOP_RATE.toLocaleString('en-US')} req/s`,
-          goalMet: twoHop.q.p99Us < GOAL_P99_US,
+          goalUs: GOAL_P99_US,
           note:
             (twoHop.lagP99 > NOISY_LAG_P99_US ? `NOISY: generator lateness p99 ${us(twoHop.lagP99)}; ` : '') +
             `${twoHopCheck.length} targets of pairs without a pool of their own, each a two-hop cache answer; ${twoHop.q.count} requests, every answer 200, max ${us(twoHop.q.maxUs)}; ` +
             `bare p50 ${us(twoHop.b.p50Us)} p99 ${us(twoHop.b.p99Us)} p99.9 ${us(twoHop.b.p999Us)}`,
-        },
-        {
+        }),
+        p99Figure({
           name: `quote latency p99 at ${RATE.toLocaleString('en-US')} req/s while the cache takes ${UPDATES_PER_SECOND.toLocaleString('en-US')} pool updates/s`,
           unit: 'µs',
-          value: busy.q.p99Us,
-          higherIsBetter: false,
-          baseline: { name: 'bare uWS p99, same rate', value: busy.b.p99Us },
-          p50Us: busy.q.p50Us,
-          p99Us: busy.q.p99Us,
-          p999Us: busy.q.p999Us,
+          ours: busy.q,
+          baseline: { name: 'bare uWS p99, same rate', p99Us: busy.b.p99Us },
           goal: `p99 < ${GOAL_P99_US.toLocaleString('en-US')} µs at ${RATE.toLocaleString('en-US')} req/s`,
-          goalMet: busy.q.p99Us < GOAL_P99_US,
+          goalUs: GOAL_P99_US,
           note:
             (busy.lagP99 > NOISY_LAG_P99_US ? `NOISY: generator lateness p99 ${us(busy.lagP99)}; ` : '') +
             `updates: state and context of a pool stored again at a new slot, round-robin, in 10 ms ticks (the server reports the rate applied on stderr); ` +
             `${busy.q.count} requests, every answer 200, max ${us(busy.q.maxUs)}; bare p50 ${us(busy.b.p50Us)} p99 ${us(busy.b.p99Us)} p99.9 ${us(busy.b.p999Us)}`,
-        },
+        }),
         {
           name: `quote server RSS after load (${String(quote.ready.pools)} pools cached)`,
           unit: 'MB',
