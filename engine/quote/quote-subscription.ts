@@ -43,7 +43,7 @@ import type { QuoteEngine, QuoteResult } from './quote-engine.js';
 import type { QuoteFailure } from './quote-failure.js';
 import type { QuoteRequest } from './quote-request.js';
 import { errorQuoteMessage, quoteErrorOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
-import { answerQuoteMessage, reissuedQuoteMessage } from './wire-quote.js';
+import { CACHE_ORIGIN, answerQuoteMessage, reissuedQuoteMessage } from './wire-quote.js';
 import type { UpstreamQuote } from './quote-wire.js';
 
 /** Where quotes go: the gRPC call (a Node writable in object mode). */
@@ -83,9 +83,6 @@ const PAIRS_PER_CLOCK_READ = 2;
 const DUE_SLACK_FRACTION = 0.1;
 /** A stream out of budget resumes once this many milliseconds of its client's rate are back. */
 const BUDGET_RESUME_MS = 5;
-
-/** The origin of a cache answer (wire-quote.ts). */
-const CACHE_ORIGIN = 'QUOTE_ORIGIN_CACHE';
 
 /** Per-pair state. */
 interface PairState {

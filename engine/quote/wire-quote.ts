@@ -7,6 +7,9 @@ import type { QuoteEngine } from './quote-engine.js';
 import { LOCAL_PROVIDER, wireSwapModeOf } from './quote-stream-request.js';
 import type { UpstreamQuote } from './quote-wire.js';
 
+/** The origin of a quote answered from the pool cache (quote.proto `QuoteOrigin`). */
+export const CACHE_ORIGIN = 'QUOTE_ORIGIN_CACHE';
+
 function clampU32(ms: number): number {
   return Math.min(0xffff_ffff, Math.max(0, Math.floor(ms)));
 }
@@ -46,7 +49,7 @@ export function answerQuoteMessage(pairId: string, a: QuoteAnswer, engine: Quote
     contextSlot: a.contextSlot.toString(),
     stateAgeMs: clampU32(a.stateAgeMs),
     source: 'QUOTE_SOURCE_LOCAL',
-    origin: a.source === QuoteSource.Cache ? 'QUOTE_ORIGIN_CACHE' : a.source === QuoteSource.Rpc ? 'QUOTE_ORIGIN_RPC' : 'QUOTE_ORIGIN_EXTERNAL_API',
+    origin: a.source === QuoteSource.Cache ? CACHE_ORIGIN : a.source === QuoteSource.Rpc ? 'QUOTE_ORIGIN_RPC' : 'QUOTE_ORIGIN_EXTERNAL_API',
     provider: LOCAL_PROVIDER,
     quotedAtUnixMs: String(nowMs),
   };
