@@ -2,7 +2,7 @@
 //
 // Layering (docs/architecture.md): each engine folder may import only the folders listed for it
 // below, always through that folder's public entry (index.ts); imports point down the data flow
-// (chain → dex → scanner → cache → quote → aggregator → platform), never back up. Tests and
+// (chain → dex → scanner → cache → quote → aggregator → the platform's services), never back up. Tests and
 // benchmarks may reach any module; runtime code never imports a test helper (testing/, testing.ts).
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
@@ -25,11 +25,24 @@ const LAYERS = {
   quote: ['chain', 'dex', 'rpc', 'pools', 'cache', 'auth', 'obs', 'config', 'common', 'swap-api'],
   external: ['chain', 'cache', 'quote', 'auth', 'obs', 'config', 'common'],
   aggregator: ['chain', 'quote', 'bus', 'auth', 'obs', 'config', 'common'],
-  platform: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'aggregator', 'auth', 'obs', 'config', 'common'],
   'swap-api': ['chain', 'dex'],
   sim: ['chain', 'dex', 'obs', 'config', 'threads', 'common', 'swap-api'],
+  // The platform (spec 03), one folder per service or shared concept. The messages that cross the
+  // bus have one home both sides import; state (db + kv) and trading (the pool view and route
+  // arithmetic) are shared below the services; no service reaches into another service's folder,
+  // except the backtest, which replays the planners and the executor's fill by design.
+  messages: ['chain', 'dex'],
+  state: ['chain', 'obs', 'config', 'common', 'quote'],
+  trading: ['chain', 'dex', 'pools', 'cache', 'messages'],
+  wallets: ['chain', 'rpc', 'obs', 'config', 'state'],
+  'rpc-proxy': ['chain', 'rpc', 'obs', 'config', 'common'],
+  market: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'obs', 'config', 'common', 'messages', 'state', 'rpc-proxy'],
+  planner: ['chain', 'dex', 'rpc', 'pools', 'cache', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'market'],
+  executor: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets'],
+  backtest: ['chain', 'dex', 'pools', 'cache', 'bus', 'obs', 'messages', 'state', 'trading', 'market', 'planner', 'executor'],
+  'config-validator': ['chain', 'rpc', 'bus', 'obs', 'config', 'state', 'wallets'],
   // The web console sits on top of the platform: it reads every layer's state, none reads it.
-  console: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'aggregator', 'auth', 'obs', 'config', 'common', 'platform'],
+  console: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'aggregator', 'auth', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets', 'rpc-proxy', 'market', 'planner', 'executor', 'backtest', 'config-validator'],
 };
 const ALL = Object.keys(LAYERS);
 const FOLDERS = [...ALL, 'app', 'cli'];

@@ -61,7 +61,7 @@ export const ErrorCode = {
   ExternalUnreachable: 'TP_ERR_EXTERNAL_UNREACHABLE',
   /** The provider's answer is not the documented /quote shape (bad JSON, missing or bad fields). */
   ExternalMalformed: 'TP_ERR_EXTERNAL_MALFORMED',
-  // RPC proxy (engine/platform/rpc-proxy): why the proxy answered a call itself (in the error's `data.tidepoolCode`)
+  // RPC proxy (engine/rpc-proxy): why the proxy answered a call itself (in the error's `data.tidepoolCode`)
   /** The call reached no endpoint (none reachable, or the proxy is shutting down); safe to send again. */
   RpcProxyUnavailable: 'TP_ERR_RPC_PROXY_UNAVAILABLE',
   /** A read reached endpoints but none answered (network error, timeout, 5xx) within the retries. */
@@ -73,7 +73,7 @@ export const ErrorCode = {
   BusSetup: 'TP_ERR_BUS_SETUP',
   /** A publish failed: no connection, too many in flight, or no acknowledgement after the retries. */
   BusPublish: 'TP_ERR_BUS_PUBLISH',
-  // platform state (engine/platform: PostgreSQL, the key-value store, wallets)
+  // platform state (engine/state: PostgreSQL, the key-value store; engine/wallets)
   /** The database cannot be reached (refused, timed out, authentication failed). */
   DbUnavailable: 'TP_ERR_DB_UNAVAILABLE',
   /** The embedded database's data directory is open in another process. */
@@ -97,7 +97,7 @@ export const ErrorCode = {
   TransactionTooLarge: 'TP_ERR_TX_TOO_LARGE',
   /** A swap route cannot be built: a hop refused by the pool's math, a route that does not chain, a bad slippage. */
   RouteInvalid: 'TP_ERR_ROUTE_INVALID',
-  // platform messages (engine/platform: TradeOpportunity, MarketEvent, PriceUpdate)
+  // platform messages (engine/messages: TradeOpportunity, MarketEvent, PriceUpdate)
   /** A platform message does not match its JSON Schema or breaks a rule of its format (`context.path` names the field). */
   MessageInvalid: 'TP_ERR_MESSAGE_INVALID',
   // command line

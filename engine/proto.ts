@@ -1,16 +1,15 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+
+import { packagePath } from './package-files.js';
 
 /**
  * Loads the `.proto` files of `proto/` for both sides of a gRPC connection: the simulator's
  * servers and the engine's clients load the same definitions the same way.
  *
- * The proto/ directory is found by walking up from this module, so the loader works from source
- * (engine/proto.ts, under vitest) and compiled (dist/engine/proto.js) alike.
+ * The proto/ directory is the package's (package-files.ts), from source and compiled alike.
  */
 
 /**
@@ -26,26 +25,10 @@ export const PROTO_LOADER_OPTIONS: Readonly<protoLoader.Options> = {
 };
 
 const PROTO_MARKER = 'shredstream.proto';
-/** dist/engine/proto.js is two levels below the package root; one more for safety. */
-const MAX_LEVELS_UP = 4;
 
-let cachedProtoDir: string | undefined;
-
-/** Absolute path of the package's proto/ directory. Throws when it cannot be found. */
+/** Absolute path of the package's proto/ directory. */
 export function protoDir(): string {
-  if (cachedProtoDir !== undefined) return cachedProtoDir;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i <= MAX_LEVELS_UP; i++) {
-    const candidate = join(dir, 'proto');
-    if (existsSync(join(candidate, PROTO_MARKER))) {
-      cachedProtoDir = candidate;
-      return candidate;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  throw new Error(`proto/${PROTO_MARKER} not found above ${fileURLToPath(import.meta.url)}`);
+  return packagePath('proto');
 }
 
 /** The `shredstream` package: both services, as grpc-js client constructors (each has `.service`). */

@@ -8,7 +8,7 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 /** The data flow's layering: each folder may import those before it, never those after. */
-const CHAIN = ['chain', 'dex', 'scanner', 'cache', 'quote', 'aggregator', 'platform'] as const;
+const CHAIN = ['chain', 'dex', 'scanner', 'cache', 'quote', 'aggregator'] as const;
 
 const eslint = new ESLint({ cwd: new URL('..', import.meta.url).pathname });
 
@@ -37,6 +37,31 @@ describe('import-boundary lint', () => {
         expect(rules, `${CHAIN[i]} → ${CHAIN[j]}`).toContain('boundaries/element-types');
       }
     }
+  });
+
+  it('keeps the platform services apart: they share messages, state and trading, never each other', async () => {
+    const allowed: [string, string][] = [
+      ['executor', 'messages'], ['executor', 'state'], ['executor', 'trading'], ['executor', 'wallets'],
+      ['planner', 'messages'], ['planner', 'trading'], ['planner', 'market'], ['market', 'messages'],
+      ['trading', 'messages'], ['backtest', 'planner'], ['backtest', 'executor'],
+    ];
+    for (const [from, to] of allowed) {
+      expect(await reportedRules(`engine/${from}/boundary-probe.ts`, importing(`../${to}/index.js`)), `${from} → ${to}`).toEqual([]);
+    }
+    const refused: [string, string][] = [
+      ['executor', 'planner'], ['executor', 'market'], ['planner', 'executor'], ['market', 'planner'],
+      ['messages', 'planner'], ['messages', 'executor'], ['messages', 'state'], ['trading', 'planner'],
+      ['state', 'executor'], ['wallets', 'executor'], ['rpc-proxy', 'executor'], ['quote', 'state'],
+    ];
+    for (const [from, to] of refused) {
+      expect(await reportedRules(`engine/${from}/boundary-probe.ts`, importing(`../${to}/index.js`)), `${from} → ${to}`).toContain('boundaries/element-types');
+    }
+  });
+
+  it('reports an executor reaching into a planner file, past every index', async () => {
+    const rules = await reportedRules('engine/executor/boundary-probe.ts', importing('../planner/arbitrage-planner.js'));
+    expect(rules).toContain('boundaries/element-types');
+    expect(rules).toContain('boundaries/entry-point');
   });
 
   it('reports an import of another folder that bypasses its index.ts', async () => {

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 
 import { createLogger } from '../../engine/obs/logger.js';
-import { createRpcProxy, defaultRpcProxyConfig } from '../../engine/platform/rpc-proxy/index.js';
+import { createRpcProxy, defaultRpcProxyConfig } from '../../engine/rpc-proxy/index.js';
 import { finishStartup } from './common.js';
 
 const { values } = parseArgs({ options: { endpoint: { type: 'string' } } });

@@ -24,9 +24,10 @@ import { TEST_PASSPHRASE, importWorkers, orderOpportunityOn } from '../../engine
 import { LOCAL_NATS_URL, deleteStreams, uniqueName } from '../../engine/bus/testing/local-nats.js';
 import { loadConfig } from '../../engine/config/loader.js';
 import { createLogger } from '../../engine/obs/logger.js';
-import { createServerDatabase } from '../../engine/platform/db/testing.js';
-import { ChainClient, decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../../engine/platform/index.js';
-import { startSimulator, swapSubmission } from '../../engine/platform/executor/testing/submitter-sim.js';
+import { createServerDatabase } from '../../engine/state/db/testing.js';
+import { ChainClient } from '../../engine/rpc/index.js';
+import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../../engine/messages/index.js';
+import { startSimulator, swapSubmission } from '../../engine/executor/testing/submitter-sim.js';
 import { p99Figure, type Figure, type Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
 

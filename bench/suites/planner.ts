@@ -23,10 +23,11 @@ import { PoolCache } from '../../engine/cache/index.js';
 import { loadConfig } from '../../engine/config/loader.js';
 import { DEX_KINDS } from '../../engine/dex/index.js';
 import { createLogger } from '../../engine/obs/logger.js';
-import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, WRAPPED_SOL_MINT } from '../../engine/platform/planner/arbitrage-planner.js';
-import { cycleOutput, enumerateCycles, type ArbPoolState } from '../../engine/platform/planner/arbitrage-search.js';
-import { flashLoanFeeOf } from '../../engine/platform/planner/trade-opportunity.js';
-import { encodeMarketEvent, marketEventSubject } from '../../engine/platform/market/market-event.js';
+import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS } from '../../engine/planner/arbitrage-planner.js';
+import { WSOL_MINT } from '../../engine/chain/index.js';
+import { cycleOutput, enumerateCycles, type ArbPoolState } from '../../engine/trading/arbitrage-search.js';
+import { flashLoanFeeOf } from '../../engine/messages/trade-opportunity.js';
+import { encodeMarketEvent, marketEventSubject } from '../../engine/messages/market-event.js';
 import { storePool } from '../../engine/quote/testing.js';
 import { PriceGapError, openPriceGap } from '../../engine/sim/price-gap.js';
 import { simSchema } from '../../engine/sim/sim-config.js';
@@ -45,7 +46,7 @@ function simulator(poolsPerKind: number): Simulator {
 function plantGaps(sim: Simulator, count: number): string[] {
   const gapped: string[] = [];
   for (const p of sim.chain.pools()) {
-    if (gapped.length >= count || p.transferFees !== undefined || (p.pool.tokenA !== WRAPPED_SOL_MINT && p.pool.tokenB !== WRAPPED_SOL_MINT)) continue;
+    if (gapped.length >= count || p.transferFees !== undefined || (p.pool.tokenA !== WSOL_MINT && p.pool.tokenB !== WSOL_MINT)) continue;
     const other = sim.chain.poolsForPair(p.pool.tokenA, p.pool.tokenB).find((o) => o.address !== p.address && o.transferFees === undefined);
     if (other === undefined) continue;
     try {
@@ -78,7 +79,7 @@ async function searchFigures(): Promise<Figure[]> {
       const v = sim.chain.pool(a);
       return v === undefined ? undefined : { address: a, dex: v.dex, pool: v.pool, context: v.ctx, slot: 0n };
     };
-    const all = enumerateCycles(WRAPPED_SOL_MINT, views.map((v) => ({ address: v.address, tokenA: v.pool.tokenA, tokenB: v.pool.tokenB })), 3);
+    const all = enumerateCycles(WSOL_MINT, views.map((v) => ({ address: v.address, tokenA: v.pool.tokenA, tokenB: v.pool.tokenB })), 3);
     const lo = Math.log(Number(DEFAULT_ARBITRAGE_SETTINGS.screenAmount));
     const hi = Math.log(Number(DEFAULT_ARBITRAGE_SETTINGS.maxInput));
     const sizes = Array.from({ length: NAIVE_SIZES }, (_, i) => BigInt(Math.round(Math.exp(lo + ((hi - lo) * i) / (NAIVE_SIZES - 1)))));

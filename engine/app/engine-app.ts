@@ -48,7 +48,7 @@ export interface EngineOptions {
   parseWorkerFilename?: string;
   /** RPC worker module override (tests run from sources). */
   rpcWorkerFilename?: string;
-  /** The quote cache shared between replicas (engine/platform `KvQuoteCache`): `quote:` / `price:` keys. */
+  /** The quote cache shared between replicas (engine/state `KvQuoteCache`): `quote:` / `price:` keys. */
   sharedQuoteCache?: SharedQuoteCache;
 }
 

@@ -6,21 +6,14 @@ import { loadConfig } from '../config/loader.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
 import { hasPromtool, runPromtool } from '../obs/promtool.js';
-import { createServerDatabase, type TestDatabase } from '../platform/db/testing.js';
-import {
-  EXECUTOR_METRIC_NAMES,
-  WRAPPED_SOL_MINT,
-  decodeExecutionResult,
-  encodeTradeOpportunity,
-  tradeIdOf,
-  tradeOpportunitySubject,
-  type ExecutionResult,
-  type SqlClient,
-  type TradeOpportunity,
-  type WalletRecord,
-} from '../platform/index.js';
-import { FlakyJsonRpcProxy } from '../platform/executor/testing/flaky-json-rpc-proxy.js';
-import { startSimulator } from '../platform/executor/testing/submitter-sim.js';
+import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
+import { EXECUTOR_METRIC_NAMES, tradeIdOf } from '../executor/index.js';
+import { WSOL_MINT } from '../chain/index.js';
+import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
+import { type SqlClient } from '../state/index.js';
+import { type WalletRecord } from '../wallets/index.js';
+import { FlakyJsonRpcProxy } from '../executor/testing/flaky-json-rpc-proxy.js';
+import { startSimulator } from '../executor/testing/submitter-sim.js';
 import type { Trader } from '../sim/actors.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
@@ -141,7 +134,7 @@ function traderOfWallet(address: string): Trader {
 function walletProfit(trader: Trader, before: ReturnType<typeof holdingsOf>, mint: string): bigint {
   const after = holdingsOf(sim.chain, trader);
   const token = after.tokens.get(mint)! - before.tokens.get(mint)!;
-  return mint === WRAPPED_SOL_MINT ? token + (after.lamports - before.lamports) : token;
+  return mint === WSOL_MINT ? token + (after.lamports - before.lamports) : token;
 }
 
 describe('tidepool executor', () => {
@@ -155,7 +148,7 @@ describe('tidepool executor', () => {
     expect(result.signature).toBeDefined();
     expect(result.bundleId).toBeDefined();
     const trader = traderOfWallet(result.walletAddress!);
-    const onChain = walletProfit(trader, before[traders.indexOf(trader)]!, WRAPPED_SOL_MINT);
+    const onChain = walletProfit(trader, before[traders.indexOf(trader)]!, WSOL_MINT);
     expect(result.actualProfit).toBe(onChain);
     expect(onChain).toBeGreaterThan(0n);
     const [row] = await tradeRows(op);

@@ -4,7 +4,7 @@
  *   start: migrate/open the database and key space; open the worker wallets' keys (real mode);
  *          create the platform streams, the dead-letter stream and the durable consumer
  *          `executor_<executorId>` on trade.opportunities.> (explicit ack, ack wait 30 s)
- *   run:   ExecutorService per message (engine/platform/executor/executor-service.ts), up to
+ *   run:   ExecutorService per message (engine/executor/executor-service.ts), up to
  *          maxConcurrentTrades at once; ack once the outcome is recorded; a message that keeps
  *          failing goes to the dead-letter stream after 5 deliveries; an opportunity that found
  *          every wallet busy comes back after busyRetry; an executor_metrics row every metricsInterval
@@ -18,37 +18,13 @@ import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureCons
 import { bool, duration, int, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
-import {
-  BlockEngineClient,
-  BundleSubmitter,
-  ChainClient,
-  DirectSubmitter,
-  ExecutorLookupTables,
-  ExecutorMetrics,
-  ExecutorService,
-  MAX_TIP,
-  MIN_TIP,
-  PlannerPools,
-  RoutePools,
-  TradeStore,
-  WalletManager,
-  WalletPassphrase,
-  WorkerWallets,
-  databaseSchema,
-  decodeTradeOpportunity,
-  fetchLanded,
-  openPlatformState,
-  redisSchema,
-  sumBalanceChanges,
-  walletSchema,
-  type BalanceChangesReader,
-  type ExecutionPath,
-  type HandleOutcome,
-  type PlatformState,
-  type Submitter,
-} from '../platform/index.js';
+import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorLookupTables, ExecutorMetrics, ExecutorService, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type ExecutionPath, type HandleOutcome, type Submitter } from '../executor/index.js';
+import { ChainClient, AccountFetcher, RpcClient } from '../rpc/index.js';
+import { MAX_TIP, MIN_TIP, decodeTradeOpportunity } from '../messages/index.js';
+import { PlannerPools } from '../trading/index.js';
+import { WalletManager, WalletPassphrase } from '../wallets/index.js';
+import { databaseSchema, openPlatformState, redisSchema, walletSchema, type PlatformState } from '../state/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
-import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import { scannerSchema } from '../scanner/index.js';
 import { serveExecutorHttp } from './executor-http.js';
 

@@ -6,7 +6,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
-import { PubsubPoolSource, accountOfNotification } from '../platform/index.js';
+import { PubsubPoolSource, accountOfNotification } from '../market/index.js';
 import type { LoadedPool } from '../pools/index.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type SimEndpoints, type Simulator } from '../sim/simulator.js';

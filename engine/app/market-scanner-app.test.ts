@@ -5,7 +5,7 @@ import { connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-na
 import { loadConfig } from '../config/loader.js';
 import { ErrorCode, isTpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
-import { decodeMarketEvent, type MarketEvent } from '../platform/index.js';
+import { decodeMarketEvent, type MarketEvent } from '../messages/index.js';
 import { openPriceGap } from '../sim/index.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type SimEndpoints, type Simulator } from '../sim/simulator.js';

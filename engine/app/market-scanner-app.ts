@@ -13,7 +13,7 @@
  *
  * With market.eventState (default on) the loader keeps the accounts it read and reads the mints
  * (an epoch clock over the first RPC endpoint), and each pool_update carries them (`data.state`,
- * engine/platform/market/event-state.ts) for deterministic replays (`tidepool backtest`).
+ * engine/market/event-state.ts) for deterministic replays (`tidepool backtest`).
  *
  * At start and every bus reconnect the four platform streams are created or updated with spec 03's
  * settings (ensurePlatformStreams), and the market-events stream (`natsStream`) with its duplicate
@@ -26,7 +26,9 @@ import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import type { LoadedPool } from '../pools/index.js';
 import { DEFAULT_ARRAYS_EACH_SIDE } from '../dex/index.js';
-import { DEFAULT_SNAPSHOT_INTERVAL_MS, DEFAULT_THRESHOLDS, EventStateWriter, MarketDataSink, MarketPublisher, PubsubPoolSource, openKeySpace, pubsubUrlOf, redisSchema, type KeySpace } from '../platform/index.js';
+import { DEFAULT_SNAPSHOT_INTERVAL_MS, DEFAULT_THRESHOLDS, EventStateWriter, MarketDataSink, MarketPublisher, PubsubPoolSource } from '../market/index.js';
+import { openKeySpace, redisSchema, type KeySpace } from '../state/index.js';
+import { pubsubUrlOf } from '../rpc-proxy/index.js';
 import { scannerSchema } from '../scanner/index.js';
 import { epochSourceOf } from './quote-fallbacks.js';
 import { createAccountReads, createPoolLoader, createScannerService, type ScannerService } from './scanner-service.js';

@@ -5,7 +5,7 @@
  *   start: migrate/open the database and key space; read strategy_configs; read the monitored pools
  *          from RPC; create the platform streams, the dead-letter stream and the durable consumer
  *          `planner_<plannerId>` on market.events.*.pool_update (explicit ack, ack wait 30 s)
- *   run:   PlannerService per message (engine/platform/planner/planner-service.ts); dead-letter after
+ *   run:   PlannerService per message (engine/planner/planner-service.ts); dead-letter after
  *          5 failed deliveries; a planner_metrics row every metricsInterval
  *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics on planner.port (8084)
  */
@@ -20,25 +20,10 @@ import { setting, type LoadedConfig } from '../config/index.js';
 import { duration, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
-import {
-  ArbitrageStrategy,
-  DcaStrategy,
-  GridStrategy,
-  OpportunityPublisher,
-  PlannerMetrics,
-  PlannerPools,
-  PlannerService,
-  StrategyStore,
-  databaseSchema,
-  decodeMarketEvent,
-  defaultArbitrageParameters,
-  openPlatformState,
-  redisSchema,
-  type PlannerStrategy,
-  type PlatformState,
-  type Strategy,
-  type StrategyConfigRow,
-} from '../platform/index.js';
+import { ArbitrageStrategy, DcaStrategy, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
+import { PlannerPools } from '../trading/index.js';
+import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
+import { decodeMarketEvent, type Strategy } from '../messages/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import { scannerSchema } from '../scanner/index.js';

@@ -36,7 +36,7 @@ export interface QuoteAppOptions {
   /** Consumer lag report interval, ms (default 1000). */
   lagIntervalMs?: number;
   /**
-   * The quote cache shared between replicas (engine/platform `KvQuoteCache`, see
+   * The quote cache shared between replicas (engine/state `KvQuoteCache`, see
    * `openSplitQuoteCache`): answers written to `quote:` / `price:`, `quote:` read before RPC.
    */
   sharedQuoteCache?: SharedQuoteCache;

@@ -25,7 +25,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import { HEALTH_KEYS, httpServerSchema, setting, types, type ConfigSchema, type ConfigValues, type LoadedConfig, type SettingDef } from '../config/index.js';
 import { startConsoleSchema } from '../console/index.js';
 import { externalSchema, type ExternalQuotesConfig } from '../external/index.js';
-import { databaseSchema, redisSchema, scannerMetricsSchema } from '../platform/index.js';
+import { databaseSchema, redisSchema, scannerMetricsSchema } from '../state/index.js';
 import { simSchema } from '../sim/index.js';
 import type { SimEndpoints } from '../sim/index.js';
 import { checkEngineConfig, engineSchema, type EngineConfig } from './engine-config.js';
@@ -69,7 +69,7 @@ export const startSchema = {
   ...prefixFlags(simSchema, 'sim-'),
   ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS, ...HEALTH_KEYS], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
   ...namespaced(externalSchema, 'external.', 'external-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS], { rateLimitRps: START_EXTERNAL_RATE_LIMIT_RPS }),
-  // Platform state (engine/platform): embedded PostgreSQL and an in-process store unless URLs are set.
+  // Platform state (engine/state): embedded PostgreSQL and an in-process store unless URLs are set.
   'platform.enabled': setting({
     description: 'keep platform state: service heartbeats and the scanner_metrics rows (embedded PostgreSQL unless DATABASE_URL)',
     parse: types.bool(),

@@ -16,20 +16,13 @@ import { Registry } from 'prom-client';
 import { setting, types } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
-import {
-  ArbitragePlanner,
-  ChainClient,
-  DEFAULT_ARBITRAGE_SETTINGS,
-  ExecutorMetrics,
-  ExecutorService,
-  MIN_TIP,
-  PlannerPools,
-  RoutePools,
-  TradeStore,
-  type SqlClient,
-} from '../platform/index.js';
+import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS } from '../planner/index.js';
+import { ChainClient, AccountFetcher, RpcClient } from '../rpc/index.js';
+import { ExecutorMetrics, ExecutorService, RoutePools, TradeStore } from '../executor/index.js';
+import { MIN_TIP } from '../messages/index.js';
+import { PlannerPools } from '../trading/index.js';
+import { type SqlClient } from '../state/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
-import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import { EXECUTOR_PORT } from './executor-app.js';
 import { serveExecutorHttp } from './executor-http.js';
 

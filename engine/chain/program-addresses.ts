@@ -1,6 +1,7 @@
 /**
- * Addresses of the native and SPL programs a transaction builder names (docs/wire-formats.md §3), in one
- * place for engine/chain and the layers above it (leaf module).
+ * Addresses of the native and SPL programs a transaction builder names (docs/wire-formats.md §3), and
+ * of the two mints every route passes through, in one place for engine/chain and the layers above
+ * it (leaf module).
  */
 
 export const SYSTEM_PROGRAM_ID = '11111111111111111111111111111111';
@@ -10,3 +11,7 @@ export const ASSOCIATED_TOKEN_PROGRAM_ID = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTN
 export const COMPUTE_BUDGET_PROGRAM_ID = 'ComputeBudget111111111111111111111111111111';
 export const MEMO_PROGRAM_ID = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 export const ADDRESS_LOOKUP_TABLE_PROGRAM_ID = 'AddressLookupTab1e1111111111111111111111111';
+
+/** Wrapped SOL (the SPL Token native mint) and USDC, under their mainnet mint addresses. */
+export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
+export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';

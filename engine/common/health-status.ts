@@ -7,7 +7,7 @@
  * - `unavailable`: it cannot answer (503);
  * - `draining`: it is shutting down and takes no new work (503).
  * The aggregator's `serving` / `degraded` / `not_serving` are its proto's ServingStatus, and the
- * platform's heartbeat records `HeartbeatStatus` (engine/platform/kv): separate vocabularies on
+ * platform's heartbeat records `HeartbeatStatus` (engine/state/kv): separate vocabularies on
  * purpose, each fixed by what it is read with.
  */
 export const HealthStatus = { Ok: 'ok', Degraded: 'degraded', Unavailable: 'unavailable', Draining: 'draining' } as const;

@@ -5,7 +5,7 @@
  */
 import { authEnabled, verifierFromSettings, type AuthSettings } from '../auth/index.js';
 import type { Logger } from '../obs/index.js';
-import type { KeySpace, SqlClient } from '../platform/index.js';
+import type { KeySpace, SqlClient } from '../state/index.js';
 import { ConsoleHub } from './console-hub.js';
 import { ConsoleServer } from './console-server.js';
 import type { LatencySeriesSource } from './latency-window.js';

@@ -7,7 +7,7 @@ import { authSchema } from '../auth/index.js';
 import { setting, types } from '../config/index.js';
 import { SettingIssue } from '../config/index.js';
 import { LOG_LEVELS } from '../obs/index.js';
-import { redisSchema } from '../platform/index.js';
+import { redisSchema } from '../state/index.js';
 
 const { bool, busServer, duration, oneOf, port, str, uniqueList, url } = types;
 

@@ -18,13 +18,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 import type { JwtVerifier } from '../auth/index.js';
 import { clientErrorOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
+import { packagePath } from '../package-files.js';
 import { closeServer, listenOn, requestTarget, type Logger } from '../obs/index.js';
 import type { ConsoleHub, ConsoleMessage } from './console-hub.js';
 
@@ -41,16 +41,9 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-/** engine/console/static of the package, found from this module in sources and in dist/ alike. */
+/** engine/console/static of the package. */
 export function staticDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    for (const candidate of [join(dir, 'static'), join(dir, 'engine', 'console', 'static')]) {
-      if (existsSync(join(candidate, 'index.html'))) return candidate;
-    }
-    dir = dirname(dir);
-  }
-  throw new Error('cannot find engine/console/static of the package');
+  return packagePath('engine', 'console', 'static');
 }
 
 /** uPlot's dist directory, resolved through Node's module resolution (no CDN). */

@@ -8,8 +8,8 @@
  *   rebalancing transfers (`wallet_transfers`).
  * All reads are bounded (LIMIT) and never write.
  */
-import type { KeySpace, SqlClient } from '../platform/index.js';
-import { WalletRepository } from '../platform/index.js';
+import type { KeySpace, SqlClient } from '../state/index.js';
+import { WalletRepository } from '../wallets/index.js';
 
 export const TRADE_ROWS = 100;
 export const PAPER_ROWS = 1_000;

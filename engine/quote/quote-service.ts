@@ -44,7 +44,7 @@ export interface QuoteServiceDeps {
   metrics?: QuoteMetrics;
   /** The bus connection status for /health; default 'disabled' when `bus.enabled` is false, else 'unknown'. */
   busStatus?: () => string;
-  /** The quote cache shared between replicas (engine/platform `KvQuoteCache`, wired by engine/app); none by default. */
+  /** The quote cache shared between replicas (engine/state `KvQuoteCache`, wired by engine/app); none by default. */
   sharedCache?: SharedQuoteCache;
   /** More readiness conditions for GET /ready (the app's: consumer seeded, ...); undefined: ready. */
   notReady?: () => string | undefined;

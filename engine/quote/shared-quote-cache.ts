@@ -2,7 +2,7 @@
  * The engine's hook to a quote cache shared between quote service replicas (spec 03's `quote:` and
  * `price:` keys): every answer is offered to it, and a replica whose own pool cache cannot answer
  * asks it before going to RPC. The interface lives here so the engine needs nothing above it; the
- * implementation over the platform's key space is engine/platform `KvQuoteCache`, and engine/app
+ * implementation over the platform's key space is engine/state `KvQuoteCache`, and engine/app
  * wires one in (Redis when REDIS_URL is set).
  *
  * The stored value is the GET /quote response (quote-json.ts) plus what a replica needs to trust it

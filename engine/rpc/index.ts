@@ -17,3 +17,5 @@ export {
   type RpcThreadOptions,
   type RpcThreadStats,
 } from './rpc-thread.js';
+export { ChainClient, PREFLIGHT_FAILURE, type ChainClientOptions, type LandedTransaction, type PrioritizationFee, type SignatureStatusInfo, type SimulationOutcome, type TokenAccountInfo } from './chain-client.js';
+export { JsonRpcHttpClient, type JsonRpcHttpClientOptions, type RpcFailureWithData } from './json-rpc-http-client.js';

@@ -27,15 +27,7 @@ export {
   DEFAULT_POOLS_FILE,
   type ScannerConfig,
 } from './scanner-config.js';
-export {
-  ByteRingReader,
-  ByteRingWriter,
-  RingRecord,
-  byteRingStats,
-  createByteRing,
-  maxPayloadFor,
-  type ByteRingStats,
-} from '../threads/byte-ring.js';
+export { ByteRingReader, ByteRingWriter, RingRecord, byteRingStats, createByteRing, maxPayloadFor, type ByteRingStats } from '../threads/index.js';
 export { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';
 export { ParseResult } from './parse-result.js';
 export type { DrainSummary } from './parse-worker.js';

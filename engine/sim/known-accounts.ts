@@ -1,25 +1,25 @@
 /**
- * Addresses and constants of the real network that the simulated chain reuses (leaf module).
+ * Addresses and constants of the real network that the simulated chain reuses (a leaf of engine/sim).
  * Sources: docs/wire-formats.md §0, §3, §4.5, §8; solana-labs/solana sdk (rent, fees, loaders).
  */
 
-export const SYSTEM_PROGRAM_ID = '11111111111111111111111111111111';
-export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
-export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
-export const ASSOCIATED_TOKEN_PROGRAM_ID = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+export {
+  ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  COMPUTE_BUDGET_PROGRAM_ID,
+  MEMO_PROGRAM_ID,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  USDC_MINT,
+  WSOL_MINT,
+} from '../chain/index.js';
 export const VOTE_PROGRAM_ID = 'Vote111111111111111111111111111111111111111';
-export const MEMO_PROGRAM_ID = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
-export const COMPUTE_BUDGET_PROGRAM_ID = 'ComputeBudget111111111111111111111111111111';
-export const ADDRESS_LOOKUP_TABLE_PROGRAM_ID = 'AddressLookupTab1e1111111111111111111111111';
 
 /** Owners of program accounts. */
 export const NATIVE_LOADER_ID = 'NativeLoader1111111111111111111111111111111';
 export const BPF_LOADER_2_ID = 'BPFLoader2111111111111111111111111111111111';
 export const BPF_LOADER_UPGRADEABLE_ID = 'BPFLoaderUpgradeab1e11111111111111111111111';
-
-/** Wrapped SOL and USDC, under their mainnet mint addresses. */
-export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
-export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
 /** Orca's mainnet WhirlpoolsConfig, which every simulated Whirlpool points at. */
 export const WHIRLPOOLS_CONFIG = '2LecshUwdy9xi7meFgHtFJQNSKk4KdTrcpvaB56dP2NQ';

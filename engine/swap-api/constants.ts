@@ -1,13 +1,12 @@
 /**
  * Constants of the public swap API's quote (Jupiter Swap API v1 `GET /quote`), shared by the
  * simulator's quote API (engine/sim/quote-api) and tidepool's compatible path (engine/quote
- * `GET /swap/v1/quote`). Leaf module.
+ * `GET /swap/v1/quote`).
  */
 
-/** Wrapped SOL. */
-export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
-/** USDC (mainnet mint). */
-export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+import { USDC_MINT, WSOL_MINT } from '../chain/index.js';
+
+export { USDC_MINT, WSOL_MINT };
 
 /** The intermediates `restrictIntermediateTokens=true` (the default) allows, in search order. */
 export const RESTRICTED_INTERMEDIATES: readonly string[] = [WSOL_MINT, USDC_MINT];

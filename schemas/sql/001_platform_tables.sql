@@ -11,7 +11,7 @@
 --     refuses a value no tidepool code writes.
 --
 -- wallet_transactions, strategy_configs, grid_orders, planner_metrics, executor_metrics: the spec
--- lists their columns without types; the types are ours (engine/platform/README.md explains them).
+-- lists their columns without types; the types are ours (engine/state/README.md explains them).
 -- u64 amounts of those tables are numeric(20,0) (bigint stops at 2^63-1) and checked into range.
 
 CREATE TABLE wallets (

@@ -6,7 +6,7 @@
 --
 -- Partitions: one per UTC day, named scanner_metrics_pYYYYMMDD, created ahead of time by
 -- scanner_metrics_create_partitions(); this migration creates yesterday to 7 days ahead, and the
--- platform's maintenance job keeps creating them ahead (engine/platform/db/scanner-metrics.ts).
+-- platform's maintenance job keeps creating them ahead (engine/state/db/scanner-metrics.ts).
 -- There is no default partition: a row for a day without a partition is refused (SQLSTATE 23514),
 -- and the writer then creates that day's partition and writes it again.
 -- The view is refreshed on a schedule by the same job (REFRESH ... CONCURRENTLY, which needs the

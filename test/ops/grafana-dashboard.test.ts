@@ -17,10 +17,10 @@ import { defaultExternalConfig } from '../../engine/external/external-config.js'
 import { createExternalQuoteService, type ExternalQuoteService } from '../../engine/external/external-quote-service.js';
 import { createLogger } from '../../engine/obs/logger.js';
 import { hasPromtool } from '../../engine/obs/promtool.js';
-import { defaultRpcProxyConfig } from '../../engine/platform/rpc-proxy/rpc-proxy-config.js';
-import { EXECUTOR_METRIC_NAMES } from '../../engine/platform/executor/executor-metrics.js';
-import { PLANNER_METRIC_NAMES } from '../../engine/platform/planner/planner-metrics.js';
-import { createRpcProxy, type RpcProxy } from '../../engine/platform/rpc-proxy/rpc-proxy.js';
+import { defaultRpcProxyConfig } from '../../engine/rpc-proxy/rpc-proxy-config.js';
+import { EXECUTOR_METRIC_NAMES } from '../../engine/executor/executor-metrics.js';
+import { PLANNER_METRIC_NAMES } from '../../engine/planner/planner-metrics.js';
+import { createRpcProxy, type RpcProxy } from '../../engine/rpc-proxy/rpc-proxy.js';
 import { checkExpressions, exposedNames, metricNames } from './promql.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

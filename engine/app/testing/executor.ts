@@ -10,19 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { PoolCache } from '../../cache/index.js';
-import { keypairSeed } from '../../chain/index.js';
-import {
-  ArbitragePlanner,
-  DEFAULT_ARBITRAGE_SETTINGS,
-  WRAPPED_SOL_MINT,
-  WalletManager,
-  WalletPassphrase,
-  orderOpportunity,
-  secretKeyBytes,
-  type SqlClient,
-  type TradeOpportunity,
-  type WalletRecord,
-} from '../../platform/index.js';
+import { keypairSeed, WSOL_MINT } from '../../chain/index.js';
+import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, orderOpportunity } from '../../planner/index.js';
+import { WalletManager, WalletPassphrase, secretKeyBytes, type WalletRecord } from '../../wallets/index.js';
+import { type SqlClient } from '../../state/index.js';
+import { type TradeOpportunity } from '../../messages/index.js';
 import { storePool } from '../../quote/testing.js';
 import type { Trader } from '../../sim/actors.js';
 import type { SimChain } from '../../sim/chain.js';
@@ -60,7 +52,7 @@ function plainPools(chain: SimChain) {
 
 /** Opens a price gap of `gapBps` on an AMM pool of a wrapped SOL pair and waits for it to land. */
 export async function plantGap(chain: SimChain, gapBps = 100): Promise<void> {
-  for (const p of plainPools(chain).filter((v) => v.dex === 'dexa_amm' && (v.pool.tokenA === WRAPPED_SOL_MINT || v.pool.tokenB === WRAPPED_SOL_MINT))) {
+  for (const p of plainPools(chain).filter((v) => v.dex === 'dexa_amm' && (v.pool.tokenA === WSOL_MINT || v.pool.tokenB === WSOL_MINT))) {
     for (const o of plainPools(chain).filter((o) => o.address !== p.address && new Set([o.pool.tokenA, o.pool.tokenB, p.pool.tokenA, p.pool.tokenB]).size === 2)) {
       for (const direction of ['up', 'down'] as const) {
         let signature: string;
@@ -91,10 +83,10 @@ export function arbitrageOpportunity(chain: SimChain, maxInput = 20_000_000_000n
 
 /** A DCA sell of `amount` wrapped SOL on an AMM pool (direct path). */
 export function orderOpportunityOn(chain: SimChain, amount = 100_000_000n): TradeOpportunity {
-  const view = plainPools(chain).find((p) => p.dex === 'dexa_amm' && (p.pool.tokenA === WRAPPED_SOL_MINT || p.pool.tokenB === WRAPPED_SOL_MINT))!;
+  const view = plainPools(chain).find((p) => p.dex === 'dexa_amm' && (p.pool.tokenA === WSOL_MINT || p.pool.tokenB === WSOL_MINT))!;
   const now = Date.now();
   const loaded = { address: view.address, dex: view.dex, pool: view.pool, context: view.ctx, slot: chain.slot('confirmed'), data: chain.getAccount(view.address)!.data };
-  const op = orderOpportunity({ id: randomUUID(), strategy: 'dca', strategyId: 'dca-test', side: 'sell', loaded, inputMint: WRAPPED_SOL_MINT, amount, slippageBps: 50, ttlMs: 30_000, now, stateAgeMs: 0, details: {} });
+  const op = orderOpportunity({ id: randomUUID(), strategy: 'dca', strategyId: 'dca-test', side: 'sell', loaded, inputMint: WSOL_MINT, amount, slippageBps: 50, ttlMs: 30_000, now, stateAgeMs: 0, details: {} });
   if (typeof op === 'string') throw new Error(op);
   return op;
 }

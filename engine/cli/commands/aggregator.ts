@@ -4,7 +4,7 @@ import { initTracing } from '../../obs/index.js';
 import { aggregatorSchema, loadAggregatorConfig, type AggregatorConfig } from '../../aggregator/index.js';
 import type { AggregatorPorts } from '../../aggregator/index.js';
 import { aggregatorEndpointLines, createAggregatorApp, type AggregatorApp } from '../../app/index.js';
-import { startSplitServiceState } from '../../platform/index.js';
+import { startSplitServiceState } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { CliIo, Command } from '../command.js';
 

@@ -3,18 +3,9 @@ import { connect } from 'nats';
 import { PlatformStream } from '../../bus/index.js';
 import { bool, duration, setting, str } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import {
-  ArbitrageStrategy,
-  Backtest,
-  DEFAULT_SNAPSHOT_INTERVAL_MS,
-  arbitrageSettingsOf,
-  checkArbitrageSettings,
-  paperBacktestFill,
-  parseTimeRange,
-  readMarketEventRange,
-  reportJson,
-  reportTable,
-} from '../../platform/index.js';
+import { ArbitrageStrategy, arbitrageSettingsOf, checkArbitrageSettings } from '../../planner/index.js';
+import { Backtest, paperBacktestFill, parseTimeRange, readMarketEventRange, reportJson, reportTable } from '../../backtest/index.js';
+import { DEFAULT_SNAPSHOT_INTERVAL_MS } from '../../market/index.js';
 import { scannerSchema } from '../../scanner/index.js';
 import { readCommandSettings, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
@@ -24,7 +15,7 @@ export const backtestSchema = {
   'backtest.from': setting({ description: 'start of the range, inclusive: ISO 8601 time (UTC when no zone is given) or Unix ms; required', parse: str(), default: '', flag: 'from' }),
   'backtest.to': setting({ description: 'end of the range, inclusive: ISO 8601 time or Unix ms; required', parse: str(), default: '', flag: 'to' }),
   'backtest.strategy': setting({ description: 'the strategy replayed: arbitrage (grid and dca are not replayed yet)', parse: str({ nonEmpty: true }), default: 'arbitrage', flag: 'strategy' }),
-  'backtest.params': setting({ description: "the strategy's parameters, JSON, as in strategy_configs.parameters (engine/platform/planner/README.md); {} takes the defaults", parse: str({ nonEmpty: true }), default: '{}', flag: 'params' }),
+  'backtest.params': setting({ description: "the strategy's parameters, JSON, as in strategy_configs.parameters (engine/planner/README.md); {} takes the defaults", parse: str({ nonEmpty: true }), default: '{}', flag: 'params' }),
   'backtest.strategyId': setting({ description: 'the strategy id the report and the opportunities carry', parse: str({ nonEmpty: true }), default: 'backtest', flag: 'strategy-id' }),
   'backtest.warmup': setting({ description: 'events stored this long before --from are read first: their pool states are applied, no strategy runs (it must cover market.stateSnapshotInterval so every pool has a full state)', parse: duration(), default: DEFAULT_SNAPSHOT_INTERVAL_MS, flag: 'warmup' }),
   'backtest.json': setting({ description: 'print the report as JSON (byte-identical for the same range) instead of a table', parse: bool(), default: false, flag: 'json' }),

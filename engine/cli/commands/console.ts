@@ -2,7 +2,7 @@ import { authIssues } from '../../auth/index.js';
 import { consoleSchema, quoteLatencySource, RpcPoolRows, startConsole, streamLatencySource, type ServiceProbe } from '../../console/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import { createLogger } from '../../obs/index.js';
-import { openDatabase, openKeySpace, type KeySpace, type SqlClient } from '../../platform/index.js';
+import { openDatabase, openKeySpace, type KeySpace, type SqlClient } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 

@@ -2,7 +2,7 @@ import { engineSchema, loadEngineConfig } from '../../app/index.js';
 import { createEngine, type EngineEndpoints } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
-import { openSplitQuoteCache } from '../../platform/index.js';
+import { openSplitQuoteCache } from '../../state/index.js';
 import { monitoredPools, type ScannerConfig } from '../../scanner/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';

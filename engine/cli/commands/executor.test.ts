@@ -6,7 +6,7 @@ import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { connectLocal, deleteStreams, uniqueName } from '../../bus/testing/local-nats.js';
-import { startSimulator } from '../../platform/executor/testing/submitter-sim.js';
+import { startSimulator } from '../../executor/testing/submitter-sim.js';
 import type { SimEndpoints, Simulator } from '../../sim/simulator.js';
 
 const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');

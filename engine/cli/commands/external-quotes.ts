@@ -3,7 +3,7 @@ import { createExternalQuoteService } from '../../external/index.js';
 import { externalSchema, loadExternalConfig, providerNameOf } from '../../external/index.js';
 import { createLogger } from '../../obs/index.js';
 import { initTracing } from '../../obs/index.js';
-import { startSplitServiceState } from '../../platform/index.js';
+import { startSplitServiceState } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 

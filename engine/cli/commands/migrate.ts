@@ -1,9 +1,9 @@
 import { loadConfig } from '../../config/index.js';
 import { parseCommandLine } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import { migrateUp, migrationStatus } from '../../platform/index.js';
-import { openDatabase } from '../../platform/index.js';
-import { databaseSchema } from '../../platform/index.js';
+import { migrateUp, migrationStatus, openDatabase, databaseSchema } from '../../state/index.js';
+
+
 import { settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 

@@ -11,7 +11,7 @@ The planners of spec 03 in one process: a durable consumer planner_<planner-id> 
 stream (market.events.*.pool_update, explicit ack after processing, dead-letter stream after 5
 failed deliveries) runs every enabled strategy_configs row of the strategies asked for and publishes
 TradeOpportunities on trade.opportunities.<strategy> (stream TRADE_OPPORTUNITIES). Arbitrage gets a
-default strategy_configs row when none exists; grid and dca need theirs (engine/platform/planner/
+default strategy_configs row when none exists; grid and dca need theirs (engine/planner/
 README.md gives the parameters). Pools are read from RPC at start (pools.monitored, else pools.file)
 and again for each event. planner_metrics rows every --metrics-interval; /health, /ready and
 /metrics on --port (8084). Watch: nats sub 'trade.opportunities.>'. SIGTERM drains and exits 0.

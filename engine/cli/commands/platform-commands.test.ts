@@ -6,7 +6,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { base58, generateKeypair, keypairSeed } from '../../chain/index.js';
-import { TEST_PG_ADMIN_URL } from '../../platform/db/testing.js';
+import { TEST_PG_ADMIN_URL } from '../../state/db/testing.js';
 import { startTestServers, type TestServers } from '../../sim/rpc/testing/test-servers.js';
 import type { CliIo } from '../command.js';
 import { runCli } from '../main.js';

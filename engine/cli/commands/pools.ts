@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { int, setting, str, uniqueList } from '../../config/index.js';
 import { createDecoderRegistry } from '../../dex/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import { discoverPools } from '../../platform/index.js';
+import { discoverPools } from '../../market/index.js';
 import { RpcPoolLoader } from '../../pools/index.js';
 import { AccountFetcher, RpcClient } from '../../rpc/index.js';
 import { DEFAULT_POOLS_FILE, scannerSchema } from '../../scanner/index.js';

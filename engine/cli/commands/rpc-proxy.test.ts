@@ -5,11 +5,11 @@ import { PassThrough, Readable } from 'node:stream';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { KeySpace } from '../../platform/kv/key-space.js';
-import { RedisStore } from '../../platform/kv/redis-store.js';
-import { TEST_REDIS_URL, testPrefix } from '../../platform/kv/testing.js';
-import { rpcProxySchema } from '../../platform/rpc-proxy/index.js';
-import { call, eventually, post, startSim } from '../../platform/rpc-proxy/testing.js';
+import { KeySpace } from '../../state/kv/key-space.js';
+import { RedisStore } from '../../state/kv/redis-store.js';
+import { TEST_REDIS_URL, testPrefix } from '../../state/kv/testing.js';
+import { rpcProxySchema } from '../../rpc-proxy/index.js';
+import { call, eventually, post, startSim } from '../../rpc-proxy/testing.js';
 import type { RpcNode, Simulator } from '../../sim/index.js';
 import type { CliIo } from '../command.js';
 import { rpcProxyCommand } from './rpc-proxy.js';

@@ -1,5 +1,6 @@
 import { createLogger } from '../../obs/index.js';
-import { createRpcProxy, loadRpcProxyConfig, rpcProxySchema, startSplitServiceState } from '../../platform/index.js';
+import { createRpcProxy, loadRpcProxyConfig, rpcProxySchema } from '../../rpc-proxy/index.js';
+import { startSplitServiceState } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 

@@ -2,7 +2,7 @@ import { createScannerApp, scannerServiceSchema } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { checkScannerConfig, monitoredPools } from '../../scanner/index.js';
-import { startSplitServiceState } from '../../platform/index.js';
+import { startSplitServiceState } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 

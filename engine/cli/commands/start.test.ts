@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { PgliteClient } from '../../platform/db/pglite-client.js';
+import { PgliteClient } from '../../state/db/pglite-client.js';
 
 const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');
 const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0',

@@ -8,7 +8,7 @@ import { createLogger } from '../../obs/index.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/index.js';
 import { startSimulatorThread } from '../../sim/index.js';
 import type { SimConfig } from '../../sim/index.js';
-import { openQuoteCache, startEmbeddedPlatform, type EmbeddedPlatform, type QuoteCacheHandle } from '../../platform/index.js';
+import { openQuoteCache, startEmbeddedPlatform, type EmbeddedPlatform, type QuoteCacheHandle } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 import { endpointLines } from './engine.js';

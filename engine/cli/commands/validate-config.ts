@@ -1,6 +1,6 @@
 import { parseCommandLine } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
-import { formatReport, generateConfig, maskedReport, readConfigFile, validateConfig, ValidationExit } from '../../platform/index.js';
+import { formatReport, generateConfig, maskedReport, readConfigFile, validateConfig, ValidationExit } from '../../config-validator/index.js';
 import { toJson, type Command } from '../command.js';
 
 const HELP = `Usage: tidepool validate-config FILE [--generate] [--offline] [--json]

@@ -6,15 +6,15 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { generateKeypair, keypairSeed } from '../../chain/index.js';
-import { createServerDatabase, type TestDatabase } from '../../platform/db/testing.js';
-import { balances, fund, startChain } from '../../platform/wallets/testing.js';
+import { createServerDatabase, type TestDatabase } from '../../state/db/testing.js';
+import { balances, fund, startChain } from '../../wallets/testing.js';
 import type { CliIo } from '../command.js';
 import { runCli } from '../main.js';
 
 /**
  * `tidepool wallets import / create / sync / rebalance` through the real command line: state on
  * the real PostgreSQL, the chain a simulator over JSON-RPC. The library's rules (both directions,
- * crash idempotency, tokens) are tested in engine/platform/wallets/rebalance.test.ts; this is the
+ * crash idempotency, tokens) are tested in engine/wallets/rebalance.test.ts; this is the
  * command a user runs.
  */
 

@@ -3,19 +3,10 @@ import { loadConfig } from '../../config/index.js';
 import { parseCommandLine, type CommandOption } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import { createLogger } from '../../obs/index.js';
-import { ChainClient } from '../../platform/index.js';
-import { databaseSchema, redisSchema, walletSchema } from '../../platform/index.js';
-import { openPlatformState } from '../../platform/index.js';
-import {
-  NATIVE_SOL,
-  Rebalancer,
-  WalletManager,
-  WalletPassphrase,
-  parseTier,
-  type Balances,
-  type RebalanceResult,
-  type WalletRecord,
-} from '../../platform/index.js';
+import { ChainClient } from '../../rpc/index.js';
+import { databaseSchema, redisSchema, walletSchema, openPlatformState } from '../../state/index.js';
+
+import { NATIVE_SOL, Rebalancer, WalletManager, WalletPassphrase, parseTier, type Balances, type RebalanceResult, type WalletRecord } from '../../wallets/index.js';
 import { settingsHelp } from '../service-command.js';
 import { toJson, type CliIo, type Command } from '../command.js';
 

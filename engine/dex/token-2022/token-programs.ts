@@ -1,5 +1,5 @@
 /**
- * The two token programs and the shape of their accounts with extensions (leaf module).
+ * The two token programs and the shape of their accounts with extensions (a leaf of engine/dex).
  *
  * Token-2022 stores extensions after a base state padded to the token account's 165 bytes: a mint
  * keeps its 82-byte base, zeros up to byte 165, then one account-type byte (1 mint, 2 token
@@ -10,8 +10,9 @@
  * `get_extension_indices`, `ExtensionType`, `AccountType`.)
  */
 
-export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
-export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../chain/index.js';
+
+export { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID };
 
 /** Base sizes: `Mint::LEN`, `Account::LEN`, `Multisig::LEN`. */
 export const MINT_BASE_SIZE = 82;

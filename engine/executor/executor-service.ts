@@ -1,0 +1,486 @@
+/**
+ * The executor service: one TradeOpportunity in, at most one trade out, its outcome recorded in
+ * PostgreSQL and published as an ExecutionResult.
+ *
+ *   opportunity ─▶ known trade? (redelivery: reconcile, never trade twice)
+ *               ─▶ expired? stale state? ─▶ skipped (counted, acknowledged, no row)
+ *               ─▶ semaphore (maxConcurrentTrades)
+ *               ─▶ route pools read again over RPC ─▶ state too old? re-quote refused or no longer
+ *                  profitable? ─▶ skipped
+ *               ─▶ path (spec 03 selection) and tip
+ *   paper:      ─▶ paper fill on that state ─▶ trade `paper` + routes ─▶ ExecutionResult
+ *   real:       ─▶ worker wallet (lock:executor:{wallet_id}; busy → wait and come back; none → skipped)
+ *               ─▶ swap transaction planned on the re-quoted state and signed
+ *               ─▶ trade `pending` + routes + journal, one database transaction (nothing is sent
+ *                  before it commits; the database down → the message comes back)
+ *               ─▶ submitter (bundle or direct) ─▶ `submitted` ─▶ confirmed | failed | expired,
+ *                  actual profit from the wallet's balance changes ─▶ ExecutionResult ─▶ lock released
+ *
+ * `handle` resolves with what happened; it throws when the message must come back (database or
+ * RPC unavailable before anything was sent; an outcome that could not be recorded). A redelivered
+ * opportunity whose trade exists is reconciled from the chain by its recorded signature.
+ */
+import { MAX_COMPUTE_UNIT_LIMIT } from '../chain/index.js';
+import { SwapMode, buildSwapRouteTransaction, planSwapRoute } from '../dex/index.js';
+import { ErrorCode, TpError } from '../errors.js';
+import type { Logger } from '../obs/index.js';
+import type { ChainClient } from '../rpc/index.js';
+import { Strategy, type TradeOpportunity, encodeExecutionResult, executionResultSubject, type ExecutionRequest, type ExecutionResult, type ExecutionStatus, type ExecutionPath } from '../messages/index.js';
+
+import { SkipReason, type ExecutorMetrics } from './executor-metrics.js';
+import { paperFill, realPathFees, routeComputeUnits } from './paper-fill.js';
+import { selectExecutionPath, tipFor } from './path-selection.js';
+import type { RoutePools } from './route-pools.js';
+import { requoteRoute } from './route-requote.js';
+import { Semaphore } from './semaphore.js';
+import type { BalanceChanges, SubmissionOutcome, Submitter } from './submission.js';
+import { tradeIdOf, type StoredTrade, type TradeStore } from './trade-store.js';
+import { actualProfitOf } from './trade-profit.js';
+import type { HeldWallet, WorkerWallets } from './worker-wallets.js';
+import type { ExecutorLookupTables } from './executor-lookup-tables.js';
+
+export interface ExecutorSettings {
+  executorId: string;
+  paper: boolean;
+  /** 1..50 (spec 03). */
+  maxConcurrentTrades: number;
+  /** An opportunity computed on a state older than this (its stateAgeMs) is skipped. */
+  maxStateAgeMs: number;
+  /** Route pools read now more than this many slots after the opportunity's slot: skipped. */
+  maxSlotLag: bigint;
+  /** Arbitrage: the re-quoted profit must exceed this (atoms of the profit mint). */
+  minProfit: bigint;
+  /** Micro-lamports per compute unit of the swap transaction. */
+  computeUnitPriceMicroLamports: bigint;
+  /** Bundle tip when the opportunity carries none (5,000..6,000). */
+  defaultTip: bigint;
+  /** Per hop slippage of the transaction's thresholds (planSwapRoute); 0 = exactly the re-quote. */
+  slippageBps: number;
+  /** Delay before an opportunity that found every wallet locked comes back, ms. */
+  busyRetryMs: number;
+}
+
+/** What publishes the results (a JetStream client, with the message id for deduplication). */
+export interface ResultPublisher {
+  publish(subject: string, data: Uint8Array, options: { msgID: string }): Promise<unknown>;
+}
+
+/** Reads a landed signature's balance changes (getTransaction's meta) for a redelivered trade. */
+export type BalanceChangesReader = (signature: string, wallet: string, mints: readonly string[]) => Promise<BalanceChanges | null>;
+
+export interface ExecutorServiceOptions {
+  settings: ExecutorSettings;
+  trades: TradeStore;
+  pools: RoutePools;
+  chain: ChainClient;
+  metrics: ExecutorMetrics;
+  results: ResultPublisher;
+  subjectPrefix?: string;
+  /** Real mode only. */
+  wallets?: WorkerWallets;
+  submitters?: Record<ExecutionPath, Submitter>;
+  balanceChanges?: BalanceChangesReader;
+  /** Tables for the v0 form of a route that does not fit a legacy transaction; none: legacy only. */
+  lookupTables?: Pick<ExecutorLookupTables, 'current'>;
+  logger?: Logger;
+  now?: () => number;
+}
+
+export type HandleOutcome =
+  | { kind: 'traded'; result: ExecutionResult }
+  | { kind: 'skipped'; reason: SkipReason; detail: string }
+  /** Every wallet that could pay is busy, or the trade is in flight elsewhere: come back after `delayMs`. */
+  | { kind: 'defer'; delayMs: number; detail: string };
+
+export interface ExecutorStats {
+  received: number;
+  traded: number;
+  paperTrades: number;
+  skipped: Record<string, number>;
+  deferred: number;
+  inFlight: number;
+  recent: ExecutionResult[];
+  lastRequest?: ExecutionRequest;
+}
+
+const RECENT = 20;
+/** Attempts (with doubling waits from 100 ms) to record an outcome before giving the message back. */
+const RECORD_ATTEMPTS = 5;
+
+function errorText(err: unknown): string {
+  if (err instanceof TpError) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class ExecutorService {
+  private readonly semaphore: Semaphore;
+  private readonly now: () => number;
+  private readonly inFlight = new Set<string>();
+  readonly stats: ExecutorStats = { received: 0, traded: 0, paperTrades: 0, skipped: {}, deferred: 0, inFlight: 0, recent: [] };
+  private metricsTimer: NodeJS.Timeout | undefined;
+  private flushRow: (() => Promise<void>) | undefined;
+
+  constructor(private readonly options: ExecutorServiceOptions) {
+    const s = options.settings;
+    if (!Number.isInteger(s.maxConcurrentTrades) || s.maxConcurrentTrades < 1 || s.maxConcurrentTrades > 50) {
+      throw new TpError(ErrorCode.ConfigInvalid, `maxConcurrentTrades must be an integer from 1 to 50 (spec 03), got ${s.maxConcurrentTrades}`);
+    }
+    if (!s.paper && (options.wallets === undefined || options.submitters === undefined)) {
+      throw new TpError(ErrorCode.ConfigInvalid, 'a real executor needs worker wallets and submitters');
+    }
+    this.semaphore = new Semaphore(s.maxConcurrentTrades);
+    this.now = options.now ?? Date.now;
+  }
+
+  get settings(): ExecutorSettings {
+    return this.options.settings;
+  }
+
+  private skip(op: TradeOpportunity, reason: SkipReason, detail: string): HandleOutcome {
+    this.options.metrics.skipped.inc({ strategy: op.strategy, reason });
+    this.stats.skipped[reason] = (this.stats.skipped[reason] ?? 0) + 1;
+    this.options.logger?.info({ opportunity: op.id, strategy: op.strategy, reason, detail }, 'opportunity skipped');
+    return { kind: 'skipped', reason, detail };
+  }
+
+  /** Handles one opportunity (see the module comment). Throws to have the message come back. */
+  async handle(op: TradeOpportunity, receivedAt = this.now()): Promise<HandleOutcome> {
+    this.stats.received++;
+    const tradeId = tradeIdOf(op.id);
+    if (this.inFlight.has(tradeId)) return this.defer(`trade ${tradeId} is in flight here`);
+    const existing = await this.options.trades.byOpportunity(op.id);
+    if (existing !== null) return this.reconcile(op, existing, receivedAt);
+    const s = this.options.settings;
+    if (this.now() > op.expiresAt) return this.skip(op, SkipReason.Expired, `expired at ${op.expiresAt}`);
+    if (op.stateAgeMs > s.maxStateAgeMs) return this.skip(op, SkipReason.StaleState, `state ${op.stateAgeMs} ms old (limit ${s.maxStateAgeMs})`);
+
+    const release = await this.semaphore.acquire();
+    this.inFlight.add(tradeId);
+    this.stats.inFlight = this.inFlight.size;
+    this.options.metrics.inFlight.set(this.inFlight.size);
+    try {
+      return await this.trade(op, tradeId, receivedAt);
+    } finally {
+      this.inFlight.delete(tradeId);
+      this.stats.inFlight = this.inFlight.size;
+      this.options.metrics.inFlight.set(this.inFlight.size);
+      release();
+    }
+  }
+
+  private defer(detail: string): HandleOutcome {
+    this.stats.deferred++;
+    return { kind: 'defer', delayMs: this.options.settings.busyRetryMs, detail };
+  }
+
+  private async trade(op: TradeOpportunity, tradeId: string, receivedAt: number): Promise<HandleOutcome> {
+    const { settings: s, pools, metrics, logger } = this.options;
+    const addresses = op.route.map((h) => h.pool);
+    // The real path needs a recent blockhash: read it while the pools are read, not after.
+    const blockhashRead = s.paper ? undefined : this.options.chain.getLatestBlockhash();
+    blockhashRead?.catch(() => undefined);
+    await pools.refresh(addresses);
+    const slot = pools.oldestSlot(addresses) ?? op.slot;
+    if (slot - op.slot > s.maxSlotLag) return this.skip(op, SkipReason.StaleState, `state read at slot ${slot}, ${slot - op.slot} slots after the opportunity's ${op.slot} (limit ${s.maxSlotLag})`);
+    const requote = requoteRoute(op, pools.source);
+    if (!requote.ok) return this.skip(op, SkipReason.RequoteRefused, `${requote.reason}: ${requote.message}`);
+    if (op.strategy === Strategy.Arbitrage ? requote.profit <= s.minProfit : !requote.meetsMinimum) {
+      return this.skip(op, SkipReason.Unprofitable, `re-quoted output ${requote.output}, profit ${requote.profit} (expected ${op.expectedProfit}, threshold ${s.minProfit}, minimum output ${op.minimumOutput})`);
+    }
+    const path = selectExecutionPath(op);
+    const tip = tipFor(op, path, s.defaultTip);
+    const request = (computeUnitLimit: number, minimumOutput: bigint, held?: HeldWallet): ExecutionRequest => {
+      const r: ExecutionRequest = {
+        version: 1,
+        tradeId,
+        opportunityId: op.id,
+        strategy: op.strategy,
+        strategyId: op.strategyId,
+        executorId: s.executorId,
+        path,
+        paper: s.paper,
+        inputMint: op.inputMint,
+        outputMint: op.outputMint,
+        profitMint: op.profitMint,
+        inputAmount: op.inputAmount,
+        expectedOutput: requote.output,
+        minimumOutput,
+        expectedProfit: requote.profit,
+        tip,
+        computeUnitLimit,
+        computeUnitPrice: s.computeUnitPriceMicroLamports,
+        receivedAt,
+      };
+      if (held !== undefined) {
+        r.walletId = held.wallet.id;
+        r.walletAddress = held.wallet.address;
+      }
+      this.stats.lastRequest = r;
+      logger?.info({ tradeId, opportunity: op.id, strategy: op.strategy, path, tip: tip.toString(), profit: requote.profit.toString(), wallet: r.walletAddress, paper: s.paper }, 'executing');
+      return r;
+    };
+
+    if (s.paper) {
+      const fill = paperFill(op, pools.source, { path, tip, computeUnitPriceMicroLamports: s.computeUnitPriceMicroLamports });
+      if (!fill.ok) return this.skip(op, SkipReason.RequoteRefused, `${fill.reason}: ${fill.message}`);
+      request(routeComputeUnits(op.route, op.inputMint), requote.output);
+      await this.options.trades.insertPaper({
+        id: tradeId,
+        opportunityId: op.id,
+        executorId: s.executorId,
+        strategy: op.strategy,
+        walletId: null,
+        path,
+        profitMint: op.profitMint,
+        expectedProfit: fill.expectedProfit,
+        tip: fill.tip,
+        route: fill.hops,
+        actualProfit: fill.actualProfit,
+        fees: fill.fees,
+        slot: fill.slot,
+      });
+      metrics.paper.inc({ path, strategy: op.strategy });
+      this.stats.paperTrades++;
+      const completedAt = this.now();
+      const result: ExecutionResult = {
+        version: 1,
+        tradeId,
+        opportunityId: op.id,
+        strategy: op.strategy,
+        strategyId: op.strategyId,
+        executorId: s.executorId,
+        path,
+        status: 'paper',
+        slot: fill.slot,
+        profitMint: op.profitMint,
+        expectedProfit: fill.expectedProfit,
+        actualProfit: fill.actualProfit,
+        fees: fill.fees,
+        tip: fill.tip,
+        latency: { receivedAt, executionMs: completedAt - receivedAt },
+        completedAt,
+      };
+      await this.publish(result);
+      return { kind: 'traded', result };
+    }
+
+    // Real path: a worker wallet, held for the whole trade.
+    const wallets = this.options.wallets!;
+    // What the wallet must be able to pay: fees at the largest compute budget a transaction can ask, and the tip.
+    const fees = realPathFees(path, MAX_COMPUTE_UNIT_LIMIT, s.computeUnitPriceMicroLamports);
+    const choice = await wallets.acquire({ mint: op.inputMint, amount: op.inputAmount, lamports: fees + tip }, tradeId);
+    if (choice.kind === 'busy') return this.defer('every worker wallet that could pay is locked');
+    if (choice.kind === 'none') return this.skip(op, SkipReason.NoWallet, choice.reason);
+    const held = choice.held;
+    const keepAlive = setInterval(() => void held.lock.extend().catch(() => false), 10_000);
+    keepAlive.unref();
+    try {
+      const plan = planSwapRoute({ owner: held.keypair.address, inputMint: op.inputMint, hops: pools.swapPools(addresses), mode: SwapMode.ExactIn, amount: op.inputAmount, slippageBps: s.slippageBps });
+      const { blockhash, lastValidBlockHeight } = await blockhashRead!;
+      const lookupTables = (await this.options.lookupTables?.current()) ?? [];
+      const transaction = buildSwapRouteTransaction(plan, { payer: held.keypair, recentBlockhash: blockhash, computeUnitPrice: s.computeUnitPriceMicroLamports, lookupTables });
+      request(plan.computeUnits, plan.otherAmountThreshold, held);
+      // The pending row (with the signature) before anything is sent; a failure here sends nothing.
+      await this.options.trades.insertPending({
+        id: tradeId,
+        opportunityId: op.id,
+        executorId: s.executorId,
+        strategy: op.strategy,
+        walletId: held.wallet.id,
+        path,
+        profitMint: op.profitMint,
+        expectedProfit: requote.profit,
+        tip,
+        route: requote.hops,
+        signature: transaction.signature,
+        transaction: Buffer.from(transaction.bytes).toString('base64'),
+        lastValidBlockHeight,
+      });
+      let submittedAt: number | undefined;
+      const outcome = await this.options.submitters![path].submit(
+        { opportunityId: op.id, transaction, blockhash, lastValidBlockHeight, wallet: held.keypair, ...(path === 'bundle' ? { tipLamports: tip } : {}), mints: [...new Set([op.inputMint, op.outputMint, op.profitMint])] },
+        {
+          submitted: async (info) => {
+            submittedAt = info.at;
+            metrics.recordSubmitted(path, op.strategy, info.at - receivedAt);
+            await this.options.trades.markSubmitted(tradeId, new Date(info.at), info.bundleId).catch((err: unknown) => logger?.warn({ tradeId, err: errorText(err) }, 'submitted status not recorded; the outcome will be'));
+          },
+        },
+      );
+      if (submittedAt === undefined && outcome.submittedAt !== undefined) {
+        submittedAt = outcome.submittedAt;
+        metrics.recordSubmitted(path, op.strategy, outcome.submittedAt - receivedAt);
+      }
+      const result = this.resultOf(op, tradeId, held.wallet.address, path, tip, requote.profit, outcome, receivedAt);
+      await this.recordOutcome(tradeId, outcome, result);
+      metrics.recordOutcome(path, op.strategy, outcome.status, result.latency.executionMs);
+      this.stats.traded++;
+      await this.publish(result);
+      return { kind: 'traded', result };
+    } finally {
+      clearInterval(keepAlive);
+      await held.lock.release().catch(() => false);
+    }
+  }
+
+  private resultOf(op: TradeOpportunity, tradeId: string, wallet: string, path: ExecutionPath, tip: bigint, expectedProfit: bigint, outcome: SubmissionOutcome, receivedAt: number): ExecutionResult {
+    const completedAt = this.now();
+    const changes = outcome.status === 'expired' ? undefined : outcome.balanceChanges;
+    const result: ExecutionResult = {
+      version: 1,
+      tradeId,
+      opportunityId: op.id,
+      strategy: op.strategy,
+      strategyId: op.strategyId,
+      executorId: this.options.settings.executorId,
+      walletAddress: wallet,
+      path,
+      status: outcome.status,
+      signature: outcome.signature,
+      profitMint: op.profitMint,
+      expectedProfit,
+      fees: changes?.fee ?? 0n,
+      tip: outcome.status === 'confirmed' ? tip : 0n,
+      latency: { receivedAt, executionMs: completedAt - receivedAt },
+      completedAt,
+    };
+    if (outcome.bundleId !== undefined) result.bundleId = outcome.bundleId;
+    if (changes !== undefined) result.actualProfit = actualProfitOf(op.profitMint, changes);
+    if (outcome.status !== 'expired' && outcome.slot !== undefined) result.slot = outcome.slot;
+    if (outcome.status !== 'confirmed') result.error = outcome.error.slice(0, 2_000);
+    if (outcome.submittedAt !== undefined) {
+      result.latency.submittedAt = outcome.submittedAt;
+      result.latency.submitMs = Math.max(0, outcome.submittedAt - receivedAt);
+    }
+    if (outcome.status === 'confirmed') result.latency.confirmedAt = outcome.confirmedAt;
+    return result;
+  }
+
+  /** Writes the outcome, retrying a while; throws (the message comes back and is reconciled) if it cannot. */
+  private async recordOutcome(tradeId: string, outcome: SubmissionOutcome, result: ExecutionResult): Promise<void> {
+    let wait = 100;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.options.trades.markOutcome(tradeId, {
+          status: outcome.status,
+          ...(result.actualProfit !== undefined ? { actualProfit: result.actualProfit } : {}),
+          ...(result.slot !== undefined ? { slot: result.slot } : {}),
+          ...(outcome.status === 'confirmed' ? { confirmedAt: new Date(outcome.confirmedAt) } : {}),
+          ...(result.error !== undefined ? { error: result.error } : {}),
+          fees: result.fees,
+          ...(result.bundleId !== undefined ? { bundleId: result.bundleId } : {}),
+        });
+        return;
+      } catch (err) {
+        if (attempt >= RECORD_ATTEMPTS) throw err;
+        this.options.logger?.warn({ tradeId, attempt, err: errorText(err) }, 'trade outcome not recorded; retrying');
+        await new Promise((r) => setTimeout(r, wait));
+        wait *= 2;
+      }
+    }
+  }
+
+  private async publish(result: ExecutionResult): Promise<void> {
+    await this.options.results.publish(executionResultSubject(result.strategy, this.options.subjectPrefix ?? ''), encodeExecutionResult(result), { msgID: result.tradeId });
+    this.stats.recent.unshift(result);
+    if (this.stats.recent.length > RECENT) this.stats.recent.length = RECENT;
+  }
+
+  /**
+   * A redelivered opportunity whose trade exists: a final trade's result is published again (the
+   * stream keeps one per trade id); a trade still pending or submitted is asked about on chain by
+   * its signature, never sent again as a new transaction.
+   */
+  private async reconcile(op: TradeOpportunity, t: StoredTrade, receivedAt: number): Promise<HandleOutcome> {
+    const wallet = t.walletId === null ? undefined : await this.options.wallets?.addressOf(t.walletId);
+    const resultOf = (t: StoredTrade): ExecutionResult => {
+      const status = t.status as ExecutionStatus;
+      const completedAt = this.now();
+      const r: ExecutionResult = {
+        version: 1,
+        tradeId: t.id,
+        opportunityId: op.id,
+        strategy: op.strategy,
+        strategyId: op.strategyId,
+        executorId: this.options.settings.executorId,
+        path: t.path,
+        status,
+        profitMint: t.profitMint,
+        expectedProfit: t.expectedProfit,
+        fees: t.fees ?? 0n,
+        tip: status === 'confirmed' || status === 'paper' ? t.tip : 0n,
+        latency: { receivedAt, executionMs: completedAt - receivedAt },
+        completedAt,
+      };
+      if (wallet !== undefined) r.walletAddress = wallet;
+      if (t.signature !== null) r.signature = t.signature;
+      if (t.bundleId !== null) r.bundleId = t.bundleId;
+      if (t.slot !== null) r.slot = t.slot;
+      if (t.actualProfit !== null) r.actualProfit = t.actualProfit;
+      if (t.errorMessage !== null) r.error = t.errorMessage;
+      return r;
+    };
+    if (t.status === 'confirmed' || t.status === 'failed' || t.status === 'expired' || t.status === 'paper') {
+      const result = resultOf(t);
+      await this.publish(result);
+      return { kind: 'traded', result };
+    }
+    if (t.signature === null || t.walletId === null) throw new TpError(ErrorCode.Internal, `trade ${t.id} is ${t.status} without a signature or wallet`);
+    // Another executor may still be running it: its lock names this trade.
+    const held = await this.options.wallets!.acquireById(t.walletId, t.id);
+    if (held === null) return this.defer(`wallet of trade ${t.id} is locked (the trade may be in flight elsewhere)`);
+    try {
+      const [status] = await this.options.chain.getSignatureStatuses([t.signature]);
+      let outcome: { status: 'confirmed' | 'failed' | 'expired'; slot?: bigint; error?: string; changes?: BalanceChanges | null };
+      if (status !== null && status !== undefined && status.confirmationStatus !== 'processed' && status.confirmationStatus !== null) {
+        const changes = (await this.options.balanceChanges?.(t.signature, held.wallet.address, [...new Set([op.inputMint, op.outputMint, op.profitMint])])) ?? null;
+        outcome = status.err === null ? { status: 'confirmed', slot: status.slot, changes } : { status: 'failed', slot: status.slot, error: `landed with an error: ${JSON.stringify(status.err)}`, changes };
+      } else {
+        const height = await this.options.chain.getBlockHeight();
+        if (t.lastValidBlockHeight === null || height <= t.lastValidBlockHeight) return this.defer(`trade ${t.id} not landed yet; its blockhash is valid until ${t.lastValidBlockHeight}`);
+        outcome = { status: 'expired', error: `not landed by block height ${t.lastValidBlockHeight}` };
+      }
+      const actualProfit = outcome.changes === undefined || outcome.changes === null ? undefined : actualProfitOf(t.profitMint, outcome.changes);
+      await this.options.trades.markOutcome(t.id, {
+        status: outcome.status,
+        ...(actualProfit !== undefined ? { actualProfit } : {}),
+        ...(outcome.slot !== undefined ? { slot: outcome.slot } : {}),
+        ...(outcome.status === 'confirmed' ? { confirmedAt: new Date(this.now()) } : {}),
+        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+        ...(outcome.changes !== undefined && outcome.changes !== null ? { fees: outcome.changes.fee } : {}),
+      });
+      const stored = await this.options.trades.byOpportunity(op.id);
+      if (stored === null) throw new TpError(ErrorCode.Internal, `trade ${t.id} vanished`);
+      const result = resultOf(stored);
+      this.options.metrics.recordOutcome(t.path, op.strategy, outcome.status, result.latency.executionMs);
+      this.options.logger?.info({ tradeId: t.id, status: outcome.status, signature: t.signature }, 'redelivered trade reconciled from the chain');
+      await this.publish(result);
+      return { kind: 'traded', result };
+    } finally {
+      await held.lock.release().catch(() => false);
+    }
+  }
+
+  /** Writes an executor_metrics row every `intervalMs`. */
+  startMetricsRows(intervalMs: number): void {
+    const tick = async (): Promise<void> => {
+      const row = this.options.metrics.interval();
+      try {
+        await this.options.trades.recordMetrics(this.options.settings.executorId, new Date(this.now()), row.txSubmitted, row.successRate);
+      } catch (err) {
+        this.options.logger?.warn({ err: errorText(err) }, 'executor_metrics row not written');
+      }
+    };
+    this.metricsTimer = setInterval(() => void tick(), intervalMs);
+    this.metricsTimer.unref();
+    this.flushRow = tick;
+  }
+
+  /** Stops the metrics rows, writing the last interval's. */
+  async close(): Promise<void> {
+    if (this.metricsTimer !== undefined) clearInterval(this.metricsTimer);
+    this.metricsTimer = undefined;
+    await this.flushRow?.();
+    this.flushRow = undefined;
+  }
+}

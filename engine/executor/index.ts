@@ -1,0 +1,29 @@
+/** Executors (spec 03): orchestration, the bundle and direct submission paths, paper fills, trade records. */
+export * from './submission.js';
+export { BlockEngineClient, bundleIdOf, type BlockEngineClientOptions } from './block-engine-client.js';
+export { BundleSubmitter, type BundleSubmitterOptions } from './bundle-submitter.js';
+export { DirectSubmitter, type DirectSubmitterOptions } from './direct-submitter.js';
+export { fetchLanded, sumBalanceChanges } from './landed-balance-changes.js';
+export * from '../messages/execution-messages.js';
+export { EXECUTOR_METRIC_NAMES, ExecutorMetrics, SkipReason } from './executor-metrics.js';
+export { ExecutorService, type BalanceChangesReader, type ExecutorServiceOptions, type ExecutorSettings, type ExecutorStats, type HandleOutcome, type ResultPublisher } from './executor-service.js';
+export { BUNDLE_SIGNATURES, paperFill, realPathFees, routeComputeUnits, type PaperFill, type RealPathCosts } from './paper-fill.js';
+export { BUNDLE_PROFIT_THRESHOLD, selectExecutionPath, tipFor } from './path-selection.js';
+export { RoutePools, swapPoolOfLoaded } from './route-pools.js';
+export {
+  RequoteRefusal,
+  plannerPoolsSource,
+  poolCacheSource,
+  profitOf,
+  requoteRoute,
+  type RequotePoolState,
+  type RouteRequote,
+  type RouteRequoteRefused,
+  type RouteRequoted,
+  type RouteStateSource,
+} from './route-requote.js';
+export { Semaphore } from './semaphore.js';
+export { FINAL_TRADE_STATUSES, TradeStore, tradeIdOf, type NewTrade, type PaperTrade, type StoredTrade, type TradeOutcomeUpdate, type TradeStatus } from './trade-store.js';
+export { actualProfitOf } from './trade-profit.js';
+export { LAMPORT_RESERVE, WorkerWallets, type HeldWallet, type WalletChoice, type WalletNeed, type WorkerWalletsOptions } from './worker-wallets.js';
+export { DEFAULT_LOOKUP_TABLE_TTL_MS, ExecutorLookupTables, type ExecutorLookupTablesOptions } from './executor-lookup-tables.js';

@@ -1,0 +1,56 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { ErrorCode, TpError } from '../errors.js';
+import type { ChainClient, LandedTransaction } from '../rpc/index.js';
+import type { BalanceChanges } from './submission.js';
+
+/**
+ * The wallet's balance changes once a trade's transaction(s) have a final status: getTransaction of
+ * each (the node may answer null for a moment after the status said confirmed, so it is asked
+ * again), summed: lamports and fees over all of them (a bundle's swap and tip), tokens per mint of
+ * `mints` (0 for a mint the transactions did not move).
+ */
+
+export interface LandedOptions {
+  /** Between asks. */
+  pollMs: number;
+  /** Gives up (TpError Unavailable) when the node still has no record at this Unix ms. */
+  until: number;
+  signal?: AbortSignal;
+}
+
+/** getTransaction of `signature` for `owner`, asked again while null or failing, until `options.until`. */
+export async function fetchLanded(chain: ChainClient, signature: string, owner: string, options: LandedOptions): Promise<LandedTransaction> {
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const landed = await chain.getTransaction(signature, owner);
+      if (landed !== null) return landed;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() >= options.until || options.signal?.aborted === true) {
+      throw new TpError(ErrorCode.Unavailable, `transaction ${signature} has a final status but getTransaction gave no record of it`, {
+        cause: lastError,
+        context: { signature },
+      });
+    }
+    await sleep(options.pollMs, undefined, options.signal === undefined ? {} : { signal: options.signal }).catch(() => undefined);
+  }
+}
+
+export function sumBalanceChanges(landed: readonly LandedTransaction[], mints: readonly string[]): BalanceChanges {
+  let lamports = 0n;
+  let fee = 0n;
+  for (const t of landed) {
+    lamports += t.lamports;
+    fee += t.fee;
+  }
+  const tokens = new Map<string, bigint>();
+  for (const mint of mints) {
+    let sum = 0n;
+    for (const t of landed) sum += t.tokens.get(mint) ?? 0n;
+    tokens.set(mint, sum);
+  }
+  return { lamports, tokens, fee };
+}

@@ -1,0 +1,203 @@
+/**
+ * The executor's records in PostgreSQL: spec 03's `trades` and `trade_routes`, the journal row of
+ * `trade_submissions` (schemas/sql/004_trade_submissions.sql) and `executor_metrics`.
+ *
+ * Trade states (spec 03 gives `pending` on insert; the rest are ours):
+ *
+ *   pending ──accepted by the RPC node / block engine──▶ submitted ──landed──▶ confirmed
+ *      │                                                     ├──refused, dropped or landed with an error──▶ failed
+ *      └──(never accepted)──▶ failed | expired               └──no final status in time / blockhash expired──▶ expired
+ *   paper: a paper trade, written once with its routes (nothing sent)
+ *
+ * `insertPending` writes the trade (with the signature of the signed swap transaction), its route
+ * rows and the journal row in ONE database transaction, rolled back as a whole when any statement
+ * fails; nothing is sent before it commits. The trade id is derived from the opportunity id
+ * (`tradeIdOf`), and the journal's opportunity_id is unique, so an opportunity can have one trade.
+ */
+import type { SqlClient, SqlQueryable } from '../state/index.js';
+import { deterministicUuid, type RouteHop, type Strategy, type ExecutionPath } from '../messages/index.js';
+
+export type TradeStatus = 'pending' | 'submitted' | 'confirmed' | 'failed' | 'expired' | 'paper';
+export const FINAL_TRADE_STATUSES: readonly TradeStatus[] = ['confirmed', 'failed', 'expired', 'paper'];
+
+/** The trade id of an opportunity: the same after a redelivery or a restart. */
+export function tradeIdOf(opportunityId: string): string {
+  return deterministicUuid(`trade:${opportunityId}`);
+}
+
+export interface NewTrade {
+  id: string;
+  opportunityId: string;
+  executorId: string;
+  strategy: Strategy;
+  /** Null only for a paper trade run without worker wallets. */
+  walletId: string | null;
+  path: ExecutionPath;
+  profitMint: string;
+  expectedProfit: bigint;
+  tip: bigint;
+  route: readonly RouteHop[];
+  /** Real trades: the swap's signature, its signed bytes (base64) and the blockhash's last valid height. */
+  signature?: string;
+  transaction?: string;
+  lastValidBlockHeight?: bigint;
+}
+
+export interface PaperTrade extends Omit<NewTrade, 'signature' | 'transaction' | 'lastValidBlockHeight'> {
+  actualProfit: bigint;
+  fees: bigint;
+  slot: bigint;
+}
+
+export interface TradeOutcomeUpdate {
+  status: 'confirmed' | 'failed' | 'expired';
+  actualProfit?: bigint;
+  slot?: bigint;
+  confirmedAt?: Date;
+  error?: string;
+  fees?: bigint;
+  bundleId?: string;
+}
+
+/** A trade as the executor reads it back (a redelivered opportunity's). */
+export interface StoredTrade {
+  id: string;
+  opportunityId: string;
+  strategy: string;
+  walletId: string | null;
+  status: TradeStatus;
+  signature: string | null;
+  expectedProfit: bigint;
+  actualProfit: bigint | null;
+  errorMessage: string | null;
+  slot: bigint | null;
+  confirmedAt: Date | null;
+  path: ExecutionPath;
+  paper: boolean;
+  profitMint: string;
+  tip: bigint;
+  fees: bigint | null;
+  transaction: string | null;
+  lastValidBlockHeight: bigint | null;
+  bundleId: string | null;
+  submittedAt: Date | null;
+}
+
+interface StoredRow {
+  id: string;
+  opportunity_id: string;
+  strategy: string;
+  wallet_id: string | null;
+  status: TradeStatus;
+  signature: string | null;
+  expected_profit: bigint;
+  actual_profit: bigint | null;
+  error_message: string | null;
+  slot: bigint | null;
+  confirmed_at: Date | null;
+  path: ExecutionPath;
+  paper: boolean;
+  profit_mint: string;
+  tip: bigint;
+  fees: bigint | null;
+  transaction: string | null;
+  last_valid_block_height: bigint | null;
+  bundle_id: string | null;
+  submitted_at: Date | null;
+}
+
+/** error_message is text; keep it to a readable size. */
+function clip(text: string | undefined): string | null {
+  return text === undefined ? null : text.slice(0, 2_000);
+}
+
+export class TradeStore {
+  constructor(readonly db: SqlClient) {}
+
+  private async insertTrade(tx: SqlQueryable, t: NewTrade, status: 'pending' | 'paper', extra: { actualProfit?: bigint; slot?: bigint; fees?: bigint; paper: boolean }): Promise<void> {
+    await tx.query(
+      'INSERT INTO trades (id, strategy, wallet_id, signature, expected_profit, actual_profit, status, slot) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [t.id, t.strategy, t.walletId, t.signature ?? null, t.expectedProfit, extra.actualProfit ?? null, status, extra.slot ?? null],
+    );
+    for (const h of t.route) {
+      await tx.query(
+        'INSERT INTO trade_routes (trade_id, step, protocol, pool, input_mint, output_mint, input_amount, output_amount) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+        [t.id, h.step, h.dex, h.pool, h.inputMint, h.outputMint, h.inputAmount, h.outputAmount],
+      );
+    }
+    await tx.query(
+      'INSERT INTO trade_submissions (trade_id, opportunity_id, executor_id, path, paper, profit_mint, tip, fees, transaction, last_valid_block_height) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      [t.id, t.opportunityId, t.executorId, t.path, extra.paper, t.profitMint, t.tip, extra.fees ?? null, t.transaction ?? null, t.lastValidBlockHeight ?? null],
+    );
+  }
+
+  /** The pending trade, its routes and its journal row, in one database transaction. */
+  async insertPending(t: NewTrade): Promise<void> {
+    await this.db.transaction((tx) => this.insertTrade(tx, t, 'pending', { paper: false }));
+  }
+
+  /** A paper trade (status `paper`), its routes and its journal row, in one database transaction. */
+  async insertPaper(t: PaperTrade): Promise<void> {
+    await this.db.transaction((tx) => this.insertTrade(tx, t, 'paper', { actualProfit: t.actualProfit, slot: t.slot, fees: t.fees, paper: true }));
+  }
+
+  /** pending → submitted (only from pending: a later status is never overwritten). */
+  async markSubmitted(tradeId: string, at: Date, bundleId?: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query("UPDATE trades SET status = 'submitted' WHERE id = $1 AND status = 'pending'", [tradeId]);
+      await tx.query('UPDATE trade_submissions SET submitted_at = COALESCE(submitted_at, $2), bundle_id = COALESCE($3, bundle_id) WHERE trade_id = $1', [tradeId, at, bundleId ?? null]);
+    });
+  }
+
+  /** The final status of a real trade. Returns false when the trade was already final (nothing changed). */
+  async markOutcome(tradeId: string, u: TradeOutcomeUpdate): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string }>(
+        "UPDATE trades SET status = $2, actual_profit = $3, slot = $4, confirmed_at = $5, error_message = $6 WHERE id = $1 AND status IN ('pending', 'submitted') RETURNING id",
+        [tradeId, u.status, u.actualProfit ?? null, u.slot ?? null, u.confirmedAt ?? null, clip(u.error)],
+      );
+      if (rows.length === 0) return false;
+      await tx.query('UPDATE trade_submissions SET fees = COALESCE($2, fees), bundle_id = COALESCE($3, bundle_id) WHERE trade_id = $1', [tradeId, u.fees ?? null, u.bundleId ?? null]);
+      return true;
+    });
+  }
+
+  /** The trade of an opportunity, or null. */
+  async byOpportunity(opportunityId: string): Promise<StoredTrade | null> {
+    const rows = await this.db.query<StoredRow>(
+      `SELECT t.id, s.opportunity_id, t.strategy, t.wallet_id, t.status, t.signature, t.expected_profit, t.actual_profit, t.error_message, t.slot,
+              t.confirmed_at, s.path, s.paper, s.profit_mint, s.tip, s.fees, s.transaction, s.last_valid_block_height, s.bundle_id, s.submitted_at
+         FROM trade_submissions s JOIN trades t ON t.id = s.trade_id WHERE s.opportunity_id = $1`,
+      [opportunityId],
+    );
+    const r = rows[0];
+    if (r === undefined) return null;
+    return {
+      id: r.id,
+      opportunityId: r.opportunity_id,
+      strategy: r.strategy,
+      walletId: r.wallet_id,
+      status: r.status,
+      signature: r.signature,
+      expectedProfit: r.expected_profit,
+      actualProfit: r.actual_profit,
+      errorMessage: r.error_message,
+      slot: r.slot,
+      confirmedAt: r.confirmed_at,
+      path: r.path,
+      paper: r.paper,
+      profitMint: r.profit_mint,
+      tip: r.tip,
+      fees: r.fees,
+      transaction: r.transaction,
+      lastValidBlockHeight: r.last_valid_block_height,
+      bundleId: r.bundle_id,
+      submittedAt: r.submitted_at,
+    };
+  }
+
+  /** One executor_metrics row. */
+  async recordMetrics(executorId: string, at: Date, txSubmitted: number, successRate: number | null): Promise<void> {
+    await this.db.query('INSERT INTO executor_metrics ("timestamp", executor_id, tx_submitted, success_rate) VALUES ($1, $2, $3, $4) ON CONFLICT (executor_id, "timestamp") DO NOTHING', [at, executorId, txSubmitted, successRate]);
+  }
+}

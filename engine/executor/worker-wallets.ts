@@ -1,0 +1,138 @@
+/**
+ * The executor's choice of a worker wallet for one trade (spec 03): among the enabled wallets of
+ * tier `worker`, the first (least recently used first) whose `lock:executor:{wallet_id}` this
+ * executor can take (SET NX, 30 s, released only by its owner) and whose balances, read from the
+ * chain at that moment (getBalance, getTokenAccountsByOwner), cover the trade: the input mint's
+ * tokens summed over its token accounts ≥ the input, and lamports ≥ fees + tip + a reserve for the
+ * rent of token accounts the route may create (`LAMPORT_RESERVE`).
+ *
+ * Outcomes: a wallet (locked, with its opened key), or
+ * - `busy`: every wallet that could pay is locked by a trade in flight (here or in another
+ *   executor): the opportunity should wait and come back, not be dropped;
+ * - `none`: no enabled worker wallet holds enough: the opportunity is skipped.
+ *
+ * Keys are opened once per wallet (scrypt is slow) and kept in memory for the process.
+ */
+import type { Keypair } from '../chain/index.js';
+import type { Logger } from '../obs/index.js';
+import type { ChainClient } from '../rpc/index.js';
+import type { ExecutorLock, KeySpace } from '../state/index.js';
+import { type WalletManager, WalletTier, type WalletRecord } from '../wallets/index.js';
+
+/** Lamports kept aside beyond fees and tip: rent of up to two new token accounts, and change. */
+export const LAMPORT_RESERVE = 5_000_000n;
+
+export interface WalletNeed {
+  mint: string;
+  amount: bigint;
+  /** Fees and tip, lamports. */
+  lamports: bigint;
+}
+
+export interface HeldWallet {
+  wallet: WalletRecord;
+  keypair: Keypair;
+  lock: ExecutorLock;
+}
+
+export type WalletChoice = { kind: 'held'; held: HeldWallet } | { kind: 'busy' } | { kind: 'none'; reason: string };
+
+export interface WorkerWalletsOptions {
+  wallets: WalletManager;
+  keys: KeySpace;
+  chain: ChainClient;
+  /** How long the wallet list is reused before it is read again, ms (default 5,000). */
+  listTtlMs?: number;
+  /** Lock TTL (spec 03: 30 s; tests shorten it). */
+  lockTtlMs?: number;
+  logger?: Logger;
+}
+
+export class WorkerWallets {
+  private list: WalletRecord[] = [];
+  private listReadAt = -Infinity;
+  private readonly keypairs = new Map<string, Keypair>();
+  private readonly lastUsed = new Map<string, number>();
+  private useCounter = 0;
+
+  constructor(private readonly options: WorkerWalletsOptions) {}
+
+  private async candidates(): Promise<WalletRecord[]> {
+    const now = Date.now();
+    if (now - this.listReadAt > (this.options.listTtlMs ?? 5_000)) {
+      this.list = await this.options.wallets.repo.list({ tier: WalletTier.Worker, enabled: true });
+      this.listReadAt = now;
+    }
+    return [...this.list].sort((a, b) => (this.lastUsed.get(a.id) ?? -1) - (this.lastUsed.get(b.id) ?? -1));
+  }
+
+  /**
+   * Opens the keys of every enabled worker wallet now, so that no trade waits for a key's scrypt
+   * derivation (about a hundred milliseconds each) at its first use. Returns how many were opened.
+   */
+  async warm(): Promise<number> {
+    const list = await this.candidates();
+    for (const wallet of list) await this.keypairOf(wallet);
+    return list.length;
+  }
+
+  /** The wallet's key, opened once. */
+  async keypairOf(wallet: WalletRecord): Promise<Keypair> {
+    let kp = this.keypairs.get(wallet.id);
+    if (kp === undefined) {
+      kp = await this.options.wallets.signer(wallet);
+      this.keypairs.set(wallet.id, kp);
+    }
+    return kp;
+  }
+
+  /** What `wallet` holds now: lamports and the amount of `mint` over its token accounts. */
+  private async holdings(wallet: WalletRecord, mint: string): Promise<{ lamports: bigint; tokens: bigint }> {
+    const [lamports, accounts] = await Promise.all([this.options.chain.getBalance(wallet.address), this.options.chain.getTokenAccountsByOwner(wallet.address)]);
+    let tokens = 0n;
+    for (const a of accounts) if (a.mint === mint) tokens += a.amount;
+    return { lamports, tokens };
+  }
+
+  /** Locks and returns a wallet that can pay `need` (see the module comment). */
+  async acquire(need: WalletNeed, transactionId: string): Promise<WalletChoice> {
+    let locked = 0;
+    const list = await this.candidates();
+    if (list.length === 0) return { kind: 'none', reason: 'no enabled worker wallet' };
+    for (const wallet of list) {
+      const lock = await this.options.keys.acquireExecutorLock(wallet.id, transactionId, ...(this.options.lockTtlMs === undefined ? [] : [this.options.lockTtlMs]));
+      if (lock === null) {
+        locked++;
+        continue;
+      }
+      try {
+        const h = await this.holdings(wallet, need.mint);
+        if (h.tokens >= need.amount && h.lamports >= need.lamports + LAMPORT_RESERVE) {
+          this.lastUsed.set(wallet.id, ++this.useCounter);
+          return { kind: 'held', held: { wallet, keypair: await this.keypairOf(wallet), lock } };
+        }
+      } catch (err) {
+        await lock.release().catch(() => false);
+        throw err;
+      }
+      await lock.release();
+    }
+    // Locked wallets may be the ones with the funds: wait for them rather than drop the trade.
+    if (locked > 0) return { kind: 'busy' };
+    return { kind: 'none', reason: `no enabled worker wallet holds ${need.amount} of ${need.mint} and ${need.lamports + LAMPORT_RESERVE} lamports` };
+  }
+
+  /** The address of a wallet id, or undefined. */
+  async addressOf(walletId: string): Promise<string | undefined> {
+    return this.list.find((w) => w.id === walletId)?.address ?? (await this.options.wallets.repo.byId(walletId))?.address;
+  }
+
+  /** A specific wallet (a redelivered trade's), locked; null while another trade holds it. */
+  async acquireById(walletId: string, transactionId: string): Promise<HeldWallet | null> {
+    const wallet = await this.options.wallets.repo.byId(walletId);
+    if (wallet === null) return null;
+    const lock = await this.options.keys.acquireExecutorLock(wallet.id, transactionId, ...(this.options.lockTtlMs === undefined ? [] : [this.options.lockTtlMs]));
+    if (lock === null) return null;
+    return { wallet, keypair: await this.keypairOf(wallet), lock };
+  }
+}

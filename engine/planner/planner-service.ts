@@ -1,0 +1,115 @@
+/**
+ * The planner service: market events in, trade opportunities out.
+ *
+ *   MARKET_EVENTS market.events.*.pool_update ──durable consumer, explicit ack (DeadLetterConsumer)──▶
+ *     decode ─▶ re-read the pool (PlannerPools) ─▶ every strategy ─▶ publish each opportunity on
+ *     trade.opportunities.<strategy> (TRADE_OPPORTUNITIES) ─▶ ack
+ *
+ * A message is acknowledged only after every opportunity it led to was stored by the stream. A
+ * failure (undecodable message, pool unreadable, publish refused) is thrown: the consumer naks it
+ * and it comes back; after 5 deliveries it goes to the dead-letter stream (engine/bus/dead-letter.ts).
+ * Strategies run one event at a time, in order, so their state (grid levels, DCA intervals) is never
+ * raced.
+ */
+import { ErrorCode, TpError } from '../errors.js';
+import type { Logger } from '../obs/index.js';
+import type { MarketEvent } from '../market/index.js';
+import type { PlannerMetrics } from './planner-metrics.js';
+import type { PlannerPools } from '../trading/index.js';
+import type { StrategyStore } from './strategy-store.js';
+import type { Strategy, TradeOpportunity } from '../messages/index.js';
+
+/** One configured strategy (one strategy_configs row). */
+export interface PlannerStrategy {
+  readonly id: string;
+  readonly type: Strategy;
+  /** The opportunities this event leads to (after the pool it names was refreshed). */
+  onMarketEvent(event: MarketEvent, receivedAt: number): Promise<TradeOpportunity[]> | TradeOpportunity[];
+  /** Called after an opportunity of this strategy was stored by the stream (grid/DCA record it). */
+  onPublished?(op: TradeOpportunity): Promise<void> | void;
+}
+
+/** Where the opportunities go: the stream (OpportunityPublisher), or a backtest's collector. Rejects to fail the event. */
+export interface OpportunitySink {
+  publish(op: TradeOpportunity): Promise<unknown>;
+}
+
+export interface PlannerServiceOptions {
+  plannerId: string;
+  strategies: readonly PlannerStrategy[];
+  pools: PlannerPools;
+  publisher: OpportunitySink;
+  metrics: PlannerMetrics;
+  store?: StrategyStore;
+  logger?: Logger;
+  now?: () => number;
+}
+
+export class PlannerService {
+  private readonly now: () => number;
+  private intervalTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: PlannerServiceOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Handles one market event; resolves with the opportunities published. Throws to have it redelivered. */
+  async handle(event: MarketEvent, receivedAt = this.now()): Promise<TradeOpportunity[]> {
+    const { pools, strategies, publisher, metrics, logger } = this.options;
+    try {
+      const failed = await pools.refresh([event.poolAddress]);
+      const reason = failed.get(event.poolAddress);
+      if (reason !== undefined) throw new TpError(ErrorCode.Unavailable, `pool ${event.poolAddress} could not be read: ${reason}`, { context: { pool: event.poolAddress } });
+      const published: TradeOpportunity[] = [];
+      for (const strategy of strategies) {
+        const ops = await strategy.onMarketEvent(event, receivedAt);
+        for (const op of ops) {
+          try {
+            await publisher.publish(op);
+          } catch (err) {
+            metrics.publishErrors.inc({ strategy: op.strategy });
+            throw err;
+          }
+          metrics.published(op, event.timestamp, this.now());
+          await strategy.onPublished?.(op);
+          published.push(op);
+          logger?.info({ id: op.id, strategy: op.strategy, strategyId: op.strategyId, profit: op.expectedProfit.toString(), input: op.inputAmount.toString(), hops: op.route.length }, 'opportunity published');
+        }
+      }
+      metrics.events.inc({ outcome: 'ok' });
+      return published;
+    } catch (err) {
+      metrics.events.inc({ outcome: 'failed' });
+      throw err;
+    }
+  }
+
+  /** Writes a planner_metrics row and marks the strategies run, every `intervalMs`. */
+  startMetricsRows(intervalMs: number): void {
+    const store = this.options.store;
+    if (store === undefined) return;
+    const tick = async (): Promise<void> => {
+      const at = new Date(this.now());
+      const row = this.options.metrics.interval();
+      try {
+        await store.recordMetrics(this.options.plannerId, at, row.opportunitiesFound, row.avgProfit);
+        for (const s of this.options.strategies) await store.markRun(s.id, at);
+      } catch (err) {
+        this.options.logger?.warn({ err }, 'planner_metrics row not written');
+      }
+    };
+    this.intervalTimer = setInterval(() => void tick(), intervalMs);
+    this.intervalTimer.unref();
+    this.flushRow = tick;
+  }
+
+  private flushRow: (() => Promise<void>) | undefined;
+
+  /** Stops the metrics rows, writing the last interval's. */
+  async close(): Promise<void> {
+    if (this.intervalTimer !== undefined) clearInterval(this.intervalTimer);
+    this.intervalTimer = undefined;
+    await this.flushRow?.();
+    this.flushRow = undefined;
+  }
+}

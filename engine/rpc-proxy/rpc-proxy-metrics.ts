@@ -1,0 +1,147 @@
+/**
+ * Prometheus metrics of the RPC proxy (`GET /rpc/metrics`). Requests, errors and latency of the
+ * upstream attempts by endpoint and method; the calls clients made; each endpoint's health; the
+ * WebSocket clients and subscriptions. `endpoint` labels are endpoint names (host:port), never
+ * URLs (they may carry API keys); `method` labels are bounded (rpc-methods.ts `methodLabel`).
+ * Gauges that mirror state are read at scrape time through `collect`.
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+import { LATENCY_SECONDS_BUCKETS, createMetricsRegistry, type MetricsRegistryOptions } from '../obs/index.js';
+
+export const RPC_PROXY_METRIC_NAMES = {
+  calls: 'rpc_proxy_calls_total',
+  callDuration: 'rpc_proxy_call_duration_seconds',
+  requests: 'rpc_proxy_requests_total',
+  errors: 'rpc_proxy_errors_total',
+  requestDuration: 'rpc_proxy_request_duration_seconds',
+  retries: 'rpc_proxy_retries_total',
+  endpointUp: 'rpc_proxy_endpoint_up',
+  endpointSlot: 'rpc_proxy_endpoint_slot',
+  endpointSlotLag: 'rpc_proxy_endpoint_slot_lag',
+  endpointLatency: 'rpc_proxy_endpoint_health_check_latency_seconds',
+  healthChecks: 'rpc_proxy_health_checks_total',
+  wsClients: 'rpc_proxy_ws_clients',
+  wsSubscriptions: 'rpc_proxy_ws_subscriptions',
+  wsResubscriptions: 'rpc_proxy_ws_resubscriptions_total',
+  wsNotifications: 'rpc_proxy_ws_notifications_total',
+} as const;
+
+/** How an upstream attempt failed (`kind` of rpc_proxy_errors_total), or how the proxy refused a call. */
+export const ErrorKind = {
+  /** The request never left: connection refused, DNS, connect timeout, or a timeout while queued. */
+  Connect: 'connect',
+  /** The connection failed after the request was handed to it. */
+  Network: 'network',
+  /** No answer within request_timeout after the request was handed to the connection. */
+  Timeout: 'timeout',
+  /** An HTTP status other than 200. */
+  Http: 'http',
+  /** A JSON-RPC error answer (HTTP 200; single calls only, a batch's items are not looked into). */
+  Rpc: 'rpc',
+  /** Answered by the proxy without an upstream (endpoint `none`): bad JSON, invalid call, body too large, shutting down. */
+  ParseError: 'parse_error',
+  InvalidRequest: 'invalid_request',
+  TooLarge: 'too_large',
+  ShuttingDown: 'shutting_down',
+} as const;
+export type ErrorKind = (typeof ErrorKind)[keyof typeof ErrorKind];
+
+/** The `endpoint` label of what the proxy answers itself. */
+export const NO_ENDPOINT = 'none';
+
+/** Read at scrape time. */
+export interface RpcProxyMetricsSources {
+  endpoints(): readonly { name: string; up: boolean; slot: bigint | null; slotLag: number | null; latencyMs: number | null }[];
+  wsClients(): number;
+  /** Client subscriptions by the endpoint holding them (`none`: being placed). */
+  wsSubscriptions(): ReadonlyMap<string, number>;
+}
+
+export interface RpcProxyMetrics {
+  readonly registry: Registry;
+  /** Calls clients made, by method and transport (`http` or `ws`); batch items count one each. */
+  readonly calls: Counter<'method' | 'transport'>;
+  /** From a call's arrival to its answer being written, retries included, by method. */
+  readonly callDuration: Histogram<'method'>;
+  /** Upstream HTTP requests (attempts), by endpoint and method (`batch` for a batch). */
+  readonly requests: Counter<'endpoint' | 'method'>;
+  readonly errors: Counter<'endpoint' | 'method' | 'kind'>;
+  readonly requestDuration: Histogram<'endpoint' | 'method'>;
+  /** Attempts after a call's first, by the endpoint tried and method. */
+  readonly retries: Counter<'endpoint' | 'method'>;
+  readonly healthChecks: Counter<'endpoint' | 'outcome'>;
+  readonly wsResubscriptions: Counter<'endpoint'>;
+  readonly wsNotifications: Counter<'endpoint'>;
+}
+
+export function createRpcProxyMetrics(sources: RpcProxyMetricsSources, options: MetricsRegistryOptions = {}): RpcProxyMetrics {
+  const registry = createMetricsRegistry(options);
+  const n = RPC_PROXY_METRIC_NAMES;
+  const registers = [registry];
+  const calls = new Counter({ name: n.calls, help: 'JSON-RPC calls received from clients, by method and transport (batch items count one each).', labelNames: ['method', 'transport'] as const, registers });
+  const callDuration = new Histogram({ name: n.callDuration, help: 'Time from a call arriving to its answer being sent, retries included, by method.', labelNames: ['method'] as const, buckets: [...LATENCY_SECONDS_BUCKETS], registers });
+  const requests = new Counter({ name: n.requests, help: 'Upstream HTTP requests (attempts), by endpoint and method ("batch" for a batch request).', labelNames: ['endpoint', 'method'] as const, registers });
+  const errors = new Counter({ name: n.errors, help: 'Failed upstream attempts by endpoint, method and kind; endpoint "none": calls the proxy refused itself.', labelNames: ['endpoint', 'method', 'kind'] as const, registers });
+  const requestDuration = new Histogram({ name: n.requestDuration, help: 'Duration of upstream HTTP attempts, answered or not, by endpoint and method.', labelNames: ['endpoint', 'method'] as const, buckets: [...LATENCY_SECONDS_BUCKETS], registers });
+  const retries = new Counter({ name: n.retries, help: 'Attempts after the first of a call, by the endpoint tried and method.', labelNames: ['endpoint', 'method'] as const, registers });
+  const healthChecks = new Counter({ name: n.healthChecks, help: 'Health checks (getHealth + getSlot) by endpoint and outcome (up, down, lagging).', labelNames: ['endpoint', 'outcome'] as const, registers });
+  const wsResubscriptions = new Counter({ name: n.wsResubscriptions, help: 'Client subscriptions subscribed again on another endpoint after theirs failed, by the new endpoint.', labelNames: ['endpoint'] as const, registers });
+  const wsNotifications = new Counter({ name: n.wsNotifications, help: 'Subscription notifications relayed to clients, by the endpoint they came from.', labelNames: ['endpoint'] as const, registers });
+  new Gauge({
+    name: n.endpointUp,
+    help: 'Whether the endpoint is in rotation (1) or out of it (0: down, lagging, or not checked yet).',
+    labelNames: ['endpoint'] as const,
+    registers,
+    collect() {
+      for (const e of sources.endpoints()) this.labels(e.name).set(e.up ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: n.endpointSlot,
+    help: 'The processed slot the endpoint reported at its last health check.',
+    labelNames: ['endpoint'] as const,
+    registers,
+    collect() {
+      for (const e of sources.endpoints()) if (e.slot !== null) this.labels(e.name).set(Number(e.slot));
+    },
+  });
+  new Gauge({
+    name: n.endpointSlotLag,
+    help: 'Slots the endpoint was behind the best endpoint at the last health check.',
+    labelNames: ['endpoint'] as const,
+    registers,
+    collect() {
+      for (const e of sources.endpoints()) if (e.slotLag !== null) this.labels(e.name).set(e.slotLag);
+    },
+  });
+  new Gauge({
+    name: n.endpointLatency,
+    help: 'Round trip of the endpoint\'s last health check getSlot, in seconds.',
+    labelNames: ['endpoint'] as const,
+    registers,
+    collect() {
+      for (const e of sources.endpoints()) if (e.latencyMs !== null) this.labels(e.name).set(e.latencyMs / 1000);
+    },
+  });
+  new Gauge({
+    name: n.wsClients,
+    help: 'WebSocket clients connected to /rpc/ws.',
+    registers,
+    collect() {
+      this.set(sources.wsClients());
+    },
+  });
+  new Gauge({
+    name: n.wsSubscriptions,
+    help: 'Open client subscriptions, by the endpoint holding them ("none": being placed on an endpoint).',
+    labelNames: ['endpoint'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const e of sources.endpoints()) this.labels(e.name).set(0);
+      for (const [endpoint, count] of sources.wsSubscriptions()) this.labels(endpoint).set(count);
+    },
+  });
+  return { registry, calls, callDuration, requests, errors, requestDuration, retries, healthChecks, wsResubscriptions, wsNotifications };
+}
