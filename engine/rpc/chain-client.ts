@@ -1,5 +1,5 @@
 import { TOKEN_PROGRAM_ID, base58 } from '../chain/index.js';
-import { RpcFailure } from './index.js';
+import { RpcFailure } from './rpc-errors.js';
 import { JsonRpcHttpClient } from './json-rpc-http-client.js';
 
 /**

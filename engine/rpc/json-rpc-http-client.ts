@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 
-import { RpcFailure } from './index.js';
+import { RpcFailure } from './rpc-errors.js';
 
 /**
  * One JSON-RPC 2.0 endpoint over HTTP (undici pool): a call goes out, the reply text and its parsed
