@@ -196,12 +196,21 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)(`three-node JetStream cluster
       await ensureConsumer(jsm, poolUpdatesConsumerSpec({ streamName: stream, subjectRoot: root, consumerName: 'quote-service' }));
       const streamLeader = async (): Promise<string | undefined> => (await settled(() => jsm.streams.info(stream))).cluster?.leader;
       const consumerLeader = async (): Promise<string | undefined> => (await settled(() => jsm.consumers.info(stream, 'quote-service'))).cluster?.leader;
-      for (let i = 0; i < 10 && (await consumerLeader()) === (await streamLeader()); i++) {
-        await nc.request(`$JS.API.CONSUMER.LEADER.STEPDOWN.${stream}.quote-service`, undefined, { timeout: 5_000 }).catch(() => undefined);
-        await waitFor(async () => (await consumerLeader()) !== undefined, 15_000, 'a new consumer leader');
-      }
-      const leader = await streamLeader();
-      expect(await consumerLeader()).not.toBe(leader);
+      // Step the consumer down until both leaders are known and differ in one observation (under
+      // load an election can land the consumer back on the stream leader, or move the stream's).
+      let leader: string | undefined;
+      await waitFor(async () => {
+        const [consumer, streamOne] = [await consumerLeader(), await streamLeader()];
+        if (consumer !== undefined && streamOne !== undefined && consumer !== streamOne) {
+          leader = streamOne;
+          return true;
+        }
+        if (consumer !== undefined) {
+          await nc.request(`$JS.API.CONSUMER.LEADER.STEPDOWN.${stream}.quote-service`, undefined, { timeout: 5_000 }).catch(() => undefined);
+        }
+        return false;
+      }, 60_000, 'the consumer leader off the stream leader');
+      expect(leader).toBeDefined();
       const scannerBus = BusConnection.open({ servers: cluster.urls, name: 'tidepool-scanner-test', reconnectWaitMs: 100 });
       closers.push(() => scannerBus.close());
       const quoteBus = BusConnection.open({ servers: cluster.urls, name: 'tidepool-quote-service-test', reconnectWaitMs: 100 });
