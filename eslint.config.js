@@ -23,8 +23,12 @@ const LAYERS = {
   bus: ['chain', 'scanner', 'pools', 'obs', 'config', 'common'],
   auth: ['config', 'obs'],
   quote: ['chain', 'dex', 'rpc', 'pools', 'cache', 'auth', 'obs', 'config', 'common', 'swap-api'],
-  external: ['chain', 'cache', 'quote', 'auth', 'obs', 'config', 'common'],
-  aggregator: ['chain', 'quote', 'bus', 'auth', 'obs', 'config', 'common'],
+  // The quote core's two transports, and the service that assembles core and transports.
+  'quote-http': ['chain', 'dex', 'cache', 'quote', 'auth', 'obs', 'config', 'common', 'swap-api'],
+  'quote-grpc': ['chain', 'dex', 'cache', 'quote', 'auth', 'obs', 'config', 'common'],
+  'quote-service': ['chain', 'dex', 'rpc', 'pools', 'cache', 'quote', 'quote-http', 'quote-grpc', 'auth', 'obs', 'config', 'common'],
+  external: ['chain', 'cache', 'quote', 'quote-grpc', 'auth', 'obs', 'config', 'common'],
+  aggregator: ['chain', 'quote', 'quote-grpc', 'bus', 'auth', 'obs', 'config', 'common'],
   'swap-api': ['chain', 'dex'],
   sim: ['chain', 'dex', 'obs', 'config', 'threads', 'common', 'swap-api'],
   // The platform (spec 03), one folder per service or shared concept. The messages that cross the
@@ -42,7 +46,7 @@ const LAYERS = {
   backtest: ['chain', 'dex', 'pools', 'cache', 'bus', 'obs', 'messages', 'state', 'trading', 'market', 'planner', 'executor'],
   'config-validator': ['chain', 'rpc', 'bus', 'obs', 'config', 'state', 'wallets'],
   // The web console sits on top of the platform: it reads every layer's state, none reads it.
-  console: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'aggregator', 'auth', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets', 'rpc-proxy', 'market', 'planner', 'executor', 'backtest', 'config-validator'],
+  console: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'quote-http', 'quote-grpc', 'quote-service', 'aggregator', 'auth', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets', 'rpc-proxy', 'market', 'planner', 'executor', 'backtest', 'config-validator'],
 };
 const ALL = Object.keys(LAYERS);
 const FOLDERS = [...ALL, 'app', 'cli'];

@@ -8,7 +8,7 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 /** The data flow's layering: each folder may import those before it, never those after. */
-const CHAIN = ['chain', 'dex', 'scanner', 'cache', 'quote', 'aggregator'] as const;
+const CHAIN = ['chain', 'dex', 'scanner', 'cache', 'quote', 'quote-grpc', 'aggregator'] as const;
 
 const eslint = new ESLint({ cwd: new URL('..', import.meta.url).pathname });
 
@@ -55,6 +55,15 @@ describe('import-boundary lint', () => {
     ];
     for (const [from, to] of refused) {
       expect(await reportedRules(`engine/${from}/boundary-probe.ts`, importing(`../${to}/index.js`)), `${from} → ${to}`).toContain('boundaries/element-types');
+    }
+  });
+
+  it('keeps the quote core free of its transports, and the transports of each other', async () => {
+    for (const [from, to] of [['quote', 'quote-http'], ['quote', 'quote-grpc'], ['quote', 'quote-service'], ['quote-http', 'quote-grpc'], ['quote-grpc', 'quote-http'], ['quote-http', 'quote-service']]) {
+      expect(await reportedRules(`engine/${from}/boundary-probe.ts`, importing(`../${to}/index.js`)), `${from} → ${to}`).toContain('boundaries/element-types');
+    }
+    for (const to of ['quote', 'quote-http', 'quote-grpc']) {
+      expect(await reportedRules('engine/quote-service/boundary-probe.ts', importing(`../${to}/index.js`)), `quote-service → ${to}`).toEqual([]);
     }
   });
 

@@ -29,7 +29,7 @@ import { join } from 'node:path';
 
 import { p99Figure, type Figure, type Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
-import { DEFAULT_MAX_QUOTES_PER_SECOND_PER_CLIENT } from '../../engine/quote/stream-budget.js';
+import { DEFAULT_MAX_QUOTES_PER_SECOND_PER_CLIENT } from '../../engine/quote-grpc/stream-budget.js';
 import { buildOpenloop, cpuSecondsOf, requireTools, runOpenloop, settle, startServer, stopServer, type ServerProcess } from '../load-tools.js';
 
 const RATE = 1_000;

@@ -10,7 +10,7 @@ import { bool, busServer, duration, hostPort, int, num, oneOf, port, str, url } 
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
-import { DEFAULT_STREAM_LIMITS } from '../quote/index.js';
+import { DEFAULT_STREAM_LIMITS } from '../quote-grpc/index.js';
 
 /** Spec 01 ports and upstream defaults. */
 export const DEFAULT_AGGREGATOR_HTTP_PORT = 8080;

@@ -9,7 +9,8 @@ import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 
 import { createGrpcAuth } from '../auth/index.js';
-import { StreamAdmission, acquireLoadMonitor, releaseLoadMonitor, type LoadSignal } from '../quote/index.js';
+import { StreamAdmission } from '../quote-grpc/index.js';
+import { acquireLoadMonitor, releaseLoadMonitor, type LoadSignal } from '../quote/index.js';
 import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
 import type { AggregatorConfig } from './aggregator-config.js';
 import { AggregatorCore } from './aggregator-core.js';

@@ -8,7 +8,7 @@ import { PoolCache } from '../cache/index.js';
 import { createQuoteMetrics } from '../obs/quote-metrics.js';
 import { quoteFromCache } from '../quote/cache-quoter.js';
 import { QuoteEngine } from '../quote/quote-engine.js';
-import { QuoteStreamServer } from '../quote/quote-stream-server.js';
+import { QuoteStreamServer } from '../quote-grpc/quote-stream-server.js';
 import { manualSimulator, storePool } from '../quote/testing.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import type { Simulator } from '../sim/simulator.js';

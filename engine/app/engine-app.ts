@@ -10,9 +10,10 @@ import { CachePoolStateSink, type PoolCache } from '../cache/index.js';
 import { redactedValues, type LoadedConfig } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import type { RpcPoolLoader } from '../pools/index.js';
-import { defaultQuoteConfig, type QuoteServiceConfig, type SharedQuoteCache } from '../quote/index.js';
+import { defaultQuoteConfig, type QuoteServiceConfig, createQuoteCache, createQuoteService, type QuoteService } from '../quote-service/index.js';
+import { type SharedQuoteCache } from '../quote/index.js';
 import { PoolRefresher } from '../quote/index.js';
-import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/index.js';
+
 import type { ScannerConfig } from '../scanner/index.js';
 import type { Scanner } from '../scanner/index.js';
 import { engineSchema, type EngineConfig } from './engine-config.js';

@@ -13,7 +13,7 @@ import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOpt
 import { port } from '../config/index.js';
 import { authIssues } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { quoteSchema } from '../quote/index.js';
+import { quoteSchema } from '../quote-service/index.js';
 import { scannerSchema } from '../scanner/index.js';
 
 const {

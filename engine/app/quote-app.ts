@@ -15,16 +15,12 @@
  * durable would split the updates among them; see engine/bus/pool-updates.ts).
  */
 import type { PoolCache } from '../cache/index.js';
-import { BusConnection, disabledBusStatus } from '../bus/index.js';
-import { PoolUpdateConsumer } from '../bus/index.js';
+import { BusConnection, disabledBusStatus, PoolUpdateConsumer } from '../bus/index.js';
 import type { Logger } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
-import { PoolContextReader } from '../quote/index.js';
-import { PoolRefresher } from '../quote/index.js';
-import type { QuoteServiceConfig } from '../quote/index.js';
-import { createQuoteCache, createQuoteService, type QuoteService } from '../quote/index.js';
-import { fallbackLoaderFromConfig } from '../quote/index.js';
-import type { SharedQuoteCache } from '../quote/index.js';
+import { PoolContextReader, PoolRefresher, type SharedQuoteCache } from '../quote/index.js';
+import { type QuoteServiceConfig, createQuoteCache, createQuoteService, type QuoteService, fallbackLoaderFromConfig } from '../quote-service/index.js';
+
 import { externalFallbackOf } from './quote-fallbacks.js';
 
 export interface QuoteAppOptions {

@@ -5,7 +5,8 @@
  */
 import { ProviderFallbackQuoter } from '../external/index.js';
 import { EpochClock } from '../pools/index.js';
-import type { ExternalQuoter, QuoteServiceConfig } from '../quote/index.js';
+import type { ExternalQuoter } from '../quote/index.js';
+import type { QuoteServiceConfig } from '../quote-service/index.js';
 import { RpcClient } from '../rpc/index.js';
 
 /** The external fallback of `config`, or undefined when `externalFallback.enabled` is false. */

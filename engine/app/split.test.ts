@@ -13,7 +13,7 @@ import { LOCAL_NATS_URL, connectLocal, deadPort, deleteStreams, uniqueName, uniq
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { PoolContextReader } from '../quote/pool-context-reader.js';
-import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote/quote-config.js';
+import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote-service/quote-config.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
 import { createQuoteApp, type QuoteApp } from './quote-app.js';

@@ -6,7 +6,7 @@ import { checkStartConfig, startSchema } from '../app/start-config.js';
 import { loadConfig } from '../config/loader.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { loadExternalConfig } from '../external/external-config.js';
-import { loadQuoteConfig } from '../quote/quote-config.js';
+import { loadQuoteConfig } from '../quote-service/quote-config.js';
 import { authEnabled, isLoopbackHost } from './auth-config.js';
 
 const SECRET = 'a-test-secret-that-is-32-bytes-long!!';

@@ -24,7 +24,7 @@ import { FakeProvider, StreamProbe, eventually, type StreamPairInput } from '../
 import { createLogger } from '../obs/logger.js';
 import { createQuoteMetrics } from '../obs/quote-metrics.js';
 import { QuoteEngine } from '../quote/quote-engine.js';
-import { QuoteStreamServer } from '../quote/quote-stream-server.js';
+import { QuoteStreamServer } from '../quote-grpc/quote-stream-server.js';
 import { manualSimulator, storePool } from '../quote/testing.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { DEFAULT_AUTH_SETTINGS, type AuthSettings } from './auth-config.js';

@@ -2,7 +2,7 @@
  * The one place the gRPC services check JWT bearer tokens: `authorization: Bearer <jwt>` call
  * metadata, verified by a JwtVerifier before the handler runs; a call without a valid token ends
  * with UNAUTHENTICATED (16) and a message saying what was wrong (never the token). Used by
- * engine/quote/stream-calls.ts (the local and external StreamBatchQuotes) and
+ * engine/quote-grpc/stream-calls.ts (the local and external StreamBatchQuotes) and
  * engine/aggregator/grpc-server.ts (QuoteAggregatorService, unary and stream).
  *
  * With auth off the guards return the handler itself: no cost at all. With auth on, a token

@@ -10,7 +10,7 @@ import { duration, int, num, oneOf, port, str, url } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
-import { DEFAULT_STREAM_LIMITS } from '../quote/index.js';
+import { DEFAULT_STREAM_LIMITS } from '../quote-grpc/index.js';
 
 export const DEFAULT_EXTERNAL_GRPC_PORT = 50053;
 export const DEFAULT_EXTERNAL_METRICS_PORT = 9093;

@@ -17,7 +17,7 @@
  * - Each result (quote or error quote) becomes the pair's latest and goes to the listeners.
  */
 import { type CircuitBreaker, CircuitState } from '../common/index.js';
-import type { StreamPair } from '../quote/index.js';
+import type { StreamPair } from '../quote-grpc/index.js';
 import { LogThrottle } from '../obs/index.js';
 import type { Logger } from '../obs/index.js';
 import { ExternalError, errorPolledQuote, polledQuote, type PolledQuote } from './external-quote.js';

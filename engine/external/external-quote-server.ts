@@ -2,7 +2,7 @@
  * The external upstream quote service's gRPC side (spec 01, default :50053):
  * `tidepool.v1.QuoteService.StreamBatchQuotes` answered from the ExternalPoller's results.
  *
- * - Requests are validated by the local service's rules (engine/quote/quote-stream-request.ts:
+ * - Requests are validated by the local service's rules (engine/quote-grpc/quote-stream-request.ts:
  *   1..1,000 pairs, base58 32-byte mints that differ, 0 < amount ≤ u64, slippage ≤ 10,000,
  *   update_interval 0 → 1,000 ms, < 10 → 10 ms, pairs deduplicated by pairID); a malformed one
  *   ends at once with INVALID_ARGUMENT naming the field.
@@ -12,15 +12,15 @@
  *   Idempotent.
  * - Each stream is a SERVER span under the caller's W3C trace context (a no-op while tracing is
  *   off), ended when the stream ends.
- * - The call handling, tracing and shutdown are the local service's (engine/quote/stream-calls.ts);
+ * - The call handling, tracing and shutdown are the local service's (engine/quote-grpc/stream-calls.ts);
  *   what is this service's own is the subscription and the pairs registered with the poller.
  */
 import type * as grpc from '@grpc/grpc-js';
 
 import type { GrpcAuth } from '../auth/index.js';
 import type { Logger } from '../obs/index.js';
-import type { StreamLimits, StreamRequest } from '../quote/index.js';
-import { StreamAdmission, StreamCalls } from '../quote/index.js';
+import type { StreamLimits, StreamRequest } from '../quote-grpc/index.js';
+import { StreamAdmission, StreamCalls } from '../quote-grpc/index.js';
 import type { PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';
 import type { ExternalPoller } from './external-poller.js';

@@ -9,7 +9,7 @@
 import { grpcStatusOf } from '../error-status.js';
 
 import { ErrorCode } from '../errors.js';
-import type { StreamPair } from '../quote/index.js';
+import type { StreamPair } from '../quote-grpc/index.js';
 import { WireSwapMode, minOutputAmount, type UpstreamQuote, type WireQuoteError } from '../quote/index.js';
 import { hopFeeInInputUnits, type ProviderQuote } from './provider-response.js';
 

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 
 import { describe, expect, it } from 'vitest';
 
-import { parseStreamRequest } from '../quote/quote-stream-request.js';
+import { parseStreamRequest } from '../quote-grpc/quote-stream-request.js';
 import type { UpstreamQuote } from '../quote/quote-wire.js';
 import { polledQuote, type PolledQuote } from './external-quote.js';
 import { createExternalMetrics } from './external-metrics.js';

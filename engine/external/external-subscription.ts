@@ -12,7 +12,7 @@
 import type { Logger } from '../obs/index.js';
 import { DueTimer } from '../common/index.js';
 import { LatestPerPairWriter, type MessageSink } from '../common/index.js';
-import type { StreamRequest } from '../quote/index.js';
+import type { StreamRequest } from '../quote-grpc/index.js';
 import type { UpstreamQuote } from '../quote/index.js';
 import { toStreamQuote, type PolledQuote } from './external-quote.js';
 import type { ExternalMetrics } from './external-metrics.js';

@@ -3,7 +3,7 @@
  * reference-counted so a pair shared by several streams is polled once, and dropped with the last
  * stream that watches it. Each entry holds its poll schedule and its latest result.
  */
-import type { StreamPair } from '../quote/index.js';
+import type { StreamPair } from '../quote-grpc/index.js';
 import type { PolledQuote } from './external-quote.js';
 
 export interface PairEntry {

@@ -54,7 +54,7 @@ export interface QuoteMetrics {
   readonly poolUpdateLatencySeconds: Histogram;
   /** Circuit breaker state: 0 closed, 1 half-open, 2 open ({@link CircuitBreakerStateValue}). */
   readonly circuitBreakerState: Gauge;
-  /** gRPC StreamBatchQuotes streams open now (engine/quote/quote-stream-server.ts). */
+  /** gRPC StreamBatchQuotes streams open now (engine/quote-grpc/quote-stream-server.ts). */
   readonly streamActiveStreams: Gauge;
   /** Quotes written to StreamBatchQuotes streams (error quotes included). */
   readonly streamQuotesSent: Counter;

@@ -4,7 +4,7 @@ import { PoolCache, U64_MAX } from '../cache/index.js';
 import { ErrorCode } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { CircuitBreaker, CircuitState } from '../common/index.js';
-import type { QuoteHttpServer } from './quote-http-server.js';
+import type { QuoteHttpServer } from '../quote-http/quote-http-server.js';
 import { FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
 
 /**

@@ -5,8 +5,8 @@ import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { ErrorCode } from '../errors.js';
 import { CircuitState } from '../common/index.js';
 import { LimitedPoolLoader } from './fallback-limiter.js';
-import { defaultQuoteConfig } from './quote-config.js';
-import { createQuoteCache, createQuoteService, type QuoteService } from './quote-service.js';
+import { defaultQuoteConfig } from '../quote-service/quote-config.js';
+import { createQuoteCache, createQuoteService, type QuoteService } from '../quote-service/quote-service.js';
 import { CountingLoader, FakeClock, manualSimulator, storePool } from './testing.js';
 
 /**

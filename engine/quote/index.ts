@@ -1,55 +1,28 @@
 /**
- * engine/quote: the quote service (spec 02): cache path, RPC fallback, circuit breaker, rate
- * limiter, uWebSockets.js HTTP server, metrics port, configuration and the service factory.
+ * engine/quote: the transport-free quote core (spec 02): the quote engine (cache path, memo, route
+ * choice, circuit breaker, RPC and external fallbacks), what it is asked (`QuoteRequest`) and what
+ * it answers (`QuoteAnswer`, with its JSON wire form in answer-json.ts), the pool directory and
+ * refresh, rate limiting, and the quote.proto message types every gRPC party shares (quote-wire.ts).
+ * Its transports are engine/quote-http (uWebSockets.js) and engine/quote-grpc; engine/quote-service
+ * assembles all three.
  */
 export { quoteFromCache } from './cache-quoter.js';
-export { QuoteSource, quoteOfAnswer, type Quote, type QuoteAnswer, type RouteHop, type RouteQuote } from './quote-answer.js';
+export { QuoteSource, quoteOfAnswer, type Quote, type QuoteAnswer, type QuoteBodyParts, type RouteHop, type RouteQuote } from './quote-answer.js';
 export { INTERNAL_FAILURE, badParameter, isQuoteFailure, quoteFailure, type QuoteFailure } from './quote-failure.js';
-export type { QuoteRequest, RouteFilter } from './quote-request.js';
+export { MAX_BATCH_QUOTES, ValidatedPubkeys, type PubkeyCheck, type QuoteRequest, type RouteFilter } from './quote-request.js';
 export type { ExternalQuoter, ExternalRoute } from './external-quoter.js';
 export { DEFAULT_INTERMEDIATE_MINTS, chooseRoute, routeQuoteOf, type HopChoice, type HopFinder, type PoolFacts } from './route-search.js';
-export { ALL_DEXES_MASK, DIRECT_ONLY_BIT, NO_FILTER_KEY, allowsDex, allowsMultiHop, routeFilterKey } from './route-filter.js';
+export { ALL_DEXES_MASK, DIRECT_ONLY_BIT, NO_FILTER_KEY, allowsDex, allowsMultiHop, parseDexList, routeFilterKey, routeFilterOf } from './route-filter.js';
 export { CacheRouteSearch, FILTERED_OUT_MESSAGE, type CacheRoute } from './cache-route-search.js';
-export { HealthStatus, QuoteEngine, type QuoteEngineOptions, type QuoteHealth, type QuoteResult } from './quote-engine.js';
+export { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS, HealthStatus, QuoteEngine, type QuoteEngineOptions, type QuoteHealth, type QuoteResult } from './quote-engine.js';
 export { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo, type MemoizedQuote, type QuoteMemoOptions } from './quote-memo.js';
-export { QuoteBodyWriter, quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
+export { QuoteBodyWriter, quoteBodyParts, quoteToJson } from './answer-json.js';
 export { QuoteErrorCode, isQuoteError, quoteError } from './errors.js';
-export { STATUS, httpErrorOf, httpErrorOfFailure, type HttpError } from './http-errors.js';
-export { DEFAULT_MAX_CLIENTS, DEFAULT_RATE_LIMIT_RPS, RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
-export { ValidatedPubkeys, parseQuoteQuery, quoteToJson, type PubkeyCheck } from './quote-json.js';
-export { QuoteHttpServer, type QuoteHttpServerOptions } from './quote-http-server.js';
+export { DEFAULT_MAX_CLIENTS, DEFAULT_RATE_LIMIT_MAX_BYTES, DEFAULT_RATE_LIMIT_RPS, RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
 export { DEFAULT_DIRECTORY_MAX_POOLS, PoolDirectory, type PoolIdentity } from './pool-directory.js';
 export { RpcQuoter, updateOfLoadedPool, type RpcQuote, type RpcQuoterOptions } from './rpc-quoter.js';
-export {
-  DEFAULT_CACHE_FIRST_TIMEOUT_MS,
-  DEFAULT_EXTERNAL_FALLBACK_TIMEOUT_MS,
-  DEFAULT_EXTERNAL_QUOTE_URL,
-  DEFAULT_FALLBACK_DEADLINE_MS,
-  DEFAULT_GRPC_PORT,
-  DEFAULT_QUOTE_METRICS_PORT,
-  DEFAULT_QUOTE_PORT,
-  defaultQuoteConfig,
-  loadQuoteConfig,
-  quoteSchema,
-  type QuoteServiceConfig,
-} from './quote-config.js';
-export { createFallbackLoader, fallbackLoaderFromConfig } from './rpc-loader.js';
 export { DEFAULT_VALIDATION_SAMPLE_SIZE, PoolValidator, differsFromCache, type PoolValidatorOptions, type ValidationRound } from './pool-validator.js';
 export { PoolUpdateHandler, type PoolUpdateHandlerOptions, type PoolUpdateOutcome } from './pool-update-handler.js';
-export { createQuoteCache, createQuoteService, type QuoteService, type QuoteServiceDeps, type QuoteServicePorts } from './quote-service.js';
-export { DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS } from './stream-calls.js';
-export { QUOTE_STREAM_SERVER_OPTIONS, QuoteStreamServer, type QuoteStreamServerOptions } from './quote-stream-server.js';
-export { QuoteSubscription, type QuoteSink } from './quote-subscription.js';
-export {
-  DEFAULT_STREAM_INTERVAL_MS,
-  MAX_STREAM_PAIRS,
-  MIN_STREAM_INTERVAL_MS,
-  StreamRequestError,
-  parseStreamRequest,
-  quoteErrorOf,
-  type StreamPair,
-  type StreamRequest,
-} from './quote-stream-request.js';
 export { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS, slippageOf, type Slippage } from './slippage.js';
 export {
   QuoteSourceName,
@@ -68,18 +41,5 @@ export { decodeSharedQuote, encodeSharedQuote, isSharedQuoteRequest, type Shared
 export { PoolContextReader } from './pool-context-reader.js';
 export { PoolRefresher } from './pool-refresher.js';
 export { pairId } from './quote-wire.js';
-export { StreamCalls } from './stream-calls.js';
-export {
-  DEFAULT_STREAM_LIMITS,
-  StreamAdmission,
-  checkStreamShape,
-  clientOfPeer,
-  streamClientKey,
-  isStreamRefusal,
-  type StreamLimits,
-  type StreamRefusal,
-  type StreamTicket,
-} from './stream-limits.js';
-export { LoadMonitor, acquireLoadMonitor, releaseLoadMonitor, type LoadSignal, type LoadThresholds } from './load-monitor.js';
-export { StreamPacer, type PacedWork } from './stream-pacer.js';
-export { LimitedPoolLoader, type FallbackLimitsOptions, type FallbackLimiterStats } from './fallback-limiter.js';
+export { DEFAULT_SHED_DELAY_MS, DEFAULT_SHED_UTILIZATION, LoadMonitor, acquireLoadMonitor, releaseLoadMonitor, type LoadSignal, type LoadThresholds } from './load-monitor.js';
+export { DEFAULT_FALLBACK_BACKOFF_MAX_MS, DEFAULT_FALLBACK_CONCURRENCY, DEFAULT_FALLBACK_RPS, LimitedPoolLoader, type FallbackLimitsOptions, type FallbackLimiterStats } from './fallback-limiter.js';

@@ -6,8 +6,8 @@ import { createQuoteMetrics } from '../obs/quote-metrics.js';
 import { createLogger } from '../obs/logger.js';
 import type { LoadedPool } from '../pools/index.js';
 import { PoolValidator } from './pool-validator.js';
-import { defaultQuoteConfig } from './quote-config.js';
-import { createQuoteService, type QuoteService } from './quote-service.js';
+import { defaultQuoteConfig } from '../quote-service/quote-config.js';
+import { createQuoteService, type QuoteService } from '../quote-service/quote-service.js';
 import { CountingLoader, manualSimulator } from './testing.js';
 
 /**

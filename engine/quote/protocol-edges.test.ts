@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PoolCache } from '../cache/index.js';
 import { ErrorCode } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
-import type { QuoteHttpServer } from './quote-http-server.js';
-import { createFallbackLoader } from './rpc-loader.js';
+import type { QuoteHttpServer } from '../quote-http/quote-http-server.js';
+import { createFallbackLoader } from '../quote-service/rpc-loader.js';
 import { manualSimulator, quoteHttpServer, storePool } from './testing.js';
 
 /**

@@ -6,8 +6,16 @@
  * u64 amounts are bigint here; adapters write them as decimal strings.
  */
 import type { SwapMode } from '../dex/index.js';
-import type { QuoteBodyParts } from './quote-body.js';
 import type { Slippage } from './slippage.js';
+
+/**
+ * A quote's /quote body serialized once (answer-json.ts): the UTF-8 bytes before and after the
+ * fields that change with every response.
+ */
+export interface QuoteBodyParts {
+  readonly head: Uint8Array;
+  readonly tail: Uint8Array;
+}
 
 /** Where the pool states behind an answer came from. */
 export const QuoteSource = {
@@ -80,7 +88,7 @@ export interface QuoteAnswer {
   readonly slippage: Slippage;
   /**
    * The GET /quote body of this answer without its per-answer fields, serialized once per memoized
-   * route (quote-body.ts); undefined when the answer was not memoized (RPC answers).
+   * route (answer-json.ts); undefined when the answer was not memoized (RPC answers).
    */
   readonly body: QuoteBodyParts | undefined;
 }

@@ -28,7 +28,6 @@ import { BreakerPolicy } from './breaker-policy.js';
 import { CircuitBreaker, CircuitState } from '../common/index.js';
 import { PoolDirectory } from './pool-directory.js';
 import { QuoteSource, type QuoteAnswer, type RouteQuote } from './quote-answer.js';
-import { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS } from './quote-config.js';
 import { INTERNAL_FAILURE, quoteFailure, withFallback, type QuoteFailure } from './quote-failure.js';
 import { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo } from './quote-memo.js';
 import { QuoteOutcomes } from './quote-outcomes.js';
@@ -38,6 +37,11 @@ import type { ExternalQuoter } from './external-quoter.js';
 import { DEFAULT_INTERMEDIATE_MINTS } from './route-search.js';
 import type { SharedQuoteCache } from './shared-quote-cache.js';
 import { DEFAULT_SLIPPAGE_BPS, slippageOf, type Slippage } from './slippage.js';
+
+/** Deadline of one RPC fallback (docs/architecture.md §3: 504 on deadline). */
+export const DEFAULT_FALLBACK_DEADLINE_MS = 2000;
+/** Spec 02 `HybridMode.CacheFirstTimeout`. */
+export const DEFAULT_CACHE_FIRST_TIMEOUT_MS = 10;
 
 export interface QuoteEngineOptions {
   cache: PoolCache;

@@ -8,7 +8,7 @@ import { CircuitBreaker, CircuitState } from '../common/index.js';
 import { QuoteErrorCode } from './errors.js';
 import { PoolDirectory } from './pool-directory.js';
 import type { QuoteEngineOptions } from './quote-engine.js';
-import type { QuoteHttpServer, QuoteHttpServerOptions } from './quote-http-server.js';
+import type { QuoteHttpServer, QuoteHttpServerOptions } from '../quote-http/quote-http-server.js';
 import { FakeClock, CountingLoader, manualSimulator, quoteHttpServer, storePool, syntheticAddress } from './testing.js';
 
 /**

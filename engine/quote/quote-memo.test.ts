@@ -7,7 +7,7 @@ import { TpError } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { quoteFromCache } from './cache-quoter.js';
 import { QuoteErrorCode, isQuoteError } from './errors.js';
-import { quoteToJson } from './quote-json.js';
+import { quoteToJson } from './answer-json.js';
 import { errorOfFailure } from './quote-failure.js';
 import { QuoteMemo, type MemoizedQuote } from './quote-memo.js';
 import { FakeClock, manualSimulator, storePool } from './testing.js';

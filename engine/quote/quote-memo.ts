@@ -36,12 +36,11 @@
  * the last tolerance asked (nearly every request asks the default), so a repeated request computes
  * no bigint.
  */
-import type { PoolCache } from '../cache/index.js';
-import { NO_ID } from '../cache/index.js';
+import { type PoolCache, NO_ID } from '../cache/index.js';
 import { SwapMode } from '../dex/index.js';
 import { CacheRouteSearch } from './cache-route-search.js';
-import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote } from './quote-answer.js';
-import { quoteBodyParts, type QuoteBodyParts } from './quote-body.js';
+import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote, type QuoteBodyParts } from './quote-answer.js';
+import { quoteBodyParts } from './answer-json.js';
 import type { QuoteFailure } from './quote-failure.js';
 import type { RouteFilter } from './quote-request.js';
 import { FILTER_KEY_COUNT, routeFilterKey } from './route-filter.js';
@@ -66,7 +65,7 @@ export interface MemoizedQuote {
   readonly version: number;
   /** When the newest pool of any leg read that was not a candidate was stored; -Infinity when none. */
   readonly excludedNewest: number;
-  /** The /quote body around its per-answer fields (quote-body.ts). */
+  /** The /quote body around its per-answer fields (answer-json.ts). */
   readonly body: QuoteBodyParts;
   /** The bounds of the last tolerance asked; written by QuoteMemo.slippageOf only. */
   lastSlippage: Slippage | undefined;

@@ -9,6 +9,7 @@
  * paths in `QuoteEngine.quote`.
  */
 
+import { isPubkey } from '../chain/index.js';
 import type { SwapMode } from '../dex/index.js';
 
 export interface QuoteRequest {
@@ -44,4 +45,30 @@ export interface RouteFilter {
   readonly excludeDexes: ReadonlySet<string> | undefined;
   /** Direct pools of the pair only: no route through an intermediate token. */
   readonly onlyDirectRoutes: boolean;
+}
+
+/** Most requests in one batch (spec 03: `POST /v1/quote/batch`, up to 100; gRPC GetQuotes alike). */
+export const MAX_BATCH_QUOTES = 100;
+
+/** Tells base58 public keys from other strings. */
+export interface PubkeyCheck {
+  isPubkey(text: string): boolean;
+}
+
+/**
+ * `isPubkey` (a base58 decode) with a memory of the strings it accepted, so the mints that every
+ * request names are decoded once. Bounded: forgets them all when `max` are held.
+ */
+export class ValidatedPubkeys implements PubkeyCheck {
+  private readonly known = new Set<string>();
+
+  constructor(private readonly max = 4096) {}
+
+  isPubkey(text: string): boolean {
+    if (this.known.has(text)) return true;
+    if (!isPubkey(text)) return false;
+    if (this.known.size >= this.max) this.known.clear();
+    this.known.add(text);
+    return true;
+  }
 }

@@ -5,7 +5,7 @@ import { JwtVerifier } from '../auth/index.js';
 import { PoolCache } from '../cache/index.js';
 import { ErrorCode } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
-import type { QuoteHttpServer } from './quote-http-server.js';
+import type { QuoteHttpServer } from '../quote-http/quote-http-server.js';
 import { RateLimiter } from './rate-limiter.js';
 import { FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
 

@@ -5,7 +5,9 @@
  * DEX) give the same key, so they share memo entries; names that are no DEX allow nothing.
  */
 import { DexCode, dexCodeOf } from '../cache/index.js';
-import { DEX_KINDS } from '../dex/index.js';
+import { DEX_KINDS, type Dex } from '../dex/index.js';
+import { DEX_LABELS, dexOfLabel } from '../swap-api/index.js';
+import { badParameter, type QuoteFailure } from './quote-failure.js';
 import type { RouteFilter } from './quote-request.js';
 
 /** Every DEX allowed. */
@@ -53,4 +55,38 @@ export function allowsMultiHop(key: number): boolean {
 /** True when `key` leaves a DEX out (some pool may be refused for its DEX). */
 export function filtersDexes(key: number): boolean {
   return (key & ALL_DEXES_MASK) !== ALL_DEXES_MASK;
+}
+
+const KNOWN_DEXES = (Object.entries(DEX_LABELS) as [Dex, string][]).map(([dex, label]) => `${dex} (${label})`).join(', ');
+
+/**
+ * A DEX list: an array of names, or one comma-separated string (the query form). Each name is a DEX
+ * kind (`dexa_amm`) or its public label (`Raydium`, any case). `strict`: an unknown name is a 400
+ * naming the parameter (the /v1 paths); otherwise it is dropped and matches nothing, as the public
+ * swap API does (`GET /swap/v1/quote`). Undefined for absent or empty (no filter).
+ */
+export function parseDexList(raw: unknown, parameter: string, strict: boolean): ReadonlySet<string> | undefined | QuoteFailure {
+  if (raw === undefined || raw === null) return undefined;
+  let names: unknown[];
+  if (typeof raw === 'string') names = raw.split(',');
+  else if (Array.isArray(raw)) names = raw;
+  else return badParameter(parameter, `parameter ${parameter} must be an array of DEX names or a comma-separated string`);
+  const set = new Set<string>();
+  let given = 0;
+  for (const name of names) {
+    if (typeof name !== 'string') return badParameter(parameter, `parameter ${parameter} must hold strings`);
+    if (name.trim() === '') continue;
+    given++;
+    const dex = dexOfLabel(name);
+    if (dex !== undefined) set.add(dex);
+    else if (strict) return badParameter(parameter, `parameter ${parameter}: unknown DEX ${JSON.stringify(name.trim())} (known: ${KNOWN_DEXES})`);
+  }
+  // Names given but none known (lenient form): an empty set, which admits no pool.
+  return given === 0 ? undefined : set;
+}
+
+/** The route filter of the three parameters; undefined when none narrows anything. */
+export function routeFilterOf(dexes: ReadonlySet<string> | undefined, excludeDexes: ReadonlySet<string> | undefined, onlyDirectRoutes: boolean): RouteFilter | undefined {
+  if (dexes === undefined && excludeDexes === undefined && !onlyDirectRoutes) return undefined;
+  return { dexes, excludeDexes, onlyDirectRoutes };
 }

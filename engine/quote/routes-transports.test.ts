@@ -9,9 +9,9 @@ import { loadTidepoolProto } from '../proto.js';
 import type { SimPoolView } from '../sim/market-view.js';
 import { quoteFromCache } from './cache-quoter.js';
 import type { QuoteEngineOptions } from './quote-engine.js';
-import type { QuoteHttpServer } from './quote-http-server.js';
-import { quoteToJson } from './quote-json.js';
-import { QuoteStreamServer } from './quote-stream-server.js';
+import type { QuoteHttpServer } from '../quote-http/quote-http-server.js';
+import { quoteToJson } from './answer-json.js';
+import { QuoteStreamServer } from '../quote-grpc/quote-stream-server.js';
 import { pairId, type UpstreamQuote } from './quote-wire.js';
 import { CountingLoader, FakeClock, manualSimulator, quoteHttpServer, storePool, syntheticAmmPool } from './testing.js';
 

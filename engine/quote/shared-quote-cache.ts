@@ -5,14 +5,14 @@
  * implementation over the platform's key space is engine/state `KvQuoteCache`, and engine/app
  * wires one in (Redis when REDIS_URL is set).
  *
- * The stored value is the GET /quote response (quote-json.ts) plus what a replica needs to trust it
+ * The stored value is the GET /quote response (answer-json.ts) plus what a replica needs to trust it
  * again: `cachedAt` (Unix ms of the answer) and each hop's `slot`. Only exact-in quotes without a
  * route filter are shared: the spec's key `quote:{input}:{output}:{amount}` names neither a swap
  * mode nor a filter, so any other answer under it could be read back as the wrong quote.
  */
 import { SwapMode } from '../dex/index.js';
 import { QuoteSource, quoteOfAnswer, type QuoteAnswer, type RouteHop, type RouteQuote } from './quote-answer.js';
-import { quoteToJson } from './quote-json.js';
+import { quoteToJson } from './answer-json.js';
 import type { QuoteRequest } from './quote-request.js';
 import { slippageOf } from './slippage.js';
 

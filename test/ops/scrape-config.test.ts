@@ -16,7 +16,7 @@ import { aggregatorSchema } from '../../engine/aggregator/aggregator-config.js';
 import { externalSchema } from '../../engine/external/external-config.js';
 import { hasPromtool, runPromtool } from '../../engine/obs/promtool.js';
 import { rpcProxySchema } from '../../engine/rpc-proxy/rpc-proxy-config.js';
-import { quoteSchema } from '../../engine/quote/quote-config.js';
+import { quoteSchema } from '../../engine/quote-service/quote-config.js';
 
 const DIR = resolve(import.meta.dirname, '../../ops/prometheus');
 

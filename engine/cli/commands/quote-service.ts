@@ -1,7 +1,7 @@
 import { createQuoteApp } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
-import { loadQuoteConfig, quoteSchema } from '../../quote/index.js';
+import { loadQuoteConfig, quoteSchema } from '../../quote-service/index.js';
 import { openSplitQuoteCache, startSplitServiceState } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';

@@ -4,7 +4,7 @@ import { PoolCache } from '../../cache/index.js';
 import { SwapMode } from '../../dex/index.js';
 import type { QuoteEngineOptions, QuoteRequest, QuoteResult } from '../../quote/index.js';
 import { PoolDirectory, QuoteEngine } from '../../quote/index.js';
-import type { QuoteHttpServer } from '../../quote/quote-http-server.js';
+import type { QuoteHttpServer } from '../../quote-http/quote-http-server.js';
 import { CountingLoader, FakeClock, manualSimulator, quoteHttpServer, storePool } from '../../quote/testing.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/index.js';
 import { KeySpace } from './key-space.js';

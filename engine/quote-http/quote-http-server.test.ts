@@ -6,12 +6,12 @@ import { Dex, SwapMode, directionFor, quoteSwap } from '../dex/index.js';
 import { CircuitBreakerStateValue } from '../obs/quote-metrics.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { CircuitBreaker } from '../common/index.js';
-import { quoteFromCache } from './cache-quoter.js';
-import { QuoteErrorCode } from './errors.js';
+import { quoteFromCache } from '../quote/cache-quoter.js';
+import { QuoteErrorCode } from '../quote/errors.js';
 import type { QuoteHttpServer } from './quote-http-server.js';
-import { quoteToJson } from './quote-json.js';
-import { RateLimiter } from './rate-limiter.js';
-import { FakeClock, manualSimulator, quoteHttpServer, storePool, syntheticAddress, syntheticAmmPool } from './testing.js';
+import { quoteToJson } from '../quote/answer-json.js';
+import { RateLimiter } from '../quote/rate-limiter.js';
+import { FakeClock, manualSimulator, quoteHttpServer, storePool, syntheticAddress, syntheticAmmPool } from '../quote/testing.js';
 
 /**
  * The quote service over real HTTP (port 0) on a cache filled with a manual simulator's pools.

@@ -1,73 +1,12 @@
 /**
- * The /quote wire format (docs/architecture.md §3): query validation (400 naming the parameter) and the
- * response JSON (camelCase, u64 amounts and slots as decimal strings).
+ * The GET /quote query (docs/architecture.md §3), validated into the engine's request: 400 naming the
+ * parameter. The answer's JSON is engine/quote's (answer-json.ts).
  */
 import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/index.js';
 import { SwapMode } from '../dex/index.js';
-import type { Quote } from './quote-answer.js';
-import { badParameter, isQuoteFailure, type QuoteFailure } from './quote-failure.js';
-import type { QuoteRequest } from './quote-request.js';
-import { parseDexList, routeFilterOf } from './quote-v1-request.js';
-import { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './slippage.js';
+import { badParameter, isQuoteFailure, type QuoteFailure, DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS, type PubkeyCheck, type QuoteRequest, parseDexList, routeFilterOf } from '../quote/index.js';
 
-/**
- * Quote JSON: camelCase, u64 amounts and slots as decimal strings. The field order is the body's
- * (quote-body.ts writes the per-answer fields, stateAgeMs to maxInputAmount, between two parts).
- */
-export function quoteToJson(q: Quote): Record<string, unknown> {
-  return {
-    inputMint: q.inputMint,
-    outputMint: q.outputMint,
-    swapMode: q.swapMode,
-    inputAmount: q.inputAmount.toString(),
-    outputAmount: q.outputAmount.toString(),
-    pool: q.pool,
-    dex: q.dex,
-    priceImpact: q.priceImpact,
-    fee: q.fee.toString(),
-    slot: q.slot.toString(),
-    stateAgeMs: q.stateAgeMs,
-    contextSlot: q.contextSlot.toString(),
-    slippageBps: q.slippageBps,
-    minOutputAmount: q.minOutputAmount.toString(),
-    maxInputAmount: q.maxInputAmount.toString(),
-    source: q.source,
-    route: q.route.map((h) => ({
-      pool: h.pool,
-      dex: h.dex,
-      inputMint: h.inputMint,
-      outputMint: h.outputMint,
-      inAmount: h.inAmount.toString(),
-      outAmount: h.outAmount.toString(),
-      fee: h.fee.toString(),
-      feeMint: h.feeMint,
-    })),
-  };
-}
-
-/** Tells base58 public keys from other strings. */
-export interface PubkeyCheck {
-  isPubkey(text: string): boolean;
-}
-
-/**
- * `isPubkey` (a base58 decode) with a memory of the strings it accepted, so the mints that every
- * request names are decoded once. Bounded: forgets them all when `max` are held.
- */
-export class ValidatedPubkeys implements PubkeyCheck {
-  private readonly known = new Set<string>();
-
-  constructor(private readonly max = 4096) {}
-
-  isPubkey(text: string): boolean {
-    if (this.known.has(text)) return true;
-    if (!isPubkey(text)) return false;
-    if (this.known.size >= this.max) this.known.clear();
-    this.known.add(text);
-    return true;
-  }
-}
 
 const DECODE_PUBKEYS: PubkeyCheck = { isPubkey };
 

@@ -1,7 +1,8 @@
 /**
  * The JSON bodies of `POST /v1/quote` and `POST /v1/quote/batch`, validated into the engine's
- * `QuoteRequest` (400 TP_ERR_BAD_PARAMETER naming the field, as a value: no exception), and the
- * route filter (`dexes`, `excludeDexes`, `onlyDirectRoutes`) every REST path shares.
+ * `QuoteRequest` (400 TP_ERR_BAD_PARAMETER naming the field, as a value: no exception). The route
+ * filter's fields (`dexes`, `excludeDexes`, `onlyDirectRoutes`) are read as every transport reads
+ * them (engine/quote route-filter.ts).
  *
  * Body of one quote (u64 amounts as decimal strings, so no client loses precision in a JSON number):
  * ```json
@@ -13,49 +14,8 @@
  * validated on its own, so one bad item is that item's error, never the batch's.
  */
 import { U64_MAX } from '../cache/index.js';
-import { SwapMode, type Dex } from '../dex/index.js';
-import { DEX_LABELS, dexOfLabel } from '../swap-api/index.js';
-import { badParameter, type QuoteFailure } from './quote-failure.js';
-import type { PubkeyCheck } from './quote-json.js';
-import type { QuoteRequest, RouteFilter } from './quote-request.js';
-import { MAX_SLIPPAGE_BPS } from './slippage.js';
-
-/** Most requests in one `POST /v1/quote/batch`. */
-export const MAX_BATCH_QUOTES = 100;
-
-const KNOWN_DEXES = (Object.entries(DEX_LABELS) as [Dex, string][]).map(([dex, label]) => `${dex} (${label})`).join(', ');
-
-/**
- * A DEX list: an array of names, or one comma-separated string (the query form). Each name is a DEX
- * kind (`dexa_amm`) or its public label (`Raydium`, any case). `strict`: an unknown name is a 400
- * naming the parameter (the /v1 paths); otherwise it is dropped and matches nothing, as the public
- * swap API does (`GET /swap/v1/quote`). Undefined for absent or empty (no filter).
- */
-export function parseDexList(raw: unknown, parameter: string, strict: boolean): ReadonlySet<string> | undefined | QuoteFailure {
-  if (raw === undefined || raw === null) return undefined;
-  let names: unknown[];
-  if (typeof raw === 'string') names = raw.split(',');
-  else if (Array.isArray(raw)) names = raw;
-  else return badParameter(parameter, `parameter ${parameter} must be an array of DEX names or a comma-separated string`);
-  const set = new Set<string>();
-  let given = 0;
-  for (const name of names) {
-    if (typeof name !== 'string') return badParameter(parameter, `parameter ${parameter} must hold strings`);
-    if (name.trim() === '') continue;
-    given++;
-    const dex = dexOfLabel(name);
-    if (dex !== undefined) set.add(dex);
-    else if (strict) return badParameter(parameter, `parameter ${parameter}: unknown DEX ${JSON.stringify(name.trim())} (known: ${KNOWN_DEXES})`);
-  }
-  // Names given but none known (lenient form): an empty set, which admits no pool.
-  return given === 0 ? undefined : set;
-}
-
-/** The route filter of the three parameters; undefined when none narrows anything. */
-export function routeFilterOf(dexes: ReadonlySet<string> | undefined, excludeDexes: ReadonlySet<string> | undefined, onlyDirectRoutes: boolean): RouteFilter | undefined {
-  if (dexes === undefined && excludeDexes === undefined && !onlyDirectRoutes) return undefined;
-  return { dexes, excludeDexes, onlyDirectRoutes };
-}
+import { SwapMode } from '../dex/index.js';
+import { MAX_BATCH_QUOTES, MAX_SLIPPAGE_BPS, badParameter, parseDexList, routeFilterOf, type PubkeyCheck, type QuoteFailure, type QuoteRequest } from '../quote/index.js';
 
 /** A JSON object (not an array, not null). */
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -38,13 +38,13 @@ import { DueTimer } from '../common/index.js';
 import type { QuoteBudget } from './stream-budget.js';
 import type { PacedWork, StreamPacer } from './stream-pacer.js';
 import { LatestPerPairWriter, type MessageSink } from '../common/index.js';
-import type { QuoteAnswer } from './quote-answer.js';
-import type { QuoteEngine, QuoteResult } from './quote-engine.js';
-import type { QuoteFailure } from './quote-failure.js';
-import type { QuoteRequest } from './quote-request.js';
+import type { QuoteAnswer, QuoteEngine, QuoteResult, QuoteFailure, QuoteRequest, UpstreamQuote } from '../quote/index.js';
+
+
+
 import { errorQuoteMessage, quoteErrorOf, type StreamPair, type StreamRequest } from './quote-stream-request.js';
-import { CACHE_ORIGIN, answerQuoteMessage, reissuedQuoteMessage } from './wire-quote.js';
-import type { UpstreamQuote } from './quote-wire.js';
+import { CACHE_ORIGIN, answerQuoteMessage, reissuedQuoteMessage } from './answer-message.js';
+
 
 /** Where quotes go: the gRPC call (a Node writable in object mode). */
 export type QuoteSink = MessageSink<UpstreamQuote>;

@@ -9,13 +9,42 @@
  * bytes as they are (a JS string would be converted to UTF-8 on every `end`). The bytes are
  * exactly `JSON.stringify(quoteToJson(q))` for the quote with those values (tested).
  */
-import type { Quote } from './quote-answer.js';
-import { quoteToJson } from './quote-json.js';
+import type { Quote, QuoteBodyParts } from './quote-answer.js';
 import type { Slippage } from './slippage.js';
 
-export interface QuoteBodyParts {
-  readonly head: Uint8Array;
-  readonly tail: Uint8Array;
+/**
+ * Quote JSON: camelCase, u64 amounts and slots as decimal strings. The field order is the body's
+ * (`QuoteBodyWriter` below writes the per-answer fields, stateAgeMs to maxInputAmount, between two parts).
+ */
+export function quoteToJson(q: Quote): Record<string, unknown> {
+  return {
+    inputMint: q.inputMint,
+    outputMint: q.outputMint,
+    swapMode: q.swapMode,
+    inputAmount: q.inputAmount.toString(),
+    outputAmount: q.outputAmount.toString(),
+    pool: q.pool,
+    dex: q.dex,
+    priceImpact: q.priceImpact,
+    fee: q.fee.toString(),
+    slot: q.slot.toString(),
+    stateAgeMs: q.stateAgeMs,
+    contextSlot: q.contextSlot.toString(),
+    slippageBps: q.slippageBps,
+    minOutputAmount: q.minOutputAmount.toString(),
+    maxInputAmount: q.maxInputAmount.toString(),
+    source: q.source,
+    route: q.route.map((h) => ({
+      pool: h.pool,
+      dex: h.dex,
+      inputMint: h.inputMint,
+      outputMint: h.outputMint,
+      inAmount: h.inAmount.toString(),
+      outAmount: h.outAmount.toString(),
+      fee: h.fee.toString(),
+      feeMint: h.feeMint,
+    })),
+  };
 }
 
 const utf8 = new TextEncoder();

@@ -2,10 +2,9 @@
  * A quote engine answer as a quote.proto `Quote` of the local quote service: what the quote stream
  * pushes (quote-subscription.ts) and the unary GetQuote / GetQuotes answer (quote-unary-calls.ts).
  */
-import { QuoteSource, type QuoteAnswer } from './quote-answer.js';
-import type { QuoteEngine } from './quote-engine.js';
+import { QuoteSource, type QuoteAnswer, type QuoteEngine, type UpstreamQuote } from '../quote/index.js';
 import { LOCAL_PROVIDER, wireSwapModeOf } from './quote-stream-request.js';
-import type { UpstreamQuote } from './quote-wire.js';
+
 
 /** The origin of a quote answered from the pool cache (quote.proto `QuoteOrigin`). */
 export const CACHE_ORIGIN = 'QUOTE_ORIGIN_CACHE';

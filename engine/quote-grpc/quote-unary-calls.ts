@@ -5,7 +5,7 @@
  *
  * - A request is validated into the engine's `QuoteRequest` (INVALID_ARGUMENT naming the field:
  *   `amount: ...`, `requests[3].dexes: ...`), with the same route filter parsing as the REST paths.
- * - GetQuote: the answer as a `Quote` (wire-quote.ts), or the failure's status from the code table
+ * - GetQuote: the answer as a `Quote` (answer-message.ts), or the failure's status from the code table
  *   (engine/error-status.ts) with `<code>: <message>` as details.
  * - GetQuotes: one `Quote` per request, in order; a request that fails (malformed or unquotable)
  *   is a Quote with `error` set, as on the stream; only a call without requests or with more
@@ -19,14 +19,13 @@ import { ErrorCode } from '../errors.js';
 import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/index.js';
 import { SwapMode } from '../dex/index.js';
-import type { QuoteEngine, QuoteResult } from './quote-engine.js';
-import { badParameter, isQuoteFailure, type QuoteFailure } from './quote-failure.js';
-import type { QuoteRequest } from './quote-request.js';
+import { type QuoteEngine, type QuoteResult, type QuoteRequest, badParameter, isQuoteFailure, type QuoteFailure, WireSwapMode, pairId, type UpstreamQuote, MAX_SLIPPAGE_BPS, MAX_BATCH_QUOTES, parseDexList, routeFilterOf } from '../quote/index.js';
+
 import { errorQuoteMessage, quoteErrorOf } from './quote-stream-request.js';
-import { MAX_BATCH_QUOTES, parseDexList, routeFilterOf } from './quote-v1-request.js';
-import { WireSwapMode, pairId, type UpstreamQuote } from './quote-wire.js';
-import { MAX_SLIPPAGE_BPS } from './slippage.js';
-import { answerQuoteMessage } from './wire-quote.js';
+
+
+
+import { answerQuoteMessage } from './answer-message.js';
 
 /** GetQuoteRequest as the loader hands it (camelCase; u64 as a decimal string; optional fields may be absent). */
 export interface GetQuoteRequestMessage {

@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Prng } from '../dex/testing/prng.js';
 import { SwapMode } from '../dex/index.js';
 import type { Quote } from './quote-answer.js';
-import { QuoteBodyWriter, quoteBodyParts } from './quote-body.js';
-import { quoteToJson } from './quote-json.js';
+import { QuoteBodyWriter, quoteBodyParts, quoteToJson } from './answer-json.js';
 import { slippageOf, type Slippage } from './slippage.js';
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;

@@ -8,12 +8,12 @@ import { PoolCache } from '../cache/index.js';
 import { GrpcStatus } from '../error-status.js';
 import { loadTidepoolProto } from '../proto.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
-import type { QuoteHttpServer } from './quote-http-server.js';
+import type { QuoteHttpServer } from '../quote-http/quote-http-server.js';
 import { QuoteStreamServer } from './quote-stream-server.js';
-import type { UpstreamQuote } from './quote-wire.js';
+import type { UpstreamQuote } from '../quote/quote-wire.js';
 import { QuoteBudget } from './stream-budget.js';
 import { clientOfPeer, streamClientKey } from './stream-limits.js';
-import { FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
+import { FakeClock, manualSimulator, quoteHttpServer, storePool } from '../quote/testing.js';
 
 /**
  * Issue 11 item 1 over a real grpc-js server and client: per-client and global stream limits

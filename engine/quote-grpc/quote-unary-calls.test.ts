@@ -8,13 +8,13 @@ import { ErrorCode } from '../errors.js';
 import { loadTidepoolProto } from '../proto.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { CircuitBreaker } from '../common/index.js';
-import { QuoteEngine } from './quote-engine.js';
-import { QuoteHttpServer } from './quote-http-server.js';
+import { QuoteEngine } from '../quote/quote-engine.js';
+import { QuoteHttpServer } from '../quote-http/quote-http-server.js';
 import { QuoteStreamServer } from './quote-stream-server.js';
-import { MAX_BATCH_QUOTES } from './quote-v1-request.js';
-import { pairId, type UpstreamQuote } from './quote-wire.js';
-import { RateLimiter } from './rate-limiter.js';
-import { FakeClock, manualSimulator, storePool } from './testing.js';
+import { MAX_BATCH_QUOTES } from '../quote/quote-request.js';
+import { pairId, type UpstreamQuote } from '../quote/quote-wire.js';
+import { RateLimiter } from '../quote/rate-limiter.js';
+import { FakeClock, manualSimulator, storePool } from '../quote/testing.js';
 
 /**
  * GetQuote and GetQuotes over real gRPC (port 0), through the engine GET /quote uses: the same

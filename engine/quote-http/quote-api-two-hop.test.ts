@@ -6,12 +6,12 @@ import { PoolCache } from '../cache/index.js';
 import { loadTidepoolProto } from '../proto.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { DEX_LABELS } from '../swap-api/index.js';
-import { QuoteEngine } from './quote-engine.js';
+import { QuoteEngine } from '../quote/quote-engine.js';
 import { QuoteHttpServer } from './quote-http-server.js';
-import { QuoteStreamServer } from './quote-stream-server.js';
-import type { UpstreamQuote } from './quote-wire.js';
-import { RateLimiter } from './rate-limiter.js';
-import { FakeClock, manualSimulator, storePool } from './testing.js';
+import { QuoteStreamServer } from '../quote-grpc/quote-stream-server.js';
+import type { UpstreamQuote } from '../quote/quote-wire.js';
+import { RateLimiter } from '../quote/rate-limiter.js';
+import { FakeClock, manualSimulator, storePool } from '../quote/testing.js';
 
 /**
  * Two-hop routes through every quote API transport: a manual simulator whose market has

@@ -23,9 +23,7 @@ import type * as grpc from '@grpc/grpc-js';
 
 import type { GrpcAuth } from '../auth/index.js';
 import type { Logger } from '../obs/index.js';
-import { DEFAULT_GRPC_PORT } from './quote-config.js';
-import type { QuoteEngine } from './quote-engine.js';
-import { acquireLoadMonitor, releaseLoadMonitor, type LoadSignal, type LoadThresholds } from './load-monitor.js';
+import { type QuoteEngine, acquireLoadMonitor, releaseLoadMonitor, type LoadSignal, type LoadThresholds } from '../quote/index.js';
 import { QuoteSubscription } from './quote-subscription.js';
 import { quoteUnaryHandlers } from './quote-unary-calls.js';
 import { StreamCalls } from './stream-calls.js';
@@ -37,6 +35,9 @@ import { StreamPacer } from './stream-pacer.js';
  * aggregator gone without a FIN) fails and frees its streams. grpc-js servers enforce no minimum
  * interval on the clients' own pings, so the aggregator's keepalive needs no permit here.
  */
+/** Spec 01: the local upstream quote service's gRPC port (StreamBatchQuotes). */
+export const DEFAULT_GRPC_PORT = 50052;
+
 export const QUOTE_STREAM_SERVER_OPTIONS: grpc.ServerOptions = {
   'grpc.keepalive_time_ms': 10_000,
   'grpc.keepalive_timeout_ms': 5_000,

@@ -14,7 +14,7 @@
  */
 import { performance } from 'node:perf_hooks';
 
-import type { LoadSignal } from './load-monitor.js';
+import type { LoadSignal } from '../quote/index.js';
 
 export const DEFAULT_STREAM_SLICE_MS = 0.5;
 

@@ -7,24 +7,21 @@
 import { createGrpcAuth } from '../auth/index.js';
 import { PoolCache } from '../cache/index.js';
 import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
-import type { Logger } from '../obs/index.js';
-import { createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
-import { LimitedPoolLoader } from './fallback-limiter.js';
+import { type Logger, createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
+import { LimitedPoolLoader, PoolDirectory, PoolUpdateHandler, PoolValidator, QuoteEngine, RateLimiter, type ExternalQuoter, type SharedQuoteCache } from '../quote/index.js';
 import type { PoolLoader } from '../pools/index.js';
-import { CircuitBreaker } from '../common/index.js';
-import { MetricsHttpServer } from '../common/index.js';
-import type { ExternalQuoter } from './external-quoter.js';
-import { PoolDirectory } from './pool-directory.js';
-import { PoolUpdateHandler } from './pool-update-handler.js';
-import { PoolValidator } from './pool-validator.js';
+import { CircuitBreaker, MetricsHttpServer } from '../common/index.js';
+
+
+
 import type { QuoteServiceConfig } from './quote-config.js';
-import { QuoteEngine } from './quote-engine.js';
-import { QuoteHttpServer } from './quote-http-server.js';
+
+import { QuoteHttpServer } from '../quote-http/index.js';
 import { quoteNotReady } from './quote-readiness.js';
-import { QuoteStreamServer } from './quote-stream-server.js';
-import { RateLimiter } from './rate-limiter.js';
+import { QuoteStreamServer } from '../quote-grpc/index.js';
+
 import { fallbackLoaderFromConfig } from './rpc-loader.js';
-import type { SharedQuoteCache } from './shared-quote-cache.js';
+
 
 export interface QuoteServiceDeps {
   /** The pool cache the bus consumer (or the in-process scanner) fills; see `createQuoteCache`. */

@@ -8,9 +8,8 @@ import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/index.js';
 import { SwapMode } from '../dex/index.js';
 import { clientErrorOf } from '../error-status.js';
-import type { QuoteFailure } from './quote-failure.js';
-import { MAX_SLIPPAGE_BPS } from './slippage.js';
-import { WireSwapMode, pairId, type UpstreamQuote, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteError } from './quote-wire.js';
+import { type QuoteFailure, MAX_SLIPPAGE_BPS, WireSwapMode, pairId, type UpstreamQuote, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteError } from '../quote/index.js';
+
 
 /** BatchQuoteRequest.pairs: 1 to 1,000 entries. */
 export const MAX_STREAM_PAIRS = 1000;

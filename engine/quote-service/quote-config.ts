@@ -10,23 +10,35 @@ import { isPubkey } from '../chain/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
-import { DEFAULT_FALLBACK_BACKOFF_MAX_MS, DEFAULT_FALLBACK_CONCURRENCY, DEFAULT_FALLBACK_RPS } from './fallback-limiter.js';
-import { DEFAULT_SHED_DELAY_MS, DEFAULT_SHED_UTILIZATION } from './load-monitor.js';
-import { MAX_STREAM_PAIRS, MIN_STREAM_INTERVAL_MS } from './quote-stream-request.js';
-import { DEFAULT_RATE_LIMIT_MAX_BYTES } from './rate-limiter.js';
-import { DEFAULT_INTERMEDIATE_MINTS } from './route-search.js';
-import { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './slippage.js';
-import { DEFAULT_MAX_QUOTES_PER_SECOND_PER_CLIENT } from './stream-budget.js';
-import { DEFAULT_MAX_PAIRS_PER_STREAM, DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_CLIENT, DEFAULT_MIN_STREAM_INTERVAL_MS } from './stream-limits.js';
+import {
+  DEFAULT_CACHE_FIRST_TIMEOUT_MS,
+  DEFAULT_FALLBACK_BACKOFF_MAX_MS,
+  DEFAULT_FALLBACK_CONCURRENCY,
+  DEFAULT_FALLBACK_DEADLINE_MS,
+  DEFAULT_FALLBACK_RPS,
+  DEFAULT_INTERMEDIATE_MINTS,
+  DEFAULT_RATE_LIMIT_MAX_BYTES,
+  DEFAULT_SHED_DELAY_MS,
+  DEFAULT_SHED_UTILIZATION,
+  DEFAULT_SLIPPAGE_BPS,
+  MAX_SLIPPAGE_BPS,
+} from '../quote/index.js';
+
+
+import {
+  DEFAULT_GRPC_PORT,
+  DEFAULT_MAX_PAIRS_PER_STREAM,
+  DEFAULT_MAX_QUOTES_PER_SECOND_PER_CLIENT,
+  DEFAULT_MAX_STREAMS,
+  DEFAULT_MAX_STREAMS_PER_CLIENT,
+  DEFAULT_MIN_STREAM_INTERVAL_MS,
+  MAX_STREAM_PAIRS,
+  MIN_STREAM_INTERVAL_MS,
+} from '../quote-grpc/index.js';
+
 
 export const DEFAULT_QUOTE_PORT = 8080;
 export const DEFAULT_QUOTE_METRICS_PORT = 9090;
-/** Spec 01: the local upstream quote service's gRPC port (StreamBatchQuotes). */
-export const DEFAULT_GRPC_PORT = 50052;
-/** Deadline of one RPC fallback (docs/architecture.md §3: 504 on deadline). */
-export const DEFAULT_FALLBACK_DEADLINE_MS = 2000;
-/** Spec 02 `HybridMode.CacheFirstTimeout`. */
-export const DEFAULT_CACHE_FIRST_TIMEOUT_MS = 10;
 
 /** The simulator's GET /quote (engine/sim/quote-api, HTTP port 8890): the external fallback's default. */
 export const DEFAULT_EXTERNAL_QUOTE_URL = 'http://127.0.0.1:8890/quote';

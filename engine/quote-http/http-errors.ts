@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 
 import { clientErrorOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
-import type { QuoteFailure } from './quote-failure.js';
+import type { QuoteFailure } from '../quote/index.js';
 
 /** The uWS status line of an HTTP status ("404 Not Found"); built once per status. */
 const lines = new Map<number, string>();

@@ -8,10 +8,10 @@ import { ErrorCode } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { DEX_LABELS } from '../swap-api/index.js';
 import { CircuitBreaker } from '../common/index.js';
-import { MAX_BATCH_QUOTES } from './quote-v1-request.js';
+import { MAX_BATCH_QUOTES } from '../quote/quote-request.js';
 import type { QuoteHttpServer } from './quote-http-server.js';
-import { RateLimiter } from './rate-limiter.js';
-import { FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
+import { RateLimiter } from '../quote/rate-limiter.js';
+import { FakeClock, manualSimulator, quoteHttpServer, storePool } from '../quote/testing.js';
 
 /**
  * The quote API's REST paths (/v1, /swap/v1/quote, /ready) over real HTTP (port 0) on a cache

@@ -11,11 +11,11 @@ import { hasPromtool, runPromtool } from '../obs/promtool.js';
 import { QUOTE_METRIC_NAMES } from '../obs/quote-metrics.js';
 import { loadTidepoolProto } from '../proto.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
-import { QuoteErrorCode } from './errors.js';
+import { QuoteErrorCode } from '../quote/errors.js';
 import { defaultQuoteConfig } from './quote-config.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from './quote-service.js';
-import type { UpstreamQuote } from './quote-wire.js';
-import { manualSimulator } from './testing.js';
+import type { UpstreamQuote } from '../quote/quote-wire.js';
+import { manualSimulator } from '../quote/testing.js';
 
 /**
  * createQuoteService as `tidepool quote-service` starts it: both ports bound (0), pool updates fed

@@ -40,7 +40,7 @@ import {
   type StreamRequest,
   type StreamRequestOptions,
 } from './quote-stream-request.js';
-import type { UpstreamQuote } from './quote-wire.js';
+import type { UpstreamQuote } from '../quote/index.js';
 import type { QuoteBudget } from './stream-budget.js';
 import { isStreamRefusal, streamClientKey, type StreamAdmission, type StreamTicket } from './stream-limits.js';
 

@@ -6,7 +6,7 @@
  * - the cache is disabled and there is no RPC fallback;
  * - the bus is enabled and not connected (`bus.status` other than connected / disabled / in-process).
  */
-import type { QuoteHealth } from './quote-engine.js';
+import type { QuoteHealth } from '../quote/index.js';
 
 const LIVE_BUS: ReadonlySet<string> = new Set(['connected', 'disabled', 'in-process']);
 

@@ -10,13 +10,13 @@ import { createQuoteMetrics, type QuoteMetrics } from '../obs/quote-metrics.js';
 import { loadTidepoolProto } from '../proto.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import type { SimPoolView } from '../sim/market-view.js';
-import { quoteFromCache } from './cache-quoter.js';
-import type { QuoteHttpServer } from './quote-http-server.js';
+import { quoteFromCache } from '../quote/cache-quoter.js';
+import type { QuoteHttpServer } from '../quote-http/quote-http-server.js';
 import { QuoteStreamServer } from './quote-stream-server.js';
 import { StreamRequestError, parseStreamRequest } from './quote-stream-request.js';
 import { QuoteSubscription } from './quote-subscription.js';
-import { maxInputAmount, minOutputAmount, type UpstreamQuote } from './quote-wire.js';
-import { CountingLoader, FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
+import { maxInputAmount, minOutputAmount, type UpstreamQuote } from '../quote/quote-wire.js';
+import { CountingLoader, FakeClock, manualSimulator, quoteHttpServer, storePool } from '../quote/testing.js';
 
 /**
  * The local upstream's StreamBatchQuotes over a real grpc-js server and client (port 0), quoting

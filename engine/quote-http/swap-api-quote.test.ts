@@ -3,10 +3,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PoolCache } from '../cache/index.js';
 import { SwapMode } from '../dex/index.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
-import { QuoteEngine } from './quote-engine.js';
-import type { QuoteRequest } from './quote-request.js';
+import { QuoteEngine } from '../quote/quote-engine.js';
+import type { QuoteRequest } from '../quote/quote-request.js';
 import { swapApiBodyOf, swapApiResponseOf } from './swap-api-quote.js';
-import { FakeClock, manualSimulator, storePool } from './testing.js';
+import { FakeClock, manualSimulator, storePool } from '../quote/testing.js';
 
 const sim = manualSimulator();
 afterAll(async () => {

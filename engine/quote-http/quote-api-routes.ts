@@ -30,11 +30,10 @@ import { ErrorCode } from '../errors.js';
 import { checkBearer, type BearerOutcome } from './http-bearer-auth.js';
 import { MAX_BATCH_BODY_BYTES, MAX_QUOTE_BODY_BYTES, readBody } from './http-body.js';
 import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
-import { quoteOfAnswer } from './quote-answer.js';
-import type { QuoteEngine, QuoteResult } from './quote-engine.js';
-import { badParameter, isQuoteFailure, type QuoteFailure } from './quote-failure.js';
-import { QuoteBodyWriter } from './quote-body.js';
-import { quoteToJson, type PubkeyCheck } from './quote-json.js';
+import { quoteOfAnswer, badParameter, isQuoteFailure, type QuoteFailure, QuoteBodyWriter, type QuoteEngine, type QuoteResult, quoteToJson, type PubkeyCheck } from '../quote/index.js';
+
+
+
 import { batchItemsOf, parseQuoteBody } from './quote-v1-request.js';
 import { poolPage } from './pool-listing.js';
 import { isSwapApiError, parseSwapApiQuery, swapApiBodyOf, swapApiErrorOf, swapApiErrorOfCode, type SwapApiError } from './swap-api-quote.js';
@@ -127,7 +126,7 @@ export function mountQuoteApiRoutes(app: uws.TemplatedApp, host: QuoteApiHost): 
 
   /**
    * A batch item of a result, written at once (a cache answer is the engine's reused object): a
-   * memoized answer's pre-serialized body (quote-body.ts, byte for byte the /quote JSON) copied out
+   * memoized answer's pre-serialized body (engine/quote answer-json.ts, byte for byte the /quote JSON) copied out
    * of the writer's reused buffer, anything else serialized.
    */
   const itemOf = (result: QuoteResult): BatchItem => {

@@ -15,20 +15,18 @@ import uws from '@trufflesuite/uws-js-unofficial';
 import type { JwtVerifier } from '../auth/index.js';
 import type { PoolCache } from '../cache/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { acquireHeapSampling, releaseHeapSampling } from '../obs/index.js';
-import type { Logger } from '../obs/index.js';
-import type { QuoteMetrics } from '../obs/index.js';
-import { quoteOfAnswer, type QuoteAnswer } from './quote-answer.js';
+import { acquireHeapSampling, releaseHeapSampling, type Logger, type QuoteMetrics } from '../obs/index.js';
+import { quoteOfAnswer, type QuoteAnswer, QuoteBodyWriter, type QuoteEngine, type QuoteResult, isQuoteFailure, RateLimiter, ValidatedPubkeys, quoteToJson } from '../quote/index.js';
 import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
 import { checkBearer, verifiedSubjectOf } from './http-bearer-auth.js';
 import { mountQuoteApiRoutes } from './quote-api-routes.js';
 import { oversizedRequest, repeatedParameter } from './http-request-limits.js';
-import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from '../common/index.js';
-import { QuoteBodyWriter } from './quote-body.js';
-import { HealthStatus, type QuoteEngine, type QuoteResult } from './quote-engine.js';
-import { isQuoteFailure } from './quote-failure.js';
-import { ValidatedPubkeys, parseQuoteQuery, quoteToJson, type QuoteQueryParams } from './quote-json.js';
-import { RateLimiter } from './rate-limiter.js';
+import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse, HealthStatus } from '../common/index.js';
+
+
+import { parseQuoteQuery, type QuoteQueryParams } from './quote-query.js';
+
+
 
 export interface QuoteHttpServerOptions {
   /** The quote engine every /quote goes through (shared with the gRPC quote stream). */

@@ -10,9 +10,8 @@
  */
 import type { PoolCache, PoolEntry } from '../cache/index.js';
 import { labelOfDex } from '../swap-api/index.js';
-import { badParameter, quoteFailure, type QuoteFailure } from './quote-failure.js';
+import { badParameter, quoteFailure, type QuoteFailure, type PubkeyCheck } from '../quote/index.js';
 import { ErrorCode } from '../errors.js';
-import type { PubkeyCheck } from './quote-json.js';
 
 export const DEFAULT_POOL_PAGE = 100;
 export const MAX_POOL_PAGE = 500;

@@ -35,11 +35,9 @@ import {
   type QuoteResponse,
   type RoutePlanStep,
 } from '../swap-api/index.js';
-import type { QuoteAnswer, RouteQuote } from './quote-answer.js';
-import type { QuoteFailure } from './quote-failure.js';
-import type { PubkeyCheck } from './quote-json.js';
-import type { QuoteRequest } from './quote-request.js';
-import { parseDexList, routeFilterOf } from './quote-v1-request.js';
+import { type QuoteAnswer, type RouteQuote, type QuoteFailure, type QuoteRequest, type PubkeyCheck, parseDexList, routeFilterOf } from '../quote/index.js';
+
+
 
 /** A swap API error as an HTTP answer. */
 export interface SwapApiError {
