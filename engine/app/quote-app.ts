@@ -8,20 +8,74 @@
  *   PoolRefresher: every RefreshSeconds the pools of the pool directory are read from RPC
  *
  * With `rpc.endpoints` empty there are no RPC reads at all: no fallback, no refresh, no contexts
- * (concentrated and DLMM pools are then not quotable from the cache). With `bus.enabled` false the
- * service only answers through the RPC fallback.
+ * (concentrated and DLMM pools are then not quotable from the cache).
+ *
+ * Monitored pools (`pools.monitored` / MONITORED_POOLS, else `pools.file`, as the scanner and the
+ * engine take them): read from RPC at start (before the ports report ready) and every
+ * RefreshSeconds by the same PoolRefresher and RpcPoolLoader the engine uses, beside whatever the
+ * bus names. With `bus.enabled` false ("no bus, RPC only") they are the service's pools: the
+ * setting is required then (MONITORED_POOLS, or a readable pools file), and so is rpc.endpoints.
  *
  * Several replicas: give each its own BUS_CONSUMER_NAME, so each sees every update (one shared
  * durable would split the updates among them; see engine/bus/pool-updates.ts).
  */
 import type { PoolCache } from '../cache/index.js';
 import { BusConnection, disabledBusStatus, PoolUpdateConsumer } from '../bus/index.js';
+import type { ConfigValues, LoadedConfig, LoadOptions } from '../config/index.js';
+import { ErrorCode, TpError } from '../errors.js';
+import { loadQuoteConfig, quoteSchema, type QuoteServiceConfig, createQuoteCache, createQuoteService, type QuoteService, fallbackLoaderFromConfig } from '../quote-service/index.js';
+import { monitoredPools, scannerSchema, type ScannerConfig } from '../scanner/index.js';
 import type { Logger } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
 import { PoolContextReader, PoolRefresher, type SharedQuoteCache } from '../quote/index.js';
-import { type QuoteServiceConfig, createQuoteCache, createQuoteService, type QuoteService, fallbackLoaderFromConfig } from '../quote-service/index.js';
 
 import { externalFallbackOf } from './quote-fallbacks.js';
+
+/**
+ * The settings of `tidepool quote-service`: the quote service's own and the monitored pools,
+ * taken exactly as the scanner and the engine take them (MONITORED_POOLS, MONITORED_POOLS_FILE).
+ */
+export const quoteServiceSchema = {
+  ...quoteSchema,
+  'pools.monitored': scannerSchema['pools.monitored'],
+  'pools.file': scannerSchema['pools.file'],
+};
+/** The quote service's config, with the monitored-pool settings (optional: tests pass the quote schema's alone). */
+export type QuoteAppConfig = QuoteServiceConfig & Partial<Pick<ConfigValues<typeof quoteServiceSchema>, 'pools.monitored' | 'pools.file'>>;
+
+/**
+ * Loads `tidepool quote-service`'s settings (loadQuoteConfig's checks), and with bus.enabled false
+ * requires what RPC alone needs: rpc.endpoints and monitored pools (MONITORED_POOLS, or a pools
+ * file that reads). Throws TP_ERR_CONFIG_INVALID / TP_ERR_CONFIG_FILE naming the settings.
+ */
+export function loadQuoteServiceConfig(options: LoadOptions = {}): LoadedConfig<typeof quoteServiceSchema> {
+  const loaded = loadQuoteConfig(options, quoteServiceSchema);
+  const v = loaded.values;
+  if (!v['bus.enabled']) {
+    if (v['rpc.endpoints'].length === 0) {
+      throw new TpError(ErrorCode.ConfigInvalid, 'bus.enabled: false (RPC only) needs rpc.endpoints (RPC_ENDPOINTS): there is nothing else to read pools from', {
+        context: { setting: 'rpc.endpoints' },
+      });
+    }
+    if (monitoredPoolsOf(v, true).length === 0) {
+      throw new TpError(ErrorCode.ConfigInvalid, `bus.enabled: false (RPC only) needs monitored pools: pools.monitored (MONITORED_POOLS) is empty and pools.file ${v['pools.file']} lists none`, {
+        context: { setting: 'pools.monitored' },
+      });
+    }
+  }
+  return loaded;
+}
+
+/**
+ * The monitored pools of a quote service: pools.monitored, else (when `fileToo`, or when the bus
+ * is off) the pools file. With the bus on and no explicit setting, none: the bus names the pools.
+ */
+function monitoredPoolsOf(config: QuoteAppConfig, fileToo: boolean): string[] {
+  const listed = config['pools.monitored'] ?? [];
+  if (listed.length > 0) return listed;
+  if (!fileToo || config['pools.file'] === undefined) return [];
+  return monitoredPools({ 'pools.monitored': listed, 'pools.file': config['pools.file'] } as ScannerConfig);
+}
 
 export interface QuoteAppOptions {
   logger: Logger;
@@ -40,6 +94,8 @@ export interface QuoteAppOptions {
 
 export interface QuoteApp {
   readonly quote: QuoteService;
+  /** The monitored pools read at start and at every refresh (see the module comment). */
+  readonly monitored: readonly string[];
   readonly cache: PoolCache;
   readonly bus: BusConnection | undefined;
   readonly consumer: PoolUpdateConsumer | undefined;
@@ -60,10 +116,14 @@ function dexAndAddress(subject: string): [string, string] {
   return [subject.slice(before + 1, last), subject.slice(last + 1)];
 }
 
-export function createQuoteApp(config: QuoteServiceConfig, options: QuoteAppOptions): QuoteApp {
+export function createQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions): QuoteApp {
   const log = options.logger;
   const cache = createQuoteCache(config);
   const loader = options.loader ?? fallbackLoaderFromConfig(config);
+  const monitored = monitoredPoolsOf(config, !config['bus.enabled']);
+  if (monitored.length > 0 && (loader === undefined || !config['cache.enabled'])) {
+    throw new TpError(ErrorCode.ConfigInvalid, `monitored pools need rpc.endpoints (RPC_ENDPOINTS) and cache.enabled to be read and kept`, { context: { setting: 'pools.monitored' } });
+  }
   const bus = config['bus.enabled'] ? BusConnection.open({ servers: config['bus.servers'], name: 'tidepool-quote-service', logger: log.child({ component: 'bus' }) }) : undefined;
   const external = externalFallbackOf(config);
   const quote = createQuoteService(config, {
@@ -106,7 +166,8 @@ export function createQuoteApp(config: QuoteServiceConfig, options: QuoteAppOpti
       : new PoolRefresher({
           loader,
           cache,
-          pools: () => quote.directory.addresses(),
+          // The monitored pools, and every pool the bus or a fallback made known.
+          pools: () => (monitored.length === 0 ? quote.directory.addresses() : [...new Set([...monitored, ...quote.directory.addresses()])]),
           intervalMs: config.refreshSeconds * 1000,
           logger: log.child({ component: 'refresher' }),
         });
@@ -114,6 +175,7 @@ export function createQuoteApp(config: QuoteServiceConfig, options: QuoteAppOpti
   let closed: Promise<void> | undefined;
   return {
     quote,
+    monitored,
     cache,
     bus,
     consumer,
@@ -122,8 +184,9 @@ export function createQuoteApp(config: QuoteServiceConfig, options: QuoteAppOpti
     async start() {
       const { port, metricsPort, grpcPort } = await quote.start();
       consumer?.start();
-      // The directory is empty at start: the first round is a no-op, later rounds read what the bus named.
-      await refresher?.start();
+      // The first round reads the monitored pools (none: a no-op, later rounds read what the bus named).
+      const first = await refresher?.start();
+      if (monitored.length > 0) log.info({ pools: monitored.length, stored: first?.stored ?? 0, failed: first?.failed ?? 0 }, 'monitored pools loaded');
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return { quote: `http://${host}:${port}`, quoteMetrics: `http://${host}:${metricsPort}/metrics`, localQuotes: `${host}:${grpcPort}` };
     },

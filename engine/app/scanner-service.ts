@@ -43,7 +43,7 @@ export function createAccountReads(endpoints: readonly string[], onThread: boole
  * LoadedPool keeps the accounts it was read from (the market scanner's event state).
  */
 export function createPoolLoader(config: ScannerConfig, fetcher: AccountReader, epochs?: EpochSource, options: { keepAccounts?: boolean } = {}): RpcPoolLoader {
-  const registry = createDecoderRegistry({ programIds: dexPrograms(config) });
+  const registry = createDecoderRegistry({ programIds: dexPrograms(config), ammLayout: config['pools.ammLayout'] });
   return new RpcPoolLoader(epochs === undefined ? { fetcher, registry, ...options } : { fetcher, registry, readMints: true, epochs, ...options });
 }
 

@@ -20,6 +20,8 @@ export {
   programIdsWith,
 } from './program-ids.js';
 export {
+  AMM_LAYOUTS,
+  AmmLayout,
   DecoderRegistry,
   UNKNOWN_DEX,
   createDecoderRegistry,
@@ -39,9 +41,9 @@ export {
   AMM_FEE_NUMERATOR,
   AmmStatus,
   ammSwapEnabled,
-  decodeAmmPool,
-  encodeAmmPool,
-  type AmmPoolFields,
+  decodeSimplifiedAmmPool,
+  encodeSimplifiedAmmPool,
+  type SimplifiedAmmPoolFields,
 } from './amm/amm-pool.js';
 export { quoteConstantProduct } from './amm/constant-product.js';
 
@@ -126,6 +128,7 @@ export {
   swapArrayKeys,
   ticksPerArray,
   whirlpoolTickArrayAddress,
+  withAmmVaultAccounts,
   type FetchedAccount,
   type PoolAccountsOptions,
   type PoolSwapState,
@@ -144,9 +147,13 @@ export {
   ammV4Authority,
   ammV4CanonicalAuthority,
   ammV4Keys,
-  writeAmmV4SwapFields,
+  decodeAmmInfo,
+  encodeAmmInfo,
+  isAmmInfoPool,
+  withAmmReserves,
+  withAmmVaultAmounts,
+  type AmmInfoFields,
   type AmmV4Keys,
-  type AmmV4SwapFields,
 } from './amm/amm-info.js';
 export {
   AMM_V4_SWAP_DATA_SIZE,

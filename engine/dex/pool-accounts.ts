@@ -9,7 +9,8 @@
  *   plus the AmmConfig (`pool.ammConfig`), which holds the trade fee;
  * - dexb_dlmm: bin arrays `["bin_array", pool, index as i64 little-endian]`, those the
  *   bin_array_bitmap marks, the active one and the next `arraysEachSide` each way;
- * - dexa_amm: none (the reserves live in the pool account).
+ * - dexa_amm: Raydium AMM v4 AmmInfo: its two vault token accounts (the reserves are their balances
+ *   less need_take_pnl); spec 02's simplified layout: none (the reserves live in the pool account).
  *
  * Outside the ±512-array bitmaps (the extension accounts are not decoded) consecutive arrays are
  * taken instead. An array that does not exist is simply absent from the context: the swap math
@@ -17,13 +18,16 @@
  */
 import { base58 } from '../chain/index.js';
 import { findProgramAddress } from '../chain/index.js';
+import { isAmmInfoPool, withAmmVaultAmounts } from './amm/amm-info.js';
 import { withAmmConfig } from './clmm/amm-config.js';
 import { CLMM_TICK_ARRAY_SIZE } from './clmm/tick-array.js';
 import { MAX_TICK, MIN_TICK } from './concentrated/tick-math.js';
 import { MAX_BITMAP_ARRAY_INDEX, MIN_BITMAP_ARRAY_INDEX, nextBinArrayWithLiquidity } from './dlmm/bin-array-bitmap.js';
 import { MAX_BIN_ARRAY_INDEX, MIN_BIN_ARRAY_INDEX, binArrayIndexOf } from './dlmm/bin-array.js';
 import type { DecodedAccount, DecoderRegistry } from './registry.js';
-import { Dex, type BinArray, type ConcentratedPool, type DecodedPool, type SwapContext, type TickArray } from './types.js';
+import { readPubkey } from './account-bytes.js';
+import { tokenAccountAmount } from './token-account.js';
+import { Dex, type AmmPool, type BinArray, type ConcentratedPool, type DecodedPool, type SwapContext, type TickArray } from './types.js';
 import { WHIRLPOOL_TICK_ARRAY_SIZE } from './whirlpool/tick-array.js';
 
 /** Tick or bin arrays read on each side of the current one, by default. */
@@ -133,18 +137,26 @@ export function swapArrayAddress(pool: DecodedPool, programId: string, key: numb
 
 /**
  * Every account `pool`'s quotes need besides the pool account, appended to `out`: its arrays
- * (ascending), then the Raydium AmmConfig. Derives each address (a few sha256 and curve checks):
- * callers that reload a pool often keep the addresses by key.
+ * (ascending), then the Raydium AmmConfig; for an AMM v4 AmmInfo its two vaults. Derives each
+ * address (a few sha256 and curve checks): callers that reload a pool often keep the addresses by key.
  */
 export function swapAccountAddresses(pool: DecodedPool, programId: string, options: PoolAccountsOptions = {}, out: string[] = []): string[] {
+  if (pool.dex === Dex.Amm) {
+    const vaults = reserveAccountsOf(pool);
+    if (vaults !== undefined) out.push(vaults[0], vaults[1]);
+    return out;
+  }
   for (const key of swapArrayKeys(pool, options)) out.push(swapArrayAddress(pool, programId, key));
   if (pool.dex === Dex.Clmm && pool.ammConfig !== undefined) out.push(pool.ammConfig);
   return out;
 }
 
-/** The token accounts holding the reserves (CL vaults, DLMM reserves); undefined for the AMM. */
+/**
+ * The token accounts holding the reserves (AMM v4 and CL vaults, DLMM reserves); undefined for
+ * spec 02's simplified AMM layout, whose reserves are in the pool account.
+ */
 export function reserveAccountsOf(pool: DecodedPool): readonly [string, string] | undefined {
-  if (pool.dex === Dex.Amm) return undefined;
+  if (pool.dex === Dex.Amm) return isAmmInfoPool(pool) ? [pool.vaultA!, pool.vaultB!] : undefined;
   if (pool.dex === Dex.Dlmm) return [pool.reserveX, pool.reserveY];
   return [pool.vaultA, pool.vaultB];
 }
@@ -200,7 +212,28 @@ export interface FetchedAccount {
   data: Uint8Array;
 }
 
-/** A pool ready to quote: Raydium CLMM with its AmmConfig's fee rate, and its swap context. */
+/**
+ * An AMM v4 pool with the balances of its two vault accounts as read (withAmmVaultAmounts), or
+ * why not: a vault that does not exist, is not an initialized token account, or holds another
+ * mint than the pool's side. Spec 02 pools are returned as they are.
+ */
+export function withAmmVaultAccounts(pool: AmmPool, vaultA: FetchedAccount | null | undefined, vaultB: FetchedAccount | null | undefined): AmmPool | string {
+  if (!isAmmInfoPool(pool)) return pool;
+  const amounts: bigint[] = [];
+  for (const [account, address, mint] of [
+    [vaultA, pool.vaultA!, pool.tokenA],
+    [vaultB, pool.vaultB!, pool.tokenB],
+  ] as const) {
+    if (account === null || account === undefined) return `vault ${address} does not exist`;
+    const amount = tokenAccountAmount(account.data);
+    if (amount === undefined) return `vault ${address} is not an initialized token account`;
+    if (readPubkey(account.data, 0) !== mint) return `vault ${address} holds ${readPubkey(account.data, 0)}, not ${mint}`;
+    amounts.push(amount);
+  }
+  return withAmmVaultAmounts(pool, amounts[0]!, amounts[1]!);
+}
+
+/** A pool ready to quote: Raydium CLMM with its AmmConfig's fee rate, AMM v4 with its vault balances, and its swap context. */
 export interface PoolSwapState {
   pool: DecodedPool;
   /** undefined for dexa_amm. */
@@ -262,7 +295,8 @@ export function assembleSwapState(pool: DecodedPool, decoded: readonly (DecodedA
 
 /**
  * The pool and swap context from fetched accounts: `accounts[i]` is what was read at
- * `addresses[i]` (null or undefined when absent), e.g. the addresses of swapAccountAddresses.
+ * `addresses[i]` (null or undefined when absent), e.g. the addresses of swapAccountAddresses
+ * (an AMM v4 pool takes its vault balances from them).
  */
 export function buildSwapState(
   registry: DecoderRegistry,
@@ -271,6 +305,13 @@ export function buildSwapState(
   accounts: readonly (FetchedAccount | null | undefined)[],
   nowSeconds?: bigint,
 ): PoolSwapState {
+  if (pool.dex === Dex.Amm) {
+    const vaults = reserveAccountsOf(pool);
+    if (vaults === undefined) return { pool, context: undefined };
+    const withVaults = withAmmVaultAccounts(pool, accounts[addresses.indexOf(vaults[0])], accounts[addresses.indexOf(vaults[1])]);
+    // A vault that cannot be read leaves the reserves unknown: the quote refuses (insufficient_liquidity_data).
+    return { pool: typeof withVaults === 'string' ? pool : withVaults, context: undefined };
+  }
   const decoded = new Array<DecodedAccount | undefined>(addresses.length);
   for (let i = 0; i < addresses.length; i++) decoded[i] = decodeSwapAccount(registry, pool, addresses[i]!, accounts[i]);
   return assembleSwapState(pool, decoded, nowSeconds);

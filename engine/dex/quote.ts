@@ -31,7 +31,7 @@ export function quoteSwap(pool: DecodedPool, req: SwapRequest, ctx: SwapContext 
 function quotePool(pool: DecodedPool, req: SwapRequest, ctx: SwapContext): SwapResult {
   switch (pool.dex) {
     case Dex.Amm:
-      return quoteConstantProduct(pool, req);
+      return quoteConstantProduct(pool, req, ctx);
     case Dex.Whirlpool:
       return quoteWhirlpool(pool, req, ctx);
     case Dex.Clmm:

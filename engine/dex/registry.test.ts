@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { ErrorCode, isTpError } from '../errors.js';
-import { encodeAmmPool } from './amm/amm-pool.js';
+import { encodeAmmInfo } from './amm/amm-info.js';
 import { encodeClmmAmmConfig } from './clmm/amm-config.js';
 import { encodeClmmPool } from './clmm/clmm-pool.js';
 import { encodeClmmTickArray } from './clmm/tick-array.js';
@@ -31,7 +31,7 @@ const ticks = (n: number) =>
 function accounts(): Array<{ owner: string; data: Uint8Array; kind: DecodedAccount['kind']; dex: Dex }> {
   const scenario = randomScenario(new Prng(7));
   return [
-    { owner: RAYDIUM_AMM_V4_PROGRAM_ID, kind: 'pool', dex: Dex.Amm, data: encodeAmmPool({ status: 1n, reserveA: 1n, reserveB: 2n, tokenA: K1, tokenB: K2 }) },
+    { owner: RAYDIUM_AMM_V4_PROGRAM_ID, kind: 'pool', dex: Dex.Amm, data: encodeAmmInfo({ status: 1n, nonce: 254n, coinDecimals: 9n, pcDecimals: 6n, swapFeeNumerator: 25n, swapFeeDenominator: 10_000n, coinVault: K1, coinMint: K1, pcVault: K2, pcMint: K2 }) },
     {
       owner: ORCA_WHIRLPOOL_PROGRAM_ID,
       kind: 'pool',

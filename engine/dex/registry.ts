@@ -10,7 +10,8 @@
  */
 import { ErrorCode, TpError, isTpError } from '../errors.js';
 import { DISCRIMINATOR_BYTES, hasDiscriminator } from './account-bytes.js';
-import { decodeAmmPool } from './amm/amm-pool.js';
+import { decodeAmmInfo } from './amm/amm-info.js';
+import { decodeSimplifiedAmmPool } from './amm/amm-pool.js';
 import { CLMM_AMM_CONFIG_DISCRIMINATOR, decodeClmmAmmConfig, type ClmmAmmConfig } from './clmm/amm-config.js';
 import { CLMM_POOL_DISCRIMINATOR, decodeClmmPool } from './clmm/clmm-pool.js';
 import { CLMM_TICK_ARRAY_DISCRIMINATOR, decodeClmmTickArray } from './clmm/tick-array.js';
@@ -20,7 +21,7 @@ import {
   decodeBinArray,
   decodeLbPair,
 } from './dlmm/index.js';
-import { programIdsWith } from './program-ids.js';
+import { RAYDIUM_AMM_V4_PROGRAM_ID, programIdsWith } from './program-ids.js';
 import {
   DEX_KINDS,
   Dex,
@@ -52,9 +53,23 @@ export interface DecoderStats {
   failures: Record<DexLabel, Partial<Record<ErrorCode, number>>>;
 }
 
+/**
+ * How dexa_amm pool accounts are read: Raydium AMM v4 `AmmInfo` (the default, the real program's
+ * layout: reserves from the vaults), or spec 02's simplified layout (reserves @64/@72, fee
+ * 25/10000), kept only for the spec's own fixtures and never allowed for the real program id.
+ */
+export const AmmLayout = { RaydiumAmmV4: 'raydium-amm-v4', Spec02Simplified: 'spec02-simplified' } as const;
+export type AmmLayout = (typeof AmmLayout)[keyof typeof AmmLayout];
+export const AMM_LAYOUTS: readonly AmmLayout[] = [AmmLayout.RaydiumAmmV4, AmmLayout.Spec02Simplified];
+
 export interface DecoderRegistryOptions {
   /** Program id per DEX; missing entries keep the mainnet defaults. */
   programIds?: Partial<Record<Dex, string>>;
+  /**
+   * Layout of dexa_amm accounts. Default `raydium-amm-v4`. `spec02-simplified` with the dexa_amm
+   * program id left at (or set to) Raydium AMM v4's real id is refused (TP_ERR_CONFIG_INVALID).
+   */
+  ammLayout?: AmmLayout;
   /**
    * The tick spacing of a pool, if known: tick arrays do not store it, so without it the
    * `Tick.index` of Whirlpool ticks (and of uninitialized Raydium ticks) is NaN.
@@ -65,12 +80,27 @@ export interface DecoderRegistryOptions {
 export class DecoderRegistry {
   private readonly dexByOwner = new Map<string, Dex>();
   private readonly programIds: Readonly<Record<Dex, string>>;
+  /** The dexa_amm layout this registry reads. */
+  readonly ammLayout: AmmLayout;
   private readonly tickSpacingOf: ((pool: string) => number | undefined) | undefined;
   private readonly decoded: DecoderStats['decoded'];
   private readonly failures: DecoderStats['failures'];
 
   constructor(options: DecoderRegistryOptions = {}) {
     this.programIds = Object.freeze(programIdsWith(options.programIds));
+    this.ammLayout = options.ammLayout ?? AmmLayout.RaydiumAmmV4;
+    if (!AMM_LAYOUTS.includes(this.ammLayout)) {
+      throw new TpError(ErrorCode.ConfigInvalid, `unknown AMM layout ${String(this.ammLayout)} (expected ${AMM_LAYOUTS.join(' or ')})`, {
+        context: { setting: 'pools.ammLayout' },
+      });
+    }
+    if (this.ammLayout === AmmLayout.Spec02Simplified && this.programIds[Dex.Amm] === RAYDIUM_AMM_V4_PROGRAM_ID) {
+      throw new TpError(
+        ErrorCode.ConfigInvalid,
+        `the spec 02 simplified AMM layout cannot be read for Raydium AMM v4 (${RAYDIUM_AMM_V4_PROGRAM_ID}): its accounts are AmmInfo; set pools.dexProgram.dexa_amm to the fixtures' own program id or pools.ammLayout to ${AmmLayout.RaydiumAmmV4}`,
+        { context: { setting: 'pools.ammLayout', programId: RAYDIUM_AMM_V4_PROGRAM_ID } },
+      );
+    }
     this.tickSpacingOf = options.tickSpacingOf;
     for (const dex of DEX_KINDS) {
       const id = this.programIds[dex];
@@ -141,7 +171,10 @@ export class DecoderRegistry {
   }
 
   private decodeFor(dex: Dex, data: Uint8Array, address: string | undefined, tickSpacing: number | undefined): DecodedAccount {
-    if (dex === Dex.Amm) return { kind: 'pool', dex, pool: decodeAmmPool(data, address) };
+    if (dex === Dex.Amm) {
+      const pool = this.ammLayout === AmmLayout.Spec02Simplified ? decodeSimplifiedAmmPool(data, address) : decodeAmmInfo(data, address);
+      return { kind: 'pool', dex, pool };
+    }
     if (data.length < DISCRIMINATOR_BYTES) {
       throw new TpError(ErrorCode.AccountSize, `${dex} account of ${data.length} bytes has no discriminator`, {
         context: { dex, actual: data.length, address },

@@ -23,7 +23,12 @@ interface PoolCommon {
   tokenB: string;
 }
 
-/** dexa_amm: the simplified AMM layout of spec 02 (reserves live in the pool account itself). */
+/**
+ * dexa_amm: Raydium AMM v4 `AmmInfo` (amm/amm-info.ts), or spec 02's simplified layout where a
+ * registry is explicitly set to it (amm/amm-pool.ts). `reserveA` / `reserveB` are always the
+ * reserves the swap math uses: for AmmInfo the vault balances less `need_take_pnl`, known only
+ * once the vaults were read (`vaultAmounts`); for the simplified layout the account's own fields.
+ */
 export interface AmmPool extends PoolCommon {
   dex: typeof Dex.Amm;
   status: bigint;
@@ -31,6 +36,24 @@ export interface AmmPool extends PoolCommon {
   reserveB: bigint;
   feeNumerator: bigint;
   feeDenominator: bigint;
+  /**
+   * AmmInfo only (absent for the simplified layout): coin (token A) and pc (token B) vaults, the
+   * `need_take_pnl_coin` / `_pc` the program subtracts from their balances, mint decimals and
+   * `pool_open_time` (Unix seconds).
+   */
+  vaultA?: string;
+  vaultB?: string;
+  needTakePnlA?: bigint;
+  needTakePnlB?: bigint;
+  decimalsA?: number;
+  decimalsB?: number;
+  poolOpenTime?: bigint;
+  /**
+   * AmmInfo only: the vault balances `reserveA` / `reserveB` come from (amm-info.ts
+   * withAmmVaultAmounts). Absent: the AmmInfo was decoded alone, its reserves are unknown (0 / 0)
+   * and quotes are refused with insufficient_liquidity_data.
+   */
+  vaultAmounts?: readonly [bigint, bigint];
 }
 
 /** dexa_clmm (Raydium CLMM PoolState) and dexc_whirlpool (Orca Whirlpool). */

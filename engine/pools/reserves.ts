@@ -1,8 +1,8 @@
 import type { LoadedPool } from './types.js';
 
 /**
- * Token A / B reserves of a loaded pool: the vault balances the loader read, or the AMM's own
- * fields; 0 / 0 when neither is known (the swap math never reads them: it quotes on the decoded
+ * Token A / B reserves of a loaded pool: what the loader read (AMM v4: vault balances less
+ * need_take_pnl), or the AMM pool's own reserves; 0 / 0 when neither is known (the swap math never reads them: it quotes on the decoded
  * pool and its context).
  */
 export function reservesOf(loaded: LoadedPool): readonly [bigint, bigint] {

@@ -80,7 +80,13 @@ function loaded(result: PoolLoadResult | undefined): LoadedPool {
 
 function reservesOf(view: SimPoolView): [bigint, bigint] {
   const pool = view.pool;
-  if (pool.dex === Dex.Amm) return [pool.reserveA, pool.reserveB];
+  if (pool.dex === Dex.Amm) {
+    // AMM v4: the vault balances less need_take_pnl, read here from the chain itself.
+    const a = sim.chain.getTokenBalance(pool.vaultA!)!.amount - pool.needTakePnlA!;
+    const b = sim.chain.getTokenBalance(pool.vaultB!)!.amount - pool.needTakePnlB!;
+    expect([a, b]).toEqual([pool.reserveA, pool.reserveB]);
+    return [a, b];
+  }
   const [a, b] = pool.dex === Dex.Dlmm ? [pool.reserveX, pool.reserveY] : [pool.vaultA, pool.vaultB];
   return [sim.chain.getTokenBalance(a)!.amount, sim.chain.getTokenBalance(b)!.amount];
 }
@@ -203,6 +209,67 @@ describe.each(FETCHERS)('RpcPoolLoader against the simulator, reading through $n
       }
     });
 
+    it('reads an AMM v4 pool with its two vaults: reserves less need_take_pnl, the vaults\' slot, one round once known', async () => {
+      const { fetcher, loader } = setup();
+      const views = sim.chain.pools().filter((v) => v.dex === Dex.Amm);
+      expect(views.length).toBeGreaterThan(1);
+      const first = (await loader.load(views.map((v) => v.address))).map(loaded);
+      expect(loader.stats.secondRounds).toBe(1);
+      for (let i = 0; i < views.length; i++) {
+        const pool = first[i]!.pool;
+        if (pool.dex !== Dex.Amm) throw new Error('not an AMM');
+        // The simulator's AmmInfo pools keep a non-zero need_take_pnl: reading the vaults alone would be wrong.
+        expect(pool.needTakePnlA).toBeGreaterThan(0n);
+        expect(pool.vaultAmounts).toEqual([sim.chain.getTokenBalance(pool.vaultA!)!.amount, sim.chain.getTokenBalance(pool.vaultB!)!.amount]);
+        expect(first[i]!.reserves).toEqual([pool.vaultAmounts![0] - pool.needTakePnlA!, pool.vaultAmounts![1] - pool.needTakePnlB!]);
+        expect(first[i]!.accounts).toBeUndefined();
+      }
+      // Known pools: pool and vaults in one round, one call.
+      sim.chain.advanceSlot();
+      const calls = fetcher.stats.calls;
+      const again = (await loader.load(views.map((v) => v.address))).map(loaded);
+      expect(loader.stats.secondRounds).toBe(1);
+      expect(fetcher.stats.calls - calls).toBe(1);
+      expect(again[0]!.slot).toBe(sim.chain.slot());
+    });
+
+    it('fails an AMM v4 pool whose vault is missing (decode) or whose vault read fails (rpc); its slot is the newest read', async () => {
+      const view = sim.chain.pools().find((v) => v.dex === Dex.Amm)!;
+      if (view.pool.dex !== Dex.Amm) throw new Error('not an AMM');
+      const vaultA = view.pool.vaultA!;
+      const base = make();
+      // The vault is read one slot later than the pool: the state is as of that newer slot.
+      let pending: Promise<void> | undefined;
+      const late: AccountReader = {
+        fetch: async (address, options) => {
+          if (address === vaultA) {
+            pending ??= Promise.resolve().then(() => void sim.chain.advanceSlot());
+            await pending;
+          }
+          return base.fetch(address, options);
+        },
+        stats: base.stats,
+        get queued() {
+          return base.queued;
+        },
+        get outstanding() {
+          return base.outstanding;
+        },
+      };
+      const slotBefore = sim.chain.slot();
+      const [ok] = await new RpcPoolLoader({ fetcher: late, registry: createDecoderRegistry() }).load([view.address]);
+      expect(loaded(ok).slot).toBe(slotBefore + 1n);
+
+      const missing: AccountReader = { ...late, fetch: (address, options) => (address === vaultA ? Promise.resolve(null) : base.fetch(address, options)) };
+      const [gone] = await new RpcPoolLoader({ fetcher: missing, registry: createDecoderRegistry() }).load([view.address]);
+      expect(gone).toMatchObject({ ok: false, error: { reason: 'decode' } });
+      expect(gone!.ok ? '' : gone!.error.message).toContain(`vault ${vaultA} does not exist`);
+
+      const failing: AccountReader = { ...late, fetch: (address, options) => (address === vaultA ? Promise.reject(new Error('node down')) : base.fetch(address, options)) };
+      const [down] = await new RpcPoolLoader({ fetcher: failing, registry: createDecoderRegistry() }).load([view.address]);
+      expect(down).toMatchObject({ ok: false, error: { reason: 'rpc' } });
+    });
+
     it('reads the arrays around the new price, in a second round, after a swap moved it to other arrays', async () => {
       const { loader } = setup();
       const views = sim.chain.pools().filter((v) => v.dex !== Dex.Amm);
@@ -313,12 +380,8 @@ describe.each(FETCHERS)('RpcPoolLoader against the simulator, reading through $n
       const results = await loader.load(views.map((v) => v.address));
       expect(fetcher.stats.calls).toBe(2);
       expect(fetcher.stats.failedCalls).toBe(1);
-      for (let i = 0; i < views.length; i++) {
-        const r = results[i]!;
-        // The AMM needs nothing more than its own account.
-        if (views[i]!.dex === Dex.Amm) expect(r.ok).toBe(true);
-        else expect(r.ok ? 'ok' : r.error.reason).toBe('rpc');
-      }
+      // Every pool needs a second-round account: arrays, AmmConfig, or (AMM v4) its vaults.
+      for (const r of results) expect(r.ok ? 'ok' : r.error.reason).toBe('rpc');
     });
   });
 });

@@ -3,6 +3,14 @@
  * coalesced AccountReader (getMultipleAccounts: AccountFetcher on this thread, WorkerAccountFetcher
  * from an RPC worker thread), decoded with the decoder registry.
  *
+ * Raydium AMM v4 (`dexa_amm` AmmInfo) keeps its reserves in two vault token accounts: they are
+ * always read with the pool (whatever `readReserves` says), the pool's reserves are their balances
+ * less need_take_pnl (withAmmVaultAccounts), and the loaded pool's `slot` is the newest of the pool
+ * account's and the vaults' context slots (what the state was read at). A vault read that fails is
+ * an 'rpc' failure, a vault that is missing or not the pool's token account a 'decode' failure:
+ * there is no AMM quote without them. Spec 02's simplified layout (an explicit registry setting)
+ * has its reserves in the pool account and reads no vault.
+ *
  * Rounds. Round 1 asks for every pool account of the call, together with the context accounts
  * (tick or bin arrays, Raydium AmmConfig, reserve vaults) remembered from each pool's previous
  * load; the fetcher packs them into as few getMultipleAccounts calls as its batch size allows, so
@@ -43,6 +51,7 @@ import {
   swapArrayAddress,
   swapArrayKeys,
   tokenAccountAmount,
+  withAmmVaultAccounts,
   type DecodedAccount,
   type DecodedMint,
   type DecodedPool,
@@ -59,7 +68,7 @@ export interface RpcPoolLoaderOptions {
   registry: DecoderRegistry;
   /** Tick or bin arrays read on each side of the current one. Default 3. */
   arraysEachSide?: number;
-  /** Read the vault balances of CL and DLMM pools into `reserves`. Default true. */
+  /** Read the vault balances of CL and DLMM pools into `reserves`. Default true. (AMM v4 vaults are always read.) */
   readReserves?: boolean;
   /**
    * Unix seconds stamped on each context as `nowSeconds` (DLMM volatility, Raydium's dynamic fee).
@@ -121,6 +130,8 @@ interface PoolMemo {
   /** Arrays (ascending), then the Raydium AmmConfig. */
   swapAccounts: string[];
   reserveAccounts: readonly [string, string] | undefined;
+  /** Read reserveAccounts on this load: readReserves, or an AMM v4 pool (its quotes need them). */
+  readsReserves: boolean;
   /** Token A and B mints (read with readMints). */
   mints: readonly [string, string];
   /** Array addresses by key. */
@@ -201,7 +212,7 @@ export class RpcPoolLoader implements PoolLoader {
       const memo = this.memos.get(address);
       if (memo === undefined) continue;
       for (const a of memo.swapAccounts) want(a);
-      if (memo.reserveAccounts !== undefined && this.readReserves) {
+      if (memo.reserveAccounts !== undefined && memo.readsReserves) {
         want(memo.reserveAccounts[0]);
         want(memo.reserveAccounts[1]);
       }
@@ -226,7 +237,7 @@ export class RpcPoolLoader implements PoolLoader {
           round2 = true;
         }
       }
-      if (memo.reserveAccounts !== undefined && this.readReserves) {
+      if (memo.reserveAccounts !== undefined && memo.readsReserves) {
         for (const a of memo.reserveAccounts) {
           if (!reads.has(a)) {
             want(a);
@@ -277,7 +288,7 @@ export class RpcPoolLoader implements PoolLoader {
       if (read !== undefined && !(read instanceof Error)) accounts.set(address, read);
     };
     for (const a of memo.swapAccounts) keep(a);
-    if (memo.reserveAccounts !== undefined && this.readReserves) for (const a of memo.reserveAccounts) keep(a);
+    if (memo.reserveAccounts !== undefined && memo.readsReserves) for (const a of memo.reserveAccounts) keep(a);
     if (this.readMints) for (const a of memo.mints) keep(a);
     return accounts;
   }
@@ -367,6 +378,7 @@ export class RpcPoolLoader implements PoolLoader {
         bitmap: undefined,
         swapAccounts: [],
         reserveAccounts: undefined,
+        readsReserves: false,
         mints: [pool.tokenA, pool.tokenB],
         pdas: new Map(),
         decoded: new Map(),
@@ -385,6 +397,7 @@ export class RpcPoolLoader implements PoolLoader {
   /** Chooses the pool's context accounts again when its current array or bitmap moved. */
   private plan(memo: PoolMemo, pool: DecodedPool, first: boolean): void {
     memo.reserveAccounts = reserveAccountsOf(pool);
+    memo.readsReserves = this.readReserves || pool.dex === Dex.Amm;
     if (pool.dex === Dex.Amm) return;
     const center = currentArrayKey(pool);
     const bitmap = arrayBitmapOf(pool);
@@ -418,8 +431,21 @@ export class RpcPoolLoader implements PoolLoader {
     const pool = memo.pool;
     let reserves: readonly [bigint, bigint] | undefined;
     if (pool.dex === Dex.Amm) {
-      reserves = [pool.reserveA, pool.reserveB];
-      return ok({ address, dex: pool.dex, pool, context: undefined, slot: account.slot, data: account.data, reserves });
+      if (memo.reserveAccounts === undefined) {
+        // Spec 02's simplified layout: the reserves are the account's own fields.
+        return ok({ address, dex: pool.dex, pool, context: undefined, slot: account.slot, data: account.data, reserves: [pool.reserveA, pool.reserveB] });
+      }
+      const [vaultA, vaultB] = memo.reserveAccounts;
+      const x = reads.get(vaultA);
+      const y = reads.get(vaultB);
+      if (x instanceof Error) return failure(address, 'rpc', `vault ${vaultA} read failed: ${x.message}`);
+      if (y instanceof Error) return failure(address, 'rpc', `vault ${vaultB} read failed: ${y.message}`);
+      const withVaults = withAmmVaultAccounts(pool, x, y);
+      if (typeof withVaults === 'string') return failure(address, 'decode', `AMM ${address}: ${withVaults}`);
+      let slot = account.slot;
+      if (x !== null && x !== undefined && x.slot > slot) slot = x.slot;
+      if (y !== null && y !== undefined && y.slot > slot) slot = y.slot;
+      return ok({ address, dex: pool.dex, pool: withVaults, context: undefined, slot, data: account.data, reserves: [withVaults.reserveA, withVaults.reserveB] });
     }
     const decoded = new Array<DecodedAccount | undefined>(memo.swapAccounts.length);
     for (let i = 0; i < memo.swapAccounts.length; i++) {

@@ -15,15 +15,22 @@ export interface LoadedPool {
    * AmmConfig's fee rate (`feeRate` stays undefined when that account could not be read).
    */
   pool: DecodedPool;
-  /** Extra accounts of the swap math; undefined for dexa_amm (reserves live in the pool account). */
+  /**
+   * Extra accounts of the swap math; undefined for dexa_amm (an AMM v4 pool carries its vault
+   * balances and reserves itself, `pool.vaultAmounts`).
+   */
   context: SwapContext | undefined;
-  /** `context.slot` of the RPC answer that carried the pool account. */
+  /**
+   * `context.slot` of the RPC answer that carried the pool account; for an AMM v4 pool the newest
+   * of that and its vaults' slots (its reserves are the vaults').
+   */
   slot: bigint;
   /** The raw pool account data (for the event's optional `state.rawData`). */
   data: Uint8Array;
   /**
-   * Token A and B reserves: the AMM's own fields, or the balances of the vault token accounts for
-   * pools that keep reserves outside the pool account (concentrated, DLMM); undefined when unread.
+   * Token A and B reserves: for dexa_amm the reserves its swaps use (AMM v4: vault balances less
+   * need_take_pnl; spec 02 layout: the account's fields), for concentrated and DLMM pools the
+   * balances of their vault token accounts; undefined when unread.
    */
   reserves?: readonly [bigint, bigint];
   /** With the loader's readMints: token A's and B's mint accounts, decoded. */

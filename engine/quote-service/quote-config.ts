@@ -120,9 +120,9 @@ export function defaultQuoteConfig(overrides: Partial<QuoteServiceConfig> = {}):
  * Loads and validates the quote service's settings, including the checks that span settings.
  * Throws TpError(TP_ERR_CONFIG_INVALID) naming every offending setting.
  */
-export function loadQuoteConfig(options: LoadOptions = {}): LoadedConfig<typeof quoteSchema> {
-  const loaded = loadConfig(quoteSchema, options);
-  const v = loaded.values;
+export function loadQuoteConfig<S extends typeof quoteSchema = typeof quoteSchema>(options: LoadOptions = {}, schema: S = quoteSchema as S): LoadedConfig<S> {
+  const loaded = loadConfig(schema, options);
+  const v = loaded.values as QuoteServiceConfig;
   const issues: string[] = [];
   if (!v['cache.enabled'] && v['rpc.endpoints'].length === 0) {
     issues.push('cache.enabled: false leaves only the RPC fallback, but rpc.endpoints (RPC_ENDPOINTS) is empty: nothing could answer a quote');

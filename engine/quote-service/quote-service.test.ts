@@ -5,7 +5,7 @@ import { Profile } from 'pprof-format';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { encodeAmmPool, type AmmPool } from '../dex/index.js';
+import type { AmmPool } from '../dex/index.js';
 import { createLogger } from '../obs/logger.js';
 import { hasPromtool, runPromtool } from '../obs/promtool.js';
 import { QUOTE_METRIC_NAMES } from '../obs/quote-metrics.js';
@@ -31,7 +31,7 @@ let service: QuoteService;
 let base = '';
 let metricsBase = '';
 
-/** A PoolStateUpdateEvent (spec 02) for an AMM pool of the simulator, with its account in rawData. */
+/** A PoolStateUpdateEvent (spec 02) for an AMM pool of the simulator, with its AmmInfo account in rawData and its effective reserves. */
 function ammEvent(pool: AmmPool, slot: bigint): string {
   return JSON.stringify({
     eventId: '7d7a3f0e-8a53-4c1e-9d8e-3b8f4f6f0a11',
@@ -45,7 +45,7 @@ function ammEvent(pool: AmmPool, slot: bigint): string {
       reserveB: pool.reserveB.toString(),
       feeNumerator: pool.feeNumerator.toString(),
       feeDenominator: pool.feeDenominator.toString(),
-      rawData: Buffer.from(encodeAmmPool(pool)).toString('base64'),
+      rawData: Buffer.from(chain.getAccount(pool.address!)!.data).toString('base64'),
     },
     transaction: { signature: '5'.repeat(88), confirmed: false },
   });

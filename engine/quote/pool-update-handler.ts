@@ -16,7 +16,7 @@
  */
 import type { PoolCache, PoolStateUpdate, UpsertOutcome } from '../cache/index.js';
 import { isPubkey } from '../chain/index.js';
-import { DEX_KINDS, createDecoderRegistry, type DecoderRegistry, type Dex } from '../dex/index.js';
+import { DEX_KINDS, Dex, createDecoderRegistry, withAmmReserves, type DecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import type { QuoteMetrics } from '../obs/index.js';
 import type { PoolDirectory, PoolIdentity } from './pool-directory.js';
@@ -159,7 +159,10 @@ export class PoolUpdateHandler {
       const bytes = Buffer.from(state.rawData, 'base64');
       try {
         const decoded = this.registry.decodeAccount(this.registry.programIdByDex[dex as Dex], bytes, update.address);
-        if (decoded.kind === 'pool' && decoded.pool.tokenA === update.tokenA && decoded.pool.tokenB === update.tokenB) update.pool = decoded.pool;
+        if (decoded.kind === 'pool' && decoded.pool.tokenA === update.tokenA && decoded.pool.tokenB === update.tokenB) {
+          // An AMM v4 AmmInfo has no reserves of its own: the event's are its effective reserves.
+          update.pool = decoded.pool.dex === Dex.Amm ? withAmmReserves(decoded.pool, update.reserveA, update.reserveB) : decoded.pool;
+        }
       } catch {
         // Stored without a decoded pool: the cache cannot quote it, the RPC fallback can.
       }

@@ -133,10 +133,19 @@ describe('scanner configuration', () => {
     [{ bus: { maxAge: 'forever' } }, 'bus.maxAge'],
     [{ pools: { dexProgram: { dexb_dlmm: 'xyz' } } }, 'pools.dexProgram.dexb_dlmm'],
     [{ pools: { dexProgram: { dexc_whirlpool: DEFAULT_PROGRAM_IDS.dexa_amm } } }, 'pools.dexProgram.dexc_whirlpool'],
+    // Spec 02's simplified AMM layout is never read for the real Raydium AMM v4 program.
+    [{ pools: { ammLayout: 'spec02-simplified' } }, 'pools.ammLayout'],
+    [{ pools: { ammLayout: 'uniswap' } }, 'pools.ammLayout'],
   ])('rejects the file value %j naming %s', (json, name) => {
     const file = tempFile('scanner.json', JSON.stringify(json));
     const message = errorOf(() => loadScannerConfig({ env: {}, file }));
     expect(message).toContain(name);
+  });
+
+  it('reads AmmInfo by default and spec 02\'s layout only when set to, for another program id', () => {
+    expect(loadScannerConfig({ env: {} }).values['pools.ammLayout']).toBe('raydium-amm-v4');
+    const file = tempFile('scanner.json', JSON.stringify({ pools: { ammLayout: 'spec02-simplified', dexProgram: { dexa_amm: POOL_A } } }));
+    expect(loadScannerConfig({ env: {}, file }).values['pools.ammLayout']).toBe('spec02-simplified');
   });
 
   it('loads the monitored pools from the file when MONITORED_POOLS is empty', () => {

@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { isPubkey } from '../chain/index.js';
 import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { SettingIssue, bool, busServer, duration, int, jetStreamName, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/index.js';
-import { DEFAULT_PROGRAM_IDS } from '../dex/index.js';
+import { AMM_LAYOUTS, AmmLayout, DEFAULT_PROGRAM_IDS } from '../dex/index.js';
 import { Dex, DEX_KINDS } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
@@ -55,6 +55,12 @@ const dexProgramSettings = {
   'pools.dexProgram.dexa_amm': setting({ description: `program id of ${Dex.Amm} pools (Raydium AMM v4)`, parse: pubkey(), default: DEFAULT_PROGRAM_IDS[Dex.Amm], flag: 'dex-program-dexa-amm' }),
   'pools.dexProgram.dexa_clmm': setting({ description: `program id of ${Dex.Clmm} pools (Raydium CLMM)`, parse: pubkey(), default: DEFAULT_PROGRAM_IDS[Dex.Clmm], flag: 'dex-program-dexa-clmm' }),
   'pools.dexProgram.dexb_dlmm': setting({ description: `program id of ${Dex.Dlmm} pools (Meteora DLMM)`, parse: pubkey(), default: DEFAULT_PROGRAM_IDS[Dex.Dlmm], flag: 'dex-program-dexb-dlmm' }),
+  'pools.ammLayout': setting({
+    description: `layout of ${Dex.Amm} pool accounts: ${AmmLayout.RaydiumAmmV4} (Raydium AmmInfo, reserves from its vaults) or ${AmmLayout.Spec02Simplified} (spec 02's fixture layout, reserves @64/@72; refused for the real Raydium AMM v4 program id)`,
+    parse: oneOf(AMM_LAYOUTS),
+    default: AmmLayout.RaydiumAmmV4,
+    flag: 'amm-layout',
+  }),
   'pools.dexProgram.dexc_whirlpool': setting({ description: `program id of ${Dex.Whirlpool} pools (Orca Whirlpool)`, parse: pubkey(), default: DEFAULT_PROGRAM_IDS[Dex.Whirlpool], flag: 'dex-program-dexc-whirlpool' }),
 } as const;
 
@@ -114,6 +120,9 @@ export function checkScannerConfig(values: ScannerConfig): void {
     const other = owners.get(id);
     if (other !== undefined) issues.push(`${key}: program id ${id} is also ${other}`);
     owners.set(id, key);
+  }
+  if (values['pools.ammLayout'] === AmmLayout.Spec02Simplified && programs[Dex.Amm] === DEFAULT_PROGRAM_IDS[Dex.Amm]) {
+    issues.push(`pools.ammLayout: ${AmmLayout.Spec02Simplified} is spec 02's fixture layout and cannot be read for Raydium AMM v4 (${DEFAULT_PROGRAM_IDS[Dex.Amm]}): set pools.dexProgram.dexa_amm to the fixtures' program id`);
   }
   if (values['health.port'] !== 0 && values['health.port'] === values['metrics.prometheusPort']) {
     issues.push(`metrics.prometheusPort: ${values['metrics.prometheusPort']} is also health.port`);

@@ -1,6 +1,6 @@
 import {
   Dex,
-  decodeAmmPool,
+  decodeAmmInfo,
   decodeBinArray,
   decodeClmmAmmConfig,
   decodeClmmPool,
@@ -34,7 +34,7 @@ export function decodePoolOf(dex: Dex, data: Uint8Array, address: string): Decod
   if (pool === undefined || pool.address !== address) {
     switch (dex) {
       case Dex.Amm:
-        pool = decodeAmmPool(data, address);
+        pool = decodeAmmInfo(data, address);
         break;
       case Dex.Whirlpool:
         pool = decodeWhirlpool(data, address);

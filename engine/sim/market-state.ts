@@ -1,4 +1,4 @@
-import { Dex, withAmmConfig, type BinArray, type ConcentratedPool, type DecodedPool, type PoolTransferFees, type SwapContext, type TickArray, type TransferFeeConfig } from '../dex/index.js';
+import { Dex, withAmmConfig, withAmmVaultAccounts, type AmmPool, type BinArray, type ConcentratedPool, type DecodedPool, type PoolTransferFees, type SwapContext, type TickArray, type TransferFeeConfig } from '../dex/index.js';
 import type { AccountReader } from './accounts-db.js';
 import { decodeAmmConfigOf, decodeBinArrayOf, decodeMintOf, decodePoolOf, decodeTickArrayOf } from './decoded-accounts.js';
 import type { SimPoolView } from './market-view.js';
@@ -6,7 +6,8 @@ import type { SimPoolInfo } from './pool-genesis.js';
 
 /**
  * The pools as the engine's decoders read them from the chain's latest accounts: one SimPoolView
- * per pool (the decoded pool, Raydium CLMM pools with their AmmConfig's fee rate, and every tick
+ * per pool (the decoded pool, AMM v4 pools with their vault balances less need_take_pnl, Raydium
+ * CLMM pools with their AmmConfig's fee rate, and every tick
  * or bin array decoded, and for pools of a Token-2022 mint the mints' transfer-fee configs at the
  * next block's epoch). Views are rebuilt lazily, only for pools whose accounts changed since the
  * last build (checked by record identity after each slot).
@@ -111,6 +112,7 @@ export class MarketState {
 
   private recordsOf(info: SimPoolInfo): Uint8Array[] {
     const out = [this.accounts.get(info.address)!.data];
+    if (info.dex === Dex.Amm) out.push(this.accounts.get(info.vaultA)!.data, this.accounts.get(info.vaultB)!.data);
     for (const array of info.arrays) out.push(this.accounts.get(array.address)!.data);
     if (info.ammConfig !== undefined) out.push(this.accounts.get(info.ammConfig)!.data);
     if (info.tokenA.programId !== undefined) out.push(this.accounts.get(info.tokenA.mint)!.data);
@@ -137,6 +139,9 @@ export class MarketState {
       const binArrays: BinArray[] = info.arrays.map((a) => decodeBinArrayOf(this.accounts.get(a.address)!.data, a.address));
       ctx = { binArrays, nowSeconds: this.nowSeconds };
     } else if (info.dex === Dex.Amm) {
+      const withVaults = withAmmVaultAccounts(pool as AmmPool, this.accounts.get(info.vaultA), this.accounts.get(info.vaultB));
+      if (typeof withVaults === 'string') throw new Error(`simulated AMM ${info.address}: ${withVaults}`);
+      pool = withVaults;
       ctx = {};
     } else {
       const tickArrays: TickArray[] = info.arrays.map((a) =>

@@ -11,7 +11,7 @@ import {
   type DlmmPool,
   type TickArray,
 } from '../dex/index.js';
-import { decodeMint, withheldAmount } from '../dex/index.js';
+import { decodeMint, withAmmVaultAccounts, withheldAmount } from '../dex/index.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, USDC_MINT, WSOL_MINT } from './known-accounts.js';
 import { TOLL_SYMBOL, createMarket, planPairs, createTokens, tollTransferFees } from './market.js';
 import { feeFraction, referenceRawPrice, spotPrice } from './pool-prices.js';
@@ -22,9 +22,14 @@ const registry = createDecoderRegistry({
   tickSpacingOf: (pool) => (market.pools.find((p) => p.address === pool)?.tickSpacing),
 });
 
+/** The account decoded; an AMM v4 pool with its vault balances (its reserves are the vaults less need_take_pnl). */
 function decode(address: string) {
   const account = market.accounts.get(address)!;
-  return registry.decodeAccount(account.owner, account.data, address);
+  const decoded = registry.decodeAccount(account.owner, account.data, address);
+  if (decoded.kind !== 'pool' || decoded.pool.dex !== Dex.Amm) return decoded;
+  const pool = withAmmVaultAccounts(decoded.pool, market.accounts.get(decoded.pool.vaultA!), market.accounts.get(decoded.pool.vaultB!));
+  if (typeof pool === 'string') throw new Error(pool);
+  return { ...decoded, pool };
 }
 
 describe('the simulated market', () => {
@@ -203,8 +208,12 @@ describe('the simulated market', () => {
       expect(usd).toBeLessThan(10_000_000);
       const pool = decode(info.address);
       if (pool.kind === 'pool' && pool.pool.dex === Dex.Amm) {
-        expect(tokenAmount(market.accounts.get(info.vaultA)!.data)).toBe(pool.pool.reserveA);
-        expect(tokenAmount(market.accounts.get(info.vaultB)!.data)).toBe(pool.pool.reserveB);
+        // AmmInfo names these vaults; they hold the reserves plus a need_take_pnl the program subtracts.
+        expect([pool.pool.vaultA, pool.pool.vaultB]).toEqual([info.vaultA, info.vaultB]);
+        expect(pool.pool.needTakePnlA).toBeGreaterThan(0n);
+        expect(pool.pool.needTakePnlB).toBeGreaterThan(0n);
+        expect(tokenAmount(market.accounts.get(info.vaultA)!.data)).toBe(pool.pool.reserveA + pool.pool.needTakePnlA!);
+        expect(tokenAmount(market.accounts.get(info.vaultB)!.data)).toBe(pool.pool.reserveB + pool.pool.needTakePnlB!);
       }
     }
   });

@@ -1,6 +1,5 @@
 import { base58 } from '../chain/index.js';
 import {
-  AMM_ACCOUNT_SIZE,
   AmmStatus,
   CLMM_AMM_CONFIG_ACCOUNT_SIZE,
   CLMM_POOL_ACCOUNT_SIZE,
@@ -27,7 +26,8 @@ import {
   clmmTickArrayAddress,
   dlmmBinArrayAddress,
   binPrice,
-  encodeAmmPool,
+  ammV4CanonicalAuthority,
+  encodeAmmInfo,
   encodeBinArray,
   encodeClmmAmmConfig,
   encodeClmmPool,
@@ -49,7 +49,6 @@ import {
   encodeExtendedTokenAccount,
 } from '../dex/index.js';
 import type { AccountRecord } from './chain-backend.js';
-import { writeAmmVaults } from './amm-vaults.js';
 import { GENESIS_UNIX_TIME } from './chain-time.js';
 import { RENT_EPOCH_EXEMPT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, WHIRLPOOLS_CONFIG, WSOL_MINT, rentExemptMinimum } from './known-accounts.js';
 import type { SimToken } from './market-view.js';
@@ -214,25 +213,70 @@ function bytesCompare(a: string, b: string): number {
 
 // ---- dexa_amm
 
+/**
+ * A Raydium AMM v4 pool as the program lays it out: an AmmInfo (dex/amm/amm-info.ts) with the
+ * fields `initialize` writes (fees 5/10000 min separate, 25/10000 trade and swap, 12/100 pnl;
+ * order_num 7, depth 3, sys_decimal_value 10^max decimals, ...), the canonical authority nonce
+ * (its PDA owns the vaults), seeded market keys, and a small need_take_pnl on each side: the vaults
+ * hold the reserves plus it, so every reader must subtract it as the program does.
+ */
 function buildAmm(plan: PoolPlan, accounts: Map<string, AccountRecord>): SimPoolInfo {
   const a = plan.base;
   const b = plan.quote;
+  const programId = DEFAULT_PROGRAM_IDS[Dex.Amm];
   const address = seededAddress(plan, 'pool');
   const vaultA = seededAddress(plan, 'vault-a');
   const vaultB = seededAddress(plan, 'vault-b');
   const reserveA = atomsOf(a, plan.tvlUsd / 2);
   const reserveB = BigInt(Math.floor(Number(reserveA) * rawPrice(a, b, plan.priceSkew)));
-  const data = encodeAmmPool({ status: AmmStatus.SwapOnly, reserveA, reserveB, tokenA: a.mint, tokenB: b.mint });
-  writeAmmVaults(data, vaultA, vaultB);
-  accounts.set(address, programAccount(DEFAULT_PROGRAM_IDS[Dex.Amm], data));
-  accounts.set(vaultA, tokenAccountRecord(a, RAYDIUM_AMM_AUTHORITY, reserveA));
-  accounts.set(vaultB, tokenAccountRecord(b, RAYDIUM_AMM_AUTHORITY, reserveB));
-  if (data.length !== AMM_ACCOUNT_SIZE) throw new RangeError('AMM account size');
+  const pnlA = reserveA / 20_000n;
+  const pnlB = reserveB / 20_000n;
+  const sysDecimalValue = 10n ** BigInt(Math.max(a.decimals, b.decimals));
+  const data = encodeAmmInfo({
+    status: AmmStatus.SwapOnly,
+    nonce: BigInt(ammV4CanonicalAuthority(programId).nonce),
+    orderNum: 7n,
+    depth: 3n,
+    coinDecimals: BigInt(a.decimals),
+    pcDecimals: BigInt(b.decimals),
+    state: 1n,
+    resetFlag: 1n,
+    volMaxCutRatio: 500n,
+    amountWave: (sysDecimalValue * 5n) / 1000n,
+    minPriceMultiplier: 1n,
+    maxPriceMultiplier: 1_000_000_000n,
+    sysDecimalValue,
+    minSeparateNumerator: 5n,
+    minSeparateDenominator: 10_000n,
+    tradeFeeNumerator: 25n,
+    tradeFeeDenominator: 10_000n,
+    pnlNumerator: 12n,
+    pnlDenominator: 100n,
+    swapFeeNumerator: 25n,
+    swapFeeDenominator: 10_000n,
+    needTakePnlCoin: pnlA,
+    needTakePnlPc: pnlB,
+    poolOpenTime: GENESIS_UNIX_TIME - 3600n,
+    coinVault: vaultA,
+    pcVault: vaultB,
+    coinMint: a.mint,
+    pcMint: b.mint,
+    lpMint: seededAddress(plan, 'lp-mint'),
+    openOrders: seededAddress(plan, 'open-orders'),
+    market: seededAddress(plan, 'market'),
+    marketProgram: seededAddress(plan, 'market-program'),
+    targetOrders: seededAddress(plan, 'target-orders'),
+    ammOwner: seededAddress(plan, 'amm-owner'),
+    lpAmount: BigInt(Math.floor(Math.sqrt(Number(reserveA) * Number(reserveB)))),
+  });
+  accounts.set(address, programAccount(programId, data));
+  accounts.set(vaultA, tokenAccountRecord(a, RAYDIUM_AMM_AUTHORITY, reserveA + pnlA));
+  accounts.set(vaultB, tokenAccountRecord(b, RAYDIUM_AMM_AUTHORITY, reserveB + pnlB));
   return {
     address,
     dex: Dex.Amm,
     label: DEX_LABELS[Dex.Amm],
-    programId: DEFAULT_PROGRAM_IDS[Dex.Amm],
+    programId,
     tokenA: a,
     tokenB: b,
     vaultA,

@@ -3,10 +3,10 @@ import type { DlmmVariableParameters } from '../dex/index.js';
 /**
  * In-place writes of the fields a swap changes, as the programs themselves update their accounts
  * (genesis writes whole accounts with the engine's encoders; a swap rewrites a few fields). The
- * offsets are those of docs/wire-formats.md §4 and spec 02, the same the engine's decoders
- * read; the swap-program tests decode every written account with them.
+ * offsets are those of docs/wire-formats.md §4, the same the engine's decoders read; the
+ * swap-program tests decode every written account with them. (A Raydium AMM v4 swap writes no
+ * reserve: AmmInfo has none, the vaults are the reserves.)
  *
- *   dexa_amm (spec 02):        reserve A u64 @64, reserve B u64 @72
  *   Whirlpool (§4.1):          liquidity u128 @49, sqrt_price u128 @65, tick_current_index i32 @81
  *   Raydium CLMM (§4.2):       liquidity u128 @237, sqrt_price_x64 u128 @253, tick_current i32 @269
  *   Meteora LbPair (§4.3):     v_parameters @40 (volatility_accumulator u32, volatility_reference
@@ -16,8 +16,6 @@ import type { DlmmVariableParameters } from '../dex/index.js';
  *   Meteora BinArray (§4.3):   bins @56, 144 bytes each: amount_x u64 +0, amount_y u64 +8
  */
 
-const AMM_RESERVE_A = 64;
-const AMM_RESERVE_B = 72;
 const WHIRLPOOL_LIQUIDITY = 49;
 const WHIRLPOOL_SQRT_PRICE = 65;
 const WHIRLPOOL_TICK = 81;
@@ -45,12 +43,6 @@ function view(data: Uint8Array): DataView {
 function setU128(v: DataView, offset: number, value: bigint): void {
   v.setBigUint64(offset, value & U64, true);
   v.setBigUint64(offset + 8, value >> 64n, true);
-}
-
-export function writeAmmReserves(data: Uint8Array, reserveA: bigint, reserveB: bigint): void {
-  const v = view(data);
-  v.setBigUint64(AMM_RESERVE_A, reserveA, true);
-  v.setBigUint64(AMM_RESERVE_B, reserveB, true);
 }
 
 export interface ClPriceState {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEntryBatch } from '../chain/transaction-view.js';
 import { buildTransaction } from '../chain/transaction-builder.js';
 import { loadConfig } from '../config/index.js';
-import { Dex, SwapMode, createDecoderRegistry, quoteSwap, withAmmConfig, type ConcentratedPool } from '../dex/index.js';
+import { Dex, SwapMode, createDecoderRegistry, quoteSwap, withAmmConfig, withAmmVaultAccounts, type ConcentratedPool } from '../dex/index.js';
 import { createLogger } from '../obs/logger.js';
 import { protoDir } from '../proto.js';
 import { systemTransfer } from './flow.js';
@@ -61,6 +61,14 @@ describe('createSimulator', () => {
         const config = await rpc.getAccountInfo(address((pool as ConcentratedPool).ammConfig!), { encoding: 'base64' }).send();
         const ammConfig = registry.decodeAccount(config.value!.owner, Buffer.from(config.value!.data[0], 'base64'), (pool as ConcentratedPool).ammConfig);
         if (ammConfig.kind === 'ammConfig') pool = withAmmConfig(pool as ConcentratedPool, ammConfig.ammConfig);
+      }
+      if (pool.dex === Dex.Amm) {
+        // AMM v4: the reserves are its vaults' balances less need_take_pnl, read over JSON-RPC too.
+        const vaults = await rpc.getMultipleAccounts([address(pool.vaultA!), address(pool.vaultB!)], { encoding: 'base64', commitment: 'processed' }).send();
+        const [a, b] = vaults.value.map((v) => (v === null ? null : { owner: v.owner, data: Buffer.from(v.data[0], 'base64') }));
+        const withVaults = withAmmVaultAccounts(pool, a, b);
+        if (typeof withVaults === 'string') throw new Error(withVaults);
+        pool = withVaults;
       }
       expect(pool).toEqual(view.pool);
     }

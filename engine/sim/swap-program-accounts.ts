@@ -2,29 +2,22 @@ import { base58 } from '../chain/index.js';
 import { createHash } from 'node:crypto';
 
 import {
-  AMM_FEE_DENOMINATOR,
-  AMM_FEE_NUMERATOR,
   CLMM_BITMAP_EXTENSION_SIZE,
   Dex,
-  ammV4CanonicalAuthority,
   clmmBitmapExtensionAddress,
   decodeClmmPool,
   decodeLbPair,
-  writeAmmV4SwapFields,
 } from '../dex/index.js';
 import type { AccountRecord } from './chain-backend.js';
 import { GENESIS_UNIX_TIME } from './chain-time.js';
 import { programAccount, type SimPoolInfo } from './pool-genesis.js';
-import { seededBytes32 } from './prng.js';
 
 /**
  * The accounts and fields the DEX programs' real swap instructions need that the pool builders
  * (pool-genesis.ts) leave out, added at genesis after the market is built (additive: no account
- * the builders write changes, except the AMM fields below, which nothing else reads):
+ * the builders write changes but the Raydium CLMM open time). The AMM v4 pools need nothing more:
+ * pool-genesis writes whole AmmInfo accounts.
  *
- * - dexa_amm: AmmInfo's nonce (the canonical bump of ["amm authority"], whose PDA already owns
- *   the vaults), swap fee 25/10000 (spec 02's fixed fee) and seeded open-orders, target-orders,
- *   market and market-program keys, at their real offsets (dex/amm/amm-info.ts);
  * - dexa_clmm: open_time one second before genesis (the program swaps only when the block time is
  *   past it, and the first slots share the genesis second), the pool's ObservationState (at its observation_key: 4,483 bytes, pool_id set) and
  *   its TickArrayBitmapExtension (PDA ["pool_tick_array_bitmap_extension", pool]: 1,832 bytes,
@@ -45,23 +38,6 @@ export function addSwapProgramAccounts(seed: number, pools: readonly SimPoolInfo
     if (record === undefined) continue;
     const poolBytes = base58.decodePubkey(info.address);
     switch (info.dex) {
-      case Dex.Amm: {
-        const data = record.data.slice();
-        const key = (what: string): string => base58.encode(seededBytes32(seed, `amm:${info.address}:${what}`));
-        writeAmmV4SwapFields(data, {
-          nonce: ammV4CanonicalAuthority(info.programId).nonce,
-          coinVault: info.vaultA,
-          pcVault: info.vaultB,
-          swapFeeNumerator: AMM_FEE_NUMERATOR,
-          swapFeeDenominator: AMM_FEE_DENOMINATOR,
-          openOrders: key('open-orders'),
-          targetOrders: key('target-orders'),
-          market: key('market'),
-          marketProgram: key('market-program'),
-        });
-        accounts.set(info.address, { ...record, data });
-        break;
-      }
       case Dex.Clmm: {
         const pool = decodeClmmPool(record.data, info.address);
         const data = record.data.slice();

@@ -4,6 +4,7 @@ import {
   DEX_KINDS,
   Dex,
   createDecoderRegistry,
+  withAmmVaultAccounts,
   type BinArray,
   type DlmmLbPair,
   type SwapQuote,
@@ -18,11 +19,15 @@ import { quoteOnChain, solUsdcPool, swapTransaction, testChain, trader } from '.
 const registry = createDecoderRegistry();
 
 /** The pool as the engine's decoders read it from the chain's bytes now. */
+/** The pool as the chain holds it (an AMM v4 pool with its vault balances: AmmInfo holds no reserves). */
 function decodedPool(chain: SimChain, info: SimPoolInfo) {
   const account = chain.getAccount(info.address)!;
   const decoded = registry.decodeAccount(account.owner, account.data, info.address);
   if (decoded.kind !== 'pool') throw new Error('not a pool');
-  return decoded.pool;
+  if (decoded.pool.dex !== Dex.Amm) return decoded.pool;
+  const pool = withAmmVaultAccounts(decoded.pool, chain.getAccount(info.vaultA), chain.getAccount(info.vaultB));
+  if (typeof pool === 'string') throw new Error(pool);
+  return pool;
 }
 
 function balance(chain: SimChain, address: string): bigint {

@@ -10,6 +10,8 @@ import {
   quoteDlmmWithBins,
   quoteSwap,
   withAmmConfig,
+  withAmmVaultAccounts,
+  type AmmPool,
   type BinArray,
   type ConcentratedPool,
   type DecodedPool,
@@ -21,7 +23,6 @@ import {
   type SwapRefusal,
   type TickArray,
 } from '../dex/index.js';
-import { ammVaultBytes } from './amm-vaults.js';
 import type { AccountRecord } from './chain-backend.js';
 import { decodeAmmConfigOf, decodeBinArrayOf, decodeMintOf, decodePoolOf, decodeTickArrayOf, rememberBinArray, rememberPool } from './decoded-accounts.js';
 import type { InvokeContext, ProgramHandler } from './invoke-context.js';
@@ -29,7 +30,6 @@ import type { SimPoolInfo } from './pool-genesis.js';
 import { pubkeyBytes } from './key-cache.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from './known-accounts.js';
 import {
-  writeAmmReserves,
   writeBinAmounts,
   writeClmmPrice,
   writeLbPairState,
@@ -294,8 +294,8 @@ function executeSwap(dex: Dex, ctx: InvokeContext): InstructionErrorValue | null
   }
 
   // Vaults and trader accounts.
-  const [vaultA, vaultB] = vaultsOf(pool, poolRecord.data);
-  if (!keyIs(ctx.keys[ACCOUNT.vaultA]!, vaultA) || !keyIs(ctx.keys[ACCOUNT.vaultB]!, vaultB)) return custom(SwapProgramError.InvalidVault);
+  const [vaultA, vaultB] = vaultsOf(pool);
+  if (ctx.keys[ACCOUNT.vaultA] !== vaultA || ctx.keys[ACCOUNT.vaultB] !== vaultB) return custom(SwapProgramError.InvalidVault);
   if (ctx.account(ACCOUNT.vaultA)?.owner !== sideA.program || ctx.account(ACCOUNT.vaultB)?.owner !== sideB.program) return IxError.IncorrectProgramId;
   const trader = pubkeyBytes(ctx.keys[ACCOUNT.trader]!);
   const mintA = pubkeyBytes(pool.tokenA);
@@ -389,17 +389,11 @@ function sideOf(ctx: InvokeContext, programIx: number, mintIx: number, poolMint:
   }
 }
 
-function keyIs(key: string, expected: string | Uint8Array): boolean {
-  if (typeof expected === 'string') return key === expected;
-  const bytes = pubkeyBytes(key);
-  for (let i = 0; i < 32; i++) if (bytes[i] !== expected[i]) return false;
-  return true;
-}
-
-function vaultsOf(pool: DecodedPool, data: Uint8Array): [string | Uint8Array, string | Uint8Array] {
+/** The pool's two vault keys (an AmmInfo's coin and pc vaults; DLMM reserves). */
+function vaultsOf(pool: DecodedPool): [string | undefined, string | undefined] {
   switch (pool.dex) {
     case Dex.Amm:
-      return ammVaultBytes(data);
+      return [pool.vaultA, pool.vaultB];
     case Dex.Dlmm:
       return [pool.reserveX, pool.reserveY];
     default:
@@ -423,7 +417,12 @@ function swapContextOf(
 ): { pool: DecodedPool; context: SwapContext; arrays: ArrayAccount[] } | number {
   const arrays: ArrayAccount[] = [];
   let first = fixed;
-  if (dex === Dex.Amm) return { pool, context: { nowSeconds: ctx.blockTime }, arrays };
+  if (dex === Dex.Amm) {
+    // The reserves are the vaults' balances less need_take_pnl (the vault keys were checked).
+    const withVaults = withAmmVaultAccounts(pool as AmmPool, ctx.account(ACCOUNT.vaultA), ctx.account(ACCOUNT.vaultB));
+    if (typeof withVaults === 'string') return SwapProgramError.InvalidVault;
+    return { pool: withVaults, context: { nowSeconds: ctx.blockTime }, arrays };
+  }
   if (dex === Dex.Clmm) {
     const cl = pool as ConcentratedPool;
     const configRecord = ctx.accountCount > first ? ctx.account(first) : null;
@@ -473,13 +472,9 @@ export function writePoolState(
   const data = record.data.slice();
   let after: DecodedPool;
   switch (pool.dex) {
-    case Dex.Amm: {
-      const reserveA = aToB ? pool.reserveA + quote.amountIn : pool.reserveA - quote.amountOut;
-      const reserveB = aToB ? pool.reserveB - quote.amountOut : pool.reserveB + quote.amountIn;
-      writeAmmReserves(data, reserveA, reserveB);
-      after = { ...pool, reserveA, reserveB };
-      break;
-    }
+    case Dex.Amm:
+      // AmmInfo keeps no reserves: the vault transfers are the whole of the swap's effect.
+      return null;
     case Dex.Whirlpool:
     case Dex.Clmm: {
       const state = clAfter(pool, quote);

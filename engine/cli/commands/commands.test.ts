@@ -5,9 +5,10 @@ import { join, resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { base58 } from '../../chain/index.js';
 import { encodeEntries } from '../../chain/entry-encoder.js';
 import { buildKitVectors, decodeWithKit, type KitVector } from '../../chain/testing/kit-vectors.js';
-import { encodeAmmPool } from '../../dex/amm/amm-pool.js';
+import { encodeAmmInfo, withAmmVaultAmounts } from '../../dex/amm/amm-info.js';
 import { quoteConstantProduct } from '../../dex/amm/constant-product.js';
 import { DEFAULT_PROGRAM_IDS } from '../../dex/program-ids.js';
 import { quoteSwap } from '../../dex/quote.js';
@@ -109,18 +110,38 @@ describe('tidepool decode entries', () => {
   });
 });
 
+/** A Raydium AMM v4 AmmInfo of WSOL/USDC with its vaults at VAULT_A / VAULT_B (need_take_pnl 7 / 11). */
+function ammInfo(): Uint8Array {
+  return encodeAmmInfo({
+    status: 6n, nonce: 254n, coinDecimals: 9n, pcDecimals: 6n, swapFeeNumerator: 25n, swapFeeDenominator: 10_000n,
+    needTakePnlCoin: 7n, needTakePnlPc: 11n, coinVault: VAULT_A, pcVault: VAULT_B, coinMint: WSOL, pcMint: USDC,
+  });
+}
+
+/** An SPL Token account of `mint` holding `amount` (165 bytes, initialized). */
+function tokenAccount(mint: string, amount: bigint): Uint8Array {
+  const data = new Uint8Array(165);
+  data.set(base58.decodePubkey(mint), 0);
+  new DataView(data.buffer).setBigUint64(64, amount, true);
+  data[108] = 1;
+  return data;
+}
+
 describe('tidepool decode account', () => {
   it('decodes a pool from a getAccountInfo response, reading the owner from it', async () => {
-    const data = encodeAmmPool({ status: 6n, reserveA: 1_000_000_000_000n, reserveB: 150_000_000_000n, tokenA: WSOL, tokenB: USDC });
+    const data = ammInfo();
     const { code, stdout } = await cli(['decode', 'account', file('amm.json', accountInfo(data, DEFAULT_PROGRAM_IDS[Dex.Amm])), '--address', POOL]);
     expect(code).toBe(0);
     const json = JSON.parse(stdout) as { kind: string; pool: Record<string, unknown> };
     expect(json.kind).toBe('pool');
-    expect(json.pool).toMatchObject({ dex: 'dexa_amm', address: POOL, tokenA: WSOL, tokenB: USDC, reserveA: '1000000000000', reserveB: '150000000000', feeNumerator: '25', feeDenominator: '10000' });
+    expect(json.pool).toMatchObject({
+      dex: 'dexa_amm', address: POOL, tokenA: WSOL, tokenB: USDC, vaultA: VAULT_A, vaultB: VAULT_B,
+      needTakePnlA: '7', needTakePnlB: '11', feeNumerator: '25', feeDenominator: '10000', decimalsA: 9, decimalsB: 6,
+    });
   });
 
   it('decodes raw bytes with --owner and names an unknown owner or a wrong size', async () => {
-    const data = encodeAmmPool({ status: 6n, reserveA: 1n, reserveB: 2n, tokenA: WSOL, tokenB: USDC });
+    const data = ammInfo();
     const raw = file('amm.bin', data);
     expect((await cli(['decode', 'account', raw, '--owner', DEFAULT_PROGRAM_IDS[Dex.Amm]])).code).toBe(0);
     const unknown = await cli(['decode', 'account', raw, '--owner', WSOL]);
@@ -133,15 +154,22 @@ describe('tidepool decode account', () => {
 });
 
 describe('tidepool swap', () => {
-  it('quotes a dexa_amm swap exactly as the constant-product math does', async () => {
-    const data = encodeAmmPool({ status: 6n, reserveA: 1_000_000_000_000n, reserveB: 150_000_000_000n, tokenA: WSOL, tokenB: USDC });
+  it('quotes a dexa_amm (AMM v4) swap from its vaults exactly as the constant-product math does', async () => {
+    const data = ammInfo();
     const account = file('amm-swap.json', accountInfo(data, DEFAULT_PROGRAM_IDS[Dex.Amm]));
-    const { code, stdout } = await cli(['swap', '--account', account, '--input', WSOL, '--amount', '2500000000']);
+    const vaults = ['--vault', file('vault-b.bin', tokenAccount(USDC, 150_000_000_011n)), '--vault', file('vault-a.bin', tokenAccount(WSOL, 1_000_000_000_007n))];
+    const withoutVaults = await cli(['swap', '--account', account, '--input', WSOL, '--amount', '2500000000']);
+    expect(withoutVaults.code).toBe(1);
+    expect(withoutVaults.stdout).toContain('insufficient_liquidity_data');
+    const { code, stdout } = await cli(['swap', '--account', account, '--input', WSOL, '--amount', '2500000000', ...vaults]);
     expect(code).toBe(0);
     const out = JSON.parse(stdout) as Record<string, unknown>;
     const pool = createDecoderRegistry().decodeAccount(DEFAULT_PROGRAM_IDS[Dex.Amm], data);
     if (pool.kind !== 'pool' || pool.pool.dex !== Dex.Amm) throw new Error('fixture');
-    const expected = quoteConstantProduct(pool.pool, { aToB: true, mode: SwapMode.ExactIn, amount: 2_500_000_000n });
+    // Reserves: the vaults less need_take_pnl, 1e12 and 1.5e11.
+    const withVaults = withAmmVaultAmounts(pool.pool, 1_000_000_000_007n, 150_000_000_011n);
+    expect([withVaults.reserveA, withVaults.reserveB]).toEqual([1_000_000_000_000n, 150_000_000_000n]);
+    const expected = quoteConstantProduct(withVaults, { aToB: true, mode: SwapMode.ExactIn, amount: 2_500_000_000n });
     if (!expected.ok) throw new Error('fixture quote');
     expect(out).toMatchObject({
       dex: 'dexa_amm',
@@ -154,7 +182,7 @@ describe('tidepool swap', () => {
     });
     expect(out.priceImpact).toBeCloseTo(expected.priceImpact, 12);
 
-    const exactOut = JSON.parse((await cli(['swap', '--account', account, '--input', USDC, '--amount', '1000000000', '--mode', 'ExactOut'])).stdout) as Record<string, string>;
+    const exactOut = JSON.parse((await cli(['swap', '--account', account, '--input', USDC, '--amount', '1000000000', '--mode', 'ExactOut', ...vaults])).stdout) as Record<string, string>;
     expect(exactOut.outputAmount).toBe('1000000000');
     expect(exactOut.outputMint).toBe(WSOL);
   });
@@ -214,7 +242,7 @@ describe('tidepool swap', () => {
   });
 
   it('rejects a mint the pool does not trade and a bad amount', async () => {
-    const data = encodeAmmPool({ status: 6n, reserveA: 10n ** 12n, reserveB: 10n ** 11n, tokenA: WSOL, tokenB: USDC });
+    const data = ammInfo();
     const account = file('amm2.json', accountInfo(data, DEFAULT_PROGRAM_IDS[Dex.Amm]));
     expect((await cli(['swap', '--account', account, '--input', POOL, '--amount', '1'])).stderr).toContain('TP_ERR_UNKNOWN_MINT');
     expect((await cli(['swap', '--account', account, '--input', WSOL, '--amount', '18446744073709551616'])).stderr).toContain('unsigned 64-bit');

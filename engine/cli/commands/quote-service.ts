@@ -1,7 +1,6 @@
-import { createQuoteApp } from '../../app/index.js';
+import { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
-import { loadQuoteConfig, quoteSchema } from '../../quote-service/index.js';
 import { openSplitQuoteCache, startSplitServiceState } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
@@ -15,18 +14,21 @@ GET /quote, the quote API v1 (POST /v1/quote, /v1/quote/batch, GET /v1/pools, th
 GET /swap/v1/quote) and GET /ready on PORT (8080) from the cache with an RPC fallback on
 RPC_ENDPOINTS, and tidepool.v1.QuoteService (StreamBatchQuotes, GetQuote, GetQuotes) on GRPC_PORT (50052); metrics on METRICS_PORT (9090). Concentrated and DLMM pools get their tick / bin arrays from RPC after each
 update. Run one per region or behind a load balancer, each with its own BUS_CONSUMER_NAME.
-BUS_ENABLED=false: no bus, RPC only. SIGTERM or Ctrl-C acks what it holds, drains and exits 0.
+Monitored pools (MONITORED_POOLS, else the pools file MONITORED_POOLS_FILE, as 'tidepool scanner'
+takes them) are read from RPC at start and every REFRESH_SECONDS, beside the pools the bus names.
+BUS_ENABLED=false: no bus, RPC only: the monitored pools (required then) are read and refreshed from
+RPC_ENDPOINTS and quoted. SIGTERM or Ctrl-C acks what it holds, drains and exits 0.
 
-${settingsHelp(quoteSchema)}
+${settingsHelp(quoteServiceSchema)}
 `;
 
 export const quoteServiceCommand: Command = {
   name: 'quote-service',
   summary: 'run the quote service, consuming pool updates from NATS JetStream (split deployment)',
   help: HELP,
-  settings: quoteSchema,
+  settings: quoteServiceSchema,
   async run(argv, io) {
-    const { loaded } = readCommandSettings(argv, quoteSchema, io, { load: loadQuoteConfig });
+    const { loaded } = readCommandSettings(argv, quoteServiceSchema, io, { load: loadQuoteServiceConfig });
     const logger = createLogger({ name: 'quote-service', level: loaded.values['log.level'] });
     // quote: / price: keys: over Redis when REDIS_URL is set (replicas read each other's answers
     // before RPC), else in this process (written only).
@@ -40,7 +42,7 @@ export const quoteServiceCommand: Command = {
       await quoteCache.close();
       throw err;
     }
-    logger.info({ endpoints, config: redactedValues(quoteSchema, loaded) }, 'quote service started');
+    logger.info({ endpoints, config: redactedValues(quoteServiceSchema, loaded) }, 'quote service started');
     io.stderr.write(
       [
         'tidepool quote-service is running:',
@@ -50,7 +52,7 @@ export const quoteServiceCommand: Command = {
         `  local quotes      grpc://${endpoints.localQuotes}   (tidepool.v1.QuoteService: StreamBatchQuotes, GetQuote, GetQuotes)`,
         loaded.values['bus.enabled']
           ? `  consuming         ${loaded.values['bus.streamName']} as ${loaded.values['bus.consumerName']} on ${loaded.values['bus.servers'].join(',')}`
-          : '  bus               disabled (RPC fallback only)',
+          : `  bus               disabled: RPC only, ${app.monitored.length} monitored pools read from ${loaded.values['rpc.endpoints'].join(',')} every ${loaded.values.refreshSeconds} s`,
         '',
       ].join('\n'),
     );

@@ -1,5 +1,6 @@
+import { base58 } from '../../chain/index.js';
 import { parseCommandLine } from '../../config/index.js';
-import { withAmmConfig } from '../../dex/index.js';
+import { withAmmConfig, withAmmVaultAccounts, type FetchedAccount } from '../../dex/index.js';
 import { directionFor, quoteSwap } from '../../dex/index.js';
 import { createDecoderRegistry, type DecodedAccount } from '../../dex/index.js';
 import { Dex, SwapMode, type BinArray, type DecodedPool, type SwapContext, type TickArray } from '../../dex/index.js';
@@ -9,7 +10,7 @@ import { type CliIo, type Command, toJson } from '../command.js';
 
 const HELP = `Usage:
   tidepool swap --account FILE --input MINT --amount N [--output MINT] [--mode ExactIn|ExactOut]
-                [--ticks FILE]... [--amm-config FILE] [--owner PROGRAM_ID] [--encoding raw|base64|hex] [--now SECONDS]
+                [--ticks FILE]... [--amm-config FILE] [--vault FILE --vault FILE] [--owner PROGRAM_ID] [--encoding raw|base64|hex] [--now SECONDS]
 
 Quotes a swap on one pool with the protocol's exact integer math and prints JSON:
   {pool, dex, mode, inputMint, outputMint, inputAmount, outputAmount, fee, feeMint, priceImpact, ...}
@@ -25,6 +26,9 @@ would leave the ticks or bins supplied: "insufficient_liquidity_data"), it print
                     repeat for as many as the swap may cross. Without them a concentrated or bin
                     pool is quoted only where its current data suffices.
   --amm-config FILE dexa_clmm only: the pool's AmmConfig account, which holds the fee rate
+  --vault FILE      dexa_amm (Raydium AMM v4) only, twice: the pool's coin and pc vault token
+                    accounts (any order); the reserves are their balances less need_take_pnl.
+                    Without them an AMM v4 pool is refused (insufficient_liquidity_data).
   --now SECONDS     dexb_dlmm only: Unix time for the volatility decay (default: the pool's last update)
 `;
 
@@ -32,6 +36,7 @@ const OPTIONS = {
   account: { type: 'string', description: 'pool account file' },
   ticks: { type: 'string', multiple: true, description: 'tick or bin array files' },
   'amm-config': { type: 'string', description: 'Raydium AmmConfig file' },
+  vault: { type: 'string', multiple: true, description: 'AMM v4 vault token account files' },
   input: { type: 'string', description: 'input mint' },
   output: { type: 'string', description: 'output mint' },
   amount: { type: 'string', description: 'amount' },
@@ -100,6 +105,23 @@ export const swapCommand: Command = {
         throw new TpError(ErrorCode.Usage, '--amm-config takes a dexa_clmm AmmConfig account, for a dexa_clmm pool');
       }
       pool = withAmmConfig(pool, config.ammConfig);
+    }
+    const vaultFiles = (options.vault as string[] | undefined) ?? [];
+    if (vaultFiles.length > 0) {
+      if (pool.dex !== Dex.Amm || pool.vaultA === undefined || vaultFiles.length !== 2) {
+        throw new TpError(ErrorCode.Usage, '--vault takes the two vault token accounts of a dexa_amm (Raydium AMM v4) pool');
+      }
+      const vaults: FetchedAccount[] = [];
+      for (const file of vaultFiles) {
+        const account = await readAccountInput(file, (options.encoding as string | undefined) ?? 'raw', io);
+        vaults.push({ owner: account.owner ?? '', data: account.data });
+      }
+      // Coin first: the vault whose token account mint (bytes 0..32) is token A.
+      const coinFirst = vaults[0]!.data.length >= 32 && base58.encode(vaults[0]!.data.subarray(0, 32)) === pool.tokenA;
+      const [coin, pc] = coinFirst ? [vaults[0], vaults[1]] : [vaults[1], vaults[0]];
+      const withVaults = withAmmVaultAccounts(pool, coin, pc);
+      if (typeof withVaults === 'string') throw new TpError(ErrorCode.Usage, `--vault: ${withVaults}`);
+      pool = withVaults;
     }
     const ctx: SwapContext = { tickArrays, binArrays };
     const now = options.now as string | undefined;

@@ -1,5 +1,8 @@
 /**
- * dexa_amm: the simplified AMM account layout of spec 02, exactly as the spec gives it.
+ * dexa_amm: the simplified AMM account layout of spec 02, exactly as the spec gives it. Not what
+ * Raydium AMM v4 lays out (amm-info.ts is): a registry reads it only when explicitly set to
+ * (`DecoderRegistryOptions.ammLayout: 'spec02-simplified'`, configuration `pools.ammLayout`), and
+ * never for the real program id, where offsets 64/72 hold min_size and vol_max_cut_ratio.
  *
  *   0    status     u64
  *   64   reserve A  u64
@@ -56,8 +59,8 @@ export function ammSwapEnabled(status: bigint): boolean {
   return status === AmmStatus.Initialized || status === AmmStatus.SwapOnly || status === AmmStatus.WaitingTrade;
 }
 
-/** Decodes a dexa_amm pool account. Throws TpError(AccountSize) unless it is 752 bytes. */
-export function decodeAmmPool(data: Uint8Array, address?: string): AmmPool {
+/** Decodes a spec 02 simplified AMM account. Throws TpError(AccountSize) unless it is 752 bytes. */
+export function decodeSimplifiedAmmPool(data: Uint8Array, address?: string): AmmPool {
   expectSize(data, AMM_ACCOUNT_SIZE, Dex.Amm, 'AMM pool', address);
   const pool: AmmPool = {
     dex: Dex.Amm,
@@ -73,7 +76,7 @@ export function decodeAmmPool(data: Uint8Array, address?: string): AmmPool {
   return pool;
 }
 
-export interface AmmPoolFields {
+export interface SimplifiedAmmPoolFields {
   status: bigint;
   reserveA: bigint;
   reserveB: bigint;
@@ -82,10 +85,10 @@ export interface AmmPoolFields {
 }
 
 /**
- * Writes a dexa_amm pool account (752 bytes, zero outside the five fields). Into `out` when given
+ * Writes a spec 02 simplified AMM account (752 bytes, zero outside the five fields). Into `out` when given
  * (it must be 752 bytes), else into a new buffer.
  */
-export function encodeAmmPool(fields: AmmPoolFields, out?: Uint8Array): Uint8Array {
+export function encodeSimplifiedAmmPool(fields: SimplifiedAmmPoolFields, out?: Uint8Array): Uint8Array {
   const data = out ?? new Uint8Array(AMM_ACCOUNT_SIZE);
   expectSize(data, AMM_ACCOUNT_SIZE, Dex.Amm, 'AMM pool');
   if (out !== undefined) data.fill(0);

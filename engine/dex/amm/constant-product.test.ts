@@ -33,8 +33,15 @@ interface SdkAmountOut {
   amountOut: { toString(): string };
   fee: { toString(): string };
 }
+interface SdkAmountIn {
+  amountIn: { toString(): string };
+  fee: { toString(): string };
+}
 interface LiquidityClass {
-  prototype: { computeAmountOut(this: unknown, params: unknown): SdkAmountOut };
+  prototype: {
+    computeAmountOut(this: unknown, params: unknown): SdkAmountOut;
+    computeAmountIn(this: unknown, params: unknown): SdkAmountIn;
+  };
 }
 /**
  * Raydium SDK v2 `Liquidity.computeAmountOut` (src/raydium/liquidity/liquidity.ts): a method of
@@ -43,8 +50,28 @@ interface LiquidityClass {
  * `default` property.
  */
 const liquidityExport = LiquidityModule as unknown as LiquidityClass | { default: LiquidityClass };
-const sdkComputeAmountOut = ('prototype' in liquidityExport ? liquidityExport : liquidityExport.default).prototype
-  .computeAmountOut;
+const liquidityPrototype = ('prototype' in liquidityExport ? liquidityExport : liquidityExport.default).prototype;
+const sdkComputeAmountOut = liquidityPrototype.computeAmountOut;
+const sdkComputeAmountIn = liquidityPrototype.computeAmountIn;
+
+/** The SDK's ExactOut (`computeAmountIn`, its logging methods stubbed): floor divisions, see below. */
+function sdkIn(p: AmmPool, aToB: boolean, amountOut: bigint): bigint {
+  const self = { logDebug: () => undefined, logAndCreateError: (m: string) => { throw new Error(m); } };
+  const result = sdkComputeAmountIn.call(self, {
+    poolInfo: {
+      version: 4,
+      mintA: { address: MINT_A, decimals: 6 },
+      mintB: { address: MINT_B, decimals: 6 },
+      baseReserve: toBN(p.reserveA.toString()),
+      quoteReserve: toBN(p.reserveB.toString()),
+    },
+    amountOut: toBN(amountOut.toString()),
+    mintIn: aToB ? MINT_A : MINT_B,
+    mintOut: aToB ? MINT_B : MINT_A,
+    slippage: 0,
+  });
+  return BigInt(result.amountIn.toString());
+}
 
 function sdkOut(p: AmmPool, aToB: boolean, amountIn: bigint): { amountOut: bigint; fee: bigint } {
   const result = sdkComputeAmountOut.call(
@@ -136,6 +163,37 @@ describe('constant product (dexa_amm)', () => {
       const net = q.amountIn - q.fee;
       expect((reserveOut * (net - 1n)) / (reserveIn + net - 1n) < out).toBe(true);
     }
+  });
+
+  it('exact out is the least input for which the SDK\'s own exact in pays the output (3,000 random states)', () => {
+    // Raydium SDK v2 computeAmountIn floors both divisions, the program (processor.rs
+    // process_swap_base_out_v2: swap_token_amount_base_out, then * den / (den - num), both with
+    // CheckedCeilDiv) rounds both up: the program's input is the least one that the SDK's
+    // computeAmountOut (the program's exact in) turns into at least the output, and the SDK's own
+    // exact-out figure is never above it and, when below, buys less than the output.
+    const rng = new Prng(0xa11_0006);
+    let below = 0;
+    let compared = 0;
+    for (let i = 0; i < 3000; i++) {
+      const p = pool(rng.logBig(2, 63), rng.logBig(2, 63));
+      const aToB = rng.chance(0.5);
+      const reserveOut = aToB ? p.reserveB : p.reserveA;
+      const out = rng.logBig(0, 62) % (reserveOut - 1n) + 1n;
+      const q = quoteConstantProduct(p, { aToB, mode: SwapMode.ExactOut, amount: out });
+      if (!q.ok) continue;
+      const sdkOutOf = (amountIn: bigint) => sdkOut(p, aToB, amountIn).amountOut;
+      expect(sdkOutOf(q.amountIn) >= out, `in ${q.amountIn} buys ${out}`).toBe(true);
+      if (q.amountIn > 1n) expect(sdkOutOf(q.amountIn - 1n) < out, `in ${q.amountIn - 1n} does not`).toBe(true);
+      const sdk = sdkIn(p, aToB, out);
+      expect(sdk <= q.amountIn).toBe(true);
+      if (sdk < q.amountIn) {
+        below++;
+        expect(sdkOutOf(sdk) < out).toBe(true);
+      }
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(2500);
+    expect(below).toBeGreaterThan(0);
   });
 
   it('refuses outputs the reserve cannot pay, zero amounts and disabled pools', () => {

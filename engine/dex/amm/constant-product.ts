@@ -7,14 +7,21 @@
  * Exact out: net = ceil(reserveIn * out / (reserveOut - out)),
  *            in  = ceil(net * den / (den - num)); refused when out >= reserveOut.
  *
- * Rounding note: Raydium's on-chain `checked_ceil_div` rounds half up instead of up when the
- * quotient is below 1 (reserveIn * out < reserveOut - out), which can return an input of 0. The
- * quote uses the plain ceiling of the reference there: never less input than the pool needs.
+ * This is raydium-amm program/src/processor.rs process_swap_base_in(_v2) / _out(_v2) with
+ * math.rs `swap_token_amount_base_in` / `_base_out` and `CheckedCeilDiv` (a plain ceiling) on the
+ * reserves `calc_total_without_take_pnl_no_orderbook` gives (vault amounts less need_take_pnl)
+ * and the account's own swap_fee_numerator / _denominator.
+ *
+ * Refusals where the program fails: a status that does not allow swaps (and WaitingTrade before
+ * pool_open_time when the context carries the time), an AmmInfo pool without its vault balances
+ * (insufficient_liquidity_data: the reserves are unknown), a vault below its need_take_pnl
+ * (CheckedSubOverflow), a swap fee the program cannot apply (denominator 0 or numerator >= it),
+ * out = 0, out >= reserve, an input beyond u64.
  */
 import { priceImpact } from '../price-impact.js';
 import { checkAmount, refuse } from '../swap-result.js';
-import { SwapFailure, SwapMode, type AmmPool, type SwapRequest, type SwapResult } from '../types.js';
-import { ammSwapEnabled } from './amm-pool.js';
+import { SwapFailure, SwapMode, type AmmPool, type SwapContext, type SwapRequest, type SwapResult } from '../types.js';
+import { AmmStatus, ammSwapEnabled } from './amm-pool.js';
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -44,12 +51,26 @@ export function constantProductGrossIn(net: bigint, feeNumerator: bigint, feeDen
   return ceilDiv(net * feeDenominator, feeDenominator - feeNumerator);
 }
 
-/** Quotes a swap on a dexa_amm pool. */
-export function quoteConstantProduct(pool: AmmPool, req: SwapRequest): SwapResult {
+/** Quotes a swap on a dexa_amm pool; `ctx.nowSeconds`, when given, checks a WaitingTrade pool's open time. */
+export function quoteConstantProduct(pool: AmmPool, req: SwapRequest, ctx?: SwapContext): SwapResult {
   const zero = checkAmount(req);
   if (zero !== undefined) return zero;
   if (!ammSwapEnabled(pool.status)) {
     return refuse(SwapFailure.PoolDisabled, `AMM pool status ${pool.status} does not allow swaps`);
+  }
+  if (pool.status === AmmStatus.WaitingTrade && pool.poolOpenTime !== undefined && ctx?.nowSeconds !== undefined && ctx.nowSeconds < pool.poolOpenTime) {
+    return refuse(SwapFailure.PoolDisabled, `AMM pool opens at ${pool.poolOpenTime}`);
+  }
+  if (pool.vaultA !== undefined) {
+    if (pool.vaultAmounts === undefined) {
+      return refuse(SwapFailure.InsufficientLiquidityData, 'AMM v4 pool without its vault balances: its reserves are unknown');
+    }
+    if (pool.vaultAmounts[0] < (pool.needTakePnlA ?? 0n) || pool.vaultAmounts[1] < (pool.needTakePnlB ?? 0n)) {
+      return refuse(SwapFailure.InsufficientLiquidity, 'AMM vault holds less than its need_take_pnl');
+    }
+  }
+  if (pool.feeDenominator === 0n || pool.feeNumerator >= pool.feeDenominator) {
+    return refuse(SwapFailure.PoolDisabled, `AMM swap fee ${pool.feeNumerator}/${pool.feeDenominator} cannot be applied`);
   }
   const reserveIn = req.aToB ? pool.reserveA : pool.reserveB;
   const reserveOut = req.aToB ? pool.reserveB : pool.reserveA;

@@ -13,8 +13,8 @@ import { Prng } from '../../prng.js';
 import { RAYDIUM_AMM_V4_PROGRAM_ID } from '../program-ids.js';
 import { plainOurs, plainWeb3 } from '../testing/instructions.js';
 import { SwapMode } from '../types.js';
-import { ammV4Authority, ammV4CanonicalAuthority, ammV4Keys, writeAmmV4SwapFields } from './amm-info.js';
-import { AMM_ACCOUNT_SIZE, encodeAmmPool, AmmStatus } from './amm-pool.js';
+import { ammV4Authority, ammV4CanonicalAuthority, ammV4Keys, encodeAmmInfo } from './amm-info.js';
+import { AMM_ACCOUNT_SIZE, AmmStatus } from './amm-pool.js';
 import { AmmV4Instruction, ammV4SwapInstruction, decodeAmmV4SwapData, type AmmV4MarketKeys } from './swap-instruction.js';
 
 const rng = new Prng(404);
@@ -108,8 +108,10 @@ describe('Raydium AMM v4 swap instructions', () => {
     expect(canonical).toEqual({ address: '5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1', nonce: 254 });
     expect(ammV4Authority(RAYDIUM_AMM_V4_PROGRAM_ID, 254)).toBe(canonical.address);
     const [coin, pc, mintA, mintB] = [key(), key(), key(), key()];
-    const data = encodeAmmPool({ status: AmmStatus.SwapOnly, reserveA: 1n, reserveB: 2n, tokenA: mintA, tokenB: mintB });
-    writeAmmV4SwapFields(data, { nonce: 254, coinVault: coin, pcVault: pc, swapFeeNumerator: 25n, swapFeeDenominator: 10_000n });
+    const data = encodeAmmInfo({
+      status: AmmStatus.SwapOnly, nonce: 254n, coinDecimals: 9n, pcDecimals: 6n, coinVault: coin, pcVault: pc, coinMint: mintA, pcMint: mintB,
+      swapFeeNumerator: 25n, swapFeeDenominator: 10_000n,
+    });
     expect(data).toHaveLength(AMM_ACCOUNT_SIZE);
     const keys = ammV4Keys(RAYDIUM_AMM_V4_PROGRAM_ID, 'pool', data);
     expect(keys).toMatchObject({ authority: canonical.address, nonce: 254, coinVault: coin, pcVault: pc, coinMint: mintA, pcMint: mintB, swapFeeNumerator: 25n, swapFeeDenominator: 10_000n });

@@ -13,16 +13,14 @@ import {
   type AmmPool,
 } from '../../dex/index.js';
 import { TOKEN_PROGRAM_ID } from '../known-accounts.js';
-import { decodePoolOf, rememberPool } from '../decoded-accounts.js';
 import type { InvokeContext } from '../invoke-context.js';
-import { writeAmmReserves } from '../pool-state-writes.js';
 import { IxError, type InstructionErrorValue } from '../tx-errors.js';
 import { keyAt, readTokenAccount, transferTokens } from './program-support.js';
 
 /**
  * Raydium AMM v4's swaps as the program runs them (raydium-amm program/src/processor.rs
- * process_swap_base_in / _out / _v2), over the simulator's dexa_amm pools, whose 752-byte accounts
- * carry both spec 02's reserves and AmmInfo's nonce, fees and vault keys (amm-info.ts):
+ * process_swap_base_in / _out / _v2), over the simulator's dexa_amm pools, real 752-byte AmmInfo
+ * accounts (amm-info.ts):
  *
  * accounts (count: 17 or 18 for V1, 8 or more for V2), AmmInfo owner and size, distinct mints,
  * the owner's signature, the SPL Token program, the authority from the nonce, the two vaults, user
@@ -30,7 +28,8 @@ import { keyAt, readTokenAccount, transferTokens } from './program-support.js';
  * after pool_open_time), the direction from the user accounts' mints; then the constant product
  * on the vault amounts less need_take_pnl with AmmInfo's swap fee (the engine's
  * quoteConstantProduct), the threshold, the two transfers (user → vault signed by the owner,
- * vault → user signed by the authority) and the reserves written back into the pool account.
+ * vault → user signed by the authority), and AmmInfo's recent_epoch (and status, WaitingTrade →
+ * SwapOnly) written back, as the V2 handlers write them; AmmInfo holds no reserves.
  * Errors are AmmError codes (`{Custom: n}`); each swap logs its `ray_log` line.
  */
 
@@ -174,13 +173,10 @@ export function raydiumAmmV4Swap(ctx: InvokeContext): InstructionErrorValue | nu
   const err = transferTokens(ctx, source, vaultIn, ctx.keys[owner]!, amountIn) ?? transferTokens(ctx, vaultOut, destination, authority, amountOut);
   if (err !== null) return err;
 
-  // spec 02's reserves follow the vaults (what the engine's decoder quotes from).
+  // What the V2 handlers write back: recent_epoch, and the status once the pool opened.
   const written = data.slice();
-  const reserveA = coin2pc ? coinTotal + amountIn : coinTotal - amountOut;
-  const reserveB = coin2pc ? pcTotal - amountOut : pcTotal + amountIn;
-  writeAmmReserves(written, reserveA, reserveB);
-  if (newStatus !== status) new DataView(written.buffer).setBigUint64(0, newStatus, true);
-  const decoded = decodePoolOf(Dex.Amm, data, ctx.keys[POOL]!) as AmmPool;
-  rememberPool(written, { ...decoded, status: newStatus, reserveA, reserveB });
+  const writtenView = new DataView(written.buffer);
+  writtenView.setBigUint64(AmmInfoOffset.recentEpoch, ctx.epoch, true);
+  if (newStatus !== status) writtenView.setBigUint64(AmmInfoOffset.status, newStatus, true);
   return ctx.put(POOL, { ...ammRecord, data: written });
 }

@@ -59,3 +59,16 @@ export function quoteOnChain(chain: SimChain, info: SimPoolInfo, aToB: boolean, 
 export function strangerKeypair(seed = 1): Keypair {
   return keypairFromSeed(new SimRandom(seed).bytes(32));
 }
+
+/**
+ * The accounts that hold a pool's tradable state: the pool account, and for a Raydium AMM v4 pool
+ * its two vaults instead (AmmInfo holds no reserves: a swap changes only the vaults).
+ */
+export function poolStateAddresses(info: SimPoolInfo): string[] {
+  return info.dex === 'dexa_amm' ? [info.vaultA, info.vaultB] : [info.address];
+}
+
+/** Whether a swap moved the pool since genesis: any of its state accounts differs. */
+export function poolMovedSinceGenesis(chain: SimChain, info: SimPoolInfo): boolean {
+  return poolStateAddresses(info).some((address) => !Buffer.from(chain.getAccount(address)!.data).equals(Buffer.from(chain.genesis.accounts.get(address)!.data)));
+}

@@ -20,7 +20,9 @@ import {
   binArrayLowerBinId,
   binPrice,
   createDecoderRegistry,
-  encodeAmmPool,
+  encodeAmmInfo,
+  withAmmVaultAmounts,
+  type AmmPool,
   encodeBinArray,
   encodeLbPair,
   encodeWhirlpool,
@@ -134,9 +136,13 @@ function view(dex: Dex, address: string, pool: DecodedPool, ctx: SwapContext = {
   return { address, dex, label: LABEL[dex], pool, ctx };
 }
 
+/** An AMM v4 pool (AmmInfo, vaults holding exactly `reserveA` / `reserveB`, fee 25/10000). */
 export function ammPool(address: string, tokenA: string, tokenB: string, reserveA: bigint, reserveB: bigint): SimPoolView {
-  const bytes = encodeAmmPool({ status: AmmStatus.Initialized, reserveA, reserveB, tokenA, tokenB });
-  return view(Dex.Amm, address, decodePool(Dex.Amm, bytes, address));
+  const bytes = encodeAmmInfo({
+    status: AmmStatus.Initialized, nonce: 254n, coinDecimals: 9n, pcDecimals: 6n, swapFeeNumerator: 25n, swapFeeDenominator: 10_000n,
+    coinVault: testKey(900 + Number(reserveA % 97n)), pcVault: testKey(950 + Number(reserveB % 43n)), coinMint: tokenA, pcMint: tokenB,
+  });
+  return view(Dex.Amm, address, withAmmVaultAmounts(decodePool(Dex.Amm, bytes, address) as AmmPool, reserveA, reserveB));
 }
 
 function floorDiv(a: number, b: number): number {
