@@ -45,9 +45,16 @@ describe('PubsubPoolSource', () => {
     const sockets: WebSocket[] = [];
     server.on('connection', (socket) => {
       sockets.push(socket);
+      let subscribes = 0;
       socket.on('message', (raw) => {
         const call = JSON.parse(String(raw)) as { id: number; method: string };
         if (call.method !== 'accountSubscribe') return;
+        // The pool's subscription is 7 and gets the notifications; the AMM's vaults, subscribed
+        // once the pool is loaded, get ids of their own and no notification.
+        if (subscribes++ > 0) {
+          socket.send(JSON.stringify({ jsonrpc: '2.0', result: 100 + subscribes, id: call.id }));
+          return;
+        }
         socket.send(JSON.stringify({ jsonrpc: '2.0', result: 7, id: call.id }));
         const note = (value: unknown, subscription = 7) => JSON.stringify({ jsonrpc: '2.0', method: 'accountNotification', params: { result: { context: { slot: 999 }, value }, subscription } });
         const good = { lamports: Number(account.lamports), owner: account.owner, executable: false, rentEpoch: 0, space: account.data.length, data: [Buffer.from(account.data).toString('base64'), 'base64'] };

@@ -12,6 +12,11 @@
  * fetcher. After every (re)subscription all pools are loaded once by RPC alone, so a state changed
  * while the connection was down is not lost (the node sends no state at subscription).
  *
+ * A Raydium AMM v4 swap does not write its pool account (AmmInfo): the reserves are the balances
+ * of its two vault token accounts. Once such a pool is loaded its vaults are subscribed too, and
+ * a vault's notification loads the pool again (both vaults then come from RPC, so the two balances
+ * are read together rather than one pushed and the other older).
+ *
  * A lost connection (close, error, missed pong, a subscribe that fails or times out) is opened
  * again after the Backoff delay and every pool subscribed again; the backoff is reset once all
  * are subscribed. A notification that is not an account notification of ours, or whose value is
@@ -19,6 +24,7 @@
  * a time in notification order, so an older state never overtakes a newer one.
  */
 import { Backoff, type BackoffOptions } from '../common/index.js';
+import { Dex, reserveAccountsOf } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import type { LoadedPool, RpcPoolLoader } from '../pools/index.js';
 import type { AccountData, AccountReader } from '../rpc/index.js';
@@ -32,7 +38,7 @@ const MAX_EARLY_NOTIFICATIONS = 1024;
 export interface PubsubPoolSourceStats {
   /** Connections opened (the first one included). */
   connects: number;
-  /** accountSubscribe calls answered with a subscription id. */
+  /** accountSubscribe calls answered with a subscription id (pools and AMM v4 vaults). */
   subscriptions: number;
   /** Account notifications of a watched pool. */
   notifications: number;
@@ -117,6 +123,10 @@ export class PubsubPoolSource {
   private conn: UpstreamPubsub<PubsubPeer> | undefined;
   /** Subscription id → pool address, for the current connection. */
   private readonly bySubscription = new Map<number, string>();
+  /** Subscription id → the pool of an AMM v4 vault subscribed on the current connection. */
+  private readonly vaultSubscriptions = new Map<number, string>();
+  /** Vaults subscribed (or being subscribed) on the current connection. */
+  private readonly watchedVaults = new Set<string>();
   /** The last load of each pool: the next one waits for it. */
   private readonly loads = new Map<string, Promise<void>>();
   /**
@@ -159,6 +169,8 @@ export class PubsubPoolSource {
     if (this.closed) return;
     this.stats.connects++;
     this.bySubscription.clear();
+    this.vaultSubscriptions.clear();
+    this.watchedVaults.clear();
     const conn = new UpstreamPubsub<PubsubPeer>(
       this.peer,
       {
@@ -214,6 +226,12 @@ export class PubsubPoolSource {
       parsed = undefined;
     }
     const got = accountOfNotification(parsed);
+    const vaultOf = this.vaultSubscriptions.get(n.subscription);
+    if (typeof got !== 'string' && vaultOf !== undefined) {
+      this.stats.notifications++;
+      this.enqueue(vaultOf);
+      return;
+    }
     const address = this.bySubscription.get(n.subscription);
     if (typeof got !== 'string' && address === undefined && this.early !== undefined && this.early.length < MAX_EARLY_NOTIFICATIONS) {
       this.early.push({ n, bytes });
@@ -239,9 +257,43 @@ export class PubsubPoolSource {
     this.early = undefined;
   }
 
+  /**
+   * Subscribes the vaults of an AMM v4 pool (its reserves) once per connection. A failed subscribe
+   * loses the connection, as a pool's does: the next one subscribes everything again.
+   */
+  private async watchVaults(loaded: LoadedPool): Promise<void> {
+    const conn = this.conn;
+    if (conn === undefined || conn.isLost || loaded.dex !== Dex.Amm) return;
+    const vaults = reserveAccountsOf(loaded.pool) ?? [];
+    let added = false;
+    for (const vault of vaults) {
+      if (this.watchedVaults.has(vault)) continue;
+      this.watchedVaults.add(vault);
+      try {
+        const answer = await conn.call('accountSubscribe', Buffer.from(JSON.stringify([vault, { encoding: 'base64', commitment: this.commitment }])));
+        if ('error' in answer) throw new ConnectionLost(`accountSubscribe ${vault}: ${answer.error.toString('utf8')}`);
+        const id = Number(answer.result.toString('latin1'));
+        if (!Number.isSafeInteger(id) || id < 0) throw new ConnectionLost(`accountSubscribe ${vault} answered ${answer.result.toString('utf8')}, not a subscription id`);
+        if (conn !== this.conn) return;
+        this.vaultSubscriptions.set(id, loaded.address);
+        this.stats.subscriptions++;
+        added = true;
+      } catch (err) {
+        if (conn.isLost || conn !== this.conn) return;
+        this.options.logger?.warn({ err, pool: loaded.address, vault }, 'market scanner could not subscribe to a vault; connecting again');
+        conn.close(err instanceof Error ? err.message : String(err));
+        return;
+      }
+    }
+    // A swap between the load and the subscriptions notified nobody: load once more.
+    if (added) this.enqueue(loaded.address);
+  }
+
   private onLost(conn: UpstreamPubsub<PubsubPeer>, reason: string): void {
     if (conn !== this.conn || this.closed) return;
     this.bySubscription.clear();
+    this.vaultSubscriptions.clear();
+    this.watchedVaults.clear();
     const delay = this.backoff.next();
     this.options.logger?.warn({ reason, retryInMs: Math.round(delay) }, 'market scanner PubSub connection lost');
     this.retryTimer = setTimeout(() => {
@@ -262,6 +314,7 @@ export class PubsubPoolSource {
           this.options.logger?.warn({ pool: address, reason: result.error.reason, message: result.error.message }, 'market scanner could not load a pool');
           return;
         }
+        void this.watchVaults(result.value);
         await this.options.onState(result.value);
       } catch (err) {
         this.stats.loadFailures++;
