@@ -18,7 +18,8 @@ import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureCons
 import { bool, duration, int, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
-import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorLookupTables, ExecutorMetrics, ExecutorService, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type ExecutionPath, type HandleOutcome, type Submitter } from '../executor/index.js';
+import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorLookupTables, ExecutorMetrics, ExecutorService, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
+import { type ExecutionPath } from '../messages/index.js';
 import { ChainClient, AccountFetcher, RpcClient } from '../rpc/index.js';
 import { MAX_TIP, MIN_TIP, decodeTradeOpportunity } from '../messages/index.js';
 import { PlannerPools } from '../trading/index.js';

@@ -5,7 +5,8 @@
  */
 import { paperFill, type RealPathCosts, plannerPoolsSource } from '../executor/index.js';
 
-import type { PlannerPools, TradeOpportunity } from '../planner/index.js';
+import type { PlannerPools } from '../trading/index.js';
+import type { TradeOpportunity } from '../messages/index.js';
 import type { BacktestFill, FillOutcome } from './backtest-runner.js';
 
 export function paperBacktestFill(costs: RealPathCosts = {}): BacktestFill {

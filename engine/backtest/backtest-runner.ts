@@ -24,8 +24,11 @@
 import { Registry } from 'prom-client';
 
 import { isTpError } from '../errors.js';
-import { EventStateReplay, type MarketEvent } from '../market/index.js';
-import { PlannerMetrics, PlannerPools, PlannerService, deterministicUuid, type PlannerStrategy, type TradeOpportunity } from '../planner/index.js';
+import { EventStateReplay } from '../market/index.js';
+import { type MarketEvent } from '../messages/index.js';
+import { PlannerMetrics, PlannerService, type PlannerStrategy } from '../planner/index.js';
+import { PlannerPools } from '../trading/index.js';
+import { deterministicUuid, type TradeOpportunity } from '../messages/index.js';
 import { BacktestReport, type BacktestRange } from './backtest-report.js';
 import type { RangeMessage } from './market-event-range.js';
 

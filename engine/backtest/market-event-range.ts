@@ -13,7 +13,7 @@ import { DeliverPolicy, type NatsConnection } from 'nats';
 
 import { PlatformStream } from '../bus/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { decodeMarketEvent, type MarketEvent } from '../market/index.js';
+import { decodeMarketEvent, type MarketEvent } from '../messages/index.js';
 
 export interface MarketEventRangeOptions {
   nc: NatsConnection;

@@ -4,7 +4,6 @@ export { BlockEngineClient, bundleIdOf, type BlockEngineClientOptions } from './
 export { BundleSubmitter, type BundleSubmitterOptions } from './bundle-submitter.js';
 export { DirectSubmitter, type DirectSubmitterOptions } from './direct-submitter.js';
 export { fetchLanded, sumBalanceChanges } from './landed-balance-changes.js';
-export * from '../messages/execution-messages.js';
 export { EXECUTOR_METRIC_NAMES, ExecutorMetrics, SkipReason } from './executor-metrics.js';
 export { ExecutorService, type BalanceChangesReader, type ExecutorServiceOptions, type ExecutorSettings, type ExecutorStats, type HandleOutcome, type ResultPublisher } from './executor-service.js';
 export { BUNDLE_SIGNATURES, paperFill, realPathFees, routeComputeUnits, type PaperFill, type RealPathCosts } from './paper-fill.js';

@@ -1,5 +1,4 @@
-/** Market data (spec 03): MarketEvent and PriceUpdate messages, the market scanner. */
-export * from '../messages/market-event.js';
+/** Market data (spec 03): the market scanner's parts (the MarketEvent and PriceUpdate messages are in engine/messages). */
 export { MarketEventDeriver, DEFAULT_THRESHOLDS, type Derived, type DeriverThresholds } from './market-event-deriver.js';
 export { MarketPublisher, type MarketPublisherOptions, type MarketPublisherStats } from './market-publisher.js';
 export { MarketDataSink } from './market-data-sink.js';

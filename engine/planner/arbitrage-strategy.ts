@@ -7,7 +7,7 @@
  * strings), `maxLegs` (2 or 3), `opportunityTtlMs`, `maxStateAgeMs` (numbers).
  */
 import { ErrorCode, TpError } from '../errors.js';
-import type { MarketEvent } from '../market/index.js';
+import type { MarketEvent } from '../messages/index.js';
 import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, type ArbitrageSettings } from './arbitrage-planner.js';
 import type { PlannerPools } from '../trading/index.js';
 import type { PlannerStrategy } from './planner-service.js';

@@ -22,7 +22,7 @@
  * an interval nor repeats an exit.
  */
 import type { KeySpace } from '../state/index.js';
-import type { MarketEvent } from '../market/index.js';
+import type { MarketEvent } from '../messages/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { deterministicUuid, Strategy, type TradeOpportunity } from '../messages/index.js';
 import { orderOpportunity, priceOf } from './order-opportunity.js';

@@ -8,7 +8,7 @@ import { openPriceGap, type SimPoolView, type Simulator } from '../sim/index.js'
 import { openMigratedDatabase, type SqlClient } from '../state/index.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { createMemoryKeySpace, type TestKeySpace } from '../state/kv/testing.js';
-import type { MarketEvent } from '../market/index.js';
+import type { MarketEvent } from '../messages/index.js';
 import { DcaStrategy, type DcaState } from './dca-strategy.js';
 import { GridStrategy } from './grid-strategy.js';
 import { priceOf } from './order-opportunity.js';

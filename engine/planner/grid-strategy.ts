@@ -28,7 +28,7 @@
  * never triggers a level twice.
  */
 import type { SqlQueryable, KeySpace } from '../state/index.js';
-import type { MarketEvent } from '../market/index.js';
+import type { MarketEvent } from '../messages/index.js';
 import { deterministicUuid, Strategy, type TradeOpportunity } from '../messages/index.js';
 import { orderOpportunity, priceOf } from './order-opportunity.js';
 import type { PlannerPools } from '../trading/index.js';

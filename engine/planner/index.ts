@@ -1,6 +1,4 @@
-/** Planners (spec 03): arbitrage, grid and DCA opportunities, and the TradeOpportunity message. */
-export * from '../messages/trade-opportunity.js';
-export { bestCycleInput, cycleOutput, enumerateCycles, type ArbPoolState, type Cycle, type CycleLeg, type CycleResult, type PoolLookup, type SearchSettings } from '../trading/index.js';
+/** Planners (spec 03): arbitrage, grid and DCA opportunities (the TradeOpportunity message is in engine/messages, the pool view in engine/trading). */
 export {
   ArbitragePlanner,
   DEFAULT_ARBITRAGE_SETTINGS,
@@ -12,7 +10,6 @@ export {
 export { OpportunityPublisher, type PublishedOpportunity } from './opportunity-publisher.js';
 export { StrategyStore, type StrategyConfigRow } from './strategy-store.js';
 export { PlannerMetrics, PLANNER_METRIC_NAMES } from './planner-metrics.js';
-export { PlannerPools, type PoolMembership } from '../trading/index.js';
 export { PlannerService, type OpportunitySink, type PlannerServiceOptions, type PlannerStrategy } from './planner-service.js';
 export { ArbitrageStrategy, arbitrageSettingsOf, defaultArbitrageParameters } from './arbitrage-strategy.js';
 export { GridStrategy, GridOrderStatus, gridLevels, gridParametersOf, type GridLevel, type GridParameters, type GridState } from './grid-strategy.js';

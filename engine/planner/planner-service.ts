@@ -13,7 +13,7 @@
  */
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
-import type { MarketEvent } from '../market/index.js';
+import type { MarketEvent } from '../messages/index.js';
 import type { PlannerMetrics } from './planner-metrics.js';
 import type { PlannerPools } from '../trading/index.js';
 import type { StrategyStore } from './strategy-store.js';
