@@ -2,6 +2,7 @@ import { connect, headers, type JetStreamManager, type NatsConnection } from 'na
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { ErrorCode, TpError } from '../errors.js';
 import { createDeadLetterMetrics, DeadLetterConsumer, DeadLetterHeader, deadLetterStreamSpec, ensureDeadLetterStream } from './dead-letter.js';
 import { platformConsumerSpec } from './platform-streams.js';
 import { ensureConsumer, ensureStream, NS_PER_SECOND, Retention, Storage } from './stream-setup.js';
@@ -97,6 +98,42 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)(`dead-letter consumer${NATS_S
       const text = await registry.metrics();
       expect(text).toContain(`bus_dead_letters_total{stream="${stream}"} 1`);
       expect(text).toContain(`bus_processing_failures_total{stream="${stream}"} 3`);
+    } finally {
+      await consumer.stop();
+      await cleanup();
+    }
+  });
+
+  it('dead-letters a message that is not valid (TP_ERR_MESSAGE_INVALID) on its first delivery, without retrying it', async () => {
+    const { stream, root, prefix, cleanup } = await setup();
+    const registry = new Registry();
+    const calls = new Map<string, number>();
+    const consumer = await DeadLetterConsumer.start({
+      nc,
+      stream,
+      consumer: 'worker',
+      metrics: createDeadLetterMetrics(registry),
+      maxDeliver: 5,
+      retryDelayMs: 20,
+      subjectRoot: `${prefix}dlq`,
+      handler: (m) => {
+        const body = JSON.parse(dec.decode(m.data)) as { id: string; forged?: boolean };
+        calls.set(body.id, (calls.get(body.id) ?? 0) + 1);
+        if (body.forged === true) throw new TpError(ErrorCode.MessageInvalid, 'invalid MarketEvent: /slot: far ahead of the pool');
+      },
+    });
+    try {
+      const js = nc.jetstream();
+      await js.publish(`${root}.events.forged`, enc.encode(JSON.stringify({ id: 'forged', forged: true })));
+      await js.publish(`${root}.events.good`, enc.encode(JSON.stringify({ id: 'good' })));
+      const dlqStream = `${prefix}DEAD_LETTERS`;
+      await waitFor(async () => (await jsm.streams.info(dlqStream)).state.messages === 1, 15_000, 'the dead letter');
+      await waitFor(async () => (await jsm.consumers.info(stream, 'worker')).ack_floor.stream_seq === 2, 15_000, 'both messages done');
+      const dead = await jsm.streams.getMessage(dlqStream, { seq: 1 });
+      expect(dead.header.get(DeadLetterHeader.Deliveries)).toBe('1');
+      expect(dead.header.get(DeadLetterHeader.Reason)).toContain('TP_ERR_MESSAGE_INVALID');
+      expect(calls.get('forged')).toBe(1);
+      expect(calls.get('good')).toBe(1);
     } finally {
       await consumer.stop();
       await cleanup();

@@ -7,6 +7,8 @@
  *   handler resolves                      → ack
  *   handler throws, deliveries < max      → nak with a delay (the server redelivers it)
  *   handler throws on the last delivery   → publish to the dead-letter subject, count, term
+ *   handler throws TP_ERR_MESSAGE_INVALID → the same at once: a message that is not what its
+ *                                           subject promises fails the same way every time
  *
  * Dead letters, decided here:
  * - Subject `dlq.<STREAM>.<original subject>` (e.g. `dlq.EXECUTION_ORDERS.execution.orders.submit`),
@@ -30,6 +32,7 @@
 import { headers as natsHeaders, type ConsumerMessages, type JetStreamClient, type JsMsg, type MsgHdrs, type NatsConnection } from 'nats';
 import { Counter, type Registry } from 'prom-client';
 
+import { ErrorCode, isTpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { ensureStream, NS_PER_SECOND, Retention, Storage, type StreamSpec } from './stream-setup.js';
 
@@ -192,7 +195,7 @@ export class DeadLetterConsumer {
     metrics.processingFailures.inc({ stream });
     const reason = reasonOf(err);
     const deliveries = m.info.deliveryCount;
-    if (deliveries < this.maxDeliver) {
+    if (deliveries < this.maxDeliver && !isTpError(err, ErrorCode.MessageInvalid)) {
       logger?.warn({ stream, subject: m.subject, seq: m.seq, deliveries, reason }, 'bus message failed; redelivering');
       m.nak(this.retryDelayMs);
       return;

@@ -92,6 +92,11 @@ export class EventStateReplay implements PoolLoader {
     } catch {
       return 'malformed';
     }
+    // A state is of its event: the pool account is in it, and no account was read after the
+    // event's slot (a forged state could otherwise pass for a newer one).
+    const slot = BigInt(event.slot);
+    if (!decoded.some(([address, account]) => address === event.poolAddress && account !== null)) return 'malformed';
+    if (decoded.some(([, account]) => account !== null && account.slot > slot)) return 'malformed';
     for (const [address, account] of decoded) this.accounts.set(address, account);
     this.pools.set(event.poolAddress, {
       slot: BigInt(event.slot),

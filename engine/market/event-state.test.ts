@@ -116,6 +116,19 @@ describe('event state: the accounts of a pool state, carried in its pool_update 
     expect(writer.stateOf({ ...third, slot: third.slot + 2n }, 62_001)!.full).toBe(true);
   });
 
+  it('calls malformed a state with an account read after its event, or without the pool account', async () => {
+    const view = sim.chain.pools()[0]!;
+    const loaded = await load(view.address);
+    const state = new EventStateWriter({ arraysEachSide: DEFAULT_ARRAYS_EACH_SIDE }).stateOf(loaded, 1_000)!;
+    const later = { ...state, accounts: state.accounts.map((a) => ('missing' in a ? a : { ...a, slot: (loaded.slot + 1n).toString() })) };
+    const replay = new EventStateReplay();
+    expect(replay.apply(eventOf(loaded, later))).toBe('malformed');
+    const withoutPool = { ...state, accounts: state.accounts.filter((a) => a.address !== view.address) };
+    expect(replay.apply(eventOf(loaded, withoutPool))).toBe('malformed');
+    expect(await replay.loaded(view.address)).toMatch(/^missing/);
+    expect(replay.apply(eventOf(loaded, state))).toBe('applied');
+  });
+
   it('says no_state for an event without state, and gives no pool from it', async () => {
     const view = sim.chain.pools()[0]!;
     const loaded = await load(view.address);

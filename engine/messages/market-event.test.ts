@@ -40,4 +40,20 @@ describe('MarketEvent and PriceUpdate v1', () => {
     expect(code(() => encodePriceUpdate({ ...price, spread: 0.5 }))).toBe(ErrorCode.MessageInvalid);
     expect(code(() => encodePriceUpdate({ ...price, sources: [] }))).toBe(ErrorCode.MessageInvalid);
   });
+
+  it('refuse the fields the market scanner writes when they are not what they say: a negative reserve, a price that is no number', () => {
+    const decode = (data: Record<string, unknown>, type = 'pool_update') => code(() => decodeMarketEvent(JSON.stringify({ ...event, type, data })));
+    expect(decode({ reserveA: '-5', reserveB: '2' })).toBe(ErrorCode.MessageInvalid);
+    expect(decode({ reserveA: '1', reserveB: '18446744073709551616000' })).toBe(ErrorCode.MessageInvalid);
+    expect(decode({ reserveA: '1', reserveB: '2', price: 'NaN' })).toBe(ErrorCode.MessageInvalid);
+    expect(decode({ reserveA: '1', reserveB: '2', price: null })).toBe(ErrorCode.MessageInvalid);
+    expect(decode({ reserveA: '1', reserveB: '2', price: -1 })).toBe(ErrorCode.MessageInvalid);
+    expect(decode({ reserveA: '1', reserveB: '2', fee: 2 })).toBe(ErrorCode.MessageInvalid);
+    expect(decode({ amountIn: '-1', amountOut: '2' }, 'large_swap')).toBe(ErrorCode.MessageInvalid);
+    expect(decode({ inputMint: 'not a key' }, 'large_swap')).toBe(ErrorCode.MessageInvalid);
+    expect(decode({ kind: 'drain', changeBps: 5 }, 'liquidity_change')).toBe(ErrorCode.MessageInvalid);
+    // Good values and fields of its own still pass: data stays free-form.
+    expect(decode({ reserveA: '1', reserveB: '2', price: 150.5, fee: 0.0025, liquidity: '340282366920938463463374607431768211455', note: 'x' })).toBeUndefined();
+    expect(decode({ amountIn: '5', amountOut: '7', priceBefore: 1, priceAfter: 2, priceChangeBps: -30, shareBps: 12 }, 'large_swap')).toBeUndefined();
+  });
 });

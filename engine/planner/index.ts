@@ -15,3 +15,4 @@ export { ArbitrageStrategy, arbitrageSettingsOf, defaultArbitrageParameters } fr
 export { GridStrategy, GridOrderStatus, gridLevels, gridParametersOf, type GridLevel, type GridParameters, type GridState } from './grid-strategy.js';
 export { DcaStrategy, dcaConfigOf, type DcaAction, type DcaConfig, type DcaDecision, type DcaState } from './dca-strategy.js';
 export { orderOpportunity, priceOf } from './order-opportunity.js';
+export { MAX_CLOCK_SKEW_MS, MAX_EVENT_SLOT_LEAD, checkMarketEvent, marketEventViolations } from './market-event-checks.js';

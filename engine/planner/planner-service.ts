@@ -6,14 +6,17 @@
  *     trade.opportunities.<strategy> (TRADE_OPPORTUNITIES) ─▶ ack
  *
  * A message is acknowledged only after every opportunity it led to was stored by the stream. A
- * failure (undecodable message, pool unreadable, publish refused) is thrown: the consumer naks it
- * and it comes back; after 5 deliveries it goes to the dead-letter stream (engine/bus/dead-letter.ts).
+ * failure (pool unreadable, publish refused) is thrown: the consumer naks it and it comes back;
+ * after 5 deliveries it goes to the dead-letter stream (engine/bus/dead-letter.ts). An event that
+ * is not a valid MarketEvent, or disagrees with the pool it names as the planner read it
+ * (market-event-checks.ts), is TP_ERR_MESSAGE_INVALID and goes to the dead letters at once.
  * Strategies run one event at a time, in order, so their state (grid levels, DCA intervals) is never
  * raced.
  */
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import type { MarketEvent } from '../messages/index.js';
+import { checkMarketEvent } from './market-event-checks.js';
 import type { PlannerMetrics } from './planner-metrics.js';
 import type { PlannerPools } from '../trading/index.js';
 import type { StrategyStore } from './strategy-store.js';
@@ -60,6 +63,7 @@ export class PlannerService {
       const failed = await pools.refresh([event.poolAddress]);
       const reason = failed.get(event.poolAddress);
       if (reason !== undefined) throw new TpError(ErrorCode.Unavailable, `pool ${event.poolAddress} could not be read: ${reason}`, { context: { pool: event.poolAddress } });
+      checkMarketEvent(event, pools.loaded(event.poolAddress)!, this.now());
       const published: TradeOpportunity[] = [];
       for (const strategy of strategies) {
         const ops = await strategy.onMarketEvent(event, receivedAt);
