@@ -126,7 +126,7 @@ export async function runBench(argv: readonly string[], options: BenchOptions): 
       const reason = interrupted && outcome.status !== 'ok' ? `interrupted (${outcome.reason})` : outcome.reason;
       const record: SuiteRecord = { suite: suite.name, description: suite.description, ...outcome, reason, timeLimitMs };
       records.push(record);
-      err(`bench: ${suite.name}: ${record.status === 'ok' ? `ok in ${(record.durationMs / 1000).toFixed(1)} s` : `${record.status.toUpperCase()}: ${record.reason}`}\n`);
+      err(`bench: ${suite.name}: ${record.status === 'ok' ? `ok in ${(record.durationMs / 1000).toFixed(1)} s` : `${record.status === 'timeout' ? 'TIMED OUT' : 'FAILED'}: ${record.reason}`}\n`);
       if (record.status === 'ok') out(runTable([record]));
     }
   } finally {

@@ -35,7 +35,7 @@ export function runTable(suites: readonly SuiteRecord[], comparison?: RunCompari
         const c = comparison.figures.get(figureKey(r.suite, f.name));
         if (c === undefined) tail = ' | new |';
         else {
-          const change = Number.isNaN(c.worse) ? 'n/a' : `${c.worse > 0 ? '+' : ''}${fmt(c.worse * 100, 1)}% ${c.worse > 0 ? 'worse' : 'better'}`;
+          const change = Number.isNaN(c.worse) ? 'n/a' : c.worse > 0 ? `+${fmt(c.worse * 100, 1)}% worse` : `${fmt(-c.worse * 100, 1)}% better`;
           tail = ` ${amount(c.previous)} ${cell(f.unit)} | ${c.regression ? `**REGRESSION** ${change}` : change} |`;
         }
       }
