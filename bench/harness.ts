@@ -24,39 +24,16 @@ export interface Figure {
 export interface Suite {
   name: string;
   description: string;
+  /**
+   * How long the suite may run before the runner kills it and reports it timed out (its own
+   * process, bench/runner); default 10 min. `npm run bench -- --time-limit <s>` overrides it.
+   */
+  timeLimitMs?: number;
   run(): Promise<Figure[]>;
-}
-
-export interface SuiteResult {
-  suite: string;
-  description: string;
-  startedAt: string;
-  durationMs: number;
-  machine: { node: string; cpus: number; cpuModel: string; native: boolean };
-  figures: (Figure & { ratio: number })[];
 }
 
 export function ratioOf(f: Figure): number {
   return f.baseline.value === 0 ? Number.NaN : f.value / f.baseline.value;
-}
-
-const fmt = (n: number | undefined, digits = 0): string =>
-  n === undefined || Number.isNaN(n) ? '' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-export function markdownTable(results: readonly SuiteResult[]): string {
-  const rows = [
-    '| suite | figure | value | baseline | ratio | p50 µs | p99 µs | p99.9 µs | goal |',
-    '|---|---|---:|---|---:|---:|---:|---:|---|',
-  ];
-  for (const r of results) {
-    for (const f of r.figures) {
-      const goal = f.goal === undefined ? '' : `${f.goal} ${f.goalMet === undefined ? '' : f.goalMet ? '(met)' : '(not met)'}`;
-      rows.push(
-        `| ${r.suite} | ${f.name} | ${fmt(f.value, f.value < 100 ? 2 : 0)} ${f.unit} | ${f.baseline.name}: ${fmt(f.baseline.value, f.baseline.value < 100 ? 2 : 0)} ${f.unit} | ${fmt(f.ratio, 2)}× | ${fmt(f.p50Us, 1)} | ${fmt(f.p99Us, 1)} | ${fmt(f.p999Us, 1)} | ${goal.trim()} |`,
-      );
-    }
-  }
-  return `${rows.join('\n')}\n`;
 }
 
 /** What a latency figure reads off an HDR histogram (`LatencyRecorder.summary()`). */

@@ -28,6 +28,12 @@ export interface AggregatorWorkerInput {
   mode: 'ours' | 'bare';
   /** For 'bare': the AggregatedQuote to answer with (as loadTidepoolProto decodes it). */
   sample?: Record<string, unknown>;
+  /**
+   * For 'ours': the stream limits the aggregator is configured with (streamMaxStreamsPerClient and
+   * streamMaxStreams, AGGREGATOR_STREAM_MAX_STREAMS_PER_CLIENT / AGGREGATOR_STREAM_MAX_STREAMS);
+   * default the aggregator's own defaults.
+   */
+  streamLimits?: { perClient: number; total: number };
 }
 
 export type AggregatorWorkerCommand = { cmd: 'pump' } | { cmd: 'stop' };
@@ -92,6 +98,7 @@ async function runOurs(): Promise<void> {
     localQuoteAddr: local.address,
     externalQuoteAddr: external.address,
     busEnabled: false,
+    ...(input.streamLimits === undefined ? {} : { streamMaxStreamsPerClient: input.streamLimits.perClient, streamMaxStreams: input.streamLimits.total }),
   });
   const aggregator = createAggregator(config, { logger: silentLogger(), publisher: disabledRoutePublisher() });
   const { grpcPort } = await aggregator.start();

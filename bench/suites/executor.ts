@@ -21,15 +21,16 @@ import { connect } from 'nats';
 
 import { createExecutorApp, executorSchema } from '../../engine/app/executor-app.js';
 import { TEST_PASSPHRASE, importWorkers, orderOpportunityOn } from '../../engine/app/testing/executor.js';
-import { LOCAL_NATS_URL, deleteStreams, uniqueName } from '../../engine/bus/testing/local-nats.js';
+import { LOCAL_NATS_URL, TEST_STREAM_MAX_BYTES_SCALE, deleteStreams } from '../../engine/bus/testing/local-nats.js';
 import { loadConfig } from '../../engine/config/loader.js';
 import { createLogger } from '../../engine/obs/logger.js';
-import { createServerDatabase } from '../../engine/state/db/testing.js';
+import { TEST_PG_ADMIN_URL, createServerDatabase } from '../../engine/state/db/testing.js';
 import { ChainClient } from '../../engine/rpc/index.js';
 import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../../engine/messages/index.js';
 import { startSimulator, swapSubmission } from '../../engine/executor/testing/submitter-sim.js';
 import { p99Figure, type Figure, type Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
+import { trackResource, trackedRedisPrefix, trackedStreamPrefix } from '../runner/resources.js';
 
 const OPPORTUNITIES = Number(process.env.BENCH_EXECUTOR_OPPORTUNITIES ?? 1_000);
 const IN_FLIGHT = 8;
@@ -42,17 +43,20 @@ export const executorSuite: Suite = {
     const { sim, endpoints } = await startSimulator(50);
     const nc = await connect({ servers: LOCAL_NATS_URL });
     const database = await createServerDatabase();
-    const prefix = `${uniqueName('BX')}_`;
+    trackResource({ kind: 'pg-database', name: new URL(database.url!).pathname.slice(1), adminUrl: TEST_PG_ADMIN_URL });
+    const prefix = trackedStreamPrefix('BX', LOCAL_NATS_URL);
+    const redisUrl = 'redis://127.0.0.1:6379';
     const streams = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
     const loaded = loadConfig(executorSchema, {
       env: { TIDEPOOL_WALLET_PASSPHRASE: TEST_PASSPHRASE },
       flags: {
         'rpc-endpoints': endpoints.rpc,
         'database-url': database.url!,
-        'redis-url': 'redis://127.0.0.1:6379',
-        'redis-key-prefix': `${uniqueName('bx')}:`,
+        'redis-url': redisUrl,
+        'redis-key-prefix': trackedRedisPrefix('bx', redisUrl),
         port: '0',
         'subject-prefix': prefix,
+        'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE),
         'executor-id': 'bench',
         'block-engine-url': endpoints.http,
         'max-concurrent-trades': String(IN_FLIGHT),

@@ -11,6 +11,9 @@
  *    the arbitrage search → the opportunity stored on TRADE_OPPORTUNITIES → a subscriber receives it.
  *    Baseline in the same run: bare JetStream publish → pull consumer → publish → subscriber (a relay
  *    with no work). Goal (docs/architecture.md §6): p99 < 10 ms (spec: < 1 s).
+ *    The streams are the suite's own: prefixed, small (bus.streamMaxBytesScale at the test scale, so
+ *    they fit beside a deployment's full-size platform streams on the same server), tracked for the
+ *    runner's clean-up and deleted at the end.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -18,7 +21,7 @@ import { connect, type NatsConnection } from 'nats';
 
 import { createPlannerApp, plannerSchema } from '../../engine/app/planner-app.js';
 import { ensurePlatformStreams, ensureConsumer, platformConsumerSpec } from '../../engine/bus/index.js';
-import { LOCAL_NATS_URL, deleteStreams, uniqueName } from '../../engine/bus/testing/local-nats.js';
+import { LOCAL_NATS_URL, TEST_STREAM_MAX_BYTES_SCALE, deleteStreams } from '../../engine/bus/testing/local-nats.js';
 import { PoolCache } from '../../engine/cache/index.js';
 import { loadConfig } from '../../engine/config/loader.js';
 import { DEX_KINDS } from '../../engine/dex/index.js';
@@ -34,6 +37,7 @@ import { simSchema } from '../../engine/sim/sim-config.js';
 import { createSimulator, type Simulator } from '../../engine/sim/simulator.js';
 import { p99Figure, type Figure, type Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
+import { trackedStreamPrefix } from '../runner/resources.js';
 
 const PROBES = Number(process.env.BENCH_PLANNER_PROBES ?? 300);
 const NAIVE_SIZES = 64;
@@ -140,9 +144,9 @@ async function latencyFigures(): Promise<Figure[]> {
   const gapped = plantGaps(sim, 1);
   const pool = sim.chain.pool(gapped[0]!)!;
   const nc: NatsConnection = await connect({ servers: LOCAL_NATS_URL });
-  const prefix = `${uniqueName('BP')}_`;
+  const prefix = trackedStreamPrefix('BP', LOCAL_NATS_URL);
   const streams = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
-  const loaded = loadConfig(plannerSchema, { env: {}, flags: { 'rpc-endpoints': endpoints.rpc, 'data-dir': 'memory', port: '0', 'subject-prefix': prefix, 'planner-id': 'bench', 'metrics-interval': '60000', 'log-level': 'error' } });
+  const loaded = loadConfig(plannerSchema, { env: {}, flags: { 'rpc-endpoints': endpoints.rpc, 'data-dir': 'memory', port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'bench', 'metrics-interval': '60000', 'log-level': 'error' } });
   let app: Awaited<ReturnType<typeof createPlannerApp>> | undefined;
   try {
     app = await createPlannerApp(loaded, { logger: createLogger({ name: 'bench', level: 'silent' }), pools: sim.chain.pools().map((p) => p.address) });
@@ -162,7 +166,7 @@ async function latencyFigures(): Promise<Figure[]> {
     sub.unsubscribe();
     // baseline: bare relay
     const jsm = await nc.jetstreamManager();
-    await ensurePlatformStreams(jsm, { replicas: 1, prefix });
+    await ensurePlatformStreams(jsm, { replicas: 1, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     await ensureConsumer(jsm, platformConsumerSpec(`${prefix}MARKET_EVENTS`, 'bare', `${prefix}market.events.bare.>`));
     const consumer = await (await js.consumers.get(`${prefix}MARKET_EVENTS`, 'bare')).consume({ max_messages: 100 });
     const relay = (async () => {

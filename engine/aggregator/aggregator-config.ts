@@ -8,6 +8,7 @@
 import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, hostPort, int, num, oneOf, port, str, url } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
+import { streamSizeSchema } from '../bus/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
 import { DEFAULT_STREAM_LIMITS } from '../quote-grpc/index.js';
@@ -27,6 +28,8 @@ export const aggregatorSchema = {
   localQuoteAddr: setting({ description: 'local quote service (StreamBatchQuotes), host:port', parse: hostPort(), default: DEFAULT_LOCAL_QUOTE_ADDR, env: 'LOCAL_QUOTE_SERVICE_ADDR', flag: 'local-quote-addr' }),
   externalQuoteAddr: setting({ description: 'external quote service (StreamBatchQuotes), host:port', parse: hostPort(), default: DEFAULT_EXTERNAL_QUOTE_ADDR, env: 'EXTERNAL_QUOTE_SERVICE_ADDR', flag: 'external-quote-addr' }),
   busUrl: setting({ description: 'message bus (NATS) URL for SwapRouteEvent publishing', parse: busServer(), default: 'nats://localhost:4222', env: 'BUS_URL', flag: 'bus-url' }),
+  /** The MARKET_SWAP_ROUTES stream's 5 GiB, scaled (BUS_STREAM_MAX_BYTES_SCALE; engine/bus platform-streams.ts). */
+  busStreamMaxBytesScale: streamSizeSchema['bus.streamMaxBytesScale'],
   busEnabled: setting({ description: 'publish SwapRouteEvents to the bus; false: count them as dropped', parse: bool(), default: true, env: 'BUS_ENABLED', flag: 'bus-enabled' }),
   localTimeout: setting({ description: 'how long GetAggregatedQuote waits for the local quote', parse: duration({ min: 1 }), default: 10, env: 'LOCAL_TIMEOUT', flag: 'local-timeout' }),
   externalTimeout: setting({ description: 'how long GetAggregatedQuote waits for the external quote', parse: duration({ min: 1 }), default: 100, env: 'EXTERNAL_TIMEOUT', flag: 'external-timeout' }),

@@ -10,7 +10,7 @@ import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BusConnection } from '../bus/connection.js';
-import { connectLocal, deadPort, deleteStreams, LOCAL_NATS_URL, startPrivateNats, tcpReachable, uniqueName, waitFor } from '../bus/testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deadPort, deleteStreams, LOCAL_NATS_URL, startPrivateNats, tcpReachable, uniqueName, waitFor } from '../bus/testing/local-nats.js';
 import { createLogger } from '../obs/logger.js';
 import { messageIdOf, SwapRoutePublisher } from './route-publisher.js';
 import { decodeSwapRouteEvent, pairId, routeHash, SWAP_ROUTE_SUBJECT, type SwapRouteEventFields } from './swap-route-event.js';
@@ -85,18 +85,19 @@ describe('SwapRoutePublisher on the local bus', () => {
 
   it('creates the stream at start with the documented settings, idempotently, keeping its messages', async () => {
     const { prefix, stream } = isolated();
-    const first = await SwapRoutePublisher.open({ bus: nc, logger, prefix });
+    const first = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     first.publish(fields(1));
     await waitFor(() => first.stats().published === 1, 10_000, 'first ack');
     await first.close(5_000);
-    const second = await SwapRoutePublisher.open({ bus: nc, logger, prefix });
+    const second = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     await second.close(5_000);
     const { config, state } = await jsm.streams.info(stream);
     expect(config.subjects).toEqual([`${prefix}market.swap_route.>`]);
     expect(config.retention).toBe('limits');
     expect(config.storage).toBe('file');
     expect(config.max_age).toBe(86_400 * 1e9);
-    expect(config.max_bytes).toBe(5 * 1024 ** 3);
+    // 5 GiB scaled by the test sets' bus.streamMaxBytesScale (stream-sizes.test.ts checks the 5 GiB default).
+    expect(config.max_bytes).toBe(Math.floor(5 * 1024 ** 3 * TEST_STREAM_MAX_BYTES_SCALE));
     expect(config.max_msg_size).toBe(1024 * 1024);
     expect(config.num_replicas).toBe(1);
     expect(state.messages).toBe(1);
@@ -104,7 +105,7 @@ describe('SwapRoutePublisher on the local bus', () => {
 
   it('publishes events on market.swap_route.optimal that decode back to what was published', async () => {
     const { prefix, stream } = isolated();
-    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix });
+    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     const sent = [fields(1), fields(2, { bestSource: 'local', decision: 'Execute', confidence: 0.9 }), fields(3)];
     for (const f of sent) publisher.publish(f);
     expect(publisher.stats()).toMatchObject({ enabled: true, connected: true, pending: 3 });
@@ -127,7 +128,7 @@ describe('SwapRoutePublisher on the local bus', () => {
 
   it.skipIf(!FLATC)('publishes bytes that flatc reads with the schema (independent reader; skipped without flatc)', async () => {
     const { prefix, stream } = isolated();
-    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix });
+    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     publisher.publish(fields(7));
     await publisher.close(5_000);
     const [m] = await storedEvents(jsm, stream);
@@ -159,7 +160,7 @@ describe('SwapRoutePublisher on the local bus', () => {
 
   it('gives a repeated event the same message id, so the stream stores it once', async () => {
     const { prefix, stream } = isolated();
-    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix });
+    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     publisher.publish(fields(1));
     publisher.publish(fields(1));
     await publisher.close(5_000);
@@ -169,7 +170,7 @@ describe('SwapRoutePublisher on the local bus', () => {
 
   it('stamps createdAtMs when the caller leaves it out, and the message id carries the same value', async () => {
     const { prefix, stream } = isolated();
-    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix });
+    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     const before = Date.now();
     const { createdAtMs: _omit, ...withoutTime } = fields(1);
     publisher.publish(withoutTime);
@@ -183,7 +184,7 @@ describe('SwapRoutePublisher on the local bus', () => {
 
   it('drops what exceeds maxPending instead of queueing it, and counts it', async () => {
     const { prefix, stream } = isolated();
-    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxPending: 2 });
+    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE, maxPending: 2 });
     for (let i = 0; i < 5; i++) publisher.publish(fields(i));
     expect(publisher.stats()).toMatchObject({ pending: 2, dropped: 3 });
     await waitFor(() => publisher.stats().published === 2, 10_000, 'two acks');
@@ -195,7 +196,7 @@ describe('SwapRoutePublisher on the local bus', () => {
 
   it('counts an event the encoder refuses as an error without throwing', async () => {
     const { prefix } = isolated();
-    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix });
+    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     expect(() => publisher.publish(fields(1, { inputAmount: -1n }))).not.toThrow();
     expect(publisher.stats()).toMatchObject({ errors: 1, pending: 0, published: 0 });
     await publisher.close(1_000);
@@ -203,7 +204,7 @@ describe('SwapRoutePublisher on the local bus', () => {
 
   it('counts publishes the stream refuses (stream deleted under it) as errors', async () => {
     const { prefix, stream } = isolated();
-    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, publishTimeoutMs: 1_000 });
+    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE, publishTimeoutMs: 1_000 });
     await jsm.streams.delete(stream);
     publisher.publish(fields(1));
     await waitFor(() => publisher.stats().errors === 1, 10_000, 'refused publish counted');
@@ -213,7 +214,7 @@ describe('SwapRoutePublisher on the local bus', () => {
 
   it('flushes pending publishes on close: N published then closed at once are all on the stream', async () => {
     const { prefix, stream } = isolated();
-    const publisher = await SwapRoutePublisher.open({ bus: LOCAL_NATS_URL, logger, prefix });
+    const publisher = await SwapRoutePublisher.open({ bus: LOCAL_NATS_URL, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     await waitFor(async () => publisher.stats().connected && (await jsm.streams.info(stream).then(() => true, () => false)), 10_000, 'connected, stream set up');
     const n = 500;
     for (let i = 0; i < n; i++) publisher.publish(fields(i));
@@ -224,7 +225,7 @@ describe('SwapRoutePublisher on the local bus', () => {
 
   it('drops publishes after close, and a second close is a no-op', async () => {
     const { prefix } = isolated();
-    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix });
+    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     await publisher.close(1_000);
     publisher.publish(fields(1));
     await publisher.close(1_000);
@@ -236,7 +237,7 @@ describe('SwapRoutePublisher on the local bus', () => {
     const { prefix } = isolated();
     const bus = BusConnection.open({ servers: [LOCAL_NATS_URL], name: 'shared' });
     try {
-      const publisher = await SwapRoutePublisher.open({ bus, logger, prefix });
+      const publisher = await SwapRoutePublisher.open({ bus, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
       await waitFor(() => publisher.stats().connected, 10_000, 'connected');
       await waitFor(async () => {
         publisher.publish(fields(1));
@@ -254,7 +255,7 @@ describe('SwapRoutePublisher through bus outages', () => {
   it('counts publishes as errors while the server is down, never throws, and resumes after the restart', async () => {
     const nats = await startPrivateNats();
     const prefix = `${uniqueName('RP')}_`;
-    const publisher = await SwapRoutePublisher.open({ bus: nats.url, logger, prefix, reconnectWaitMs: 100, publishTimeoutMs: 500 });
+    const publisher = await SwapRoutePublisher.open({ bus: nats.url, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE, reconnectWaitMs: 100, publishTimeoutMs: 500 });
     try {
       await waitFor(async () => {
         publisher.publish(fields(0, { createdAtMs: Date.now() }));
@@ -283,7 +284,7 @@ describe('SwapRoutePublisher through bus outages', () => {
   it('starts while the bus is down, counts errors, and sets the stream up once the bus appears', async () => {
     const port = await deadPort();
     const prefix = `${uniqueName('RP')}_`;
-    const publisher = await SwapRoutePublisher.open({ bus: `nats://127.0.0.1:${port}`, logger, prefix, reconnectWaitMs: 100 });
+    const publisher = await SwapRoutePublisher.open({ bus: `nats://127.0.0.1:${port}`, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE, reconnectWaitMs: 100 });
     const server = await spawnNats(port);
     try {
       publisher.publish(fields(1));
@@ -305,7 +306,7 @@ describe('SwapRoutePublisher through bus outages', () => {
       let server = await spawnNats(port);
       const prefix = `${uniqueName('RP')}_`;
       const nc = kind === 'given NatsConnection' ? await connect({ servers: `nats://127.0.0.1:${port}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 }) : undefined;
-      const publisher = await SwapRoutePublisher.open({ bus: nc ?? `nats://127.0.0.1:${port}`, logger, prefix, reconnectWaitMs: 100, publishTimeoutMs: 500 });
+      const publisher = await SwapRoutePublisher.open({ bus: nc ?? `nats://127.0.0.1:${port}`, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE, reconnectWaitMs: 100, publishTimeoutMs: 500 });
       try {
         await waitFor(async () => {
           publisher.publish(fields(0, { createdAtMs: Date.now() }));
@@ -337,7 +338,7 @@ describe('SwapRoutePublisher through bus outages', () => {
     const port = await deadPort();
     const server = await spawnNats(port);
     const prefix = `${uniqueName('RP')}_`;
-    const publisher = await SwapRoutePublisher.open({ bus: `nats://127.0.0.1:${port}`, logger, prefix, publishTimeoutMs: 60_000 });
+    const publisher = await SwapRoutePublisher.open({ bus: `nats://127.0.0.1:${port}`, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE, publishTimeoutMs: 60_000 });
     try {
       await waitFor(async () => {
         publisher.publish(fields(0, { createdAtMs: Date.now() }));

@@ -54,6 +54,8 @@ export interface SwapRoutePublisherOptions {
   replicas?: number;
   /** Prefix of stream name and subject, for tests beside a developer's stream. Default none. */
   prefix?: string;
+  /** Multiplies the stream's max bytes (`bus.streamMaxBytesScale`); default 1, its 5 GiB. */
+  maxBytesScale?: number;
   /** Reconnect wait of an owned connection, ms (BusConnection's default when absent). */
   reconnectWaitMs?: number;
 }
@@ -255,6 +257,7 @@ async function ensureStreamOn(nc: NatsConnection, options: SwapRoutePublisherOpt
     nc,
     ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+    ...(options.maxBytesScale === undefined ? {} : { maxBytesScale: options.maxBytesScale }),
   });
 }
 

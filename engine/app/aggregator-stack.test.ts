@@ -20,7 +20,7 @@ import { createAggregator, type Aggregator } from '../aggregator/aggregator.js';
 import { OraclePrices } from '../aggregator/oracle-prices.js';
 import { SwapRoutePublisher } from '../aggregator/route-publisher.js';
 import { decodeSwapRouteEvent, pairId } from '../aggregator/swap-route-event.js';
-import { uniqueName } from '../bus/testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, uniqueName } from '../bus/testing/local-nats.js';
 import { defaultExternalConfig } from '../external/external-config.js';
 import { createExternalQuoteService, type ExternalQuoteService } from '../external/external-quote-service.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../obs/testing/otlp-receiver.js';
@@ -86,7 +86,7 @@ describe('the aggregator over the engine and the external quote service, under t
     nc = await connect({ servers: BUS });
     jsm = await nc.jetstreamManager();
     prefix = `${uniqueName('STACK')}_`;
-    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix });
+    const publisher = await SwapRoutePublisher.open({ bus: nc, logger, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     const oracle = new OraclePrices({ url: `${stack.simEndpoints.http}/price/v3`, logger });
     aggregator = createAggregator(
       defaultAggregatorConfig({ grpcPort: 0, httpPort: 0, localQuoteAddr: stack.endpoints.localQuotes, externalQuoteAddr: externalEndpoints.grpc, shutdownTimeout: 2000 }),

@@ -1,7 +1,7 @@
 import type { NatsConnection, Subscription } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
@@ -76,6 +76,7 @@ beforeAll(async () => {
       'redis-key-prefix': keyPrefix,
       port: '0',
       'subject-prefix': prefix,
+      'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE),
       'executor-id': 'test-executor',
       'metrics-interval': '200',
       'block-engine-url': endpoints.http,

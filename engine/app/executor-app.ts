@@ -14,7 +14,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 
-import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec } from '../bus/index.js';
+import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
 import { bool, duration, int, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
@@ -33,6 +33,7 @@ export const EXECUTOR_PORT = 8085;
 
 export const executorSchema = {
   'bus.servers': scannerSchema['bus.servers'],
+  ...streamSizeSchema,
   'rpc.endpoints': scannerSchema['rpc.endpoints'],
   'metrics.logLevel': scannerSchema['metrics.logLevel'],
   ...databaseSchema,
@@ -124,8 +125,9 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
     const nc: NatsConnection = await connect({ servers: [...config['bus.servers']], name: `tidepool-executor-${config['executor.id']}`, maxReconnectAttempts: -1 });
     closeAll.unshift(() => nc.drain().catch(() => nc.close()));
     const jsm = await nc.jetstreamManager();
-    await ensurePlatformStreams(jsm, { nc, prefix });
-    await ensureDeadLetterStream(nc, { replicas: 1, prefix });
+    const maxBytesScale = config['bus.streamMaxBytesScale'];
+    await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
+    await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
     const stream = `${prefix}${PlatformStream.TradeOpportunities}`;
     const consumerName = `executor_${config['executor.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
     const concurrency = config['executor.maxConcurrentTrades'];

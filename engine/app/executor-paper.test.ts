@@ -1,7 +1,7 @@
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   database = await createServerDatabase();
   const loaded = loadConfig(executorSchema, {
     env: { PAPER_TRADING: 'true' },
-    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'executor-id': 'paper-executor' },
+    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'executor-id': 'paper-executor' },
   });
   app = await createExecutorApp(loaded, { logger });
   await app.start();

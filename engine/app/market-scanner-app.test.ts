@@ -1,7 +1,7 @@
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { LOCAL_NATS_URL, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { LOCAL_NATS_URL, TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { ErrorCode, isTpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
@@ -46,6 +46,7 @@ function settings(mode: string, prefix: string, extra: Record<string, string> = 
       'parse-workers': '1',
       'subject-prefix': prefix,
       'bus-servers': LOCAL_NATS_URL,
+      'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE),
       'large-swap-bps': '10',
       'poll-interval': '50',
       'dedup-window-ms': '30000',

@@ -21,7 +21,7 @@
  */
 import { redactedValues, setting, type LoadedConfig } from '../config/index.js';
 import { bool, duration, int, num, oneOf, str, uniqueList } from '../config/index.js';
-import { BusConnection, NS_PER_MS, PlatformStream, ensurePlatformStreams, ensureStream, platformStreamSpecs } from '../bus/index.js';
+import { BusConnection, NS_PER_MS, PlatformStream, ensurePlatformStreams, ensureStream, platformStreamSpecs, streamSizeSchema } from '../bus/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import type { LoadedPool } from '../pools/index.js';
@@ -41,6 +41,7 @@ const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 export const marketScannerSchema = {
   ...scannerSchema,
   ...redisSchema,
+  ...streamSizeSchema,
   'market.mode': setting({ description: 'where pool changes come from: blockstream (the block-entry stream, as the pool-state scanner), websocket (accountSubscribe on market.wsUrl, context accounts by RPC), rpc-polling (getMultipleAccounts every pollInterval)', parse: oneOf(['blockstream', 'websocket', 'rpc-polling'] as const), default: 'blockstream' as MarketScannerMode, env: 'MARKET_MODE', flag: 'mode' }),
   'market.accounts': setting({ description: 'pool accounts watched; empty: pools.monitored, then pools.file', parse: uniqueList(str({ nonEmpty: true })), default: [] as string[], env: 'MARKET_ACCOUNTS', flag: 'accounts' }),
   'market.bufferSize': setting({ description: 'messages waiting for their bus acknowledgement beyond which new ones are dropped and counted', parse: int({ min: 1 }), default: 10_000, env: 'MARKET_BUFFER_SIZE', flag: 'buffer-size' }),
@@ -100,12 +101,13 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
   const prefix = config['market.subjectPrefix'];
   const keys: KeySpace = await openKeySpace({ url: config['redis.url'], password: config['redis.password'], prefix: config['redis.keyPrefix'] });
   const bus = BusConnection.open({ servers: config['bus.servers'], name: 'tidepool-market-scanner', logger: log.child({ component: 'bus' }) });
-  const marketStream = platformStreamSpecs({ replicas: 1, prefix }).find((s) => s.name === `${prefix}${PlatformStream.MarketEvents}`)!;
+  const maxBytesScale = config['bus.streamMaxBytesScale'];
+  const marketStream = platformStreamSpecs({ replicas: 1, prefix, maxBytesScale }).find((s) => s.name === `${prefix}${PlatformStream.MarketEvents}`)!;
   let streamsReady = false;
   bus.onConnect(async (nc) => {
     streamsReady = false;
     const jsm = await nc.jetstreamManager();
-    const infos = await ensurePlatformStreams(jsm, { nc, prefix });
+    const infos = await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
     const replicas = infos[0]?.config.num_replicas ?? 1;
     await ensureStream(jsm, { ...marketStream, name: config['market.natsStream'] === PlatformStream.MarketEvents ? marketStream.name : config['market.natsStream'], replicas, duplicateWindowNs: config['market.dedupWindowMs'] * NS_PER_MS });
     streamsReady = true;

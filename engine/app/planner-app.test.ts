@@ -1,7 +1,7 @@
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   database = await createServerDatabase();
   const loaded = loadConfig(plannerSchema, {
     env: {},
-    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'planner-id': 'test-planner', 'metrics-interval': '200' },
+    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'test-planner', 'metrics-interval': '200' },
   });
   app = await createPlannerApp(loaded, { logger, pools: sim.chain.pools().map((p) => p.address), retryDelayMs: 20 });
 }, 60_000);

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { connect, type NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 
-import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec } from '../bus/index.js';
+import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
 import { setting, type LoadedConfig } from '../config/index.js';
 import { duration, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
@@ -32,6 +32,7 @@ export const plannerSchema = {
   'pools.monitored': scannerSchema['pools.monitored'],
   'pools.file': scannerSchema['pools.file'],
   'bus.servers': scannerSchema['bus.servers'],
+  ...streamSizeSchema,
   'rpc.endpoints': scannerSchema['rpc.endpoints'],
   'metrics.logLevel': scannerSchema['metrics.logLevel'],
   ...databaseSchema,
@@ -100,8 +101,9 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     const nc: NatsConnection = await connect({ servers: [...config['bus.servers']], name: `tidepool-planner-${config['planner.id']}`, maxReconnectAttempts: -1 });
     closeAll.unshift(() => nc.drain().catch(() => nc.close()));
     const jsm = await nc.jetstreamManager();
-    await ensurePlatformStreams(jsm, { nc, prefix });
-    await ensureDeadLetterStream(nc, { replicas: 1, prefix });
+    const maxBytesScale = config['bus.streamMaxBytesScale'];
+    await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
+    await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
     const stream = `${prefix}${PlatformStream.MarketEvents}`;
     const consumerName = `planner_${config['planner.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
     await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}market.events.*.pool_update`));

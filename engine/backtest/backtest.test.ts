@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createMarketScannerApp, marketScannerSchema } from '../app/market-scanner-app.js';
 import { PARSE_WORKER, RPC_WORKER, eventually } from '../app/testing.js';
-import { connectLocal, deleteStreams, LOCAL_NATS_URL, uniqueName, waitFor } from '../bus/testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, LOCAL_NATS_URL, uniqueName, waitFor } from '../bus/testing/local-nats.js';
 import type { CliIo } from '../cli/command.js';
 import { runCli } from '../cli/main.js';
 import { loadConfig } from '../config/index.js';
@@ -117,7 +117,7 @@ beforeAll(async () => {
   const accounts = sim.chain.pools().map((p) => p.address);
   const settings = loadConfig(marketScannerSchema, {
     env: {},
-    flags: { mode: 'rpc-polling', 'rpc-endpoints': endpoints.rpc, 'health-port': '0', 'metrics-port': '0', 'subject-prefix': prefix, 'poll-interval': '50', 'bus-servers': LOCAL_NATS_URL, accounts: accounts.join(',') },
+    flags: { mode: 'rpc-polling', 'rpc-endpoints': endpoints.rpc, 'health-port': '0', 'metrics-port': '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'poll-interval': '50', 'bus-servers': LOCAL_NATS_URL, accounts: accounts.join(',') },
   });
   const app = await createMarketScannerApp(settings, { logger, accounts, parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
   try {

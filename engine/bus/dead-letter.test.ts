@@ -7,7 +7,7 @@ import { createDeadLetterMetrics, DeadLetterConsumer, DeadLetterHeader, deadLett
 import { platformConsumerSpec } from './platform-streams.js';
 import { ensureConsumer, ensureStream, NS_PER_SECOND, Retention, Storage } from './stream-setup.js';
 import { NATS_SERVER_MISSING, NatsServer } from './testing/cluster.js';
-import { uniqueName, uniqueSubjectRoot, waitFor } from './testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, uniqueName, uniqueSubjectRoot, waitFor } from './testing/local-nats.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -34,7 +34,7 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)(`dead-letter consumer${NATS_S
     const prefix = `${uniqueName('D')}_`;
     await ensureStream(jsm, { name: stream, subjects: [`${root}.>`], retention: Retention.Limits, maxAgeNs: 60 * NS_PER_SECOND, storage: Storage.Memory });
     await ensureConsumer(jsm, platformConsumerSpec(stream, 'worker', `${root}.>`));
-    await ensureDeadLetterStream(nc, { replicas: 1, prefix });
+    await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     const cleanup = async (): Promise<void> => {
       await jsm.streams.delete(stream).catch(() => false);
       await jsm.streams.delete(deadLetterStreamSpec({ replicas: 1, prefix }).name).catch(() => false);
@@ -164,7 +164,7 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)(`dead-letter consumer${NATS_S
       await nc.jetstream().publish(`${root}.x`, enc.encode('{}'));
       await waitFor(async () => (await metrics.publishErrors.get()).values.some((v) => v.value >= 2), 15_000, 'failed dead-letter publishes');
       expect((await jsm.consumers.info(stream, 'worker')).ack_floor.stream_seq).toBe(0);
-      await ensureDeadLetterStream(nc, { replicas: 1, prefix });
+      await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
       await waitFor(async () => (await jsm.streams.info(`${prefix}DEAD_LETTERS`)).state.messages === 1, 15_000, 'the dead letter');
       await waitFor(async () => (await jsm.consumers.info(stream, 'worker')).ack_floor.stream_seq === 1, 15_000, 'the message terminated');
       expect(attempts).toBeGreaterThanOrEqual(4);

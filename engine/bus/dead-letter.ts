@@ -34,6 +34,7 @@ import { Counter, type Registry } from 'prom-client';
 
 import { ErrorCode, isTpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
+import { scaledMaxBytes, sizedByScale } from './platform-streams.js';
 import { ensureStream, NS_PER_SECOND, Retention, Storage, type StreamSpec } from './stream-setup.js';
 
 export const DEAD_LETTER_STREAM = 'DEAD_LETTERS';
@@ -57,17 +58,22 @@ export function deadLetterSubject(stream: string, originalSubject: string, root 
   return `${root}.${stream}.${originalSubject}`;
 }
 
-/** The dead-letter stream; `prefix` (tests) prefixes its name and subjects as `platformStreamSpecs` does. */
-export function deadLetterStreamSpec(options: { replicas: number; prefix?: string }): StreamSpec {
+/**
+ * The dead-letter stream; `prefix` (tests) prefixes its name and subjects and `maxBytesScale`
+ * (`bus.streamMaxBytesScale`) scales its 1 GiB, as `platformStreamSpecs` does.
+ */
+export function deadLetterStreamSpec(options: { replicas: number; prefix?: string; maxBytesScale?: number }): StreamSpec {
   const prefix = options.prefix ?? '';
+  const scale = options.maxBytesScale ?? 1;
   return {
     name: `${prefix}${DEAD_LETTER_STREAM}`,
     subjects: [`${prefix}${DEAD_LETTER_SUBJECT_ROOT}.>`],
     retention: Retention.Limits,
     maxAgeNs: 30 * 86_400 * NS_PER_SECOND,
-    maxBytes: 1024 ** 3,
+    maxBytes: scaledMaxBytes(1024 ** 3, scale),
     storage: Storage.File,
     replicas: options.replicas,
+    ...sizedByScale(scale),
   };
 }
 
@@ -231,7 +237,7 @@ export class DeadLetterConsumer {
 /** Creates or updates the dead-letter stream. */
 export async function ensureDeadLetterStream(
   nc: NatsConnection,
-  options: { replicas: number; prefix?: string },
+  options: { replicas: number; prefix?: string; maxBytesScale?: number },
 ): Promise<void> {
   await ensureStream(await nc.jetstreamManager(), deadLetterStreamSpec(options));
 }

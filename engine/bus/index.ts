@@ -38,6 +38,9 @@ export {
   detectReplicas,
   ensurePlatformStreams,
   platformConsumerSpec,
+  scaledMaxBytes,
+  streamSizeSchema,
+  STREAM_MAX_BYTES_SCALE_SETTING,
   type PlatformStreamOptions,
 } from './platform-streams.js';
 export {

@@ -18,8 +18,16 @@
  * - Common settings (spec 03): max message size 1 MB, ack wait 30 s (a consumer setting; see
  *   `platformConsumerSpec`). Replicas: 1 on a single server, 3 when the server is part of a cluster
  *   of three or more (`detectReplicas`), or whatever the caller passes.
+ * - Sizes: the max bytes above are the default for deployments. A JetStream server reserves a
+ *   stream's max bytes on its store when the stream is created (and refuses a stream it cannot
+ *   reserve), so one set takes 42 GiB with the dead letters and the swap routes. The setting
+ *   `bus.streamMaxBytesScale` (`BUS_STREAM_MAX_BYTES_SCALE`, `streamSizeSchema`) multiplies every
+ *   stream's max bytes, for a small server; tests and benchmarks use `TEST_STREAM_MAX_BYTES_SCALE`
+ *   (testing/local-nats.ts), so their sets fit beside a deployment's on the same server.
  */
 import type { JetStreamManager, NatsConnection, StreamInfo } from 'nats';
+
+import { num, setting } from '../config/index.js';
 
 import {
   DEFAULT_ACK_WAIT_NS,
@@ -34,6 +42,35 @@ import {
 
 const GiB = 1024 * 1024 * 1024;
 const NS_PER_DAY = 86_400 * NS_PER_SECOND;
+
+/** The setting that sizes every byte-limited stream, as an operator writes it. */
+export const STREAM_MAX_BYTES_SCALE_SETTING = { key: 'bus.streamMaxBytesScale', env: 'BUS_STREAM_MAX_BYTES_SCALE', flag: 'stream-max-bytes-scale' } as const;
+
+/**
+ * `bus.streamMaxBytesScale`, for the schema of every service that lays down streams (market
+ * scanner, planner, executor, aggregator). Default 1: spec 03's sizes.
+ */
+export const streamSizeSchema = {
+  [STREAM_MAX_BYTES_SCALE_SETTING.key]: setting({
+    description:
+      "multiplies the max bytes of every stream this service creates or updates (spec 03 sizes at 1: MARKET_EVENTS 10 GiB, TRADE_OPPORTUNITIES 5 GiB, EXECUTION_ORDERS 20 GiB, SYSTEM_METRICS 1 GiB, DEAD_LETTERS 1 GiB, MARKET_SWAP_ROUTES 5 GiB). The NATS server reserves a stream's max bytes on its store when the stream is created and refuses a stream it cannot reserve; below 1 for a small server (each stream keeps at least 1 MiB, its max message size). Applied at every start: lowering it shrinks existing streams, dropping their oldest messages",
+    parse: num({ min: 0.0001, max: 100 }),
+    default: 1,
+    env: STREAM_MAX_BYTES_SCALE_SETTING.env,
+    flag: STREAM_MAX_BYTES_SCALE_SETTING.flag,
+  }),
+} as const;
+
+/** `bytes` times `scale`, whole bytes, never below the max message size (1 MiB). */
+export function scaledMaxBytes(bytes: number, scale = 1): number {
+  if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`stream max bytes scale must be a positive number, got ${scale}`);
+  return Math.max(DEFAULT_MAX_MSG_SIZE, Math.floor(bytes * scale));
+}
+
+/** What a byte-limited stream's spec says about the setting that sizes it (for ensureStream's errors). */
+export function sizedByScale(scale: number): { maxBytesSetting: string } {
+  return { maxBytesSetting: `${STREAM_MAX_BYTES_SCALE_SETTING.env} (--${STREAM_MAX_BYTES_SCALE_SETTING.flag}, now ${scale})` };
+}
 
 /** The spec's stream names, mapped to JetStream stream names (which cannot contain `.`). */
 export const PlatformStream = {
@@ -63,16 +100,21 @@ export interface PlatformStreamOptions {
    * so tests can lay the streams down beside a developer's running ones. Default none.
    */
   prefix?: string;
+  /** Multiplies every stream's max bytes (`bus.streamMaxBytesScale`); default 1, spec 03's sizes. */
+  maxBytesScale?: number;
 }
 
-/** The four specs with replicas (and an optional test prefix) applied. */
-export function platformStreamSpecs(options: { replicas: number; prefix?: string }): StreamSpec[] {
+/** The four specs with replicas, the size scale (default 1) and an optional test prefix applied. */
+export function platformStreamSpecs(options: { replicas: number; prefix?: string; maxBytesScale?: number }): StreamSpec[] {
   const prefix = options.prefix ?? '';
+  const scale = options.maxBytesScale ?? 1;
   return PLATFORM_STREAMS.map((s) => ({
     ...s,
     name: `${prefix}${s.name}`,
     subjects: s.subjects.map((subject) => `${prefix}${subject}`),
     replicas: options.replicas,
+    maxBytes: scaledMaxBytes(s.maxBytes!, scale),
+    ...sizedByScale(scale),
   }));
 }
 
@@ -88,14 +130,17 @@ export function detectReplicas(nc: NatsConnection): number {
   return servers.size >= CLUSTER_REPLICAS ? CLUSTER_REPLICAS : 1;
 }
 
-/** Creates or updates the four platform streams. Idempotent (see `ensureStream`). */
+/**
+ * Creates or updates the four platform streams. Idempotent (see `ensureStream`). A server that
+ * cannot reserve a stream's max bytes gets TP_ERR_BUS_SETUP naming `bus.streamMaxBytesScale`.
+ */
 export async function ensurePlatformStreams(
   jsm: JetStreamManager,
   options: PlatformStreamOptions & { nc?: NatsConnection } = {},
 ): Promise<StreamInfo[]> {
   const replicas = options.replicas ?? (options.nc === undefined ? 1 : detectReplicas(options.nc));
   const infos: StreamInfo[] = [];
-  for (const spec of platformStreamSpecs({ replicas, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) })) {
+  for (const spec of platformStreamSpecs({ replicas, ...(options.prefix === undefined ? {} : { prefix: options.prefix }), ...(options.maxBytesScale === undefined ? {} : { maxBytesScale: options.maxBytesScale }) })) {
     infos.push(await ensureStream(jsm, spec));
   }
   return infos;

@@ -14,6 +14,11 @@
  * What cannot change in place: a stream's storage type (memory / file) and a consumer's durable
  * name. A stream whose storage differs from the spec is refused with TP_ERR_BUS_SETUP rather than
  * deleted, since deleting it would throw away its messages; other differences are updates.
+ *
+ * A server reserves a stream's max bytes on its store (memory or file) when the stream is created
+ * or grown, and refuses it when what it has left is less ("insufficient storage resources
+ * available"). That refusal is TP_ERR_BUS_SETUP naming the stream, the bytes asked and the setting
+ * that sizes them (`StreamSpec.maxBytesSetting`), not the client library's error.
  */
 import {
   AckPolicy,
@@ -64,6 +69,11 @@ export interface StreamSpec {
    * longer than `maxAgeNs` (the server refuses that), so it is clamped to it.
    */
   duplicateWindowNs?: number;
+  /**
+   * The setting an operator changes to size this stream (e.g. `BUS_STREAM_MAX_BYTES_SCALE (...)`),
+   * named in the error when the server cannot reserve `maxBytes`.
+   */
+  maxBytesSetting?: string;
 }
 
 export interface ConsumerSpec {
@@ -84,6 +94,8 @@ export interface ConsumerSpec {
 /** JetStream API error codes this module tells apart. */
 const STREAM_NOT_FOUND = 10059;
 const CONSUMER_NOT_FOUND = 10014;
+/** The server cannot reserve what the stream asks: insufficient resources / storage / memory. */
+const RESOURCES_EXCEEDED = [10023, 10047, 10028];
 
 function isApiError(err: unknown, code: number): boolean {
   return err instanceof NatsError && err.api_error?.err_code === code;
@@ -91,6 +103,24 @@ function isApiError(err: unknown, code: number): boolean {
 
 function setupError(message: string, cause: unknown, context: Record<string, unknown>): TpError {
   return new TpError(ErrorCode.BusSetup, message, { cause, context });
+}
+
+const formatBytes = (n: number): string =>
+  n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(n % 1024 ** 3 === 0 ? 0 : 2)} GiB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(n % 1024 ** 2 === 0 ? 0 : 2)} MiB` : `${n} bytes`;
+
+/** The server could not reserve the stream's max bytes: say which stream, how much, and what sizes it. */
+function reservationError(spec: StreamSpec, err: NatsError): TpError {
+  const asked = spec.maxBytes === undefined || spec.maxBytes < 0 ? 'no byte limit' : `max bytes ${formatBytes(spec.maxBytes)}`;
+  const fix =
+    spec.maxBytesSetting === undefined
+      ? 'give the stream a smaller max bytes'
+      : `lower ${spec.maxBytesSetting}`;
+  return setupError(
+    `stream ${spec.name}: the NATS server cannot reserve its ${spec.storage} storage (${asked}): ${err.api_error?.description ?? err.message}. ` +
+      `The server reserves every stream's max bytes when the stream is created; ${fix}, or give the server more JetStream storage (max_file_store / max_memory_store), or remove streams it no longer needs`,
+    err,
+    { stream: spec.name, maxBytes: spec.maxBytes, storage: spec.storage, ...(spec.maxBytesSetting === undefined ? {} : { setting: spec.maxBytesSetting }) },
+  );
 }
 
 /** The spec as a server stream configuration. */
@@ -145,6 +175,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
       return await jsm.streams.update(spec.name, config);
     } catch (err) {
       if (err instanceof TpError) throw err;
+      if (err instanceof NatsError && RESOURCES_EXCEEDED.includes(err.api_error?.err_code ?? 0)) throw reservationError(spec, err);
       // Another process created it between our info and add: update it instead, once.
       if (existing === undefined && attempt === 0) continue;
       throw setupError(`stream ${spec.name}: setup failed: ${String(err)}`, err, { stream: spec.name });

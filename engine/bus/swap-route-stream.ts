@@ -28,7 +28,7 @@
  */
 import type { JetStreamManager, NatsConnection, StreamInfo } from 'nats';
 
-import { detectReplicas } from './platform-streams.js';
+import { detectReplicas, scaledMaxBytes, sizedByScale } from './platform-streams.js';
 import { DEFAULT_MAX_MSG_SIZE, ensureStream, NS_PER_MS, Retention, Storage, type StreamSpec } from './stream-setup.js';
 
 export const SWAP_ROUTES_STREAM = 'MARKET_SWAP_ROUTES';
@@ -45,6 +45,8 @@ export interface SwapRoutesStreamOptions {
    * `T1_market.swap_route.>`), so tests run beside a developer's stream. Default none.
    */
   prefix?: string;
+  /** Multiplies the 5 GiB (`bus.streamMaxBytesScale`); default 1. */
+  maxBytesScale?: number;
 }
 
 /** The subject filter of the stream: `market.swap_route.>` (with the prefix). */
@@ -52,17 +54,19 @@ export function swapRoutesFilter(prefix = ''): string {
   return `${prefix}${SWAP_ROUTES_SUBJECT_ROOT}.>`;
 }
 
-export function swapRoutesStreamSpec(options: { replicas?: number; prefix?: string } = {}): StreamSpec {
+export function swapRoutesStreamSpec(options: { replicas?: number; prefix?: string; maxBytesScale?: number } = {}): StreamSpec {
   const prefix = options.prefix ?? '';
+  const scale = options.maxBytesScale ?? 1;
   return {
     name: `${prefix}${SWAP_ROUTES_STREAM}`,
     subjects: [swapRoutesFilter(prefix)],
     retention: Retention.Limits,
     maxAgeNs: SWAP_ROUTES_MAX_AGE_MS * NS_PER_MS,
-    maxBytes: SWAP_ROUTES_MAX_BYTES,
+    maxBytes: scaledMaxBytes(SWAP_ROUTES_MAX_BYTES, scale),
     storage: Storage.File,
     maxMsgSize: DEFAULT_MAX_MSG_SIZE,
     replicas: options.replicas ?? 1,
+    ...sizedByScale(scale),
   };
 }
 
@@ -72,5 +76,8 @@ export async function ensureSwapRoutesStream(
   options: SwapRoutesStreamOptions & { nc?: NatsConnection } = {},
 ): Promise<StreamInfo> {
   const replicas = options.replicas ?? (options.nc === undefined ? 1 : detectReplicas(options.nc));
-  return ensureStream(jsm, swapRoutesStreamSpec({ replicas, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) }));
+  return ensureStream(
+    jsm,
+    swapRoutesStreamSpec({ replicas, ...(options.prefix === undefined ? {} : { prefix: options.prefix }), ...(options.maxBytesScale === undefined ? {} : { maxBytesScale: options.maxBytesScale }) }),
+  );
 }

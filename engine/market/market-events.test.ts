@@ -2,7 +2,7 @@ import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ensurePlatformStreams } from '../bus/index.js';
-import { connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { createDecoderRegistry, Dex } from '../dex/index.js';
 import { RpcPoolLoader, type LoadedPool } from '../pools/index.js';
 import { manualSimulator } from '../quote/testing.js';
@@ -85,7 +85,7 @@ describe.each(KV_BACKENDS)('market data from the simulator on the real JetStream
     sim = manualSimulator(31);
     endpoints = await sim.start();
     nc = await connectLocal();
-    await ensurePlatformStreams(await nc.jetstreamManager(), { replicas: 1, prefix });
+    await ensurePlatformStreams(await nc.jetstreamManager(), { replicas: 1, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     kv = await create();
     rpc = new RpcClient({ endpoints: [endpoints.rpc] });
   });

@@ -2,7 +2,7 @@ import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ensurePlatformStreams } from '../bus/index.js';
-import { connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { ErrorCode, isTpError } from '../errors.js';
 import { OpportunityPublisher } from './opportunity-publisher.js';
 import { arbitrageProfit, decodeTradeOpportunity, flashLoanFeeOf, newOpportunityId, type TradeOpportunity } from '../messages/trade-opportunity.js';
@@ -32,7 +32,7 @@ describe('OpportunityPublisher on the real JetStream', () => {
 
   beforeAll(async () => {
     nc = await connectLocal();
-    await ensurePlatformStreams(await nc.jetstreamManager(), { replicas: 1, prefix });
+    await ensurePlatformStreams(await nc.jetstreamManager(), { replicas: 1, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
   });
   afterAll(async () => {
     await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));

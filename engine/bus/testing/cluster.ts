@@ -64,6 +64,7 @@ export class NatsNode {
     readonly clientPort: number,
     readonly storeDir: string,
     private readonly cluster?: { name: string; port: number; routes: readonly number[]; monitorPort: number },
+    private readonly maxFileStore = 1024 ** 4,
   ) {
     this.url = `nats://127.0.0.1:${clientPort}`;
   }
@@ -85,13 +86,14 @@ export class NatsNode {
   /**
    * The server's configuration file. JetStream's file-store limit is set far above the streams'
    * byte limits, because a server refuses a stream whose `max_bytes` exceeds what it has left
-   * (by default 75% of the free disk), and a CI disk may be small.
+   * (by default 75% of the free disk), and a CI disk may be small. A test of that refusal gives
+   * a smaller limit (`NatsServerOptions.maxFileStore`); nothing is allocated up front either way.
    */
   private config(): string {
     const lines = [
       'listen: 127.0.0.1:' + String(this.clientPort),
       `server_name: "${this.name}"`,
-      `jetstream { store_dir: "${this.storeDir}", max_file_store: ${1024 ** 4}, max_memory_store: ${1024 ** 3} }`,
+      `jetstream { store_dir: "${this.storeDir}", max_file_store: ${this.maxFileStore}, max_memory_store: ${1024 ** 3} }`,
     ];
     if (this.cluster !== undefined) {
       const routes = this.cluster.routes.map((p) => `"nats://127.0.0.1:${p}"`).join(', ');
@@ -163,6 +165,8 @@ export interface JetStreamReport {
 export interface NatsServerOptions {
   /** Server name; default `tp-test-<port>`. */
   name?: string;
+  /** JetStream file store the server may reserve for streams, bytes; default 1 TiB. */
+  maxFileStore?: number;
 }
 
 /** One JetStream server, not clustered. */
@@ -181,7 +185,7 @@ export class NatsServer {
     for (let attempt = 1; ; attempt++) {
       const dir = mkdtempSync(join(tmpdir(), 'tp-nats-'));
       const port = await freePort();
-      const node = new NatsNode(options.name ?? `tp-test-${port}`, port, dir);
+      const node = new NatsNode(options.name ?? `tp-test-${port}`, port, dir, undefined, options.maxFileStore);
       try {
         await node.start();
         return new NatsServer(node, dir);

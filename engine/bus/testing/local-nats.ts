@@ -11,6 +11,14 @@ import { connect, type NatsConnection } from 'nats';
 
 export const LOCAL_NATS_URL = process.env.TIDEPOOL_TEST_NATS ?? 'nats://127.0.0.1:4222';
 
+/**
+ * `bus.streamMaxBytesScale` of every stream set a test or benchmark lays down on a shared server:
+ * spec 03's sizes / 1,000 (MARKET_EVENTS ~10 MiB ... 1 MiB at least), so a set reserves ~40 MiB and
+ * fits beside a deployment's 42 GiB (`scripts/run-split.sh` leaves those on the local NATS).
+ * As a flag: `--stream-max-bytes-scale` / `BUS_STREAM_MAX_BYTES_SCALE`.
+ */
+export const TEST_STREAM_MAX_BYTES_SCALE = 0.001;
+
 /** `PREFIX_1a2b3c4d`: a JetStream-safe name no other test uses. */
 export function uniqueName(prefix: string): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { connectLocal, deleteStreams, uniqueName } from '../../bus/testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../../bus/testing/local-nats.js';
 import { startSimulator } from '../../executor/testing/submitter-sim.js';
 import type { SimEndpoints, Simulator } from '../../sim/simulator.js';
 
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 describe('tidepool executor, as a process', () => {
   it.skipIf(!existsSync(bin))('--paper prints its endpoints, answers /health and /stats, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [bin, 'executor', '--paper', '--port', '0', '--data-dir', 'memory', '--subject-prefix', prefix, '--rpc-endpoints', endpoints.rpc], {
+    const child = spawn(process.execPath, [bin, 'executor', '--paper', '--port', '0', '--data-dir', 'memory', '--subject-prefix', prefix, '--stream-max-bytes-scale', String(TEST_STREAM_MAX_BYTES_SCALE), '--rpc-endpoints', endpoints.rpc], {
       env: { ...process.env, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
