@@ -60,7 +60,7 @@ describe('readMultipleAccountsReply', () => {
       id: 1,
       extra: { nested: [1, -2.5e-3, true, false, null, 'x', { deep: [[], {}] }] },
       result: {
-        value: parsed.result.value.map((a) => (a === null ? null : { space: 0, owner: a.owner, rentEpoch: 18_446_744_073_709_551_615, lamports: a.lamports, executable: a.executable, data: a.data })),
+        value: parsed.result.value.map((a) => (a === null ? null : { space: 0, owner: a.owner, rentEpoch: 2 ** 64, lamports: a.lamports, executable: a.executable, data: a.data })),
         // (Nothing with braces before the slot: the text parser's exact-slot search cannot pass them.)
         context: { note: [1, 'a'], ...parsed.result.context },
       },
