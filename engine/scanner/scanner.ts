@@ -220,6 +220,11 @@ export class Scanner {
     return this.stream.connected;
   }
 
+  /** Highest slot seen on the stream (0n before the first entry). */
+  get streamSlot(): bigint {
+    return this.lastSlot;
+  }
+
   /** Starts the workers, the result drain and the stream. */
   start(): void {
     if (this.running || this.closing) return;
