@@ -14,16 +14,30 @@
  *
  * Baseline, same run, same load: one getMultipleAccounts of the same pool's account through the
  * same kind of RPC client, i.e. the RPC read the pipeline cannot avoid.
+ *
+ * The note breaks each probe down by stage (HDR p50 / p95): transport (chain thread's emission →
+ * the scanner has the gRPC message), parse (input ring → parse worker → results ring → main thread),
+ * queue (processing queue until its batch starts), read (the batch's getMultipleAccounts of the pool
+ * and its swap accounts, coalesced with whatever else was read in that run, and their decode), store
+ * (event built, cache upsert). Beside the one-account floor it times a second reference read: one
+ * getMultipleAccounts of every account the pool's state needs (pool, vaults, tick / bin arrays), what
+ * the pipeline must read for a concentrated pool; and it counts the probes whose state was read at a
+ * slot before the probe's own (the simulator serves committed slots only, as a node serves what it
+ * has: the swap's own state arrives with the scanner's settle read once the slot is committed).
  */
 import { performance } from 'node:perf_hooks';
 
 import { createEngine } from '../../engine/app/engine-app.js';
+import { createDecoderRegistry } from '../../engine/dex/index.js';
+import { RpcPoolLoader } from '../../engine/pools/index.js';
+import { AccountFetcher } from '../../engine/rpc/account-fetcher.js';
 import { engineSchema } from '../../engine/app/engine-config.js';
 import { loadConfig } from '../../engine/config/loader.js';
 import { createLogger } from '../../engine/obs/logger.js';
 import { RpcClient } from '../../engine/rpc/rpc-client.js';
 import { simSchema } from '../../engine/sim/sim-config.js';
 import { startSimulatorThread } from '../../engine/sim/sim-thread.js';
+import type { PublishTiming } from '../../engine/scanner/scanner.js';
 import type { Figure, Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
 
@@ -69,19 +83,29 @@ async function measure(txRate: number): Promise<Figure> {
   // performance.now() of this thread → the process-wide monotonic clock the simulator reports in.
   const perfToNs = (ms: number): bigint => hrtimeAtPerfZero + BigInt(Math.round(ms * 1e6));
   const hrtimeAtPerfZero = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
-  const published = new Map<string, { receivedAt: number; matchedAt: number; loadedAt: number; publishedAt: number }>();
+  const published = new Map<string, PublishTiming & { stateBehind: boolean }>();
   engine.scanner.onPublished((event, t) => {
     // Every publish is kept (the flow's too): a probe's publish may beat the simulator's reply.
     if (published.size > 50_000) published.clear();
-    if (!published.has(event.transaction.signature)) published.set(event.transaction.signature, t);
+    // Read at a slot before the newest one the stream has shown: the state predates the probe's slot.
+    const stateBehind = BigInt(event.state.slot) < engine.scanner.streamSlot;
+    if (!published.has(event.transaction.signature)) published.set(event.transaction.signature, { ...t, stateBehind });
     waiting.get(event.transaction.signature)?.();
   });
   const waiting = new Map<string, () => void>();
-  const stages = { transport: new LatencyRecorder(), parse: new LatencyRecorder(), read: new LatencyRecorder(), store: new LatencyRecorder() };
+  const stages = { transport: new LatencyRecorder(), parse: new LatencyRecorder(), queue: new LatencyRecorder(), read: new LatencyRecorder(), store: new LatencyRecorder() };
   const e2e = new LatencyRecorder();
   const byDex = new Map<string, number[]>();
   const rpc = new RpcClient({ endpoints: [simEndpoints.rpc] });
   const floor = new LatencyRecorder();
+  const fullRead = new LatencyRecorder();
+  // Every account each pool's state is read from (the reference read), from one load of each.
+  const referenceLoader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry(), keepAccounts: true });
+  const swapAccounts = new Map<string, string[]>();
+  for (const [i, r] of (await referenceLoader.load(pools.map((p) => p.address))).entries()) {
+    swapAccounts.set(pools[i]!.address, r.ok && r.value.accounts !== undefined ? [...r.value.accounts.keys()] : [pools[i]!.address]);
+  }
+  let behind = 0;
   await new Promise((r) => setTimeout(r, 2_000)); // warm-up: stream connected, first refresh done
   let lost = 0;
   let refused = 0;
@@ -112,19 +136,26 @@ async function measure(txRate: number): Promise<Figure> {
       e2e.recordNs(ms * 1e6);
       stages.transport.recordNs(Number(perfToNs(t.receivedAt) - sent.emittedNs));
       stages.parse.recordNs((t.matchedAt - t.receivedAt) * 1e6);
-      stages.read.recordNs((t.loadedAt - t.matchedAt) * 1e6);
+      stages.queue.recordNs((t.dequeuedAt - t.matchedAt) * 1e6);
+      stages.read.recordNs((t.loadedAt - t.dequeuedAt) * 1e6);
       stages.store.recordNs((t.publishedAt - t.loadedAt) * 1e6);
+      if (t.stateBehind) behind++;
       byDex.set(dex, [...(byDex.get(dex) ?? []), ms]);
     }
     waiting.delete(sent.signature);
     published.delete(sent.signature);
-    // The floor: one read of this pool's account, under the same load.
-    const started = performance.now();
+    // The floor: one read of this pool's account, under the same load; then the reference read of
+    // all its swap accounts.
+    let started = performance.now();
     await rpc.getMultipleAccounts([address]);
     floor.recordNs((performance.now() - started) * 1e6);
+    started = performance.now();
+    await rpc.getMultipleAccounts(swapAccounts.get(address)!);
+    fullRead.recordNs((performance.now() - started) * 1e6);
     await new Promise((r) => setTimeout(r, PROBE_GAP_MS));
   }
   const stats = engine.scanner.stats();
+  const loads = engine.loader.stats.loads;
   await engine.close();
   await rpc.close();
   await sim.close();
@@ -152,6 +183,6 @@ async function measure(txRate: number): Promise<Figure> {
       p999Us: s.p999Us,
       goal: 'p95 < 5 ms',
       goalMet: p95Us < 5_000,
-      note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped`,
+      note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; all swap accounts of the pool (${Math.min(...[...swapAccounts.values()].map((a) => a.length))}–${Math.max(...[...swapAccounts.values()].map((a) => a.length))} keys) p50 ${(fullRead.percentileUs(50) / 1000).toFixed(2)} / p95 ${(fullRead.percentileUs(95) / 1000).toFixed(2)} ms; ${behind} of ${s.count} probe states read at a slot before the stream's newest; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped, ${stats.queue.batches} batches, ${loads} pool loads`,
   };
 }

@@ -28,6 +28,7 @@ export {
   type PoolUpdatesStreamOptions,
   type PoolUpdatesConsumerOptions,
 } from './pool-updates.js';
+export { JetStreamPipeline, type JetStreamPipelineOptions, type PipelineBus, type PublishAck } from './jetstream-pipeline.js';
 export { PoolUpdatePublisher, DEFAULT_MAX_IN_FLIGHT, DEFAULT_PUBLISH_RETRIES, DEFAULT_PUBLISH_TIMEOUT_MS, type PoolUpdatePublisherOptions, type PoolUpdatePublisherStats, type PublisherBus } from './pool-update-publisher.js';
 export { PoolUpdateConsumer, type PoolUpdateConsumerOptions, type PoolUpdateConsumerStats, type PoolUpdateSink } from './pool-update-consumer.js';
 export {

@@ -117,6 +117,39 @@ describe('pool state updates over NATS JetStream', () => {
     expect(await value(q.metrics.busConsumerLagMessages)).toBe(0);
   });
 
+  it('handles and acknowledges the messages of one delivery in one synchronous run', async () => {
+    names();
+    const pub = await publisher();
+    const tokens: [string, string] = [pubkey(), pubkey()];
+    // Waiting in the stream before the consumer starts: its first pull brings them in a burst.
+    await Promise.all(Array.from({ length: 50 }, () => pub.publish(event(pubkey(), 1n, 1n, tokens))));
+    const metrics = createQuoteMetrics();
+    const handler = new PoolUpdateHandler({ cache: new PoolCache(), directory: new PoolDirectory(), metrics });
+    // Between two messages handled in one synchronous run, a microtask queued by the first has not
+    // run yet; an async iterator would run it at the await before each next message.
+    let sameRun = 0;
+    let turnEnded = true;
+    const consumer = new PoolUpdateConsumer({
+      bus: busTo(),
+      handler,
+      streamName: stream,
+      subjectRoot: root,
+      consumerName: 'quote-service',
+      onHandled: () => {
+        if (!turnEnded) sameRun++;
+        turnEnded = false;
+        queueMicrotask(() => {
+          turnEnded = true;
+        });
+      },
+    });
+    closers.push(() => consumer.close());
+    consumer.start();
+    await waitFor(() => consumer.stats.acked === 50, 10_000, 'fifty acks');
+    expect(sameRun).toBeGreaterThan(0);
+    await waitFor(async () => (await (await admin.jetstreamManager()).consumers.info(stream, 'quote-service')).num_ack_pending === 0, 10_000, 'acks');
+  });
+
   it('stores an event published twice with the same message id only once', async () => {
     names();
     const pub = await publisher();

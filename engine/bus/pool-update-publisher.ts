@@ -3,6 +3,9 @@
  * `pool.state.updated.{dex}.{pool_address}` with a JetStream publish that waits for the stream's
  * acknowledgement (spec 02: "persistent-stream publish, guaranteed delivery").
  *
+ * - Pipelined: publishes go out at once and their acks come back on one inbox (JetStreamPipeline),
+ *   so N events in flight cost one round trip, not N; each `publish` promise still settles on its
+ *   own event's ack or failure.
  * - Deduplication: the message id is the event's `eventId`. A publish whose ack was lost is retried
  *   (at most `retries` more times) with the same id, and the stream drops the second copy within its
  *   duplicate window, so a retry never stores an event twice.
@@ -10,13 +13,12 @@
  *   is not connected, `publish` rejects at once (TP_ERR_BUS_PUBLISH) and the scanner counts
  *   `bus_publish_errors_total`. Nothing queues without bound behind a dead bus.
  */
-import { NatsError, type JetStreamClient } from 'nats';
-
 import { ErrorCode, TpError } from '../errors.js';
 import type { LoadedPool } from '../pools/index.js';
 import type { PoolStateUpdateEvent } from '../scanner/index.js';
 import type { PoolStateSink } from '../scanner/index.js';
 import type { BusConnection } from './connection.js';
+import { JetStreamPipeline, type PublishAck } from './jetstream-pipeline.js';
 import { POOL_UPDATES_SUBJECT_ROOT, poolUpdateSubject } from './pool-updates.js';
 
 export const DEFAULT_MAX_IN_FLIGHT = 1024;
@@ -24,7 +26,7 @@ export const DEFAULT_PUBLISH_RETRIES = 2;
 export const DEFAULT_PUBLISH_TIMEOUT_MS = 2000;
 
 /** What the publisher needs of the bus connection. */
-export type PublisherBus = Pick<BusConnection, 'jetstream' | 'connected' | 'status'>;
+export type PublisherBus = Pick<BusConnection, 'connection' | 'connected' | 'status'>;
 
 export interface PoolUpdatePublisherOptions {
   bus: PublisherBus;
@@ -53,64 +55,46 @@ export class PoolUpdatePublisher implements PoolStateSink {
   private readonly bus: PublisherBus;
   private readonly subjectRoot: string;
   private readonly maxInFlight: number;
-  private readonly retries: number;
-  private readonly timeoutMs: number;
-  private readonly streamName: string | undefined;
+  private readonly pipeline: JetStreamPipeline;
   private readonly encoder = new TextEncoder();
-  private readonly counters = { inFlight: 0, published: 0, duplicates: 0, retries: 0, failed: 0 };
+  private readonly counters = { published: 0, duplicates: 0, failed: 0 };
+  private readonly settled = (ack: PublishAck): void => {
+    if (ack.duplicate) this.counters.duplicates++;
+    else this.counters.published++;
+  };
+  private readonly failedWith = (err: unknown): never => {
+    this.counters.failed++;
+    throw err;
+  };
 
   constructor(options: PoolUpdatePublisherOptions) {
     this.bus = options.bus;
     this.subjectRoot = options.subjectRoot ?? POOL_UPDATES_SUBJECT_ROOT;
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-    this.retries = options.retries ?? DEFAULT_PUBLISH_RETRIES;
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS;
-    this.streamName = options.streamName;
+    this.pipeline = new JetStreamPipeline({
+      bus: options.bus,
+      timeoutMs: options.timeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS,
+      retries: options.retries ?? DEFAULT_PUBLISH_RETRIES,
+      ...(options.streamName === undefined ? {} : { expectStream: options.streamName }),
+    });
   }
 
   get stats(): PoolUpdatePublisherStats {
-    return { ...this.counters };
+    return { inFlight: this.pipeline.inFlight, ...this.counters, retries: this.pipeline.retried };
   }
 
+  /** Sends the event now; resolves on the stream's ack, rejects with TP_ERR_BUS_PUBLISH. */
   publish(event: PoolStateUpdateEvent, _loaded?: LoadedPool): Promise<void> {
-    if (this.counters.inFlight >= this.maxInFlight) {
+    if (this.pipeline.inFlight >= this.maxInFlight) {
       this.counters.failed++;
       return Promise.reject(new TpError(ErrorCode.BusPublish, `bus publish refused: ${this.maxInFlight} publishes already await their ack`, { context: { maxInFlight: this.maxInFlight } }));
     }
-    const js = this.bus.jetstream();
-    if (js === undefined || !this.bus.connected) {
+    if (this.bus.connection === undefined || !this.bus.connected) {
       this.counters.failed++;
       return Promise.reject(new TpError(ErrorCode.BusPublish, `bus publish refused: the bus is ${this.bus.status}`, { context: { status: this.bus.status } }));
     }
-    this.counters.inFlight++;
-    return this.send(js, event).finally(() => {
-      this.counters.inFlight--;
-    });
-  }
-
-  private async send(js: JetStreamClient, event: PoolStateUpdateEvent): Promise<void> {
     const subject = poolUpdateSubject(event.pool.dex, event.pool.address, this.subjectRoot);
     const data = this.encoder.encode(JSON.stringify(event));
-    const options = { msgID: event.eventId, timeout: this.timeoutMs, ...(this.streamName === undefined ? {} : { expect: { streamName: this.streamName } }) };
-    let lastError: unknown;
-    for (let attempt = 0; attempt <= this.retries; attempt++) {
-      if (attempt > 0) this.counters.retries++;
-      try {
-        const ack = await js.publish(subject, data, options);
-        if (ack.duplicate) this.counters.duplicates++;
-        else this.counters.published++;
-        return;
-      } catch (err) {
-        lastError = err;
-        // No stream on the subject: a retry would fail the same way.
-        if (err instanceof NatsError && err.code === '503') break;
-        if (!this.bus.connected) break;
-      }
-    }
-    this.counters.failed++;
-    throw new TpError(ErrorCode.BusPublish, `bus publish to ${subject} failed: ${lastError instanceof Error ? lastError.message : String(lastError)}`, {
-      cause: lastError,
-      context: { subject, eventId: event.eventId },
-    });
+    return this.pipeline.publish(subject, data, event.eventId).then(this.settled, this.failedWith);
   }
 }

@@ -34,6 +34,22 @@ describe('AccountFetcher over the simulator JSON-RPC', () => {
     expect(fetcher.outstanding).toBe(0);
   });
 
+  it('sends a partial batch once the code that queued it is done, before the event loop turns', async () => {
+    const sent: string[][] = [];
+    const fetcher = new AccountFetcher({ getMultipleAccounts: (keys) => (sent.push([...keys]), client.getMultipleAccounts(keys)) });
+    fx.backend.setAccount(testAddress(1), dataAccount(new Uint8Array([7])));
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const reads = [fetcher.fetch(testAddress(1)), fetcher.fetch(testAddress(2))];
+    expect(sent).toEqual([]); // still coalescing: the synchronous run is not over
+    await Promise.resolve();
+    expect(sent).toEqual([[testAddress(1), testAddress(2)]]);
+    expect(turned).toBe(false);
+    const [a, b] = await Promise.all(reads);
+    expect(a!.data[0]).toBe(7);
+    expect(b).toBeNull();
+  });
+
   it('flushes a partial batch after the max delay', async () => {
     const fetcher = new AccountFetcher(client, { batchSize: 100, maxDelayMs: 1 });
     fx.backend.setAccount(testAddress(1), dataAccount(new Uint8Array([7])));

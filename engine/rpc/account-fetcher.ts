@@ -4,7 +4,9 @@ import { FetchQueueFull } from './rpc-errors.js';
 /**
  * Batched, coalesced account reads: `fetch(address)` queues the address; the queue flushes as one
  * getMultipleAccounts call (≤100 keys) when `batchSize` addresses wait or after `maxDelayMs`
- * (0 = next turn of the event loop). Concurrent fetches of one address, queued or in flight, share
+ * (0 = as soon as the code that queued it is done: a microtask, so every fetch of one synchronous
+ * run, e.g. every pool read a drain of parse results starts, shares the call, and none waits for
+ * the event loop to get round to it). Concurrent fetches of one address, queued or in flight, share
  * one request and one key; `fetch(address, { fresh: true })` joins only a request not yet sent, so
  * its answer is read after the call (use it when the state must postdate something just seen). A failed call rejects every waiter of its batch with the client's error
  * (the caller counts it). The number of queued addresses is bounded: beyond `maxQueued`, fetch
@@ -18,7 +20,7 @@ export interface AccountsSource {
 export interface AccountFetcherOptions {
   /** Addresses per call, 1..100. Default 100. */
   batchSize?: number;
-  /** Longest wait before a partial batch is sent, ms; 0 = next event-loop turn. Default 0. */
+  /** Longest wait before a partial batch is sent, ms; 0 = a microtask after the fetch. Default 0. */
   maxDelayMs?: number;
   /** Most addresses waiting to be sent. Default 10,000. */
   maxQueued?: number;
@@ -68,7 +70,9 @@ export class AccountFetcher implements AccountReader {
   /** Sent and not yet answered, by address. */
   private readonly inFlight = new Map<string, Waiter>();
   private queue: string[] = [];
-  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  /** A microtask flush is queued (maxDelayMs 0). */
+  private flushQueued = false;
 
   constructor(
     private readonly source: AccountsSource,
@@ -129,18 +133,31 @@ export class AccountFetcher implements AccountReader {
   }
 
   private schedule(): void {
+    if (this.maxDelayMs === 0) {
+      if (this.flushQueued) return;
+      this.flushQueued = true;
+      // Not setImmediate: under load a turn of the loop is whatever else the thread has queued
+      // (stream data, other replies), and every read would wait for it.
+      queueMicrotask(this.flushNow);
+      return;
+    }
     if (this.timer !== null) return;
-    const run = (): void => {
+    this.timer = setTimeout(() => {
       this.timer = null;
       this.flush();
-    };
-    this.timer = this.maxDelayMs === 0 ? setImmediate(run) : setTimeout(run, this.maxDelayMs);
+    }, this.maxDelayMs);
   }
 
+  private readonly flushNow = (): void => {
+    if (!this.flushQueued) return; // flushed meanwhile (a full batch, or flush())
+    this.flushQueued = false;
+    this.flush();
+  };
+
   private cancelTimer(): void {
+    this.flushQueued = false;
     if (this.timer === null) return;
-    if (this.maxDelayMs === 0) clearImmediate(this.timer as NodeJS.Immediate);
-    else clearTimeout(this.timer as NodeJS.Timeout);
+    clearTimeout(this.timer);
     this.timer = null;
   }
 

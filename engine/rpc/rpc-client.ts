@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 
+import { readMultipleAccountsReply } from './multiple-accounts-reply.js';
 import { RpcFailure } from './rpc-errors.js';
 
 /**
@@ -11,6 +12,10 @@ import { RpcFailure } from './rpc-errors.js';
  *
  * u64 fields: the context slot and each account's lamports are read from the raw text as bigint
  * (JSON.parse would round values above 2^53); rentEpoch is not exposed.
+ *
+ * A getMultipleAccounts reply is read from its bytes (multiple-accounts-reply.ts: no UTF-8 decode,
+ * no JSON.parse of hundreds of kilobytes of base64); whatever that reader does not take (an error
+ * reply, an unusual one) goes through the text parser below, which answers or fails typed.
  */
 
 /** The node's `MAX_MULTIPLE_ACCOUNTS`. */
@@ -127,31 +132,33 @@ export class RpcClient {
     }
     const method = 'getMultipleAccounts';
     const i = this.pickEndpoint();
-    const text = await this.post(i, method, [addresses, { encoding: 'base64', commitment: this.commitment }]);
-    return parseMultipleAccounts(text, addresses.length, this.endpoints[i]!, method);
+    const body = await this.post(i, method, [addresses, { encoding: 'base64', commitment: this.commitment }]);
+    // The bytes as they came; the text parser for whatever the byte reader does not take (an error
+    // reply, anything unusual), which answers with the result or the typed failure.
+    return readMultipleAccountsReply(body, addresses.length) ?? parseMultipleAccounts(body.toString('utf8'), addresses.length, this.endpoints[i]!, method);
   }
 
   /** getEpochInfo at the client's commitment: the current epoch and the slot's place in it. */
   async getEpochInfo(): Promise<EpochInfo> {
     const method = 'getEpochInfo';
     const i = this.pickEndpoint();
-    const text = await this.post(i, method, [{ commitment: this.commitment }]);
-    return parseEpochInfo(text, this.endpoints[i]!);
+    const body = await this.post(i, method, [{ commitment: this.commitment }]);
+    return parseEpochInfo(body.toString('utf8'), this.endpoints[i]!);
   }
 
-  /** POSTs one request; resolves with the 200 body text, or rejects with an RpcFailure. */
-  private async post(i: number, method: string, params: unknown): Promise<string> {
+  /** POSTs one request; resolves with the 200 body's bytes, or rejects with an RpcFailure. */
+  private async post(i: number, method: string, params: unknown): Promise<Buffer> {
     const endpoint = this.endpoints[i]!;
     const { pool, path, headers } = this.pools[i]!;
     const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params });
     this.requests++;
     try {
       const res = await pool.request({ path, method: 'POST', headers, body });
-      const text = await res.body.text();
+      const bytes = await res.body.bytes();
       if (res.statusCode !== 200) {
         throw new RpcFailure('http', `${method}: HTTP ${res.statusCode}`, { endpoint, method, httpStatus: res.statusCode });
       }
-      return text;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     } catch (err) {
       if (err instanceof RpcFailure) throw err;
       if (isTimeout(err)) {

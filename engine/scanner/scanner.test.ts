@@ -110,6 +110,64 @@ describe.skipIf(!existsSync(workerFile))('Scanner', () => {
     }
   });
 
+  it('hands every event of a batch to the sink before any publish has settled, and counts each failure', async () => {
+    const chain = sim.chain;
+    const pool = chain.pools()[2]!.address;
+    const info = chain.poolInfo(pool)!;
+    const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry() });
+    // A sink whose publishes settle only when the test says (a bus publish waits for its ack).
+    const calls: { signature: string; settle: (err?: Error) => void }[] = [];
+    let released = false;
+    const sink = {
+      publish: (event: PoolStateUpdateEvent): Promise<void> =>
+        new Promise<void>((resolve, reject) => {
+          calls.push({ signature: event.transaction.signature, settle: (err) => (err === undefined ? resolve() : reject(err)) });
+          if (released) resolve();
+        }),
+    };
+    const at = endpoints.stream.lastIndexOf(':');
+    const scanner = new Scanner({
+      stream: { host: endpoints.stream.slice(0, at), port: Number(endpoints.stream.slice(at + 1)) },
+      pools: [pool],
+      loader,
+      sink,
+      performance: { maxConcurrentProcessing: 1, batchSize: 10, queueSizeLimit: 100 },
+      parse: { workers: 1, filename: workerFile },
+      logger: createLogger({ name: 'scanner-test', level: 'silent' }),
+    });
+    scanner.start();
+    const until = async (what: string, done: () => boolean): Promise<void> => {
+      const deadline = Date.now() + 10_000;
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    try {
+      await until('the stream', () => scanner.connected);
+      for (let i = 0; i < 3; i++) {
+        chain.sendTransaction(swapTransaction(chain, trader(chain, i), info, { aToB: i % 2 === 0, exactIn: true, amount: 1_000_000n, threshold: 0n }));
+      }
+      chain.advanceSlot(1);
+      // The first match went alone (a lone transaction is not held back); the other two wait
+      // behind its unsettled publish, then make one batch.
+      await until('the first publish and two queued', () => calls.length === 1 && scanner.stats().queue.queued === 2);
+      calls[0]!.settle();
+      await until('both publishes of the second batch', () => calls.length === 3);
+      expect(scanner.stats().queue).toMatchObject({ queued: 0, inFlight: 1 });
+      calls[1]!.settle(new Error('no ack'));
+      calls[2]!.settle();
+      await until('the batch to end', () => scanner.stats().queue.inFlight === 0);
+      expect(scanner.stats()).toMatchObject({ eventsPublished: 2, publishErrors: 1 });
+      expect(new Set(calls.map((c) => c.signature)).size).toBe(3);
+    } finally {
+      // close() waits for the publishes in flight.
+      released = true;
+      for (const c of calls) c.settle();
+      await scanner.close();
+    }
+  });
+
   it('refuses a bad monitored-pool list and keeps the one in effect', async () => {
     const at = endpoints.stream.lastIndexOf(':');
     const pool = sim.chain.pools()[1]!.address;

@@ -83,6 +83,8 @@ export interface PublishTiming {
   receivedAt: number;
   /** Its match came back from the parse worker. */
   matchedAt: number;
+  /** Its batch left the processing queue (the pool read starts). */
+  dequeuedAt: number;
   /** The pool state was read and decoded (the event is built from here). */
   loadedAt: number;
   /** The sink took the event (in-process: the cache holds the state). */
@@ -216,6 +218,11 @@ export class Scanner {
 
   get connected(): boolean {
     return this.stream.connected;
+  }
+
+  /** Highest slot seen on the stream (0n before the first entry). */
+  get streamSlot(): bigint {
+    return this.lastSlot;
   }
 
   /** Starts the workers, the result drain and the stream. */
@@ -369,8 +376,14 @@ export class Scanner {
     }
   }
 
-  /** One batch: read every distinct pool once, then one event per transaction. */
+  /**
+   * One batch: read every distinct pool once, then one event per transaction. The events go to the
+   * sink one after the other without waiting for each other's outcome (a bus publish is answered by
+   * its ack a round trip later: awaiting each would make a batch of n cost n round trips); the batch
+   * ends when every publish of it has settled, so `maxConcurrentProcessing` still bounds them.
+   */
   private async processBatch(batch: PendingUpdate[]): Promise<void> {
+    const dequeuedAt = performance.now();
     const addresses = [...new Set(batch.map((u) => u.address))];
     let results;
     try {
@@ -383,6 +396,7 @@ export class Scanner {
     }
     const byAddress = new Map<string, (typeof results)[number]>();
     for (let i = 0; i < addresses.length; i++) byAddress.set(addresses[i]!, results[i]!);
+    let publishing: Promise<void>[] | undefined;
     for (const update of batch) {
       const result = byAddress.get(update.address)!;
       if (!result.ok) {
@@ -391,12 +405,20 @@ export class Scanner {
         if (suppressed >= 0) this.log.warn({ pool: update.address, reason: result.error.reason, message: result.error.message, suppressed }, 'pool state read failed');
         continue;
       }
-      await this.publish(update, result.value);
+      const settling = this.publish(update, result.value, dequeuedAt);
+      if (settling !== undefined) (publishing ??= []).push(settling);
     }
+    // Each settles without rejecting (failures are counted where they happen).
+    if (publishing !== undefined) await Promise.all(publishing);
     this.metrics.processingQueueSize.set(this.queue.size);
   }
 
-  private async publish(update: PendingUpdate, loaded: LoadedPool): Promise<void> {
+  /**
+   * Builds the event of `update` from `loaded` and hands it to the sink. Returns undefined when it is
+   * done (nothing to publish, or a sink that stores synchronously), else a promise that settles,
+   * never rejecting, once the sink's publish has (an asynchronous sink: the bus).
+   */
+  private publish(update: PendingUpdate, loaded: LoadedPool, dequeuedAt: number): Promise<void> | undefined {
     const published = this.publishedSlot.get(update.address);
     if (published !== undefined && loaded.slot <= published) {
       // Consumers would ignore this state (slot rule): re-read once the stream is past the slot.
@@ -416,22 +438,40 @@ export class Scanner {
       latencyMs: now - update.receivedAt,
       includeRawData: this.includeRawData,
     });
+    let sent: void | Promise<void>;
     try {
-      await this.sink.publish(event, loaded);
+      sent = this.sink.publish(event, loaded);
     } catch (err) {
-      this.counters.publishErrors++;
-      this.metrics.busPublishErrors.inc();
-      const suppressed = this.throttle.take('publish');
-      if (suppressed >= 0) this.log.error({ err, pool: update.address, suppressed }, 'event publish failed');
-      return;
+      this.publishFailed(update, err);
+      return undefined;
     }
+    const stages = { dequeuedAt, loadedAt: now };
+    if (sent === undefined) {
+      this.published(update, event, stages);
+      return undefined;
+    }
+    return sent.then(
+      () => this.published(update, event, stages),
+      (err: unknown) => this.publishFailed(update, err),
+    );
+  }
+
+  private publishFailed(update: PendingUpdate, err: unknown): void {
+    this.counters.publishErrors++;
+    this.metrics.busPublishErrors.inc();
+    const suppressed = this.throttle.take('publish');
+    if (suppressed >= 0) this.log.error({ err, pool: update.address, suppressed }, 'event publish failed');
+  }
+
+  /** Counts a publish the sink took, with its latency; tells the listeners. */
+  private published(update: PendingUpdate, event: PoolStateUpdateEvent, stages: { dequeuedAt: number; loadedAt: number }): void {
     const done = performance.now();
     this.counters.eventsPublished++;
     this.metrics.eventsPublished.inc();
     this.metrics.processingLatencyMs.observe(done - update.matchedAt);
     this.metrics.endToEndLatencyMs.observe(done - update.receivedAt);
     if (this.publishedListeners.length > 0) {
-      const timing: PublishTiming = { receivedAt: update.receivedAt, matchedAt: update.matchedAt, loadedAt: now, publishedAt: done };
+      const timing: PublishTiming = { receivedAt: update.receivedAt, matchedAt: update.matchedAt, dequeuedAt: stages.dequeuedAt, loadedAt: stages.loadedAt, publishedAt: done };
       for (const listener of this.publishedListeners) listener(event, timing);
     }
   }
