@@ -72,6 +72,7 @@ export {
   createAssociatedTokenInstruction,
   type CreateAssociatedTokenInput,
 } from './associated-token.js';
+export { TokenInstructionTag, closeAccountInstruction, syncNativeInstruction, systemTransferInstruction, tokenTransferInstruction } from './token-instructions.js';
 export {
   buildFittedTransaction,
   signedTransactionSize,
