@@ -79,3 +79,4 @@ export {
   type FittedTransaction,
   type FittedTransactionInput,
 } from './fitted-transaction.js';
+export { LOOKUP_TABLE_MAX_ADDRESSES, LOOKUP_TABLE_META_SIZE, LookupTableError, decodeLookupTable, type LookupTable, type LookupTableErrorKind } from './lookup-table-account.js';

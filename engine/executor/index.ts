@@ -25,4 +25,3 @@ export { Semaphore } from './semaphore.js';
 export { FINAL_TRADE_STATUSES, TradeStore, tradeIdOf, type NewTrade, type PaperTrade, type StoredTrade, type TradeOutcomeUpdate, type TradeStatus } from './trade-store.js';
 export { actualProfitOf } from './trade-profit.js';
 export { LAMPORT_RESERVE, WorkerWallets, type HeldWallet, type WalletChoice, type WalletNeed, type WorkerWalletsOptions } from './worker-wallets.js';
-export { DEFAULT_LOOKUP_TABLE_TTL_MS, ExecutorLookupTables, type ExecutorLookupTablesOptions } from './executor-lookup-tables.js';
