@@ -8,7 +8,7 @@ export { EXECUTOR_METRIC_NAMES, ExecutorMetrics, SkipReason } from './executor-m
 export { ExecutorService, type BalanceChangesReader, type ExecutorServiceOptions, type ExecutorSettings, type ExecutorStats, type HandleOutcome, type ResultPublisher } from './executor-service.js';
 export { BUNDLE_SIGNATURES, paperFill, realPathFees, routeComputeUnits, type PaperFill, type RealPathCosts } from './paper-fill.js';
 export { BUNDLE_PROFIT_THRESHOLD, selectExecutionPath, tipFor } from './path-selection.js';
-export { RoutePools, swapPoolOfLoaded } from './route-pools.js';
+export { RoutePools } from './route-pools.js';
 export {
   RequoteRefusal,
   plannerPoolsSource,

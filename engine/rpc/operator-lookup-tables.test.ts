@@ -6,7 +6,7 @@ import { createLogger } from '../obs/logger.js';
 import { RpcPoolLoader } from '../pools/index.js';
 import { AccountFetcher, RpcClient, type AccountReader } from './index.js';
 import { USDC_MINT, WSOL_MINT as WSOL, createSimulator, simSchema, type Simulator } from '../sim/index.js';
-import { swapPoolOfLoaded } from '../executor/route-pools.js';
+import { swapPoolOfLoaded } from '../pools/index.js';
 import { OperatorLookupTables } from './operator-lookup-tables.js';
 
 const SOL = 1_000_000_000n;
