@@ -26,10 +26,12 @@ const LAYERS = {
   // The quote core's two transports, and the service that assembles core and transports.
   'quote-http': ['chain', 'dex', 'cache', 'quote', 'auth', 'obs', 'config', 'common', 'swap-api'],
   'quote-grpc': ['chain', 'dex', 'cache', 'quote', 'auth', 'obs', 'config', 'common'],
-  'quote-service': ['chain', 'dex', 'rpc', 'pools', 'cache', 'quote', 'quote-http', 'quote-grpc', 'auth', 'obs', 'config', 'common'],
+  'quote-service': ['chain', 'dex', 'rpc', 'pools', 'cache', 'quote', 'quote-http', 'quote-grpc', 'swap-builder', 'swap-api', 'auth', 'obs', 'config', 'common'],
   external: ['chain', 'cache', 'quote', 'quote-grpc', 'auth', 'obs', 'config', 'common'],
   aggregator: ['chain', 'quote', 'quote-grpc', 'bus', 'auth', 'obs', 'config', 'common'],
   'swap-api': ['chain', 'dex'],
+  // Ready-to-sign swaps from the swap API's quotes: the route's pools read again, re-quoted, built.
+  'swap-builder': ['chain', 'dex', 'pools', 'rpc', 'swap-api'],
   sim: ['chain', 'dex', 'obs', 'config', 'threads', 'common', 'swap-api'],
   // The platform (spec 03), one folder per service or shared concept. The messages that cross the
   // bus have one home both sides import; state (db + kv) and trading (the pool view and route
@@ -46,7 +48,7 @@ const LAYERS = {
   backtest: ['chain', 'dex', 'pools', 'cache', 'bus', 'obs', 'messages', 'state', 'trading', 'market', 'planner', 'executor'],
   'config-validator': ['chain', 'rpc', 'bus', 'obs', 'config', 'state', 'wallets'],
   // The web console sits on top of the platform: it reads every layer's state, none reads it.
-  console: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'quote-http', 'quote-grpc', 'quote-service', 'aggregator', 'auth', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets', 'rpc-proxy', 'market', 'planner', 'executor', 'backtest', 'config-validator'],
+  console: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'quote-http', 'quote-grpc', 'quote-service', 'swap-builder', 'aggregator', 'auth', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets', 'rpc-proxy', 'market', 'planner', 'executor', 'backtest', 'config-validator'],
 };
 const ALL = Object.keys(LAYERS);
 const FOLDERS = [...ALL, 'app', 'cli'];

@@ -18,10 +18,9 @@ import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureCons
 import { bool, duration, int, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
-import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorLookupTables, ExecutorMetrics, ExecutorService, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
-import { type ExecutionPath } from '../messages/index.js';
-import { ChainClient, AccountFetcher, RpcClient } from '../rpc/index.js';
-import { MAX_TIP, MIN_TIP, decodeTradeOpportunity } from '../messages/index.js';
+import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorMetrics, ExecutorService, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
+import { OperatorLookupTables, ChainClient, AccountFetcher, RpcClient } from '../rpc/index.js';
+import { type ExecutionPath, MAX_TIP, MIN_TIP, decodeTradeOpportunity } from '../messages/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { WalletManager, WalletPassphrase } from '../wallets/index.js';
 import { databaseSchema, openPlatformState, redisSchema, walletSchema, type PlatformState } from '../state/index.js';
@@ -155,7 +154,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       ...(wallets === undefined ? {} : { wallets }),
       ...(submitters === undefined ? {} : { submitters }),
       ...(balanceChanges === undefined ? {} : { balanceChanges }),
-      lookupTables: new ExecutorLookupTables({ reader: fetcher, addresses: config['executor.lookupTables'], logger: log.child({ component: 'lookup-tables' }) }),
+      lookupTables: new OperatorLookupTables({ reader: fetcher, addresses: config['executor.lookupTables'], logger: log.child({ component: 'lookup-tables' }) }),
       logger: log.child({ component: 'executor' }),
       ...(options.now === undefined ? {} : { now: options.now }),
     });

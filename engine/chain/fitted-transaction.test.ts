@@ -1,3 +1,4 @@
+import { getTransactionDecoder } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 
 import { ErrorCode, isTpError } from '../errors.js';
@@ -87,5 +88,18 @@ describe('buildFittedTransaction', () => {
   it('without tables, is legacy or nothing; a forced version is honoured', () => {
     expect(() => buildFittedTransaction({ payer, recentBlockhash: blockhash, instructions: [instruction(40)] })).toThrow(/does not fit/);
     expect(buildFittedTransaction({ payer, recentBlockhash: blockhash, instructions: [instruction(3)], lookupTables: [{ address: table, addresses: keys }], version: 0 }).version).toBe(0);
+  });
+
+  it('leaves the signatures empty for the signer to fill in, with the same message as the signed form', () => {
+    const signed = buildFittedTransaction({ payer, recentBlockhash: blockhash, instructions: [instruction(3)], version: 0 });
+    const unsigned = buildFittedTransaction({ payer: payer.address, recentBlockhash: blockhash, instructions: [instruction(3)], version: 0, unsigned: true });
+    expect(unsigned.signature).toBe('');
+    expect(unsigned.size).toBe(signed.size);
+    // compact-u16 count 1, 64 zero bytes, then the message bytes the signed form signs.
+    expect(unsigned.bytes[0]).toBe(1);
+    expect(unsigned.bytes.subarray(1, 65).every((b) => b === 0)).toBe(true);
+    expect(Buffer.from(unsigned.bytes.subarray(65)).equals(Buffer.from(signed.bytes.subarray(65)))).toBe(true);
+    // @solana/kit reads an all-zero signature as "not signed yet".
+    expect(getTransactionDecoder().decode(unsigned.bytes).signatures).toEqual({ [payer.address]: null });
   });
 });

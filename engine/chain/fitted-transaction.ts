@@ -24,6 +24,11 @@ import {
 export interface FittedTransactionInput extends Omit<TransactionInput, 'version'> {
   /** 'auto' (default): legacy if it fits, else v0; or force one form. */
   version?: 'auto' | 'legacy' | 0;
+  /**
+   * Leave every signature empty (64 zero bytes) for the signers to fill in: the form a swap API
+   * hands a wallet to sign. No keypair is needed then; `signature` is ''.
+   */
+  unsigned?: boolean;
 }
 
 export interface FittedTransaction {
@@ -87,6 +92,11 @@ export function buildFittedTransaction(input: FittedTransactionInput): FittedTra
   }
   if (chosen === undefined) {
     throw new TpError(ErrorCode.TransactionTooLarge, `transaction does not fit in ${MAX_TRANSACTION_BYTES} bytes`, { context: { tried } });
+  }
+  if (input.unsigned === true) {
+    const empty = Array.from({ length: chosen.message.header.numRequiredSignatures }, () => new Uint8Array(SIGNATURE_BYTES));
+    const unsignedBytes = assembleTransaction(chosen.bytes, empty);
+    return { bytes: unsignedBytes, version, size: unsignedBytes.length, message: chosen.message, signature: '' };
   }
   const keypairs = new Map<string, Keypair>();
   const payer = input.payer;

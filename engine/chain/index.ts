@@ -72,9 +72,11 @@ export {
   createAssociatedTokenInstruction,
   type CreateAssociatedTokenInput,
 } from './associated-token.js';
+export { TokenInstructionTag, closeAccountInstruction, syncNativeInstruction, systemTransferInstruction, tokenTransferInstruction } from './token-instructions.js';
 export {
   buildFittedTransaction,
   signedTransactionSize,
   type FittedTransaction,
   type FittedTransactionInput,
 } from './fitted-transaction.js';
+export { LOOKUP_TABLE_MAX_ADDRESSES, LOOKUP_TABLE_META_SIZE, LookupTableError, decodeLookupTable, type LookupTable, type LookupTableErrorKind } from './lookup-table-account.js';

@@ -85,6 +85,13 @@ export interface SwapRoutePlan {
   amountOut: bigint;
   /** ExactIn: the route's minimum output; ExactOut: its maximum input. */
   otherAmountThreshold: bigint;
+  /**
+   * What the route is expected to do with no slippage at all: ExactIn, the output when every hop
+   * sells all the previous one is quoted to give; ExactOut, the input when every hop buys exactly
+   * what the next one is quoted to take. `amountOut` / `amountIn` differ from it on routes of
+   * several hops, whose later hops are quoted on the previous hop's threshold.
+   */
+  expectedAmount: bigint;
   hops: PlannedSwapHop[];
   /** CreateIdempotent instructions, one per mint bought (in hop order). */
   setupInstructions: InstructionInput[];
@@ -146,6 +153,7 @@ export function planSwapRoute(req: SwapRouteRequest): SwapRoutePlan {
     const pool = leg.pool.state.pool;
     planned[i] = { pool: pool.address!, dex: pool.dex, inputMint: leg.inputMint, outputMint: leg.outputMint, aToB: leg.aToB, amount, otherAmountThreshold: threshold, quote };
   };
+  let expectedAmount = req.amount;
   if (req.mode === SwapMode.ExactIn) {
     let amount = req.amount;
     for (let i = 0; i < legs.length; i++) {
@@ -154,6 +162,7 @@ export function planSwapRoute(req: SwapRouteRequest): SwapRoutePlan {
       if (minimum === 0n) throw routeError(`hop ${i}: its minimum output rounds to 0`, { hop: i });
       record(i, amount, minimum, quote);
       amount = minimum;
+      expectedAmount = i === 0 ? quote.amountOut : quoteHop(i, expectedAmount).amountOut;
     }
   } else {
     let amount = req.amount;
@@ -162,6 +171,7 @@ export function planSwapRoute(req: SwapRouteRequest): SwapRoutePlan {
       const maximum = plusSlippage(quote.amountIn, bps);
       record(i, amount, maximum, quote);
       amount = maximum;
+      expectedAmount = i === legs.length - 1 ? quote.amountIn : quoteHop(i, expectedAmount).amountIn;
     }
   }
 
@@ -214,6 +224,7 @@ export function planSwapRoute(req: SwapRouteRequest): SwapRoutePlan {
     amountIn: exactIn ? req.amount : first.quote.amountIn,
     amountOut: exactIn ? last.quote.amountOut : req.amount,
     otherAmountThreshold: exactIn ? last.otherAmountThreshold : first.otherAmountThreshold,
+    expectedAmount,
     hops: planned,
     setupInstructions,
     swapInstructions,

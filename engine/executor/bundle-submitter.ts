@@ -1,11 +1,10 @@
 import { randomInt } from 'node:crypto';
 
-import { buildFittedTransaction, type FittedTransaction } from '../chain/index.js';
+import { buildFittedTransaction, systemTransferInstruction, type FittedTransaction } from '../chain/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import type { ChainClient } from '../rpc/index.js';
 import { MAX_TIP, MIN_TIP, ExecutionPath } from '../messages/index.js';
-import { systemTransferInstruction } from '../wallets/index.js';
 import { InflightBundleStatus, bundleIdOf, type BlockEngineClient } from './block-engine-client.js';
 import { fetchLanded, sumBalanceChanges } from './landed-balance-changes.js';
 import { pause } from './pause.js';

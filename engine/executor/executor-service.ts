@@ -24,7 +24,7 @@ import { MAX_COMPUTE_UNIT_LIMIT } from '../chain/index.js';
 import { SwapMode, buildSwapRouteTransaction, planSwapRoute } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
-import type { ChainClient } from '../rpc/index.js';
+import type { ChainClient, OperatorLookupTables } from '../rpc/index.js';
 import { Strategy, type TradeOpportunity, encodeExecutionResult, executionResultSubject, type ExecutionRequest, type ExecutionResult, type ExecutionStatus, type ExecutionPath } from '../messages/index.js';
 
 import { SkipReason, type ExecutorMetrics } from './executor-metrics.js';
@@ -37,7 +37,6 @@ import type { BalanceChanges, SubmissionOutcome, Submitter } from './submission.
 import { tradeIdOf, type StoredTrade, type TradeStore } from './trade-store.js';
 import { actualProfitOf } from './trade-profit.js';
 import type { HeldWallet, WorkerWallets } from './worker-wallets.js';
-import type { ExecutorLookupTables } from './executor-lookup-tables.js';
 
 export interface ExecutorSettings {
   executorId: string;
@@ -81,7 +80,7 @@ export interface ExecutorServiceOptions {
   submitters?: Record<ExecutionPath, Submitter>;
   balanceChanges?: BalanceChangesReader;
   /** Tables for the v0 form of a route that does not fit a legacy transaction; none: legacy only. */
-  lookupTables?: Pick<ExecutorLookupTables, 'current'>;
+  lookupTables?: Pick<OperatorLookupTables, 'current'>;
   logger?: Logger;
   now?: () => number;
 }

@@ -8,7 +8,7 @@ export { EXECUTOR_METRIC_NAMES, ExecutorMetrics, SkipReason } from './executor-m
 export { ExecutorService, type BalanceChangesReader, type ExecutorServiceOptions, type ExecutorSettings, type ExecutorStats, type HandleOutcome, type ResultPublisher } from './executor-service.js';
 export { BUNDLE_SIGNATURES, paperFill, realPathFees, routeComputeUnits, type PaperFill, type RealPathCosts } from './paper-fill.js';
 export { BUNDLE_PROFIT_THRESHOLD, selectExecutionPath, tipFor } from './path-selection.js';
-export { RoutePools, swapPoolOfLoaded } from './route-pools.js';
+export { RoutePools } from './route-pools.js';
 export {
   RequoteRefusal,
   plannerPoolsSource,
@@ -25,4 +25,3 @@ export { Semaphore } from './semaphore.js';
 export { FINAL_TRADE_STATUSES, TradeStore, tradeIdOf, type NewTrade, type PaperTrade, type StoredTrade, type TradeOutcomeUpdate, type TradeStatus } from './trade-store.js';
 export { actualProfitOf } from './trade-profit.js';
 export { LAMPORT_RESERVE, WorkerWallets, type HeldWallet, type WalletChoice, type WalletNeed, type WorkerWalletsOptions } from './worker-wallets.js';
-export { DEFAULT_LOOKUP_TABLE_TTL_MS, ExecutorLookupTables, type ExecutorLookupTablesOptions } from './executor-lookup-tables.js';

@@ -5,23 +5,11 @@
  * (program id of the DEX, AmmInfo keys for Raydium AMM v4 from the pool account bytes, the mints'
  * token programs when the loader read them).
  */
-import { ammV4Keys, Dex, type DecoderRegistry, type SwapPool } from '../dex/index.js';
+import type { DecoderRegistry, SwapPool } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import type { LoadedPool } from '../pools/index.js';
+import { swapPoolOfLoaded } from '../pools/index.js';
 import type { PlannerPools } from '../trading/index.js';
 import { plannerPoolsSource, type RouteStateSource } from './route-requote.js';
-
-/** The SwapPool of a loaded pool. */
-export function swapPoolOfLoaded(loaded: LoadedPool, registry: DecoderRegistry): SwapPool {
-  const programId = registry.programIdByDex[loaded.dex];
-  const pool: SwapPool = { programId, state: { pool: loaded.pool, context: loaded.context } };
-  if (loaded.dex === Dex.Amm) pool.ammKeys = ammV4Keys(programId, loaded.address, loaded.data);
-  if (loaded.mints !== undefined) {
-    pool.tokenProgramA = loaded.mints[0].programId;
-    pool.tokenProgramB = loaded.mints[1].programId;
-  }
-  return pool;
-}
 
 export class RoutePools {
   readonly source: RouteStateSource;

@@ -14,3 +14,4 @@ export {
   type RpcPoolLoaderStats,
 } from './rpc-pool-loader.js';
 export { reservesOf } from './reserves.js';
+export { swapPoolOfLoaded } from './swap-pool-of-loaded.js';

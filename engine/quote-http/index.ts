@@ -5,3 +5,4 @@
 export { STATUS, httpErrorOf, httpErrorOfFailure, type HttpError } from './http-errors.js';
 export { parseQuoteQuery } from './quote-query.js';
 export { QuoteHttpServer, type QuoteHttpServerOptions } from './quote-http-server.js';
+export { MAX_SWAP_BODY_BYTES, type SwapTransactions } from './swap-api-routes.js';

@@ -8,35 +8,31 @@
  * | `POST /v1/quote` | one quote from a JSON body (quote-v1-request.ts); answers the GET /quote JSON |
  * | `POST /v1/quote/batch` | up to 100 quotes, each answered or given its own error |
  * | `GET /v1/pools`, `GET /v1/pools/{mint}` | the cached pools, paged (pool-listing.ts) |
- * | `GET /swap/v1/quote` | the public swap API's quote (swap-api-quote.ts) |
+ * | `GET /swap/v1/quote`, `POST /swap/v1/swap`, `POST /swap/v1/swap-instructions` | the public swap API (swap-api-routes.ts) |
  * | `GET /v1/health`, `GET /v1/metrics` | /health and /metrics under /v1 |
  * | `GET /ready` | readiness: 200 once the inputs are live, 503 with the reason otherwise |
  *
  * Quote paths (the first four rows) pass the rate limiter and, when auth is on, the JWT bearer check
- * (http-bearer-auth.ts); probes and metrics do neither.
+ * (route-gate.ts); probes and metrics do neither.
  *
  * uWS rules: the request (headers, query, URL parameters) is read synchronously at the handler's
  * top; a body is read with `onData` registered in the handler; everything written after the
  * handler returns is guarded by `onAborted` and written in `cork`.
  */
-import { performance } from 'node:perf_hooks';
-
 import type uws from '@trufflesuite/uws-js-unofficial';
 
 import type { JwtVerifier } from '../auth/index.js';
 import type { PoolCache } from '../cache/index.js';
 import { clientErrorOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
-import { checkBearer, type BearerOutcome } from './http-bearer-auth.js';
 import { MAX_BATCH_BODY_BYTES, MAX_QUOTE_BODY_BYTES, readBody } from './http-body.js';
-import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
+import { STATUS, errorBody, httpError, httpErrorOfFailure, type HttpError } from './http-errors.js';
 import { quoteOfAnswer, badParameter, isQuoteFailure, type QuoteFailure, QuoteBodyWriter, type QuoteEngine, type QuoteResult, quoteToJson, type PubkeyCheck } from '../quote/index.js';
-
-
-
 import { batchItemsOf, parseQuoteBody } from './quote-v1-request.js';
 import { poolPage } from './pool-listing.js';
-import { isSwapApiError, parseSwapApiQuery, swapApiBodyOf, swapApiErrorOf, swapApiErrorOfCode, type SwapApiError } from './swap-api-quote.js';
+import { createRouteGate } from './route-gate.js';
+import type { SwapTransactions } from './swap-api-routes.js';
+import { mountSwapApiRoutes } from './swap-api-routes.js';
 
 /** What the routes need from the server that mounts them. */
 export interface QuoteApiHost {
@@ -59,6 +55,8 @@ export interface QuoteApiHost {
   metrics(res: uws.HttpResponse): void;
   /** Why the service is not ready (undefined: ready). */
   notReady(): string | undefined;
+  /** Builds the swaps of POST /swap/v1/swap and /swap-instructions; undefined: those paths answer 503. */
+  readonly swaps: SwapTransactions | undefined;
 }
 
 /** The answer of one batch item: its JSON bytes, `{"status":200,"quote":{...}}` or `{"status":4xx,"error":{...}}`. */
@@ -101,10 +99,6 @@ function sendError(res: uws.HttpResponse, e: HttpError): void {
   send(res, e.status, errorBody(e.code, e.message), e.headers);
 }
 
-function sendSwapApiError(res: uws.HttpResponse, e: SwapApiError, headers?: readonly [string, string][]): void {
-  send(res, statusLine(e.status), e.body, headers);
-}
-
 function itemOfFailure(failure: QuoteFailure): BatchItem {
   const e = clientErrorOf(failure.code, failure.message);
   return Buffer.from(JSON.stringify({ status: e.http, error: { code: e.code, message: e.message } }));
@@ -138,41 +132,7 @@ export function mountQuoteApiRoutes(app: uws.TemplatedApp, host: QuoteApiHost): 
     return Buffer.concat([ITEM_OK_HEAD, quote, ITEM_OK_TAIL]);
   };
 
-  /**
-   * The gate of a quote path, run at the handler's top: the rate limit (refused at once), then the
-   * bearer check (undefined, a refusal, or a promise of either).
-   */
-  const gate = (res: uws.HttpResponse, req: uws.HttpRequest): HttpError | BearerOutcome => {
-    const limited = host.rateLimit(res, req.getHeader('authorization'));
-    if (limited !== undefined) return limited;
-    return host.auth === undefined ? undefined : checkBearer(host.auth, req.getHeader('authorization'));
-  };
-
-  /** Runs `then` once the gate admits; writes the refusal otherwise. `aborted` tells a gone client. */
-  const afterGate = (res: uws.HttpResponse, outcome: HttpError | BearerOutcome, aborted: () => boolean, then: () => void, refuse: (e: HttpError) => void = (e) => sendError(res, e)): void => {
-    if (outcome === undefined) {
-      then();
-      return;
-    }
-    if (!(outcome instanceof Promise)) {
-      refuse(outcome);
-      return;
-    }
-    void outcome.then((refusal) => {
-      if (aborted()) return;
-      if (refusal === undefined) then();
-      else refuse(refusal);
-    });
-  };
-
-  /** An onAborted flag for a GET whose answer may come later. */
-  const watch = (res: uws.HttpResponse): (() => boolean) => {
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
-    return () => aborted;
-  };
+  const { gate, afterGate, watch } = createRouteGate(host, (res, e) => sendError(res, e));
 
   /** Writes a single quote's result as the /quote JSON. */
   const answerQuote = (res: uws.HttpResponse, result: QuoteResult | Promise<QuoteResult>, aborted: () => boolean): void => {
@@ -267,47 +227,7 @@ export function mountQuoteApiRoutes(app: uws.TemplatedApp, host: QuoteApiHost): 
     pools(res, req, mint);
   });
 
-  app.get('/swap/v1/quote', (res, req) => {
-    const rawQuery = req.getQuery() ?? '';
-    const limited = host.rateLimit(res, req.getHeader('authorization'));
-    if (limited !== undefined) return sendSwapApiError(res, swapApiErrorOfCode(limited.code, limited.message), limited.headers);
-    const outcome = host.auth === undefined ? undefined : checkBearer(host.auth, req.getHeader('authorization'));
-    const aborted: () => boolean = outcome === undefined ? () => false : watch(res);
-    afterGate(
-      res,
-      outcome,
-      aborted,
-      () => {
-        const request = parseSwapApiQuery(rawQuery, engine.defaultSlippageBps, host.pubkeys);
-        if (isSwapApiError(request)) return sendSwapApiError(res, request);
-        if (host.isDraining()) return sendSwapApiError(res, swapApiErrorOfCode(ErrorCode.Unavailable, 'the quote service is shutting down'));
-        const started = performance.now();
-        const result = engine.quote(request);
-        const write = (r: QuoteResult): void => {
-          if (aborted()) return;
-          if (r.ok) send(res, STATUS[200], swapApiBodyOf(r, (performance.now() - started) / 1000));
-          else sendSwapApiError(res, swapApiErrorOf(r));
-        };
-        if (result instanceof Promise) {
-          if (outcome === undefined) {
-            // Not watched yet: the fallback answers later.
-            let gone = false;
-            res.onAborted(() => {
-              gone = true;
-            });
-            void result.then((r) => {
-              if (!gone) write(r);
-            });
-          } else {
-            void result.then(write);
-          }
-        } else {
-          write(result);
-        }
-      },
-      (e) => sendSwapApiError(res, swapApiErrorOfCode(e.code, e.message), e.headers),
-    );
-  });
+  mountSwapApiRoutes(app, host, { gate, afterGate, watch });
 
   app.get('/v1/health', (res) => host.health(res));
   app.get('/v1/metrics', (res) => host.metrics(res));

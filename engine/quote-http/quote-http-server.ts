@@ -20,6 +20,7 @@ import { quoteOfAnswer, type QuoteAnswer, QuoteBodyWriter, type QuoteEngine, typ
 import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
 import { checkBearer, verifiedSubjectOf } from './http-bearer-auth.js';
 import { mountQuoteApiRoutes } from './quote-api-routes.js';
+import type { SwapTransactions } from './swap-api-routes.js';
 import { oversizedRequest, repeatedParameter } from './http-request-limits.js';
 import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse, HealthStatus } from '../common/index.js';
 
@@ -44,6 +45,8 @@ export interface QuoteHttpServerOptions {
   cache?: PoolCache | undefined;
   /** Why the service is not ready, for GET /ready (undefined: ready). Default: always ready. */
   notReady?: () => string | undefined;
+  /** Builds the swaps of POST /swap/v1/swap and /swap-instructions (engine/swap-builder); none: 503. */
+  swaps?: SwapTransactions | undefined;
 }
 
 export { HealthStatus };
@@ -128,7 +131,7 @@ export class QuoteHttpServer {
       .get('/debug/pprof/heap', (res, req) => {
         if (this.guarded(res, req)) this.handleOps(res, heapProfileResponse(req.getQuery('format') ?? ''));
       });
-    // The /v1 REST paths, GET /swap/v1/quote and GET /ready: adapters of their own (quote-api-routes.ts).
+    // The /v1 REST paths, the swap API (/swap/v1/...) and GET /ready: adapters of their own (quote-api-routes.ts).
     mountQuoteApiRoutes(this.app, {
       engine: this.engine,
       pubkeys: this.pubkeys,
@@ -139,6 +142,7 @@ export class QuoteHttpServer {
       health: (res) => this.handleHealth(res),
       metrics: (res) => this.handleOps(res, this.metricsAnswer()),
       notReady: () => (this.draining ? 'shutting down' : notReady()),
+      swaps: options.swaps,
     });
     this.app
       // Every path of this port is GET only: another method on a known path is 405 with Allow.

@@ -59,6 +59,8 @@ describe('quote service configuration', () => {
       'hybridMode.enabled': true,
       'hybridMode.cacheFirstTimeout': 10,
       'hybridMode.validateInterval': 300_000,
+      'swap.maxQuoteAgeSlots': 150,
+      'swap.lookupTables': [],
       'routes.intermediateMints': ['So11111111111111111111111111111111111111112', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'],
       'externalFallback.enabled': true,
       'externalFallback.quoteUrl': 'http://127.0.0.1:8890/quote',

@@ -9,6 +9,7 @@ import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, Settin
 import { isPubkey } from '../chain/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
+import { DEFAULT_MAX_QUOTE_AGE_SLOTS } from '../swap-builder/index.js';
 import { LOG_LEVELS } from '../obs/index.js';
 import {
   DEFAULT_CACHE_FIRST_TIMEOUT_MS,
@@ -94,6 +95,8 @@ export const quoteSchema = {
   'hybridMode.enabled': setting({ description: 'fall back to RPC when the cache cannot answer', parse: bool(), default: true, env: 'HYBRID_MODE', flag: 'hybrid-mode' }),
   'hybridMode.cacheFirstTimeout': setting({ description: 'a cache attempt slower than this counts as a circuit breaker failure', parse: duration(), default: DEFAULT_CACHE_FIRST_TIMEOUT_MS, env: 'CACHE_FIRST_TIMEOUT', flag: 'cache-first-timeout' }),
   'hybridMode.validateInterval': setting({ description: 'interval of the cache-versus-RPC validation', parse: duration({ min: 1000 }), default: 300_000, flag: 'validate-interval' }),
+  'swap.maxQuoteAgeSlots': setting({ description: 'POST /swap/v1/swap and /swap-instructions refuse a quote older than this many slots (its contextSlot against the RPC node\'s slot)', parse: int({ min: 1, max: 100_000 }), default: DEFAULT_MAX_QUOTE_AGE_SLOTS, env: 'SWAP_MAX_QUOTE_AGE_SLOTS', flag: 'swap-max-quote-age-slots' }),
+  'swap.lookupTables': setting({ description: 'address lookup tables swaps that do not fit without them are compiled with (v0); tables you keep with the pools\' accounts', parse: uniqueList(str({ nonEmpty: true })), default: [] as string[], env: 'SWAP_LOOKUP_TABLES', flag: 'swap-lookup-tables' }),
   'routes.intermediateMints': setting({ description: 'intermediate tokens of two-hop routes (mints, comma separated; none: direct routes only)', parse: intermediateMints(), default: [...DEFAULT_INTERMEDIATE_MINTS], env: 'INTERMEDIATE_MINTS', flag: 'intermediate-mints' }),
   'externalFallback.enabled': setting({ description: 'after the cache and the RPC fallback, ask the external aggregator (externalFallback.quoteUrl)', parse: bool(), default: true, env: 'EXTERNAL_FALLBACK', flag: 'external-fallback' }),
   'externalFallback.quoteUrl': setting({ description: 'the external aggregator\'s GET /quote URL for the last fallback (Jupiter Swap API shape; the simulator\'s by default)', parse: url(), default: DEFAULT_EXTERNAL_QUOTE_URL, env: 'EXTERNAL_FALLBACK_URL', flag: 'external-fallback-url' }),

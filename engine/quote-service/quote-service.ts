@@ -16,11 +16,12 @@ import { CircuitBreaker, MetricsHttpServer } from '../common/index.js';
 
 import type { QuoteServiceConfig } from './quote-config.js';
 
-import { QuoteHttpServer } from '../quote-http/index.js';
+import { QuoteHttpServer, type SwapTransactions } from '../quote-http/index.js';
 import { quoteNotReady } from './quote-readiness.js';
 import { QuoteStreamServer } from '../quote-grpc/index.js';
 
 import { fallbackLoaderFromConfig } from './rpc-loader.js';
+import { swapBuilderFromConfig } from './swap-builder-config.js';
 
 
 export interface QuoteServiceDeps {
@@ -45,6 +46,8 @@ export interface QuoteServiceDeps {
   sharedCache?: SharedQuoteCache;
   /** More readiness conditions for GET /ready (the app's: consumer seeded, ...); undefined: ready. */
   notReady?: () => string | undefined;
+  /** The swap builder of POST /swap/v1/swap(-instructions). Default: one on `rpc.endpoints` (swap-builder-config.ts), none without. */
+  swaps?: SwapTransactions;
 }
 
 /** The ports a started quote service is bound to. */
@@ -113,6 +116,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
           backoffMaxMs: config['rpc.fallbackBackoffMax'],
         });
   const loader = fallbackLimiter;
+  const configuredSwaps = deps.swaps === undefined ? swapBuilderFromConfig(config, log.child({ component: 'swap' })) : undefined;
   const engine = new QuoteEngine({
     cache,
     cacheEnabled: config['cache.enabled'],
@@ -140,6 +144,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     auth,
     cache,
     notReady: () => quoteNotReady(engine.health()) ?? deps.notReady?.(),
+    swaps: deps.swaps ?? configuredSwaps?.builder,
   });
   const updates = new PoolUpdateHandler({ cache, directory, metrics, cacheEnabled: config['cache.enabled'], logger: log });
   const metricsServer = new MetricsHttpServer({ metrics: () => server.metricsAnswer(), host: config.host, httpLimits: httpLimitsOf(config) });
@@ -183,6 +188,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
       await started?.catch(() => undefined);
       await Promise.allSettled([stream.close(), server.close(), metricsServer.close()]);
       await engine.close();
+      await configuredSwaps?.close();
       log.info('quote service stopped');
     })();
     return closing;

@@ -19,3 +19,4 @@ export {
 } from './rpc-thread.js';
 export { ChainClient, PREFLIGHT_FAILURE, type ChainClientOptions, type LandedTransaction, type PrioritizationFee, type SignatureStatusInfo, type SimulationOutcome, type TokenAccountInfo } from './chain-client.js';
 export { JsonRpcHttpClient, type JsonRpcHttpClientOptions, type RpcFailureWithData } from './json-rpc-http-client.js';
+export { DEFAULT_LOOKUP_TABLE_TTL_MS, OperatorLookupTables, type OperatorLookupTablesOptions } from './operator-lookup-tables.js';

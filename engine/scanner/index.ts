@@ -66,15 +66,7 @@ export {
   type AccountFetcherStats,
   type AccountsSource,
 } from '../rpc/index.js';
-export {
-  LookupTableCache,
-  LookupTableError,
-  decodeLookupTable,
-  ADDRESS_LOOKUP_TABLE_PROGRAM,
-  type LookupTable,
-  type LoadedAddresses,
-  type LookupTableErrorKind,
-} from './lookup-tables.js';
+export { LookupTableCache, type LoadedAddresses } from './lookup-tables.js';
 export { poolStateSubject, type PoolStateUpdateEvent } from './pool-state-event.js';
 export { ScannerHttpServer } from './scanner-http.js';
 export { DEFAULT_SCANNER_HEALTH, ScannerHealth, ScannerHealthStatus, type ScannerHealthReport, type ScannerHealthSettings } from './scanner-health.js';

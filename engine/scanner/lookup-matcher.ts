@@ -25,10 +25,10 @@
  * fetched again for `negativeTtlMs` (so a stream of transactions naming a bad table costs two
  * fetches, not two per transaction).
  */
-import type { AddressTableLookup } from '../chain/index.js';
+import { type AddressTableLookup, LookupTableError, type LookupTableErrorKind } from '../chain/index.js';
 import { FetchQueueFull } from '../rpc/index.js';
 import type { LookupDirectory } from './lookup-directory.js';
-import { LookupTableError, type LoadedAddresses, type LookupTableCache, type LookupTableErrorKind } from './lookup-tables.js';
+import { type LoadedAddresses, type LookupTableCache } from './lookup-tables.js';
 import { MATCH_VIA_LOOKUP } from './match-layout.js';
 import type { ParseResult } from './parse-result.js';
 

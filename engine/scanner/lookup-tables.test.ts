@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { AccountFetcher } from '../rpc/account-fetcher.js';
-import { decodeLookupTable, LookupTableCache, LookupTableError } from './lookup-tables.js';
+import { decodeLookupTable, LookupTableError } from '../chain/index.js';
+import { LookupTableCache } from './lookup-tables.js';
 import { RpcClient } from '../rpc/rpc-client.js';
 import { isRpcFailure } from '../rpc/rpc-errors.js';
 import { encodeLookupTable, lookupTableAccount, startRpcFixture, testAddress, type RpcFixture } from './testing/rpc-fixture.js';

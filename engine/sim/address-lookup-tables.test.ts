@@ -4,7 +4,7 @@ import { parseEntries } from '../chain/native-parser.js';
 import { decodeEntryBatch, type TransactionView } from '../chain/transaction-view.js';
 import { buildTransaction } from '../chain/transaction-builder.js';
 import { DEFAULT_PROGRAM_IDS, DEX_KINDS, Dex } from '../dex/index.js';
-import { ADDRESS_LOOKUP_TABLE_PROGRAM, decodeLookupTable } from '../scanner/lookup-tables.js';
+import { decodeLookupTable } from '../chain/index.js';
 import {
   LOOKUP_TABLE_MAX_ADDRESSES,
   LookupTableExtendError,
@@ -76,7 +76,7 @@ describe('the genesis address lookup tables', () => {
     const held = new Map<string, string[]>();
     addresses.forEach((address, i) => {
       const account = chain.getAccount(address)!;
-      expect(account.owner).toBe(ADDRESS_LOOKUP_TABLE_PROGRAM);
+      expect(account.owner).toBe(ADDRESS_LOOKUP_TABLE_PROGRAM_ID);
       expect(account.owner).toBe(ADDRESS_LOOKUP_TABLE_PROGRAM_ID);
       expect(account.lamports).toBe(rentExemptMinimum(account.data.length));
       expect(address).toBe(lookupTableAddress(authority, BigInt(i)));

@@ -9,7 +9,10 @@ import {
   AccountState,
   TokenError,
   TokenInstruction,
+  isNativeTokenAccount,
   isTokenAccount,
+  nativeReserve,
+  setTokenAmount,
   tokenAccountMintBytes,
   tokenAccountMintIs,
   tokenAccountOwnerIs,
@@ -27,6 +30,9 @@ import { IxError, type InstructionErrorValue } from './tx-errors.js';
  *   accounts must be the program's own. Token-2022 withholds its mint's transfer fee of the
  *   block's epoch on TransferChecked (at the destination's TransferFeeAmount) and refuses a plain
  *   Transfer out of an account that withholds fees (MintRequiredForTransfer), as the program does.
+ *   SyncNative (17) sets a wrapped SOL account's amount to its lamports above the rent reserve;
+ *   CloseAccount (9) sends every lamport of an account to the destination and deletes it (a
+ *   wrapped SOL account with its balance, which unwraps it; any other only when empty).
  * - Vote: accepts any instruction on an existing vote account signed by someone (no vote state).
  * - Memo: data must be UTF-8; every account passed must sign.
  * - Compute Budget: read before execution (runtime.ts); executing it costs 150 units.
@@ -67,6 +73,8 @@ export const token2022Program: ProgramHandler = (ctx) => tokenInstruction(ctx, T
 function tokenInstruction(ctx: InvokeContext, programId: string): InstructionErrorValue | null {
   const data = ctx.data;
   if (data.length === 0) return IxError.InvalidInstructionData;
+  if (data[0] === TokenInstruction.SyncNative && data.length === 1) return syncNative(ctx, programId);
+  if (data[0] === TokenInstruction.CloseAccount && data.length === 1) return closeAccount(ctx, programId);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const source = 0;
   let destination = 1;
@@ -89,6 +97,43 @@ function tokenInstruction(ctx: InvokeContext, programId: string): InstructionErr
   }
   if (ctx.accountCount <= owner) return IxError.NotEnoughAccountKeys;
   return transferTokens(ctx, programId, source, destination, owner, amount, mintIndex, decimals);
+}
+
+/** `process_sync_native`: accounts [account (w)]. */
+function syncNative(ctx: InvokeContext, programId: string): InstructionErrorValue | null {
+  ctx.consume(3000);
+  if (ctx.accountCount < 1) return IxError.NotEnoughAccountKeys;
+  const account = ctx.account(0);
+  if (account === null || account.owner !== programId) return IxError.IncorrectProgramId;
+  if (!isTokenAccount(account.data)) return IxError.InvalidAccountData;
+  const reserve = nativeReserve(account.data);
+  if (reserve === null) return { Custom: TokenError.NonNativeNotSupported };
+  const amount = account.lamports - reserve;
+  if (amount < tokenAmount(account.data)) return { Custom: TokenError.InvalidState };
+  const data = account.data.slice();
+  setTokenAmount(data, amount);
+  return ctx.put(0, { ...account, data });
+}
+
+/**
+ * `process_close_account`: accounts [account (w), destination (w), owner (signer)]. A wrapped SOL
+ * account closes with its balance (its lamports are the balance and the reserve); any other token
+ * account must hold nothing. The destination receives every lamport; the account is deleted.
+ */
+function closeAccount(ctx: InvokeContext, programId: string): InstructionErrorValue | null {
+  ctx.consume(2900);
+  if (ctx.accountCount < 3) return IxError.NotEnoughAccountKeys;
+  const account = ctx.account(0);
+  if (account === null || account.owner !== programId) return IxError.IncorrectProgramId;
+  if (!isTokenAccount(account.data)) return IxError.InvalidAccountData;
+  if (ctx.keys[0] === ctx.keys[1]) return IxError.InvalidAccountData;
+  if (!isNativeTokenAccount(account.data) && tokenAmount(account.data) !== 0n) return { Custom: TokenError.NonNativeHasBalance };
+  if (!tokenAccountOwnerIs(account.data, pubkeyBytes(ctx.keys[2]!))) return { Custom: TokenError.OwnerMismatch };
+  if (!ctx.isSigner(2)) return IxError.MissingRequiredSignature;
+  const destination = ctx.account(1) ?? newSystemAccount();
+  const err = ctx.put(1, { ...destination, lamports: destination.lamports + account.lamports });
+  if (err !== null) return err;
+  return ctx.remove(0);
 }
 
 /** The token programs' `process_transfer` for the accounts at the given instruction positions. */

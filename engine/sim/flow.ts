@@ -1,11 +1,11 @@
-import { base58 } from '../chain/index.js';
+import { base58, systemTransferInstruction } from '../chain/index.js';
 import type { InstructionInput, Keypair, LookupTableInput } from '../chain/index.js';
 import { Dex, binArrayIndexOf, epochFee, q64ToNumber, type BinArray, type DecodedPool, type PoolTransferFees, type SwapContext, type TransferFeeConfig } from '../dex/index.js';
 import type { Actors, Trader } from './actors.js';
 import type { SimLookupTable } from './address-lookup-tables.js';
 import { blockTimeOf } from './chain-time.js';
 import { MessageTemplate, TemplateCache } from './message-template.js';
-import { COMPUTE_BUDGET_PROGRAM_ID, LAMPORTS_PER_SOL, MEMO_PROGRAM_ID, SYSTEM_PROGRAM_ID, VOTE_PROGRAM_ID } from './known-accounts.js';
+import { COMPUTE_BUDGET_PROGRAM_ID, LAMPORTS_PER_SOL, MEMO_PROGRAM_ID, VOTE_PROGRAM_ID } from './known-accounts.js';
 import type { SimPoolInfo } from './pool-genesis.js';
 import { feeFraction, referenceRawPrice, spotPrice } from './pool-prices.js';
 import { SimRandom } from './prng.js';
@@ -373,20 +373,8 @@ export function computeUnitPrice(microLamports: bigint): InstructionInput {
   return { programId: COMPUTE_BUDGET_PROGRAM_ID, accounts: [], data };
 }
 
-export function systemTransfer(from: string, to: string, lamports: bigint): InstructionInput {
-  const data = new Uint8Array(12);
-  const view = new DataView(data.buffer);
-  view.setUint32(0, 2, true);
-  view.setBigUint64(4, lamports, true);
-  return {
-    programId: SYSTEM_PROGRAM_ID,
-    accounts: [
-      { pubkey: from, isSigner: true, isWritable: true },
-      { pubkey: to, isSigner: false, isWritable: true },
-    ],
-    data,
-  };
-}
+/** A System Transfer (engine/chain's encoding). */
+export const systemTransfer = systemTransferInstruction;
 
 export function memoInstruction(signer: string, text: string): InstructionInput {
   return { programId: MEMO_PROGRAM_ID, accounts: [{ pubkey: signer, isSigner: true, isWritable: false }], data: new TextEncoder().encode(text) };

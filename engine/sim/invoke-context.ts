@@ -63,6 +63,13 @@ export class InvokeContext {
     return null;
   }
 
+  /** Deletes account `i` (an account left with no lamports, as the runtime drops it). */
+  remove(i: number): InstructionErrorValue | null {
+    if (!this.isWritable(i)) return IxError.ReadonlyLamportChange;
+    this.state.set(this.keys[i]!, null);
+    return null;
+  }
+
   consume(units: number): void {
     this.unitsConsumed += units;
   }

@@ -7,6 +7,7 @@ export {
   ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
   ASSOCIATED_TOKEN_PROGRAM_ID,
   COMPUTE_BUDGET_PROGRAM_ID,
+  JITO_TIP_ACCOUNTS,
   MEMO_PROGRAM_ID,
   SYSTEM_PROGRAM_ID,
   TOKEN_2022_PROGRAM_ID,
@@ -24,17 +25,6 @@ export const BPF_LOADER_UPGRADEABLE_ID = 'BPFLoaderUpgradeab1e111111111111111111
 /** Orca's mainnet WhirlpoolsConfig, which every simulated Whirlpool points at. */
 export const WHIRLPOOLS_CONFIG = '2LecshUwdy9xi7meFgHtFJQNSKk4KdTrcpvaB56dP2NQ';
 
-/** The 8 Jito tip accounts (docs/wire-formats.md §8). */
-export const JITO_TIP_ACCOUNTS: readonly string[] = Object.freeze([
-  '96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5',
-  'HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe',
-  'Cw8CFyM9FkoMi7K7Crf6HNQqf4uEMzpKw6QNghXLvLkY',
-  'ADaUMid9yfUytqMBgopwjb2DTLSokTSzL1zt6iGPaS49',
-  'DfXygSm4jCyNCybVYYK6DwvWqjKee8pbDmJGcLWNDXjh',
-  'ADuUkR4vqLUMWXxW9gh6D6L8pMSawimctcNZ5pGwDcEt',
-  'DttWaMuVvTiduZRnguLF7jNxTgiMBZ1hyAumKUiL2KRL',
-  '3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT',
-]);
 
 export const LAMPORTS_PER_SOL = 1_000_000_000n;
 /** Fee per signature (`DEFAULT_TARGET_LAMPORTS_PER_SIGNATURE / 2`). */

@@ -38,17 +38,21 @@ const ACCOUNT_IS_NATIVE = 109;
 export const AccountState = { Uninitialized: 0, Initialized: 1, Frozen: 2 } as const;
 
 /** SPL Token instruction tags the simulator executes. */
-export const TokenInstruction = { Transfer: 3, TransferChecked: 12 } as const;
+export const TokenInstruction = { Transfer: 3, CloseAccount: 9, TransferChecked: 12, SyncNative: 17 } as const;
 
 /** SPL Token `TokenError` codes, reported as `{Custom: n}` like the program does. */
 export const TokenError = {
   InsufficientFunds: 1,
   MintMismatch: 3,
   OwnerMismatch: 4,
+  /** CloseAccount of an account that is not wrapped SOL and still holds tokens. */
+  NonNativeHasBalance: 11,
   InvalidState: 13,
   Overflow: 14,
   AccountFrozen: 17,
   MintDecimalsMismatch: 18,
+  /** SyncNative of an account that is not wrapped SOL. */
+  NonNativeNotSupported: 19,
   /** Token-2022: a plain Transfer out of an account that withholds transfer fees. */
   MintRequiredForTransfer: 31,
 } as const;

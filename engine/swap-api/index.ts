@@ -1,7 +1,7 @@
 /**
- * engine/swap-api: the public swap API's quote wire format (Jupiter Swap API v1 `GET /quote`):
- * query parsing with the real API's error wording, the response and error shapes, the DEX labels
- * of tidepool's DEX kinds. Shared by the simulator's quote API (engine/sim/quote-api) and the quote
+ * engine/swap-api: the public swap API's wire format (Jupiter Swap API v1 `GET /quote`, `POST
+ * /swap`, `POST /swap-instructions`): query and body parsing with the real API's error wording, the
+ * response and error shapes, the DEX labels of tidepool's DEX kinds. Shared by the simulator's quote API (engine/sim/quote-api) and the quote
  * service's `GET /swap/v1/quote` (engine/quote), so the two never drift apart.
  */
 export {
@@ -25,3 +25,5 @@ export {
   type SwapApiSwapMode,
   type SwapInfo,
 } from './swap-api-response.js';
+export { AUTO_PRIORITY_MAX_LAMPORTS, PriorityLevel, parseSwapRequest, type PrioritizationFee, type QuotedHop, type QuotedRoute, type SwapRequest } from './swap-request.js';
+export { instructionToJson, type AccountMetaJson, type InstructionJson, type SwapInstructionsResponse, type SwapResponse } from './swap-response.js';

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 
 /**
- * Errors of the quote API, in the real swap API's shape: HTTP 400 (or the injected status) with
+ * Errors of the swap API (quote and swap), in the real swap API's shape: HTTP 400 (or the injected status) with
  * `{"error": "<message>", "errorCode": "<CODE>"}`. The codes are the real API's where it has one
  * (docs/wire-formats.md §7 and its public error list); the injected-fault codes are ours.
  */
@@ -17,6 +17,12 @@ export const QuoteErrorCode = {
   CouldNotFindAnyRoute: 'COULD_NOT_FIND_ANY_ROUTE',
   /** ExactOut: the slippage threshold does not fit in a u64. */
   CannotComputeOtherAmountThreshold: 'CANNOT_COMPUTE_OTHER_AMOUNT_THRESHOLD',
+  /** /swap: the quote is older than the swap API takes (ours: the message names its age). */
+  QuoteExpired: 'QUOTE_EXPIRED',
+  /** /swap: on the current state the route no longer meets the quote's threshold (its slippage). */
+  SlippageToleranceExceeded: 'SLIPPAGE_TOLERANCE_EXCEEDED',
+  /** /swap: a pool of the route could not be read (503; ours). */
+  PoolUnavailable: 'POOL_UNAVAILABLE',
   /** Injected 429 (faults.quoteApi.failStatus). Not verified against the real API. */
   RateLimited: 'RATE_LIMITED',
   /** A bug (500). Other injected statuses carry their status text as a code (SERVICE_UNAVAILABLE). */

@@ -30,10 +30,4 @@ export {
   type SkippedTransfer,
   type TransferOutcome,
 } from './rebalancer.js';
-export {
-  associatedTokenAddress,
-  createAssociatedTokenIdempotentInstruction,
-  systemTransferInstruction,
-  tokenTransferInstruction,
-} from './transfer-instructions.js';
 export { firstSignatureText } from './signature.js';

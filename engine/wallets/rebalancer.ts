@@ -1,16 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { buildTransaction, type InstructionInput, type Keypair } from '../chain/index.js';
+import { associatedTokenAddress, buildTransaction, createAssociatedTokenIdempotentInstruction, systemTransferInstruction, tokenTransferInstruction, type InstructionInput, type Keypair } from '../chain/index.js';
 import { firstSignatureText } from './signature.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { isRpcFailure, PREFLIGHT_FAILURE, type ChainClient, type TokenAccountInfo } from '../rpc/index.js';
-import {
-  associatedTokenAddress,
-  createAssociatedTokenIdempotentInstruction,
-  systemTransferInstruction,
-  tokenTransferInstruction,
-} from './transfer-instructions.js';
 import type { WalletManager, WalletSync } from './wallet-manager.js';
 import { NATIVE_SOL, type TransferReason, type TransferRecord, type WalletRecord } from './wallet-repository.js';
 
@@ -204,7 +198,7 @@ export class Rebalancer {
       instructions.push(systemTransferInstruction(t.from.address, t.to.address, t.amount));
     } else {
       if (t.sourceTokenAccount === undefined) throw new TpError(ErrorCode.WalletInvalid, `no token account of ${t.from.address} holds ${t.token}`);
-      instructions.push(createAssociatedTokenIdempotentInstruction(payer.address, t.to.address, t.token));
+      instructions.push(createAssociatedTokenIdempotentInstruction({ payer: payer.address, owner: t.to.address, mint: t.token }));
       instructions.push(tokenTransferInstruction(t.sourceTokenAccount, associatedTokenAddress(t.to.address, t.token), t.from.address, t.amount));
     }
     const { blockhash, lastValidBlockHeight } = await this.chain.getLatestBlockhash();

@@ -1,8 +1,7 @@
-import { buildTransaction } from '../chain/index.js';
+import { associatedTokenAddress, buildTransaction, createAssociatedTokenIdempotentInstruction, systemTransferInstruction, tokenTransferInstruction } from '../chain/index.js';
 import { SimChain } from '../sim/chain.js';
 import { USDC_MINT } from '../sim/known-accounts.js';
 import { JsonRpcHttpServer } from '../sim/rpc/index.js';
-import { associatedTokenAddress, createAssociatedTokenIdempotentInstruction, systemTransferInstruction, tokenTransferInstruction } from './transfer-instructions.js';
 
 /** Test support of the wallets: a simulated chain over JSON-RPC, funding from a genesis trader, balances. */
 
@@ -36,7 +35,7 @@ export async function fund(chain: SimChain, to: string, lamports: bigint, usdc: 
     payer: trader.keypair,
     instructions: [
       systemTransferInstruction(trader.keypair.address, to, lamports),
-      createAssociatedTokenIdempotentInstruction(trader.keypair.address, to, USDC_MINT),
+      createAssociatedTokenIdempotentInstruction({ payer: trader.keypair.address, owner: to, mint: USDC_MINT }),
       tokenTransferInstruction(source, associatedTokenAddress(to, USDC_MINT), trader.keypair.address, usdc),
     ],
     recentBlockhash: chain.latestBlockhash('confirmed').blockhash,

@@ -1,7 +1,7 @@
 import type { AccountRecord } from '../../sim/chain-backend.js';
 import { startTestServers, type TestServers } from '../../sim/rpc/testing/test-servers.js';
 import { decodePubkey, encode } from '../../chain/base58.js';
-import { ADDRESS_LOOKUP_TABLE_PROGRAM } from '../lookup-tables.js';
+import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID } from '../../chain/index.js';
 
 /** Test support for the scanner's RPC client, fetcher and lookup tables: the simulator's JSON-RPC over a MemoryBackend. */
 
@@ -57,7 +57,7 @@ function decodeKey(a: string): Uint8Array {
   return decodePubkey(a);
 }
 
-export function lookupTableAccount(input: LookupTableInput, owner = ADDRESS_LOOKUP_TABLE_PROGRAM): AccountRecord {
+export function lookupTableAccount(input: LookupTableInput, owner = ADDRESS_LOOKUP_TABLE_PROGRAM_ID): AccountRecord {
   return { lamports: 1_000_000n, owner, data: encodeLookupTable(input), executable: false, rentEpoch: 18_446_744_073_709_551_615n };
 }
 

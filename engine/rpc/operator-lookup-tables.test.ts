@@ -4,10 +4,10 @@ import { loadConfig } from '../config/loader.js';
 import { Dex, SwapMode, buildSwapRouteTransaction, createDecoderRegistry, planSwapRoute, type SwapPool } from '../dex/index.js';
 import { createLogger } from '../obs/logger.js';
 import { RpcPoolLoader } from '../pools/index.js';
-import { AccountFetcher, RpcClient, type AccountReader } from '../rpc/index.js';
+import { AccountFetcher, RpcClient, type AccountReader } from './index.js';
 import { USDC_MINT, WSOL_MINT as WSOL, createSimulator, simSchema, type Simulator } from '../sim/index.js';
-import { swapPoolOfLoaded } from './route-pools.js';
-import { ExecutorLookupTables } from './executor-lookup-tables.js';
+import { swapPoolOfLoaded } from '../pools/index.js';
+import { OperatorLookupTables } from './operator-lookup-tables.js';
 
 const SOL = 1_000_000_000n;
 
@@ -57,12 +57,12 @@ async function solUsdcSwapPools(): Promise<SwapPool[]> {
   });
 }
 
-describe('ExecutorLookupTables', () => {
+describe('OperatorLookupTables', () => {
   it("reads the operator's tables over RPC, reuses a read for the TTL, and leaves out what is not a table", async () => {
     const [table] = sim.chain.lookupTableAddresses();
     let clock = 1_000;
     const { reader, reads } = counting(fetcher);
-    const tables = new ExecutorLookupTables({ reader, addresses: [table!, WSOL], ttlMs: 500, now: () => clock });
+    const tables = new OperatorLookupTables({ reader, addresses: [table!, WSOL], ttlMs: 500, now: () => clock });
     const first = await tables.current();
     expect(first).toEqual([{ address: table, addresses: sim.chain.lookupTable(table!)!.addresses }]);
     expect(reads()).toBe(2);
@@ -80,7 +80,7 @@ describe('ExecutorLookupTables', () => {
     const added = sim.chain.genesis.actors.traders[5]!.keypair.address;
     sim.chain.extendLookupTable(table!, [added]);
     let clock = 0;
-    const tables = new ExecutorLookupTables({ reader: fetcher, addresses: [table!], ttlMs: 0, now: () => clock++ });
+    const tables = new OperatorLookupTables({ reader: fetcher, addresses: [table!], ttlMs: 0, now: () => clock++ });
     expect((await tables.current())[0]!.addresses).toEqual(before);
     sim.chain.advanceSlot();
     expect((await tables.current())[0]!.addresses).toEqual([...before, added]);
@@ -91,7 +91,7 @@ describe('ExecutorLookupTables', () => {
     const plan = planSwapRoute({ owner: owner.address, inputMint: WSOL, hops: await solUsdcSwapPools(), mode: SwapMode.ExactIn, amount: SOL, slippageBps: 100 });
     const blockhash = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
     expect(() => buildSwapRouteTransaction(plan, { payer: owner, recentBlockhash: blockhash, lookupTables: [] })).toThrow(/does not fit/);
-    const tables = new ExecutorLookupTables({ reader: fetcher, addresses: sim.chain.lookupTableAddresses() });
+    const tables = new OperatorLookupTables({ reader: fetcher, addresses: sim.chain.lookupTableAddresses() });
     const tx = buildSwapRouteTransaction(plan, { payer: owner, recentBlockhash: blockhash, lookupTables: await tables.current() });
     expect(tx.version).toBe(0);
     expect(tx.size).toBeLessThanOrEqual(1232);

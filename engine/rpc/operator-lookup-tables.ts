@@ -1,8 +1,8 @@
 /**
- * The address lookup tables the executor compiles its swaps with when a route does not fit a
- * legacy transaction (engine/chain fitted-transaction.ts: legacy when it fits, else v0 loading
- * every account it can through these tables). The tables are the operator's (`--lookup-tables`):
- * tables the operator keeps with the pools' accounts, as routers do on mainnet.
+ * The address lookup tables swaps are compiled with when a route does not fit a legacy transaction
+ * (engine/chain fitted-transaction.ts: legacy when it fits, else v0 loading every account it can
+ * through these tables): the executor's (`--lookup-tables`) and the swap API's. The tables are the
+ * operator's: tables the operator keeps with the pools' accounts, as routers do on mainnet.
  *
  * They are read over RPC (owner checked, decoded with the scanner's decoder) and reused for
  * `ttlMs`; a table that is missing, not a table or deactivated is left out and logged, so a route
@@ -10,14 +10,13 @@
  * (the runtime allows them from the next slot): only the first `lastExtendedSlotStartIndex` are
  * offered then.
  */
-import type { LookupTableInput } from '../chain/index.js';
+import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, decodeLookupTable, type LookupTableInput } from '../chain/index.js';
 import type { Logger } from '../obs/index.js';
-import type { AccountReader } from '../rpc/index.js';
-import { ADDRESS_LOOKUP_TABLE_PROGRAM, decodeLookupTable } from '../scanner/index.js';
+import type { AccountReader } from './account-fetcher.js';
 
 export const DEFAULT_LOOKUP_TABLE_TTL_MS = 2_000;
 
-export interface ExecutorLookupTablesOptions {
+export interface OperatorLookupTablesOptions {
   reader: Pick<AccountReader, 'fetch'>;
   addresses: readonly string[];
   /** How long a read is reused, ms. */
@@ -26,13 +25,13 @@ export interface ExecutorLookupTablesOptions {
   logger?: Logger;
 }
 
-export class ExecutorLookupTables {
+export class OperatorLookupTables {
   private tables: LookupTableInput[] = [];
   private readAt = Number.NEGATIVE_INFINITY;
   private reading: Promise<LookupTableInput[]> | undefined;
   private readonly now: () => number;
 
-  constructor(private readonly options: ExecutorLookupTablesOptions) {
+  constructor(private readonly options: OperatorLookupTablesOptions) {
     this.now = options.now ?? Date.now;
   }
 
@@ -52,7 +51,7 @@ export class ExecutorLookupTables {
       try {
         const account = await this.options.reader.fetch(address, { fresh: true });
         if (account === null) throw new Error('no account at this address');
-        if (account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM) throw new Error(`owned by ${account.owner}, not the address lookup table program`);
+        if (account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM_ID) throw new Error(`owned by ${account.owner}, not the address lookup table program`);
         const table = decodeLookupTable(address, account.data, account.slot);
         const usable = table.lastExtendedSlot >= account.slot ? table.addresses.slice(0, table.lastExtendedSlotStartIndex) : table.addresses;
         out.push({ address, addresses: usable });
