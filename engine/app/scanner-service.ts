@@ -20,6 +20,7 @@ import { LookupTableCache } from '../scanner/index.js';
 import { blockStreamSettings, dexPrograms, type ScannerConfig } from '../scanner/index.js';
 import { ScannerHttpServer } from '../scanner/index.js';
 import { Scanner, type PoolStateSink } from '../scanner/index.js';
+import { MonitoredPoolKeeper, discoverPools } from '../market/index.js';
 
 export interface AccountReads {
   readonly fetcher: AccountReader;
@@ -76,6 +77,8 @@ export interface ScannerService {
   readonly scanner: Scanner;
   readonly metrics: ScannerMetrics;
   readonly http: ScannerHttpServer;
+  /** Pool discovery keeping the monitored set current (`pools.discoverMints`); none when off. */
+  readonly keeper: MonitoredPoolKeeper | undefined;
   /** Binds both ports, then starts the stream; resolves with the bound ports. */
   start(): Promise<{ port: number; metricsPort: number }>;
   /** Stops the stream, publishes what the scanner already holds, closes both ports. Idempotent. */
@@ -119,19 +122,38 @@ export function createScannerService(options: ScannerServiceOptions): ScannerSer
   // The scanner's metrics port: the same server as the quote service's (also /debug/pprof/heap).
   const metricsServer = new MetricsHttpServer({ metrics: () => metricsResponse(metrics.registry, () => {}), host, httpLimits });
 
+  // pools.discoverMints: the monitored set kept current by itself (engine/market).
+  const mints = config['pools.discoverMints'];
+  const keeper =
+    mints.length === 0
+      ? undefined
+      : new MonitoredPoolKeeper({
+          discover: () => discoverPools({ rpcUrl: config['rpc.endpoints'][0]!, mints, loader: options.loader }),
+          loader: options.loader,
+          current: () => scanner.pools,
+          apply: (pools) => scanner.setPools(pools),
+          maxCount: config['pools.maxCount'],
+          intervalMs: config['pools.discoverInterval'],
+          registry: metrics.registry,
+          logger: options.logger.child({ component: 'pool-discovery' }),
+        });
+
   let closed: Promise<void> | undefined;
   return {
     scanner,
     metrics,
     http,
+    keeper,
     async start() {
       const port = await http.start(config['health.port']);
       const metricsPort = await metricsServer.start(options.metricsPort);
       scanner.start();
+      keeper?.start();
       return { port, metricsPort };
     },
     close() {
       closed ??= (async () => {
+        await keeper?.close();
         await scanner.close();
         await Promise.all([http.close(), metricsServer.close()]);
       })();

@@ -7,3 +7,4 @@ export { POOL_MINT_FIELDS, discoverPools, type DiscoveredPool, type DiscoverOpti
 export { PubsubPoolSource, PushedAccountReader, accountOfNotification, type PubsubPoolSourceOptions, type PubsubPoolSourceStats } from './pubsub-pool-source.js';
 export { DEFAULT_SNAPSHOT_INTERVAL_MS, EVENT_STATE_FORMAT, EventStateWriter, eventStateAccountOf, type EventState, type EventStateAccount, type EventStateWriterOptions } from './event-state.js';
 export { EventStateReplay, StateAccountReader, eventStateOf, type EventStateOutcome } from './event-state-replay.js';
+export { DEFAULT_DISCOVER_INTERVAL_MS, DEFAULT_MAX_MONITORED_POOLS, MonitoredPoolKeeper, type KeeperRun, type MonitoredPoolKeeperOptions } from './monitored-pool-keeper.js';

@@ -47,7 +47,9 @@ async function programAccounts(rpcUrl: string, programId: string, filters: unkno
     res = await fetch(rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getProgramAccounts', params: [programId, { encoding: 'base64', dataSlice: { offset: 0, length: 0 }, filters }] }),
+      // `confirmed`: a pool created a few slots ago is found, a closed one is gone (the node's
+      // default is finalized, some 13 seconds behind).
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getProgramAccounts', params: [programId, { encoding: 'base64', commitment: 'confirmed', dataSlice: { offset: 0, length: 0 }, filters }] }),
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {

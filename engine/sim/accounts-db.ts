@@ -83,14 +83,17 @@ export class AccountsDb implements AccountReader {
   }
 
   /**
-   * Writes `record` into the newest committed slot, as if that slot had written it: reads at that
-   * slot and later see it, reads at older slots do not. (Administrative changes made between
-   * slots, such as extending a lookup table from a test.)
+   * Writes `record` (null: deletes the account) into the newest committed slot, as if that slot
+   * had written it: reads at that slot and later see it, reads at older slots do not.
+   * (Administrative changes made between slots: extending a lookup table, a pool created or
+   * closed by the market admin.)
    */
-  amend(address: string, record: AccountRecord): void {
-    this.latest.set(address, record);
+  amend(address: string, record: AccountRecord | null): void {
+    if (record === null) this.latest.delete(address);
+    else this.latest.set(address, record);
     const newest = this.frames[this.frames.length - 1];
     if (newest !== undefined) newest.changes.set(address, record);
+    else if (record === null) this.rooted.delete(address);
     else this.rooted.set(address, record);
   }
 

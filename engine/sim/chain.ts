@@ -1,6 +1,6 @@
 import { ChainListeners, type AccountListener, type EntriesListener, type SlotListener } from './chain-listeners.js';
 import { base58 } from '../chain/index.js';
-import { DEFAULT_PROGRAM_IDS, DEX_KINDS } from '../dex/index.js';
+import { DEFAULT_PROGRAM_IDS, DEX_KINDS, type Dex } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import { AccountOverlay, AccountsDb } from './accounts-db.js';
 import {
@@ -54,7 +54,7 @@ import { MarketState } from './market-state.js';
 import type { MarketView, SimPoolView, SimToken } from './market-view.js';
 import { ReferenceOracle } from './oracle.js';
 import { PohRecorder } from './poh.js';
-import type { SimPoolInfo } from './pool-genesis.js';
+import { buildPool, type PoolPlan, type SimPoolInfo } from './pool-genesis.js';
 import { SimRandom } from './prng.js';
 import type { RpcChainBackend } from './rpc/rpc-backend.js';
 import {
@@ -175,6 +175,8 @@ export class SimChain implements RpcChainBackend, MarketView {
   private readonly genesisHashText: string;
   private readonly poolInfos = new Map<string, SimPoolInfo>();
   private readonly tokenIndex = new Map<string, number>();
+  /** Pools created after genesis (their plan index: past every genesis pool's, 10,000 on). */
+  private createdPools = 0;
 
   private processed = 0n;
   /** Blockhashes of the last MAX_PROCESSING_AGE slots and of the finalized ones before them. */
@@ -753,6 +755,47 @@ export class SimChain implements RpcChainBackend, MarketView {
     const info = this.poolInfos.get(pool);
     if (info === undefined) throw new LookupTableExtendError('addresses', table, `${pool} is not a pool of the chain`);
     return this.extendLookupTable(table, poolSwapAccounts(info));
+  }
+
+  // ---- pools created and closed after genesis (the market admin, discovery tests)
+
+  /**
+   * Creates a pool of `dex` for two of the chain's tokens, as its program's initialize would leave
+   * it: every account (pool, vaults, tick or bin arrays, configs) written into the newest slot with
+   * the genesis builders, account subscribers told. The generated flow does not trade it; swaps
+   * sent to it do. Throws RangeError for a token the chain does not have or one token twice.
+   */
+  createPool(request: { dex: Dex; tokenA: string; tokenB: string; tvlUsd?: number }): SimPoolInfo {
+    const base = this.token(request.tokenA);
+    const quote = this.token(request.tokenB);
+    if (base === undefined || quote === undefined) throw new RangeError(`no token ${base === undefined ? request.tokenA : request.tokenB} on this chain`);
+    if (base.mint === quote.mint) throw new RangeError('a pool needs two different tokens');
+    const index = 10_000 + this.createdPools++;
+    const plan: PoolPlan = { dex: request.dex, index, seed: this.settings.seed, base, quote, tvlUsd: request.tvlUsd ?? 500_000, priceSkew: 0, mainPair: false };
+    const accounts = new Map<string, AccountRecord>();
+    const info = buildPool(plan, SimRandom.derive(this.settings.seed, `created-pool:${index}`), accounts);
+    const slot = this.processed;
+    for (const [address, record] of accounts) {
+      if (this.db.get(address) !== null && address !== info.address && !info.arrays.some((a) => a.address === address)) continue; // shared: an existing AmmConfig
+      this.db.amend(address, record);
+      const listeners = this.listeners.account.get(address);
+      if (listeners !== undefined) for (const listener of [...listeners]) this.call(() => listener(record, slot));
+    }
+    this.poolInfos.set(info.address, info);
+    this.market.add(info);
+    return info;
+  }
+
+  /** Closes a pool: its account is deleted in the newest slot (its vaults and arrays stay). Returns false for an address that is no pool. */
+  closePool(address: string): boolean {
+    if (!this.poolInfos.has(address)) return false;
+    this.db.amend(address, null);
+    this.flow.closePool(address);
+    this.poolInfos.delete(address);
+    this.market.remove(address);
+    const listeners = this.listeners.account.get(address);
+    if (listeners !== undefined) for (const listener of [...listeners]) this.call(() => listener(null, this.processed));
+    return true;
   }
 
   /** Counts of generated transactions by kind. */

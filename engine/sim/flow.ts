@@ -89,6 +89,8 @@ export class TransactionFlow {
   private readonly templates = new TemplateCache();
   /** Transactions generated so far, by kind (for tests and stats). */
   readonly counts = { swaps: 0, lookupSwaps: 0, arbitrages: 0, votes: 0, transfers: 0, memos: 0 };
+  /** Pools closed since genesis: the flow no longer trades them. */
+  private readonly closed = new Set<string>();
 
   constructor(
     private readonly settings: FlowSettings,
@@ -141,6 +143,11 @@ export class TransactionFlow {
     return out;
   }
 
+  /** Stops trading a pool (closed by the market admin). */
+  closePool(address: string): void {
+    this.closed.add(address);
+  }
+
   // ---- swaps
 
   private pickPool(): SimPoolInfo {
@@ -157,6 +164,7 @@ export class TransactionFlow {
 
   private swap(): Uint8Array | null {
     const info = this.pickPool();
+    if (this.closed.has(info.address)) return null;
     const trader = this.rng.pick(this.actors.traders);
     const pool = this.state.pool(info);
     const priceA = this.state.referencePriceUsd(info.tokenA.mint);

@@ -13,7 +13,8 @@ import type { SimPoolInfo } from './pool-genesis.js';
  * last build (checked by record identity after each slot).
  */
 export class MarketState {
-  private readonly views: SimPoolView[];
+  private readonly pools: SimPoolInfo[];
+  private readonly views: (SimPoolView | undefined)[];
   private readonly viewByAddress = new Map<string, SimPoolView>();
   private readonly sources: Uint8Array[][];
   private readonly byPair = new Map<string, SimPoolView[]>();
@@ -23,11 +24,32 @@ export class MarketState {
   private epoch = 0n;
 
   constructor(
-    readonly pools: readonly SimPoolInfo[],
+    pools: readonly SimPoolInfo[],
     private readonly accounts: AccountReader,
   ) {
-    this.views = new Array<SimPoolView>(pools.length);
+    this.pools = [...pools];
+    this.views = new Array<SimPoolView | undefined>(pools.length);
     this.sources = pools.map(() => []);
+  }
+
+  /** A pool created after genesis (its accounts are in the chain already). */
+  add(info: SimPoolInfo): void {
+    this.pools.push(info);
+    this.views.push(undefined);
+    this.sources.push([]);
+    this.version++;
+  }
+
+  /** A pool closed: it leaves every view. */
+  remove(address: string): void {
+    const i = this.pools.findIndex((p) => p.address === address);
+    if (i < 0) return;
+    this.pools.splice(i, 1);
+    this.views.splice(i, 1);
+    this.sources.splice(i, 1);
+    this.viewByAddress.delete(address);
+    this.byPair.clear();
+    this.version++;
   }
 
   /** Marks the state as changed (a slot was committed); `nowSeconds` and `epoch` are the next block's. */
@@ -44,7 +66,7 @@ export class MarketState {
 
   all(): readonly SimPoolView[] {
     this.refresh();
-    return this.views;
+    return this.views as SimPoolView[];
   }
 
   view(address: string): SimPoolView | undefined {
@@ -101,7 +123,7 @@ export class MarketState {
     }
     if (rebuilt || this.byPair.size === 0) {
       this.byPair.clear();
-      for (const view of this.views) {
+      for (const view of this.views as SimPoolView[]) {
         const key = pairKey(view.pool.tokenA, view.pool.tokenB);
         let list = this.byPair.get(key);
         if (list === undefined) this.byPair.set(key, (list = []));

@@ -86,3 +86,42 @@ describe('POST /admin/market/price-gap', () => {
     if (foreign !== undefined) expect((await gap({ pool: pool.address, reference: foreign.address, gapBps: 100 })).status).toBe(400);
   });
 });
+
+describe('POST /admin/market/pools and DELETE /admin/market/pools/:address', () => {
+  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }> {
+    const res = await fetch(`${endpoints.http}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
+  async function programAccounts(programId: string): Promise<string[]> {
+    const res = await fetch(endpoints.rpc, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getProgramAccounts', params: [programId, { encoding: 'base64', dataSlice: { offset: 0, length: 0 }, commitment: 'processed' }] }) });
+    return ((await res.json()) as { result: { pubkey: string }[] }).result.map((r) => r.pubkey);
+  }
+
+  it.each(DEX_KINDS)('creates a %s pool the chain then holds, quotes and lists; closing it removes it', async (dex) => {
+    const [a, b] = sim.chain.tokens().map((t) => t.mint);
+    const created = await call('POST', '/admin/market/pools', { dex, tokenA: a, tokenB: b, tvlUsd: 250_000 });
+    expect(created.status).toBe(200);
+    const address = created.body['address'] as string;
+    const info = sim.chain.poolInfo(address)!;
+    expect(info.dex).toBe(dex);
+    expect(await programAccounts(info.programId)).toContain(address);
+    const view = sim.chain.pool(address)!;
+    expect(spotPrice(view.pool)).toBeGreaterThan(0);
+
+    expect((await call('DELETE', `/admin/market/pools/${address}`)).status).toBe(200);
+    expect(sim.chain.getAccount(address)).toBeNull();
+    expect(sim.chain.pool(address)).toBeUndefined();
+    expect(await programAccounts(info.programId)).not.toContain(address);
+    // The generated flow and every view go on without it.
+    sim.chain.advanceSlot();
+    expect(sim.chain.pools().some((p) => p.address === address)).toBe(false);
+  });
+
+  it('refuses a bad body, an unknown token and an address that is no pool', async () => {
+    const [a] = sim.chain.tokens().map((t) => t.mint);
+    expect((await call('POST', '/admin/market/pools', { dex: 'dexz', tokenA: a, tokenB: a })).status).toBe(400);
+    expect((await call('POST', '/admin/market/pools', { dex: 'dexa_amm', tokenA: a, tokenB: a })).body['error']).toMatchObject({ code: 'TP_ERR_INVALID_PARAMETER' });
+    expect((await call('POST', '/admin/market/pools', { dex: 'dexa_amm', tokenA: a, tokenB: '11111111111111111111111111111111' })).status).toBe(400);
+    expect((await call('DELETE', `/admin/market/pools/${a}`)).status).toBe(404);
+  });
+});
