@@ -45,10 +45,12 @@ const LAYERS = {
   market: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'obs', 'config', 'common', 'messages', 'state', 'rpc-proxy'],
   planner: ['chain', 'dex', 'rpc', 'pools', 'cache', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'market'],
   executor: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets'],
-  backtest: ['chain', 'dex', 'pools', 'cache', 'bus', 'obs', 'messages', 'state', 'trading', 'market', 'planner', 'executor'],
+  // Signal sources: market events in, TradeSignals out (the built-in model, a user's model).
+  signals: ['obs', 'config', 'common', 'messages'],
+  backtest: ['chain', 'dex', 'pools', 'cache', 'bus', 'obs', 'messages', 'state', 'trading', 'market', 'planner', 'executor', 'signals'],
   'config-validator': ['chain', 'rpc', 'bus', 'obs', 'config', 'state', 'wallets'],
   // The web console sits on top of the platform: it reads every layer's state, none reads it.
-  console: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'quote-http', 'quote-grpc', 'quote-service', 'swap-builder', 'aggregator', 'auth', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets', 'rpc-proxy', 'market', 'planner', 'executor', 'backtest', 'config-validator'],
+  console: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'bus', 'quote', 'quote-http', 'quote-grpc', 'quote-service', 'swap-builder', 'aggregator', 'auth', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets', 'rpc-proxy', 'market', 'planner', 'executor', 'signals', 'backtest', 'config-validator'],
 };
 const ALL = Object.keys(LAYERS);
 const FOLDERS = [...ALL, 'app', 'cli'];

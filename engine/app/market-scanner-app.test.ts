@@ -1,6 +1,7 @@
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { PLATFORM_STREAMS } from '../bus/index.js';
 import { LOCAL_NATS_URL, TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { ErrorCode, isTpError } from '../errors.js';
@@ -27,7 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await deleteStreams(nc, prefixes.flatMap((p) => ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${p}${n}`)));
+  await deleteStreams(nc, prefixes.flatMap((p) => PLATFORM_STREAMS.map((s) => `${p}${s.name}`)));
   await nc?.close();
   await sim?.close();
 });
@@ -111,7 +112,7 @@ describe('tidepool market-scanner', () => {
     } finally {
       await app.close();
       // The four streams reserve 36 GiB of the server's storage between them: give it back at once.
-      await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
+      await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
     }
   });
 
@@ -127,7 +128,7 @@ describe('tidepool market-scanner', () => {
       expect(first!.data['state']).toBeUndefined();
     } finally {
       await app.close();
-      await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
+      await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
     }
   });
 
@@ -161,7 +162,7 @@ describe('tidepool market-scanner', () => {
       expect(source.stats.notifications).toBeGreaterThan(notificationsBefore);
     } finally {
       await app.close();
-      await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
+      await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
     }
   });
 

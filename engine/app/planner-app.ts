@@ -23,7 +23,7 @@ import type { Logger } from '../obs/index.js';
 import { ArbitrageStrategy, DcaStrategy, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
-import { decodeMarketEvent, type Strategy } from '../messages/index.js';
+import { decodeMarketEvent, STRATEGIES, type Strategy } from '../messages/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import { scannerSchema } from '../scanner/index.js';
@@ -37,7 +37,7 @@ export const plannerSchema = {
   'metrics.logLevel': scannerSchema['metrics.logLevel'],
   ...databaseSchema,
   ...redisSchema,
-  'planner.strategies': setting({ description: 'strategies this process runs (their enabled strategy_configs rows): arbitrage, grid, dca', parse: uniqueList(oneOf(['arbitrage', 'grid', 'dca'] as const), { min: 1 }), default: ['arbitrage'] as Strategy[], env: 'PLANNER_STRATEGIES', flag: 'strategy' }),
+  'planner.strategies': setting({ description: 'strategies this process runs (their enabled strategy_configs rows): arbitrage, grid, dca, signal', parse: uniqueList(oneOf(STRATEGIES), { min: 1 }), default: ['arbitrage'] as Strategy[], env: 'PLANNER_STRATEGIES', flag: 'strategy' }),
   'planner.id': setting({ description: 'planner id: planner_metrics.planner_id and the durable consumer planner_<id> (replicas with one id share the events)', parse: str({ nonEmpty: true }), default: 'planner-1', env: 'PLANNER_ID', flag: 'planner-id' }),
   'planner.host': setting({ description: 'bind address of the probes and /metrics', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'PLANNER_HOST', flag: 'host' }),
   'planner.port': setting({ description: 'HTTP port: /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8084, env: 'PLANNER_PORT', flag: 'port' }),

@@ -3,6 +3,7 @@ import { PassThrough, Readable } from 'node:stream';
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { PLATFORM_STREAMS } from '../bus/index.js';
 import { createMarketScannerApp, marketScannerSchema } from '../app/market-scanner-app.js';
 import { PARSE_WORKER, RPC_WORKER, eventually } from '../app/testing.js';
 import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, LOCAL_NATS_URL, uniqueName, waitFor } from '../bus/testing/local-nats.js';
@@ -146,7 +147,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
+  await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
   await nc?.close();
   await rpc?.close();
   await sim?.close();

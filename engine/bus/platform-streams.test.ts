@@ -17,6 +17,8 @@ const SPEC_03 = [
   { name: 'EXECUTION_ORDERS', subject: 'execution.orders.>', maxAgeNs: 30 * DAY_NS, maxBytes: 20 * GiB },
   { name: 'SYSTEM_METRICS', subject: 'system.metrics.>', maxAgeNs: 7 * DAY_NS, maxBytes: 1 * GiB },
 ];
+/** Ours beside them: the trade signals. */
+const SIGNALS = { name: 'SIGNALS', subject: 'signals.>', maxAgeNs: 1 * DAY_NS, maxBytes: 1 * GiB };
 
 describe.skipIf(NATS_SERVER_MISSING !== undefined)(`platform streams on one server${NATS_SERVER_MISSING === undefined ? '' : ` (skipped: ${NATS_SERVER_MISSING})`}`, () => {
   let server: NatsServer;
@@ -33,15 +35,15 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)(`platform streams on one serv
     await server?.close();
   });
 
-  it('lists the four streams of spec 03', () => {
-    expect(PLATFORM_STREAMS.map((s) => s.name)).toEqual(SPEC_03.map((s) => s.name));
+  it('lists the four streams of spec 03 and SIGNALS', () => {
+    expect(PLATFORM_STREAMS.map((s) => s.name)).toEqual([...SPEC_03, SIGNALS].map((s) => s.name));
   });
 
   it('creates every stream with exactly the settings of spec 03, replicas 1 on a single server', async () => {
     const prefix = `${uniqueName('P')}_`;
     expect(detectReplicas(nc)).toBe(1);
     await ensurePlatformStreams(jsm, { nc, prefix });
-    for (const want of SPEC_03) {
+    for (const want of [...SPEC_03, SIGNALS]) {
       const { config } = await jsm.streams.info(`${prefix}${want.name}`);
       expect(config.subjects).toEqual([`${prefix}${want.subject}`]);
       expect(config.retention).toBe('limits');

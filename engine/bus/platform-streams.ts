@@ -1,6 +1,7 @@
 /**
- * The platform's four JetStream streams (spec 03, "Message streams"), laid down through the shared
- * stream setup (`stream-setup.ts`), so every service may run `ensurePlatformStreams` at every start.
+ * The platform's JetStream streams: spec 03's four ("Message streams") and our SIGNALS, laid down
+ * through the shared stream setup (`stream-setup.ts`), so every service may run
+ * `ensurePlatformStreams` at every start.
  *
  * | spec stream           | stream name           | subjects                | retention | max age | max bytes | storage |
  * |-----------------------|-----------------------|-------------------------|-----------|---------|-----------|---------|
@@ -8,6 +9,7 @@
  * | `trade.opportunities` | `TRADE_OPPORTUNITIES` | `trade.opportunities.>` | limits    | 1 day   | 5 GiB     | file    |
  * | `execution.orders`    | `EXECUTION_ORDERS`    | `execution.orders.>`    | limits    | 30 days | 20 GiB    | file    |
  * | `system.metrics`      | `SYSTEM_METRICS`      | `system.metrics.>`      | limits    | 7 days  | 1 GiB     | file    |
+ * | (ours) `signals`      | `SIGNALS`             | `signals.>`             | limits    | 1 day   | 1 GiB     | file    |
  *
  * Decisions where spec 03 is silent or cannot be taken literally:
  * - Stream names: JetStream refuses `.` in a stream name, so each spec stream is named by its
@@ -15,12 +17,14 @@
  * - `system.metrics` ("internal metrics", other cells blank): subjects `system.metrics.>`, limits
  *   retention, file storage (spec 03: "persistence on"), and a 1 GiB byte cap so that a chatty
  *   metrics publisher cannot fill the disk the order and event streams need.
+ * - `signals` is not in spec 03: TradeSignals (engine/messages/trade-signal.ts) of the signal
+ *   sources, read by the signal planner; kept like opportunities (a signal's horizon is short).
  * - Common settings (spec 03): max message size 1 MB, ack wait 30 s (a consumer setting; see
  *   `platformConsumerSpec`). Replicas: 1 on a single server, 3 when the server is part of a cluster
  *   of three or more (`detectReplicas`), or whatever the caller passes.
  * - Sizes: the max bytes above are the default for deployments. A JetStream server reserves a
  *   stream's max bytes on its store when the stream is created (and refuses a stream it cannot
- *   reserve), so one set takes 42 GiB with the dead letters and the swap routes. The setting
+ *   reserve), so one set takes 43 GiB with the dead letters and the swap routes. The setting
  *   `bus.streamMaxBytesScale` (`BUS_STREAM_MAX_BYTES_SCALE`, `streamSizeSchema`) multiplies every
  *   stream's max bytes, for a small server; tests and benchmarks use `TEST_STREAM_MAX_BYTES_SCALE`
  *   (testing/local-nats.ts), so their sets fit beside a deployment's on the same server.
@@ -72,21 +76,23 @@ export function sizedByScale(scale: number): { maxBytesSetting: string } {
   return { maxBytesSetting: `${STREAM_MAX_BYTES_SCALE_SETTING.env} (--${STREAM_MAX_BYTES_SCALE_SETTING.flag}, now ${scale})` };
 }
 
-/** The spec's stream names, mapped to JetStream stream names (which cannot contain `.`). */
+/** The spec's stream names (and ours, SIGNALS), mapped to JetStream stream names (which cannot contain `.`). */
 export const PlatformStream = {
   MarketEvents: 'MARKET_EVENTS',
   TradeOpportunities: 'TRADE_OPPORTUNITIES',
   ExecutionOrders: 'EXECUTION_ORDERS',
   SystemMetrics: 'SYSTEM_METRICS',
+  Signals: 'SIGNALS',
 } as const;
 export type PlatformStream = (typeof PlatformStream)[keyof typeof PlatformStream];
 
-/** Spec 03 stream settings, without replicas (see `platformStreamSpecs`). */
+/** Spec 03 stream settings and SIGNALS', without replicas (see `platformStreamSpecs`). */
 export const PLATFORM_STREAMS: readonly Readonly<Omit<StreamSpec, 'replicas'>>[] = Object.freeze([
   { name: PlatformStream.MarketEvents, subjects: ['market.events.>'], retention: Retention.Limits, maxAgeNs: 7 * NS_PER_DAY, maxBytes: 10 * GiB, storage: Storage.File, maxMsgSize: DEFAULT_MAX_MSG_SIZE },
   { name: PlatformStream.TradeOpportunities, subjects: ['trade.opportunities.>'], retention: Retention.Limits, maxAgeNs: 1 * NS_PER_DAY, maxBytes: 5 * GiB, storage: Storage.File, maxMsgSize: DEFAULT_MAX_MSG_SIZE },
   { name: PlatformStream.ExecutionOrders, subjects: ['execution.orders.>'], retention: Retention.Limits, maxAgeNs: 30 * NS_PER_DAY, maxBytes: 20 * GiB, storage: Storage.File, maxMsgSize: DEFAULT_MAX_MSG_SIZE },
   { name: PlatformStream.SystemMetrics, subjects: ['system.metrics.>'], retention: Retention.Limits, maxAgeNs: 7 * NS_PER_DAY, maxBytes: 1 * GiB, storage: Storage.File, maxMsgSize: DEFAULT_MAX_MSG_SIZE },
+  { name: PlatformStream.Signals, subjects: ['signals.>'], retention: Retention.Limits, maxAgeNs: 1 * NS_PER_DAY, maxBytes: 1 * GiB, storage: Storage.File, maxMsgSize: DEFAULT_MAX_MSG_SIZE },
 ]);
 
 /** Production replica count (spec 03), used when the cluster has at least that many servers. */
@@ -104,7 +110,7 @@ export interface PlatformStreamOptions {
   maxBytesScale?: number;
 }
 
-/** The four specs with replicas, the size scale (default 1) and an optional test prefix applied. */
+/** The stream specs with replicas, the size scale (default 1) and an optional test prefix applied. */
 export function platformStreamSpecs(options: { replicas: number; prefix?: string; maxBytesScale?: number }): StreamSpec[] {
   const prefix = options.prefix ?? '';
   const scale = options.maxBytesScale ?? 1;
@@ -131,7 +137,7 @@ export function detectReplicas(nc: NatsConnection): number {
 }
 
 /**
- * Creates or updates the four platform streams. Idempotent (see `ensureStream`). A server that
+ * Creates or updates the platform streams. Idempotent (see `ensureStream`). A server that
  * cannot reserve a stream's max bytes gets TP_ERR_BUS_SETUP naming `bus.streamMaxBytesScale`.
  */
 export async function ensurePlatformStreams(

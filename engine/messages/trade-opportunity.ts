@@ -25,9 +25,9 @@ export const TRADE_OPPORTUNITY_SCHEMA = 'trade-opportunity.schema.json';
 export const TRADE_OPPORTUNITY_VERSION = 1;
 export const TRADE_OPPORTUNITIES_SUBJECT_ROOT = 'trade.opportunities';
 
-export const Strategy = { Arbitrage: 'arbitrage', Grid: 'grid', Dca: 'dca' } as const;
+export const Strategy = { Arbitrage: 'arbitrage', Grid: 'grid', Dca: 'dca', Signal: 'signal' } as const;
 export type Strategy = (typeof Strategy)[keyof typeof Strategy];
-export const STRATEGIES: readonly Strategy[] = [Strategy.Arbitrage, Strategy.Grid, Strategy.Dca];
+export const STRATEGIES: readonly Strategy[] = [Strategy.Arbitrage, Strategy.Grid, Strategy.Dca, Strategy.Signal];
 
 /** Spec 03: the flash loan fee is 0.05% of the input amount (5 / 10,000, rounded up: never under-counted). */
 export const FLASH_LOAN_FEE_BPS = 5n;

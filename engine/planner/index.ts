@@ -1,4 +1,4 @@
-/** Planners (spec 03): arbitrage, grid and DCA opportunities (the TradeOpportunity message is in engine/messages, the pool view in engine/trading). */
+/** Planners (spec 03): arbitrage, grid, DCA and signal opportunities (the TradeOpportunity message is in engine/messages, the pool view in engine/trading). */
 export {
   ArbitragePlanner,
   DEFAULT_ARBITRAGE_SETTINGS,
@@ -15,4 +15,5 @@ export { ArbitrageStrategy, arbitrageSettingsOf, defaultArbitrageParameters } fr
 export { GridStrategy, GridOrderStatus, gridLevels, gridParametersOf, type GridLevel, type GridParameters, type GridState } from './grid-strategy.js';
 export { DcaStrategy, dcaConfigOf, type DcaAction, type DcaConfig, type DcaDecision, type DcaState } from './dca-strategy.js';
 export { orderOpportunity, priceOf } from './order-opportunity.js';
+export { SignalStrategy, signalConfigOf, type SignalDecision, type SignalSkipReason, type SignalState, type SignalStrategyConfig } from './signal-strategy.js';
 export { MAX_CLOCK_SKEW_MS, MAX_EVENT_SLOT_LEAD, checkMarketEvent, marketEventViolations } from './market-event-checks.js';

@@ -1,7 +1,7 @@
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ensurePlatformStreams } from '../bus/index.js';
+import { ensurePlatformStreams, PLATFORM_STREAMS } from '../bus/index.js';
 import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { ErrorCode, isTpError } from '../errors.js';
 import { OpportunityPublisher } from './opportunity-publisher.js';
@@ -35,7 +35,7 @@ describe('OpportunityPublisher on the real JetStream', () => {
     await ensurePlatformStreams(await nc.jetstreamManager(), { replicas: 1, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
   });
   afterAll(async () => {
-    await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
+    await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
     await nc.close();
   });
 

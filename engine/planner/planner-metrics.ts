@@ -6,9 +6,13 @@
  * | `planner_opportunities_found_total`      | counter   | opportunities published                                     |
  * | `planner_average_profit`                 | gauge     | mean expected profit (atoms of the profit mint) of the      |
  * |                                          |           | opportunities published in the last metrics interval        |
- * | `planner_event_to_opportunity_seconds`   | histogram | market event timestamp → opportunity published              |
+ * | `planner_event_to_opportunity_seconds`   | histogram | market event timestamp (a signal's createdAt) → opportunity |
+ * |                                          |           | published                                                   |
  * | `planner_market_events_total`            | counter   | market events handled, label `outcome` (ok, failed)         |
  * | `planner_publish_errors_total`           | counter   | opportunities the bus did not store                         |
+ * | `planner_signals_total`                  | counter   | trade signals handled, label `outcome` (ok, failed)         |
+ * | `planner_signal_decisions_total`         | counter   | signal strategies' decisions, labels `action` (buy, sell,   |
+ * |                                          |           | skip) and `reason` (signal or the skip reason)              |
  *
  * `PlannerMetrics.interval()` also gives what goes in the interval's `planner_metrics` row.
  */
@@ -22,6 +26,8 @@ export const PLANNER_METRIC_NAMES = {
   latency: 'planner_event_to_opportunity_seconds',
   events: 'planner_market_events_total',
   publishErrors: 'planner_publish_errors_total',
+  signals: 'planner_signals_total',
+  signalDecisions: 'planner_signal_decisions_total',
 } as const;
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -32,6 +38,8 @@ export class PlannerMetrics {
   readonly latency: Histogram<'strategy'>;
   readonly events: Counter<'outcome'>;
   readonly publishErrors: Counter<'strategy'>;
+  readonly signals: Counter<'outcome'>;
+  readonly signalDecisions: Counter<'action' | 'reason'>;
   private intervalCount = 0;
   private intervalProfit = 0;
   private readonly perStrategy = new Map<string, { count: number; profit: number }>();
@@ -42,6 +50,8 @@ export class PlannerMetrics {
     this.latency = new Histogram({ name: PLANNER_METRIC_NAMES.latency, help: 'Seconds from a market event (its timestamp) to the opportunity it led to being published, per strategy.', labelNames: ['strategy'], buckets: LATENCY_BUCKETS, registers: [registry] });
     this.events = new Counter({ name: PLANNER_METRIC_NAMES.events, help: 'Market events handled by the planner, by outcome.', labelNames: ['outcome'], registers: [registry] });
     this.publishErrors = new Counter({ name: PLANNER_METRIC_NAMES.publishErrors, help: 'Opportunities the bus did not store, per strategy.', labelNames: ['strategy'], registers: [registry] });
+    this.signals = new Counter({ name: PLANNER_METRIC_NAMES.signals, help: 'Trade signals handled by the planner, by outcome.', labelNames: ['outcome'], registers: [registry] });
+    this.signalDecisions = new Counter({ name: PLANNER_METRIC_NAMES.signalDecisions, help: 'Decisions of the signal strategies: action (buy, sell, skip) and reason (signal, or why it was skipped).', labelNames: ['action', 'reason'], registers: [registry] });
   }
 
   published(op: TradeOpportunity, eventTimestamp: number | undefined, publishedAt: number): void {

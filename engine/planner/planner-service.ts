@@ -20,7 +20,7 @@ import { checkMarketEvent } from './market-event-checks.js';
 import type { PlannerMetrics } from './planner-metrics.js';
 import type { PlannerPools } from '../trading/index.js';
 import type { StrategyStore } from './strategy-store.js';
-import type { Strategy, TradeOpportunity } from '../messages/index.js';
+import type { Strategy, TradeOpportunity, TradeSignal } from '../messages/index.js';
 
 /** One configured strategy (one strategy_configs row). */
 export interface PlannerStrategy {
@@ -30,6 +30,8 @@ export interface PlannerStrategy {
   onMarketEvent(event: MarketEvent, receivedAt: number): Promise<TradeOpportunity[]> | TradeOpportunity[];
   /** Called after an opportunity of this strategy was stored by the stream (grid/DCA record it). */
   onPublished?(op: TradeOpportunity): Promise<void> | void;
+  /** The opportunities a trade signal leads to (signal strategies; others leave it out). */
+  onSignal?(signal: TradeSignal, receivedAt: number): Promise<TradeOpportunity[]> | TradeOpportunity[];
 }
 
 /** Where the opportunities go: the stream (OpportunityPublisher), or a backtest's collector. Rejects to fail the event. */
@@ -58,34 +60,57 @@ export class PlannerService {
 
   /** Handles one market event; resolves with the opportunities published. Throws to have it redelivered. */
   async handle(event: MarketEvent, receivedAt = this.now()): Promise<TradeOpportunity[]> {
-    const { pools, strategies, publisher, metrics, logger } = this.options;
+    const { pools, metrics } = this.options;
     try {
       const failed = await pools.refresh([event.poolAddress]);
       const reason = failed.get(event.poolAddress);
       if (reason !== undefined) throw new TpError(ErrorCode.Unavailable, `pool ${event.poolAddress} could not be read: ${reason}`, { context: { pool: event.poolAddress } });
       checkMarketEvent(event, pools.loaded(event.poolAddress)!, this.now());
-      const published: TradeOpportunity[] = [];
-      for (const strategy of strategies) {
-        const ops = await strategy.onMarketEvent(event, receivedAt);
-        for (const op of ops) {
-          try {
-            await publisher.publish(op);
-          } catch (err) {
-            metrics.publishErrors.inc({ strategy: op.strategy });
-            throw err;
-          }
-          metrics.published(op, event.timestamp, this.now());
-          await strategy.onPublished?.(op);
-          published.push(op);
-          logger?.info({ id: op.id, strategy: op.strategy, strategyId: op.strategyId, profit: op.expectedProfit.toString(), input: op.inputAmount.toString(), hops: op.route.length }, 'opportunity published');
-        }
-      }
+      const published = await this.run((s) => s.onMarketEvent(event, receivedAt), event.timestamp);
       metrics.events.inc({ outcome: 'ok' });
       return published;
     } catch (err) {
       metrics.events.inc({ outcome: 'failed' });
       throw err;
     }
+  }
+
+  /**
+   * Handles one trade signal: every strategy that takes signals decides on it (reading its own
+   * pool). Resolves with the opportunities published; throws to have it redelivered.
+   */
+  async handleSignal(signal: TradeSignal, receivedAt = this.now()): Promise<TradeOpportunity[]> {
+    const { metrics } = this.options;
+    try {
+      const published = await this.run((s) => s.onSignal?.(signal, receivedAt) ?? [], signal.createdAt);
+      metrics.signals.inc({ outcome: 'ok' });
+      return published;
+    } catch (err) {
+      metrics.signals.inc({ outcome: 'failed' });
+      throw err;
+    }
+  }
+
+  /** Every strategy's opportunities for one input, each published (and recorded) before the next. */
+  private async run(decide: (s: PlannerStrategy) => Promise<TradeOpportunity[]> | TradeOpportunity[], inputAt: number): Promise<TradeOpportunity[]> {
+    const { strategies, publisher, metrics, logger } = this.options;
+    const published: TradeOpportunity[] = [];
+    for (const strategy of strategies) {
+      const ops = await decide(strategy);
+      for (const op of ops) {
+        try {
+          await publisher.publish(op);
+        } catch (err) {
+          metrics.publishErrors.inc({ strategy: op.strategy });
+          throw err;
+        }
+        metrics.published(op, inputAt, this.now());
+        await strategy.onPublished?.(op);
+        published.push(op);
+        logger?.info({ id: op.id, strategy: op.strategy, strategyId: op.strategyId, profit: op.expectedProfit.toString(), input: op.inputAmount.toString(), hops: op.route.length }, 'opportunity published');
+      }
+    }
+    return published;
   }
 
   /** Writes a planner_metrics row and marks the strategies run, every `intervalMs`. */

@@ -37,4 +37,12 @@ export class StrategyParams {
   optionalNumber(key: string): number | undefined {
     return this.params[key] === undefined ? undefined : this.number(key, undefined, 0);
   }
+
+  /** A list of strings each matching `pattern`, or undefined when absent. */
+  optionalStringList(key: string, pattern: RegExp): string[] | undefined {
+    const v = this.params[key];
+    if (v === undefined) return undefined;
+    if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string' && pattern.test(x))) bad(key, `(${this.strategy}) must be a non-empty list of names matching ${pattern.source}, got ${JSON.stringify(v)}`);
+    return [...(v as string[])];
+  }
 }

@@ -14,7 +14,7 @@ export const LOCAL_NATS_URL = process.env.TIDEPOOL_TEST_NATS ?? 'nats://127.0.0.
 /**
  * `bus.streamMaxBytesScale` of every stream set a test or benchmark lays down on a shared server:
  * spec 03's sizes / 1,000 (MARKET_EVENTS ~10 MiB ... 1 MiB at least), so a set reserves ~40 MiB and
- * fits beside a deployment's 42 GiB (`scripts/run-split.sh` leaves those on the local NATS).
+ * fits beside a deployment's 43 GiB (`scripts/run-split.sh` leaves those on the local NATS).
  * As a flag: `--stream-max-bytes-scale` / `BUS_STREAM_MAX_BYTES_SCALE`.
  */
 export const TEST_STREAM_MAX_BYTES_SCALE = 0.001;
