@@ -31,3 +31,5 @@ export {
   type TransferOutcome,
 } from './rebalancer.js';
 export { firstSignatureText } from './signature.js';
+export { WALLET_METRIC_NAMES, WalletMetrics } from './wallet-metrics.js';
+export { WalletService, type WalletServiceOptions, type WalletServiceStatus } from './wallet-service.js';
