@@ -74,7 +74,7 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)(`three-node JetStream cluster
     expect(detectReplicas(nc)).toBe(3);
     try {
       const infos = await ensurePlatformStreams(jsm, { nc, prefix });
-      expect(infos).toHaveLength(4);
+      expect(infos).toHaveLength(5);
       for (const info of infos) {
         expect(info.config.num_replicas).toBe(3);
         expect(info.config.storage).toBe('file');

@@ -26,9 +26,9 @@ describe('bus.streamMaxBytesScale', () => {
     expect(loadConfig(streamSizeSchema, { env: { BUS_STREAM_MAX_BYTES_SCALE: '0.01' } }).values['bus.streamMaxBytesScale']).toBe(0.01);
     expect(loadConfig(streamSizeSchema, { env: {}, flags: { 'stream-max-bytes-scale': '0.5' } }).values['bus.streamMaxBytesScale']).toBe(0.5);
     expect(() => loadConfig(streamSizeSchema, { env: { BUS_STREAM_MAX_BYTES_SCALE: '0' } })).toThrow(/bus\.streamMaxBytesScale/);
-    expect(platformStreamSpecs({ replicas: 1 }).map((s) => s.maxBytes)).toEqual([10 * GiB, 5 * GiB, 20 * GiB, 1 * GiB]);
-    expect(platformStreamSpecs({ replicas: 1, maxBytesScale: 0.5 }).map((s) => s.maxBytes)).toEqual([5 * GiB, 2.5 * GiB, 10 * GiB, 0.5 * GiB]);
-    expect(platformStreamSpecs({ replicas: 1, maxBytesScale: 0.0001 }).map((s) => s.maxBytes)).toEqual([Math.floor(GiB / 1000), MiB, Math.floor(GiB / 500), MiB]);
+    expect(platformStreamSpecs({ replicas: 1 }).map((s) => s.maxBytes)).toEqual([10 * GiB, 5 * GiB, 20 * GiB, 1 * GiB, 1 * GiB]);
+    expect(platformStreamSpecs({ replicas: 1, maxBytesScale: 0.5 }).map((s) => s.maxBytes)).toEqual([5 * GiB, 2.5 * GiB, 10 * GiB, 0.5 * GiB, 0.5 * GiB]);
+    expect(platformStreamSpecs({ replicas: 1, maxBytesScale: 0.0001 }).map((s) => s.maxBytes)).toEqual([Math.floor(GiB / 1000), MiB, Math.floor(GiB / 500), MiB, MiB]);
     expect(deadLetterStreamSpec({ replicas: 1 }).maxBytes).toBe(GiB);
     expect(deadLetterStreamSpec({ replicas: 1, maxBytesScale: 0.25 }).maxBytes).toBe(GiB / 4);
     expect(swapRoutesStreamSpec().maxBytes).toBe(5 * GiB);
@@ -77,7 +77,7 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)(`a server that cannot reserve
     const infos = await ensurePlatformStreams(jsm, { replicas: 1, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
     const routes = await ensureSwapRoutesStream(jsm, { replicas: 1, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
-    expect(infos.map((i) => i.config.max_bytes)).toEqual([10, 5, 20, 1].map((g) => Math.floor(g * GiB * TEST_STREAM_MAX_BYTES_SCALE)));
+    expect(infos.map((i) => i.config.max_bytes)).toEqual([10, 5, 20, 1, 1].map((g) => Math.floor(g * GiB * TEST_STREAM_MAX_BYTES_SCALE)));
     expect((await jsm.streams.info(`${prefix}DEAD_LETTERS`)).config.max_bytes).toBe(Math.floor(GiB * TEST_STREAM_MAX_BYTES_SCALE));
     expect(routes.config.max_bytes).toBe(Math.floor(5 * GiB * TEST_STREAM_MAX_BYTES_SCALE));
     await expect(ensurePlatformStreams(jsm, { replicas: 1, prefix: `${uniqueName('SZ')}_`, maxBytesScale: 0.5 })).rejects.toThrow(/now 0\.5\)/);
