@@ -16,6 +16,8 @@ const LAYERS = {
   common: ['obs', 'config'],
   chain: [],
   dex: ['chain'],
+  // Flash loans of a lending protocol: instructions and accounts, beside the DEX protocols.
+  lending: ['chain'],
   rpc: ['threads', 'obs', 'config', 'chain'],
   pools: ['dex', 'rpc', 'chain'],
   scanner: ['chain', 'dex', 'rpc', 'pools', 'threads', 'obs', 'config', 'common'],
@@ -32,19 +34,19 @@ const LAYERS = {
   'swap-api': ['chain', 'dex'],
   // Ready-to-sign swaps from the swap API's quotes: the route's pools read again, re-quoted, built.
   'swap-builder': ['chain', 'dex', 'pools', 'rpc', 'swap-api'],
-  sim: ['chain', 'dex', 'obs', 'config', 'threads', 'common', 'swap-api'],
+  sim: ['chain', 'dex', 'lending', 'obs', 'config', 'threads', 'common', 'swap-api'],
   // The platform (spec 03), one folder per service or shared concept. The messages that cross the
   // bus have one home both sides import; state (db + kv) and trading (the pool view and route
   // arithmetic) are shared below the services; no service reaches into another service's folder,
   // except the backtest, which replays the planners and the executor's fill by design.
-  messages: ['chain', 'dex'],
+  messages: ['chain', 'dex', 'lending'],
   state: ['chain', 'obs', 'config', 'common', 'quote'],
-  trading: ['chain', 'dex', 'pools', 'cache', 'messages'],
+  trading: ['chain', 'dex', 'lending', 'pools', 'cache', 'messages'],
   wallets: ['chain', 'rpc', 'obs', 'config', 'state'],
   'rpc-proxy': ['chain', 'rpc', 'obs', 'config', 'common'],
   market: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'obs', 'config', 'common', 'messages', 'state', 'rpc-proxy'],
-  planner: ['chain', 'dex', 'rpc', 'pools', 'cache', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'market'],
-  executor: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'cache', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets'],
+  planner: ['chain', 'dex', 'lending', 'rpc', 'pools', 'cache', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'market', 'wallets'],
+  executor: ['chain', 'dex', 'lending', 'rpc', 'pools', 'scanner', 'cache', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets'],
   // Signal sources: market events in, TradeSignals out (the built-in model, a user's model).
   signals: ['obs', 'config', 'common', 'messages'],
   backtest: ['chain', 'dex', 'pools', 'cache', 'bus', 'obs', 'messages', 'state', 'trading', 'market', 'planner', 'executor', 'signals'],

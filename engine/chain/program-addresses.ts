@@ -28,3 +28,6 @@ export const JITO_TIP_ACCOUNTS: readonly string[] = Object.freeze([
   '3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT',
 ]);
 
+
+/** The instructions sysvar: the transaction's instructions, as a program reads them (flash loans check their repay through it). */
+export const SYSVAR_INSTRUCTIONS_ID = 'Sysvar1nstructions1111111111111111111111111';

@@ -59,6 +59,11 @@ export interface SwapRouteRequest {
   tokenAccounts?: ReadonlyMap<string, string>;
   /** CreateIdempotent for each mint the route buys (default true; only for associated accounts). */
   createTokenAccounts?: boolean;
+  /**
+   * CreateIdempotent for the input mint's account too, first (default false): a flash-loaned input
+   * arrives in it, so it must exist before the borrow even when the owner holds none.
+   */
+  createInputTokenAccount?: boolean;
 }
 
 export interface PlannedSwapHop {
@@ -93,7 +98,7 @@ export interface SwapRoutePlan {
    */
   expectedAmount: bigint;
   hops: PlannedSwapHop[];
-  /** CreateIdempotent instructions, one per mint bought (in hop order). */
+  /** CreateIdempotent instructions, one per mint bought (in hop order), the input's first when asked. */
   setupInstructions: InstructionInput[];
   /** The swap instructions, in hop order. */
   swapInstructions: InstructionInput[];
@@ -188,6 +193,9 @@ export function planSwapRoute(req: SwapRouteRequest): SwapRoutePlan {
   const setupInstructions: InstructionInput[] = [];
   if (req.createTokenAccounts !== false) {
     const created = new Set<string>([req.inputMint]);
+    if (req.createInputTokenAccount === true && req.tokenAccounts?.has(req.inputMint) !== true) {
+      setupInstructions.push(createAssociatedTokenIdempotentInstruction({ payer: req.payer ?? req.owner, owner: req.owner, mint: req.inputMint, tokenProgram: programOf(req.inputMint) }));
+    }
     for (const leg of legs) {
       if (created.has(leg.outputMint) || req.tokenAccounts?.has(leg.outputMint) === true) continue;
       created.add(leg.outputMint);
@@ -245,17 +253,29 @@ export interface SwapRouteTransactionOptions {
   lookupTables?: readonly LookupTableInput[];
   /** Extra instructions after the swaps (a tip transfer, a memo). */
   after?: readonly InstructionInput[];
+  /**
+   * A loan around the swaps (a flash loan): `borrow` right before the first swap (after the token
+   * accounts are created, so the lent tokens have somewhere to go), `repay(borrowIndex)` right after
+   * the last, given the borrow's position among the instructions.
+   */
+  loan?: { borrow: InstructionInput; repay: (borrowIndex: number) => InstructionInput };
   version?: 'auto' | 'legacy' | 0;
 }
 
 /**
  * The signed transaction of a plan: SetComputeUnitLimit, SetComputeUnitPrice (when > 0), the
- * CreateIdempotent instructions, the swaps, `after`; legacy when it fits, else v0 with the tables.
+ * CreateIdempotent instructions, the loan's borrow, the swaps, its repay, `after`; legacy when it
+ * fits, else v0 with the tables.
  */
 export function buildSwapRouteTransaction(plan: SwapRoutePlan, options: SwapRouteTransactionOptions): FittedTransaction {
   const instructions: InstructionInput[] = [setComputeUnitLimitInstruction(options.computeUnitLimit ?? plan.computeUnits)];
   if (options.computeUnitPrice !== undefined && options.computeUnitPrice > 0n) instructions.push(setComputeUnitPriceInstruction(options.computeUnitPrice));
-  instructions.push(...plan.setupInstructions, ...plan.swapInstructions, ...(options.after ?? []));
+  instructions.push(...plan.setupInstructions);
+  const borrowIndex = instructions.length;
+  if (options.loan !== undefined) instructions.push(options.loan.borrow);
+  instructions.push(...plan.swapInstructions);
+  if (options.loan !== undefined) instructions.push(options.loan.repay(borrowIndex));
+  instructions.push(...(options.after ?? []));
   return buildFittedTransaction({
     payer: options.payer,
     instructions,

@@ -75,9 +75,10 @@ describe('TradeOpportunity v1', () => {
 
   it('computes spec 03 costs exactly', () => {
     expect(flashLoanFeeOf(1_000_000_000n)).toBe(500_000n);
-    expect(flashLoanFeeOf(1n)).toBe(1n); // rounded up, never under-counted
-    expect(flashLoanFeeOf(2_000n)).toBe(1n);
-    expect(flashLoanFeeOf(2_001n)).toBe(2n);
+    // as a klend reserve at 5 bps charges it: rounded, at least one atom
+    expect(flashLoanFeeOf(1n)).toBe(1n);
+    expect(flashLoanFeeOf(2_999n)).toBe(1n);
+    expect(flashLoanFeeOf(3_001n)).toBe(2n);
     expect(quotedTransactionFees(1, 200_000, 1_000n)).toBe(5_000n + 200n);
     expect(quotedTransactionFees(2, 3, 1n)).toBe(10_001n);
     expect(arbitrageProfit(100n, 20_000n, { quotedFees: 5_000n, flashLoanFee: 1n, tip: 5_000n })).toBe(9_899n);
@@ -100,13 +101,17 @@ describe('TradeOpportunity v1', () => {
     expectInvalid(() => encodeTradeOpportunity({ ...op, route }), '/route/1/inputAmount');
   });
 
-  it('refuses a tip outside 5,000 to 6,000 and a wrong flash-loan fee', () => {
+  it('refuses a tip outside 5,000 to 6,000, a flash loan without its fee, and a fee without a flash loan', () => {
     const op = arbitrage();
     const tip = 7_000n;
     const costs = { ...op.costs, tip, total: op.costs.quotedFees + op.costs.flashLoanFee + tip };
     expectInvalid(() => encodeTradeOpportunity({ ...op, costs, expectedProfit: arbitrageProfit(op.inputAmount, op.expectedOutput, costs) }), '/costs/tip');
-    const flash = { ...op.costs, flashLoanFee: 1n, total: op.costs.quotedFees + 1n + op.costs.tip };
-    expectInvalid(() => encodeTradeOpportunity({ ...op, costs: flash, expectedProfit: arbitrageProfit(op.inputAmount, op.expectedOutput, flash) }), '/costs/flashLoanFee');
+    const free = { ...op.costs, flashLoanFee: 0n, total: op.costs.quotedFees + op.costs.tip };
+    expectInvalid(() => encodeTradeOpportunity({ ...op, costs: free, expectedProfit: arbitrageProfit(op.inputAmount, op.expectedOutput, free) }), '/costs/flashLoanFee');
+    // the same trade paid from a wallet's own balance is valid without the fee, not with it
+    const own = { ...op, flashLoan: false, costs: free, expectedProfit: arbitrageProfit(op.inputAmount, op.expectedOutput, free) };
+    expect(decodeTradeOpportunity(encodeTradeOpportunity(own))).toEqual(own);
+    expectInvalid(() => encodeTradeOpportunity({ ...own, costs: op.costs, expectedProfit: op.expectedProfit }), '/costs/flashLoanFee');
   });
 
   it('refuses malformed JSON, unknown fields, numbers for u64 and unknown versions', () => {

@@ -10,15 +10,16 @@
  * - the route chains: hop i's output mint and amount are hop i+1's input mint and amount; the first
  *   hop takes `inputMint`/`inputAmount`, the last gives `outputMint`/`expectedOutput`; steps 0..n-1;
  * - `costs.total = quotedFees + flashLoanFee + tip`; `costs.poolFees` has one entry per hop, equal
- *   to that hop's `fee`; `flashLoanFee` is `flashLoanFeeOf(inputAmount)` with a flash loan, else 0;
- * - arbitrage: a cycle (`outputMint = inputMint = profitMint`), a flash loan, a tip of 5,000 to
- *   6,000, and `expectedProfit = expectedOutput - inputAmount - costs.total` (spec 03's rule: the
+ *   to that hop's `fee`; `flashLoanFee` is the lender's fee (≥ 1) with a flash loan, else 0;
+ * - arbitrage: a cycle (`outputMint = inputMint = profitMint`), funded by a flash loan or by the
+ *   worker wallet's own balance (`flashLoan`), a tip of 5,000 to 6,000, and `expectedProfit = expectedOutput - inputAmount - costs.total` (spec 03's rule: the
  *   pool fees are inside the outputs already and are not subtracted twice);
  * - `expiresAt > createdAt`; `minimumOutput <= expectedOutput`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 
 import { type Dex } from '../dex/index.js';
+import { feeSfOfBps, flashLoanFee } from '../lending/index.js';
 import { assertSchema, invalidMessage, parseMessageJson } from './message-schema.js';
 
 export const TRADE_OPPORTUNITY_SCHEMA = 'trade-opportunity.schema.json';
@@ -29,7 +30,7 @@ export const Strategy = { Arbitrage: 'arbitrage', Grid: 'grid', Dca: 'dca', Sign
 export type Strategy = (typeof Strategy)[keyof typeof Strategy];
 export const STRATEGIES: readonly Strategy[] = [Strategy.Arbitrage, Strategy.Grid, Strategy.Dca, Strategy.Signal];
 
-/** Spec 03: the flash loan fee is 0.05% of the input amount (5 / 10,000, rounded up: never under-counted). */
+/** Spec 03: the flash loan fee is 0.05% of the input amount (5 / 10,000). */
 export const FLASH_LOAN_FEE_BPS = 5n;
 /** Spec 03: the tip is between 5,000 and 6,000 smallest units. */
 export const MIN_TIP = 5_000n;
@@ -91,9 +92,16 @@ export function tradeOpportunitySubject(strategy: Strategy, prefix = ''): string
   return `${prefix}${TRADE_OPPORTUNITIES_SUBJECT_ROOT}.${strategy}`;
 }
 
-/** 0.05% of `input`, rounded up. */
+/** Spec 03's flash-loan fee, 0.05 %, as a klend reserve holds it (`flash_loan_fee_sf`). */
+export const SPEC_FLASH_LOAN_FEE_SF = feeSfOfBps(Number(FLASH_LOAN_FEE_BPS));
+
+/**
+ * Spec 03's flash-loan fee of borrowing `input`, charged as Kamino Lending charges it: 0.05 % of
+ * the amount, rounded, at least 1 atom (engine/lending flashLoanFee). A reserve with another fee
+ * charges `flashLoanFee(input, itsFeeSf)`.
+ */
 export function flashLoanFeeOf(input: bigint): bigint {
-  return (input * FLASH_LOAN_FEE_BPS + 9_999n) / 10_000n;
+  return flashLoanFee(input, SPEC_FLASH_LOAN_FEE_SF);
 }
 
 /**
@@ -256,11 +264,9 @@ export function tradeOpportunityRuleViolations(op: TradeOpportunity): string[] {
   if (c.poolFees.length !== route.length || c.poolFees.some((f, i) => f !== route[i]!.fee)) v.push('/costs/poolFees: must list each hop\'s fee, in order');
   if (c.total !== c.quotedFees + c.flashLoanFee + c.tip) v.push('/costs/total: must be quotedFees + flashLoanFee + tip');
   if (c.total > U64_MAX) v.push('/costs/total: exceeds u64');
-  const expectedFlash = op.flashLoan ? flashLoanFeeOf(op.inputAmount) : 0n;
-  if (c.flashLoanFee !== expectedFlash) v.push(`/costs/flashLoanFee: must be ${expectedFlash} (0.05% of inputAmount, rounded up, with a flash loan; else 0)`);
+  if (op.flashLoan ? c.flashLoanFee < 1n : c.flashLoanFee !== 0n) v.push('/costs/flashLoanFee: must be at least 1 with a flash loan (the lender\'s fee) and 0 without');
   if (op.strategy === Strategy.Arbitrage) {
     if (op.outputMint !== op.inputMint || op.profitMint !== op.inputMint) v.push('/outputMint: an arbitrage route is a cycle back to inputMint, profit in inputMint');
-    if (!op.flashLoan) v.push('/flashLoan: arbitrage borrows its input');
     if (c.tip < MIN_TIP || c.tip > MAX_TIP) v.push(`/costs/tip: must be between ${MIN_TIP} and ${MAX_TIP}`);
     const profit = arbitrageProfit(op.inputAmount, op.expectedOutput, c);
     if (op.expectedProfit !== profit) v.push(`/expectedProfit: must be expectedOutput - inputAmount - costs.total = ${profit}`);

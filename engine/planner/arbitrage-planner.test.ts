@@ -4,6 +4,7 @@ import { PoolCache } from '../cache/index.js';
 import { DEX_KINDS, quoteSwap, type Dex } from '../dex/index.js';
 import { manualSimulator, storePool } from '../quote/testing.js';
 import { PriceGapError, openPriceGap, type SimPoolView, type Simulator } from '../sim/index.js';
+import type { ArbitrageFunding } from './arbitrage-funding.js';
 import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, FLASH_LOAN_COMPUTE_UNITS, type ArbitrageSettings } from './arbitrage-planner.js';
 import { SWAP_COMPUTE_UNITS } from '../dex/index.js';
 import { decodeTradeOpportunity, encodeTradeOpportunity, type TradeOpportunity } from '../messages/trade-opportunity.js';
@@ -56,26 +57,30 @@ function cacheOfAll(): PoolCache {
   return cache;
 }
 
-function planner(cache: PoolCache, overrides: Partial<ArbitrageSettings>): ArbitragePlanner {
-  const p = new ArbitragePlanner(cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'arb-test', ...overrides });
+function planner(cache: PoolCache, overrides: Partial<ArbitrageSettings>, funding?: ArbitrageFunding): ArbitragePlanner {
+  const p = new ArbitragePlanner(cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'arb-test', ...overrides }, Date.now, funding);
   for (const view of plain()) p.addPool(view.address, view.pool.tokenA, view.pool.tokenB);
   return p;
 }
 
-/** Spec 03's profit for `route` at `input`, computed here from the simulator's states leg by leg. */
-function profitByHand(op: TradeOpportunity, input: bigint): bigint {
+/**
+ * Spec 03's profit for `route` at `input`, computed here from the simulator's states leg by leg; the
+ * flash-loan fee is klend's at 5 bps (input × 0.0005, rounded, at least 1), none without a loan.
+ */
+function profitByHand(op: TradeOpportunity, input: bigint, flashLoan = true, computeUnitPrice = 0n): bigint {
   let amount = input;
-  let units = FLASH_LOAN_COMPUTE_UNITS;
+  let units = flashLoan ? BigInt(FLASH_LOAN_COMPUTE_UNITS) : 0n;
   for (const hop of op.route) {
     const view = sim.chain.pool(hop.pool)!;
     const q = quoteSwap(view.pool, { aToB: hop.inputMint === view.pool.tokenA, mode: 'ExactIn', amount }, view.ctx);
     if (!q.ok) return -(1n << 100n);
     amount = q.amountOut;
-    units += SWAP_COMPUTE_UNITS[view.dex];
+    units += BigInt(SWAP_COMPUTE_UNITS[view.dex]);
   }
-  expect(units).toBeGreaterThan(0); // priority fee is 0 at price 0: quoted fees = one signature
-  const flashLoanFee = (input * 5n + 9_999n) / 10_000n;
-  return amount - input - 5_000n - flashLoanFee - 5_000n;
+  const priorityFee = (computeUnitPrice * units + 999_999n) / 1_000_000n;
+  const half = input * 5n * 2n + 10_000n; // round(input × 5 / 10,000) = ⌊(2 × 5 × input + 10,000) / 20,000⌋
+  const flashLoanFee = flashLoan ? (half / 20_000n < 1n ? 1n : half / 20_000n) : 0n;
+  return amount - input - 5_000n - priorityFee - flashLoanFee - 5_000n;
 }
 
 describe('the arbitrage planner on a planted gap', () => {
@@ -97,6 +102,32 @@ describe('the arbitrage planner on a planted gap', () => {
       const x = (best.inputAmount * f) / 100n;
       if (x <= DEFAULT_ARBITRAGE_SETTINGS.maxInput) expect(profitByHand(best, x), `input × ${f}%`).toBeLessThanOrEqual(best.expectedProfit);
     }
+  });
+
+  it('sizes to the capital a wallet holds when no flash loan funds the mint, without the fee or its compute units', () => {
+    const [pool] = plantGap('dexc_whirlpool', 80);
+    const cache = cacheOfAll();
+    const base = pool.pool.tokenA;
+    const settings = { baseMints: [base], maxLegs: 2 as const, computeUnitPrice: 0n, computeUnitPriceMicroLamports: 1_000_000n };
+    const loaned = planner(cache, settings).evaluatePool(pool.address)[0]!;
+    expect(loaned.flashLoan).toBe(true);
+    expect(loaned.expectedProfit).toBe(profitByHand(loaned, loaned.inputAmount, true, 1_000_000n));
+    // a wallet holding a third of the best flash-loan size: the input stops there, no fee, fewer units
+    const held = loaned.inputAmount / 3n;
+    const walletFunded = planner(cache, settings, { of: (mint) => (mint === base ? { flashLoan: false, maxInput: held, fee: () => 0n } : undefined) }).evaluatePool(pool.address);
+    const best = walletFunded[0]!;
+    expect(best.flashLoan).toBe(false);
+    expect(best.inputAmount).toBeLessThanOrEqual(held);
+    expect(best.costs.flashLoanFee).toBe(0n);
+    expect(best.expectedProfit).toBe(profitByHand(best, best.inputAmount, false, 1_000_000n));
+    expect(best.costs.quotedFees).toBeLessThan(loaned.costs.quotedFees); // 80,000 compute units fewer at 1 lamport each
+    expect(decodeTradeOpportunity(encodeTradeOpportunity(best))).toEqual(best);
+    // nothing funds the mint (or less than the screen size): nothing is searched
+    const unfunded = planner(cache, settings, { of: () => undefined });
+    expect(unfunded.evaluatePool(pool.address)).toEqual([]);
+    expect(unfunded.stats.unfunded).toBeGreaterThan(0);
+    expect(unfunded.stats.cyclesSearched).toBe(0);
+    expect(planner(cache, settings, { of: () => ({ flashLoan: false, maxInput: DEFAULT_ARBITRAGE_SETTINGS.screenAmount - 1n, fee: () => 0n }) }).evaluatePool(pool.address)).toEqual([]);
   });
 
   it('publishes nothing at or below minProfitThreshold', () => {

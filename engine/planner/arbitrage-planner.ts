@@ -4,10 +4,14 @@
  * ones into TradeOpportunities.
  *
  * Rules (spec 03 and where it is silent):
- * - Profit = output − input − quoted fees − flash-loan fee (0.05% of input, rounded up) − tip; an
- *   opportunity is kept only when profit > `minProfitThreshold` (spec: "exceeds").
+ * - Funding (`arbitrage-funding.ts`): per base mint, a flash loan (input up to what the reserve can
+ *   lend) or the worker wallets' own balance (up to the largest free one); a mint neither funds is
+ *   not searched, and the input never exceeds `maxInput` either.
+ * - Profit = output − input − quoted fees − flash-loan fee (the lender's, only with a flash loan) −
+ *   tip; an opportunity is kept only when profit > `minProfitThreshold` (spec: "exceeds").
  * - Quoted fees: one signature (5,000 lamports) plus the priority fee at `computeUnitPrice` for the
- *   route's compute units (each DEX's swap units, `SWAP_COMPUTE_UNITS`, plus `FLASH_LOAN_COMPUTE_UNITS`).
+ *   route's compute units (each DEX's swap units, `SWAP_COMPUTE_UNITS`, plus `FLASH_LOAN_COMPUTE_UNITS`
+ *   with a flash loan).
  * - Tip: `tip`, 5,000 to 6,000 (checked at start).
  * - Costs are in atoms of the cycle's base mint, spec 03's "smallest units" (lamports for wrapped SOL,
  *   the default base).
@@ -21,6 +25,7 @@ import { SWAP_COMPUTE_UNITS, type Dex } from '../dex/index.js';
 import { WSOL_MINT } from '../chain/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { bestCycleInput, enumerateCycles, type ArbPoolState, type Cycle, type CycleResult } from '../trading/index.js';
+import { SPEC_FLASH_LOAN_FUNDING, type ArbitrageFunding } from './arbitrage-funding.js';
 import { MAX_TIP, MIN_TIP, Strategy, TRADE_OPPORTUNITY_VERSION, newOpportunityId, quotedTransactionFees, type TradeOpportunity } from '../messages/index.js';
 
 /** Compute units a flash loan's borrow and repay instructions add, for the quoted priority fee. */
@@ -36,7 +41,7 @@ export interface ArbitrageSettings {
   computeUnitPriceMicroLamports: bigint;
   /** First size tried (and the screen's). */
   screenAmount: bigint;
-  /** Largest input (flash-loan capacity). */
+  /** Largest input, whatever the funding could give. */
   maxInput: bigint;
   maxLegs: 2 | 3;
   /** Opportunity lifetime: expiresAt = createdAt + this. */
@@ -77,6 +82,8 @@ export interface ArbitrageStats {
   cyclesSearched: number;
   quotesEvaluated: number;
   found: number;
+  /** Cycles not searched because nothing funds their base mint (or less than screenAmount). */
+  unfunded: number;
 }
 
 export class ArbitragePlanner {
@@ -84,12 +91,13 @@ export class ArbitragePlanner {
   private allCycles: Cycle[] = [];
   private readonly members = new Map<string, { address: string; tokenA: string; tokenB: string }>();
   private dirty = true;
-  readonly stats: ArbitrageStats = { evaluations: 0, cyclesSearched: 0, quotesEvaluated: 0, found: 0 };
+  readonly stats: ArbitrageStats = { evaluations: 0, cyclesSearched: 0, quotesEvaluated: 0, found: 0, unfunded: 0 };
 
   constructor(
     private readonly cache: PoolCache,
     readonly settings: ArbitrageSettings,
     private readonly now: () => number = Date.now,
+    private readonly funding: ArbitrageFunding = SPEC_FLASH_LOAN_FUNDING,
   ) {
     checkArbitrageSettings(settings);
   }
@@ -159,15 +167,21 @@ export class ArbitragePlanner {
       }
       return s?.state;
     };
-    const found: { cycle: Cycle; result: CycleResult; quotedFees: bigint }[] = [];
+    const found: { cycle: Cycle; result: CycleResult; quotedFees: bigint; flashLoan: boolean }[] = [];
     for (const cycle of cycles) {
+      const funding = this.funding.of(cycle[0]!.inputMint);
+      const maxInput = funding === undefined ? 0n : funding.maxInput < this.settings.maxInput ? funding.maxInput : this.settings.maxInput;
+      if (funding === undefined || maxInput < this.settings.screenAmount) {
+        this.stats.unfunded++;
+        continue;
+      }
       this.stats.cyclesSearched++;
-      const quotedFees = this.quotedFeesOf(cycle, lookup);
+      const quotedFees = this.quotedFeesOf(cycle, lookup, funding.flashLoan);
       if (quotedFees === undefined) continue;
-      const result = bestCycleInput(cycle, lookup, { quotedFees, tip: this.settings.tip, screenAmount: this.settings.screenAmount, maxInput: this.settings.maxInput });
+      const result = bestCycleInput(cycle, lookup, { quotedFees, tip: this.settings.tip, screenAmount: this.settings.screenAmount, maxInput, flashLoanFee: funding.fee });
       if (result === undefined) continue;
       this.stats.quotesEvaluated += result.evaluations;
-      if (result.profit > this.settings.minProfitThreshold) found.push({ cycle, result, quotedFees });
+      if (result.profit > this.settings.minProfitThreshold) found.push({ cycle, result, quotedFees, flashLoan: funding.flashLoan });
     }
     found.sort((a, b) => (a.result.profit > b.result.profit ? -1 : a.result.profit < b.result.profit ? 1 : 0));
     const used = new Set<string>();
@@ -182,7 +196,7 @@ export class ArbitragePlanner {
         if (s!.state.slot < slot) slot = s!.state.slot;
         if (s!.ageMs > ageMs) ageMs = s!.ageMs;
       }
-      out.push(this.opportunityOf(f.cycle, f.result, f.quotedFees, slot, ageMs, now, sourceEvent));
+      out.push(this.opportunityOf(f.cycle, f.result, f.quotedFees, f.flashLoan, slot, ageMs, now, sourceEvent));
     }
     this.stats.found += out.length;
     return out;
@@ -199,8 +213,8 @@ export class ArbitragePlanner {
     return { state: { address, dex, pool, context: this.cache.contextAt(id), slot: this.cache.slotAt(id) }, ageMs };
   }
 
-  private quotedFeesOf(cycle: Cycle, lookup: (a: string) => ArbPoolState | undefined): bigint | undefined {
-    let units = FLASH_LOAN_COMPUTE_UNITS;
+  private quotedFeesOf(cycle: Cycle, lookup: (a: string) => ArbPoolState | undefined, flashLoan: boolean): bigint | undefined {
+    let units = flashLoan ? FLASH_LOAN_COMPUTE_UNITS : 0;
     for (const leg of cycle) {
       const s = lookup(leg.pool);
       if (s === undefined) return undefined;
@@ -209,7 +223,7 @@ export class ArbitragePlanner {
     return quotedTransactionFees(1, units, this.settings.computeUnitPriceMicroLamports);
   }
 
-  private opportunityOf(cycle: Cycle, r: CycleResult, quotedFees: bigint, slot: bigint, stateAgeMs: number, now: number, sourceEvent: { id: string; receivedAt: number } | undefined): TradeOpportunity {
+  private opportunityOf(cycle: Cycle, r: CycleResult, quotedFees: bigint, flashLoan: boolean, slot: bigint, stateAgeMs: number, now: number, sourceEvent: { id: string; receivedAt: number } | undefined): TradeOpportunity {
     const base = cycle[0]!.inputMint;
     const tip = this.settings.tip;
     const total = quotedFees + r.flashLoanFee + tip;
@@ -229,7 +243,7 @@ export class ArbitragePlanner {
       minimumOutput: r.input + total,
       expectedProfit: r.profit,
       profitMint: base,
-      flashLoan: true,
+      flashLoan,
       costs: { poolFees: r.hops.map((h) => h.fee), quotedFees, flashLoanFee: r.flashLoanFee, tip, total },
       route: r.hops,
     };

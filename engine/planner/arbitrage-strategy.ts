@@ -10,6 +10,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import type { MarketEvent } from '../messages/index.js';
 import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, type ArbitrageSettings } from './arbitrage-planner.js';
 import type { PlannerPools } from '../trading/index.js';
+import type { ArbitrageFunding } from './arbitrage-funding.js';
 import type { PlannerStrategy } from './planner-service.js';
 import { Strategy, type TradeOpportunity } from '../messages/index.js';
 
@@ -63,8 +64,9 @@ export class ArbitrageStrategy implements PlannerStrategy {
     params: Record<string, unknown>,
     pools: PlannerPools,
     now: () => number = Date.now,
+    funding?: ArbitrageFunding,
   ) {
-    this.planner = new ArbitragePlanner(pools.cache, arbitrageSettingsOf(id, params), now);
+    this.planner = new ArbitragePlanner(pools.cache, arbitrageSettingsOf(id, params), now, funding);
     pools.join(this.planner);
   }
 

@@ -19,6 +19,7 @@ import type { EntryBatch } from './chain-backend.js';
 import type { SimChain } from './chain.js';
 import { systemTransfer } from './flow.js';
 import { KeyCache } from './key-cache.js';
+import { lendingLookupAddresses } from './lending-genesis.js';
 import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID, rentExemptMinimum } from './known-accounts.js';
 import { Runtime } from './runtime.js';
 import { TransactionParser, isParseError } from './sim-transaction.js';
@@ -86,8 +87,8 @@ describe('the genesis address lookup tables', () => {
       expect(readLookupTable(account.data)?.addresses).toEqual(table.addresses);
       held.set(address, table.addresses);
     });
-    // The shared table: the token program and the mints.
-    expect(held.get(addresses[0]!)).toEqual([TOKEN_PROGRAM_ID, ...chain.tokens().map((t) => t.mint)]);
+    // The shared table: the token program, the mints and the lending market's flash-loan accounts.
+    expect(held.get(addresses[0]!)).toEqual([TOKEN_PROGRAM_ID, ...chain.tokens().map((t) => t.mint), ...lendingLookupAddresses(chain.genesis.lending)]);
     for (const info of chain.genesis.market.pools) {
       const table = chain.lookupTableOf(info.address)!;
       expect(table).not.toBe(addresses[0]);

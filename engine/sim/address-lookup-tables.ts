@@ -11,7 +11,9 @@ import type { SimPoolInfo } from './pool-genesis.js';
  * Address Lookup Table accounts of the simulated chain, as routers keep them on mainnet so that a
  * swap compiles to a small v0 transaction whose pool accounts are loaded through tables:
  *
- * - table 0, the shared table: the SPL Token program and every token's mint;
+ * - table 0, the shared table: the SPL Token program, every token's mint and the accounts every
+ *   flash loan of the lending market names (program, market, its authority, reserves, vaults, the
+ *   instructions sysvar);
  * - then pool tables: each pool's swap accounts (pool, vault A, vault B, the CLMM AmmConfig, the
  *   tick or bin arrays), pool after pool in market order, a new table when the next pool's accounts
  *   would not fit in 256.
@@ -123,9 +125,9 @@ export function poolSwapAccounts(pool: SimPoolInfo): string[] {
 }
 
 /** The genesis lookup tables of a market (see the file comment). */
-export function createLookupTables(seed: number, tokens: readonly SimToken[], pools: readonly SimPoolInfo[]): SimLookupTables {
+export function createLookupTables(seed: number, tokens: readonly SimToken[], pools: readonly SimPoolInfo[], shared: readonly string[] = []): SimLookupTables {
   const authority = seededKeypair(seed, 'lookup-table-authority');
-  const groups: { pools: string[]; addresses: string[] }[] = [{ pools: [], addresses: [TOKEN_PROGRAM_ID, ...tokens.map((t) => t.mint)] }];
+  const groups: { pools: string[]; addresses: string[] }[] = [{ pools: [], addresses: [TOKEN_PROGRAM_ID, ...tokens.map((t) => t.mint), ...shared] }];
   let current: { pools: string[]; addresses: string[]; seen: Set<string> } | undefined;
   for (const pool of pools) {
     const wanted = poolSwapAccounts(pool);

@@ -71,6 +71,7 @@ import { findTokenAccountsByOwner } from './token-accounts.js';
 import { PrioritizationFeeCache, SlotFees } from './prioritization-fees.js';
 import { TransactionHistory, type ConfirmedTransaction } from './transaction-history.js';
 import { createDexProgram } from './dex-programs/dex-program.js';
+import { createFlashLoanProgram } from './flash-loan-program.js';
 import { Runtime } from './runtime.js';
 import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-errors.js';
 
@@ -235,6 +236,7 @@ export class SimChain implements RpcChainBackend, MarketView {
       [ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenProgram],
     ]);
     for (const dex of DEX_KINDS) programs.set(DEFAULT_PROGRAM_IDS[dex], createDexProgram(dex));
+    programs.set(this.genesis.lending.programId, createFlashLoanProgram());
     this.runtime = new Runtime(programs, this.keys);
 
     this.oracle = new ReferenceOracle(s.seed, this.genesis.market.tokens);

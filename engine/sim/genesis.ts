@@ -2,6 +2,7 @@ import { base58 } from '../chain/index.js';
 import { DEFAULT_PROGRAM_IDS } from '../dex/index.js';
 import { addActorAccounts, createActors, systemAccount, type Actors } from './actors.js';
 import { createLookupTables, type SimLookupTables } from './address-lookup-tables.js';
+import { addLendingAccounts, lendingLookupAddresses, type SimLendingMarket } from './lending-genesis.js';
 import type { AccountRecord } from './chain-backend.js';
 import {
   ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
@@ -39,6 +40,8 @@ export interface Genesis {
   lookupTables: SimLookupTables;
   /** sha256-derived genesis hash: the blockhash of slot 0. */
   hash: Uint8Array;
+  /** A Kamino Lending market with SOL and USDC reserves, for flash loans. */
+  lending: SimLendingMarket;
 }
 
 const TIP_ACCOUNT_LAMPORTS = 1n * LAMPORTS_PER_SOL;
@@ -51,7 +54,8 @@ export function createGenesis(settings: MarketSettings): Genesis {
   const actors = createActors(settings.seed, market.tokens);
   addActorAccounts(actors, market.tokens, accounts);
   for (const tip of JITO_TIP_ACCOUNTS) accounts.set(tip, systemAccount(TIP_ACCOUNT_LAMPORTS));
-  const lookupTables = createLookupTables(settings.seed, market.tokens, market.pools);
+  const lending = addLendingAccounts(settings.seed, market.tokens, accounts);
+  const lookupTables = createLookupTables(settings.seed, market.tokens, market.pools, lendingLookupAddresses(lending));
   for (const [address, record] of lookupTables.accounts) accounts.set(address, record);
   for (const [id, name] of [
     [SYSTEM_PROGRAM_ID, 'system_program'],
@@ -71,7 +75,12 @@ export function createGenesis(settings: MarketSettings): Genesis {
     data.set(base58.decodePubkey(findProgramAddress([base58.decodePubkey(id)], BPF_LOADER_UPGRADEABLE_ID).address), 4);
     accounts.set(id, executable(BPF_LOADER_UPGRADEABLE_ID, data, 1_141_440n));
   }
-  return { market, actors, accounts, lookupTables, hash: seededBytes32(settings.seed, 'genesis-hash') };
+  // Kamino Lending, an Anchor program like the DEXes: upgradeable, as on mainnet.
+  const klend = new Uint8Array(36);
+  klend[0] = 2;
+  klend.set(base58.decodePubkey(findProgramAddress([base58.decodePubkey(lending.programId)], BPF_LOADER_UPGRADEABLE_ID).address), 4);
+  accounts.set(lending.programId, executable(BPF_LOADER_UPGRADEABLE_ID, klend, 1_141_440n));
+  return { market, actors, accounts, lookupTables, lending, hash: seededBytes32(settings.seed, 'genesis-hash') };
 }
 
 function executable(owner: string, data: Uint8Array, lamports: bigint): AccountRecord {

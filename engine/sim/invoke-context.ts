@@ -9,6 +9,19 @@ import { IxError, type InstructionErrorValue } from './tx-errors.js';
  */
 export type ProgramHandler = (ctx: InvokeContext) => InstructionErrorValue | null;
 
+/** One instruction of the transaction, as the instructions sysvar shows it to a program. */
+export interface SysvarInstruction {
+  programId: string;
+  accounts: readonly string[];
+  data: Uint8Array;
+}
+
+/** The instructions sysvar: the whole transaction's instructions and the one executing. */
+export interface InstructionsSysvar {
+  readonly current: number;
+  instructions(): readonly SysvarInstruction[];
+}
+
 const SIGNER = 1;
 const WRITABLE = 2;
 
@@ -28,6 +41,8 @@ export class InvokeContext {
     private readonly logs: string[] | null,
     /** The block's epoch (Clock::epoch): selects Token-2022 transfer fees. */
     readonly epoch: bigint = 0n,
+    /** What a program reading the instructions sysvar sees (flash loans check their pair through it). */
+    readonly sysvar: InstructionsSysvar = { current: 0, instructions: () => [] },
   ) {}
 
   static flagsOf(signer: boolean, writable: boolean): number {

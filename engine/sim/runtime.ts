@@ -1,5 +1,5 @@
 import { AccountOverlay, type AccountReader } from './accounts-db.js';
-import { InvokeContext, type ProgramHandler } from './invoke-context.js';
+import { InvokeContext, type SysvarInstruction, type ProgramHandler } from './invoke-context.js';
 import { KeyCache } from './key-cache.js';
 import {
   ADDRESS_LOOKUP_TABLE_PROGRAM_ID,
@@ -118,6 +118,10 @@ export class Runtime {
 
     const work = new AccountOverlay(changes);
     let units = 0;
+    // The instructions sysvar, built once and only when a program reads it.
+    let sysvarInstructions: SysvarInstruction[] | undefined;
+    const instructionsOf = (): readonly SysvarInstruction[] =>
+      (sysvarInstructions ??= tx.instructions.map((x) => ({ programId: keys[x.programIdIndex]!, accounts: Array.from(x.accounts, (k) => keys[k]!), data: x.data })));
     for (let i = 0; i < tx.instructions.length; i++) {
       const ix = tx.instructions[i]!;
       const programId = keys[ix.programIdIndex]!;
@@ -129,7 +133,7 @@ export class Runtime {
         ixKeys[a] = keys[k]!;
         flags[a] = InvokeContext.flagsOf(k < tx.numRequiredSignatures, writable[k] === 1);
       }
-      const ctx = new InvokeContext(programId, ixKeys, flags, ix.data, work, options.blockTime, logs, options.epoch ?? 0n);
+      const ctx = new InvokeContext(programId, ixKeys, flags, ix.data, work, options.blockTime, logs, options.epoch ?? 0n, { current: i, instructions: instructionsOf });
       const handler = this.programs.get(programId);
       let err = handler === undefined ? IxError.UnsupportedProgramId : handler(ctx);
       units += ctx.unitsConsumed;

@@ -3,13 +3,16 @@
  * mix of the four DEX kinds, each leg quoted with the protocol's exact swap math (`quoteSwap`), and
  * the input that maximises spec 03's profit
  *
- *   profit(x) = out(x) − x − quotedFees − flashLoanFee(x) − tip,     flashLoanFee(x) = ⌈0.05% · x⌉
+ *   profit(x) = out(x) − x − quotedFees − flashLoanFee(x) − tip
+ *
+ * (flashLoanFee: the lender's fee, spec 03's 0.05 % as the reserve rounds it; 0 when a wallet's own
+ * balance funds the input),
  *
  * found by a search over integer amounts, not one fixed size:
  *   1. screen: at `screenAmount` the cycle must already give back more than it takes (out > x +
  *      flashLoanFee); with concave swap curves a cycle whose marginal rate starts below 1 never pays;
- *   2. bracket: double x from `screenAmount` while profit grows (up to `maxInput`, the flash loan's
- *      capacity) — the maximum lies in [x/4, x];
+ *   2. bracket: double x from `screenAmount` while profit grows (up to `maxInput`, what the flash loan can
+ *      lend or the wallet holds) — the maximum lies in [x/4, x];
  *   3. ternary search over the integers of the bracket (profit is unimodal: concave outputs minus a
  *      linear cost; floor rounding only makes flat steps), then the last few integers one by one.
  * A leg the math refuses (insufficient liquidity, past the known ranges) makes that size worth
@@ -19,7 +22,7 @@
  * the caller (the planner), since their quotes need the mints' fee configs.
  */
 import { quoteSwap, type DecodedPool, type Dex, type SwapContext, type SwapQuote } from '../dex/index.js';
-import { flashLoanFeeOf, type RouteHop } from '../messages/index.js';
+import { type RouteHop } from '../messages/index.js';
 
 /** One pool's state as the search reads it. */
 export interface ArbPoolState {
@@ -46,8 +49,10 @@ export interface SearchSettings {
   tip: bigint;
   /** The first size tried; also the screen's size. */
   screenAmount: bigint;
-  /** The largest input (the flash loan's capacity). */
+  /** The largest input (what the flash loan can lend, or the wallet holds). */
   maxInput: bigint;
+  /** The lender's fee for borrowing x (the flash loan's; 0 for a wallet's own balance). */
+  flashLoanFee: (x: bigint) => bigint;
 }
 
 export interface CycleResult {
@@ -107,7 +112,7 @@ export function bestCycleInput(cycle: Cycle, pools: PoolLookup, s: SearchSetting
   const profitAt = (x: bigint): bigint => {
     evaluations++;
     const out = cycleOutput(cycle, pools, x);
-    return out === undefined ? NOTHING : out - x - flashLoanFeeOf(x) - fixed;
+    return out === undefined ? NOTHING : out - x - s.flashLoanFee(x) - fixed;
   };
   // 1. screen (fixed costs aside: they do not change where the maximum is)
   const screen = profitAt(s.screenAmount);
@@ -154,7 +159,7 @@ export function bestCycleInput(cycle: Cycle, pools: PoolLookup, s: SearchSetting
   if (best === NOTHING) return undefined;
   const hops: RouteHop[] = [];
   const output = cycleOutput(cycle, pools, bestX, hops)!;
-  const flashLoanFee = flashLoanFeeOf(bestX);
+  const flashLoanFee = s.flashLoanFee(bestX);
   return { input: bestX, output, flashLoanFee, profit: output - bestX - flashLoanFee - fixed, hops, evaluations: evaluations + 1 };
 }
 
