@@ -76,6 +76,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   [ErrorCode.NotFound]: s(404, G.NOT_FOUND),
   [ErrorCode.MethodNotAllowed]: s(405, G.UNIMPLEMENTED),
   [ErrorCode.Unauthenticated]: s(401, G.UNAUTHENTICATED),
+  [ErrorCode.InvalidJson]: s(400, G.INVALID_ARGUMENT),
   [ErrorCode.PayloadTooLarge]: s(413, G.RESOURCE_EXHAUSTED),
   [ErrorCode.AmountTooSmall]: s(400, G.INVALID_ARGUMENT),
   [ErrorCode.UriTooLong]: s(414, G.INVALID_ARGUMENT),

@@ -41,6 +41,8 @@ export const ErrorCode = {
   MethodNotAllowed: 'TP_ERR_METHOD_NOT_ALLOWED',
   /** A request (HTTP or WebSocket) without a valid JWT bearer token on an authenticated path (401, `WWW-Authenticate: Bearer`). */
   Unauthenticated: 'TP_ERR_UNAUTHENTICATED',
+  /** A request body that is not the JSON its path takes (400). */
+  InvalidJson: 'TP_ERR_INVALID_JSON',
   /** A request body above the path's bound (413). */
   PayloadTooLarge: 'TP_ERR_PAYLOAD_TOO_LARGE',
   /** The amount is valid but too small to buy anything: the best route's output is 0 (400). */
@@ -106,27 +108,51 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-export interface TpErrorOptions {
-  cause?: unknown;
-  context?: Record<string, unknown>;
+/**
+ * The context a code carries where its shape is fixed: a reader (a transport, a log query, a test)
+ * can rely on these fields when a context is given. Every other code carries free-form fields. A
+ * code added here makes each `new TpError(code, …, { context })` give its fields, checked by the
+ * compiler.
+ */
+export interface ErrorContexts {
+  /** Which request parameter (query key, body field, gRPC field) is missing or malformed. */
+  [ErrorCode.BadParameter]: { parameter: string } & ErrorFields;
+  /** The setting at fault, as the user writes it (key, flag or variable), or every issue found. */
+  [ErrorCode.ConfigInvalid]: ({ setting: string } | { issues: readonly string[] }) & ErrorFields;
+  /** The field of the message at fault (a JSON pointer or dotted path). */
+  [ErrorCode.MessageInvalid]: { path: string } & ErrorFields;
+  /** The mint no pool of the cache or the directory knows. */
+  [ErrorCode.UnknownMint]: { mint: string } & ErrorFields;
 }
 
-export class TpError extends Error {
-  override readonly name = 'TpError';
-  readonly code: ErrorCode;
-  readonly context: Record<string, unknown>;
+/** Free-form context fields. */
+export type ErrorFields = Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, options: TpErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+/** The context of code `C`: its fixed shape, or free-form fields (also for a union of codes). */
+export type ErrorContextOf<C extends ErrorCode> = [C] extends [keyof ErrorContexts] ? ErrorContexts[C] : ErrorFields;
+
+export interface TpErrorOptions<C extends ErrorCode = ErrorCode> {
+  cause?: unknown;
+  context?: ErrorContextOf<C>;
+}
+
+
+export class TpError<C extends ErrorCode = ErrorCode> extends Error {
+  override readonly name = 'TpError';
+  readonly code: C;
+  readonly context: ErrorContextOf<C>;
+
+  constructor(code: C, message: string, options?: TpErrorOptions<C>) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.context = options.context ?? {};
+    this.context = (options?.context ?? {}) as ErrorContextOf<C>;
   }
 
-  toJSON(): { code: ErrorCode; message: string; context: Record<string, unknown> } {
+  toJSON(): { code: C; message: string; context: ErrorContextOf<C> } {
     return { code: this.code, message: this.message, context: this.context };
   }
 }
 
-export function isTpError(err: unknown, code?: ErrorCode): err is TpError {
+export function isTpError<C extends ErrorCode = ErrorCode>(err: unknown, code?: C): err is TpError<C> {
   return err instanceof TpError && (code === undefined || err.code === code);
 }

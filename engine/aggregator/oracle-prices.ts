@@ -21,6 +21,7 @@ import { Pool } from 'undici';
 import type { Logger } from '../obs/index.js';
 import { LogThrottle } from '../obs/index.js';
 import type { OraclePriceSource, PairOraclePrice } from './contracts.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 export const DEFAULT_ORACLE_INTERVAL_MS = 1_000;
 export const DEFAULT_ORACLE_MAX_AGE_MS = 30_000;
@@ -65,12 +66,12 @@ interface MintPrice {
   fetchedAtMs: number;
 }
 
-class OracleRequestFailure extends Error {
+class OracleRequestFailure extends TpError<typeof ErrorCode.Unavailable> {
   constructor(
     readonly kind: OracleFailure,
     message: string,
   ) {
-    super(message);
+    super(ErrorCode.Unavailable, message, { context: { kind } });
   }
 }
 

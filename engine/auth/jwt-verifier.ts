@@ -24,8 +24,10 @@ export const CACHE_TTL_MS = 60_000;
 export const CACHE_MAX_TOKENS = 1024;
 
 /** A token that does not verify; the message says why (never the token itself). */
-export class AuthError extends Error {
-  override readonly name = 'AuthError';
+export class AuthError extends TpError<typeof ErrorCode.Unauthenticated> {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(ErrorCode.Unauthenticated, message, options);
+  }
 }
 
 export interface JwtVerifierOptions {

@@ -1,4 +1,5 @@
 import * as base58 from './base58.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 /**
  * An address lookup table account (owner ADDRESS_LOOKUP_TABLE_PROGRAM_ID, program-addresses.ts), as v0 transactions
@@ -22,14 +23,13 @@ export type LookupTableErrorKind =
   /** An index past the table's end, after a refetch. */
   | 'index';
 
-export class LookupTableError extends Error {
-  override readonly name = 'LookupTableError';
+export class LookupTableError extends TpError<typeof ErrorCode.AccountInvalid> {
   constructor(
     readonly kind: LookupTableErrorKind,
     readonly table: string,
     message: string,
   ) {
-    super(`lookup table ${table}: ${message}`);
+    super(ErrorCode.AccountInvalid, `lookup table ${table}: ${message}`, { context: { table, kind } });
   }
 }
 

@@ -138,7 +138,7 @@ function readConfigFile(path: string, schema: ConfigSchema): Map<string, unknown
   walk(json as Record<string, unknown>, '');
   if (unknown.length > 0) {
     throw new TpError(ErrorCode.ConfigInvalid, `config file ${path} has unknown settings: ${unknown.join(', ')}`, {
-      context: { unknown },
+      context: { issues: unknown.map((key) => `${key}: unknown setting`), unknown },
     });
   }
   return out;

@@ -4,7 +4,13 @@
  * message says what was expected. The loader adds which setting and which source it came from.
  */
 
-export class SettingIssue extends Error {}
+import { ErrorCode, TpError } from '../errors.js';
+
+export class SettingIssue extends TpError<typeof ErrorCode.ConfigInvalid> {
+  constructor(message: string) {
+    super(ErrorCode.ConfigInvalid, message);
+  }
+}
 
 export type SettingParser<T> = ((raw: unknown) => T) & {
   /** How a value reads in help and docs (e.g. a duration as `30s`); JSON when absent. */

@@ -55,6 +55,6 @@ export function directionFor(pool: DecodedPool, inputMint: string, outputMint: s
   if (inputMint === pool.tokenA && outputMint === pool.tokenB) return true;
   if (inputMint === pool.tokenB && outputMint === pool.tokenA) return false;
   throw new TpError(ErrorCode.UnknownMint, `pool does not trade ${inputMint} for ${outputMint}`, {
-    context: { pool: pool.address, dex: pool.dex, tokenA: pool.tokenA, tokenB: pool.tokenB, inputMint, outputMint },
+    context: { mint: inputMint === pool.tokenA || inputMint === pool.tokenB ? outputMint : inputMint, pool: pool.address, dex: pool.dex, tokenA: pool.tokenA, tokenB: pool.tokenB, inputMint, outputMint },
   });
 }

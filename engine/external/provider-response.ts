@@ -14,9 +14,13 @@
  */
 import { U64_MAX } from '../cache/index.js';
 import { isPubkey } from '../chain/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 
-export class ProviderResponseError extends Error {
-  override readonly name = 'ProviderResponseError';
+/** The provider's answer is not the documented /quote shape; the message names the field. */
+export class ProviderResponseError extends TpError<typeof ErrorCode.ExternalMalformed> {
+  constructor(message: string) {
+    super(ErrorCode.ExternalMalformed, message);
+  }
 }
 
 /** One `routePlan[].swapInfo`. */

@@ -9,6 +9,7 @@ import { isPubkey } from '../chain/index.js';
 import { SwapMode } from '../dex/index.js';
 import { clientErrorOf } from '../error-status.js';
 import { type QuoteFailure, MAX_SLIPPAGE_BPS, WireSwapMode, pairId, type UpstreamQuote, type WireBatchQuoteRequest, type WirePairAmount, type WireQuoteError } from '../quote/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 
 /** BatchQuoteRequest.pairs: 1 to 1,000 entries. */
@@ -49,8 +50,11 @@ export interface StreamRequest {
 }
 
 /** A malformed request: answered with INVALID_ARGUMENT and `message`, which names the field. */
-export class StreamRequestError extends Error {
-  override readonly name = 'StreamRequestError';
+export class StreamRequestError extends TpError<typeof ErrorCode.BadParameter> {
+  /** `message` starts with the field at fault, `field: why`. */
+  constructor(message: string) {
+    super(ErrorCode.BadParameter, message, { context: { parameter: message.slice(0, Math.max(0, message.indexOf(':'))) || 'request' } });
+  }
 }
 
 function parseAmount(raw: unknown, field: string): bigint {

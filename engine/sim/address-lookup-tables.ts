@@ -6,6 +6,7 @@ import type { AccountRecord } from './chain-backend.js';
 import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, RENT_EPOCH_EXEMPT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, rentExemptMinimum } from './known-accounts.js';
 import type { SimToken } from './market-view.js';
 import type { SimPoolInfo } from './pool-genesis.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 /**
  * Address Lookup Table accounts of the simulated chain, as routers keep them on mainnet so that a
@@ -158,14 +159,13 @@ export function createLookupTables(seed: number, tokens: readonly SimToken[], po
 export const LOOKUP_TABLE_ACTIVE = U64_MAX;
 
 /** Why a table cannot be extended. */
-export class LookupTableExtendError extends Error {
-  override readonly name = 'LookupTableExtendError';
+export class LookupTableExtendError extends TpError {
   constructor(
     readonly kind: 'missing' | 'invalid' | 'deactivated' | 'full' | 'addresses',
     readonly table: string,
     message: string,
   ) {
-    super(`lookup table ${table}: ${message}`);
+    super(kind === 'missing' ? ErrorCode.NotFound : ErrorCode.AccountInvalid, `lookup table ${table}: ${message}`, { context: { table, kind } });
   }
 }
 

@@ -17,6 +17,7 @@ import { Dex, SwapFailure, quoteSwap, type DecodedPool, type SwapQuote } from '.
 import type { SimChain } from './chain.js';
 import { spotPrice } from './pool-prices.js';
 import { swapTransaction } from './swap-transaction.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 export const GapDirection = { Up: 'up', Down: 'down' } as const;
 export type GapDirection = (typeof GapDirection)[keyof typeof GapDirection];
@@ -47,13 +48,12 @@ export interface PriceGapResult {
 }
 
 /** A request the chain cannot carry out, with a message for the caller (HTTP 400 / 404). */
-export class PriceGapError extends Error {
-  override readonly name = 'PriceGapError';
+export class PriceGapError extends TpError {
   constructor(
     readonly kind: 'unknown_pool' | 'invalid',
     message: string,
   ) {
-    super(message);
+    super(kind === 'unknown_pool' ? ErrorCode.NotFound : ErrorCode.BadParameter, message, { context: { parameter: kind === 'unknown_pool' ? 'pool' : 'request', kind } });
   }
 }
 

@@ -112,7 +112,7 @@ describe('POST /admin/faults', () => {
   ])('rejects %j with 400 naming %s', async (body, field) => {
     const res = await call('POST', '/admin/faults', body);
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('TP_ERR_INVALID_PARAMETER');
+    expect(res.body.error.code).toBe('TP_ERR_BAD_PARAMETER');
     expect(res.body.error.message).toContain(field);
   });
 

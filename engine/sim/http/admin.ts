@@ -2,6 +2,7 @@ import type { Logger } from '../../obs/index.js';
 import type { FaultAction, FaultInjector, QuoteApiFault, RpcFault, StreamFaults } from '../faults.js';
 import { HttpError, HttpErrorCode, readJson, sendJson } from './http-io.js';
 import type { RouteRegistry } from './router.js';
+import { ErrorCode, TpError } from '../../errors.js';
 
 /**
  * Fault admin: read, set and clear the simulator's injected faults over HTTP.
@@ -38,12 +39,12 @@ export interface FaultPatch {
   rejectBundles?: boolean;
 }
 
-export class FaultPatchInvalid extends Error {
+export class FaultPatchInvalid extends TpError<typeof ErrorCode.BadParameter> {
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(message);
+    super(ErrorCode.BadParameter, message, { context: { parameter: field } });
   }
 }
 

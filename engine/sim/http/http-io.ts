@@ -1,31 +1,35 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
+import { ErrorCode, TpError } from '../../errors.js';
+
 /**
  * Request and response helpers shared by the simulator's HTTP routes. Errors are JSON
  * `{"error":{"code","message"}}` (docs/architecture.md §3), with a stable code per failure.
  */
 
-/** Stable codes of the simulator HTTP API's error bodies. */
+/**
+ * The codes of the simulator HTTP API's error bodies: the engine's own (engine/errors.ts), the
+ * subset its routes answer with.
+ */
 export const HttpErrorCode = {
-  InvalidParameter: 'TP_ERR_INVALID_PARAMETER',
-  InvalidJson: 'TP_ERR_INVALID_JSON',
-  PayloadTooLarge: 'TP_ERR_PAYLOAD_TOO_LARGE',
-  NotFound: 'TP_ERR_NOT_FOUND',
-  MethodNotAllowed: 'TP_ERR_METHOD_NOT_ALLOWED',
-  Internal: 'TP_ERR_INTERNAL',
+  InvalidParameter: ErrorCode.BadParameter,
+  InvalidJson: ErrorCode.InvalidJson,
+  PayloadTooLarge: ErrorCode.PayloadTooLarge,
+  NotFound: ErrorCode.NotFound,
+  MethodNotAllowed: ErrorCode.MethodNotAllowed,
+  Internal: ErrorCode.Internal,
 } as const;
 export type HttpErrorCode = (typeof HttpErrorCode)[keyof typeof HttpErrorCode];
 
 /** Thrown by a route handler to answer with an error body; anything else becomes a 500. */
-export class HttpError extends Error {
-  override readonly name = 'HttpError';
+export class HttpError extends TpError {
   constructor(
     readonly status: number,
-    readonly code: HttpErrorCode,
+    code: HttpErrorCode,
     message: string,
     readonly headers: OutgoingHttpHeaders = {},
   ) {
-    super(message);
+    super(code, message, { context: { status } });
   }
 }
 

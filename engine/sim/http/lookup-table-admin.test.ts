@@ -121,7 +121,7 @@ describe('the lookup table admin and the scanner', () => {
     for (const body of [{}, { addresses: [wallet], pool: wallet }, { addresses: 'x' }, { addresses: ['not base58!'] }, { pool: wallet }, { other: 1 }, [1], { addresses: new Array<string>(300).fill(wallet) }]) {
       const res = await call('POST', `/admin/lookup-tables/${shared}/extend`, body);
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ error: { code: 'TP_ERR_INVALID_PARAMETER' } });
+      expect(res.body).toMatchObject({ error: { code: 'TP_ERR_BAD_PARAMETER' } });
     }
     expect(sim.chain.lookupTable(shared)!.addresses).toHaveLength(length + 1);
   });

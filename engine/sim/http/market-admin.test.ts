@@ -120,7 +120,7 @@ describe('POST /admin/market/pools and DELETE /admin/market/pools/:address', () 
   it('refuses a bad body, an unknown token and an address that is no pool', async () => {
     const [a] = sim.chain.tokens().map((t) => t.mint);
     expect((await call('POST', '/admin/market/pools', { dex: 'dexz', tokenA: a, tokenB: a })).status).toBe(400);
-    expect((await call('POST', '/admin/market/pools', { dex: 'dexa_amm', tokenA: a, tokenB: a })).body['error']).toMatchObject({ code: 'TP_ERR_INVALID_PARAMETER' });
+    expect((await call('POST', '/admin/market/pools', { dex: 'dexa_amm', tokenA: a, tokenB: a })).body['error']).toMatchObject({ code: 'TP_ERR_BAD_PARAMETER' });
     expect((await call('POST', '/admin/market/pools', { dex: 'dexa_amm', tokenA: a, tokenB: '11111111111111111111111111111111' })).status).toBe(400);
     expect((await call('DELETE', `/admin/market/pools/${a}`)).status).toBe(404);
   });

@@ -56,7 +56,7 @@ describe('SimHttpServer', () => {
     const res = await fetch(`${server.url}/limited`);
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('1');
-    expect(await res.json()).toEqual({ error: { code: 'TP_ERR_INVALID_PARAMETER', message: 'slow down' } });
+    expect(await res.json()).toEqual({ error: { code: 'TP_ERR_BAD_PARAMETER', message: 'slow down' } });
   });
 
   it('answers 500 without details when a handler fails unexpectedly', async () => {

@@ -57,7 +57,7 @@ describe('GET /price/v3 on a fixture market', () => {
     const ids = Array.from({ length: 51 }, (_, i) => testKey(1000 + i)).join(',');
     const { status, body } = await get(server.url, `?ids=${ids}`);
     expect(status).toBe(400);
-    expect(body.error.code).toBe('TP_ERR_INVALID_PARAMETER');
+    expect(body.error.code).toBe('TP_ERR_BAD_PARAMETER');
     expect(body.error.message).toMatch(/^ids: at most 50/);
   });
 

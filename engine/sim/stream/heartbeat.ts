@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { ErrorCode, TpError } from '../../errors.js';
 
 /**
  * `shredstream.Shredstream/SendHeartbeat` as the block engine checks it: the shred destination's
@@ -26,12 +27,12 @@ export interface HeartbeatRecord {
   count: number;
 }
 
-export class HeartbeatInvalid extends Error {
+export class HeartbeatInvalid extends TpError<typeof ErrorCode.BadParameter> {
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(message);
+    super(ErrorCode.BadParameter, message, { context: { parameter: field } });
   }
 }
 
