@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 
 import { Function as PprofFunction, Line, Location, Profile, Sample, StringTable, ValueType } from 'pprof-format';
+import { ErrorCode, TpError } from '../errors.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -100,7 +101,7 @@ export function heapSamplingActive(): boolean {
  */
 export async function sampleHeapProfile(): Promise<SamplingHeapProfile> {
   const s = session;
-  if (s === undefined) throw new Error('heap sampling is off');
+  if (s === undefined) throw new TpError(ErrorCode.Unavailable, 'heap sampling is off');
   await starting;
   const { profile } = await s.post('HeapProfiler.getSamplingProfile');
   return profile as SamplingHeapProfile;

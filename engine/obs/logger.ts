@@ -1,6 +1,7 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 import { maskSecrets, maskSecretsInText } from '../secret-mask.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 /**
  * JSON logs with pino. The level comes from LOG_LEVEL (default `info`); secrets are redacted by
@@ -44,7 +45,7 @@ export interface CreateLoggerOptions {
 export function resolveLogLevel(level: string | undefined): LogLevel {
   const v = (level ?? 'info').toLowerCase();
   if ((LOG_LEVELS as readonly string[]).includes(v)) return v as LogLevel;
-  throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
+  throw new TpError(ErrorCode.ConfigInvalid, `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`, { context: { setting: 'LOG_LEVEL' } });
 }
 
 const CHINDINGS = pino.symbols.chindingsSym;

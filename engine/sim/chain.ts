@@ -74,6 +74,7 @@ import { createDexProgram } from './dex-programs/dex-program.js';
 import { createFlashLoanProgram } from './flash-loan-program.js';
 import { Runtime } from './runtime.js';
 import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-errors.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 /**
  * The simulated chain: a deterministic, seeded local Solana chain (ChainBackend for the protocol
@@ -333,7 +334,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     b.flowDone += share;
     for (const bytes of this.flow.generate(b.slot, this.blockhashes.hashAt(this.processed)!, share)) {
       const tx = this.parser.parse(bytes);
-      if (isParseError(tx)) throw new Error(`generated transaction does not parse: ${tx.message}`);
+      if (isParseError(tx)) throw new TpError(ErrorCode.Internal, `generated transaction does not parse: ${tx.message}`);
       this.producer.runGenerated(b, tx, included);
     }
 

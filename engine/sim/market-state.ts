@@ -3,6 +3,7 @@ import type { AccountReader } from './accounts-db.js';
 import { decodeAmmConfigOf, decodeBinArrayOf, decodeMintOf, decodePoolOf, decodeTickArrayOf } from './decoded-accounts.js';
 import type { SimPoolView } from './market-view.js';
 import type { SimPoolInfo } from './pool-genesis.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 /**
  * The pools as the engine's decoders read them from the chain's latest accounts: one SimPoolView
@@ -162,7 +163,7 @@ export class MarketState {
       ctx = { binArrays, nowSeconds: this.nowSeconds };
     } else if (info.dex === Dex.Amm) {
       const withVaults = withAmmVaultAccounts(pool as AmmPool, this.accounts.get(info.vaultA), this.accounts.get(info.vaultB));
-      if (typeof withVaults === 'string') throw new Error(`simulated AMM ${info.address}: ${withVaults}`);
+      if (typeof withVaults === 'string') throw new TpError(ErrorCode.Internal, `simulated AMM ${info.address}: ${withVaults}`);
       pool = withVaults;
       ctx = {};
     } else {

@@ -8,6 +8,7 @@ import type { Trader } from './actors.js';
 import type { SimChain } from './chain.js';
 import type { SimPoolInfo } from './pool-genesis.js';
 import { swapAccountsOf, swapArrays, swapInstruction } from './swap-program.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 export interface SwapArgs {
   aToB: boolean;
@@ -45,7 +46,7 @@ export function swapTransaction(chain: SimChain, who: Trader, info: SimPoolInfo,
 export function currentLookupTables(chain: SimChain, tables: readonly string[]): LookupTableInput[] {
   return tables.map((address) => {
     const state = chain.lookupTable(address);
-    if (state === null) throw new Error(`${address} is not a lookup table`);
+    if (state === null) throw new TpError(ErrorCode.AccountInvalid, `${address} is not a lookup table`, { context: { address } });
     return { address, addresses: state.addresses };
   });
 }

@@ -28,6 +28,7 @@ import {
   type ErrorTable,
 } from './program-support.js';
 import { modeOf, settleSwap } from './swap-settlement.js';
+import { ErrorCode, TpError } from '../../errors.js';
 
 /**
  * Meteora DLMM `swap2` / `swap_exact_out2` over the simulator's pairs. The program's source is not
@@ -82,7 +83,7 @@ export function meteoraDlmmSwap(ctx: InvokeContext): InstructionErrorValue | nul
     checkMint(ctx, 6, 'token_x_mint') ??
     checkMint(ctx, 7, 'token_y_mint') ??
     checkProgramAccount(ctx, 8, 'oracle', (d) => {
-      if (!hasAccountDiscriminator({ data: d } as never, ORACLE_DISCRIMINATOR)) throw new Error('not an Oracle');
+      if (!hasAccountDiscriminator({ data: d } as never, ORACLE_DISCRIMINATOR)) throw new TpError(ErrorCode.AccountDiscriminator, 'not an Oracle');
     });
   if (err !== null) return err;
   const oracleRecord = ctx.account(8)!;

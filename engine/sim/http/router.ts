@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode, TpError } from '../../errors.js';
 
 /**
  * A small method + path router. Patterns are literal segments and `:name` parameters
@@ -42,13 +43,13 @@ export class Router implements RouteRegistry {
 
   /** Adds a route. Throws when the same method and pattern are already routed. */
   route(method: string, pattern: string, handler: RouteHandler): this {
-    if (!pattern.startsWith('/')) throw new Error(`route pattern must start with "/": ${pattern}`);
+    if (!pattern.startsWith('/')) throw new TpError(ErrorCode.Internal, `route pattern must start with "/": ${pattern}`);
     const m = method.toUpperCase();
     const segments = split(pattern);
     const key = segments.map((s) => (s.startsWith(':') ? ':' : s)).join('/');
     for (const r of this.routes) {
       if (r.method === m && r.segments.map((s) => (s.startsWith(':') ? ':' : s)).join('/') === key) {
-        throw new Error(`route ${m} ${pattern} conflicts with ${r.method} ${r.pattern}`);
+        throw new TpError(ErrorCode.Internal, `route ${m} ${pattern} conflicts with ${r.method} ${r.pattern}`);
       }
     }
     const literals = segments.filter((s) => !s.startsWith(':')).length;

@@ -329,6 +329,6 @@ export class ShredstreamServer {
  */
 function subscribeServiceWithRawResponses(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
   const method = service['SubscribeEntries'];
-  if (method === undefined) throw new Error('shredstream.proto has no ShredstreamProxy.SubscribeEntries');
+  if (method === undefined) throw new TpError(ErrorCode.Internal, 'shredstream.proto has no ShredstreamProxy.SubscribeEntries');
   return { ...service, SubscribeEntries: { ...method, responseSerialize: (message: Buffer) => message } };
 }
