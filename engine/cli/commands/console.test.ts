@@ -9,7 +9,7 @@ import { eventually, startEngineUnderSim, type EngineUnderSim } from '../../app/
 const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');
 
 interface State {
-  services: { name: string; health: { state: string } }[];
+  services: { name: string; health: { state: string }; ready: { state: string } | null }[];
   pools: { address: string; dex: string; tokenA: string; tokenB: string; slot: string | null; fresh: boolean }[];
 }
 
@@ -45,9 +45,9 @@ describe.skipIf(!existsSync(bin))('tidepool console', () => {
     expect(stderr).toContain('(watching quote-service, scanner)');
     const state = await eventually(async () => {
       const s = (await (await fetch(`${url}/api/state`)).json()) as State;
-      return s.pools.length > 0 && s.pools.every((p) => p.slot !== null) && s.services.length === 2 ? s : undefined;
+      return s.pools.length > 0 && s.pools.every((p) => p.slot !== null) && s.services.length === 2 && s.services.every((x) => x.ready?.state === 'up') ? s : undefined;
     }, 20_000, 'pools read by RPC');
-    expect(state.services.map((s) => [s.name, s.health.state])).toEqual([['quote-service', 'up'], ['scanner', 'up']]);
+    expect(state.services.map((s) => [s.name, s.health.state, s.ready?.state])).toEqual([['quote-service', 'up', 'up'], ['scanner', 'up', 'up']]);
     expect(state.pools.map((p) => p.address).sort()).toEqual([...e.engine.scanner.pools].sort());
     for (const p of state.pools) {
       const cached = e.engine.cache.get(p.address)!;

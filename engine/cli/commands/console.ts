@@ -38,10 +38,10 @@ export const consoleCommand: Command = {
     if (issues.length > 0) throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });
     const logger = createLogger({ name: 'console', level: v['log.level'] });
     const services: ServiceProbe[] = [];
-    if (v.quoteUrl) services.push({ name: 'quote-service', health: `${v.quoteUrl}/health`, ...(v.quoteMetricsUrl ? { metrics: v.quoteMetricsUrl } : {}) });
-    if (v.scannerUrl) services.push({ name: 'scanner', health: `${v.scannerUrl}/health`, ...(v.scannerMetricsUrl ? { metrics: v.scannerMetricsUrl } : {}) });
-    if (v.aggregatorUrl) services.push({ name: 'aggregator', health: `${v.aggregatorUrl}/health`, metrics: `${v.aggregatorUrl}/metrics` });
-    if (v.externalUrl) services.push({ name: 'external-quotes', health: `${v.externalUrl}/health`, metrics: `${v.externalUrl}/metrics` });
+    if (v.quoteUrl) services.push({ name: 'quote-service', health: `${v.quoteUrl}/health`, ready: `${v.quoteUrl}/ready`, ...(v.quoteMetricsUrl ? { metrics: v.quoteMetricsUrl } : {}) });
+    if (v.scannerUrl) services.push({ name: 'scanner', health: `${v.scannerUrl}/health`, ready: `${v.scannerUrl}/ready`, ...(v.scannerMetricsUrl ? { metrics: v.scannerMetricsUrl } : {}) });
+    if (v.aggregatorUrl) services.push({ name: 'aggregator', health: `${v.aggregatorUrl}/health`, ready: `${v.aggregatorUrl}/ready`, metrics: `${v.aggregatorUrl}/metrics` });
+    if (v.externalUrl) services.push({ name: 'external-quotes', health: `${v.externalUrl}/health`, ready: `${v.externalUrl}/ready`, metrics: `${v.externalUrl}/metrics` });
     if (v.rpcProxyUrl) services.push({ name: 'rpc-proxy', health: `${v.rpcProxyUrl}/rpc/health`, ready: `${v.rpcProxyUrl}/ready`, metrics: `${v.rpcProxyUrl}/rpc/metrics` });
     let db: SqlClient | undefined;
     let keys: KeySpace | undefined;

@@ -92,13 +92,19 @@ describe('tidepool start (npm start), as a process', () => {
       // embedded database is open, reads its tables.
       const consoleUrl = /web console\s+(http:\/\/\S+?)\/\s/.exec(stderr)![1]!;
       expect((await fetch(`${consoleUrl}/`)).status).toBe(200);
-      let state = { services: [] as { name: string; health: { state: string } }[], pools: [] as unknown[], platform: { database: false } };
+      let state = { services: [] as { name: string; health: { state: string }; ready: { state: string } | null }[], pools: [] as unknown[], platform: { database: false } };
       for (const until = Date.now() + 30_000; !state.platform.database; ) {
         if (Date.now() > until) throw new Error('console never read the platform database');
         await new Promise((r) => setTimeout(r, 200));
         state = (await (await fetch(`${consoleUrl}/api/state`)).json()) as typeof state;
       }
-      expect(state.services.map((x) => [x.name, x.health.state])).toEqual([['quote-service', 'up'], ['scanner', 'up'], ['external-quotes', 'up'], ['aggregator', 'up']]);
+      expect(state.services.map((x) => [x.name, x.health.state])).toEqual([['quote-service', 'up'], ['scanner', 'up'], ['external-quotes', 'up'], ['aggregator', 'up'], ['paper-executor', 'up']]);
+      // Each one's readiness is probed too (the console showed "no /ready" for services that have one).
+      for (const until = Date.now() + 30_000; !state.services.every((x) => x.ready?.state === 'up'); ) {
+        if (Date.now() > until) throw new Error(`not every service ready: ${JSON.stringify(state.services.map((x) => [x.name, x.ready]))}`);
+        await new Promise((r) => setTimeout(r, 200));
+        state = (await (await fetch(`${consoleUrl}/api/state`)).json()) as typeof state;
+      }
       expect(state.pools.length).toBeGreaterThan(0);
 
       child.kill('SIGTERM');
