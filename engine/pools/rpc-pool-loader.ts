@@ -61,6 +61,7 @@ import type { AccountReader } from '../rpc/index.js';
 import type { AccountData } from '../rpc/index.js';
 import type { EpochSource } from './epoch-clock.js';
 import type { LoadedPool, PoolLoader, PoolLoadFailure, PoolLoadResult } from './types.js';
+import { abortable } from './abortable.js';
 
 export interface RpcPoolLoaderOptions {
   /** AccountFetcher, or WorkerAccountFetcher to read off the calling thread. */
@@ -91,6 +92,8 @@ export interface PoolLoadOptions {
    * when the state must postdate something just seen (a transaction). Default true.
    */
   fresh?: boolean;
+  /** Stops the load: it rejects with the signal's reason and reads and decodes nothing more. */
+  signal?: AbortSignal;
 }
 
 export interface RpcPoolLoaderStats {
@@ -189,6 +192,8 @@ export class RpcPoolLoader implements PoolLoader {
   }
 
   async load(addresses: readonly string[], options: PoolLoadOptions = {}): Promise<PoolLoadResult[]> {
+    const signal = options.signal;
+    signal?.throwIfAborted();
     this.stats.loads++;
     const fresh = options.fresh ?? true;
     const reads = new Map<string, Read | Promise<Read>>();
@@ -221,7 +226,7 @@ export class RpcPoolLoader implements PoolLoader {
         want(memo.mints[1]);
       }
     }
-    await resolveAll(reads);
+    await abortable(resolveAll(reads), signal);
 
     const outcomes = new Map<string, PoolLoadResult | Pending>();
     let round2 = false;
@@ -258,11 +263,11 @@ export class RpcPoolLoader implements PoolLoader {
     // Round 2: context accounts not read yet.
     if (round2) {
       this.stats.secondRounds++;
-      await resolveAll(reads);
+      await abortable(resolveAll(reads), signal);
     }
 
     const nowSeconds = this.clock?.();
-    const epochRead = epoch === undefined ? undefined : await epoch;
+    const epochRead = epoch === undefined ? undefined : await abortable(epoch, signal);
     const results = new Array<PoolLoadResult>(addresses.length);
     for (let i = 0; i < addresses.length; i++) {
       const address = addresses[i]!;

@@ -66,6 +66,8 @@ export interface PoolLoader {
   /**
    * Reads `addresses` (pool accounts) and whatever each one's swap math needs, through batched,
    * coalesced getMultipleAccounts calls, and decodes them. One result per address, in order.
+   * When `options.signal` aborts, the load rejects with its reason at once and does no further
+   * work (no second round of reads, no decoding); reads already sent finish for their other callers.
    */
-  load(addresses: readonly string[]): Promise<PoolLoadResult[]>;
+  load(addresses: readonly string[], options?: { signal?: AbortSignal }): Promise<PoolLoadResult[]>;
 }

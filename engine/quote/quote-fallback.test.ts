@@ -178,6 +178,9 @@ describe('RPC fallback (hybrid mode)', () => {
       expect(status).toBe(504);
       expect(body).toEqual({ error: { code: QuoteErrorCode.Deadline, message: 'no RPC answer within the 100 ms deadline' } });
       expect(await h.metric('quote_service_rpc_fallback_errors_total')).toBe(1);
+      // The deadline aborted the load it raced: the loader was told, with the deadline as reason.
+      expect(h.loader.lastSignal?.aborted).toBe(true);
+      expect((h.loader.lastSignal?.reason as { code?: string } | undefined)?.code).toBe('TP_ERR_DEADLINE');
     } finally {
       sim.faults.clear();
     }

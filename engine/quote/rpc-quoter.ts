@@ -8,9 +8,9 @@ import { performance } from 'node:perf_hooks';
 
 import type { PoolCache, PoolStateUpdate } from '../cache/index.js';
 import { SwapMode, quoteSwap, type DecodedPool, type SwapQuote } from '../dex/index.js';
-import { ErrorCode, isTpError } from '../errors.js';
+import { ErrorCode, isTpError, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
-import type { LoadedPool, PoolLoadFailure, PoolLoadResult, PoolLoader } from '../pools/index.js';
+import { abortable, type LoadedPool, type PoolLoadFailure, type PoolLoadResult, type PoolLoader } from '../pools/index.js';
 import type { RouteQuote } from './quote-answer.js';
 import type { RouteFilter } from './quote-request.js';
 import { allowsDex, allowsMultiHop, routeFilterKey } from './route-filter.js';
@@ -226,32 +226,24 @@ export class RpcQuoter {
   }
 
   /**
-   * `loader.load` raced against the deadline: undefined past it. A load that loses the race is not
-   * cancelled (the loader's own RPC timeout bounds it); when it lands, its states are still written back.
+   * `loader.load` under the deadline: undefined past it. The deadline aborts the load (its signal):
+   * the loader stops at once, reads no second round and decodes nothing; reads it had already sent
+   * finish for whoever else shares them, and their answers are not written back from here.
    */
-  private loadWithin(addresses: readonly string[], deadlineMs: number): Promise<PoolLoadResult[] | undefined> {
-    const load = this.loader.load(addresses).catch((err: unknown): PoolLoadResult[] => {
+  private async loadWithin(addresses: readonly string[], deadlineMs: number): Promise<PoolLoadResult[] | undefined> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new TpError(ErrorCode.Deadline, `no RPC answer within the ${deadlineMs} ms deadline`, { context: { deadlineMs } })), deadlineMs);
+    try {
+      // abortable: a loader that does not watch the signal still loses the race at the deadline.
+      return await abortable(this.loader.load(addresses, { signal: deadline.signal }), deadline.signal);
+    } catch (err) {
+      if (deadline.signal.aborted) return undefined;
       // A loader that rejects (instead of answering per pool) failed as a whole.
       const message = isTpError(err) || err instanceof Error ? err.message : String(err);
       return addresses.map((address) => ({ ok: false, error: { address, reason: 'rpc', message } }));
-    });
-    return new Promise((resolve) => {
-      let settled = false;
-      const timer = setTimeout(() => {
-        settled = true;
-        resolve(undefined);
-        // Late answers still refresh the cache.
-        void load.then((late) => {
-          for (const r of late) if (r.ok) this.remember(r.value);
-        });
-      }, deadlineMs);
-      void load.then((results) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(results);
-      });
-    });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Directory and cache write-back (slot rule) of one loaded pool. */

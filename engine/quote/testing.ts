@@ -82,9 +82,13 @@ export class CountingLoader implements PoolLoader {
     this.inner = createFallbackLoader([rpcUrl], timeoutMs);
   }
 
-  load(addresses: readonly string[]): Promise<PoolLoadResult[]> {
+  /** The signal of the last load() call. */
+  lastSignal: AbortSignal | undefined;
+
+  load(addresses: readonly string[], options: { signal?: AbortSignal } = {}): Promise<PoolLoadResult[]> {
     this.calls++;
-    return this.inner.load(addresses);
+    this.lastSignal = options.signal;
+    return this.inner.load(addresses, options);
   }
 }
 
