@@ -45,7 +45,7 @@ export function isConnectionError(err: unknown): boolean {
   // 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now).
   if (/^(08|28)/.test(code) || code === '3D000' || /^57P0[123]$/.test(code)) return true;
   const message = typeof e.message === 'string' ? e.message : '';
-  return /timeout exceeded when trying to connect|Connection terminated|connection timeout/i.test(message);
+  return /timeout exceeded when trying to connect|Connection terminated|connection timeout|encountered a connection error and is not queryable/i.test(message);
 }
 
 function unavailable(target: string, err: unknown): TpError {
@@ -135,12 +135,21 @@ export class PgClient implements SqlClient {
       throw unavailable(this.target, err);
     }
     let broken: Error | undefined;
+    // While checked out, the pool no longer listens to the connection's 'error' events: a reset
+    // that arrives now (a server restart, pg_terminate_backend) would be an unhandled 'error' and
+    // end the process. Listen for as long as it is held; the query in flight fails by itself with
+    // TP_ERR_DB_UNAVAILABLE, and the broken connection is destroyed, not returned.
+    const onError = (err: Error): void => {
+      broken ??= unavailable(this.target, err);
+    };
+    client.on('error', onError);
     try {
       return await fn(new PgConnection(client, this.target));
     } catch (err) {
-      if (err instanceof TpError && err.code === ErrorCode.DbUnavailable) broken = err;
+      if (err instanceof TpError && err.code === ErrorCode.DbUnavailable) broken ??= err;
       throw err;
     } finally {
+      client.off('error', onError);
       // A connection that failed mid-way is destroyed rather than returned to the pool; so is one
       // that may still hold session state (advisory locks are released with it).
       client.release(broken);
