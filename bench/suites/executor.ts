@@ -46,7 +46,7 @@ export const executorSuite: Suite = {
     trackResource({ kind: 'pg-database', name: new URL(database.url!).pathname.slice(1), adminUrl: TEST_PG_ADMIN_URL });
     const prefix = trackedStreamPrefix('BX', LOCAL_NATS_URL);
     const redisUrl = 'redis://127.0.0.1:6379';
-    const streams = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
+    const streams = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
     const loaded = loadConfig(executorSchema, {
       env: { TIDEPOOL_WALLET_PASSPHRASE: TEST_PASSPHRASE },
       flags: {

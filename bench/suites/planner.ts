@@ -145,7 +145,7 @@ async function latencyFigures(): Promise<Figure[]> {
   const pool = sim.chain.pool(gapped[0]!)!;
   const nc: NatsConnection = await connect({ servers: LOCAL_NATS_URL });
   const prefix = trackedStreamPrefix('BP', LOCAL_NATS_URL);
-  const streams = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
+  const streams = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
   const loaded = loadConfig(plannerSchema, { env: {}, flags: { 'rpc-endpoints': endpoints.rpc, 'data-dir': 'memory', port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'bench', 'metrics-interval': '60000', 'log-level': 'error' } });
   let app: Awaited<ReturnType<typeof createPlannerApp>> | undefined;
   try {

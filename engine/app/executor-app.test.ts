@@ -39,7 +39,7 @@ let sub: Subscription;
 const results = new Map<string, ExecutionResult>();
 const prefix = `${uniqueName('EX')}_`;
 const keyPrefix = `${uniqueName('ex')}:`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
+const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 /** The database wrapper's switch: while true, every transaction fails (the pending insert among them). */
 let transactionsFail = false;
 let failedTransactions = 0;

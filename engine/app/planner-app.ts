@@ -5,25 +5,35 @@
  *   start: migrate/open the database and key space; read strategy_configs; read the monitored pools
  *          from RPC; create the platform streams, the dead-letter stream and the durable consumer
  *          `planner_<plannerId>` on market.events.*.pool_update (explicit ack, ack wait 30 s)
+ *          with the signal strategy: the durable consumer `planner_<plannerId>_signals` on signals.>
+ *          (stream SIGNALS)
  *   run:   PlannerService per message (engine/planner/planner-service.ts); dead-letter after
  *          5 failed deliveries; a planner_metrics row every metricsInterval
- *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics on planner.port (8084)
+ *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics on planner.port (8084);
+ *          POST /signals: a TradeSignal (JSON), checked and published on signals.<source>, where the
+ *          consumer above takes it like any other (JWT bearer auth as the other write endpoints:
+ *          on unless the port is bound to loopback, TIDEPOOL_AUTH)
  */
-import { createServer, type Server } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { connect, type NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 
+import { authSchema, createHttpAuth, type HttpAuthorizer } from '../auth/index.js';
 import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { setting, type LoadedConfig } from '../config/index.js';
+import { DEFAULT_HTTP_LIMITS, setting, type LoadedConfig } from '../config/index.js';
 import { duration, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
-import type { Logger } from '../obs/index.js';
-import { ArbitrageStrategy, DcaStrategy, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
+import { httpStatusOf } from '../error-status.js';
+import { ErrorCode, TpError } from '../errors.js';
+import { createLimitedServer, type Logger } from '../obs/index.js';
+import { ArbitrageStrategy, DcaStrategy, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
-import { decodeMarketEvent, STRATEGIES, type Strategy } from '../messages/index.js';
+import { decodeMarketEvent, decodeTradeSignal, STRATEGIES, type Strategy } from '../messages/index.js';
+import { readLimitedBody } from '../scanner/index.js';
+import { SignalPublisher } from '../signals/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import { scannerSchema } from '../scanner/index.js';
@@ -42,12 +52,16 @@ export const plannerSchema = {
   'planner.host': setting({ description: 'bind address of the probes and /metrics', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'PLANNER_HOST', flag: 'host' }),
   'planner.port': setting({ description: 'HTTP port: /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8084, env: 'PLANNER_PORT', flag: 'port' }),
   'planner.metricsInterval': setting({ description: 'time between two planner_metrics rows', parse: duration({ min: 100 }), default: 10_000, env: 'PLANNER_METRICS_INTERVAL', flag: 'metrics-interval' }),
+  ...authSchema,
   'planner.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'PLANNER_SUBJECT_PREFIX', flag: 'subject-prefix' }),
 };
 export type PlannerConfig = { [K in keyof typeof plannerSchema]: ReturnType<(typeof plannerSchema)[K]['parse']> };
 
 /** Builds the strategy of one row (grid and DCA plug in here). */
-export type StrategyFactory = (row: StrategyConfigRow, ctx: { pools: PlannerPools; state: PlatformState; now: () => number }) => Promise<PlannerStrategy> | PlannerStrategy;
+export type StrategyFactory = (row: StrategyConfigRow, ctx: { pools: PlannerPools; state: PlatformState; now: () => number; metrics: PlannerMetrics }) => Promise<PlannerStrategy> | PlannerStrategy;
+
+/** Bytes of a POST /signals body: a TradeSignal is well under 4 KiB with its details. */
+export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
 
 export interface PlannerAppOptions {
   logger: Logger;
@@ -82,18 +96,23 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry(), readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
     const pools = new PlannerPools(loader, { now });
     const store = new StrategyStore(state.db);
+    const registry = new Registry();
+    const metrics = new PlannerMetrics(registry);
+    const authorizeSignals: HttpAuthorizer | undefined = createHttpAuth(config, config['planner.host'], 'planner.host');
     const rows = await store.forPlanner(config['planner.strategies'], defaultArbitrageParameters);
     const factories: Partial<Record<Strategy, StrategyFactory>> = {
       arbitrage: (row, ctx) => new ArbitrageStrategy(row.id, row.parameters, ctx.pools, ctx.now),
       grid: (row, ctx) => new GridStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, db: ctx.state.db, now: ctx.now }),
       dca: (row, ctx) => new DcaStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, now: ctx.now }),
+      signal: (row, ctx) =>
+        new SignalStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, now: ctx.now, onDecision: (d) => ctx.metrics.signalDecisions.inc({ action: d.action, reason: d.reason }) }),
       ...options.factories,
     };
     const strategies: PlannerStrategy[] = [];
     for (const row of rows) {
       const factory = factories[row.strategyType];
-      if (factory === undefined) throw new Error(`strategy ${row.strategyType} is not built into this planner`);
-      strategies.push(await factory(row, { pools, state, now }));
+      if (factory === undefined) throw new TpError(ErrorCode.ConfigInvalid, `strategy ${row.strategyType} is not built into this planner`, { context: { setting: 'planner.strategies' } });
+      strategies.push(await factory(row, { pools, state, now, metrics }));
     }
     const failed = await pools.refresh(options.pools);
     for (const [address, reason] of failed) log.warn({ pool: address, reason }, 'monitored pool not read at start');
@@ -107,13 +126,25 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     const stream = `${prefix}${PlatformStream.MarketEvents}`;
     const consumerName = `planner_${config['planner.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
     await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}market.events.*.pool_update`));
-
-    const registry = new Registry();
-    const metrics = new PlannerMetrics(registry);
+    const takesSignals = strategies.some((s) => s.onSignal !== undefined);
+    const signalStream = `${prefix}${PlatformStream.Signals}`;
+    const signalConsumer = `${consumerName}_signals`;
+    if (takesSignals) await ensureConsumer(jsm, platformConsumerSpec(signalStream, signalConsumer, `${prefix}signals.>`));
+    const signalPublisher = new SignalPublisher(nc.jetstream(), prefix);
     const service = new PlannerService({ plannerId: config['planner.id'], strategies, pools, publisher: new OpportunityPublisher(nc.jetstream(), prefix), metrics, store, logger: log.child({ component: 'planner' }), now });
     const dlqMetrics = createDeadLetterMetrics(registry);
     let consumer: DeadLetterConsumer | undefined;
+    let signals: DeadLetterConsumer | undefined;
     let server: Server | undefined;
+
+    /** POST /signals: 202 with where the signal was stored; 400 for a body that is not a TradeSignal. */
+    const postSignal = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      await authorizeSignals?.(req.headers.authorization);
+      const body = await readLimitedBody(req, MAX_SIGNAL_BODY_BYTES);
+      const signal = decodeTradeSignal(body);
+      const stored = await signalPublisher.publish(signal);
+      sendJson(res, 202, { id: signal.id, subject: stored.subject, seq: stored.seq, duplicate: stored.duplicate, taken: takesSignals });
+    };
 
     const app: PlannerApp = {
       service,
@@ -134,9 +165,32 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
             await service.handle(decodeMarketEvent(msg.data), now());
           },
         });
+        if (takesSignals) {
+          signals = await DeadLetterConsumer.start({
+            nc,
+            stream: signalStream,
+            consumer: signalConsumer,
+            metrics: dlqMetrics,
+            subjectRoot: `${prefix}dlq`,
+            ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+            logger: log.child({ component: 'signal-consumer' }),
+            handler: async (msg) => {
+              await service.handleSignal(decodeTradeSignal(msg.data), now());
+            },
+          });
+        }
         service.startMetricsRows(config['planner.metricsInterval']);
-        server = createServer((req, res) => {
+        server = createLimitedServer((req, res) => {
           void (async () => {
+            if (req.url === '/signals') {
+              if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: ErrorCode.MethodNotAllowed, message: 'POST a TradeSignal' } }));
+              return await postSignal(req, res).catch((err: unknown) => {
+                const code = err instanceof TpError ? err.code : ErrorCode.Internal;
+                if (!(err instanceof TpError)) log.error({ err }, 'POST /signals failed');
+                if (!req.complete) res.setHeader('Connection', 'close');
+                sendJson(res, httpStatusOf(code), { error: { code, message: err instanceof TpError ? err.message : 'internal error' } });
+              });
+            }
             if (req.url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
             if (req.url === '/ready') {
               const deps = await state.dependencyStatus();
@@ -145,9 +199,9 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
               return void res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready', bus, dependencies: deps }));
             }
             if (req.url === '/metrics') return void res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
-            res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'TP_ERR_NOT_FOUND', message: `no route ${req.url ?? ''}` } }));
+            sendJson(res, 404, { error: { code: ErrorCode.NotFound, message: `no route ${req.url ?? ''}` } });
           })();
-        });
+        }, DEFAULT_HTTP_LIMITS);
         await new Promise<void>((resolve, reject) => {
           server!.once('error', reject);
           server!.listen(config['planner.port'], config['planner.host'], () => resolve());
@@ -157,6 +211,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
       },
       async close() {
         await consumer?.stop();
+        await signals?.stop();
         await service.close();
         await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
         for (const c of closeAll) await c().catch(() => undefined);
@@ -167,4 +222,9 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     for (const c of closeAll) await c().catch(() => undefined);
     throw err;
   }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }

@@ -92,7 +92,7 @@ describe.each(KV_BACKENDS)('market data from the simulator on the real JetStream
   afterAll(async () => {
     await rpc?.close();
     await kv?.drop();
-    await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS'].map((n) => `${prefix}${n}`));
+    await deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS'].map((n) => `${prefix}${n}`));
     await nc?.close();
     await sim?.close();
   });

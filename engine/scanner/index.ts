@@ -69,5 +69,6 @@ export {
 export { LookupTableCache, type LoadedAddresses } from './lookup-tables.js';
 export { poolStateSubject, type PoolStateUpdateEvent } from './pool-state-event.js';
 export { ScannerHttpServer } from './scanner-http.js';
+export { readLimitedBody } from './pools-request.js';
 export { DEFAULT_SCANNER_HEALTH, ScannerHealth, ScannerHealthStatus, type ScannerHealthReport, type ScannerHealthSettings } from './scanner-health.js';
 export { Scanner, type PoolStateSink } from './scanner.js';
