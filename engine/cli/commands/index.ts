@@ -10,6 +10,7 @@ import { externalQuotesCommand } from './external-quotes.js';
 import { marketScannerCommand } from './market-scanner.js';
 import { migrateCommand } from './migrate.js';
 import { plannerCommand } from './planner.js';
+import { signalSourceCommand } from './signal-source.js';
 import { poolsCommand } from './pools.js';
 import { quoteServiceCommand } from './quote-service.js';
 import { rpcProxyCommand } from './rpc-proxy.js';
@@ -37,6 +38,7 @@ export const COMMANDS: readonly Command[] = [
   quoteServiceCommand,
   rpcProxyCommand,
   scannerCommand,
+  signalSourceCommand,
   simCommand,
   startCommand,
   swapCommand,

@@ -1,0 +1,172 @@
+/**
+ * `tidepool signal-source`: a signal model over the market events, its signals on the bus.
+ *
+ *   start: the platform streams; the durable consumer `signal_source_<id>` on
+ *          market.events.*.pool_update (stream MARKET_EVENTS; a new one starts at the stream's end);
+ *          then the history of the last `signals.warmWindow` up to where that consumer stands is
+ *          replayed through the model without publishing (SignalSource.warm), so a restarted
+ *          source is trusted again as soon as its rebuilt model is, not one warm-up later
+ *   run:   each event once, in stream order, through the model; its signals published on
+ *          signals.<source> (stream SIGNALS, message id = signal id); dead-letter after 5 failures
+ *   HTTP:  GET /health, GET /ready (bus up, consumer running), GET /metrics on signals.port (8087)
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { DeliverPolicy, connect, type NatsConnection } from 'nats';
+import { Registry } from 'prom-client';
+
+import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
+import { DEFAULT_HTTP_LIMITS, duration, int, num, setting, str, type LoadedConfig } from '../config/index.js';
+import { ErrorCode } from '../errors.js';
+import { decodeMarketEvent } from '../messages/index.js';
+import { createLimitedServer, type Logger } from '../obs/index.js';
+import { scannerSchema } from '../scanner/index.js';
+import { SignalPublisher, SignalSource, SignalSourceMetrics, TrendModel, loadSignalModel, type SignalModel } from '../signals/index.js';
+
+export const signalSourceSchema = {
+  'bus.servers': scannerSchema['bus.servers'],
+  ...streamSizeSchema,
+  'metrics.logLevel': scannerSchema['metrics.logLevel'],
+  'signals.model': setting({ description: 'ES module of your own signal model (engine/signals/README.md); empty: the built-in trend model', parse: str(), default: '', env: 'SIGNAL_MODEL', flag: 'model' }),
+  'signals.horizon': setting({ description: 'how far ahead the built-in model predicts (and its signals\' horizon)', parse: duration({ min: 1_000 }), default: 60_000, env: 'SIGNAL_HORIZON', flag: 'horizon' }),
+  'signals.minConfidence': setting({ description: 'least probability the built-in model needs to speak', parse: num({ min: 0.5, max: 1 }), default: 0.55, env: 'SIGNAL_MIN_CONFIDENCE', flag: 'min-confidence' }),
+  'signals.warmWindow': setting({ description: 'market-event history replayed through the model at start, without publishing', parse: duration(), default: 2 * 3_600_000, env: 'SIGNAL_WARM_WINDOW', flag: 'warm-window' }),
+  'signals.id': setting({ description: 'source id: the durable consumer signal_source_<id>', parse: str({ nonEmpty: true }), default: 'trend', env: 'SIGNAL_SOURCE_ID', flag: 'source-id' }),
+  'signals.host': setting({ description: 'bind address of the probes and /metrics', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'SIGNAL_SOURCE_HOST', flag: 'host' }),
+  'signals.port': setting({ description: 'HTTP port: /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8087, env: 'SIGNAL_SOURCE_PORT', flag: 'port' }),
+  'signals.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'SIGNAL_SOURCE_SUBJECT_PREFIX', flag: 'subject-prefix' }),
+};
+export type SignalSourceConfig = { [K in keyof typeof signalSourceSchema]: ReturnType<(typeof signalSourceSchema)[K]['parse']> };
+
+export interface SignalSourceAppOptions {
+  logger: Logger;
+  /** Wall clock of the warm window; default Date.now. */
+  now?: () => number;
+  retryDelayMs?: number;
+}
+
+export interface SignalSourceApp {
+  readonly model: SignalModel;
+  readonly source: SignalSource;
+  readonly registry: Registry;
+  /** Events observed without publishing at start. */
+  readonly warmed: number;
+  start(): Promise<{ http: string }>;
+  close(): Promise<void>;
+}
+
+export async function createSignalSourceApp(loaded: LoadedConfig<typeof signalSourceSchema>, options: SignalSourceAppOptions): Promise<SignalSourceApp> {
+  const config = loaded.values as SignalSourceConfig;
+  const log = options.logger;
+  const now = options.now ?? Date.now;
+  const prefix = config['signals.subjectPrefix'];
+  const modelOptions = { horizonMs: config['signals.horizon'], minConfidence: config['signals.minConfidence'] };
+  const model = config['signals.model'] === '' ? new TrendModel(modelOptions) : await loadSignalModel(config['signals.model'], modelOptions);
+  const registry = new Registry();
+  const closeAll: (() => Promise<unknown>)[] = [];
+  try {
+    const nc: NatsConnection = await connect({ servers: [...config['bus.servers']], name: `tidepool-signal-source-${config['signals.id']}`, maxReconnectAttempts: -1 });
+    closeAll.unshift(() => nc.drain().catch(() => nc.close()));
+    const jsm = await nc.jetstreamManager();
+    const maxBytesScale = config['bus.streamMaxBytesScale'];
+    await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
+    await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
+    const stream = `${prefix}${PlatformStream.MarketEvents}`;
+    const filter = `${prefix}market.events.*.pool_update`;
+    const consumerName = `signal_source_${config['signals.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    const info = await ensureConsumer(jsm, { ...platformConsumerSpec(stream, consumerName, filter), deliverPolicy: 'new' });
+
+    const source = new SignalSource({ model, publisher: new SignalPublisher(nc.jetstream(), prefix), metrics: new SignalSourceMetrics(registry, model), logger: log.child({ component: 'signal-source' }) });
+    // Where the consumer stands: a new one (nothing delivered yet) at the stream's end when it was
+    // made; one that has delivered, at its ack floor (what is past it will be delivered again).
+    const until = info.delivered.consumer_seq === 0 ? info.delivered.stream_seq : info.ack_floor.stream_seq;
+    const warmed = await warm(nc, stream, filter, until, now() - config['signals.warmWindow'], source, log);
+    const dlqMetrics = createDeadLetterMetrics(registry);
+    let consumer: DeadLetterConsumer | undefined;
+    let server: Server | undefined;
+
+    return {
+      model,
+      source,
+      registry,
+      warmed,
+      async start() {
+        consumer = await DeadLetterConsumer.start({
+          nc,
+          stream,
+          consumer: consumerName,
+          metrics: dlqMetrics,
+          subjectRoot: `${prefix}dlq`,
+          ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+          logger: log.child({ component: 'consumer' }),
+          handler: async (msg) => {
+            await source.handle(decodeMarketEvent(msg.data), msg.seq);
+          },
+        });
+        server = createLimitedServer((req, res) => {
+          void (async () => {
+            const json = { 'content-type': 'application/json' };
+            if (req.url === '/health') return void res.writeHead(200, json).end(JSON.stringify({ status: 'ok', source: model.source, warmed }));
+            if (req.url === '/ready') {
+              const ok = !nc.isClosed() && consumer !== undefined;
+              return void res.writeHead(ok ? 200 : 503, json).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready', bus: !nc.isClosed() }));
+            }
+            if (req.url === '/metrics') return void res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
+            res.writeHead(404, json).end(JSON.stringify({ error: { code: ErrorCode.NotFound, message: `no route ${req.url ?? ''}` } }));
+          })();
+        }, DEFAULT_HTTP_LIMITS);
+        await new Promise<void>((resolve, reject) => {
+          server!.once('error', reject);
+          server!.listen(config['signals.port'], config['signals.host'], () => resolve());
+        });
+        return { http: `http://${config['signals.host']}:${(server.address() as AddressInfo).port}` };
+      },
+      async close() {
+        await consumer?.stop();
+        await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+        for (const c of closeAll) await c().catch(() => undefined);
+      },
+    };
+  } catch (err) {
+    for (const c of closeAll) await c().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * The pool updates of `stream` since `sinceMs`, up to stream sequence `until` (where the durable
+ * consumer stands: it takes the rest), through the model without publishing. Returns how many.
+ */
+async function warm(nc: NatsConnection, stream: string, filter: string, until: number, sinceMs: number, source: SignalSource, log: Logger): Promise<number> {
+  if (until === 0) return 0;
+  const consumer = await nc.jetstream().consumers.get(stream, { filterSubjects: filter, deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(Math.max(0, sinceMs)).toISOString() });
+  if ((await consumer.info()).num_pending === 0) return 0;
+  const messages = await consumer.consume({ max_messages: 512 });
+  let warmed = 0;
+  // The stream's last message says pending 0; should it never come, stop when nothing arrives.
+  let idle: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    if (idle !== undefined) clearTimeout(idle);
+    idle = setTimeout(() => messages.stop(), 2000);
+  };
+  arm();
+  try {
+    for await (const msg of messages) {
+      if (msg.seq > until) break;
+      try {
+        source.warm(decodeMarketEvent(msg.data), msg.seq);
+        warmed++;
+      } catch (err) {
+        log.warn({ seq: msg.seq, err: (err as Error).message }, 'market event skipped while warming the model');
+      }
+      if (msg.seq === until || msg.info.pending === 0) break;
+      arm();
+    }
+  } finally {
+    if (idle !== undefined) clearTimeout(idle);
+    messages.stop();
+  }
+  log.info({ warmed, until }, 'signal model warmed on the stream history');
+  return warmed;
+}
