@@ -19,6 +19,8 @@
 #              EXECUTOR_MODE=real: real transactions (bundles to the simulator's block engine :8890,
 #              direct sends through the rpc proxy), signed by the worker wallets of DATABASE_URL
 #              (set it, and TIDEPOOL_WALLET_PASSPHRASE; add wallets with `tidepool wallets`)
+#   wallets    with DATABASE_URL and REDIS_URL set: `tidepool wallets serve`, balance syncs (and
+#              rebalancing with TIDEPOOL_WALLET_PASSPHRASE) on its own; /health /ready /metrics :8089
 # Ctrl-C (or SIGTERM) stops them all. Extra environment (LOG_LEVEL, BUS_CONSUMER_NAME, ...) passes through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,7 +84,16 @@ BUS_SERVERS="$nats_url" RPC_ENDPOINTS="$rpc" BLOCK_ENGINE_URL=http://127.0.0.1:8
   TIDEPOOL_DATA_DIR="${TIDEPOOL_DATA_DIR:-memory}" "${tidepool[@]}" executor &
 pids+=($!)
 
-echo "run-split: simulator, rpc proxy, scanner, quote service, external quote service, aggregator, market scanner, planner and executor ($executor_mode) running; Ctrl-C stops them" >&2
+wallets="not started (set DATABASE_URL and REDIS_URL)"
+if [ -n "${DATABASE_URL:-}" ] && [ -n "${REDIS_URL:-}" ]; then
+  rebalance=false
+  [ -z "${TIDEPOOL_WALLET_PASSPHRASE:-}" ] || rebalance=true
+  RPC_URL=http://127.0.0.1:8899 WALLETS_PORT=8089 WALLETS_REBALANCE="$rebalance" "${tidepool[@]}" wallets serve &
+  pids+=($!)
+  wallets="running (rebalancing: $rebalance)"
+fi
+
+echo "run-split: simulator, rpc proxy, scanner, quote service, external quote service, aggregator, market scanner, planner and executor ($executor_mode) running; wallet service $wallets; Ctrl-C stops them" >&2
 echo "  nats sub 'trade.opportunities.>'      # opportunities as the planner publishes them" >&2
 echo "  nats sub 'execution.orders.>'         # the executor's results (status paper in paper mode)" >&2
 echo "  curl -s http://127.0.0.1:8085/stats   # the executor: trades, skips, the last results" >&2

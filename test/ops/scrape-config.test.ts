@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 
 import { executorSchema } from '../../engine/app/executor-app.js';
 import { plannerSchema } from '../../engine/app/planner-app.js';
+import { walletServiceSchema } from '../../engine/app/wallet-service-app.js';
 import { startSchema } from '../../engine/app/start-config.js';
 import { scannerServiceSchema } from '../../engine/app/scanner-app.js';
 import { aggregatorSchema } from '../../engine/aggregator/aggregator-config.js';
@@ -52,6 +53,7 @@ describe('Prometheus scrape configurations', () => {
       'rpc-proxy': { targets: [d(rpcProxySchema, 'port')], path: '/rpc/metrics' },
       planner: { targets: [d(plannerSchema, 'planner.port')], path: '/metrics' },
       executor: { targets: [d(executorSchema, 'executor.port')], path: '/metrics' },
+      wallets: { targets: [d(walletServiceSchema, 'wallets.port')], path: '/metrics' },
     });
     expect(String(aggregatorSchema.httpPort.default)).not.toBe('');
   });

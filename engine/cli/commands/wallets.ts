@@ -1,3 +1,4 @@
+import { createWalletServiceApp, walletServiceSchema, type WalletServiceConfig } from '../../app/index.js';
 import { base58 } from '../../chain/index.js';
 import { loadConfig } from '../../config/index.js';
 import { parseCommandLine, type CommandOption } from '../../config/index.js';
@@ -7,10 +8,10 @@ import { ChainClient } from '../../rpc/index.js';
 import { databaseSchema, redisSchema, walletSchema, openPlatformState } from '../../state/index.js';
 
 import { NATIVE_SOL, Rebalancer, WalletManager, WalletPassphrase, parseTier, type Balances, type RebalanceResult, type WalletRecord } from '../../wallets/index.js';
-import { settingsHelp } from '../service-command.js';
+import { serveUntilSignal, settingsHelp, startOrClose } from '../service-command.js';
 import { toJson, type CliIo, type Command } from '../command.js';
 
-const schema = { ...databaseSchema, ...redisSchema, ...walletSchema };
+const schema = { ...databaseSchema, ...redisSchema, ...walletSchema, ...walletServiceSchema };
 
 const OPTIONS: Record<string, CommandOption> = {
   config: { type: 'string', description: 'config file' },
@@ -41,6 +42,13 @@ Actions:
   rebalance [--dry-run] [--json]                       a worker below 50% of an expected balance is
                                                        topped up by the difference from the treasure;
                                                        above 150% it returns the excess
+  serve                                                the wallet service: sync every --sync-interval,
+                                                       rebalance every --rebalance-interval (--rebalance
+                                                       false: sync only), wallet_* metrics, /health,
+                                                       /ready, /metrics on --port (8089), the
+                                                       system:health:wallets heartbeat. It needs
+                                                       DATABASE_URL and REDIS_URL (state shared with the
+                                                       executors) unless --single-instance
 
 Transfers are real signed transactions, each recorded in wallet_transactions; a run first settles
 the transfers an interrupted run left open, so nothing is paid twice.
@@ -135,8 +143,16 @@ export const walletsCommand: Command = {
   async run(argv, io) {
     const { flags, options, positionals } = parseCommandLine(argv, schema, OPTIONS);
     const action = positionals[0];
-    if (positionals.length !== 1) throw new TpError(ErrorCode.Usage, 'expected one action: create, import, list, set-expected, sync or rebalance');
+    if (positionals.length !== 1) throw new TpError(ErrorCode.Usage, 'expected one action: create, import, list, set-expected, sync, rebalance or serve');
     const { values } = loadConfig(schema, { flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
+    if (action === 'serve') {
+      const logger = createLogger({ name: 'wallets', level: io.env.LOG_LEVEL });
+      const app = await createWalletServiceApp(values as WalletServiceConfig, { logger });
+      const endpoints = await startOrClose(app);
+      logger.info({ endpoints, rebalance: values['wallets.rebalance'], singleInstance: values['wallets.singleInstance'] }, 'wallet service started');
+      io.stderr.write(`tidepool wallets serve is running (${values['wallets.rebalance'] ? 'sync and rebalance' : 'sync only'}):\n  probes, metrics   ${endpoints.http}/health  ${endpoints.http}/ready  ${endpoints.http}/metrics\n`);
+      return serveUntilSignal(logger, 'wallet service', () => app.close());
+    }
     const json = options.json === true;
     const str = (name: string): string | undefined => (typeof options[name] === 'string' ? (options[name] as string) : undefined);
     const need = (name: string): string => {
@@ -166,7 +182,7 @@ export const walletsCommand: Command = {
       case 'rebalance':
         break;
       default:
-        throw new TpError(ErrorCode.Usage, `unknown action ${JSON.stringify(action)}: expected create, import, list, set-expected, sync or rebalance`);
+        throw new TpError(ErrorCode.Usage, `unknown action ${JSON.stringify(action)}: expected create, import, list, set-expected, sync, rebalance or serve`);
     }
     const state = await openPlatformState(values);
     const chain = action === 'sync' || action === 'rebalance' ? new ChainClient({ url: values['rpc.url'] }) : undefined;
