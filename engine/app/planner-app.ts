@@ -25,7 +25,7 @@ import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureCons
 import { DEFAULT_HTTP_LIMITS, setting, type LoadedConfig } from '../config/index.js';
 import { duration, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
-import { httpStatusOf } from '../error-status.js';
+import { clientErrorOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { createLimitedServer, type Logger } from '../obs/index.js';
 import { ArbitrageStrategy, DcaStrategy, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
@@ -185,10 +185,10 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
             if (req.url === '/signals') {
               if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: ErrorCode.MethodNotAllowed, message: 'POST a TradeSignal' } }));
               return await postSignal(req, res).catch((err: unknown) => {
-                const code = err instanceof TpError ? err.code : ErrorCode.Internal;
-                if (!(err instanceof TpError)) log.error({ err }, 'POST /signals failed');
+                const failure = err instanceof TpError ? clientErrorOf(err.code, err.message) : clientErrorOf(ErrorCode.Internal, 'internal error');
+                if (failure.code === ErrorCode.Internal) log.error({ err }, 'POST /signals failed');
                 if (!req.complete) res.setHeader('Connection', 'close');
-                sendJson(res, httpStatusOf(code), { error: { code, message: err instanceof TpError ? err.message : 'internal error' } });
+                sendJson(res, failure.http, { error: { code: failure.code, message: failure.message } });
               });
             }
             if (req.url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
