@@ -96,6 +96,46 @@ describe('WS /rpc/ws', () => {
     expect((await b.notification(idB, 'b still notified')).params.subscription).toBe(idB);
   });
 
+  it('one client leaving never ends another\'s equivalent subscription: params omitted or [], written in another order, or filled with the node\'s defaults', async () => {
+    const { nodes, ws } = await cluster(1);
+    const node = nodes[0]!;
+    const a = await client(ws);
+    const b = await client(ws);
+    // slotSubscribe without params and with []: one subscription to the node.
+    const slotA = (await a.request(call('slotSubscribe', undefined, 1))).result as number;
+    const slotB = (await b.request(call('slotSubscribe', [], 2))).result as number;
+    await eventually(() => node.subscriptions === 1, 'one slot subscription on the node');
+    sim.chain.advanceSlot(1);
+    await a.notification(slotA, 'a slot notification for a');
+    await b.notification(slotB, 'a slot notification for b');
+
+    // accountSubscribe: keys in another order (the same JSON), and the node's default encoding
+    // written out (another JSON, the same subscription to the node: it answers the same id).
+    const trader = sim.chain.genesis.actors.traders[3]!.keypair.address;
+    const accA = (await a.request(call('accountSubscribe', [trader, { commitment: 'processed', encoding: 'base64' }], 3))).result as number;
+    const accB = (await b.request(call('accountSubscribe', [trader, { encoding: 'base64', commitment: 'processed' }], 4))).result as number;
+    const accC = (await b.request(call('accountSubscribe', [trader, { commitment: 'processed' }], 5))).result as number;
+    const accD = (await a.request(call('accountSubscribe', [trader, { commitment: 'processed', encoding: 'binary' }], 6))).result as number;
+    await eventually(() => node.subscriptions === 3, 'slot, base64 and binary account subscriptions on the node');
+
+    // b leaves: a keeps every notification, and the node keeps the subscriptions a holds.
+    b.close();
+    await eventually(() => node.subscriptions === 3, 'nothing unsubscribed that a holds');
+    const url = node.rpc;
+    await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call('sendTransaction', [transferTx(sim, 'equivalent', 1_000n, 0, 3), { encoding: 'base64' }])) });
+    sim.chain.advanceSlot(1);
+    await a.notification(slotA, 'a still gets slots');
+    expect((await a.notification(accA, 'a still gets the base64 account')).params.result.value.data[1]).toBe('base64');
+    expect((await a.notification(accD, 'a still gets the binary account')).params.subscription).toBe(accD);
+    expect([accB, accC]).toHaveLength(2);
+
+    // a's own unsubscribe of one of two merged holders keeps the other; the last one releases it.
+    expect(await a.request(call('slotUnsubscribe', [slotA], 7))).toMatchObject({ result: true });
+    expect(await a.request(call('accountUnsubscribe', [accA], 8))).toMatchObject({ result: true });
+    expect(await a.request(call('accountUnsubscribe', [accD], 9))).toMatchObject({ result: true });
+    await eventually(() => node.subscriptions === 0, 'every upstream subscription released');
+  });
+
   it('signature subscriptions end after their notification', async () => {
     const { ws } = await cluster(2);
     const c = await client(ws);

@@ -7,15 +7,18 @@ import { subscriptionKind } from './rpc-methods.js';
 import { NO_ENDPOINT, type RpcProxyMetrics } from './rpc-proxy-metrics.js';
 import type { UpstreamEndpoint } from './upstream-endpoint.js';
 import { ConnectionLost, UpstreamPubsub, type CallAnswer } from './upstream-pubsub.js';
+import { subscriptionKey } from './subscription-key.js';
 
 /**
  * The WebSocket subscriptions of /rpc/ws, held on healthy upstreams.
  *
  * A client subscription gets its id from the proxy (from 1, unique in the proxy), not from the
  * node: it is placed on an endpoint in rotation (round robin) through the proxy's one PubSub
- * connection to that endpoint, and keeps its id wherever it lives later. Identical subscriptions
- * (same method and params bytes) share one upstream subscription, as a node shares them: a new
- * one joins an existing one wherever it lives. Each notification is relayed to every holder with
+ * connection to that endpoint, and keeps its id wherever it lives later. Equivalent subscriptions
+ * share one upstream subscription, as a node shares them: the same method and params as JSON values
+ * (subscription-key.ts) join an existing one wherever it lives, and two the node answers with the
+ * same id on one connection (defaults it fills in) become one, with every holder counted, so one
+ * client leaving never ends another's. Each notification is relayed to every holder with
  * the holder's id written in; nothing else of it changes.
  *
  * When an upstream fails (its connection closes, errors, stops answering pings or a subscribe, or
@@ -157,7 +160,7 @@ export class SubscriptionHub {
       return errorReply(JsonRpcErrorCode.InvalidRequest, `Invalid request: at most ${MAX_SUBSCRIPTIONS_PER_CLIENT} subscriptions per connection`, call.id);
     }
     const params = call.params;
-    const key = `${call.method}\u0000${params === null ? '' : Buffer.from(params).toString('utf8')}`;
+    const key = subscriptionKey(call.method, params);
     const sub = new ClientSub(this.nextId++, client, key, call.method, params);
     let placed: UpstreamSub;
     try {
@@ -227,7 +230,12 @@ export class SubscriptionHub {
         created.confirmed.then(
           () => {
             // Whoever waits for it attaches its holders, or releases it when they have gone.
-            if (!conn.isLost) st.byId.set(created.upstreamId!, created);
+            if (conn.isLost) return;
+            // The node already gave this id to another subscription of ours: to the node they are
+            // one, so they are one here too (its holders, its key aliased).
+            const same = st.byId.get(created.upstreamId!);
+            if (same === undefined) st.byId.set(created.upstreamId!, created);
+            else st.byKey.set(key, same);
           },
           () => {
             if (st.byKey.get(key) === created) st.byKey.delete(key);
@@ -237,7 +245,7 @@ export class SubscriptionHub {
       try {
         await us.confirmed;
         if (conn.isLost) throw new ConnectionLost(`${e.name}: PubSub connection lost`);
-        return us;
+        return st.byId.get(us.upstreamId!) ?? us;
       } catch (err) {
         if (err instanceof Rejected) throw err;
         last = err as Error;
@@ -273,7 +281,7 @@ export class SubscriptionHub {
     if (endsSubscription(bytes, n)) {
       // The node has dropped it: so do the proxy and its holders.
       st.byId.delete(n.subscription);
-      st.byKey.delete(us.key);
+      deleteKeysOf(st, us);
       for (const holder of us.holders) {
         if (holder.live) holder.client.subs.delete(holder.id);
         holder.upstream = null;
@@ -289,7 +297,8 @@ export class SubscriptionHub {
     this.state.delete(conn);
     if (st === undefined) return;
     let moved = 0;
-    for (const us of st.byKey.values()) {
+    // A merged subscription is under several keys: move it once.
+    for (const us of new Set(st.byKey.values())) {
       const holders = [...us.holders].filter((h) => h.live);
       us.holders.clear();
       for (const h of holders) h.upstream = null;
@@ -342,12 +351,17 @@ export class SubscriptionHub {
   private releaseIfUnheld(us: UpstreamSub): void {
     if (us.holders.size > 0 || us.upstreamId === null) return;
     const st = this.state.get(us.conn);
-    if (st === undefined || st.byKey.get(us.key) !== us) return;
-    st.byKey.delete(us.key);
+    if (st === undefined || st.byId.get(us.upstreamId) !== us) return;
+    deleteKeysOf(st, us);
     st.byId.delete(us.upstreamId);
     const kind = subscriptionKind(us.method);
     if (kind !== null) us.conn.notify(`${kind}Unsubscribe`, `[${us.upstreamId}]`);
   }
+}
+
+/** Every key under which `us` is found (its own, and those merged into it). */
+function deleteKeysOf(st: ConnState, us: UpstreamSub): void {
+  for (const [key, value] of st.byKey) if (value === us) st.byKey.delete(key);
 }
 
 const RESULT_HEAD = Buffer.from('{"jsonrpc":"2.0","result":');
