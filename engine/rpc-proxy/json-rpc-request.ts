@@ -103,8 +103,12 @@ function readCall(value: unknown, bytes: Buffer, span: Span): RpcCall | Buffer {
   return errorReply(JsonRpcErrorCode.InvalidRequest, `Invalid request: ${why}`, id);
 }
 
-/** Reads a request body; never throws. */
-export function parseRequest(bytes: Buffer): ParsedRequest {
+/**
+ * Reads a request body; never throws. A batch of more than `maxBatchItems` calls is answered with
+ * one Invalid Request error (id null) and none of its calls is read further: a cheap request must
+ * not buy one error object per item.
+ */
+export function parseRequest(bytes: Buffer, maxBatchItems = Number.MAX_SAFE_INTEGER): ParsedRequest {
   let value: unknown;
   try {
     value = JSON.parse(utf8.decode(bytes));
@@ -116,6 +120,9 @@ export function parseRequest(bytes: Buffer): ParsedRequest {
     return call instanceof RpcCall ? { kind: 'call', call } : { kind: 'reply', reply: call };
   }
   if (value.length === 0) return { kind: 'reply', reply: EMPTY_BATCH_REPLY };
+  if (value.length > maxBatchItems) {
+    return { kind: 'reply', reply: errorReply(JsonRpcErrorCode.InvalidRequest, `Invalid request: a batch holds at most ${maxBatchItems} calls; this one holds ${value.length}`, null) };
+  }
   const spans = arrayItems(bytes, 0, bytes.length);
   // JSON.parse took the text, so the scanner finds the same items; anything else is a bug of ours.
   if (spans === null || spans.length !== value.length) throw new Error('json-scan disagrees with JSON.parse on a batch');

@@ -21,6 +21,8 @@ export const DEFAULT_MAX_SLOT_LAG = 10;
 export const DEFAULT_FAILURE_THRESHOLD = 3;
 /** A Solana node's own request body limit (`MAX_REQUEST_BODY_SIZE`): what passes the proxy passes the node. */
 export const DEFAULT_MAX_BODY_BYTES = 50 * 1024;
+/** Calls one batch may hold (as RPC providers bound them): a larger batch is refused with one error. */
+export const DEFAULT_MAX_BATCH_ITEMS = 100;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 /** Endpoints are told apart by a bit each in a 32-bit mask on the request path. */
 export const MAX_ENDPOINTS = 32;
@@ -78,6 +80,7 @@ export const rpcProxySchema = {
   max_slot_lag: setting({ description: 'slots an endpoint may be behind the best endpoint before it is taken out of rotation', parse: int({ min: 0, max: 1_000_000 }), default: DEFAULT_MAX_SLOT_LAG, env: 'RPC_PROXY_MAX_SLOT_LAG', flag: 'max-slot-lag' }),
   failure_threshold: setting({ description: 'consecutive failed requests (network error, timeout, 5xx) that take an endpoint out before its next health check', parse: int({ min: 1, max: 1000 }), default: DEFAULT_FAILURE_THRESHOLD, env: 'RPC_PROXY_FAILURE_THRESHOLD', flag: 'failure-threshold' }),
   max_body_bytes: setting({ description: 'largest request body (POST /rpc) and WebSocket message accepted', parse: int({ min: 256, max: 64 * 1024 * 1024 }), default: DEFAULT_MAX_BODY_BYTES, env: 'RPC_PROXY_MAX_BODY_BYTES', flag: 'max-body-bytes' }),
+  max_batch_items: setting({ description: 'calls one JSON-RPC batch may hold; a larger batch is answered with one error, none of its calls sent', parse: int({ min: 1, max: 100_000 }), default: DEFAULT_MAX_BATCH_ITEMS, env: 'RPC_PROXY_MAX_BATCH_ITEMS', flag: 'max-batch-items' }),
   host: setting({ description: 'bind address', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'RPC_PROXY_HOST', flag: 'host' }),
   port: setting({ description: 'port of /rpc, /rpc/ws, /rpc/health, /rpc/metrics, /health, /ready', parse: port(), default: DEFAULT_RPC_PROXY_PORT, env: 'RPC_PROXY_PORT', flag: 'port' }),
   shutdown_timeout: setting({ description: 'on SIGTERM, how long requests in flight may take to finish', parse: duration(), default: DEFAULT_SHUTDOWN_TIMEOUT_MS, env: 'RPC_PROXY_SHUTDOWN_TIMEOUT', flag: 'shutdown-timeout' }),

@@ -61,3 +61,19 @@ describe('RPC proxy uWS port: idle and slow connections', () => {
     expect(slowloris).toBe('');
   }, 30_000);
 });
+
+describe('RPC proxy: batches', () => {
+  const post = async (body: unknown): Promise<unknown> => {
+    const res = await fetch(`http://127.0.0.1:${port}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return res.json();
+  };
+
+  it('refuses a batch of more than 100 calls with one error, reading none of them; takes 100', async () => {
+    const invalid = new Array<number>(25_000).fill(1); // 50 KB: each item an invalid call
+    expect(await post(invalid)).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request: a batch holds at most 100 calls; this one holds 25000' }, id: null });
+    const calls = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'getSlot' }));
+    const replies = (await post(calls)) as { id: number; result?: number }[];
+    expect(replies).toHaveLength(100);
+    expect(replies.every((r) => typeof r.result === 'number')).toBe(true);
+  });
+});

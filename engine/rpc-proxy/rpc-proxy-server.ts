@@ -24,6 +24,7 @@ import type { CallRouter, ProxyAnswer } from './call-router.js';
 import { replyKind } from './json-scan.js';
 import { parseRequest, type RpcCall } from './json-rpc-request.js';
 import { JsonRpcErrorCode, errorReply } from './proxy-errors.js';
+import { DEFAULT_MAX_BATCH_ITEMS } from './rpc-proxy-config.js';
 import { isSubscribeMethod, isUnsubscribeMethod, methodLabel } from './rpc-methods.js';
 import { ErrorKind, NO_ENDPOINT, type RpcProxyMetrics } from './rpc-proxy-metrics.js';
 import type { SubscriptionHub, WsClient } from './subscription-hub.js';
@@ -69,6 +70,8 @@ const MAX_WS_BACKPRESSURE = 16 * 1024 * 1024;
 export interface RpcProxyServerOptions {
   host: string;
   maxBodyBytes: number;
+  /** Calls a batch may hold; default DEFAULT_MAX_BATCH_ITEMS. */
+  maxBatchItems?: number;
   router: CallRouter;
   hub: SubscriptionHub;
   metrics: RpcProxyMetrics;
@@ -124,6 +127,7 @@ interface SocketData {
 
 export class RpcProxyServer {
   readonly maxBodyBytes: number;
+  readonly maxBatchItems: number;
   private readonly app: uws.TemplatedApp;
   private readonly options: RpcProxyServerOptions;
   private readonly router: CallRouter;
@@ -142,6 +146,7 @@ export class RpcProxyServer {
   constructor(options: RpcProxyServerOptions) {
     this.options = options;
     this.maxBodyBytes = options.maxBodyBytes;
+    this.maxBatchItems = options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS;
     this.router = options.router;
     this.hub = options.hub;
     this.metrics = options.metrics;
@@ -291,7 +296,7 @@ export class RpcProxyServer {
   }
 
   private answerHttp(body: Buffer, started: number): Promise<ProxyAnswer> | ProxyAnswer {
-    const parsed = parseRequest(body);
+    const parsed = parseRequest(body, this.maxBatchItems);
     if (parsed.kind === 'reply') {
       this.refused(parsed.reply, 'http');
       return { status: 200, body: parsed.reply, contentType: JSON_TYPE };
@@ -399,7 +404,7 @@ export class RpcProxyServer {
     const fail = (err: unknown): void => send(this.internalError(err).body);
     let parsed;
     try {
-      parsed = parseRequest(bytes);
+      parsed = parseRequest(bytes, this.maxBatchItems);
     } catch (err) {
       fail(err);
       return;

@@ -145,6 +145,7 @@ export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions 
   const server = new RpcProxyServer({
     host: config.host,
     maxBodyBytes: config.max_body_bytes,
+    maxBatchItems: config.max_batch_items,
     router,
     hub: theHub,
     metrics,
