@@ -65,7 +65,10 @@ describe('rpc proxy settings', () => {
     expect(message).not.toContain('SECRETKEY');
     expect(failure(() => load(['--endpoints', 'http://a:1,http://a:1']))).toContain('item 1 is listed twice');
     expect(failure(() => load(['--endpoints', 'http://a:1,http://b:1', '--ws-endpoints', 'ws://a:2']))).toContain('ws_endpoints: 1 URLs for 2 endpoints');
-    expect(failure(() => load(['--endpoints', 'http://user:pw@a:1']))).toContain('credentials');
+    // Paid providers put the key in the user info or the query: both are taken (the user info is
+    // sent as Basic auth, rpc-proxy-secrets.test.ts), and never echoed.
+    expect(load(['--endpoints', 'http://user:pw@a:1/?api-key=K']).endpoints).toEqual(['http://user:pw@a:1/?api-key=K']);
+    expect(failure(() => load(['--endpoints', 'http://user:pw@a:1/?api-key=K,nope']))).not.toMatch(/pw|api-key=K/);
   });
 
   it('derive the PubSub URL as Solana clients do', () => {

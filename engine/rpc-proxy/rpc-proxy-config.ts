@@ -47,7 +47,6 @@ function endpointList(protocols: readonly string[], min: number): SettingParser<
         throw new SettingIssue(`item ${i} is not a URL`);
       }
       if (!protocols.includes(url.protocol)) throw new SettingIssue(`item ${i} is not a ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL`);
-      if (url.username !== '' || url.password !== '') throw new SettingIssue(`item ${i}: credentials in the URL are not supported (use a key in the path or query)`);
       const href = url.href;
       if (seen.has(href)) throw new SettingIssue(`item ${i} is listed twice`);
       seen.add(href);
