@@ -43,7 +43,7 @@ const LAYERS = {
   state: ['chain', 'obs', 'config', 'common', 'quote'],
   trading: ['chain', 'dex', 'lending', 'pools', 'cache', 'messages'],
   wallets: ['chain', 'rpc', 'obs', 'config', 'state'],
-  'rpc-proxy': ['chain', 'rpc', 'obs', 'config', 'common'],
+  'rpc-proxy': ['chain', 'rpc', 'obs', 'config', 'common', 'auth'],
   market: ['chain', 'dex', 'rpc', 'pools', 'scanner', 'obs', 'config', 'common', 'messages', 'state', 'rpc-proxy'],
   planner: ['chain', 'dex', 'lending', 'rpc', 'pools', 'cache', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'market', 'wallets'],
   executor: ['chain', 'dex', 'lending', 'rpc', 'pools', 'scanner', 'cache', 'obs', 'config', 'common', 'messages', 'state', 'trading', 'wallets'],

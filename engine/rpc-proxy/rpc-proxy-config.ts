@@ -4,9 +4,11 @@
  * keys in a config file are the spec's names. The rest are ours, named the same way. Precedence and
  * error reporting are the shared loader's (flag > environment variable > config file > default).
  */
-import { duration, int, loadConfig, oneOf, port, setting, SettingIssue, str, type ConfigValues, type LoadedConfig, type LoadOptions, type SettingParser } from '../config/index.js';
+import { authSchema } from '../auth/index.js';
+import { duration, int, loadConfig, oneOf, port, setting, SettingIssue, str, uniqueList, type ConfigValues, type LoadedConfig, type LoadOptions, type SettingParser } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
+import { proxyAuthIssues } from './client-auth.js';
 
 /** docs/architecture.md's port of the RPC proxy (spec 03 gives its paths, not a port). */
 export const DEFAULT_RPC_PROXY_PORT = 8083;
@@ -84,6 +86,9 @@ export const rpcProxySchema = {
   port: setting({ description: 'port of /rpc, /rpc/ws, /rpc/health, /rpc/metrics, /health, /ready', parse: port(), default: DEFAULT_RPC_PROXY_PORT, env: 'RPC_PROXY_PORT', flag: 'port' }),
   shutdown_timeout: setting({ description: 'on SIGTERM, how long requests in flight may take to finish', parse: duration(), default: DEFAULT_SHUTDOWN_TIMEOUT_MS, env: 'RPC_PROXY_SHUTDOWN_TIMEOUT', flag: 'shutdown-timeout' }),
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
+  // Who may call POST /rpc and /rpc/ws (client-auth.ts): on by itself off loopback.
+  ...authSchema,
+  'auth.apiKeys': setting({ description: 'API keys callers may present (x-api-key header or api-key query parameter) instead of a JWT; comma-separated', parse: uniqueList(str({ nonEmpty: true })), default: [] as string[], env: 'RPC_PROXY_API_KEYS', flag: 'api-keys', secret: true }),
 };
 
 export type RpcProxyConfig = ConfigValues<typeof rpcProxySchema>;
@@ -112,6 +117,7 @@ export function loadRpcProxyConfig(options: LoadOptions = {}): LoadedConfig<type
   if (v.ws_endpoints.length > 0 && v.ws_endpoints.length !== v.endpoints.length) {
     issues.push(`ws_endpoints: ${v.ws_endpoints.length} URLs for ${v.endpoints.length} endpoints; give one per endpoint, in the same order, or none`);
   }
+  issues.push(...proxyAuthIssues(v, v.host));
   if (issues.length > 0) {
     throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });
   }

@@ -44,6 +44,8 @@ export const ErrorKind = {
   InvalidRequest: 'invalid_request',
   TooLarge: 'too_large',
   ShuttingDown: 'shutting_down',
+  /** A caller without a valid JWT or API key (auth on). */
+  Unauthenticated: 'unauthenticated',
 } as const;
 export type ErrorKind = (typeof ErrorKind)[keyof typeof ErrorKind];
 

@@ -28,6 +28,7 @@ import { DEFAULT_MAX_BATCH_ITEMS } from './rpc-proxy-config.js';
 import { isSubscribeMethod, isUnsubscribeMethod, methodLabel } from './rpc-methods.js';
 import { ErrorKind, NO_ENDPOINT, type RpcProxyMetrics } from './rpc-proxy-metrics.js';
 import type { SubscriptionHub, WsClient } from './subscription-hub.js';
+import type { Credentials, ProxyAuthorizer } from './client-auth.js';
 
 export const RpcProxyPath = {
   Rpc: '/rpc',
@@ -72,6 +73,8 @@ export interface RpcProxyServerOptions {
   maxBodyBytes: number;
   /** Calls a batch may hold; default DEFAULT_MAX_BATCH_ITEMS. */
   maxBatchItems?: number;
+  /** Who may call /rpc and /rpc/ws (client-auth.ts); absent: anyone (auth off). */
+  authorize?: ProxyAuthorizer;
   router: CallRouter;
   hub: SubscriptionHub;
   metrics: RpcProxyMetrics;
@@ -85,6 +88,8 @@ export interface RpcProxyServerOptions {
 class PendingPost {
   aborted = false;
   refused = false;
+  /** The caller's credentials being checked (auth on), settled before the body is answered. */
+  authorized: Promise<void> | undefined;
   chunks: Buffer[] | null = null;
   size = 0;
 
@@ -243,6 +248,12 @@ export class RpcProxyServer {
       return;
     }
     const pending = new PendingPost(this, res, started);
+    // Headers are only readable now (uWS); the check runs while the body arrives.
+    if (this.options.authorize !== undefined) {
+      pending.authorized = this.options.authorize(credentialsOf(req));
+      // Handled even when the body never completes (too large, aborted): no unhandled rejection.
+      pending.authorized.catch(() => undefined);
+    }
     if (Number.isFinite(declared) && declared > this.maxBodyBytes) {
       pending.refused = true;
       this.refuseTooLarge(pending);
@@ -266,6 +277,22 @@ export class RpcProxyServer {
 
   /** @internal A complete POST body. */
   handlePost(p: PendingPost, body: Buffer): void {
+    if (p.authorized !== undefined) {
+      const check = p.authorized;
+      p.authorized = undefined;
+      this.inflight++;
+      check.then(
+        () => {
+          this.inflight--;
+          this.handlePost(p, body);
+        },
+        (err: unknown) => {
+          this.metrics.errors.labels(NO_ENDPOINT, 'none', ErrorKind.Unauthenticated).inc();
+          this.finishPost(p, { status: 401, body: errorReply(JsonRpcErrorCode.InvalidRequest, (err as Error).message, null), contentType: JSON_TYPE });
+        },
+      );
+      return;
+    }
     this.inflight++;
     let answer: Promise<ProxyAnswer> | ProxyAnswer;
     try {
@@ -367,12 +394,27 @@ export class RpcProxyServer {
       res.writeStatus(statusLine(httpStatusOf(ErrorCode.RpcProxyUnavailable))).writeHeader('Content-Type', JSON_TYPE).end(SHUTTING_DOWN_BODY, true);
       return;
     }
-    res.upgrade<SocketData>(
-      { client: null, closed: false },
-      req.getHeader('sec-websocket-key'),
-      req.getHeader('sec-websocket-protocol'),
-      req.getHeader('sec-websocket-extensions'),
-      context,
+    const key = req.getHeader('sec-websocket-key');
+    const protocol = req.getHeader('sec-websocket-protocol');
+    const extensions = req.getHeader('sec-websocket-extensions');
+    const authorize = this.options.authorize;
+    if (authorize === undefined) {
+      res.upgrade<SocketData>({ client: null, closed: false }, key, protocol, extensions, context);
+      return;
+    }
+    // The check is asynchronous: the upgrade happens later, if the socket is still there.
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    authorize(credentialsOf(req)).then(
+      () => {
+        if (!aborted) res.cork(() => res.upgrade<SocketData>({ client: null, closed: false }, key, protocol, extensions, context));
+      },
+      (err: unknown) => {
+        this.metrics.errors.labels(NO_ENDPOINT, 'none', ErrorKind.Unauthenticated).inc();
+        if (!aborted) res.cork(() => res.writeStatus(statusLine(401)).writeHeader('Content-Type', JSON_TYPE).end(errorReply(JsonRpcErrorCode.InvalidRequest, (err as Error).message, null), true));
+      },
     );
   }
 
@@ -464,3 +506,9 @@ export class RpcProxyServer {
 }
 
 const COMMA = Buffer.from(',');
+
+/** What a request presents to the proxy's auth: its Authorization header, its API key (header, else query). */
+function credentialsOf(req: uws.HttpRequest): Credentials {
+  const apiKey = req.getHeader('x-api-key') || (new URLSearchParams(req.getQuery() ?? '').get('api-key') ?? '');
+  return { authorization: req.getHeader('authorization'), apiKey };
+}

@@ -1,5 +1,7 @@
+import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { CallRouter } from './call-router.js';
+import { createProxyAuthorizer, proxyAuthIssues } from './client-auth.js';
 import { EndpointSet } from './endpoint-set.js';
 import { HealthChecker } from './health-checker.js';
 import { pubsubUrlOf, type RpcProxyConfig } from './rpc-proxy-config.js';
@@ -76,6 +78,9 @@ export interface RpcProxyOptions {
 
 export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions = {}): RpcProxy {
   const log = options.logger;
+  const authIssues = proxyAuthIssues(config, config.host);
+  if (authIssues.length > 0) throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${authIssues.join('\n  ')}`, { context: { issues: authIssues } });
+  const authorize = createProxyAuthorizer(config, config.host);
   const names = endpointNames(config.endpoints);
   const endpoints = config.endpoints.map(
     (url, index) =>
@@ -146,6 +151,7 @@ export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions 
     host: config.host,
     maxBodyBytes: config.max_body_bytes,
     maxBatchItems: config.max_batch_items,
+    ...(authorize === undefined ? {} : { authorize }),
     router,
     hub: theHub,
     metrics,
