@@ -1,5 +1,5 @@
 import { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema } from '../../app/index.js';
-import { redactedValues } from '../../config/index.js';
+import { redactedValues, refuseLoopbackDefaults } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { openSplitQuoteCache, startSplitServiceState } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
@@ -29,6 +29,8 @@ export const quoteServiceCommand: Command = {
   settings: quoteServiceSchema,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, quoteServiceSchema, io, { load: loadQuoteServiceConfig });
+    // A remote RPC with the external fallback left at the simulator's loopback URL is a mistake.
+    refuseLoopbackDefaults(quoteServiceSchema, loaded, ['rpc.endpoints'], loaded.values['externalFallback.enabled'] ? ['externalFallback.quoteUrl'] : []);
     const logger = createLogger({ name: 'quote-service', level: loaded.values['log.level'] });
     // quote: / price: keys: over Redis when REDIS_URL is set (replicas read each other's answers
     // before RPC), else in this process (written only).
