@@ -11,11 +11,11 @@
  *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics, GET /stats on
  *          executor.port (8085)
  */
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 
-import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { bool, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
+import { DeadLetterConsumer, PlatformStream, connectBus, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
+import { bool, busAuthOf, busAuthSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorMetrics, ExecutorService, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
@@ -32,6 +32,7 @@ export const EXECUTOR_PORT = 8085;
 
 export const executorSchema = {
   'bus.servers': scannerSchema['bus.servers'],
+  ...busAuthSchema,
   ...streamSizeSchema,
   'rpc.endpoints': scannerSchema['rpc.endpoints'],
   'metrics.logLevel': scannerSchema['metrics.logLevel'],
@@ -125,7 +126,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       balanceChanges = async (signature, owner, mints) => sumBalanceChanges([await fetchLanded(chain, signature, owner, { pollMs: 200, until: Date.now() + 10_000 })], mints);
     }
 
-    const nc: NatsConnection = await connect({ servers: [...config['bus.servers']], name: `tidepool-executor-${config['executor.id']}`, maxReconnectAttempts: -1 });
+    const nc: NatsConnection = await connectBus({ servers: config['bus.servers'], name: `tidepool-executor-${config['executor.id']}`, auth: busAuthOf(config, config['bus.servers']) });
     closeAll.unshift(() => nc.drain().catch(() => nc.close()));
     const jsm = await nc.jetstreamManager();
     const maxBytesScale = config['bus.streamMaxBytesScale'];

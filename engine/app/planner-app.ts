@@ -12,11 +12,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 
-import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { setting, type LoadedConfig } from '../config/index.js';
+import { DeadLetterConsumer, PlatformStream, connectBus, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
+import { busAuthOf, busAuthSchema, setting, type LoadedConfig } from '../config/index.js';
 import { duration, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
@@ -32,6 +32,7 @@ export const plannerSchema = {
   'pools.monitored': scannerSchema['pools.monitored'],
   'pools.file': scannerSchema['pools.file'],
   'bus.servers': scannerSchema['bus.servers'],
+  ...busAuthSchema,
   ...streamSizeSchema,
   'rpc.endpoints': scannerSchema['rpc.endpoints'],
   'metrics.logLevel': scannerSchema['metrics.logLevel'],
@@ -98,7 +99,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     const failed = await pools.refresh(options.pools);
     for (const [address, reason] of failed) log.warn({ pool: address, reason }, 'monitored pool not read at start');
 
-    const nc: NatsConnection = await connect({ servers: [...config['bus.servers']], name: `tidepool-planner-${config['planner.id']}`, maxReconnectAttempts: -1 });
+    const nc: NatsConnection = await connectBus({ servers: config['bus.servers'], name: `tidepool-planner-${config['planner.id']}`, auth: busAuthOf(config, config['bus.servers']) });
     closeAll.unshift(() => nc.drain().catch(() => nc.close()));
     const jsm = await nc.jetstreamManager();
     const maxBytesScale = config['bus.streamMaxBytesScale'];

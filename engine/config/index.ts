@@ -8,3 +8,4 @@ export { bool, busServer, duration, hostPort, int, jetStreamName, num, oneOf, po
 export { DEFAULT_HTTP_LIMITS, httpLimitsOf, httpServerSchema, type HttpLimitValues } from './http-server-settings.js';
 export { DEFAULT_HEALTH_THRESHOLDS, HEALTH_KEYS, healthSchema, healthThresholdsOf, type HealthThresholdValues } from './health-settings.js';
 export { checkSharedState, deploymentHealth, deploymentSafetySchema, isLoopbackUrl, refuseLoopbackDefaults, type DeploymentSafety, type SharedStateSettings } from './deployment-safety.js';
+export { busAuthOf, busAuthSchema, type BusAuth, type BusAuthValues } from './bus-auth-settings.js';

@@ -4,7 +4,7 @@
  * deadline, heap profiling, log level). Precedence and error reporting are the shared loader's
  * (flag > environment variable > config file > default; docs/architecture.md §3).
  */
-import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { busAuthSchema, healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, SettingIssue, str, uniqueList, url, type SettingParser } from '../config/index.js';
 import { isPubkey } from '../chain/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
@@ -85,6 +85,7 @@ export const quoteSchema = {
   'rpc.fallbackBackoffMax': setting({ description: 'longest pause of the RPC fallback after failed reads (250 ms doubled per consecutive failure, one probe read after each pause)', parse: duration({ min: 1 }), default: DEFAULT_FALLBACK_BACKOFF_MAX_MS, env: 'RPC_FALLBACK_BACKOFF_MAX', flag: 'rpc-fallback-backoff-max' }),
   'bus.enabled': setting({ description: 'consume pool state updates from the message bus', parse: bool(), default: true, env: 'BUS_ENABLED', flag: 'bus-enabled' }),
   'bus.servers': setting({ description: 'message bus (NATS) servers', parse: uniqueList(busServer()), default: ['nats://127.0.0.1:4222'], env: 'BUS_SERVERS', flag: 'bus-servers' }),
+  ...busAuthSchema,
   'bus.streamName': setting({ description: 'JetStream stream of pool state updates', parse: jetStreamName(), default: 'POOL_UPDATES', env: 'BUS_STREAM_NAME', flag: 'bus-stream-name' }),
   'bus.consumerName': setting({ description: 'durable consumer name', parse: jetStreamName(), default: 'quote-service', env: 'BUS_CONSUMER_NAME', flag: 'bus-consumer-name' }),
   'bus.maxAge': setting({ description: 'age after which the stream discards a message', parse: duration({ min: 1000 }), default: 60_000, flag: 'bus-max-age' }),
