@@ -4,7 +4,7 @@
  * deadline, heap profiling, log level). Precedence and error reporting are the shared loader's
  * (flag > environment variable > config file > default; docs/architecture.md §3).
  */
-import { busAuthSchema, healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { busAuthSchema, healthSchema, serverTlsSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, SettingIssue, str, uniqueList, url, type SettingParser } from '../config/index.js';
 import { isPubkey } from '../chain/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
@@ -66,6 +66,7 @@ const seconds = (): SettingParser<number> => int({ min: 1, max: 86_400 });
 export const quoteSchema = {
   port: setting({ description: 'quote HTTP port (GET /quote, /health, /metrics, /debug/pprof/heap)', parse: port(), default: DEFAULT_QUOTE_PORT, env: 'PORT', flag: 'port' }),
   'grpc.port': setting({ description: 'gRPC port of the local upstream quote stream (tidepool.v1.QuoteService.StreamBatchQuotes); 0: any free port', parse: port(), default: DEFAULT_GRPC_PORT, env: 'GRPC_PORT', flag: 'grpc-port' }),
+  ...serverTlsSchema,
   host: setting({ description: 'bind address of the HTTP and metrics ports', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'QUOTE_HOST', flag: 'host' }),
   refreshSeconds: setting({ description: 'seconds between background refreshes (spec 02 RefreshSeconds)', parse: seconds(), default: 30, env: 'REFRESH_SECONDS', flag: 'refresh-seconds' }),
   slippageBps: setting({ description: 'slippage tolerance in basis points of a quote that names none (spec 02 SlippageBps): its minimum output (ExactIn) or maximum input (ExactOut)', parse: int({ min: 0, max: MAX_SLIPPAGE_BPS }), default: DEFAULT_SLIPPAGE_BPS, env: 'SLIPPAGE_BPS', flag: 'slippage-bps' }),
