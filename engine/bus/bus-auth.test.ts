@@ -16,6 +16,7 @@ import { natsConnectOptions, redactServer } from './bus-auth.js';
 import { BusConnection, BusStatus, connectBus } from './connection.js';
 import { NATS_SERVER_MISSING, freePort } from './testing/cluster.js';
 import { tcpReachable, waitFor } from './testing/local-nats.js';
+import { natsOperatorFixture } from './testing/nats-operator.js';
 import { busAuthOf, busAuthSchema, loadConfig, type BusAuth } from '../config/index.js';
 
 const OPENSSL = spawnSync('openssl', ['version']).status === 0;
@@ -95,6 +96,34 @@ describe.skipIf(NATS_SERVER_MISSING !== undefined)('bus credentials on a real na
     const err = await refusalOf(connectBus({ servers: [tokenUrl], name: 'tp-auth-test', auth: { token: 'wrong-token-9' } }));
     expect(err.code).toBe(ErrorCode.BusAuth);
     expect(err.message).not.toContain('wrong-token-9');
+  });
+});
+
+describe.skipIf(NATS_SERVER_MISSING !== undefined)('a NATS credentials file on a nats-server in operator mode', () => {
+  it('a user of the trusted account connects with its creds file; one signed by an unknown account is TP_ERR_BUS_AUTH', async () => {
+    const fixture = natsOperatorFixture();
+    const conf = join(dir, 'operator.conf');
+    writeFileSync(conf, fixture.serverConfig);
+    const port = await freePort();
+    servers.push(spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-c', conf], { stdio: 'ignore' }));
+    await waitFor(() => tcpReachable('127.0.0.1', port), 10_000, 'nats-server (operator mode)');
+    const url = `nats://127.0.0.1:${port}`;
+    const good = join(dir, 'good.creds');
+    const bad = join(dir, 'bad.creds');
+    writeFileSync(good, fixture.creds);
+    writeFileSync(bad, fixture.untrustedCreds);
+    const bus = BusConnection.open({ servers: [url], name: 'tp-creds-test', auth: { credsFile: good } });
+    try {
+      await bus.ready();
+      expect(bus.status).toBe(BusStatus.Connected);
+      await bus.connection!.flush();
+    } finally {
+      await bus.close();
+    }
+    const err = await refusalOf(connectBus({ servers: [url], name: 'tp-creds-test', auth: { credsFile: bad } }));
+    expect(err.code).toBe(ErrorCode.BusAuth);
+    const seed = fixture.untrustedCreds.split('\n').find((line) => line.startsWith('SU'))!;
+    expect(err.message).not.toContain(seed);
   });
 });
 
