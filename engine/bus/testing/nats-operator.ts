@@ -5,7 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 
-import { nkeys, type KeyPair } from 'nats';
+import { nkeys } from 'nats';
+
+type KeyPair = ReturnType<typeof nkeys.createUser>;
 
 function b64url(bytes: Uint8Array | string): string {
   return Buffer.from(bytes).toString('base64url');
