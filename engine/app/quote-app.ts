@@ -188,7 +188,7 @@ export function createQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions)
       const first = await refresher?.start();
       if (monitored.length > 0) log.info({ pools: monitored.length, stored: first?.stored ?? 0, failed: first?.failed ?? 0 }, 'monitored pools loaded');
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      return { quote: `http://${host}:${port}`, quoteMetrics: `http://${host}:${metricsPort}/metrics`, localQuotes: `${host}:${grpcPort}` };
+      return { quote: `${config['tls.certFile'] ? 'https' : 'http'}://${host}:${port}`, quoteMetrics: `http://${host}:${metricsPort}/metrics`, localQuotes: `${host}:${grpcPort}` };
     },
     close() {
       closed ??= (async () => {

@@ -1,5 +1,6 @@
 import { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema } from '../../app/index.js';
 import { redactedValues, refuseLoopbackDefaults } from '../../config/index.js';
+import { maskSecretsInText } from '../../secret-mask.js';
 import { createLogger } from '../../obs/index.js';
 import { openSplitQuoteCache, startSplitServiceState } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
@@ -53,8 +54,8 @@ export const quoteServiceCommand: Command = {
         `  quote metrics     ${endpoints.quoteMetrics}`,
         `  local quotes      grpc://${endpoints.localQuotes}   (tidepool.v1.QuoteService: StreamBatchQuotes, GetQuote, GetQuotes)`,
         loaded.values['bus.enabled']
-          ? `  consuming         ${loaded.values['bus.streamName']} as ${loaded.values['bus.consumerName']} on ${loaded.values['bus.servers'].join(',')}`
-          : `  bus               disabled: RPC only, ${app.monitored.length} monitored pools read from ${loaded.values['rpc.endpoints'].join(',')} every ${loaded.values.refreshSeconds} s`,
+          ? `  consuming         ${loaded.values['bus.streamName']} as ${loaded.values['bus.consumerName']} on ${maskSecretsInText(loaded.values['bus.servers'].join(','))}`
+          : `  bus               disabled: RPC only, ${app.monitored.length} monitored pools read from ${maskSecretsInText(loaded.values['rpc.endpoints'].join(','))} every ${loaded.values.refreshSeconds} s`,
         '',
       ].join('\n'),
     );
