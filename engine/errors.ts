@@ -75,6 +75,8 @@ export const ErrorCode = {
   BusSetup: 'TP_ERR_BUS_SETUP',
   /** A publish failed: no connection, too many in flight, or no acknowledgement after the retries. */
   BusPublish: 'TP_ERR_BUS_PUBLISH',
+  /** The bus refused the credentials (token, user/password, creds file) or the TLS handshake failed. */
+  BusAuth: 'TP_ERR_BUS_AUTH',
   // platform state (engine/state: PostgreSQL, the key-value store; engine/wallets)
   /** The database cannot be reached (refused, timed out, authentication failed). */
   DbUnavailable: 'TP_ERR_DB_UNAVAILABLE',

@@ -5,7 +5,7 @@
  * shared loader's (flag > environment variable > config file > default; docs/architecture.md §3).
  * OTEL_EXPORTER_OTLP_ENDPOINT is read by engine/obs/tracing.ts, not here.
  */
-import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { busAuthSchema, healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, hostPort, int, num, oneOf, port, str, url } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { streamSizeSchema } from '../bus/index.js';
@@ -28,6 +28,7 @@ export const aggregatorSchema = {
   localQuoteAddr: setting({ description: 'local quote service (StreamBatchQuotes), host:port', parse: hostPort(), default: DEFAULT_LOCAL_QUOTE_ADDR, env: 'LOCAL_QUOTE_SERVICE_ADDR', flag: 'local-quote-addr' }),
   externalQuoteAddr: setting({ description: 'external quote service (StreamBatchQuotes), host:port', parse: hostPort(), default: DEFAULT_EXTERNAL_QUOTE_ADDR, env: 'EXTERNAL_QUOTE_SERVICE_ADDR', flag: 'external-quote-addr' }),
   busUrl: setting({ description: 'message bus (NATS) URL for SwapRouteEvent publishing', parse: busServer(), default: 'nats://localhost:4222', env: 'BUS_URL', flag: 'bus-url' }),
+  ...busAuthSchema,
   /** The MARKET_SWAP_ROUTES stream's 5 GiB, scaled (BUS_STREAM_MAX_BYTES_SCALE; engine/bus platform-streams.ts). */
   busStreamMaxBytesScale: streamSizeSchema['bus.streamMaxBytesScale'],
   busEnabled: setting({ description: 'publish SwapRouteEvents to the bus; false: count them as dropped', parse: bool(), default: true, env: 'BUS_ENABLED', flag: 'bus-enabled' }),

@@ -26,6 +26,7 @@
 import * as flatbuffers from 'flatbuffers';
 import { DebugEvents, Events, type JetStreamClient, type NatsConnection } from 'nats';
 
+import type { BusAuth } from '../config/index.js';
 import { BusConnection } from '../bus/index.js';
 import { ensureSwapRoutesStream, swapRoutesStreamSpec } from '../bus/index.js';
 import type { Logger } from '../obs/index.js';
@@ -45,6 +46,8 @@ export interface SwapRoutePublisherOptions {
    * a shared BusConnection / open NatsConnection (left open by close()).
    */
   bus: string | readonly string[] | BusConnection | NatsConnection;
+  /** Credentials and TLS of the connection the publisher opens from URL(s). */
+  auth?: BusAuth;
   logger: Logger;
   /** Publishes awaiting their ack at once; more are dropped. Default 10,000. */
   maxPending?: number;
@@ -108,6 +111,7 @@ export class SwapRoutePublisher implements RoutePublisher {
       const owned = BusConnection.open({
         servers: typeof bus === 'string' ? [bus] : [...(bus as readonly string[])],
         name: ROUTE_PUBLISHER_CONNECTION_NAME,
+        ...(options.auth === undefined ? {} : { auth: options.auth }),
         logger: options.logger,
         ...(options.reconnectWaitMs === undefined ? {} : { reconnectWaitMs: options.reconnectWaitMs }),
       });

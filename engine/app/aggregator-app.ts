@@ -10,6 +10,7 @@ import type { RoutePublisher } from '../aggregator/index.js';
 import { disabledRoutePublisher } from '../aggregator/index.js';
 import { OraclePrices } from '../aggregator/index.js';
 import { SwapRoutePublisher } from '../aggregator/index.js';
+import { busAuthOf } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 
 export interface AggregatorApp {
@@ -27,7 +28,7 @@ export async function createAggregatorApp(config: AggregatorConfig, options: { l
   // A bus that is down at start does not hold the aggregator: the publisher connects in the
   // background and counts what it cannot publish.
   const publisher: RoutePublisher = config.busEnabled
-    ? await SwapRoutePublisher.open({ bus: config.busUrl, maxBytesScale: config.busStreamMaxBytesScale, logger: logger.child({ component: 'route-publisher' }) })
+    ? await SwapRoutePublisher.open({ bus: config.busUrl, auth: busAuthOf(config, [config.busUrl]), maxBytesScale: config.busStreamMaxBytesScale, logger: logger.child({ component: 'route-publisher' }) })
     : disabledRoutePublisher();
   const oracle = new OraclePrices({ url: config.oracleUrl, logger: logger.child({ component: 'oracle' }) });
   const aggregator = createAggregator(config, { logger, publisher, oracle, defaultMetrics: options.defaultMetrics ?? true });

@@ -129,7 +129,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
       await refresher.start();
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return {
-        quote: `http://${host}:${port}`,
+        quote: `${config['tls.certFile'] ? 'https' : 'http'}://${host}:${port}`,
         quoteMetrics: `http://${host}:${metricsPort}/metrics`,
         localQuotes: `${host}:${grpcPort}`,
         scanner: `http://${host}:${scannerPort}`,

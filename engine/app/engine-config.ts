@@ -9,12 +9,17 @@
  * - No bus settings: in one process the scanner feeds the cache directly (docs/architecture.md §1); the
  *   split deployment's services keep theirs.
  */
-import { loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { busAuthSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { port } from '../config/index.js';
 import { authIssues } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { quoteSchema } from '../quote-service/index.js';
 import { scannerSchema } from '../scanner/index.js';
+
+/** A schema without the bus credentials and TLS settings (busAuthSchema): the engine has no bus. */
+function withoutBusAuth<S extends Record<string, unknown>>(schema: S): Omit<S, keyof typeof busAuthSchema> {
+  return Object.fromEntries(Object.entries(schema).filter(([key]) => !(key in busAuthSchema))) as Omit<S, keyof typeof busAuthSchema>;
+}
 
 const {
   'metrics.prometheusPort': _scannerMetricsPort,
@@ -23,7 +28,7 @@ const {
   'bus.streamName': _scannerStreamName,
   'bus.maxAge': _scannerBusMaxAge,
   ...scannerSettings
-} = scannerSchema;
+} = withoutBusAuth(scannerSchema);
 
 const {
   'rpc.endpoints': _quoteRpcEndpoints,
@@ -33,7 +38,7 @@ const {
   'bus.consumerName': _consumerName,
   'bus.maxAge': _quoteBusMaxAge,
   ...quoteSettings
-} = quoteSchema;
+} = withoutBusAuth(quoteSchema);
 
 export const engineSchema = {
   ...scannerSettings,

@@ -11,11 +11,11 @@
  *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics, GET /stats on
  *          executor.port (8085)
  */
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 
-import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { bool, duration, int, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
+import { DeadLetterConsumer, PlatformStream, connectBus, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
+import { bool, busAuthOf, busAuthSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorMetrics, ExecutorService, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
@@ -32,11 +32,13 @@ export const EXECUTOR_PORT = 8085;
 
 export const executorSchema = {
   'bus.servers': scannerSchema['bus.servers'],
+  ...busAuthSchema,
   ...streamSizeSchema,
   'rpc.endpoints': scannerSchema['rpc.endpoints'],
   'metrics.logLevel': scannerSchema['metrics.logLevel'],
   ...databaseSchema,
   ...redisSchema,
+  ...deploymentSafetySchema,
   'wallets.passphrase': walletSchema['wallets.passphrase'],
   'wallets.keyFile': walletSchema['wallets.keyFile'],
   'executor.paper': setting({ description: 'paper trading: the same pipeline, fills computed on the live state, trades recorded as paper, nothing sent', parse: bool(), default: false, env: 'PAPER_TRADING', flag: 'paper' }),
@@ -86,6 +88,9 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
   const log = options.logger;
   const prefix = config['executor.subjectPrefix'];
   const paper = config['executor.paper'];
+  // Real mode moves money: shared state, and no simulator default next to a real chain.
+  const safety = paper ? undefined : checkSharedState('the executor (real mode)', config);
+  if (!paper) refuseLoopbackDefaults(executorSchema, loaded, ['rpc.endpoints'], ['executor.blockEngineUrl']);
   const state = await openPlatformState(config);
   const rpcUrl = config['rpc.endpoints'][0]!;
   const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
@@ -121,7 +126,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       balanceChanges = async (signature, owner, mints) => sumBalanceChanges([await fetchLanded(chain, signature, owner, { pollMs: 200, until: Date.now() + 10_000 })], mints);
     }
 
-    const nc: NatsConnection = await connect({ servers: [...config['bus.servers']], name: `tidepool-executor-${config['executor.id']}`, maxReconnectAttempts: -1 });
+    const nc: NatsConnection = await connectBus({ servers: config['bus.servers'], name: `tidepool-executor-${config['executor.id']}`, auth: busAuthOf(config, config['bus.servers']) });
     closeAll.unshift(() => nc.drain().catch(() => nc.close()));
     const jsm = await nc.jetstreamManager();
     const maxBytesScale = config['bus.streamMaxBytesScale'];
@@ -193,6 +198,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
           host: config['executor.host'],
           port: config['executor.port'],
           registry,
+          ...(safety === undefined ? {} : { health: () => deploymentHealth(safety) }),
           stats: () => ({ executorId: config['executor.id'], paper, maxConcurrentTrades: concurrency, ...service.stats }),
           ready: async () => {
             const dependencies = await state.dependencyStatus();

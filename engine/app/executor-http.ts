@@ -13,6 +13,8 @@ export interface ExecutorHttpOptions {
   port: number;
   registry: Registry;
   stats: () => object;
+  /** Fields /health adds to its status (the deployment mode). */
+  health?: () => object;
   ready: () => Promise<{ ok: boolean; detail: object }>;
 }
 
@@ -23,7 +25,7 @@ function jsonText(value: unknown): string {
 export async function serveExecutorHttp(o: ExecutorHttpOptions): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     void (async () => {
-      if (req.url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+      if (req.url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end(jsonText({ status: 'ok', ...o.health?.() }));
       if (req.url === '/ready') {
         const { ok, detail } = await o.ready();
         return void res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(jsonText({ status: ok ? 'ready' : 'not_ready', ...detail }));

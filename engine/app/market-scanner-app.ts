@@ -19,7 +19,7 @@
  * settings (ensurePlatformStreams), and the market-events stream (`natsStream`) with its duplicate
  * window set to `dedupWindowMs`. `price:` and `volume:` keys go to REDIS_URL (in process without it).
  */
-import { redactedValues, setting, type LoadedConfig } from '../config/index.js';
+import { busAuthOf, redactedValues, setting, type LoadedConfig } from '../config/index.js';
 import { bool, duration, int, num, oneOf, str, uniqueList } from '../config/index.js';
 import { BusConnection, NS_PER_MS, PlatformStream, ensurePlatformStreams, ensureStream, platformStreamSpecs, streamSizeSchema } from '../bus/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -100,7 +100,7 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
   checkMarketScannerConfig(config, options.accounts);
   const prefix = config['market.subjectPrefix'];
   const keys: KeySpace = await openKeySpace({ url: config['redis.url'], password: config['redis.password'], prefix: config['redis.keyPrefix'] });
-  const bus = BusConnection.open({ servers: config['bus.servers'], name: 'tidepool-market-scanner', logger: log.child({ component: 'bus' }) });
+  const bus = BusConnection.open({ servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-market-scanner', logger: log.child({ component: 'bus' }) });
   const maxBytesScale = config['bus.streamMaxBytesScale'];
   const marketStream = platformStreamSpecs({ replicas: 1, prefix, maxBytesScale }).find((s) => s.name === `${prefix}${PlatformStream.MarketEvents}`)!;
   let streamsReady = false;

@@ -17,12 +17,12 @@
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 
 import { authSchema, createHttpAuth, type HttpAuthorizer } from '../auth/index.js';
-import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { DEFAULT_HTTP_LIMITS, setting, type LoadedConfig } from '../config/index.js';
+import { DeadLetterConsumer, PlatformStream, connectBus, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
+import { busAuthOf, busAuthSchema, DEFAULT_HTTP_LIMITS, setting, type LoadedConfig } from '../config/index.js';
 import { duration, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import { clientErrorOf } from '../error-status.js';
@@ -42,6 +42,7 @@ export const plannerSchema = {
   'pools.monitored': scannerSchema['pools.monitored'],
   'pools.file': scannerSchema['pools.file'],
   'bus.servers': scannerSchema['bus.servers'],
+  ...busAuthSchema,
   ...streamSizeSchema,
   'rpc.endpoints': scannerSchema['rpc.endpoints'],
   'metrics.logLevel': scannerSchema['metrics.logLevel'],
@@ -117,7 +118,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     const failed = await pools.refresh(options.pools);
     for (const [address, reason] of failed) log.warn({ pool: address, reason }, 'monitored pool not read at start');
 
-    const nc: NatsConnection = await connect({ servers: [...config['bus.servers']], name: `tidepool-planner-${config['planner.id']}`, maxReconnectAttempts: -1 });
+    const nc: NatsConnection = await connectBus({ servers: config['bus.servers'], name: `tidepool-planner-${config['planner.id']}`, auth: busAuthOf(config, config['bus.servers']) });
     closeAll.unshift(() => nc.drain().catch(() => nc.close()));
     const jsm = await nc.jetstreamManager();
     const maxBytesScale = config['bus.streamMaxBytesScale'];

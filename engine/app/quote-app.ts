@@ -21,7 +21,7 @@
  */
 import type { PoolCache } from '../cache/index.js';
 import { BusConnection, disabledBusStatus, PoolUpdateConsumer } from '../bus/index.js';
-import type { ConfigValues, LoadedConfig, LoadOptions } from '../config/index.js';
+import { busAuthOf, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { loadQuoteConfig, quoteSchema, type QuoteServiceConfig, createQuoteCache, createQuoteService, type QuoteService, fallbackLoaderFromConfig } from '../quote-service/index.js';
 import { monitoredPools, scannerSchema, type ScannerConfig } from '../scanner/index.js';
@@ -124,7 +124,7 @@ export function createQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions)
   if (monitored.length > 0 && (loader === undefined || !config['cache.enabled'])) {
     throw new TpError(ErrorCode.ConfigInvalid, `monitored pools need rpc.endpoints (RPC_ENDPOINTS) and cache.enabled to be read and kept`, { context: { setting: 'pools.monitored' } });
   }
-  const bus = config['bus.enabled'] ? BusConnection.open({ servers: config['bus.servers'], name: 'tidepool-quote-service', logger: log.child({ component: 'bus' }) }) : undefined;
+  const bus = config['bus.enabled'] ? BusConnection.open({ servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-quote-service', logger: log.child({ component: 'bus' }) }) : undefined;
   const external = externalFallbackOf(config);
   const quote = createQuoteService(config, {
     cache,
@@ -188,7 +188,7 @@ export function createQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions)
       const first = await refresher?.start();
       if (monitored.length > 0) log.info({ pools: monitored.length, stored: first?.stored ?? 0, failed: first?.failed ?? 0 }, 'monitored pools loaded');
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      return { quote: `http://${host}:${port}`, quoteMetrics: `http://${host}:${metricsPort}/metrics`, localQuotes: `${host}:${grpcPort}` };
+      return { quote: `${config['tls.certFile'] ? 'https' : 'http'}://${host}:${port}`, quoteMetrics: `http://${host}:${metricsPort}/metrics`, localQuotes: `${host}:${grpcPort}` };
     },
     close() {
       closed ??= (async () => {

@@ -10,7 +10,7 @@
  * `state.rawData` (see engine/quote/pool-context-reader.ts for the accounts beside it).
  */
 import { authSchema } from '../auth/index.js';
-import { redactedValues, setting, type LoadedConfig } from '../config/index.js';
+import { busAuthOf, redactedValues, setting, type LoadedConfig } from '../config/index.js';
 import { bool } from '../config/index.js';
 import { BusConnection } from '../bus/index.js';
 import { PoolUpdatePublisher } from '../bus/index.js';
@@ -59,7 +59,7 @@ export interface ScannerAppOptions {
 export function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchema>, options: ScannerAppOptions): ScannerApp {
   const config = loaded.values;
   const log = options.logger;
-  const bus = BusConnection.open({ servers: config['bus.servers'], name: 'tidepool-scanner', logger: log.child({ component: 'bus' }) });
+  const bus = BusConnection.open({ servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-scanner', logger: log.child({ component: 'bus' }) });
   const streamSpec = poolUpdatesStreamSpec({
     streamName: config['bus.streamName'],
     maxAgeMs: config['bus.maxAge'],

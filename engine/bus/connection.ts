@@ -10,14 +10,22 @@
  *   'disconnected' → closed (by `close()`)
  *   'disabled'     → `bus.enabled` is false (see `disabledBusStatus`)
  *
+ * Credentials and TLS (`auth`, engine/bus/bus-auth.ts) are checked when the connection is opened
+ * (TP_ERR_CONFIG_INVALID, thrown by `open`); credentials the server refuses, or a failed TLS
+ * handshake, end the attempts: `ready()` rejects with TP_ERR_BUS_AUTH, `failure` holds it and the
+ * status is 'disconnected' (a wrong password does not get better by retrying).
+ *
  * `onConnect(listener)` runs the listener at every (re)connect, so users redo what a fresh server may
  * have lost (stream and consumer setup). `close()` drains: subscriptions finish what they hold and
  * publishes in flight are flushed before the socket closes.
  */
-import { connect, Events, DebugEvents, type NatsConnection, type JetStreamClient, type JetStreamManager } from 'nats';
+import { connect, Events, DebugEvents, type ConnectionOptions, type NatsConnection, type JetStreamClient, type JetStreamManager } from 'nats';
 
+import type { TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { Backoff, Jitter } from '../common/index.js';
+import type { BusAuth } from '../config/index.js';
+import { busAuthError, natsConnectOptions, redactServer } from './bus-auth.js';
 
 export const BusStatus = {
   Connecting: 'connecting',
@@ -43,6 +51,8 @@ export interface BusConnectionOptions {
   connectBackoffCapMs?: number;
   /** Per-attempt connect timeout, ms. Default 2000. */
   connectTimeoutMs?: number;
+  /** Token, user/password, creds file and TLS (none: no auth, plain TCP). */
+  auth?: BusAuth;
 }
 
 export type ConnectListener = (nc: NatsConnection) => void | Promise<void>;
@@ -57,14 +67,19 @@ export class BusConnection {
   private retryTimer: NodeJS.Timeout | undefined;
   private wakeRetry: (() => void) | undefined;
   private readonly opened: Promise<void>;
+  private readonly connectOptions: Partial<ConnectionOptions>;
+  private authFailure: TpError | undefined;
 
   private constructor(options: BusConnectionOptions) {
     this.options = options;
     this.log = options.logger;
+    this.connectOptions = natsConnectOptions(options.auth ?? {});
     this.opened = this.connectLoop();
+    // ready() hands the rejection to whoever asks; nobody asking is not a crash.
+    this.opened.catch(() => undefined);
   }
 
-  /** Starts connecting in the background; resolves at once. */
+  /** Starts connecting in the background; returns at once. Throws TP_ERR_CONFIG_INVALID for unusable `auth`. */
   static open(options: BusConnectionOptions): BusConnection {
     return new BusConnection(options);
   }
@@ -100,7 +115,12 @@ export class BusConnection {
     if (this.nc !== undefined && this.state === BusStatus.Connected) this.runListener(listener, this.nc);
   }
 
-  /** Resolves at the first successful connect (or when closed first). */
+  /** The refusal that ended the attempts (TP_ERR_BUS_AUTH), if any. */
+  get failure(): TpError | undefined {
+    return this.authFailure;
+  }
+
+  /** Resolves at the first successful connect (or when closed first); rejects with TP_ERR_BUS_AUTH. */
   async ready(): Promise<void> {
     await this.opened;
   }
@@ -110,7 +130,7 @@ export class BusConnection {
     this.closing ??= (async () => {
       if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
       this.wakeRetry?.();
-      await this.opened;
+      await this.opened.catch(() => undefined);
       const nc = this.nc;
       if (nc !== undefined && !nc.isClosed()) {
         try {
@@ -138,6 +158,7 @@ export class BusConnection {
           reconnectTimeWait: reconnectWait,
           reconnectJitter: reconnectWait,
           timeout: this.options.connectTimeoutMs ?? 2000,
+          ...this.connectOptions,
         });
         if (this.closing !== undefined) {
           await nc.close();
@@ -150,9 +171,16 @@ export class BusConnection {
         for (const listener of this.listeners) this.runListener(listener, nc);
         return;
       } catch (err) {
+        const refused = busAuthError(err, this.options.servers);
+        if (refused !== undefined) {
+          this.authFailure = refused;
+          this.state = BusStatus.Disconnected;
+          this.log?.error({ code: refused.code, err: refused.message }, 'bus refused the connection; not retrying');
+          throw refused;
+        }
         const delay = backoff.next();
         if (backoff.attempts === 1 || backoff.attempts % 10 === 0) {
-          this.log?.warn({ err: err instanceof Error ? err.message : err, servers: this.options.servers, retryInMs: Math.round(delay) }, 'bus connect failed; retrying');
+          this.log?.warn({ err: err instanceof Error ? err.message : err, servers: this.options.servers.map(redactServer), retryInMs: Math.round(delay) }, 'bus connect failed; retrying');
         }
         await new Promise<void>((resolve) => {
           this.wakeRetry = resolve;
@@ -184,5 +212,18 @@ export class BusConnection {
     } catch (err) {
       this.log?.warn({ err }, 'bus connect listener failed');
     }
+  }
+}
+
+/**
+ * One connection that reconnects forever once made (the planner's and the executor's), with `auth`;
+ * a refusal of the credentials or of TLS is TP_ERR_BUS_AUTH, other failures as the client throws them.
+ */
+export async function connectBus(options: { servers: readonly string[]; name: string; auth?: BusAuth }): Promise<NatsConnection> {
+  const extra = natsConnectOptions(options.auth ?? {});
+  try {
+    return await connect({ servers: [...options.servers], name: options.name, maxReconnectAttempts: -1, ...extra });
+  } catch (err) {
+    throw busAuthError(err, options.servers) ?? err;
   }
 }

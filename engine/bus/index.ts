@@ -1,5 +1,6 @@
 /** The message bus (NATS JetStream): what the rest of the engine may use. */
-export { BusConnection, BusStatus, disabledBusStatus, type BusConnectionOptions, type ConnectListener } from './connection.js';
+export { BusConnection, BusStatus, connectBus, disabledBusStatus, type BusConnectionOptions, type ConnectListener } from './connection.js';
+export { busAuthError, natsConnectOptions, redactServer } from './bus-auth.js';
 export {
   ensureStream,
   ensureConsumer,

@@ -14,6 +14,13 @@ export interface PlatformConfig {
   rpcTimeout: number;
   natsUrl: string;
   natsToken?: string;
+  natsUser?: string;
+  natsPassword?: string;
+  natsCredsFile?: string;
+  natsTls?: boolean;
+  natsTlsCaFile?: string;
+  natsTlsCertFile?: string;
+  natsTlsKeyFile?: string;
   redisUrl: string;
   redisPassword?: string;
   databaseUrl: string;
@@ -24,6 +31,9 @@ export interface PlatformConfig {
   blockEngineUrl: string;
   blockEngineUuid: string;
   tipBase: number;
+  externalQuoteUrl?: string;
+  externalQuoteApiKey?: string;
+  shredstreamUrl?: string;
 }
 
 export interface Violation {

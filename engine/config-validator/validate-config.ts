@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 
+import { busAuthOf, type BusAuth } from '../config/index.js';
 import { TpError } from '../errors.js';
 import { maskSecretsInText } from '../secret-mask.js';
 import { keypairFromBase58 } from '../wallets/index.js';
-import { checkNats, checkPostgres, checkRedis, checkRpc, type ConnectionCheck } from './connection-checks.js';
+import { checkBlockEngine, checkExternalQuote, checkNats, checkPostgres, checkRedis, checkRpc, checkShredstream, type ConnectionCheck } from './connection-checks.js';
 import { schemaViolations, type PlatformConfig, type Violation } from './config-schema.js';
 
 /**
@@ -59,6 +60,20 @@ export interface ValidateOptions {
   timeoutMs?: number;
 }
 
+/** The bus credentials and TLS of a platform config, as the services take them (engine/bus bus-auth.ts). */
+function natsAuthOf(c: Partial<PlatformConfig>): BusAuth {
+  return busAuthOf({
+    'bus.token': c.natsToken ?? '',
+    'bus.user': c.natsUser ?? '',
+    'bus.password': c.natsPassword ?? '',
+    'bus.credsFile': c.natsCredsFile ?? '',
+    'bus.tls': c.natsTls ?? false,
+    'bus.tlsCaFile': c.natsTlsCaFile ?? '',
+    'bus.tlsCertFile': c.natsTlsCertFile ?? '',
+    'bus.tlsKeyFile': c.natsTlsKeyFile ?? '',
+  });
+}
+
 export async function validateConfig(config: unknown, options: ValidateOptions = {}): Promise<ConfigReport> {
   const violations = schemaViolations(config);
   const c = (config ?? {}) as Partial<PlatformConfig>;
@@ -82,7 +97,10 @@ export async function validateConfig(config: unknown, options: ValidateOptions =
     }
     if (usable('/redisUrl', c.redisUrl)) checks.push(checkRedis(c.redisUrl, c.redisPassword, timeoutMs));
     if (usable('/databaseUrl', c.databaseUrl)) checks.push(checkPostgres(c.databaseUrl, timeoutMs));
-    if (usable('/natsUrl', c.natsUrl)) checks.push(checkNats(c.natsUrl, c.natsToken, timeoutMs));
+    if (usable('/natsUrl', c.natsUrl)) checks.push(checkNats(c.natsUrl, natsAuthOf(c), timeoutMs));
+    if (usable('/blockEngineUrl', c.blockEngineUrl)) checks.push(checkBlockEngine(c.blockEngineUrl, badPaths.has('/blockEngineUuid') ? undefined : c.blockEngineUuid, timeoutMs));
+    if (usable('/externalQuoteUrl', c.externalQuoteUrl)) checks.push(checkExternalQuote(c.externalQuoteUrl, c.externalQuoteApiKey, timeoutMs));
+    if (usable('/shredstreamUrl', c.shredstreamUrl)) checks.push(checkShredstream(c.shredstreamUrl, timeoutMs));
     connections.push(...(await Promise.all(checks)));
   }
   const invalid = violations.length > 0 || keys.some((k) => k.error !== undefined);

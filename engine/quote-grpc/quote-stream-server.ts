@@ -48,6 +48,8 @@ export interface QuoteStreamServerOptions {
   engine: QuoteEngine;
   /** Bind address; default 127.0.0.1. */
   host?: string;
+  /** Serve TLS with this PEM certificate and key; undefined: plaintext. */
+  tls?: { cert: string; key: string } | undefined;
   shutdownTimeoutMs?: number;
   logger?: Logger;
   /** JWT bearer auth (engine/auth createGrpcAuth); undefined: off. */
@@ -85,6 +87,7 @@ export class QuoteStreamServer {
     this.calls = new StreamCalls({
       serverOptions: QUOTE_STREAM_SERVER_OPTIONS,
       host: options.host ?? '127.0.0.1',
+      tls: options.tls,
       shutdownTimeoutMs: options.shutdownTimeoutMs,
       name: 'quote stream',
       shuttingDownDetails: 'the quote service is shutting down',

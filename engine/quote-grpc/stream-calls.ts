@@ -68,6 +68,8 @@ export interface StreamCallsOptions<S extends StreamSubscription> {
   serverOptions: grpc.ServerOptions;
   /** Bind address. */
   host: string;
+  /** Serve TLS with this PEM certificate (chain) and key; undefined: plaintext. */
+  tls?: { cert: string; key: string } | undefined;
   /** Default DEFAULT_STREAM_SHUTDOWN_TIMEOUT_MS. */
   shutdownTimeoutMs?: number | undefined;
   /** How log lines and the bind error name the stream ('quote stream', 'external quote stream'). */
@@ -144,8 +146,12 @@ export class StreamCalls<S extends StreamSubscription> {
   start(port: number): Promise<number> {
     const host = this.options.host;
     const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const credentials =
+      this.options.tls === undefined
+        ? grpc.ServerCredentials.createInsecure()
+        : grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(this.options.tls.cert), private_key: Buffer.from(this.options.tls.key) }], false);
     return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+      this.server.bindAsync(address, credentials, (err, bound) => {
         if (err !== null) {
           reject(new TpError(ErrorCode.Io, `${this.options.name} cannot listen on ${address}: ${err.message}`, { cause: err }));
           return;

@@ -36,6 +36,8 @@ export interface QuoteHttpServerOptions {
   rateLimiter?: RateLimiter | false;
   /** Bind address; default 127.0.0.1. */
   host?: string;
+  /** Serve HTTPS with this certificate and key (files, PEM); undefined: plain HTTP. */
+  tls?: { certFile: string; keyFile: string } | undefined;
   /** Keep the sampling heap profiler on while started, for /debug/pprof/heap. Default false. */
   heapProfile?: boolean;
   logger?: Logger;
@@ -120,7 +122,7 @@ export class QuoteHttpServer {
     this.heapProfile = options.heapProfile ?? false;
     this.auth = options.auth;
     const notReady = options.notReady ?? (() => undefined);
-    this.app = uws.App()
+    this.app = (options.tls === undefined ? uws.App() : uws.SSLApp({ cert_file_name: options.tls.certFile, key_file_name: options.tls.keyFile }))
       .get('/quote', (res, req) => this.handleQuote(res, req))
       .get('/health', (res, req) => {
         if (this.guarded(res, req)) this.handleHealth(res);

@@ -4,7 +4,7 @@
  * deadline, heap profiling, log level). Precedence and error reporting are the shared loader's
  * (flag > environment variable > config file > default; docs/architecture.md §3).
  */
-import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { busAuthSchema, healthSchema, serverTlsSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, SettingIssue, str, uniqueList, url, type SettingParser } from '../config/index.js';
 import { isPubkey } from '../chain/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
@@ -66,6 +66,7 @@ const seconds = (): SettingParser<number> => int({ min: 1, max: 86_400 });
 export const quoteSchema = {
   port: setting({ description: 'quote HTTP port (GET /quote, /health, /metrics, /debug/pprof/heap)', parse: port(), default: DEFAULT_QUOTE_PORT, env: 'PORT', flag: 'port' }),
   'grpc.port': setting({ description: 'gRPC port of the local upstream quote stream (tidepool.v1.QuoteService.StreamBatchQuotes); 0: any free port', parse: port(), default: DEFAULT_GRPC_PORT, env: 'GRPC_PORT', flag: 'grpc-port' }),
+  ...serverTlsSchema,
   host: setting({ description: 'bind address of the HTTP and metrics ports', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'QUOTE_HOST', flag: 'host' }),
   refreshSeconds: setting({ description: 'seconds between background refreshes (spec 02 RefreshSeconds)', parse: seconds(), default: 30, env: 'REFRESH_SECONDS', flag: 'refresh-seconds' }),
   slippageBps: setting({ description: 'slippage tolerance in basis points of a quote that names none (spec 02 SlippageBps): its minimum output (ExactIn) or maximum input (ExactOut)', parse: int({ min: 0, max: MAX_SLIPPAGE_BPS }), default: DEFAULT_SLIPPAGE_BPS, env: 'SLIPPAGE_BPS', flag: 'slippage-bps' }),
@@ -85,6 +86,7 @@ export const quoteSchema = {
   'rpc.fallbackBackoffMax': setting({ description: 'longest pause of the RPC fallback after failed reads (250 ms doubled per consecutive failure, one probe read after each pause)', parse: duration({ min: 1 }), default: DEFAULT_FALLBACK_BACKOFF_MAX_MS, env: 'RPC_FALLBACK_BACKOFF_MAX', flag: 'rpc-fallback-backoff-max' }),
   'bus.enabled': setting({ description: 'consume pool state updates from the message bus', parse: bool(), default: true, env: 'BUS_ENABLED', flag: 'bus-enabled' }),
   'bus.servers': setting({ description: 'message bus (NATS) servers', parse: uniqueList(busServer()), default: ['nats://127.0.0.1:4222'], env: 'BUS_SERVERS', flag: 'bus-servers' }),
+  ...busAuthSchema,
   'bus.streamName': setting({ description: 'JetStream stream of pool state updates', parse: jetStreamName(), default: 'POOL_UPDATES', env: 'BUS_STREAM_NAME', flag: 'bus-stream-name' }),
   'bus.consumerName': setting({ description: 'durable consumer name', parse: jetStreamName(), default: 'quote-service', env: 'BUS_CONSUMER_NAME', flag: 'bus-consumer-name' }),
   'bus.maxAge': setting({ description: 'age after which the stream discards a message', parse: duration({ min: 1000 }), default: 60_000, flag: 'bus-max-age' }),

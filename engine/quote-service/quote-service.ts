@@ -6,7 +6,7 @@
  */
 import { createGrpcAuth } from '../auth/index.js';
 import { PoolCache } from '../cache/index.js';
-import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
+import { healthThresholdsOf, httpLimitsOf, serverTlsOf } from '../config/index.js';
 import { type Logger, createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import { LimitedPoolLoader, PoolDirectory, PoolUpdateHandler, PoolValidator, QuoteEngine, RateLimiter, type ExternalQuoter, type SharedQuoteCache } from '../quote/index.js';
 import type { PoolLoader } from '../pools/index.js';
@@ -135,8 +135,11 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     healthThresholds: healthThresholdsOf(config),
     logger: log,
   });
+  // TLS on the quote HTTP and gRPC ports when tls.certFile / tls.keyFile are set (read once, here).
+  const tls = serverTlsOf(config);
   const server = new QuoteHttpServer({
     engine,
+    tls,
     rateLimiter: new RateLimiter({ rps: config.rateLimitRps, maxBytes: config['rateLimit.maxBytes'] }),
     host: config.host,
     heapProfile: config['debug.heapProfile'],
@@ -151,6 +154,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
   const stream = new QuoteStreamServer({
     engine,
     host: config.host,
+    tls,
     logger: log,
     auth,
     limits: {
@@ -216,7 +220,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
           validator?.start();
           log.info(
             {
-              quote: `http://${config.host}:${port}`,
+              quote: `${tls === undefined ? 'http' : 'https'}://${config.host}:${port}`,
               metrics: `http://${config.host}:${metricsPort}/metrics`,
               grpc: `${config.host}:${grpcPort}`,
               cacheEnabled: config['cache.enabled'],

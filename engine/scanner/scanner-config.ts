@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 
 import { isPubkey } from '../chain/index.js';
-import { healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { busAuthSchema, healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { SettingIssue, bool, busServer, duration, int, jetStreamName, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/index.js';
 import { AMM_LAYOUTS, AmmLayout, DEFAULT_PROGRAM_IDS } from '../dex/index.js';
 import { Dex, DEX_KINDS } from '../dex/index.js';
@@ -78,6 +78,7 @@ export const scannerSchema = {
   'pools.file': setting({ description: 'JSON file of monitored pool addresses, used when pools.monitored is empty', parse: str({ nonEmpty: true }), default: DEFAULT_POOLS_FILE, env: 'MONITORED_POOLS_FILE', flag: 'pools-file' }),
   ...dexProgramSettings,
   'bus.servers': setting({ description: 'message bus (NATS) servers', parse: uniqueList(busServer(), { min: 1 }), default: ['nats://127.0.0.1:4222'], env: 'BUS_SERVERS', flag: 'bus-servers' }),
+  ...busAuthSchema,
   'bus.streamName': setting({ description: 'JetStream stream of pool state updates', parse: jetStreamName(), default: 'POOL_UPDATES', env: 'BUS_STREAM_NAME', flag: 'bus-stream-name' }),
   'bus.maxAge': setting({ description: 'age after which the stream discards a message', parse: duration({ min: 1000 }), default: 60_000, flag: 'bus-max-age' }),
   'rpc.endpoints': setting({ description: 'Solana JSON-RPC endpoints the pool accounts are read from (getMultipleAccounts)', parse: uniqueList(url(), { min: 1 }), default: ['http://127.0.0.1:8899'], env: 'RPC_ENDPOINTS', flag: 'rpc-endpoints' }),

@@ -1,6 +1,6 @@
 import { engineSchema, loadEngineConfig } from '../../app/index.js';
 import { createEngine, type EngineEndpoints } from '../../app/index.js';
-import { redactedValues } from '../../config/index.js';
+import { redactedValues, refuseLoopbackDefaults } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { openSplitQuoteCache } from '../../state/index.js';
 import { monitoredPools, type ScannerConfig } from '../../scanner/index.js';
@@ -36,6 +36,8 @@ export const engineCommand: Command = {
   settings: engineSchema,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, engineSchema, io, { load: loadEngineConfig });
+    // A remote RPC with the external fallback left at the simulator's loopback URL is a mistake.
+    refuseLoopbackDefaults(engineSchema, loaded, ['rpc.endpoints'], loaded.values['externalFallback.enabled'] ? ['externalFallback.quoteUrl'] : []);
     const logger = createLogger({ name: 'engine', level: loaded.values['log.level'] });
     const pools = monitoredPools(loaded.values as unknown as ScannerConfig);
     // quote: / price: keys: Redis when REDIS_URL is set, else in this process (written only).

@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -27,13 +29,23 @@ async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code:
 
 let dir: string;
 let rpc: TestServers;
+/** A block engine's getTipAccounts, all validate-config asks of it. */
+let blockEngine: Server;
+let blockEngineUrl = '';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tp-platform-cli-'));
   rpc = await startTestServers();
+  blockEngine = createServer((req, res) => {
+    res.writeHead(req.method === 'POST' && req.url === '/api/v1/bundles' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: ['96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5'] }));
+  });
+  await new Promise<void>((resolve) => blockEngine.listen(0, '127.0.0.1', resolve));
+  blockEngineUrl = `http://127.0.0.1:${(blockEngine.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
+  blockEngine?.close();
   await rpc?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -62,8 +74,10 @@ describe('tidepool validate-config', () => {
     // Point it at the services of this machine and the test RPC server.
     config.rpcEndpoints = [rpc.httpUrl, rpc.httpUrl, rpc.httpUrl];
     config.databaseUrl = TEST_PG_ADMIN_URL;
+    config.blockEngineUrl = blockEngineUrl;
     writeFileSync(file, JSON.stringify(config));
     const online = await cli(['validate-config', file]);
+    expect(online.stdout).toMatch(/reached {2}block-engine http:\/\/127\.0\.0\.1:\d+\/ in \d+\.\d ms/);
     expect(online.stdout).toMatch(/reached {2}rpc http:\/\/127\.0\.0\.1:\d+\/ in \d+\.\d ms/);
     expect(online.stdout).toMatch(/reached {2}redis redis:\/\/127\.0\.0\.1:6379 in \d+\.\d ms/);
     expect(online.stdout).toMatch(/reached {2}postgres postgres:\/\/postgres@127\.0\.0\.1:5432\/postgres in \d+\.\d ms/);

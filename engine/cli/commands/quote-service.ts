@@ -1,5 +1,6 @@
 import { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema } from '../../app/index.js';
-import { redactedValues } from '../../config/index.js';
+import { redactedValues, refuseLoopbackDefaults } from '../../config/index.js';
+import { maskSecretsInText } from '../../secret-mask.js';
 import { createLogger } from '../../obs/index.js';
 import { openSplitQuoteCache, startSplitServiceState } from '../../state/index.js';
 import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
@@ -29,6 +30,8 @@ export const quoteServiceCommand: Command = {
   settings: quoteServiceSchema,
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, quoteServiceSchema, io, { load: loadQuoteServiceConfig });
+    // A remote RPC with the external fallback left at the simulator's loopback URL is a mistake.
+    refuseLoopbackDefaults(quoteServiceSchema, loaded, ['rpc.endpoints'], loaded.values['externalFallback.enabled'] ? ['externalFallback.quoteUrl'] : []);
     const logger = createLogger({ name: 'quote-service', level: loaded.values['log.level'] });
     // quote: / price: keys: over Redis when REDIS_URL is set (replicas read each other's answers
     // before RPC), else in this process (written only).
@@ -51,8 +54,8 @@ export const quoteServiceCommand: Command = {
         `  quote metrics     ${endpoints.quoteMetrics}`,
         `  local quotes      grpc://${endpoints.localQuotes}   (tidepool.v1.QuoteService: StreamBatchQuotes, GetQuote, GetQuotes)`,
         loaded.values['bus.enabled']
-          ? `  consuming         ${loaded.values['bus.streamName']} as ${loaded.values['bus.consumerName']} on ${loaded.values['bus.servers'].join(',')}`
-          : `  bus               disabled: RPC only, ${app.monitored.length} monitored pools read from ${loaded.values['rpc.endpoints'].join(',')} every ${loaded.values.refreshSeconds} s`,
+          ? `  consuming         ${loaded.values['bus.streamName']} as ${loaded.values['bus.consumerName']} on ${maskSecretsInText(loaded.values['bus.servers'].join(','))}`
+          : `  bus               disabled: RPC only, ${app.monitored.length} monitored pools read from ${maskSecretsInText(loaded.values['rpc.endpoints'].join(','))} every ${loaded.values.refreshSeconds} s`,
         '',
       ].join('\n'),
     );

@@ -9,10 +9,14 @@ Checks a trading platform configuration (JSON) against schemas/platform-config.s
 rpcEndpoints (at least 3 URLs), rpcTimeout (>= 5000 ms), natsUrl, natsToken (optional), redisUrl,
 redisPassword (optional), databaseUrl, treasureWallet and workerWallets (64-byte secret keys in
 base58, 88 characters; at least 5 workers), minProfitThreshold (> 0), maxConcurrentTrades (1-50),
-blockEngineUrl, blockEngineUuid, tipBase (positive integer). Every violation is printed with its
-path. Each wallet key is verified (its public half must be the key its seed derives), then each
-connection is tested (RPC getHealth, Redis PING, PostgreSQL SELECT 1, NATS with JetStream) and its
-latency or exact failure printed.
+blockEngineUrl, blockEngineUuid, tipBase (positive integer); optionally the bus's natsUser +
+natsPassword, natsCredsFile, natsTls, natsTlsCaFile, natsTlsCertFile, natsTlsKeyFile, the external
+aggregator's externalQuoteUrl (+ externalQuoteApiKey) and the block-entry stream's shredstreamUrl.
+Every violation is printed with its path. Each wallet key is verified (its public half must be the
+key its seed derives), then each connection is tested (RPC getHealth, Redis PING, PostgreSQL
+SELECT 1, NATS with its credentials and TLS then JetStream, the block engine's getTipAccounts, a
+small SOL to USDC GET /quote of the aggregator, a gRPC channel to the ShredStream proxy) and its
+latency or exact failure printed; no secret is printed. docs/mainnet.md walks through a real one.
 
   --generate   first fill in what FILE lacks (a new file: all of it, with fresh keypairs and a
                fresh block-engine UUID), written with mode 0600; existing values are kept

@@ -1,0 +1,174 @@
+/**
+ * Orca Whirlpool on account bytes taken from mainnet (engine/dex/test-fixtures/README.md names the
+ * repository, path and commit): a Whirlpool, one of its fixed tick arrays and another pool's
+ * dynamic tick array decode as @orca-so/whirlpools-client's decoders read the same bytes, and the
+ * pool quotes equal to @orca-so/whirlpools-core `swapQuoteByInputToken` / `swapQuoteByOutputToken`
+ * on the same bytes, to the unit.
+ *
+ * The pool (SOL / DzkKGB…, tick spacing 32896: a splash pool, whose only positions are full range)
+ * sits at tick 223338 in the tick array starting at 0, which the dump does not hold. With the real
+ * bytes alone ours quotes swaps that stay inside the current tick-spacing slot and refuses the rest
+ * (the data ends there); the SDK gets the real array and an empty array at 0. Then both get the array
+ * at 0 as a full-range position implies it (tick 427648, net -liquidity, mirror of the real array's
+ * -427648, net +liquidity), written by our encoder, and agree over the whole range.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getDynamicTickArrayDecoder, getFixedTickArrayDecoder, getWhirlpoolDecoder } from '@orca-so/whirlpools-client';
+import { swapQuoteByInputToken, swapQuoteByOutputToken, type TickArrayFacade, type WhirlpoolFacade } from '@orca-so/whirlpools-core';
+import { describe, expect, it } from 'vitest';
+
+import { SwapFailure, SwapMode, type SwapRequest, type SwapResult, type TickArray } from '../types.js';
+import { decodeWhirlpoolTickArray, encodeWhirlpoolTickArray } from './tick-array.js';
+import { decodeWhirlpool } from './whirlpool-account.js';
+import { quoteWhirlpool } from './whirlpool-swap.js';
+
+const DIR = join(import.meta.dirname, '../test-fixtures/orca-whirlpool');
+const POOL = 'CGGNcohZdLdeDBdhmQRGmUH1Viv1p4d1ds2aPLoiVWaR';
+const OTHER_POOL = 'XbZJ25spXckFsU7xYD2Sr3FkXsiw991yHPshExYSpD9';
+const read = (pool: string, name: string) => new Uint8Array(readFileSync(join(DIR, pool, `${name}.bin`)));
+const POOL_BYTES = read(POOL, 'whirlpool');
+const ARRAY_BYTES = read(POOL, 'tick_array_-2894848');
+const DYNAMIC_BYTES = read(OTHER_POOL, 'dynamic_tick_array_45056');
+const SPACING = 32896;
+
+const sdkPool = getWhirlpoolDecoder().decode(POOL_BYTES);
+const facade: WhirlpoolFacade = {
+  feeTierIndexSeed: new Uint8Array(sdkPool.feeTierIndexSeed),
+  tickSpacing: sdkPool.tickSpacing,
+  feeRate: sdkPool.feeRate,
+  protocolFeeRate: sdkPool.protocolFeeRate,
+  liquidity: sdkPool.liquidity,
+  sqrtPrice: sdkPool.sqrtPrice,
+  tickCurrentIndex: sdkPool.tickCurrentIndex,
+  feeGrowthGlobalA: sdkPool.feeGrowthGlobalA,
+  feeGrowthGlobalB: sdkPool.feeGrowthGlobalB,
+  rewardLastUpdatedTimestamp: sdkPool.rewardLastUpdatedTimestamp,
+  rewardInfos: sdkPool.rewardInfos.map((r) => ({ emissionsPerSecondX64: r.emissionsPerSecondX64, growthGlobalX64: r.growthGlobalX64 })),
+};
+
+function sdkArray(bytes: Uint8Array): TickArrayFacade {
+  const decoded = getFixedTickArrayDecoder().decode(bytes);
+  return {
+    startTickIndex: decoded.startTickIndex,
+    ticks: decoded.ticks.map((t) => ({
+      initialized: t.initialized,
+      liquidityNet: t.liquidityNet,
+      liquidityGross: t.liquidityGross,
+      feeGrowthOutsideA: t.feeGrowthOutsideA,
+      feeGrowthOutsideB: t.feeGrowthOutsideB,
+      rewardGrowthsOutside: [...t.rewardGrowthsOutside],
+    })),
+  };
+}
+
+/** The array at 0 as the splash pool's full-range position implies it (or empty). */
+function upperArrayBytes(withUpperTick: boolean): Uint8Array {
+  const upper = 427648 / SPACING; // 13: tick 427648 is the array's 14th
+  const ticks = Array.from({ length: 88 }, (_, i) =>
+    withUpperTick && i === upper
+      ? { initialized: true, liquidityNet: -sdkPool.liquidity, liquidityGross: sdkPool.liquidity }
+      : { initialized: false, liquidityNet: 0n, liquidityGross: 0n },
+  );
+  return encodeWhirlpoolTickArray({ pool: POOL, startTickIndex: 0, ticks });
+}
+
+type Outcome = { ok: true; amountIn: bigint; amountOut: bigint; fee: bigint } | { ok: false };
+
+function sdkQuote(arrays: TickArrayFacade[], req: SwapRequest): Outcome {
+  try {
+    if (req.mode === SwapMode.ExactIn) {
+      const q = swapQuoteByInputToken(req.amount, req.aToB, 0, facade, undefined, arrays, 0n);
+      return q.tokenIn < req.amount ? { ok: false } : { ok: true, amountIn: q.tokenIn, amountOut: q.tokenEstOut, fee: q.tradeFee };
+    }
+    const q = swapQuoteByOutputToken(req.amount, !req.aToB, 0, facade, undefined, arrays, 0n);
+    return q.tokenOut < req.amount ? { ok: false } : { ok: true, amountIn: q.tokenEstIn, amountOut: q.tokenOut, fee: q.tradeFee };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function expectSame(ours: SwapResult, sdk: Outcome, label: string): void {
+  if (!sdk.ok || sdk.amountOut === 0n) {
+    expect(ours.ok, label).toBe(false);
+    return;
+  }
+  expect(ours.ok, `${label}: ${ours.ok ? '' : ours.message}`).toBe(true);
+  if (!ours.ok) return;
+  expect([ours.amountIn, ours.amountOut, ours.fee], label).toEqual([sdk.amountIn, sdk.amountOut, sdk.fee]);
+}
+
+/** Amounts from one atom to far past the pool's depth, each way and mode. */
+function requests(): SwapRequest[] {
+  const out: SwapRequest[] = [];
+  for (const aToB of [true, false]) {
+    for (const mode of [SwapMode.ExactIn, SwapMode.ExactOut]) {
+      for (let exp = 0n; exp <= 60n; exp += 3n) out.push({ aToB, mode, amount: 1n << exp });
+      out.push({ aToB, mode, amount: 999_983n }, { aToB, mode, amount: 123_456_789_011n });
+    }
+  }
+  return out;
+}
+
+describe(`Orca Whirlpool mainnet pool ${POOL}`, () => {
+  it("decodes the Whirlpool and its tick arrays as whirlpools-client's decoders read the same bytes", () => {
+    const ours = decodeWhirlpool(POOL_BYTES, POOL);
+    expect(ours).toMatchObject({
+      tokenA: String(sdkPool.tokenMintA),
+      tokenB: String(sdkPool.tokenMintB),
+      vaultA: String(sdkPool.tokenVaultA),
+      vaultB: String(sdkPool.tokenVaultB),
+      sqrtPrice: sdkPool.sqrtPrice,
+      tick: sdkPool.tickCurrentIndex,
+      tickSpacing: sdkPool.tickSpacing,
+      liquidity: sdkPool.liquidity,
+      feeRate: sdkPool.feeRate,
+    });
+    const array = decodeWhirlpoolTickArray(ARRAY_BYTES, undefined, SPACING);
+    const sdk = getFixedTickArrayDecoder().decode(ARRAY_BYTES);
+    expect([array.pool, array.startTickIndex]).toEqual([String(sdk.whirlpool), sdk.startTickIndex]);
+    expect(array.ticks.map((t) => [t.initialized, t.liquidityNet, t.liquidityGross])).toEqual(sdk.ticks.map((t) => [t.initialized, t.liquidityNet, t.liquidityGross]));
+    expect(array.ticks.filter((t) => t.initialized).map((t) => [t.index, t.liquidityNet])).toEqual([[-427648, sdkPool.liquidity]]);
+
+    const dynamic = decodeWhirlpoolTickArray(DYNAMIC_BYTES);
+    const sdkDynamic = getDynamicTickArrayDecoder().decode(DYNAMIC_BYTES);
+    expect([dynamic.pool, dynamic.startTickIndex]).toEqual([String(sdkDynamic.whirlpool), sdkDynamic.startTickIndex]);
+    expect(dynamic.ticks.map((t) => [t.initialized, t.liquidityNet, t.liquidityGross])).toEqual(
+      sdkDynamic.ticks.map((t) => (t.__kind === 'Initialized' ? [true, t.fields[0].liquidityNet, t.fields[0].liquidityGross] : [false, 0n, 0n])),
+    );
+    expect(dynamic.ticks.some((t) => t.initialized)).toBe(true);
+  });
+
+  it('on the real bytes alone, quotes what stays in the current slot as the SDK does and refuses the rest', () => {
+    const pool = decodeWhirlpool(POOL_BYTES, POOL);
+    const ours: TickArray[] = [decodeWhirlpoolTickArray(ARRAY_BYTES, undefined, SPACING)];
+    const sdkArrays = [sdkArray(upperArrayBytes(false)), sdkArray(ARRAY_BYTES)];
+    let quoted = 0;
+    let needsData = 0;
+    for (const req of requests()) {
+      const result = quoteWhirlpool(pool, req, { tickArrays: ours });
+      if (!result.ok && result.reason === SwapFailure.InsufficientLiquidityData) {
+        needsData++;
+        continue;
+      }
+      expectSame(result, sdkQuote(sdkArrays, req), JSON.stringify(req, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+      if (result.ok) quoted++;
+    }
+    expect(quoted).toBeGreaterThan(10);
+    expect(needsData).toBeGreaterThan(0);
+  });
+
+  it('with the array at 0 a full-range position implies, quotes over the whole range as the SDK does', () => {
+    const pool = decodeWhirlpool(POOL_BYTES, POOL);
+    const upper = upperArrayBytes(true);
+    const ours = [ARRAY_BYTES, upper].map((b) => decodeWhirlpoolTickArray(b, undefined, SPACING));
+    const sdkArrays = [sdkArray(upper), sdkArray(ARRAY_BYTES)];
+    let quoted = 0;
+    for (const req of requests()) {
+      const result = quoteWhirlpool(pool, req, { tickArrays: ours });
+      expectSame(result, sdkQuote(sdkArrays, req), JSON.stringify(req, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+      if (result.ok) quoted++;
+    }
+    expect(quoted).toBeGreaterThan(40);
+  });
+});
