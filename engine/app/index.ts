@@ -8,5 +8,5 @@ export { MarketScannerMode, checkMarketScannerConfig, createMarketScannerApp, ma
 export { startPaperTrading, startPaperTradingSchema, type StartPaperTrading, type StartPaperTradingOptions } from './start-paper-trading.js';
 export { EXECUTOR_PORT, createExecutorApp, executorSchema, type ExecutorApp, type ExecutorConfig } from './executor-app.js';
 export { createPlannerApp, plannerSchema, type PlannerApp, type PlannerConfig, type StrategyFactory } from './planner-app.js';
-export { createWalletServiceApp, requireSharedState, walletServiceSchema, type WalletServiceApp, type WalletServiceConfig } from './wallet-service-app.js';
+export { createWalletServiceApp, walletServiceSchema, type WalletServiceApp, type WalletServiceConfig } from './wallet-service-app.js';
 export { createSignalSourceApp, signalSourceSchema, type SignalSourceApp, type SignalSourceConfig } from './signal-source-app.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { deploymentSafetySchema } from '../config/index.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { ChainClient } from '../rpc/index.js';
@@ -20,7 +21,7 @@ import { eventually } from './testing.js';
  * `tidepool wallets serve` on the simulator with the real PostgreSQL and Redis: it refuses to run
  * alone by accident, syncs and rebalances on its own, and reports itself as every service does.
  */
-const schema = { ...databaseSchema, ...redisSchema, ...walletSchema, ...walletServiceSchema };
+const schema = { ...databaseSchema, ...redisSchema, ...walletSchema, ...walletServiceSchema, ...deploymentSafetySchema };
 const logger = createLogger({ name: 'wallet-service-app-test', level: process.env.TEST_LOG ?? 'silent' });
 const PASSPHRASE = 'correct horse battery staple';
 const SOL = 1_000_000_000n;
@@ -60,9 +61,11 @@ describe('tidepool wallets serve', () => {
   it('refuses to start without the shared database and key space, naming what is missing', async () => {
     await expect(createWalletServiceApp(config({}), { logger })).rejects.toMatchObject({
       code: 'TP_ERR_CONFIG_INVALID',
-      message: expect.stringContaining('DATABASE_URL (database.url) and REDIS_URL (redis.url)'),
+      message: expect.stringMatching(/REDIS_URL \(redis\.url.*DATABASE_URL \(database\.url/),
     });
-    await expect(createWalletServiceApp(config({ DATABASE_URL: t.url! }), { logger })).rejects.toMatchObject({ message: expect.stringContaining('set REDIS_URL (redis.url), or --single-instance') });
+    const onlyRedisMissing = createWalletServiceApp(config({ DATABASE_URL: t.url! }), { logger });
+    await expect(onlyRedisMissing).rejects.toMatchObject({ message: expect.stringContaining('REDIS_URL (redis.url') });
+    await expect(onlyRedisMissing).rejects.toMatchObject({ message: expect.not.stringContaining('DATABASE_URL') });
   });
 
   it('refuses to rebalance without the passphrase that signs the transfers', async () => {

@@ -2,7 +2,7 @@
  * `tidepool wallets serve`: the wallet service of spec 03 as a long-running process.
  *
  *   start: refuse without a shared PostgreSQL (DATABASE_URL) and Redis (REDIS_URL) unless
- *          --single-instance says one process alone is meant (it moves money: two services, or a
+ *          --single-instance (TIDEPOOL_SINGLE_INSTANCE) says one process alone is meant (it moves money: two services, or a
  *          service and an executor, each on its own embedded state would not see each other's
  *          transfers or locks); open the platform state; the `system:health:wallets` heartbeat
  *   run:   WalletService (engine/wallets/wallet-service.ts): a sync every syncInterval, a
@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 
 import { Registry } from 'prom-client';
 
-import { bool, DEFAULT_HTTP_LIMITS, duration, int, setting, str } from '../config/index.js';
+import { bool, checkSharedState, DEFAULT_HTTP_LIMITS, deploymentHealth, type deploymentSafetySchema, duration, int, setting, str } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { createLimitedServer, type Logger } from '../obs/index.js';
 import { ChainClient } from '../rpc/index.js';
@@ -26,19 +26,12 @@ export const walletServiceSchema = {
   'wallets.syncInterval': setting({ description: 'wallets serve: time between two balance syncs', parse: duration({ min: 1_000 }), default: 30_000, env: 'WALLETS_SYNC_INTERVAL', flag: 'sync-interval' }),
   'wallets.rebalanceInterval': setting({ description: 'wallets serve: time between two rebalancing runs', parse: duration({ min: 1_000 }), default: 300_000, env: 'WALLETS_REBALANCE_INTERVAL', flag: 'rebalance-interval' }),
   'wallets.rebalance': setting({ description: 'wallets serve: move funds by the tier rules (false: sync and report only)', parse: bool(), default: true, env: 'WALLETS_REBALANCE', flag: 'rebalance' }),
-  'wallets.singleInstance': setting({
-    description: 'wallets serve: run without a shared PostgreSQL and Redis, as the only process that moves these wallets (said in /health)',
-    parse: bool(),
-    default: false,
-    env: 'WALLETS_SINGLE_INSTANCE',
-    flag: 'single-instance',
-  }),
   'wallets.host': setting({ description: 'wallets serve: bind address of the probes and /metrics', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'WALLETS_HOST', flag: 'host' }),
   'wallets.port': setting({ description: 'wallets serve: HTTP port of /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8089, env: 'WALLETS_PORT', flag: 'port' }),
 };
 
 type Values<S> = { [K in keyof S]: S[K] extends { parse: (raw: unknown) => infer T } ? T : never };
-export type WalletServiceConfig = Values<typeof databaseSchema & typeof redisSchema & typeof walletSchema & typeof walletServiceSchema>;
+export type WalletServiceConfig = Values<typeof databaseSchema & typeof redisSchema & typeof walletSchema & typeof walletServiceSchema & typeof deploymentSafetySchema>;
 
 export interface WalletServiceApp {
   readonly service: WalletService;
@@ -47,20 +40,8 @@ export interface WalletServiceApp {
   close(): Promise<void>;
 }
 
-/** The settings a wallet service cannot run without when it is not alone; TP_ERR_CONFIG_INVALID naming them. */
-export function requireSharedState(config: Pick<WalletServiceConfig, 'database.url' | 'redis.url' | 'wallets.singleInstance'>, service: string): void {
-  if (config['wallets.singleInstance']) return;
-  const missing = [config['database.url'] === '' ? 'DATABASE_URL (database.url)' : undefined, config['redis.url'] === '' ? 'REDIS_URL (redis.url)' : undefined].filter((m) => m !== undefined);
-  if (missing.length === 0) return;
-  throw new TpError(
-    ErrorCode.ConfigInvalid,
-    `${service} moves money and needs the shared state every other process sees: set ${missing.join(' and ')}, or --single-instance (WALLETS_SINGLE_INSTANCE=true) to run it as the only process`,
-    { context: { setting: missing.join(', ') } },
-  );
-}
-
 export async function createWalletServiceApp(config: WalletServiceConfig, options: { logger: Logger }): Promise<WalletServiceApp> {
-  requireSharedState(config, 'tidepool wallets serve');
+  const safety = checkSharedState('tidepool wallets serve', config);
   const log = options.logger;
   const passphrase =
     config['wallets.passphrase'] === '' && config['wallets.keyFile'] === '' ? undefined : WalletPassphrase.resolve({ passphrase: config['wallets.passphrase'], keyFile: config['wallets.keyFile'] });
@@ -81,10 +62,10 @@ export async function createWalletServiceApp(config: WalletServiceConfig, option
       metrics: new WalletMetrics(registry),
       logger: log.child({ component: 'wallet-service' }),
     });
-    const singleInstance = config['wallets.singleInstance'];
+    const singleInstance = safety.singleInstance;
     let server: Server | undefined;
     let serviceState: ServiceState | undefined;
-    const health = (): Record<string, unknown> => ({ status: service.status().lastError === null ? 'ok' : 'degraded', singleInstance, ...service.status() });
+    const health = (): Record<string, unknown> => ({ status: service.status().lastError === null ? 'ok' : 'degraded', singleInstance, ...deploymentHealth(safety), ...service.status() });
 
     return {
       service,

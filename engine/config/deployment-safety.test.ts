@@ -24,7 +24,7 @@ describe('checkSharedState', () => {
     expect(err.message).toContain('REDIS_URL (redis.url');
     expect(err.message).not.toContain('DATABASE_URL');
     expect(err.message).toContain('TIDEPOOL_SINGLE_INSTANCE=true');
-    expect(err.context).toEqual({ service: 'the executor (real mode)', missing: ['REDIS_URL (redis.url)'] });
+    expect(err.context).toEqual({ setting: 'REDIS_URL (redis.url)', service: 'the executor (real mode)', missing: ['REDIS_URL (redis.url)'] });
   });
 
   it('refuses it without PostgreSQL, naming DATABASE_URL, and names both when both are missing', () => {
@@ -77,7 +77,7 @@ describe('refuseLoopbackDefaults', () => {
     expect(err.message).toContain('EXTERNAL_FALLBACK_URL (externalFallback.quoteUrl)');
     // The RPC URL carries the provider's key: never printed.
     expect(err.message).not.toMatch(/key123|api-key|example-rpc/);
-    expect(err.context).toEqual({ remoteRpc: ['rpc.endpoints'], settings: [...ENDPOINTS] });
+    expect(err.context).toEqual({ setting: ENDPOINTS.join(', '), remoteRpc: ['rpc.endpoints'], settings: [...ENDPOINTS] });
   });
 
   it('refuses only the settings still at their default', () => {

@@ -1,6 +1,6 @@
 import { createWalletServiceApp, walletServiceSchema, type WalletServiceConfig } from '../../app/index.js';
 import { base58 } from '../../chain/index.js';
-import { loadConfig } from '../../config/index.js';
+import { deploymentSafetySchema, loadConfig } from '../../config/index.js';
 import { parseCommandLine, type CommandOption } from '../../config/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import { createLogger } from '../../obs/index.js';
@@ -11,7 +11,7 @@ import { NATIVE_SOL, Rebalancer, WalletManager, WalletPassphrase, parseTier, typ
 import { serveUntilSignal, settingsHelp, startOrClose } from '../service-command.js';
 import { toJson, type CliIo, type Command } from '../command.js';
 
-const schema = { ...databaseSchema, ...redisSchema, ...walletSchema, ...walletServiceSchema };
+const schema = { ...databaseSchema, ...redisSchema, ...walletSchema, ...walletServiceSchema, ...deploymentSafetySchema };
 
 const OPTIONS: Record<string, CommandOption> = {
   config: { type: 'string', description: 'config file' },
@@ -149,7 +149,7 @@ export const walletsCommand: Command = {
       const logger = createLogger({ name: 'wallets', level: io.env.LOG_LEVEL });
       const app = await createWalletServiceApp(values as WalletServiceConfig, { logger });
       const endpoints = await startOrClose(app);
-      logger.info({ endpoints, rebalance: values['wallets.rebalance'], singleInstance: values['wallets.singleInstance'] }, 'wallet service started');
+      logger.info({ endpoints, rebalance: values['wallets.rebalance'], singleInstance: values['deployment.singleInstance'] }, 'wallet service started');
       io.stderr.write(`tidepool wallets serve is running (${values['wallets.rebalance'] ? 'sync and rebalance' : 'sync only'}):\n  probes, metrics   ${endpoints.http}/health  ${endpoints.http}/ready  ${endpoints.http}/metrics\n`);
       return serveUntilSignal(logger, 'wallet service', () => app.close());
     }
