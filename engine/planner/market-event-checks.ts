@@ -1,6 +1,8 @@
 /**
  * What a planner checks of a market event before it plans on it, beyond the schema (which the
- * decoder applies: u64 fields are decimal strings, prices finite and non-negative). Anyone who can
+ * decoder applies: u64 and u128 fields are decimal strings no larger than their type, so
+ * 18446744073709551616 or a 20-digit slot never decodes; prices are finite and non-negative, so a
+ * price of "NaN" or 1e400 (Infinity) never decodes; reserves carry no sign). Anyone who can
  * publish on the bus can write an event, so the event is held against the pool as the planner
  * itself read it (by RPC, or from the replayed state in a backtest):
  *
