@@ -7,3 +7,4 @@ export { SettingIssue } from './setting-types.js';
 export { bool, busServer, duration, hostPort, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from './setting-types.js';
 export { DEFAULT_HTTP_LIMITS, httpLimitsOf, httpServerSchema, type HttpLimitValues } from './http-server-settings.js';
 export { DEFAULT_HEALTH_THRESHOLDS, HEALTH_KEYS, healthSchema, healthThresholdsOf, type HealthThresholdValues } from './health-settings.js';
+export { flashLoanSchema } from './flash-loan-settings.js';
