@@ -24,6 +24,7 @@
  */
 import { MAX_COMPUTE_UNIT_LIMIT } from '../chain/index.js';
 import { SwapMode, buildSwapRouteTransaction, planSwapRoute } from '../dex/index.js';
+import { Backoff } from '../common/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { flashLoanFee } from '../lending/index.js';
 import type { Logger } from '../obs/index.js';
@@ -372,7 +373,7 @@ export class ExecutorService {
 
   /** Writes the outcome, retrying a while; throws (the message comes back and is reconciled) if it cannot. */
   private async recordOutcome(tradeId: string, outcome: SubmissionOutcome, result: ExecutionResult): Promise<void> {
-    let wait = 100;
+    const backoff = Backoff.doubling(100, 1_600);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.options.trades.markOutcome(tradeId, {
@@ -388,8 +389,7 @@ export class ExecutorService {
       } catch (err) {
         if (attempt >= RECORD_ATTEMPTS) throw err;
         this.options.logger?.warn({ tradeId, attempt, err: errorText(err) }, 'trade outcome not recorded; retrying');
-        await new Promise((r) => setTimeout(r, wait));
-        wait *= 2;
+        await new Promise((r) => setTimeout(r, backoff.next()));
       }
     }
   }

@@ -1,4 +1,4 @@
-import { Backoff, Jitter } from '../common/index.js';
+import { Backoff } from '../common/index.js';
 import type { ExecutionPath } from '../messages/index.js';
 import type { Logger } from '../obs/index.js';
 import type { ChainClient } from '../rpc/index.js';
@@ -72,7 +72,7 @@ export interface SubmissionRunSettings {
 
 /** The re-send backoff: `initialMs`, doubling, at most `maxMs` (the shared Backoff, no jitter). */
 export function resendBackoff(initialMs: number, maxMs: number): Backoff {
-  return new Backoff({ baseMs: initialMs, factor: 2, capMs: Math.max(initialMs, maxMs), jitter: Jitter.None });
+  return Backoff.doubling(initialMs, maxMs);
 }
 
 export class SubmissionRun {
