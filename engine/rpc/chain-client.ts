@@ -1,6 +1,8 @@
-import { TOKEN_PROGRAM_ID, base58 } from '../chain/index.js';
+import { TOKEN_PROGRAM_ID, base58, type Commitment } from '../chain/index.js';
 import { RpcFailure } from './rpc-errors.js';
 import { JsonRpcHttpClient } from './json-rpc-http-client.js';
+
+export type { Commitment };
 
 /**
  * The platform's Solana JSON-RPC client: what wallets and executors need beyond the scanner's
@@ -10,7 +12,6 @@ import { JsonRpcHttpClient } from './json-rpc-http-client.js';
  * engine/rpc's; a JSON-RPC error is kind rpc whatever the HTTP status it came with.
  */
 
-export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
 
 export interface TokenAccountInfo {

@@ -2,6 +2,9 @@ import { Pool } from 'undici';
 
 import { readMultipleAccountsReply } from './multiple-accounts-reply.js';
 import { RpcFailure } from './rpc-errors.js';
+import type { Commitment } from '../chain/index.js';
+
+export type { Commitment };
 
 /**
  * A small JSON-RPC HTTP client for the scanner: getMultipleAccounts (base64, ≤100 keys per call)
@@ -22,7 +25,6 @@ import { RpcFailure } from './rpc-errors.js';
 export const MAX_KEYS_PER_CALL = 100;
 export const DEFAULT_RPC_TIMEOUT_MS = 2000;
 
-export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
 export interface AccountData {
   data: Uint8Array;
