@@ -89,9 +89,9 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
   const prefix = config['executor.subjectPrefix'];
   const paper = config['executor.paper'];
   const state = await openPlatformState(config);
-  const rpcUrl = config['rpc.endpoints'][0]!;
   const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
-  const chain = new ChainClient({ url: rpcUrl });
+  // Every endpoint, with failover (issue 24 item 4): a send or a status poll no node answers goes to the next.
+  const chain = new ChainClient({ endpoints: config['rpc.endpoints'] });
   const closeAll: (() => Promise<unknown>)[] = [() => state.close(), () => rpc.close(), () => chain.close()];
   try {
     const db = options.wrapDb?.(state) ?? state.db;

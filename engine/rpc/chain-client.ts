@@ -59,7 +59,9 @@ export interface PrioritizationFee {
 }
 
 export interface ChainClientOptions {
-  url: string;
+  /** The node's URL; or `endpoints`, several, with failover (a call no endpoint answers goes to the next). */
+  url?: string;
+  endpoints?: readonly string[];
   /** Per request. Default 10 s. */
   timeoutMs?: number;
   /** Default `confirmed`. */
@@ -72,14 +74,18 @@ export const PREFLIGHT_FAILURE = -32002;
 const VALUE_U64_RE = /"value"\s*:\s*(\d+)/;
 
 export class ChainClient {
-  readonly url: string;
   readonly commitment: Commitment;
   private readonly rpc: JsonRpcHttpClient;
 
   constructor(options: ChainClientOptions) {
-    this.rpc = new JsonRpcHttpClient({ url: options.url, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
-    this.url = options.url;
+    const urls = options.endpoints ?? (options.url === undefined ? [] : [options.url]);
+    this.rpc = new JsonRpcHttpClient({ urls, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
     this.commitment = options.commitment ?? 'confirmed';
+  }
+
+  /** The endpoint in use, its secrets masked. */
+  get url(): string {
+    return this.rpc.url;
   }
 
   async close(): Promise<void> {
