@@ -204,5 +204,11 @@ describe('tidepool executor with flash loans', () => {
     expect(results.has(tradeIdOf(loaned.id))).toBe(false);
     expect(tokenBalance(reserve.feeVault)).toBe(feeVaultNow);
     expect(lamports(borrower.address)).toBe(borrowerLamports);
+    // the wallet taken while the pools were read was given back with the refusal
+    for (const w of workers) {
+      const lock = await app.state.keys.acquireExecutorLock(w.id, 'probe');
+      expect(lock).not.toBeNull();
+      await lock!.release();
+    }
   });
 });

@@ -6,7 +6,8 @@
  *               ─▶ expired? stale state? a flash loan no configured reserve lends? ─▶ skipped
  *                  (counted, acknowledged, no row)
  *               ─▶ semaphore (maxConcurrentTrades)
- *               ─▶ route pools read again over RPC ─▶ state too old? re-quote refused or no longer
+ *               ─▶ route pools read again over RPC (real: the worker wallet taken meanwhile, given
+ *                  back when the trade is refused) ─▶ state too old? re-quote refused or no longer
  *                  profitable? ─▶ skipped
  *               ─▶ path (spec 03 selection) and tip
  *   paper:      ─▶ paper fill on that state ─▶ trade `paper` + routes ─▶ ExecutionResult
@@ -191,16 +192,25 @@ export class ExecutorService {
     // The real path needs a recent blockhash: read it while the pools are read, not after.
     const blockhashRead = s.paper ? undefined : this.options.chain.getLatestBlockhash();
     blockhashRead?.catch(() => undefined);
-    await pools.refresh(addresses);
-    const slot = pools.oldestSlot(addresses) ?? op.slot;
-    if (slot - op.slot > s.maxSlotLag) return this.skip(op, SkipReason.StaleState, `state read at slot ${slot}, ${slot - op.slot} slots after the opportunity's ${op.slot} (limit ${s.maxSlotLag})`);
-    const requote = requoteRoute(op, pools.source);
-    if (!requote.ok) return this.skip(op, SkipReason.RequoteRefused, `${requote.reason}: ${requote.message}`);
-    if (op.strategy === Strategy.Arbitrage ? requote.profit <= s.minProfit : !requote.meetsMinimum) {
-      return this.skip(op, SkipReason.Unprofitable, `re-quoted output ${requote.output}, profit ${requote.profit} (expected ${op.expectedProfit}, threshold ${s.minProfit}, minimum output ${op.minimumOutput})`);
-    }
     const path = selectExecutionPath(op);
     const tip = tipFor(op, path, s.defaultTip);
+    // ... and take the worker wallet while the pools are read (issue 23): its lock and balance
+    // reads overlap the pool reads; a trade refused below gives the lock back.
+    const walletChoice = s.paper ? undefined : this.chooseWallet(op, path, tip, tradeId);
+    walletChoice?.catch(() => undefined);
+    const giveBack = async (outcome: HandleOutcome): Promise<HandleOutcome> => {
+      const choice = await walletChoice?.catch(() => undefined);
+      if (choice?.kind === 'held') await choice.held.lock.release().catch(() => false);
+      return outcome;
+    };
+    await pools.refresh(addresses);
+    const slot = pools.oldestSlot(addresses) ?? op.slot;
+    if (slot - op.slot > s.maxSlotLag) return giveBack(this.skip(op, SkipReason.StaleState, `state read at slot ${slot}, ${slot - op.slot} slots after the opportunity's ${op.slot} (limit ${s.maxSlotLag})`));
+    const requote = requoteRoute(op, pools.source);
+    if (!requote.ok) return giveBack(this.skip(op, SkipReason.RequoteRefused, `${requote.reason}: ${requote.message}`));
+    if (op.strategy === Strategy.Arbitrage ? requote.profit <= s.minProfit : !requote.meetsMinimum) {
+      return giveBack(this.skip(op, SkipReason.Unprofitable, `re-quoted output ${requote.output}, profit ${requote.profit} (expected ${op.expectedProfit}, threshold ${s.minProfit}, minimum output ${op.minimumOutput})`));
+    }
     const request = (computeUnitLimit: number, minimumOutput: bigint, held?: HeldWallet): ExecutionRequest => {
       const r: ExecutionRequest = {
         version: 1,
@@ -276,12 +286,8 @@ export class ExecutorService {
       return { kind: 'traded', result };
     }
 
-    // Real path: a worker wallet, held for the whole trade.
-    const wallets = this.options.wallets!;
-    // What the wallet must be able to pay: fees at the largest compute budget a transaction can ask, and the tip.
-    const fees = realPathFees(path, MAX_COMPUTE_UNIT_LIMIT, s.computeUnitPriceMicroLamports);
-    // A flash loan lends the input: the wallet pays the fees and tip only.
-    const choice = await wallets.acquire({ mint: op.inputMint, amount: op.flashLoan ? 0n : op.inputAmount, lamports: fees + tip }, tradeId);
+    // Real path: the worker wallet taken above, held for the whole trade.
+    const choice = await walletChoice!;
     if (choice.kind === 'busy') return this.defer('every worker wallet that could pay is locked');
     if (choice.kind === 'none') return this.skip(op, SkipReason.NoWallet, choice.reason);
     const held = choice.held;
@@ -336,6 +342,14 @@ export class ExecutorService {
       clearInterval(keepAlive);
       await held.lock.release().catch(() => false);
     }
+  }
+
+  /** Locks a worker wallet that can pay `op` on `path` (real path). */
+  private chooseWallet(op: TradeOpportunity, path: ExecutionPath, tip: bigint, tradeId: string): ReturnType<WorkerWallets['acquire']> {
+    // What the wallet must be able to pay: fees at the largest compute budget a transaction can ask, and the tip.
+    const fees = realPathFees(path, MAX_COMPUTE_UNIT_LIMIT, this.options.settings.computeUnitPriceMicroLamports);
+    // A flash loan lends the input: the wallet pays the fees and tip only.
+    return this.options.wallets!.acquire({ mint: op.inputMint, amount: op.flashLoan ? 0n : op.inputAmount, lamports: fees + tip }, tradeId);
   }
 
   private resultOf(op: TradeOpportunity, tradeId: string, wallet: string, path: ExecutionPath, tip: bigint, expectedProfit: bigint, outcome: SubmissionOutcome, receivedAt: number): ExecutionResult {
