@@ -23,6 +23,7 @@
  * Every received quote is normalised before it leaves: `source` overwritten with this connection's
  * source, `receivedAtUnixMs` set, `routeHash` computed from its hops.
  */
+import { Backoff } from '../common/index.js';
 import * as grpc from '@grpc/grpc-js';
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
@@ -136,7 +137,8 @@ export class UpstreamClient {
   private retryTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private backoffMs = 0;
-  private nextBackoffMs: number;
+  private readonly reconnectBackoff: Backoff;
+  private readonly stallBackoff: Backoff;
   private closed = false;
   private readonly now: () => number;
 
@@ -156,8 +158,11 @@ export class UpstreamClient {
     this.source = options.source;
     this.address = options.address;
     this.now = options.now ?? Date.now;
-    this.nextBackoffMs = options.backoffInitialMs ?? BACKOFF_INITIAL_MS;
-    this.pendingStallMs = options.pendingStallMs ?? PENDING_STALL_MS;
+    this.reconnectBackoff = Backoff.doubling(options.backoffInitialMs ?? BACKOFF_INITIAL_MS, options.backoffMaxMs ?? BACKOFF_MAX_MS);
+    // A stalled resubscribe waits longer each time, up to 60× the first wait (5 min by default).
+    const stallMs = options.pendingStallMs ?? PENDING_STALL_MS;
+    this.stallBackoff = Backoff.doubling(stallMs, 60 * stallMs);
+    this.pendingStallMs = this.stallBackoff.next();
     const Ctor = loadTidepoolProto().QuoteService;
     this.client = new Ctor(options.address, grpc.credentials.createInsecure(), UPSTREAM_CHANNEL_OPTIONS);
   }
@@ -350,7 +355,7 @@ export class UpstreamClient {
         return;
       }
       this.options.logger.warn({ upstream: this.source, address: this.address, stalledMs: now - this.pending.openedAt }, 'upstream resubscribe stalled; replacing it');
-      this.pendingStallMs = Math.min(this.pendingStallMs * 2, 60 * (this.options.pendingStallMs ?? PENDING_STALL_MS)); // up to 5 min by default
+      this.pendingStallMs = this.stallBackoff.next();
       this.cancel(this.pending);
       this.pending = undefined;
     }
@@ -470,9 +475,10 @@ export class UpstreamClient {
     this.current = generation;
     this.pending = undefined;
     this.cancel(old);
-    this.nextBackoffMs = this.options.backoffInitialMs ?? BACKOFF_INITIAL_MS;
+    this.reconnectBackoff.reset();
     this.backoffMs = 0;
-    this.pendingStallMs = this.options.pendingStallMs ?? PENDING_STALL_MS;
+    this.stallBackoff.reset();
+    this.pendingStallMs = this.stallBackoff.next();
     if (this.state !== UpstreamStateName.Streaming) {
       this.state = UpstreamStateName.Streaming;
       this.connectedSince = now;
@@ -514,8 +520,7 @@ export class UpstreamClient {
 
   private scheduleRetry(): void {
     if (this.retryTimer !== undefined || this.closed) return;
-    const base = this.nextBackoffMs;
-    this.nextBackoffMs = Math.min(base * 2, this.options.backoffMaxMs ?? BACKOFF_MAX_MS);
+    const base = this.reconnectBackoff.next();
     this.backoffMs = base * (0.8 + 0.4 * Math.random()); // ±20 % jitter: upstream restarts do not see a thundering herd
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;

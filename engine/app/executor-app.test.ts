@@ -82,6 +82,9 @@ beforeAll(async () => {
       'block-engine-url': endpoints.http,
       'busy-retry': '50',
       'max-concurrent-trades': '4',
+      // the arbitrage below borrows its input (the planner's default funding): the simulator's reserves and tables
+      'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(','),
+      'lookup-tables': sim.chain.lookupTableAddresses().join(','),
     },
   });
   app = await createExecutorApp(loaded, { logger, retryDelayMs: 50, pollMs: 40, wrapDb: (state) => failingTransactions(state.db) });

@@ -15,13 +15,14 @@ import type { NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
 
 import { DeadLetterConsumer, PlatformStream, connectBus, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { bool, busAuthOf, busAuthSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
+import { bool, busAuthOf, busAuthSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, flashLoanSchema, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
-import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorMetrics, ExecutorService, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
+import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorMetrics, ExecutorService, FlashLoans, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
 import { OperatorLookupTables, ChainClient, AccountFetcher, RpcClient } from '../rpc/index.js';
 import { type ExecutionPath, MAX_TIP, MIN_TIP, decodeTradeOpportunity } from '../messages/index.js';
 import { PlannerPools } from '../trading/index.js';
+import { readAccountsOf } from '../lending/index.js';
 import { WalletManager, WalletPassphrase } from '../wallets/index.js';
 import { databaseSchema, openPlatformState, redisSchema, walletSchema, type PlatformState } from '../state/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
@@ -57,6 +58,7 @@ export const executorSchema = {
   'executor.busyRetry': setting({ description: 'when every worker wallet is locked, the opportunity comes back after this', parse: duration({ min: 1 }), default: 500, env: 'EXECUTOR_BUSY_RETRY', flag: 'busy-retry' }),
   'executor.blockEngineUrl': setting({ description: 'block engine (bundles): http(s)://host:port; the simulator serves one on its HTTP port', parse: url(), default: 'http://127.0.0.1:8890', env: 'BLOCK_ENGINE_URL', flag: 'block-engine-url' }),
   'executor.blockEngineUuid': setting({ description: 'block engine auth uuid (x-jito-auth), when it needs one', parse: str(), default: '', env: 'BLOCK_ENGINE_UUID', secret: true }),
+  ...flashLoanSchema,
   'executor.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'EXECUTOR_SUBJECT_PREFIX', flag: 'subject-prefix' }),
 };
 export type ExecutorConfig = { [K in keyof typeof executorSchema]: ReturnType<(typeof executorSchema)[K]['parse']> };
@@ -92,9 +94,9 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
   const safety = paper ? undefined : checkSharedState('the executor (real mode)', config);
   if (!paper) refuseLoopbackDefaults(executorSchema, loaded, ['rpc.endpoints'], ['executor.blockEngineUrl']);
   const state = await openPlatformState(config);
-  const rpcUrl = config['rpc.endpoints'][0]!;
   const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
-  const chain = new ChainClient({ url: rpcUrl });
+  // Every endpoint, with failover (issue 24 item 4): a send or a status poll no node answers goes to the next.
+  const chain = new ChainClient({ endpoints: config['rpc.endpoints'] });
   const closeAll: (() => Promise<unknown>)[] = [() => state.close(), () => rpc.close(), () => chain.close()];
   try {
     const db = options.wrapDb?.(state) ?? state.db;
@@ -105,6 +107,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
     const fetcher = new AccountFetcher(rpc);
     const loader = new RpcPoolLoader({ fetcher, registry: registryOfDex, readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
     const pools = new RoutePools(new PlannerPools(loader, { ...(options.now === undefined ? {} : { now: options.now }) }), registryOfDex);
+    const flashLoans = await FlashLoans.load(readAccountsOf(rpc), config['flashLoan.reserves']);
 
     let wallets: WorkerWallets | undefined;
     let submitters: Record<ExecutionPath, Submitter> | undefined;
@@ -159,6 +162,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       ...(wallets === undefined ? {} : { wallets }),
       ...(submitters === undefined ? {} : { submitters }),
       ...(balanceChanges === undefined ? {} : { balanceChanges }),
+      flashLoans,
       lookupTables: new OperatorLookupTables({ reader: fetcher, addresses: config['executor.lookupTables'], logger: log.child({ component: 'lookup-tables' }) }),
       logger: log.child({ component: 'executor' }),
       ...(options.now === undefined ? {} : { now: options.now }),

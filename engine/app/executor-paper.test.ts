@@ -30,7 +30,7 @@ beforeAll(async () => {
   database = await createServerDatabase();
   const loaded = loadConfig(executorSchema, {
     env: { PAPER_TRADING: 'true' },
-    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'executor-id': 'paper-executor' },
+    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'executor-id': 'paper-executor', 'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(',') },
   });
   app = await createExecutorApp(loaded, { logger });
   await app.start();
@@ -60,7 +60,9 @@ describe('tidepool executor --paper', () => {
     // the state did not move between the planner's quote and the fill: the same output
     expect(result).toMatchObject({ status: 'paper', path: 'bundle', tradeId: tradeIdOf(op.id), expectedProfit: op.expectedProfit, tip: op.costs.tip, fees: 10_000n });
     expect(result.signature).toBeUndefined();
-    expect(result.actualProfit).toBe(op.expectedOutput - op.inputAmount - 10_000n - op.costs.tip);
+    // a flash loan: its fee is paid (repaid with the loan), so it is in the paper profit too
+    expect(op.flashLoan).toBe(true);
+    expect(result.actualProfit).toBe(op.expectedOutput - op.inputAmount - op.costs.flashLoanFee - 10_000n - op.costs.tip);
     const rows = await eventually(async () => {
       const r = await app.state.db.query<{ status: string; actual_profit: bigint; wallet_id: string | null; signature: string | null }>('SELECT status, actual_profit, wallet_id, signature FROM trades WHERE id = $1', [tradeIdOf(op.id)]);
       return r.length > 0 ? r : undefined;

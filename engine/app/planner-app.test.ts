@@ -30,7 +30,7 @@ beforeAll(async () => {
   database = await createServerDatabase();
   const loaded = loadConfig(plannerSchema, {
     env: {},
-    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'test-planner', 'metrics-interval': '200' },
+    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'test-planner', 'metrics-interval': '200', 'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(',') },
   });
   app = await createPlannerApp(loaded, { logger, pools: sim.chain.pools().map((p) => p.address), retryDelayMs: 20 });
 }, 60_000);
@@ -86,6 +86,9 @@ describe('tidepool planner --strategy arbitrage', () => {
     const op = decodeTradeOpportunity(stored.data);
     expect(op.route.map((h) => h.pool)).toContain(pool.address);
     expect(op.expectedProfit).toBeGreaterThan(10_000n);
+    // funded by the simulator's wrapped SOL reserve (flashLoan.reserves): its fee is a cost
+    expect(op.flashLoan).toBe(true);
+    expect(op.costs.flashLoanFee).toBeGreaterThan(0n);
     expect(stored.header.get('Nats-Msg-Id')).toBe(op.id);
     expect(op.strategyId).toBe(app.strategies[0]!.id);
     expect(op.sourceEvent?.id).toBe(longId);

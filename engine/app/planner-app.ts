@@ -23,12 +23,12 @@ import { Registry } from 'prom-client';
 import { authSchema, createHttpAuth, type HttpAuthorizer } from '../auth/index.js';
 import { DeadLetterConsumer, PlatformStream, connectBus, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
 import { busAuthOf, busAuthSchema, DEFAULT_HTTP_LIMITS, setting, type LoadedConfig } from '../config/index.js';
-import { duration, int, oneOf, str, uniqueList } from '../config/index.js';
+import { duration, flashLoanSchema, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import { clientErrorOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { createLimitedServer, type Logger } from '../obs/index.js';
-import { ArbitrageStrategy, DcaStrategy, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
+import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
 import { decodeMarketEvent, decodeTradeSignal, STRATEGIES, type Strategy } from '../messages/index.js';
@@ -36,6 +36,7 @@ import { readLimitedBody } from '../scanner/index.js';
 import { SignalPublisher } from '../signals/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { AccountFetcher, RpcClient } from '../rpc/index.js';
+import { readAccountsOf } from '../lending/index.js';
 import { scannerSchema } from '../scanner/index.js';
 
 export const plannerSchema = {
@@ -54,6 +55,7 @@ export const plannerSchema = {
   'planner.port': setting({ description: 'HTTP port: /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8084, env: 'PLANNER_PORT', flag: 'port' }),
   'planner.metricsInterval': setting({ description: 'time between two planner_metrics rows', parse: duration({ min: 100 }), default: 10_000, env: 'PLANNER_METRICS_INTERVAL', flag: 'metrics-interval' }),
   ...authSchema,
+  ...flashLoanSchema,
   'planner.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'PLANNER_SUBJECT_PREFIX', flag: 'subject-prefix' }),
 };
 export type PlannerConfig = { [K in keyof typeof plannerSchema]: ReturnType<(typeof plannerSchema)[K]['parse']> };
@@ -101,8 +103,13 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     const metrics = new PlannerMetrics(registry);
     const authorizeSignals: HttpAuthorizer | undefined = createHttpAuth(config, config['planner.host'], 'planner.host');
     const rows = await store.forPlanner(config['planner.strategies'], defaultArbitrageParameters);
+    // Arbitrage capital (issue 27): flash loans where a reserve is configured, else the free worker balances.
+    const mints = [...new Set(rows.filter((r) => r.strategyType === 'arbitrage').flatMap((r) => arbitrageSettingsOf(r.id, r.parameters).baseMints))];
+    const funding = new ConfiguredFunding({ reserves: { addresses: config['flashLoan.reserves'], read: readAccountsOf(rpc) }, wallets: { db: state.db, keys: state.keys }, mints });
+    const stopFunding = await refreshFundingEvery(funding, FUNDING_REFRESH_MS, (err) => log.warn({ err: (err as Error).message }, 'arbitrage funding not refreshed'));
+    closeAll.unshift(async () => stopFunding());
     const factories: Partial<Record<Strategy, StrategyFactory>> = {
-      arbitrage: (row, ctx) => new ArbitrageStrategy(row.id, row.parameters, ctx.pools, ctx.now),
+      arbitrage: (row, ctx) => new ArbitrageStrategy(row.id, row.parameters, ctx.pools, ctx.now, funding),
       grid: (row, ctx) => new GridStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, db: ctx.state.db, now: ctx.now }),
       dca: (row, ctx) => new DcaStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, now: ctx.now }),
       signal: (row, ctx) =>

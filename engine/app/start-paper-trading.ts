@@ -16,9 +16,10 @@ import { Registry } from 'prom-client';
 import { setting, types } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
-import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS } from '../planner/index.js';
+import { ArbitragePlanner, ConfiguredFunding, DEFAULT_ARBITRAGE_SETTINGS } from '../planner/index.js';
+import { readAccountsOf } from '../lending/index.js';
 import { ChainClient, AccountFetcher, RpcClient } from '../rpc/index.js';
-import { ExecutorMetrics, ExecutorService, RoutePools, TradeStore } from '../executor/index.js';
+import { ExecutorMetrics, ExecutorService, FlashLoans, RoutePools, TradeStore } from '../executor/index.js';
 import { MIN_TIP } from '../messages/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { type SqlClient } from '../state/index.js';
@@ -35,6 +36,8 @@ export const startPaperTradingSchema = {
 export interface StartPaperTradingOptions {
   rpcUrl: string;
   pools: readonly string[];
+  /** Flash-loan reserves (the simulator's): the planner borrows from them, the executor wraps the trades in their loans. */
+  flashLoanReserves?: readonly string[];
   /** The embedded database, once open (undefined: paper trading stays off). */
   database: Promise<SqlClient | undefined>;
   host: string;
@@ -55,7 +58,9 @@ export async function startPaperTrading(o: StartPaperTradingOptions): Promise<St
   const decoders = createDecoderRegistry();
   const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: decoders, readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
   const plannerPools = new PlannerPools(loader);
-  const planner = new ArbitragePlanner(plannerPools.cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'start-arbitrage', opportunityTtlMs: 10_000 });
+  const reserves = o.flashLoanReserves ?? [];
+  const funding = new ConfiguredFunding({ reserves: { addresses: reserves, read: readAccountsOf(rpc) }, mints: DEFAULT_ARBITRAGE_SETTINGS.baseMints });
+  const planner = new ArbitragePlanner(plannerPools.cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'start-arbitrage', opportunityTtlMs: 10_000 }, Date.now, funding);
   plannerPools.join(planner);
   const registry = new Registry();
   registry.setDefaultLabels({ executor: 'start-paper' });
@@ -79,6 +84,7 @@ export async function startPaperTrading(o: StartPaperTradingOptions): Promise<St
   const stopping = new Promise<void>((resolve) => (stop = resolve));
   const sweep = async (): Promise<void> => {
     const s = service!;
+    await funding.refresh();
     const failed = await plannerPools.refresh(o.pools);
     if (failed.size > 0) log.debug({ failed: failed.size }, 'pools not read this sweep');
     for (const op of planner.evaluateAll()) {
@@ -109,6 +115,7 @@ export async function startPaperTrading(o: StartPaperTradingOptions): Promise<St
       chain,
       metrics,
       results: { publish: () => Promise.resolve() },
+      flashLoans: await FlashLoans.load(readAccountsOf(rpc), reserves),
       logger: log,
     });
     service.startMetricsRows(10_000);

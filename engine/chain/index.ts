@@ -80,3 +80,4 @@ export {
   type FittedTransactionInput,
 } from './fitted-transaction.js';
 export { LOOKUP_TABLE_MAX_ADDRESSES, LOOKUP_TABLE_META_SIZE, LookupTableError, decodeLookupTable, type LookupTable, type LookupTableErrorKind } from './lookup-table-account.js';
+export type { Commitment } from './commitment.js';

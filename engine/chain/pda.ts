@@ -43,6 +43,24 @@ function modPow(base: bigint, exp: bigint): bigint {
  * never makes a point invalid, and d y^2 + 1 is never 0 (-1/d is not a square).
  */
 export function isOnCurve(bytes: Uint8Array): boolean {
+  // The curve check is a 255-bit modular exponentiation (~0.1 ms); the same addresses are derived
+  // again and again (a wallet's token accounts for every trade, a pool's authority for every swap),
+  // so its answers are kept (issue 23: it was a tenth of the executor bench's CPU).
+  const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  let known = curveAnswers.get(key);
+  if (known === undefined) {
+    known = computeOnCurve(bytes);
+    if (curveAnswers.size >= CURVE_ANSWERS_MAX) curveAnswers.clear();
+    curveAnswers.set(key, known);
+  }
+  return known;
+}
+
+/** Answers of `isOnCurve` kept, at most this many (then forgotten at once: a bounded, cheap memo). */
+const CURVE_ANSWERS_MAX = 65_536;
+const curveAnswers = new Map<string, boolean>();
+
+function computeOnCurve(bytes: Uint8Array): boolean {
   let y = 0n;
   for (let i = 31; i >= 0; i--) y = (y << 8n) | BigInt(bytes[i]!);
   y = mod(y & ((1n << 255n) - 1n));

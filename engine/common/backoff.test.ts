@@ -56,3 +56,12 @@ describe('Backoff', () => {
     expect(() => new Backoff({ baseMs: 100, capMs: 50 })).toThrow(/capMs/);
   });
 });
+
+describe('Backoff.doubling (every retry loop of the engine)', () => {
+  it('doubles from the base up to the cap, and starts again after reset', () => {
+    const b = Backoff.doubling(100, 1_000);
+    expect([b.next(), b.next(), b.next(), b.next(), b.next()]).toEqual([100, 200, 400, 800, 1_000]);
+    b.reset();
+    expect(b.next()).toBe(100);
+  });
+});

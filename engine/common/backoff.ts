@@ -56,6 +56,11 @@ export class Backoff {
     this.previousMs = this.baseMs;
   }
 
+  /** `baseMs`, doubling, at most `capMs`, no jitter: the delays of a retry loop inside one process. */
+  static doubling(baseMs: number, capMs: number): Backoff {
+    return new Backoff({ baseMs, factor: 2, capMs: Math.max(baseMs, capMs), jitter: Jitter.None });
+  }
+
   /** Delays handed out since the last reset. */
   get attempts(): number {
     return this.attempt;

@@ -10,3 +10,4 @@ export { DEFAULT_HEALTH_THRESHOLDS, HEALTH_KEYS, healthSchema, healthThresholdsO
 export { checkSharedState, deploymentHealth, deploymentSafetySchema, isLoopbackUrl, refuseLoopbackDefaults, type DeploymentSafety, type SharedStateSettings } from './deployment-safety.js';
 export { busAuthOf, busAuthSchema, type BusAuth, type BusAuthValues } from './bus-auth-settings.js';
 export { serverTlsOf, serverTlsSchema, type ServerTls, type ServerTlsValues } from './server-tls-settings.js';
+export { flashLoanSchema } from './flash-loan-settings.js';

@@ -7,9 +7,8 @@ import type { ChainClient } from '../rpc/index.js';
 import { MAX_TIP, MIN_TIP, ExecutionPath } from '../messages/index.js';
 import { InflightBundleStatus, bundleIdOf, type BlockEngineClient } from './block-engine-client.js';
 import { fetchLanded, sumBalanceChanges } from './landed-balance-changes.js';
-import { pause } from './pause.js';
-import { ResendBackoff, SendFailure, classifySendFailure } from './send-failure.js';
 import { BUNDLE_MONITOR_TIMEOUT_MS, type SubmissionEvents, type SubmissionOutcome, type Submitter, type TradeSubmission } from './submission.js';
+import { SubmissionRun, type PathStatus, type RunState, type SubmissionPath } from './submission-run.js';
 
 /**
  * Spec 03's bundle executor: the signed swap and a tip transfer (the wallet pays `tipLamports`,
@@ -17,9 +16,10 @@ import { BUNDLE_MONITOR_TIMEOUT_MS, type SubmissionEvents, type SubmissionOutcom
  * blockhash, go to the block engine as one bundle [swap, tip]: both land in one slot, in order,
  * or neither does.
  *
- * Sends. A sendBundle that fails without a verdict (network error, timeout, HTTP or internal
- * error) is repeated with the same two transactions, hence the same bundle id (the block engine
- * keeps one bundle per id), with a doubling backoff, while the blockhash is valid. A sendBundle the
+ * Sends (submission-run.ts, shared with the direct path). A sendBundle that fails without a verdict
+ * (network error, timeout, HTTP or internal error) is repeated with the same two transactions,
+ * hence the same bundle id (the block engine keeps one bundle per id), with a doubling backoff,
+ * while the blockhash is valid. A sendBundle the
  * block engine answers with an error (it dropped or refused the bundle) is `failed`.
  *
  * Ends. getInflightBundleStatuses is polled: Landed → getTransaction of the swap and of the tip,
@@ -94,130 +94,79 @@ export class BundleSubmitter implements Submitter {
       instructions: [systemTransferInstruction(submission.wallet.address, tipAccount, tip)],
       recentBlockhash: submission.blockhash,
     });
-    return new BundleRun(this.options, submission, tipTransaction, events).run();
+    const o = this.options;
+    const settings = { chain: o.chain, pollMs: o.pollMs, resendInitialMs: o.resendInitialMs, resendMaxMs: o.resendMaxMs, defaultTimeoutMs: BUNDLE_MONITOR_TIMEOUT_MS, logger: o.logger };
+    return new SubmissionRun(settings, submission, new BundlePath(o, submission, tipTransaction), events).run();
   }
 }
 
-/** One trade on the bundle path: its sends, its status polls, its outcome. */
-class BundleRun {
+/** The bundle path: sendBundle [swap, tip] to the block engine, getInflightBundleStatuses of its id. */
+class BundlePath implements SubmissionPath {
+  readonly path = ExecutionPath.Bundle;
   private readonly signature: string;
   private readonly bundle: Uint8Array[];
   private bundleId: string;
-  private readonly deadline: number;
-  private readonly backoff: ResendBackoff;
-  private readonly log: Logger | undefined;
-  private attempts = 0;
-  private submittedAt: number | undefined;
-  private notified: Promise<void> = Promise.resolve();
-  private sending: Promise<void> | undefined;
-  private nextSendAt = 0;
-  private refusal: string | undefined;
-  private lastError = '';
 
   constructor(
     private readonly options: BundleSettings,
     private readonly s: TradeSubmission,
     private readonly tip: FittedTransaction,
-    private readonly events: SubmissionEvents,
   ) {
     this.signature = s.transaction.signature;
     this.bundle = [s.transaction.bytes, tip.bytes];
     this.bundleId = bundleIdOf([this.signature, tip.signature]);
-    this.deadline = Date.now() + (s.timeoutMs ?? BUNDLE_MONITOR_TIMEOUT_MS);
-    this.backoff = new ResendBackoff(options.resendInitialMs, options.resendMaxMs);
-    this.log = options.logger?.child({ opportunityId: s.opportunityId, signature: this.signature, bundleId: this.bundleId });
   }
 
-  async run(): Promise<SubmissionOutcome> {
-    const outcome = await this.watch();
-    // A send still in flight is not waited for (it may hang until the request timeout); its
-    // answer can change nothing now. The submitted event is: the caller records it first.
-    await this.notified;
-    return outcome;
+  ids(): { bundleId?: string } {
+    return { bundleId: this.bundleId };
   }
 
-  private async watch(): Promise<SubmissionOutcome> {
-    const signal = this.s.signal;
-    for (;;) {
-      if (signal?.aborted === true) return this.ended('expired', 'aborted before a final status');
-      if (this.sending === undefined && this.refusal === undefined && Date.now() >= this.nextSendAt) this.send();
-      const status = await this.inflightStatus();
-      if (status === InflightBundleStatus.Landed) return this.settle();
-      if (status === InflightBundleStatus.Pending) {
-        // The block engine holds it: whatever became of the sends, there is nothing more to send.
-        this.nextSendAt = Number.POSITIVE_INFINITY;
-        this.markSubmitted(Date.now());
-      }
-      if (status === InflightBundleStatus.Failed) {
-        // The swap's own status has the last word (a block engine may report a re-sent copy).
-        if (await this.swapLanded()) return this.settle();
-        return this.ended('failed', 'the block engine could not land the bundle (Failed); nothing was paid');
-      }
-      if (status === InflightBundleStatus.Invalid || status === undefined) {
-        if (this.refusal !== undefined && this.sending === undefined) return this.ended('failed', `rejected by the block engine: ${this.refusal}`);
-        if (await this.blockhashExpired()) {
-          if (await this.swapLanded()) return this.settle();
-          return this.ended('expired', `not landed by block height ${this.s.lastValidBlockHeight} (its blockhash expired); it can no longer land${this.sendErrorSuffix()}`);
-        }
-      }
-      if (Date.now() >= this.deadline) {
-        // The block engine may be what failed (status polls unanswered): the swap's own status first.
-        if (await this.swapLanded()) return this.settle();
-        return this.ended('expired', `bundle not landed within ${this.s.timeoutMs ?? BUNDLE_MONITOR_TIMEOUT_MS} ms (last status ${status ?? 'unknown'})${this.sendErrorSuffix()}`);
-      }
-      await pause(this.options.pollMs, signal, this.sending);
+  async send(): Promise<void> {
+    const id = await this.options.blockEngine.sendBundle(this.bundle);
+    if (id !== this.bundleId) {
+      this.options.logger?.warn({ bundleId: this.bundleId, returned: id }, 'the block engine answered another bundle id than the derived one; following its id');
+      this.bundleId = id;
     }
   }
 
-  private send(): void {
-    this.attempts++;
-    const attempt = this.attempts;
-    this.sending = this.options.blockEngine
-      .sendBundle(this.bundle)
-      .then(
-        (id) => {
-          if (id !== this.bundleId) {
-            this.log?.warn({ returned: id }, 'the block engine answered another bundle id than the derived one; following its id');
-            this.bundleId = id;
-          }
-          this.nextSendAt = Number.POSITIVE_INFINITY;
-          this.markSubmitted(Date.now());
-        },
-        (err: unknown) => {
-          const message = (err as Error).message;
-          if (classifySendFailure(err) === SendFailure.Refused) {
-            this.refusal = message;
-            return;
-          }
-          this.lastError = message;
-          this.nextSendAt = Date.now() + this.backoff.delay();
-          this.log?.warn({ err, attempt }, 'sendBundle failed; the same bundle is sent again');
-        },
-      )
-      .finally(() => {
-        this.sending = undefined;
-      });
-  }
-
-  private markSubmitted(at: number): void {
-    if (this.submittedAt !== undefined) return;
-    this.submittedAt = at;
-    const submitted = this.events.submitted;
-    if (submitted === undefined) return;
-    const bundleId = this.bundleId;
-    this.notified = Promise.resolve()
-      .then(() => submitted({ at, signature: this.signature, bundleId }))
-      .catch((err: unknown) => this.log?.error({ err }, 'the submitted event handler failed'));
-  }
-
-  private async inflightStatus(): Promise<InflightBundleStatus | undefined> {
+  async status(): Promise<PathStatus> {
+    let status: InflightBundleStatus | undefined;
     try {
       const [info] = await this.options.blockEngine.getInflightBundleStatuses([this.bundleId]);
-      return info?.status;
+      status = info?.status;
     } catch (err) {
-      this.log?.debug({ err }, 'getInflightBundleStatuses failed');
-      return undefined;
+      this.options.logger?.debug({ err, bundleId: this.bundleId }, 'getInflightBundleStatuses failed');
     }
+    if (status === InflightBundleStatus.Landed) return this.final();
+    if (status === InflightBundleStatus.Pending) return { kind: 'held', detail: status };
+    if (status === InflightBundleStatus.Failed) {
+      // The swap's own status has the last word (a block engine may report a re-sent copy).
+      if (await this.swapLanded()) return this.final();
+      return { kind: 'failed', error: 'the block engine could not land the bundle (Failed); nothing was paid' };
+    }
+    return { kind: 'unknown', ...(status === undefined ? {} : { detail: status }) };
+  }
+
+  /** The swap's own status: the block engine may be what failed. */
+  async lastLook(): Promise<PathStatus> {
+    return (await this.swapLanded()) ? this.final() : { kind: 'unknown' };
+  }
+
+  refusedError(message: string): string {
+    return `rejected by the block engine: ${message}`;
+  }
+
+  blockhashExpiredError(lastValidBlockHeight: bigint): string {
+    return `not landed by block height ${lastValidBlockHeight} (its blockhash expired); it can no longer land`;
+  }
+
+  timeoutError(timeoutMs: number, last: PathStatus): string {
+    const detail = last.kind === 'held' || last.kind === 'unknown' ? last.detail : undefined;
+    return `bundle not landed within ${timeoutMs} ms (last status ${detail ?? 'unknown'})`;
+  }
+
+  private final(): PathStatus {
+    return { kind: 'final', settle: (run) => this.settle(run) };
   }
 
   private async swapLanded(): Promise<boolean> {
@@ -229,47 +178,18 @@ class BundleRun {
     }
   }
 
-  private async blockhashExpired(): Promise<boolean> {
-    try {
-      return (await this.options.chain.getBlockHeight()) > this.s.lastValidBlockHeight;
-    } catch (err) {
-      this.log?.debug({ err }, 'getBlockHeight failed');
-      return false;
-    }
-  }
-
-  private async settle(): Promise<SubmissionOutcome> {
+  private async settle(run: RunState): Promise<SubmissionOutcome> {
     const landedAt = Date.now();
-    this.markSubmitted(landedAt);
     const wait = {
       pollMs: this.options.pollMs,
-      until: Math.max(this.deadline, landedAt + this.options.recordWaitMs),
+      until: Math.max(run.deadline, landedAt + this.options.recordWaitMs),
       ...(this.s.signal === undefined ? {} : { signal: this.s.signal }),
     };
     const owner = this.s.wallet.address;
-    const [swap, tip] = await Promise.all([
-      fetchLanded(this.options.chain, this.signature, owner, wait),
-      fetchLanded(this.options.chain, this.tip.signature, owner, wait),
-    ]);
+    const [swap, tip] = await Promise.all([fetchLanded(this.options.chain, this.signature, owner, wait), fetchLanded(this.options.chain, this.tip.signature, owner, wait)]);
     const balanceChanges = sumBalanceChanges([swap, tip], this.s.mints);
-    const base = { path: ExecutionPath.Bundle, signature: this.signature, bundleId: this.bundleId, attempts: this.attempts, submittedAt: this.submittedAt ?? landedAt };
+    const base = { path: ExecutionPath.Bundle, signature: this.signature, bundleId: this.bundleId, attempts: run.attempts, submittedAt: run.submittedAt ?? landedAt };
     if (swap.err !== null) return { ...base, status: 'failed', error: `failed on chain: ${JSON.stringify(swap.err)}`, slot: swap.slot, balanceChanges };
     return { ...base, status: 'confirmed', confirmedAt: landedAt, slot: swap.slot, balanceChanges };
-  }
-
-  private ended(status: 'failed' | 'expired', error: string): SubmissionOutcome {
-    return {
-      path: ExecutionPath.Bundle,
-      signature: this.signature,
-      bundleId: this.bundleId,
-      attempts: this.attempts,
-      status,
-      error,
-      ...(this.submittedAt === undefined ? {} : { submittedAt: this.submittedAt }),
-    };
-  }
-
-  private sendErrorSuffix(): string {
-    return this.lastError === '' ? '' : `; last send error: ${this.lastError}`;
   }
 }

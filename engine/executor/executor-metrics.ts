@@ -41,6 +41,8 @@ export const SkipReason = {
   Unprofitable: 'unprofitable',
   RequoteRefused: 'requote_refused',
   NoWallet: 'no_wallet',
+  /** The opportunity borrows its input and no configured reserve (`flashLoan.reserves`) lends that mint. */
+  NoFlashLoanReserve: 'no_flash_loan_reserve',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 

@@ -3,14 +3,17 @@
  * PostgreSQL and published as an ExecutionResult.
  *
  *   opportunity ─▶ known trade? (redelivery: reconcile, never trade twice)
- *               ─▶ expired? stale state? ─▶ skipped (counted, acknowledged, no row)
+ *               ─▶ expired? stale state? a flash loan no configured reserve lends? ─▶ skipped
+ *                  (counted, acknowledged, no row)
  *               ─▶ semaphore (maxConcurrentTrades)
- *               ─▶ route pools read again over RPC ─▶ state too old? re-quote refused or no longer
+ *               ─▶ route pools read again over RPC (real: the worker wallet taken meanwhile, given
+ *                  back when the trade is refused) ─▶ state too old? re-quote refused or no longer
  *                  profitable? ─▶ skipped
  *               ─▶ path (spec 03 selection) and tip
  *   paper:      ─▶ paper fill on that state ─▶ trade `paper` + routes ─▶ ExecutionResult
  *   real:       ─▶ worker wallet (lock:executor:{wallet_id}; busy → wait and come back; none → skipped)
- *               ─▶ swap transaction planned on the re-quoted state and signed
+ *               ─▶ swap transaction planned on the re-quoted state and signed (with a flash loan:
+ *                  borrow before the swaps, repay after them, flash-loans.ts)
  *               ─▶ trade `pending` + routes + journal, one database transaction (nothing is sent
  *                  before it commits; the database down → the message comes back)
  *               ─▶ submitter (bundle or direct) ─▶ `submitted` ─▶ confirmed | failed | expired,
@@ -22,12 +25,15 @@
  */
 import { MAX_COMPUTE_UNIT_LIMIT } from '../chain/index.js';
 import { SwapMode, buildSwapRouteTransaction, planSwapRoute } from '../dex/index.js';
+import { Backoff } from '../common/index.js';
 import { ErrorCode, TpError } from '../errors.js';
+import { flashLoanFee } from '../lending/index.js';
 import type { Logger } from '../obs/index.js';
 import type { ChainClient, OperatorLookupTables } from '../rpc/index.js';
 import { Strategy, type TradeOpportunity, encodeExecutionResult, executionResultSubject, type ExecutionRequest, type ExecutionResult, type ExecutionStatus, type ExecutionPath } from '../messages/index.js';
 
 import { SkipReason, type ExecutorMetrics } from './executor-metrics.js';
+import { FLASH_LOAN_COMPUTE_UNITS, FlashLoans } from './flash-loans.js';
 import { paperFill, realPathFees, routeComputeUnits } from './paper-fill.js';
 import { selectExecutionPath, tipFor } from './path-selection.js';
 import type { RoutePools } from './route-pools.js';
@@ -79,6 +85,8 @@ export interface ExecutorServiceOptions {
   wallets?: WorkerWallets;
   submitters?: Record<ExecutionPath, Submitter>;
   balanceChanges?: BalanceChangesReader;
+  /** The flash-loan reserves (`flashLoan.reserves`); none: an opportunity that borrows is skipped. */
+  flashLoans?: FlashLoans;
   /** Tables for the v0 form of a route that does not fit a legacy transaction; none: legacy only. */
   lookupTables?: Pick<OperatorLookupTables, 'current'>;
   logger?: Logger;
@@ -152,6 +160,12 @@ export class ExecutorService {
     const s = this.options.settings;
     if (this.now() > op.expiresAt) return this.skip(op, SkipReason.Expired, `expired at ${op.expiresAt}`);
     if (op.stateAgeMs > s.maxStateAgeMs) return this.skip(op, SkipReason.StaleState, `state ${op.stateAgeMs} ms old (limit ${s.maxStateAgeMs})`);
+    if (op.flashLoan) {
+      const reserve = this.options.flashLoans?.reserveFor(op.inputMint);
+      if (reserve === undefined) return this.skip(op, SkipReason.NoFlashLoanReserve, `no configured flash-loan reserve lends ${op.inputMint} (flashLoan.reserves)`);
+      const fee = flashLoanFee(op.inputAmount, reserve.feeSf);
+      if (fee > op.costs.flashLoanFee) return this.skip(op, SkipReason.Unprofitable, `reserve ${reserve.reserve} charges ${fee} for the loan, the opportunity counted ${op.costs.flashLoanFee}`);
+    }
 
     const release = await this.semaphore.acquire();
     this.inFlight.add(tradeId);
@@ -178,16 +192,25 @@ export class ExecutorService {
     // The real path needs a recent blockhash: read it while the pools are read, not after.
     const blockhashRead = s.paper ? undefined : this.options.chain.getLatestBlockhash();
     blockhashRead?.catch(() => undefined);
-    await pools.refresh(addresses);
-    const slot = pools.oldestSlot(addresses) ?? op.slot;
-    if (slot - op.slot > s.maxSlotLag) return this.skip(op, SkipReason.StaleState, `state read at slot ${slot}, ${slot - op.slot} slots after the opportunity's ${op.slot} (limit ${s.maxSlotLag})`);
-    const requote = requoteRoute(op, pools.source);
-    if (!requote.ok) return this.skip(op, SkipReason.RequoteRefused, `${requote.reason}: ${requote.message}`);
-    if (op.strategy === Strategy.Arbitrage ? requote.profit <= s.minProfit : !requote.meetsMinimum) {
-      return this.skip(op, SkipReason.Unprofitable, `re-quoted output ${requote.output}, profit ${requote.profit} (expected ${op.expectedProfit}, threshold ${s.minProfit}, minimum output ${op.minimumOutput})`);
-    }
     const path = selectExecutionPath(op);
     const tip = tipFor(op, path, s.defaultTip);
+    // ... and take the worker wallet while the pools are read (issue 23): its lock and balance
+    // reads overlap the pool reads; a trade refused below gives the lock back.
+    const walletChoice = s.paper ? undefined : this.chooseWallet(op, path, tip, tradeId);
+    walletChoice?.catch(() => undefined);
+    const giveBack = async (outcome: HandleOutcome): Promise<HandleOutcome> => {
+      const choice = await walletChoice?.catch(() => undefined);
+      if (choice?.kind === 'held') await choice.held.lock.release().catch(() => false);
+      return outcome;
+    };
+    await pools.refresh(addresses);
+    const slot = pools.oldestSlot(addresses) ?? op.slot;
+    if (slot - op.slot > s.maxSlotLag) return giveBack(this.skip(op, SkipReason.StaleState, `state read at slot ${slot}, ${slot - op.slot} slots after the opportunity's ${op.slot} (limit ${s.maxSlotLag})`));
+    const requote = requoteRoute(op, pools.source);
+    if (!requote.ok) return giveBack(this.skip(op, SkipReason.RequoteRefused, `${requote.reason}: ${requote.message}`));
+    if (op.strategy === Strategy.Arbitrage ? requote.profit <= s.minProfit : !requote.meetsMinimum) {
+      return giveBack(this.skip(op, SkipReason.Unprofitable, `re-quoted output ${requote.output}, profit ${requote.profit} (expected ${op.expectedProfit}, threshold ${s.minProfit}, minimum output ${op.minimumOutput})`));
+    }
     const request = (computeUnitLimit: number, minimumOutput: bigint, held?: HeldWallet): ExecutionRequest => {
       const r: ExecutionRequest = {
         version: 1,
@@ -222,7 +245,7 @@ export class ExecutorService {
     if (s.paper) {
       const fill = paperFill(op, pools.source, { path, tip, computeUnitPriceMicroLamports: s.computeUnitPriceMicroLamports });
       if (!fill.ok) return this.skip(op, SkipReason.RequoteRefused, `${fill.reason}: ${fill.message}`);
-      request(routeComputeUnits(op.route, op.inputMint), requote.output);
+      request(routeComputeUnits(op.route, op.inputMint, op.flashLoan), requote.output);
       await this.options.trades.insertPaper({
         id: tradeId,
         opportunityId: op.id,
@@ -263,22 +286,21 @@ export class ExecutorService {
       return { kind: 'traded', result };
     }
 
-    // Real path: a worker wallet, held for the whole trade.
-    const wallets = this.options.wallets!;
-    // What the wallet must be able to pay: fees at the largest compute budget a transaction can ask, and the tip.
-    const fees = realPathFees(path, MAX_COMPUTE_UNIT_LIMIT, s.computeUnitPriceMicroLamports);
-    const choice = await wallets.acquire({ mint: op.inputMint, amount: op.inputAmount, lamports: fees + tip }, tradeId);
+    // Real path: the worker wallet taken above, held for the whole trade.
+    const choice = await walletChoice!;
     if (choice.kind === 'busy') return this.defer('every worker wallet that could pay is locked');
     if (choice.kind === 'none') return this.skip(op, SkipReason.NoWallet, choice.reason);
     const held = choice.held;
     const keepAlive = setInterval(() => void held.lock.extend().catch(() => false), 10_000);
     keepAlive.unref();
     try {
-      const plan = planSwapRoute({ owner: held.keypair.address, inputMint: op.inputMint, hops: pools.swapPools(addresses), mode: SwapMode.ExactIn, amount: op.inputAmount, slippageBps: s.slippageBps });
+      const plan = planSwapRoute({ owner: held.keypair.address, inputMint: op.inputMint, hops: pools.swapPools(addresses), mode: SwapMode.ExactIn, amount: op.inputAmount, slippageBps: s.slippageBps, createInputTokenAccount: op.flashLoan });
       const { blockhash, lastValidBlockHeight } = await blockhashRead!;
       const lookupTables = (await this.options.lookupTables?.current()) ?? [];
-      const transaction = buildSwapRouteTransaction(plan, { payer: held.keypair, recentBlockhash: blockhash, computeUnitPrice: s.computeUnitPriceMicroLamports, lookupTables });
-      request(plan.computeUnits, plan.otherAmountThreshold, held);
+      const loan = op.flashLoan ? FlashLoans.wrap(this.options.flashLoans!.reserveFor(op.inputMint)!, held.keypair.address, op.inputAmount) : undefined;
+      const computeUnitLimit = Math.min(plan.computeUnits + (loan === undefined ? 0 : FLASH_LOAN_COMPUTE_UNITS), MAX_COMPUTE_UNIT_LIMIT);
+      const transaction = buildSwapRouteTransaction(plan, { payer: held.keypair, recentBlockhash: blockhash, computeUnitPrice: s.computeUnitPriceMicroLamports, computeUnitLimit, lookupTables, ...(loan === undefined ? {} : { loan }) });
+      request(computeUnitLimit, plan.otherAmountThreshold, held);
       // The pending row (with the signature) before anything is sent; a failure here sends nothing.
       await this.options.trades.insertPending({
         id: tradeId,
@@ -322,6 +344,14 @@ export class ExecutorService {
     }
   }
 
+  /** Locks a worker wallet that can pay `op` on `path` (real path). */
+  private chooseWallet(op: TradeOpportunity, path: ExecutionPath, tip: bigint, tradeId: string): ReturnType<WorkerWallets['acquire']> {
+    // What the wallet must be able to pay: fees at the largest compute budget a transaction can ask, and the tip.
+    const fees = realPathFees(path, MAX_COMPUTE_UNIT_LIMIT, this.options.settings.computeUnitPriceMicroLamports);
+    // A flash loan lends the input: the wallet pays the fees and tip only.
+    return this.options.wallets!.acquire({ mint: op.inputMint, amount: op.flashLoan ? 0n : op.inputAmount, lamports: fees + tip }, tradeId);
+  }
+
   private resultOf(op: TradeOpportunity, tradeId: string, wallet: string, path: ExecutionPath, tip: bigint, expectedProfit: bigint, outcome: SubmissionOutcome, receivedAt: number): ExecutionResult {
     const completedAt = this.now();
     const changes = outcome.status === 'expired' ? undefined : outcome.balanceChanges;
@@ -357,7 +387,7 @@ export class ExecutorService {
 
   /** Writes the outcome, retrying a while; throws (the message comes back and is reconciled) if it cannot. */
   private async recordOutcome(tradeId: string, outcome: SubmissionOutcome, result: ExecutionResult): Promise<void> {
-    let wait = 100;
+    const backoff = Backoff.doubling(100, 1_600);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.options.trades.markOutcome(tradeId, {
@@ -373,8 +403,7 @@ export class ExecutorService {
       } catch (err) {
         if (attempt >= RECORD_ATTEMPTS) throw err;
         this.options.logger?.warn({ tradeId, attempt, err: errorText(err) }, 'trade outcome not recorded; retrying');
-        await new Promise((r) => setTimeout(r, wait));
-        wait *= 2;
+        await new Promise((r) => setTimeout(r, backoff.next()));
       }
     }
   }

@@ -5,6 +5,7 @@ export { BundleSubmitter, type BundleSubmitterOptions } from './bundle-submitter
 export { DirectSubmitter, type DirectSubmitterOptions } from './direct-submitter.js';
 export { fetchLanded, sumBalanceChanges } from './landed-balance-changes.js';
 export { EXECUTOR_METRIC_NAMES, ExecutorMetrics, SkipReason } from './executor-metrics.js';
+export { FLASH_LOAN_COMPUTE_UNITS, FlashLoans, type FlashLoanWrap } from './flash-loans.js';
 export { ExecutorService, type BalanceChangesReader, type ExecutorServiceOptions, type ExecutorSettings, type ExecutorStats, type HandleOutcome, type ResultPublisher } from './executor-service.js';
 export { BUNDLE_SIGNATURES, paperFill, realPathFees, routeComputeUnits, type PaperFill, type RealPathCosts } from './paper-fill.js';
 export { BUNDLE_PROFIT_THRESHOLD, selectExecutionPath, tipFor } from './path-selection.js';
@@ -13,6 +14,7 @@ export {
   RequoteRefusal,
   plannerPoolsSource,
   poolCacheSource,
+  loanFeeOf,
   profitOf,
   requoteRoute,
   type RequotePoolState,

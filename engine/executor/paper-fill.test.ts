@@ -11,6 +11,7 @@ import { orderOpportunity } from '../planner/order-opportunity.js';
 import type { TradeOpportunity } from '../messages/trade-opportunity.js';
 import { BUNDLE_SIGNATURES, paperFill, routeComputeUnits } from './paper-fill.js';
 import { poolCacheSource } from './route-requote.js';
+import { FLASH_LOAN_COMPUTE_UNITS } from './flash-loans.js';
 import { ExecutionPath } from '../messages/index.js';
 
 let sim: Simulator;
@@ -50,6 +51,7 @@ afterAll(async () => {
 describe('paperFill', () => {
   it('an arbitrage: bundle path, the opportunity\'s tip, two signatures and the priority fee; profit = wSOL change + lamport change', () => {
     expect(arb).toBeDefined();
+    expect(arb.flashLoan).toBe(true); // the planner's default funding: a flash loan at spec 03's fee
     const fill = paperFill(arb, poolCacheSource(cache), { computeUnitLimit: 400_000, computeUnitPriceMicroLamports: 1_000n });
     if (!fill.ok) throw new Error(fill.message);
     expect(fill.path).toBe(ExecutionPath.Bundle);
@@ -57,11 +59,27 @@ describe('paperFill', () => {
     expect(fill.fees).toBe(5_000n * BigInt(BUNDLE_SIGNATURES) + 400n); // 400,000 CU × 1,000 µlamports = 400 lamports
     expect(fill.output).toBe(arb.expectedOutput);
     expect(fill.expectedProfit).toBe(arb.expectedProfit);
-    expect(fill.balanceChanges.tokens.get(WSOL_MINT)).toBe(arb.expectedOutput - arb.inputAmount);
+    // the loan is repaid with its fee: the fee leaves the wallet's wSOL
+    expect(arb.costs.flashLoanFee).toBeGreaterThan(0n);
+    expect(fill.balanceChanges.tokens.get(WSOL_MINT)).toBe(arb.expectedOutput - arb.inputAmount - arb.costs.flashLoanFee);
     expect(fill.balanceChanges.lamports).toBe(-(fill.fees + fill.tip));
-    expect(fill.actualProfit).toBe(arb.expectedOutput - arb.inputAmount - fill.fees - fill.tip);
+    expect(fill.actualProfit).toBe(arb.expectedOutput - arb.inputAmount - arb.costs.flashLoanFee - fill.fees - fill.tip);
     expect(fill.hops).toEqual(arb.route);
     expect(fill.meetsMinimum).toBe(true);
+  });
+
+  it('a wallet-funded arbitrage pays no lender: no fee in its profit nor in its balance changes', () => {
+    const own: TradeOpportunity = { ...arb, flashLoan: false, costs: { ...arb.costs, flashLoanFee: 0n, total: arb.costs.total - arb.costs.flashLoanFee }, expectedProfit: arb.expectedProfit + arb.costs.flashLoanFee };
+    const fill = paperFill(own, poolCacheSource(cache), { computeUnitLimit: 400_000 });
+    if (!fill.ok) throw new Error(fill.message);
+    expect(fill.expectedProfit).toBe(arb.expectedProfit + arb.costs.flashLoanFee);
+    expect(fill.balanceChanges.tokens.get(WSOL_MINT)).toBe(arb.expectedOutput - arb.inputAmount);
+    expect(fill.actualProfit).toBe(arb.expectedOutput - arb.inputAmount - fill.fees - fill.tip);
+  });
+
+  it('the compute budget of a flash loan: the input\'s account created, borrow and repay', () => {
+    const plan = planSwapRoute({ owner: sim.chain.genesis.actors.traders[0]!.keypair.address, inputMint: arb.inputMint, hops: arb.route.map((h) => chainSwapPool(sim.chain, h.pool)), mode: SwapMode.ExactIn, amount: arb.inputAmount, slippageBps: 0, createInputTokenAccount: true });
+    expect(routeComputeUnits(arb.route, arb.inputMint, true)).toBe(plan.computeUnits + FLASH_LOAN_COMPUTE_UNITS);
   });
 
   it('the default compute unit limit is the swap transaction\'s own budget (planSwapRoute)', () => {

@@ -11,14 +11,15 @@
  * transaction and the tip transfer the bundle carries beside it (`BUNDLE_SIGNATURES`).
  *
  * The balance changes are those the real transaction would show (`BalanceChanges`): the input mint
- * down by the input, the output mint up by the output (a cycle nets the two), lamports down by the
- * fees and tip; the actual profit is read from them exactly as for a landed trade
+ * down by the input (plus the lender's fee with a flash loan: the loan is repaid with its fee), the
+ * output mint up by the output (a cycle nets the two), lamports down by the fees and tip; the actual profit is read from them exactly as for a landed trade
  * (`trade-profit.ts`). Token accounts are assumed to exist (a real first trade may also pay rent
  * for a new associated token account).
  */
 import { MAX_COMPUTE_UNIT_LIMIT } from '../chain/index.js';
 import { COMPUTE_BUDGET_UNITS, CREATE_TOKEN_ACCOUNT_COMPUTE_UNITS, SWAP_COMPUTE_UNITS } from '../dex/index.js';
 import { LAMPORTS_PER_SIGNATURE, quotedTransactionFees, type RouteHop, type TradeOpportunity, ExecutionPath } from '../messages/index.js';
+import { FLASH_LOAN_COMPUTE_UNITS } from './flash-loans.js';
 import { selectExecutionPath, tipFor } from './path-selection.js';
 import { requoteRoute, type RouteRequoteRefused, type RouteStateSource } from './route-requote.js';
 import { type BalanceChanges } from './submission.js';
@@ -64,12 +65,14 @@ export interface PaperFill {
 /**
  * The compute unit limit the executor's swap transaction asks for (`planSwapRoute`'s budget): the
  * compute-budget instructions, one CreateIdempotent per mint the route buys other than its input
- * mint, and each hop's swap units.
+ * mint (and the input's with a flash loan, with the borrow and repay), and each hop's swap units.
  */
-export function routeComputeUnits(route: readonly Pick<RouteHop, 'dex' | 'outputMint'>[], inputMint: string): number {
+export function routeComputeUnits(route: readonly Pick<RouteHop, 'dex' | 'outputMint'>[], inputMint: string, flashLoan = false): number {
   const bought = new Set(route.map((h) => h.outputMint));
-  bought.delete(inputMint);
-  let units = COMPUTE_BUDGET_UNITS + bought.size * CREATE_TOKEN_ACCOUNT_COMPUTE_UNITS;
+  // A flash loan creates the input's account too (the loan is lent to it), and borrows and repays.
+  if (!flashLoan) bought.delete(inputMint);
+  else bought.add(inputMint);
+  let units = COMPUTE_BUDGET_UNITS + bought.size * CREATE_TOKEN_ACCOUNT_COMPUTE_UNITS + (flashLoan ? FLASH_LOAN_COMPUTE_UNITS : 0);
   for (const h of route) units += SWAP_COMPUTE_UNITS[h.dex];
   return Math.min(units, MAX_COMPUTE_UNIT_LIMIT);
 }
@@ -86,9 +89,9 @@ export function paperFill(op: TradeOpportunity, source: RouteStateSource, costs:
   if (!requote.ok) return requote;
   const path = costs.path ?? selectExecutionPath(op);
   const tip = path === ExecutionPath.Direct ? 0n : (costs.tip ?? tipFor(op, path));
-  const fees = realPathFees(path, costs.computeUnitLimit ?? routeComputeUnits(op.route, op.inputMint), costs.computeUnitPriceMicroLamports ?? 0n);
+  const fees = realPathFees(path, costs.computeUnitLimit ?? routeComputeUnits(op.route, op.inputMint, op.flashLoan), costs.computeUnitPriceMicroLamports ?? 0n);
   const tokens = new Map<string, bigint>();
-  tokens.set(op.inputMint, -requote.input);
+  tokens.set(op.inputMint, -(requote.input + requote.costs.flashLoanFee));
   tokens.set(op.outputMint, (tokens.get(op.outputMint) ?? 0n) + requote.output);
   const balanceChanges: BalanceChanges = { lamports: -(fees + tip), tokens, fee: fees };
   return {

@@ -70,6 +70,21 @@ describe('requoteRoute', () => {
     expect(r.slot).toBe(op.slot);
   });
 
+  it('charges the flash-loan fee the opportunity counted only when it borrows: a wallet-funded trade pays no lender', () => {
+    const cache = cacheOfAll();
+    const op = arbitrage(cache);
+    expect(op.flashLoan).toBe(true);
+    const reserveFee = op.costs.flashLoanFee * 2n; // a reserve with another fee than spec 03's: the opportunity's is charged
+    const loaned = requoteRoute({ ...op, costs: { ...op.costs, flashLoanFee: reserveFee, total: op.costs.total + op.costs.flashLoanFee } }, poolCacheSource(cache));
+    if (!loaned.ok) throw new Error(loaned.message);
+    expect(loaned.profit).toBe(op.expectedOutput - op.inputAmount - op.costs.quotedFees - reserveFee - op.costs.tip);
+    expect(loaned.costs.flashLoanFee).toBe(reserveFee);
+    const own = requoteRoute({ ...op, flashLoan: false, costs: { ...op.costs, flashLoanFee: 0n, total: op.costs.total - op.costs.flashLoanFee } }, poolCacheSource(cache));
+    if (!own.ok) throw new Error(own.message);
+    expect(own.profit).toBe(op.expectedOutput - op.inputAmount - op.costs.quotedFees - op.costs.tip);
+    expect(own.costs.flashLoanFee).toBe(0n);
+  });
+
   it('quotes the newer state hop by hop after a pool moved, profit by the arbitrage rule', () => {
     const gapped = plantGap(150);
     const cache = cacheOfAll();

@@ -7,8 +7,9 @@
  *   what the one before gave. Pools, directions and mints are the opportunity's own.
  * - Profit by the opportunity's own cost rules:
  *     arbitrage: spec 03's output − input − quotedFees − flashLoanFee − tip, with the opportunity's
- *                quoted fees and tip and the flash-loan fee of its input (the same formula the
- *                planner used, `arbitrageProfit`);
+ *                quoted fees and tip, and its flash-loan fee (the reserve's, as the planner
+ *                charged it) only when it borrows its input (`flashLoan`); a wallet-funded trade
+ *                pays no lender (the same formula the planner used, `arbitrageProfit`);
  *     grid, DCA: the order's expected profit moved by what the output gained or lost against the
  *                quote: expectedProfit + (output − expectedOutput) (their expectedProfit is 0 and
  *                their profit mint is the output mint).
@@ -21,7 +22,7 @@ import { NO_ID, type PoolCache } from '../cache/index.js';
 import { quoteSwap, type Dex, type PoolTransferFees } from '../dex/index.js';
 import type { ArbPoolState, PlannerPools } from '../trading/index.js';
 
-import { Strategy, arbitrageProfit, flashLoanFeeOf, type OpportunityCosts, type RouteHop, type TradeOpportunity } from '../messages/index.js';
+import { Strategy, arbitrageProfit, type OpportunityCosts, type RouteHop, type TradeOpportunity } from '../messages/index.js';
 
 /** One pool's state as the re-quote reads it: the search's view plus the Token-2022 fees, if any. */
 export interface RequotePoolState extends ArbPoolState {
@@ -84,7 +85,7 @@ export interface RouteRequoted {
   input: bigint;
   /** The last hop's output. */
   output: bigint;
-  /** The opportunity's costs with the flash-loan fee of `input` (unchanged: the input is the same). */
+  /** The opportunity's costs; the flash-loan fee only with a flash loan (unchanged: the input is the same). */
   costs: OpportunityCosts;
   /** Profit by the opportunity's cost rules (see the module comment), in `profitMint` atoms. */
   profit: bigint;
@@ -108,9 +109,14 @@ function refused(reason: RequoteRefusal, step: number, message: string): RouteRe
   return { ok: false, reason, step, message };
 }
 
+/** The lender's fee the trade pays: the opportunity's, with a flash loan; nothing when the wallet funds it. */
+export function loanFeeOf(op: Pick<TradeOpportunity, 'flashLoan' | 'costs'>): bigint {
+  return op.flashLoan ? op.costs.flashLoanFee : 0n;
+}
+
 /** Profit of an opportunity whose route now gives `output` (see the module comment). */
 export function profitOf(op: TradeOpportunity, output: bigint): bigint {
-  if (op.strategy === Strategy.Arbitrage) return arbitrageProfit(op.inputAmount, output, { quotedFees: op.costs.quotedFees, flashLoanFee: flashLoanFeeOf(op.inputAmount), tip: op.costs.tip });
+  if (op.strategy === Strategy.Arbitrage) return arbitrageProfit(op.inputAmount, output, { quotedFees: op.costs.quotedFees, flashLoanFee: loanFeeOf(op), tip: op.costs.tip });
   return op.expectedProfit + (output - op.expectedOutput);
 }
 
@@ -147,7 +153,7 @@ export function requoteRoute(op: TradeOpportunity, source: RouteStateSource): Ro
     if (slot === undefined || state.slot < slot) slot = state.slot;
     amount = q.amountOut;
   }
-  const flashLoanFee = op.flashLoan ? flashLoanFeeOf(op.inputAmount) : 0n;
+  const flashLoanFee = loanFeeOf(op);
   const costs: OpportunityCosts = {
     poolFees: hops.map((h) => h.fee),
     quotedFees: op.costs.quotedFees,

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import { RpcFailure, type RpcFailureKind } from '../rpc/index.js';
 import type { RpcFailureWithData } from '../rpc/json-rpc-http-client.js';
-import { ResendBackoff, SendFailure, classifySendFailure } from './send-failure.js';
+import { SendFailure, classifySendFailure } from './send-failure.js';
+import { resendBackoff } from './submission-run.js';
 
 function failure(kind: RpcFailureKind, details: { rpcCode?: number; httpStatus?: number; data?: unknown; message?: string } = {}): RpcFailure {
   const f: RpcFailureWithData = new RpcFailure(kind, details.message ?? `sendTransaction: ${kind}`, {
@@ -40,9 +41,9 @@ describe('classifySendFailure', () => {
   });
 });
 
-describe('ResendBackoff', () => {
+describe('resendBackoff (the shared Backoff, no jitter)', () => {
   it('doubles from the first delay up to the cap', () => {
-    const b = new ResendBackoff(250, 2000);
-    expect([b.delay(), b.delay(), b.delay(), b.delay(), b.delay()]).toEqual([250, 500, 1000, 2000, 2000]);
+    const b = resendBackoff(250, 2000);
+    expect([b.next(), b.next(), b.next(), b.next(), b.next()]).toEqual([250, 500, 1000, 2000, 2000]);
   });
 });

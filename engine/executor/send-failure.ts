@@ -37,22 +37,3 @@ export function classifySendFailure(err: unknown): SendFailure {
   if (err.rpcCode !== undefined && TRANSIENT_RPC_CODES.has(err.rpcCode)) return SendFailure.Transient;
   return SendFailure.Refused;
 }
-
-/** Exponential backoff between re-sends: `initialMs`, doubling, at most `maxMs`. */
-export class ResendBackoff {
-  private next: number;
-
-  constructor(
-    initialMs: number,
-    private readonly maxMs: number,
-  ) {
-    this.next = initialMs;
-  }
-
-  /** The delay before the next re-send; each call doubles the following one. */
-  delay(): number {
-    const d = this.next;
-    this.next = Math.min(this.maxMs, this.next * 2);
-    return d;
-  }
-}

@@ -18,6 +18,11 @@ export interface LoadedReserve extends FlashLoanReserve {
   availableAmount: bigint;
 }
 
+/** A ReadAccounts over any getMultipleAccounts (the platform's RpcClient). */
+export function readAccountsOf(client: { getMultipleAccounts(addresses: readonly string[]): Promise<{ accounts: readonly (ReserveAccount | null)[] }> }): ReadAccounts {
+  return async (addresses) => (await client.getMultipleAccounts(addresses)).accounts;
+}
+
 /**
  * The reserves at `addresses`, in order. TP_ERR_CONFIG_INVALID naming `setting` for an address that
  * holds no klend Reserve, one whose flash loans are disabled, or two reserves of one mint.

@@ -23,4 +23,4 @@ export {
   type DecodedReserve,
   type FlashLoanReserve,
 } from './kamino-flash-loan.js';
-export { loadFlashLoanReserves, type LoadedReserve, type ReadAccounts, type ReserveAccount } from './flash-loan-reserves.js';
+export { loadFlashLoanReserves, readAccountsOf, type LoadedReserve, type ReadAccounts, type ReserveAccount } from './flash-loan-reserves.js';

@@ -90,3 +90,23 @@ export class ConfiguredFunding implements ArbitrageFunding {
     }
   }
 }
+
+/** How often the planner app reads the reserves and the worker balances again, ms. */
+export const FUNDING_REFRESH_MS = 5_000;
+
+/**
+ * Reads `funding` now (a failure rejects: a reserve that cannot be used is a configuration error)
+ * and again every `intervalMs`; a later failure goes to `onError` and the last figures stay.
+ * Resolves with the function that stops it.
+ */
+export async function refreshFundingEvery(funding: ArbitrageFunding, intervalMs: number, onError: (err: unknown) => void): Promise<() => void> {
+  await funding.refresh?.();
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void funding.refresh?.().catch(onError).finally(() => (running = false));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -7,7 +7,7 @@ export {
   type ArbitrageSettings,
   type ArbitrageStats,
 } from './arbitrage-planner.js';
-export { ConfiguredFunding, SPEC_FLASH_LOAN_FUNDING, type ArbitrageFunding, type Funding, type WalletCapitalOptions } from './arbitrage-funding.js';
+export { ConfiguredFunding, FUNDING_REFRESH_MS, SPEC_FLASH_LOAN_FUNDING, refreshFundingEvery, type ArbitrageFunding, type Funding, type WalletCapitalOptions } from './arbitrage-funding.js';
 export { OpportunityPublisher, type PublishedOpportunity } from './opportunity-publisher.js';
 export { StrategyStore, type StrategyConfigRow } from './strategy-store.js';
 export { PlannerMetrics, PLANNER_METRIC_NAMES } from './planner-metrics.js';

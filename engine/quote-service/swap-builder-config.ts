@@ -26,7 +26,7 @@ export function swapBuilderFromConfig(config: QuoteServiceConfig, logger: Logger
   const fetcher = new AccountFetcher(rpc);
   const registry = createDecoderRegistry();
   const loader = new RpcPoolLoader({ fetcher, registry, readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
-  const chain = new ChainClient({ url: endpoints[0]!, timeoutMs: SWAP_RPC_TIMEOUT_MS });
+  const chain = new ChainClient({ endpoints, timeoutMs: SWAP_RPC_TIMEOUT_MS });
   const tables = config['swap.lookupTables'];
   const builder = new SwapBuilder({
     loader,

@@ -20,6 +20,7 @@
  */
 import { performance } from 'node:perf_hooks';
 
+import { Backoff } from '../common/index.js';
 import type { PoolLoadResult, PoolLoader } from '../pools/index.js';
 
 export const DEFAULT_FALLBACK_CONCURRENCY = 8;
@@ -66,8 +67,7 @@ function failedAsWhole(results: readonly PoolLoadResult[]): boolean {
 export class LimitedPoolLoader implements PoolLoader {
   readonly maxConcurrent: number;
   readonly maxPerSecond: number;
-  private readonly backoffBaseMs: number;
-  private readonly backoffMaxMs: number;
+  private readonly backoff: Backoff;
   private readonly now: () => number;
   private readonly inflight = new Map<string, Promise<PoolLoadResult[]>>();
   private tokens: number;
@@ -83,8 +83,7 @@ export class LimitedPoolLoader implements PoolLoader {
   ) {
     this.maxConcurrent = options.maxConcurrent ?? DEFAULT_FALLBACK_CONCURRENCY;
     this.maxPerSecond = options.maxPerSecond ?? DEFAULT_FALLBACK_RPS;
-    this.backoffBaseMs = options.backoffBaseMs ?? DEFAULT_FALLBACK_BACKOFF_BASE_MS;
-    this.backoffMaxMs = options.backoffMaxMs ?? DEFAULT_FALLBACK_BACKOFF_MAX_MS;
+    this.backoff = Backoff.doubling(options.backoffBaseMs ?? DEFAULT_FALLBACK_BACKOFF_BASE_MS, options.backoffMaxMs ?? DEFAULT_FALLBACK_BACKOFF_MAX_MS);
     this.now = options.now ?? performance.now.bind(performance);
     this.tokens = this.maxPerSecond;
     this.tokensAt = this.now();
@@ -139,11 +138,12 @@ export class LimitedPoolLoader implements PoolLoader {
   private record(failed: boolean): void {
     if (!failed) {
       this.failures = 0;
+      this.backoff.reset();
       this.backoffUntil = -Infinity;
       return;
     }
     this.failures++;
-    const window = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** Math.min(30, this.failures - 1));
+    const window = this.backoff.next();
     this.backoffUntil = this.now() + window;
   }
 

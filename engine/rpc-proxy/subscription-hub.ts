@@ -1,3 +1,4 @@
+import { Backoff } from '../common/index.js';
 import type { Logger } from '../obs/index.js';
 import type { EndpointSet } from './endpoint-set.js';
 import type { RpcCall } from './json-rpc-request.js';
@@ -304,23 +305,24 @@ export class SubscriptionHub {
       for (const h of holders) h.upstream = null;
       if (holders.length === 0 || this.closed) continue;
       moved += holders.length;
-      void this.resubscribe(holders, us, conn.endpoint.bit, RETRY_FIRST_MS);
+      void this.resubscribe(holders, us, conn.endpoint.bit, Backoff.doubling(RETRY_FIRST_MS, RETRY_MAX_MS));
     }
     if (moved > 0) this.logger?.warn({ endpoint: conn.endpoint.name, reason, subscriptions: moved }, 'pubsub upstream lost; subscribing again elsewhere');
   }
 
-  private async resubscribe(holders: ClientSub[], from: UpstreamSub, avoid: number, backoffMs: number): Promise<void> {
+  private async resubscribe(holders: ClientSub[], from: UpstreamSub, avoid: number, backoff: Backoff): Promise<void> {
     let placed: UpstreamSub;
     try {
       placed = await this.place(from.key, from.method, from.params, avoid);
     } catch (err) {
       const live = holders.filter((h) => h.live);
       if (live.length === 0 || this.closed) return;
-      this.logger?.warn({ err: (err as Error).message, subscriptions: live.length, retryInMs: backoffMs }, 'no endpoint took the subscriptions; trying again');
+      const retryInMs = backoff.next();
+      this.logger?.warn({ err: (err as Error).message, subscriptions: live.length, retryInMs }, 'no endpoint took the subscriptions; trying again');
       const timer = setTimeout(() => {
         this.retries.delete(timer);
-        void this.resubscribe(live, from, 0, Math.min(RETRY_MAX_MS, backoffMs * 2));
-      }, backoffMs);
+        void this.resubscribe(live, from, 0, backoff);
+      }, retryInMs);
       this.retries.add(timer);
       return;
     }

@@ -1,6 +1,8 @@
-import { TOKEN_PROGRAM_ID, base58 } from '../chain/index.js';
+import { TOKEN_PROGRAM_ID, base58, type Commitment } from '../chain/index.js';
 import { RpcFailure } from './rpc-errors.js';
 import { JsonRpcHttpClient } from './json-rpc-http-client.js';
+
+export type { Commitment };
 
 /**
  * The platform's Solana JSON-RPC client: what wallets and executors need beyond the scanner's
@@ -10,7 +12,6 @@ import { JsonRpcHttpClient } from './json-rpc-http-client.js';
  * engine/rpc's; a JSON-RPC error is kind rpc whatever the HTTP status it came with.
  */
 
-export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
 
 export interface TokenAccountInfo {
@@ -58,7 +59,9 @@ export interface PrioritizationFee {
 }
 
 export interface ChainClientOptions {
-  url: string;
+  /** The node's URL; or `endpoints`, several, with failover (a call no endpoint answers goes to the next). */
+  url?: string;
+  endpoints?: readonly string[];
   /** Per request. Default 10 s. */
   timeoutMs?: number;
   /** Default `confirmed`. */
@@ -71,14 +74,18 @@ export const PREFLIGHT_FAILURE = -32002;
 const VALUE_U64_RE = /"value"\s*:\s*(\d+)/;
 
 export class ChainClient {
-  readonly url: string;
   readonly commitment: Commitment;
   private readonly rpc: JsonRpcHttpClient;
 
   constructor(options: ChainClientOptions) {
-    this.rpc = new JsonRpcHttpClient({ url: options.url, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
-    this.url = options.url;
+    const urls = options.endpoints ?? (options.url === undefined ? [] : [options.url]);
+    this.rpc = new JsonRpcHttpClient({ urls, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
     this.commitment = options.commitment ?? 'confirmed';
+  }
+
+  /** The endpoint in use, its secrets masked. */
+  get url(): string {
+    return this.rpc.url;
   }
 
   async close(): Promise<void> {

@@ -1,14 +1,19 @@
-import { Pool } from 'undici';
-
+import type { Commitment } from '../chain/index.js';
+import { maskSecretsInText } from '../secret-mask.js';
 import { readMultipleAccountsReply } from './multiple-accounts-reply.js';
 import { RpcFailure } from './rpc-errors.js';
+import { failsOver, openRpcEndpoint, type RpcEndpoint } from './rpc-endpoint.js';
+
+export { basicAuthHeader } from './rpc-endpoint.js';
+export type { Commitment };
 
 /**
  * A small JSON-RPC HTTP client for the scanner: getMultipleAccounts (base64, ≤100 keys per call)
  * and getEpochInfo
  * over undici's connection pool (keep-alive, no WHATWG fetch layers: about half the cost of the
  * global fetch per call on loopback), a per-request timeout, typed failures (RpcFailure), and
- * round-robin over several endpoints (RPC_ENDPOINTS).
+ * round-robin over several endpoints (RPC_ENDPOINTS), a call no endpoint answers going to the next
+ * (rpc-endpoint.ts: credentials as Basic auth, query keys kept, URLs masked in every error).
  *
  * u64 fields: the context slot and each account's lamports are read from the raw text as bigint
  * (JSON.parse would round values above 2^53); rentEpoch is not exposed.
@@ -22,7 +27,6 @@ import { RpcFailure } from './rpc-errors.js';
 export const MAX_KEYS_PER_CALL = 100;
 export const DEFAULT_RPC_TIMEOUT_MS = 2000;
 
-export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
 export interface AccountData {
   data: Uint8Array;
@@ -83,34 +87,15 @@ export class RpcClient {
   requests = 0;
   private next = 0;
   private id = 0;
-  /** One connection pool per endpoint, with the request path of its URL. */
-  private readonly pools: { pool: Pool; path: string; headers: Record<string, string> }[];
+  /** One connection pool per endpoint, with the request path and headers of its URL (rpc-endpoint.ts). */
+  private readonly pools: RpcEndpoint[];
 
   constructor(options: RpcClientOptions) {
     if (options.endpoints.length === 0) throw new RangeError('RpcClient needs at least one endpoint');
-    for (const e of options.endpoints) {
-      const url = new URL(e);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`not an http(s) endpoint: ${e}`);
-    }
     this.endpoints = [...options.endpoints];
     this.timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
     this.commitment = options.commitment ?? 'processed';
-    this.pools = this.endpoints.map((e) => {
-      const url = new URL(e);
-      return {
-        // The per-request timeout is undici's: connect, then headers, then body, each bounded
-        // (an AbortSignal per call costs about a third of a loopback call).
-        pool: new Pool(url.origin, {
-          connections: options.connections ?? 16,
-          keepAliveTimeout: 30_000,
-          connectTimeout: this.timeoutMs,
-          headersTimeout: this.timeoutMs,
-          bodyTimeout: this.timeoutMs,
-        }),
-        path: `${url.pathname}${url.search}`,
-        headers: headersOf(url),
-      };
-    });
+    this.pools = this.endpoints.map((e) => openRpcEndpoint(e, { timeoutMs: this.timeoutMs, connections: options.connections ?? 16 }));
   }
 
   /** Closes the keep-alive connections (requests in flight finish first). */
@@ -131,25 +116,38 @@ export class RpcClient {
       throw new RangeError(`getMultipleAccounts takes at most ${MAX_KEYS_PER_CALL} keys, got ${addresses.length}`);
     }
     const method = 'getMultipleAccounts';
-    const i = this.pickEndpoint();
-    const body = await this.post(i, method, [addresses, { encoding: 'base64', commitment: this.commitment }]);
+    const { i, body } = await this.postWithFailover(method, [addresses, { encoding: 'base64', commitment: this.commitment }]);
     // The bytes as they came; the text parser for whatever the byte reader does not take (an error
     // reply, anything unusual), which answers with the result or the typed failure.
-    return readMultipleAccountsReply(body, addresses.length) ?? parseMultipleAccounts(body.toString('utf8'), addresses.length, this.endpoints[i]!, method);
+    return readMultipleAccountsReply(body, addresses.length) ?? parseMultipleAccounts(body.toString('utf8'), addresses.length, this.pools[i]!.name, method);
   }
 
   /** getEpochInfo at the client's commitment: the current epoch and the slot's place in it. */
   async getEpochInfo(): Promise<EpochInfo> {
     const method = 'getEpochInfo';
-    const i = this.pickEndpoint();
-    const body = await this.post(i, method, [{ commitment: this.commitment }]);
-    return parseEpochInfo(body.toString('utf8'), this.endpoints[i]!);
+    const { i, body } = await this.postWithFailover(method, [{ commitment: this.commitment }]);
+    return parseEpochInfo(body.toString('utf8'), this.pools[i]!.name);
+  }
+
+  /**
+   * POSTs at the next endpoint in turn; one that gets no answer (network, timeout, HTTP 429 or 5xx)
+   * is tried at the other endpoints once each before the failure is thrown.
+   */
+  private async postWithFailover(method: string, params: unknown): Promise<{ i: number; body: Buffer }> {
+    const first = this.pickEndpoint();
+    for (let k = 0; ; k++) {
+      const i = (first + k) % this.pools.length;
+      try {
+        return { i, body: await this.post(i, method, params) };
+      } catch (err) {
+        if (k + 1 >= this.pools.length || !failsOver(err)) throw err;
+      }
+    }
   }
 
   /** POSTs one request; resolves with the 200 body's bytes, or rejects with an RpcFailure. */
   private async post(i: number, method: string, params: unknown): Promise<Buffer> {
-    const endpoint = this.endpoints[i]!;
-    const { pool, path, headers } = this.pools[i]!;
+    const { pool, path, headers, name: endpoint } = this.pools[i]!;
     const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params });
     this.requests++;
     try {
@@ -164,27 +162,9 @@ export class RpcClient {
       if (isTimeout(err)) {
         throw new RpcFailure('timeout', `${method}: no answer within ${this.timeoutMs} ms`, { endpoint, method, cause: err });
       }
-      throw new RpcFailure('network', `${method}: ${(err as Error).message}`, { endpoint, method, cause: err });
+      throw new RpcFailure('network', `${method}: ${maskSecretsInText((err as Error).message)}`, { endpoint, method, cause: err });
     }
   }
-}
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-/**
- * The request headers of an endpoint: a URL's user info (`http://user:pass@host`) becomes HTTP Basic
- * auth, as a browser or curl would send it (the connection pool is keyed by the origin, which has
- * no user info, so it would otherwise be dropped).
- */
-function headersOf(url: URL): Record<string, string> {
-  return { ...JSON_HEADERS, ...basicAuthHeader(url) };
-}
-
-/** `{authorization: 'Basic ...'}` of a URL's user info; `{}` without one. */
-export function basicAuthHeader(url: URL): { authorization?: string } {
-  if (url.username === '' && url.password === '') return {};
-  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  return { authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` };
 }
 
 function isTimeout(err: unknown): boolean {

@@ -7,7 +7,9 @@
  * implementation of it.
  */
 
-export type Commitment = 'processed' | 'confirmed' | 'finalized';
+import type { Commitment } from '../chain/index.js';
+
+export type { Commitment };
 
 export interface AccountRecord {
   lamports: bigint;

@@ -16,7 +16,7 @@ export type SimThreadRequest =
   | { type: 'swap'; id: number; pool: string; aToB: boolean; amount: string };
 
 export type SimThreadReply =
-  | { type: 'started'; endpoints: SimEndpoints; pools: { address: string; dex: Dex }[] }
+  | { type: 'started'; endpoints: SimEndpoints; pools: { address: string; dex: Dex }[]; reserves: string[] }
   | { type: 'failed'; message: string }
   | { type: 'closed' }
   /** `emittedNs`: process.hrtime.bigint() when the entry batch holding the swap left the chain. */
@@ -26,6 +26,8 @@ export type SimThreadReply =
 export interface SimThread {
   endpoints: SimEndpoints;
   pools: { address: string; dex: Dex }[];
+  /** The Kamino Lending reserves of the simulated market (flash loans), one per token. */
+  reserves: string[];
   worker: Worker;
   /** Sends a probe swap; resolves with its signature and emission time, or rejects when refused. */
   swap(pool: string, aToB: boolean, amount: bigint): Promise<{ signature: string; emittedNs: bigint }>;
@@ -47,6 +49,7 @@ export function startSimulatorThread(config: SimConfig, options: { logLevel?: st
           resolve({
             endpoints: m.endpoints,
             pools: m.pools,
+            reserves: m.reserves,
             worker,
             swap(pool, aToB, amount) {
               const id = nextId++;

@@ -59,6 +59,6 @@ port.on('message', (message: SimThreadRequest) => {
 });
 
 sim.start().then(
-  (endpoints) => reply({ type: 'started', endpoints, pools: sim.chain.pools().map((p) => ({ address: p.address, dex: p.dex })) }),
+  (endpoints) => reply({ type: 'started', endpoints, pools: sim.chain.pools().map((p) => ({ address: p.address, dex: p.dex })), reserves: sim.chain.genesis.lending.reserves.map((r) => r.reserve) }),
   (err: unknown) => reply({ type: 'failed', message: (err as Error).message }),
 );

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { PoolCache } from '../../cache/index.js';
 import { keypairSeed, WSOL_MINT } from '../../chain/index.js';
-import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, orderOpportunity } from '../../planner/index.js';
+import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, orderOpportunity, type ArbitrageSettings } from '../../planner/index.js';
 import { WalletManager, WalletPassphrase, secretKeyBytes, type WalletRecord } from '../../wallets/index.js';
 import { type SqlClient } from '../../state/index.js';
 import { type TradeOpportunity } from '../../messages/index.js';
@@ -71,10 +71,10 @@ export async function plantGap(chain: SimChain, gapBps = 100): Promise<void> {
 }
 
 /** The best arbitrage on the chain's current pool states (after `plantGap`), input at most `maxInput`. */
-export function arbitrageOpportunity(chain: SimChain, maxInput = 20_000_000_000n, over: Partial<TradeOpportunity> = {}): TradeOpportunity {
+export function arbitrageOpportunity(chain: SimChain, maxInput = 20_000_000_000n, over: Partial<TradeOpportunity> = {}, settings: Partial<ArbitrageSettings> = {}): TradeOpportunity {
   const cache = new PoolCache({ maxPoolCount: 1000 });
   for (const view of plainPools(chain)) storePool(cache, chain.pool(view.address)!, chain.slot('confirmed'));
-  const planner = new ArbitragePlanner(cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'arb-test', maxInput, opportunityTtlMs: 30_000 });
+  const planner = new ArbitragePlanner(cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'arb-test', maxInput, opportunityTtlMs: 30_000, ...settings });
   for (const view of plainPools(chain)) planner.addPool(view.address, view.pool.tokenA, view.pool.tokenB);
   const op = planner.evaluateAll()[0];
   if (op === undefined) throw new Error('no arbitrage on the current states');

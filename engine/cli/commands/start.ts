@@ -103,6 +103,7 @@ export const startCommand: Command = {
         paper = await startPaperTrading({
           rpcUrl: simEndpoints.rpc,
           pools,
+          flashLoanReserves: sim.reserves,
           database: platform.database,
           host: loaded.values.host,
           port: loaded.values['paper.port'],

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { Backoff } from '../../common/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import { packagePath } from '../../package-files.js';
 import { splitSqlStatements } from './sql-script.js';
@@ -212,13 +213,14 @@ export async function migrateUp(db: SqlClient, options: MigrateOptions = {}): Pr
 
 async function takeLock(conn: SqlQueryable, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+  const backoff = Backoff.doubling(50, 1000);
+  for (;;) {
     const rows = await conn.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK_KEY]);
     if (rows[0]?.locked === true) return;
     if (Date.now() >= deadline) {
       throw new TpError(ErrorCode.DbMigration, `another process has been migrating this database for over ${timeoutMs} ms`);
     }
-    await new Promise((r) => setTimeout(r, wait));
+    await new Promise((r) => setTimeout(r, backoff.next()));
   }
 }
 
