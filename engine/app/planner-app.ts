@@ -8,7 +8,8 @@
  *          with the signal strategy: the durable consumer `planner_<plannerId>_signals` on signals.>
  *          (stream SIGNALS)
  *   run:   PlannerService per message (engine/planner/planner-service.ts); dead-letter after
- *          5 failed deliveries; a planner_metrics row every metricsInterval
+ *          5 failed deliveries; a planner_metrics row every metricsInterval; strategy_configs
+ *          re-read every strategyReloadInterval (StrategyConfigWatcher: `tidepool strategies`)
  *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics on planner.port (8084);
  *          POST /signals: a TradeSignal (JSON), checked and published on signals.<source>, where the
  *          consumer above takes it like any other (JWT bearer auth as the other write endpoints:
