@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
+import { StrategyAdmin } from '../planner/index.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { decodeTradeOpportunity, encodeMarketEvent, marketEventSubject, type MarketEvent } from '../messages/index.js';
 import { PriceGapError, openPriceGap, type SimPoolView } from '../sim/index.js';
@@ -30,7 +31,7 @@ beforeAll(async () => {
   database = await createServerDatabase();
   const loaded = loadConfig(plannerSchema, {
     env: {},
-    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'test-planner', 'metrics-interval': '200', 'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(',') },
+    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'test-planner', 'metrics-interval': '200', 'strategy-reload-interval': '200', 'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(',') },
   });
   app = await createPlannerApp(loaded, { logger, pools: sim.chain.pools().map((p) => p.address), retryDelayMs: 20 });
 }, 60_000);
@@ -123,5 +124,15 @@ describe('tidepool planner --strategy arbitrage', () => {
     const m = await jsm.streams.getMessage(`${prefix}DEAD_LETTERS`, { seq: dead.state.first_seq });
     expect(m.header.get('Tp-Dlq-Deliveries')).toBe('1');
     expect(m.header.get('Tp-Dlq-Reason')).toMatch(/TP_ERR_MESSAGE_INVALID/);
+  });
+
+  it('follows tidepool strategies while running: a paused row stops, a resumed one runs again, no restart', async () => {
+    const admin = new StrategyAdmin(app.state.db);
+    const [row] = await admin.list();
+    await admin.pause(row!.id);
+    await eventually(async () => (app.service.strategies.length === 0 ? true : undefined), 10_000, 'the paused strategy stopped');
+    await admin.resume(row!.id);
+    const running = await eventually(async () => (app.service.strategies.length === 1 ? app.service.strategies : undefined), 10_000, 'the resumed strategy running');
+    expect(running[0]!.id).toBe(row!.id);
   });
 });

@@ -8,7 +8,8 @@
  *          with the signal strategy: the durable consumer `planner_<plannerId>_signals` on signals.>
  *          (stream SIGNALS)
  *   run:   PlannerService per message (engine/planner/planner-service.ts); dead-letter after
- *          5 failed deliveries; a planner_metrics row every metricsInterval
+ *          5 failed deliveries; a planner_metrics row every metricsInterval; strategy_configs
+ *          re-read every strategyReloadInterval (StrategyConfigWatcher: `tidepool strategies`)
  *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics on planner.port (8084);
  *          POST /signals: a TradeSignal (JSON), checked and published on signals.<source>, where the
  *          consumer above takes it like any other (JWT bearer auth as the other write endpoints:
@@ -28,7 +29,7 @@ import { createDecoderRegistry } from '../dex/index.js';
 import { clientErrorOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { createLimitedServer, type Logger } from '../obs/index.js';
-import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
+import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyConfigWatcher, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
 import { decodeMarketEvent, decodeTradeSignal, STRATEGIES, type Strategy } from '../messages/index.js';
@@ -53,6 +54,7 @@ export const plannerSchema = {
   'planner.id': setting({ description: 'planner id: planner_metrics.planner_id and the durable consumer planner_<id> (replicas with one id share the events)', parse: str({ nonEmpty: true }), default: 'planner-1', env: 'PLANNER_ID', flag: 'planner-id' }),
   'planner.host': setting({ description: 'bind address of the probes and /metrics', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'PLANNER_HOST', flag: 'host' }),
   'planner.port': setting({ description: 'HTTP port: /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8084, env: 'PLANNER_PORT', flag: 'port' }),
+  'planner.strategyReloadInterval': setting({ description: 'time between two reads of strategy_configs: a strategy added, paused, resumed or removed runs (or stops) within it', parse: duration({ min: 100 }), default: 2_000, env: 'PLANNER_STRATEGY_RELOAD_INTERVAL', flag: 'strategy-reload-interval' }),
   'planner.metricsInterval': setting({ description: 'time between two planner_metrics rows', parse: duration({ min: 100 }), default: 10_000, env: 'PLANNER_METRICS_INTERVAL', flag: 'metrics-interval' }),
   ...authSchema,
   ...flashLoanSchema,
@@ -116,12 +118,13 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
         new SignalStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, now: ctx.now, onDecision: (d) => ctx.metrics.signalDecisions.inc({ action: d.action, reason: d.reason }) }),
       ...options.factories,
     };
-    const strategies: PlannerStrategy[] = [];
-    for (const row of rows) {
+    const build = async (row: StrategyConfigRow): Promise<PlannerStrategy> => {
       const factory = factories[row.strategyType];
       if (factory === undefined) throw new TpError(ErrorCode.ConfigInvalid, `strategy ${row.strategyType} is not built into this planner`, { context: { setting: 'planner.strategies' } });
-      strategies.push(await factory(row, { pools, state, now, metrics }));
-    }
+      return factory(row, { pools, state, now, metrics });
+    };
+    const strategies: PlannerStrategy[] = [];
+    for (const row of rows) strategies.push(await build(row));
     const failed = await pools.refresh(options.pools);
     for (const [address, reason] of failed) log.warn({ pool: address, reason }, 'monitored pool not read at start');
 
@@ -140,6 +143,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     if (takesSignals) await ensureConsumer(jsm, platformConsumerSpec(signalStream, signalConsumer, `${prefix}signals.>`));
     const signalPublisher = new SignalPublisher(nc.jetstream(), prefix);
     const service = new PlannerService({ plannerId: config['planner.id'], strategies, pools, publisher: new OpportunityPublisher(nc.jetstream(), prefix), metrics, store, logger: log.child({ component: 'planner' }), now });
+    const watcher = new StrategyConfigWatcher({ store, types: config['planner.strategies'], initial: rows.map((row, i) => ({ row, strategy: strategies[i]! })), build, apply: (next) => service.replaceStrategies(next), intervalMs: config['planner.strategyReloadInterval'], logger: log.child({ component: 'strategies' }) });
     const dlqMetrics = createDeadLetterMetrics(registry);
     let consumer: DeadLetterConsumer | undefined;
     let signals: DeadLetterConsumer | undefined;
@@ -188,6 +192,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
           });
         }
         service.startMetricsRows(config['planner.metricsInterval']);
+        watcher.start();
         server = createLimitedServer((req, res) => {
           void (async () => {
             if (req.url === '/signals') {
@@ -220,6 +225,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
       async close() {
         await consumer?.stop();
         await signals?.stop();
+        await watcher.close();
         await service.close();
         await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
         for (const c of closeAll) await c().catch(() => undefined);

@@ -98,6 +98,25 @@ describe('grid strategy on a scripted price path', () => {
     expect(await grid.cancelOpen()).toBe(3);
   });
 
+  it('a grid edited to more levels starts its flags afresh, with order ids never used before', async () => {
+    const p = pools();
+    await p.refresh([pool.address]);
+    const token = pool.pool.tokenA;
+    const p0 = priceOf(p.loaded(pool.address)!, token)!;
+    const params = { pool: pool.address, token, lowerPrice: p0 * 0.985, upperPrice: p0 * 1.025, levels: 3, amountPerLevel: '1000000' };
+    const row = await new StrategyStore(db).insert('grid', params);
+    const before = await new GridStrategy(row.id, params, { pools: p, keys: kv.keys, db, now }).onMarketEvent(event(), clock);
+    expect(before.length).toBeGreaterThan(0);
+    const edited = { ...params, levels: 6 };
+    const after = await new GridStrategy(row.id, edited, { pools: p, keys: kv.keys, db, now }).onMarketEvent(event(), clock);
+    expect(after.length).toBeGreaterThan(0);
+    const levels = new Set(after.map((o) => Number(o.details?.['level'])));
+    expect(Math.max(...levels)).toBeGreaterThan(1); // levels the 3-point grid did not have
+    for (const op of after) expect(before.map((b) => b.id)).not.toContain(op.id);
+    const rows = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM grid_orders WHERE strategy_id = $1', [row.id]);
+    expect(Number(rows[0]!.n)).toBe(before.length + after.length);
+  });
+
   it('refuses parameters without a pool or with upper below lower', () => {
     const p = pools();
     expect(() => new GridStrategy('x', { token: pool.pool.tokenA, lowerPrice: 1, upperPrice: 2, levels: 3, amountPerLevel: '1' }, { pools: p, keys: kv.keys, db, now })).toThrow(/pool/);

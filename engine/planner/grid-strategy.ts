@@ -111,7 +111,12 @@ export class GridStrategy implements PlannerStrategy {
   private async load(): Promise<GridState> {
     if (this.state !== undefined) return this.state;
     const saved = await this.deps.keys.getStrategyState<GridState>(this.id);
-    this.state = saved ?? { version: 1, levels: this.levels.map(() => ({ buyFilled: false, sellFilled: false, round: 0 })), open: {} };
+    const fresh = (round: number): LevelState[] => this.levels.map(() => ({ buyFilled: false, sellFilled: false, round }));
+    if (saved === undefined || saved === null) this.state = { version: 1, levels: fresh(0), open: {} };
+    else if (saved.levels.length === this.levels.length) this.state = saved;
+    // A grid edited to another number of levels (tidepool strategies): the old flags mean nothing for
+    // the new levels; rounds continue past the old ones so no order id is reused.
+    else this.state = { ...saved, levels: fresh(Math.max(0, ...saved.levels.map((l) => l.round)) + 1) };
     return this.state;
   }
 

@@ -53,9 +53,24 @@ export interface PlannerServiceOptions {
 export class PlannerService {
   private readonly now: () => number;
   private intervalTimer: NodeJS.Timeout | undefined;
+  private running: readonly PlannerStrategy[];
 
   constructor(private readonly options: PlannerServiceOptions) {
     this.now = options.now ?? Date.now;
+    this.running = options.strategies;
+  }
+
+  /** The strategies run now. */
+  get strategies(): readonly PlannerStrategy[] {
+    return this.running;
+  }
+
+  /**
+   * Runs `next` from the next input on (StrategyConfigWatcher: strategy_configs changed). An input
+   * being handled finishes with the strategies it started with.
+   */
+  replaceStrategies(next: readonly PlannerStrategy[]): void {
+    this.running = next;
   }
 
   /** Handles one market event; resolves with the opportunities published. Throws to have it redelivered. */
@@ -93,7 +108,8 @@ export class PlannerService {
 
   /** Every strategy's opportunities for one input, each published (and recorded) before the next. */
   private async run(decide: (s: PlannerStrategy) => Promise<TradeOpportunity[]> | TradeOpportunity[], inputAt: number): Promise<TradeOpportunity[]> {
-    const { strategies, publisher, metrics, logger } = this.options;
+    const { publisher, metrics, logger } = this.options;
+    const strategies = this.running;
     const published: TradeOpportunity[] = [];
     for (const strategy of strategies) {
       const ops = await decide(strategy);
@@ -122,7 +138,7 @@ export class PlannerService {
       const row = this.options.metrics.interval();
       try {
         await store.recordMetrics(this.options.plannerId, at, row.opportunitiesFound, row.avgProfit);
-        for (const s of this.options.strategies) await store.markRun(s.id, at);
+        for (const s of this.running) await store.markRun(s.id, at);
       } catch (err) {
         this.options.logger?.warn({ err }, 'planner_metrics row not written');
       }

@@ -73,6 +73,21 @@ export class StrategyStore {
     return rows;
   }
 
+  /** Every row, enabled or not, by type then id. */
+  async all(): Promise<StrategyConfigRow[]> {
+    const rows = await this.db.query<RawRow>('SELECT id, strategy_type, parameters, enabled, last_run FROM strategy_configs ORDER BY strategy_type, id');
+    return rows.map(rowOf);
+  }
+
+  async setEnabled(id: string, enabled: boolean): Promise<void> {
+    await this.db.query('UPDATE strategy_configs SET enabled = $2 WHERE id = $1', [id, enabled]);
+  }
+
+  /** Deletes the row (grid_orders rows go with it, ON DELETE CASCADE). */
+  async delete(id: string): Promise<void> {
+    await this.db.query('DELETE FROM strategy_configs WHERE id = $1', [id]);
+  }
+
   async markRun(id: string, at: Date): Promise<void> {
     await this.db.query('UPDATE strategy_configs SET last_run = $2 WHERE id = $1', [id, at]);
   }

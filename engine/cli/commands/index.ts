@@ -17,6 +17,7 @@ import { rpcProxyCommand } from './rpc-proxy.js';
 import { scannerCommand } from './scanner.js';
 import { simCommand } from './sim.js';
 import { startCommand } from './start.js';
+import { strategiesCommand } from './strategies.js';
 import { swapCommand } from './swap.js';
 import { validateConfigCommand } from './validate-config.js';
 import { walletsCommand } from './wallets.js';
@@ -41,6 +42,7 @@ export const COMMANDS: readonly Command[] = [
   signalSourceCommand,
   simCommand,
   startCommand,
+  strategiesCommand,
   swapCommand,
   validateConfigCommand,
   walletsCommand,

@@ -1,0 +1,199 @@
+/**
+ * Managing strategy_configs rows (the `tidepool strategies` command; a running planner picks the
+ * changes up through StrategyConfigWatcher): add, list, show, pause, resume, remove.
+ *
+ * Parameters are checked before a row is written, by the parser the strategy itself runs
+ * (gridParametersOf, dcaConfigOf, signalConfigOf, arbitrageSettingsOf), and a key the strategy does
+ * not read is refused, so a typo never becomes a silently ignored setting. Each refusal is
+ * TP_ERR_CONFIG_INVALID naming the field.
+ *
+ * `key=value` pairs are typed by the strategy's key table (PARAMETER_KINDS): u64 amounts stay decimal
+ * strings, prices and counts become numbers, lists are comma-separated.
+ *
+ * Pausing or removing a grid cancels its open orders (grid_orders pending | partial → cancelled);
+ * removing deletes the row and, by the foreign key, its grid_orders.
+ */
+import { ErrorCode, TpError } from '../errors.js';
+import { STRATEGIES, type Strategy } from '../messages/index.js';
+import type { SqlQueryable } from '../state/index.js';
+import { arbitrageSettingsOf } from './arbitrage-strategy.js';
+import { dcaConfigOf } from './dca-strategy.js';
+import { gridParametersOf } from './grid-strategy.js';
+import { signalConfigOf } from './signal-strategy.js';
+import { StrategyStore, type StrategyConfigRow } from './strategy-store.js';
+
+export type ParameterKind = 'address' | 'u64' | 'number' | 'list';
+
+/** Every parameter each strategy reads, with its JSON type. */
+export const PARAMETER_KINDS: Readonly<Record<Strategy, Readonly<Record<string, ParameterKind>>>> = {
+  arbitrage: { baseMints: 'list', minProfitThreshold: 'u64', tip: 'u64', computeUnitPrice: 'u64', screenAmount: 'u64', maxInput: 'u64', maxLegs: 'number', opportunityTtlMs: 'number', maxStateAgeMs: 'number' },
+  grid: { pool: 'address', token: 'address', lowerPrice: 'number', upperPrice: 'number', levels: 'number', amountPerLevel: 'u64', orderTtlMs: 'number', slippageBps: 'number' },
+  dca: {
+    token: 'address', quoteCurrency: 'address', pool: 'address', intervalMinutes: 'number', amountPerOrder: 'u64', maxPosition: 'u64',
+    maxPrice: 'number', minPrice: 'number', stopLoss: 'number', takeProfit: 'number', slippageBps: 'number', orderTtlMs: 'number',
+  },
+  signal: {
+    token: 'address', quoteCurrency: 'address', pool: 'address', amountPerSignal: 'u64', maxPosition: 'u64', minConfidence: 'number',
+    cooldownMs: 'number', slippageBps: 'number', orderTtlMs: 'number', sources: 'list',
+  },
+};
+
+function invalid(setting: string, message: string): TpError {
+  return new TpError(ErrorCode.ConfigInvalid, message, { context: { setting } });
+}
+
+export function parseStrategyType(text: string | undefined): Strategy {
+  if (text === undefined || !(STRATEGIES as readonly string[]).includes(text)) throw new TpError(ErrorCode.Usage, `strategy type must be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(text)}`);
+  return text as Strategy;
+}
+
+/** `key=value` pairs typed by the strategy's key table. */
+export function parametersFromPairs(type: Strategy, pairs: readonly string[]): Record<string, unknown> {
+  const kinds = PARAMETER_KINDS[type];
+  const out: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new TpError(ErrorCode.Usage, `parameter ${JSON.stringify(pair)} is not key=value`);
+    const key = pair.slice(0, at);
+    const value = pair.slice(at + 1);
+    const kind = kinds[key];
+    if (kind === undefined) throw unknownKey(type, key);
+    if (kind === 'number') {
+      const n = value.trim() === '' ? Number.NaN : Number(value);
+      if (!Number.isFinite(n)) throw invalid(key, `strategy parameter ${key} (${type}) must be a number, got ${JSON.stringify(value)}`);
+      out[key] = n;
+    } else if (kind === 'list') {
+      out[key] = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+function unknownKey(type: Strategy, key: string): TpError {
+  return invalid(key, `strategy parameter ${key} is not read by ${type} strategies (they read: ${Object.keys(PARAMETER_KINDS[type]).join(', ')})`);
+}
+
+/** Checks parameters as the strategy will read them; throws TP_ERR_CONFIG_INVALID naming the field. */
+export function validateStrategyParameters(type: Strategy, params: Record<string, unknown>): void {
+  for (const key of Object.keys(params)) if (PARAMETER_KINDS[type][key] === undefined) throw unknownKey(type, key);
+  switch (type) {
+    case 'arbitrage':
+      arbitrageSettingsOf('validation', params);
+      return;
+    case 'grid':
+      gridParametersOf(params);
+      return;
+    case 'dca':
+      dcaConfigOf(params);
+      return;
+    case 'signal':
+      signalConfigOf(params);
+      return;
+  }
+}
+
+export interface StrategySummary extends StrategyConfigRow {
+  /** grid_orders per status (grid strategies; empty for the others). */
+  orders: Record<string, number>;
+}
+
+export interface GridOrderRow {
+  id: string;
+  priceLevel: number;
+  amount: bigint;
+  filled: bigint;
+  status: string;
+}
+
+export interface StrategyDetail extends StrategySummary {
+  recentOrders: GridOrderRow[];
+}
+
+const UUID_PREFIX = /^[0-9a-f-]{4,36}$/i;
+
+export class StrategyAdmin {
+  private readonly store: StrategyStore;
+
+  constructor(private readonly db: SqlQueryable) {
+    this.store = new StrategyStore(db);
+  }
+
+  async add(type: Strategy, params: Record<string, unknown>, enabled = true): Promise<StrategyConfigRow> {
+    validateStrategyParameters(type, params);
+    return this.store.insert(type, params, enabled);
+  }
+
+  async list(): Promise<StrategySummary[]> {
+    const rows = await this.store.all();
+    const counts = await this.orderCounts(null);
+    return rows.map((r) => ({ ...r, orders: counts.get(r.id) ?? {} }));
+  }
+
+  /** The row whose id is `idOrPrefix` or the only one starting with it. */
+  async resolve(idOrPrefix: string): Promise<StrategyConfigRow> {
+    if (!UUID_PREFIX.test(idOrPrefix)) throw new TpError(ErrorCode.Usage, `strategy id ${JSON.stringify(idOrPrefix)} is not a uuid or a prefix of one (at least 4 characters)`);
+    const rows = (await this.store.all()).filter((r) => r.id.startsWith(idOrPrefix.toLowerCase()));
+    if (rows.length === 0) throw new TpError(ErrorCode.NotFound, `no strategy ${idOrPrefix} in strategy_configs (tidepool strategies list)`);
+    if (rows.length > 1) throw new TpError(ErrorCode.Usage, `strategy id prefix ${idOrPrefix} matches ${rows.length} strategies: give more of it`);
+    return rows[0]!;
+  }
+
+  async show(idOrPrefix: string, recent = 20): Promise<StrategyDetail> {
+    const row = await this.resolve(idOrPrefix);
+    const counts = await this.orderCounts(row.id);
+    const orders = await this.db.query<{ id: string; price_level: number; amount: string; filled: string; status: string }>(
+      'SELECT id, price_level, amount::text AS amount, filled::text AS filled, status FROM grid_orders WHERE strategy_id = $1 ORDER BY status, price_level, id LIMIT $2',
+      [row.id, recent],
+    );
+    return {
+      ...row,
+      orders: counts.get(row.id) ?? {},
+      recentOrders: orders.map((o) => ({ id: o.id, priceLevel: Number(o.price_level), amount: BigInt(o.amount), filled: BigInt(o.filled), status: o.status })),
+    };
+  }
+
+  /** Disables the row; a grid's open orders are cancelled. Resolves with the orders cancelled. */
+  async pause(idOrPrefix: string): Promise<{ row: StrategyConfigRow; cancelled: number }> {
+    const row = await this.resolve(idOrPrefix);
+    await this.store.setEnabled(row.id, false);
+    const cancelled = await this.cancelOpenOrders(row.id);
+    return { row: { ...row, enabled: false }, cancelled };
+  }
+
+  /** Enables the row again, once its parameters still pass the strategy's checks. */
+  async resume(idOrPrefix: string): Promise<StrategyConfigRow> {
+    const row = await this.resolve(idOrPrefix);
+    validateStrategyParameters(row.strategyType, row.parameters);
+    await this.store.setEnabled(row.id, true);
+    return { ...row, enabled: true };
+  }
+
+  /** Deletes the row (its grid_orders go with it); open orders are cancelled first. */
+  async remove(idOrPrefix: string): Promise<{ row: StrategyConfigRow; cancelled: number }> {
+    const row = await this.resolve(idOrPrefix);
+    const cancelled = await this.cancelOpenOrders(row.id);
+    await this.store.delete(row.id);
+    return { row, cancelled };
+  }
+
+  private async cancelOpenOrders(id: string): Promise<number> {
+    const rows = await this.db.query("UPDATE grid_orders SET status = 'cancelled' WHERE strategy_id = $1 AND status IN ('pending', 'partial') RETURNING id", [id]);
+    return rows.length;
+  }
+
+  private async orderCounts(id: string | null): Promise<Map<string, Record<string, number>>> {
+    const rows = await this.db.query<{ strategy_id: string; status: string; n: string }>(
+      'SELECT strategy_id, status, count(*)::text AS n FROM grid_orders WHERE ($1::uuid IS NULL OR strategy_id = $1::uuid) GROUP BY strategy_id, status',
+      [id],
+    );
+    const out = new Map<string, Record<string, number>>();
+    for (const r of rows) {
+      const m = out.get(r.strategy_id) ?? {};
+      m[r.status] = Number(r.n);
+      out.set(r.strategy_id, m);
+    }
+    return out;
+  }
+}
