@@ -71,7 +71,7 @@ export interface GeyserStreamStats {
 }
 
 /** Write version that makes an RPC read the last write of its slot. */
-const RPC_WRITE_VERSION = (1n << 64n) - 1n;
+export const RPC_WRITE_VERSION = (1n << 64n) - 1n;
 const MAX_KEYS_PER_READ = 100;
 
 interface UpdateWire {
