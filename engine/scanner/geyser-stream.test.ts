@@ -33,9 +33,9 @@ afterEach(async () => {
 });
 
 /** A manual chain with swap flow, its Geyser server, and a stream following every pool's state accounts. */
-async function rig(options: { xToken?: string; clientToken?: string } = {}): Promise<Rig> {
+async function rig(options: { xToken?: string; clientToken?: string; historySlots?: number } = {}): Promise<Rig> {
   const chain = testChain({ txRate: 400 });
-  const server = new GeyserServer({ backend: chain, port: 0, ...(options.xToken !== undefined ? { xToken: options.xToken } : {}) });
+  const server = new GeyserServer({ backend: chain, port: 0, historySlots: options.historySlots ?? 512, ...(options.xToken !== undefined ? { xToken: options.xToken } : {}) });
   const port = await server.start();
   const accounts = [...new Set(chain.pools().flatMap((p) => [p.address, ...poolStateAddresses(chain.poolInfo(p.address)!)]))];
   const updates: AccountUpdate[] = [];
@@ -130,6 +130,31 @@ describe('GeyserAccountStream against the simulator', () => {
     expect(r.reads).toEqual([r.accounts]);
     expect(r.updates.some((u) => u.source === 'rpc')).toBe(true);
     expect(heldEqualsChain(r)).toBe(true);
+  });
+
+  it('resubscribes live and heals over RPC when from_slot is older than the server keeps', async () => {
+    const r = await rig({ historySlots: 2 });
+    await subscribed(r);
+    r.server.disconnectAll();
+    r.chain.advanceSlot(4); // the slot it resumes from leaves the server's two-slot history
+    await until(() => r.stream.stats.connects === 3 && r.server.stats().subscribers === 1, 'the refused resume and the live resubscribe');
+    await r.stream.idle();
+    expect(r.reads).toEqual([r.accounts]);
+    const last = r.chain.advanceSlot();
+    await until(() => r.stream.slot >= last, 'a live slot');
+    expect(heldEqualsChain(r)).toBe(true);
+  });
+
+  it('streams the direct writes of a pool created between slots', async () => {
+    const r = await rig();
+    await subscribed(r);
+    const tokens = r.chain.pools()[0]!.pool;
+    const info = r.chain.createPool({ dex: 'dexa_amm', tokenA: tokens.tokenA, tokenB: tokens.tokenB });
+    r.stream.setAccounts([...r.accounts, info.address]);
+    const last = r.chain.advanceSlot();
+    await until(() => r.stream.slot >= last, 'the next slot');
+    r.chain.closePool(info.address);
+    await until(() => r.updates.some((u) => u.address === info.address && u.account === null), 'the closed pool');
   });
 
   it('answers a ping with a pong', async () => {
