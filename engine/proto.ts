@@ -126,3 +126,40 @@ export function loadTidepoolProto(options?: protoLoader.Options): TidepoolProto 
   if (options === undefined) cachedTidepool = loaded;
   return loaded;
 }
+
+/**
+ * Options for the Yellowstone `geyser` package: upstream snake_case names kept (`write_version`,
+ * `from_slot`), as for the Jito protos; u64 as decimal strings, bytes as Buffers, enums as names,
+ * oneofs named by `update_oneof`.
+ */
+export const GEYSER_PROTO_LOADER_OPTIONS: Readonly<protoLoader.Options> = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
+/** The `geyser` package (proto/geyser.proto, a subset of Yellowstone's): service Geyser. */
+export interface GeyserProto {
+  readonly packageDefinition: protoLoader.PackageDefinition;
+  /** Subscribe (bidirectional stream SubscribeRequest → SubscribeUpdate) and Ping. */
+  readonly Geyser: grpc.ServiceClientConstructor;
+}
+
+let cachedGeyser: GeyserProto | undefined;
+
+/** Loads proto/geyser.proto with GEYSER_PROTO_LOADER_OPTIONS; the default load is cached. */
+export function loadGeyserProto(options?: protoLoader.Options): GeyserProto {
+  if (options === undefined && cachedGeyser !== undefined) return cachedGeyser;
+  const dir = protoDir();
+  const packageDefinition = protoLoader.loadSync(join(dir, 'geyser.proto'), {
+    ...GEYSER_PROTO_LOADER_OPTIONS,
+    ...options,
+    includeDirs: [dir, ...(options?.includeDirs ?? [])],
+  });
+  const pkg = grpc.loadPackageDefinition(packageDefinition)['geyser'] as grpc.GrpcObject;
+  const loaded: GeyserProto = { packageDefinition, Geyser: pkg['Geyser'] as grpc.ServiceClientConstructor };
+  if (options === undefined) cachedGeyser = loaded;
+  return loaded;
+}

@@ -3,6 +3,8 @@ import type { AccountRecord, EntryBatch } from './chain-backend.js';
 export type SlotListener = (slot: bigint, parent: bigint, root: bigint) => void;
 export type AccountListener = (account: AccountRecord | null, slot: bigint) => void;
 export type EntriesListener = (batch: EntryBatch) => void;
+/** Every account a slot (or a direct write) changed, by address; null for a deleted account. */
+export type AccountWritesListener = (writes: ReadonlyMap<string, AccountRecord | null>, slot: bigint) => void;
 
 /**
  * The subscription side of ChainBackend (onSlot, onAccount, onEntries), shared by the simulated
@@ -13,6 +15,7 @@ export class ChainListeners {
   readonly slot = new Set<SlotListener>();
   readonly account = new Map<string, Set<AccountListener>>();
   readonly entries = new Set<EntriesListener>();
+  readonly writes = new Set<AccountWritesListener>();
 
   onSlot(listener: SlotListener): () => void {
     this.slot.add(listener);
@@ -32,5 +35,11 @@ export class ChainListeners {
   onEntries(listener: EntriesListener): () => void {
     this.entries.add(listener);
     return () => this.entries.delete(listener);
+  }
+
+  /** Every account write of every address (the Geyser account stream). */
+  onAccountWrites(listener: AccountWritesListener): () => void {
+    this.writes.add(listener);
+    return () => this.writes.delete(listener);
   }
 }

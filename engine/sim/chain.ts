@@ -1,4 +1,4 @@
-import { ChainListeners, type AccountListener, type EntriesListener, type SlotListener } from './chain-listeners.js';
+import { ChainListeners, type AccountListener, type AccountWritesListener, type EntriesListener, type SlotListener } from './chain-listeners.js';
 import { base58 } from '../chain/index.js';
 import { DEFAULT_PROGRAM_IDS, DEX_KINDS, type Dex } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
@@ -386,6 +386,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.market.invalidate(blockTimeOf(slot + 1n, this.settings.slotMs), this.epochAt(slot + 1n));
     this.counters.slot = slot;
 
+    for (const listener of [...this.listeners.writes]) this.call(() => listener(b.state.changes, slot));
     for (const listener of [...this.listeners.slot]) this.call(() => listener(slot, parent, root));
     if (this.listeners.account.size > 0) {
       for (const [address, record] of b.state.changes) {
@@ -680,6 +681,21 @@ export class SimChain implements RpcChainBackend, MarketView {
     return this.listeners.onEntries(listener);
   }
 
+  /** Every account write: each slot's changes as it commits, and each direct write (createPool, closePool, extendLookupTable). */
+  onAccountWrites(listener: AccountWritesListener): () => void {
+    return this.listeners.onAccountWrites(listener);
+  }
+
+  /** Tells the address's account subscribers and the account-write listeners of a write outside a slot build. */
+  private announceWrite(address: string, record: AccountRecord | null, slot: bigint): void {
+    const listeners = this.listeners.account.get(address);
+    if (listeners !== undefined) for (const listener of [...listeners]) this.call(() => listener(record, slot));
+    if (this.listeners.writes.size > 0) {
+      const writes = new Map([[address, record]]);
+      for (const listener of [...this.listeners.writes]) this.call(() => listener(writes, slot));
+    }
+  }
+
   // ---- MarketView
 
   tokens(): readonly SimToken[] {
@@ -748,8 +764,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     const next = extendLookupTableState(table, state, addresses, slot);
     const record = lookupTableRecord(next);
     this.db.amend(table, record);
-    const listeners = this.listeners.account.get(table);
-    if (listeners !== undefined) for (const listener of [...listeners]) this.call(() => listener(record, slot));
+    this.announceWrite(table, record, slot);
     return { table, slot, startIndex: state.addresses.length, length: next.addresses.length };
   }
 
@@ -781,8 +796,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     for (const [address, record] of accounts) {
       if (this.db.get(address) !== null && address !== info.address && !info.arrays.some((a) => a.address === address)) continue; // shared: an existing AmmConfig
       this.db.amend(address, record);
-      const listeners = this.listeners.account.get(address);
-      if (listeners !== undefined) for (const listener of [...listeners]) this.call(() => listener(record, slot));
+      this.announceWrite(address, record, slot);
     }
     this.poolInfos.set(info.address, info);
     this.market.add(info);
@@ -796,8 +810,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.flow.closePool(address);
     this.poolInfos.delete(address);
     this.market.remove(address);
-    const listeners = this.listeners.account.get(address);
-    if (listeners !== undefined) for (const listener of [...listeners]) this.call(() => listener(null, this.processed));
+    this.announceWrite(address, null, this.processed);
     return true;
   }
 

@@ -1,0 +1,174 @@
+import { afterEach, describe, expect, it } from 'vitest';
+
+import type { AccountData, MultipleAccountsResult } from '../rpc/index.js';
+import type { SimChain } from '../sim/chain.js';
+import { GeyserServer } from '../sim/stream/geyser-server.js';
+import { poolStateAddresses, testChain } from '../sim/testing/chain-fixtures.js';
+import { GeyserAccountStream, type AccountUpdate } from './geyser-stream.js';
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+interface Rig {
+  chain: SimChain;
+  server: GeyserServer;
+  stream: GeyserAccountStream;
+  accounts: string[];
+  updates: AccountUpdate[];
+  reads: string[][];
+}
+
+const rigs: Rig[] = [];
+
+afterEach(async () => {
+  for (const rig of rigs.splice(0)) {
+    await rig.stream.close();
+    await rig.server.close();
+  }
+});
+
+/** A manual chain with swap flow, its Geyser server, and a stream following every pool's state accounts. */
+async function rig(options: { xToken?: string; clientToken?: string; historySlots?: number } = {}): Promise<Rig> {
+  const chain = testChain({ txRate: 400 });
+  const server = new GeyserServer({ backend: chain, port: 0, historySlots: options.historySlots ?? 512, ...(options.xToken !== undefined ? { xToken: options.xToken } : {}) });
+  const port = await server.start();
+  const accounts = [...new Set(chain.pools().flatMap((p) => [p.address, ...poolStateAddresses(chain.poolInfo(p.address)!)]))];
+  const updates: AccountUpdate[] = [];
+  const reads: string[][] = [];
+  const readAccounts = (addresses: readonly string[]): Promise<MultipleAccountsResult> => {
+    reads.push([...addresses]);
+    const slot = chain.slot();
+    return Promise.resolve({
+      slot,
+      accounts: addresses.map((a): AccountData | null => {
+        const r = chain.getAccount(a);
+        return r === null ? null : { data: r.data, owner: r.owner, lamports: r.lamports, executable: r.executable, slot };
+      }),
+    });
+  };
+  const stream = new GeyserAccountStream({
+    endpoint: `127.0.0.1:${port}`,
+    accounts,
+    readAccounts,
+    onUpdate: (u) => updates.push(u),
+    reconnectDelayMs: 10,
+    ...(options.clientToken !== undefined ? { xToken: options.clientToken } : {}),
+  });
+  const r = { chain, server, stream, accounts, updates, reads };
+  rigs.push(r);
+  return r;
+}
+
+async function subscribed(r: Rig): Promise<void> {
+  r.stream.start();
+  await until(() => r.server.stats().subscribers === 1, 'the subscription');
+  // The subscription is live once a slot after it arrives.
+  const slot = r.chain.advanceSlot();
+  await until(() => r.stream.slot >= slot, 'the first slot');
+}
+
+function heldEqualsChain(r: Rig): boolean {
+  return r.accounts.every((a) => {
+    const held = r.stream.get(a);
+    const onChain = r.chain.getAccount(a);
+    if (held === undefined) return true; // never written since the subscription: nothing to hold
+    return onChain !== null && held.account !== null && Buffer.from(held.account.data).equals(Buffer.from(onChain.data));
+  });
+}
+
+describe('GeyserAccountStream against the simulator', () => {
+  it('receives every write in slot and write-version order and ends equal to the chain', async () => {
+    const r = await rig();
+    await subscribed(r);
+    const last = r.chain.advanceSlot(5);
+    await until(() => r.stream.slot >= last, 'slot 5');
+    expect(r.updates.filter((u) => u.source === 'stream').length).toBeGreaterThan(0);
+    for (let i = 1; i < r.updates.length; i++) {
+      const a = r.updates[i - 1]!;
+      const b = r.updates[i]!;
+      expect(a.slot < b.slot || (a.slot === b.slot && a.writeVersion < b.writeVersion)).toBe(true);
+    }
+    expect(r.stream.stats.staleUpdates).toBe(0);
+    expect(heldEqualsChain(r)).toBe(true);
+  });
+
+  it('never lets a reordered older write overwrite a newer one', async () => {
+    const r = await rig();
+    await subscribed(r);
+    r.server.reorderNext();
+    const last = r.chain.advanceSlot(4);
+    await until(() => r.stream.slot >= last, 'the slots after the reordered one');
+    expect(r.server.stats().slotsReordered).toBe(1);
+    expect(r.stream.stats.staleUpdates).toBeGreaterThan(0);
+    expect(heldEqualsChain(r)).toBe(true);
+  });
+
+  it('resumes from the last slot after a disconnect without losing a write', async () => {
+    const r = await rig();
+    await subscribed(r);
+    expect(r.server.disconnectAll()).toBe(1);
+    // Slots made while the client is away: replayed from from_slot on reconnect.
+    const last = r.chain.advanceSlot(3);
+    await until(() => r.stream.stats.connects === 2 && r.stream.slot >= last, 'the reconnect and replay');
+    expect(r.reads).toHaveLength(0); // no RPC read: the replay covered it
+    expect(heldEqualsChain(r)).toBe(true);
+  });
+
+  it('heals a gap with one RPC read of the followed accounts', async () => {
+    const r = await rig();
+    await subscribed(r);
+    r.server.skipSlots(2);
+    r.chain.advanceSlot(2);
+    const last = r.chain.advanceSlot();
+    await until(() => r.stream.slot >= last && r.stream.stats.gaps === 1, 'the gap');
+    await r.stream.idle();
+    expect(r.reads).toEqual([r.accounts]);
+    expect(r.updates.some((u) => u.source === 'rpc')).toBe(true);
+    expect(heldEqualsChain(r)).toBe(true);
+  });
+
+  it('resubscribes live and heals over RPC when from_slot is older than the server keeps', async () => {
+    const r = await rig({ historySlots: 2 });
+    await subscribed(r);
+    r.server.disconnectAll();
+    r.chain.advanceSlot(4); // the slot it resumes from leaves the server's two-slot history
+    await until(() => r.stream.stats.connects === 3 && r.server.stats().subscribers === 1, 'the refused resume and the live resubscribe');
+    await r.stream.idle();
+    expect(r.reads).toEqual([r.accounts]);
+    const last = r.chain.advanceSlot();
+    await until(() => r.stream.slot >= last, 'a live slot');
+    expect(heldEqualsChain(r)).toBe(true);
+  });
+
+  it('streams the direct writes of a pool created between slots', async () => {
+    const r = await rig();
+    await subscribed(r);
+    const tokens = r.chain.pools()[0]!.pool;
+    const info = r.chain.createPool({ dex: 'dexa_amm', tokenA: tokens.tokenA, tokenB: tokens.tokenB });
+    r.stream.setAccounts([...r.accounts, info.address]);
+    const last = r.chain.advanceSlot();
+    await until(() => r.stream.slot >= last, 'the next slot');
+    r.chain.closePool(info.address);
+    await until(() => r.updates.some((u) => u.address === info.address && u.account === null), 'the closed pool');
+  });
+
+  it('answers a ping with a pong', async () => {
+    const r = await rig();
+    await subscribed(r);
+    r.stream.ping();
+    await until(() => r.stream.stats.pongs === 1, 'the pong');
+  });
+
+  it('is refused without the right x-token', async () => {
+    const r = await rig({ xToken: 'secret', clientToken: 'wrong' });
+    r.stream.start();
+    await until(() => r.stream.stats.disconnects === 1, 'the refusal');
+    expect(r.server.stats().subscribers).toBe(0);
+    expect(r.stream.connected).toBe(false);
+  });
+});

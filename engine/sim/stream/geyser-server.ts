@@ -1,0 +1,395 @@
+import * as grpc from '@grpc/grpc-js';
+
+import { base58 } from '../../chain/index.js';
+import { ErrorCode, TpError } from '../../errors.js';
+import { createLogger, type Logger } from '../../obs/index.js';
+import { loadGeyserProto } from '../../proto.js';
+import type { AccountRecord } from '../chain-backend.js';
+import type { AccountWritesListener, SlotListener } from '../chain-listeners.js';
+
+/**
+ * The simulator's Yellowstone gRPC (Geyser) endpoint: `geyser.Geyser/Subscribe` and `Ping` of
+ * proto/geyser.proto, served from the simulated chain's own account writes.
+ *
+ * Each slot the chain commits becomes, for every subscriber, one SubscribeUpdateAccount per written
+ * account its filters match (slot, pubkey, lamports, owner, data, write_version: one counter over
+ * every write, as the validator's), then one SubscribeUpdateSlot (slot, parent, SLOT_PROCESSED)
+ * when it asked for slots. Filters (`accounts`) match by `account` or `owner`; a filter with
+ * neither matches every account; the update's `filters` names those that matched. A request written
+ * later on the same stream replaces the filters; one with `ping` is answered with `pong{id}`. The
+ * server pings each stream every `pingIntervalMs`. `from_slot` replays the kept history (the last
+ * `historySlots` slots) from that slot before the live updates; a slot older than the history is
+ * refused with INVALID_ARGUMENT, as Yellowstone refuses one outside its replay buffer.
+ *
+ * Faults (tests, benches): `disconnectAll()` ends every stream with UNAVAILABLE; `skipSlots(n)`
+ * sends nothing of the next n slots to the streams open now (a gap: the history keeps them, so a
+ * from_slot replay has them); `reorderNext()` holds the account updates of the next slot and sends
+ * them after those of the slot that follows (older writes arriving after newer ones).
+ */
+
+export const GEYSER_DEFAULT_HOST = '127.0.0.1';
+export const GEYSER_DEFAULT_PORT = 10000;
+const DEFAULT_HISTORY_SLOTS = 512;
+const DEFAULT_PING_INTERVAL_MS = 10_000;
+const SHUTDOWN_TIMEOUT_MS = 2000;
+
+/** The chain side the server needs: the simulated chain has both. */
+export interface GeyserBackend {
+  onAccountWrites(listener: AccountWritesListener): () => void;
+  onSlot(listener: SlotListener): () => void;
+}
+
+export interface GeyserServerOptions {
+  backend: GeyserBackend;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 10000; 0 picks a free port. */
+  port?: number;
+  /** When set, a call without metadata `x-token` equal to it is refused (UNAUTHENTICATED). */
+  xToken?: string;
+  /** Slots kept for from_slot. Default 512. */
+  historySlots?: number;
+  /** Server pings. Default 10 s. */
+  pingIntervalMs?: number;
+  logger?: Logger;
+}
+
+export interface GeyserServerStats {
+  subscribers: number;
+  subscribersTotal: number;
+  accountUpdatesSent: number;
+  slotUpdatesSent: number;
+  /** Slots not sent because of skipSlots. */
+  slotsSkipped: number;
+  /** Slots whose account updates were sent late (reorderNext). */
+  slotsReordered: number;
+  disconnects: number;
+  pongs: number;
+}
+
+interface AccountWrite {
+  pubkey: string;
+  record: AccountRecord | null;
+  writeVersion: bigint;
+}
+
+interface SlotRecord {
+  slot: bigint;
+  parent: bigint;
+  writes: AccountWrite[];
+}
+
+interface Filter {
+  name: string;
+  accounts: Set<string>;
+  owners: Set<string>;
+}
+
+interface Subscriber {
+  readonly call: grpc.ServerDuplexStream<SubscribeRequestWire, SubscribeUpdateWire>;
+  filters: Filter[];
+  slots: boolean;
+  /** Live updates start after the replay is written. */
+  live: boolean;
+}
+
+/** SubscribeRequest as the proto loader gives it (keepCase, u64 as strings). */
+interface SubscribeRequestWire {
+  accounts?: Record<string, { account?: string[]; owner?: string[] }>;
+  slots?: Record<string, unknown>;
+  ping?: { id: number } | null;
+  from_slot?: string | null;
+}
+
+type SubscribeUpdateWire = Record<string, unknown>;
+
+export class GeyserServer {
+  private readonly backend: GeyserBackend;
+  private readonly host: string;
+  private readonly requestedPort: number;
+  private readonly xToken: string | undefined;
+  private readonly historySlots: number;
+  private readonly pingIntervalMs: number;
+  private readonly log: Logger;
+  private server: grpc.Server | undefined;
+  private boundPort = 0;
+  private unsubscribe: (() => void)[] = [];
+  private pingTimer: NodeJS.Timeout | undefined;
+  private readonly subscribers = new Set<Subscriber>();
+  private readonly history: SlotRecord[] = [];
+  /** Writes of the slot being committed (the chain announces writes, then the slot). */
+  private pendingWrites: AccountWrite[] = [];
+  private writeVersion = 0n;
+  private skipping = 0;
+  private reorderArmed = false;
+  private held: AccountWrite[] | undefined;
+  private heldSlot = 0n;
+  private readonly counters: Omit<GeyserServerStats, 'subscribers'> = {
+    subscribersTotal: 0,
+    accountUpdatesSent: 0,
+    slotUpdatesSent: 0,
+    slotsSkipped: 0,
+    slotsReordered: 0,
+    disconnects: 0,
+    pongs: 0,
+  };
+
+  constructor(options: GeyserServerOptions) {
+    this.backend = options.backend;
+    this.host = options.host ?? GEYSER_DEFAULT_HOST;
+    this.requestedPort = options.port ?? GEYSER_DEFAULT_PORT;
+    this.xToken = options.xToken;
+    this.historySlots = options.historySlots ?? DEFAULT_HISTORY_SLOTS;
+    this.pingIntervalMs = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
+    this.log = options.logger ?? createLogger({ name: 'sim-geyser' });
+    if (!Number.isInteger(this.requestedPort) || this.requestedPort < 0 || this.requestedPort > 65535) {
+      throw new TpError(ErrorCode.ConfigInvalid, `port must be in 0..65535, got ${this.requestedPort}`);
+    }
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  async start(): Promise<number> {
+    if (this.server !== undefined) return this.boundPort;
+    const proto = loadGeyserProto();
+    const server = new grpc.Server();
+    server.addService(proto.Geyser.service, {
+      Subscribe: (call: grpc.ServerDuplexStream<SubscribeRequestWire, SubscribeUpdateWire>) => this.subscribe(call),
+      Ping: (call: grpc.ServerUnaryCall<{ count: number }, unknown>, callback: grpc.sendUnaryData<{ count: number }>) => {
+        callback(null, { count: call.request.count });
+      },
+    });
+    const address = `${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.requestedPort}`;
+    this.boundPort = await new Promise<number>((resolve, reject) => {
+      server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) => {
+        if (err !== null) reject(new TpError(ErrorCode.Io, `Geyser gRPC server cannot bind ${address}: ${err.message}`, { cause: err }));
+        else resolve(port);
+      });
+    });
+    this.server = server;
+    this.unsubscribe = [
+      this.backend.onAccountWrites((writes, slot) => this.onWrites(writes, slot)),
+      this.backend.onSlot((slot, parent) => this.onSlot(slot, parent)),
+    ];
+    this.pingTimer = setInterval(() => this.pingAll(), this.pingIntervalMs);
+    this.pingTimer.unref();
+    this.log.info({ host: this.host, port: this.boundPort }, 'Geyser gRPC server listening');
+    return this.boundPort;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (server === undefined) return;
+    this.server = undefined;
+    for (const off of this.unsubscribe) off();
+    this.unsubscribe = [];
+    clearInterval(this.pingTimer);
+    this.endAll('server shutting down');
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        server.forceShutdown();
+        resolve();
+      }, SHUTDOWN_TIMEOUT_MS);
+      server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** Fault: ends every open stream with UNAVAILABLE; returns how many. */
+  disconnectAll(): number {
+    const n = this.endAll('stream disconnected (injected fault)');
+    this.counters.disconnects += n;
+    return n;
+  }
+
+  /** Fault: the next `n` slots are not sent to the streams (kept in the history). */
+  skipSlots(n: number): void {
+    this.skipping += n;
+  }
+
+  /** Fault: the next slot's account updates are sent after the following slot's. */
+  reorderNext(): void {
+    this.reorderArmed = true;
+  }
+
+  stats(): GeyserServerStats {
+    return { subscribers: this.subscribers.size, ...this.counters };
+  }
+
+  private onWrites(writes: ReadonlyMap<string, AccountRecord | null>, slot: bigint): void {
+    const list: AccountWrite[] = [];
+    for (const [pubkey, record] of writes) list.push({ pubkey, record, writeVersion: ++this.writeVersion });
+    const last = this.history.at(-1);
+    if (last !== undefined && last.slot === slot) {
+      // A write outside a slot build (createPool, closePool): into the slot already committed.
+      last.writes.push(...list);
+      this.sendAccounts(list, slot);
+      return;
+    }
+    this.pendingWrites.push(...list);
+  }
+
+  private onSlot(slot: bigint, parent: bigint): void {
+    const writes = this.pendingWrites;
+    this.pendingWrites = [];
+    this.history.push({ slot, parent, writes });
+    if (this.history.length > this.historySlots) this.history.shift();
+    if (this.skipping > 0) {
+      this.skipping--;
+      this.counters.slotsSkipped++;
+      return;
+    }
+    if (this.reorderArmed) {
+      this.reorderArmed = false;
+      this.held = writes;
+      this.heldSlot = slot;
+      this.counters.slotsReordered++;
+    } else {
+      this.sendAccounts(writes, slot);
+      if (this.held !== undefined) {
+        this.sendAccounts(this.held, this.heldSlot);
+        this.held = undefined;
+      }
+    }
+    for (const sub of this.subscribers) if (sub.live && sub.slots) this.write(sub, slotUpdate(slot, parent));
+  }
+
+  private sendAccounts(writes: readonly AccountWrite[], slot: bigint): void {
+    if (writes.length === 0) return;
+    for (const sub of this.subscribers) {
+      if (!sub.live) continue;
+      for (const w of writes) this.sendAccount(sub, w, slot);
+    }
+  }
+
+  private sendAccount(sub: Subscriber, w: AccountWrite, slot: bigint): void {
+    const names = matching(sub.filters, w);
+    if (names.length === 0) return;
+    this.counters.accountUpdatesSent++;
+    this.write(sub, accountUpdate(names, w, slot));
+  }
+
+  private subscribe(call: grpc.ServerDuplexStream<SubscribeRequestWire, SubscribeUpdateWire>): void {
+    if (this.server === undefined) {
+      call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'server shutting down' });
+      return;
+    }
+    if (this.xToken !== undefined && call.metadata.get('x-token')[0] !== this.xToken) {
+      call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: 'x-token missing or wrong' });
+      return;
+    }
+    const sub: Subscriber = { call, filters: [], slots: false, live: false };
+    this.subscribers.add(sub);
+    this.counters.subscribersTotal++;
+    const leave = (): void => {
+      this.subscribers.delete(sub);
+    };
+    call.on('cancelled', leave);
+    call.on('close', leave);
+    call.on('error', leave);
+    call.on('end', () => {
+      leave();
+      call.end();
+    });
+    call.on('data', (request: SubscribeRequestWire) => this.onRequest(sub, request));
+  }
+
+  private onRequest(sub: Subscriber, request: SubscribeRequestWire): void {
+    if (request.ping !== undefined && request.ping !== null) {
+      this.counters.pongs++;
+      this.write(sub, { filters: [], pong: { id: request.ping.id } });
+      if (isPingOnly(request)) return;
+    }
+    sub.filters = Object.entries(request.accounts ?? {}).map(([name, f]) => ({
+      name,
+      accounts: new Set(f.account ?? []),
+      owners: new Set(f.owner ?? []),
+    }));
+    sub.slots = Object.keys(request.slots ?? {}).length > 0;
+    if (request.from_slot !== undefined && request.from_slot !== null && !sub.live) {
+      const from = BigInt(request.from_slot);
+      const first = this.history[0]?.slot;
+      if (first === undefined || from < first) {
+        sub.call.emit('error', {
+          code: grpc.status.INVALID_ARGUMENT,
+          details: `broadcast from_slot ${from} is not available, first available ${first ?? 'none'}`,
+        });
+        this.subscribers.delete(sub);
+        return;
+      }
+      for (const record of this.history) {
+        if (record.slot < from) continue;
+        for (const w of record.writes) this.sendAccount(sub, w, record.slot);
+        if (sub.slots) this.write(sub, slotUpdate(record.slot, record.parent));
+      }
+    }
+    sub.live = true;
+  }
+
+  private write(sub: Subscriber, update: SubscribeUpdateWire): void {
+    if (!sub.call.writable) return;
+    if (update['slot'] !== undefined) this.counters.slotUpdatesSent++;
+    sub.call.write(update);
+  }
+
+  private pingAll(): void {
+    for (const sub of this.subscribers) if (sub.live) this.write(sub, { filters: [], ping: {} });
+  }
+
+  private endAll(details: string): number {
+    const n = this.subscribers.size;
+    for (const sub of [...this.subscribers]) {
+      this.subscribers.delete(sub);
+      sub.call.emit('error', { code: grpc.status.UNAVAILABLE, details });
+    }
+    return n;
+  }
+}
+
+function isPingOnly(request: SubscribeRequestWire): boolean {
+  return Object.keys(request.accounts ?? {}).length === 0 && Object.keys(request.slots ?? {}).length === 0;
+}
+
+function matching(filters: readonly Filter[], w: AccountWrite): string[] {
+  const names: string[] = [];
+  for (const f of filters) {
+    if (f.accounts.size === 0 && f.owners.size === 0) names.push(f.name);
+    else if (f.accounts.has(w.pubkey) || (w.record !== null && f.owners.has(w.record.owner))) names.push(f.name);
+  }
+  return names;
+}
+
+/** A deleted account goes out as Yellowstone sends one: zero lamports, empty data, the system owner. */
+function accountUpdate(filters: string[], w: AccountWrite, slot: bigint): SubscribeUpdateWire {
+  const r = w.record;
+  return {
+    filters,
+    account: {
+      slot: slot.toString(),
+      is_startup: false,
+      account: {
+        pubkey: Buffer.from(base58.decode(w.pubkey)),
+        lamports: (r?.lamports ?? 0n).toString(),
+        owner: Buffer.from(base58.decode(r?.owner ?? '11111111111111111111111111111111')),
+        executable: r?.executable ?? false,
+        rent_epoch: (r?.rentEpoch ?? 0n).toString(),
+        data: Buffer.from(r?.data ?? new Uint8Array(0)),
+        write_version: w.writeVersion.toString(),
+      },
+    },
+    created_at: timestampNow(),
+  };
+}
+
+function slotUpdate(slot: bigint, parent: bigint): SubscribeUpdateWire {
+  return { filters: ['slots'], slot: { slot: slot.toString(), parent: parent.toString(), status: 'SLOT_PROCESSED' }, created_at: timestampNow() };
+}
+
+function timestampNow(): { seconds: string; nanos: number } {
+  const ms = Date.now();
+  return { seconds: Math.floor(ms / 1000).toString(), nanos: (ms % 1000) * 1_000_000 };
+}
