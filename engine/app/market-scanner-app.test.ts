@@ -143,6 +143,8 @@ describe('tidepool market-scanner', () => {
       await eventually(() => (source.subscribed === 1 ? true : undefined), 10_000, 'the pool subscribed');
       // The catch-up load after subscribing publishes the current state.
       await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
+      // A swap moves an AMM v4 pool's vaults, not its account: they are followed once subscribed.
+      await eventually(() => (source.vaultsSubscribed === 2 ? true : undefined), 10_000, 'the vaults subscribed');
       const gap = openPriceGap(sim.chain, { pool: pool.address, gapBps: 50, direction: 'down' });
       sim.chain.advanceSlot();
       const swaps = await eventually(() => marketEvents(prefix, 'large_swap'), 10_000, 'a large_swap');
@@ -154,7 +156,7 @@ describe('tidepool market-scanner', () => {
       // The server cuts the connection: the source connects again and subscribes again.
       const swapsBefore = await largeSwapCount(prefix);
       sim.servers.ws.dropAll();
-      await eventually(() => (source.stats.connects >= 2 && source.subscribed === 1 ? true : undefined), 15_000, 'subscribed again');
+      await eventually(() => (source.stats.connects >= 2 && source.subscribed === 1 && source.vaultsSubscribed === 2 ? true : undefined), 15_000, 'subscribed again, vaults too');
       const notificationsBefore = source.stats.notifications;
       openPriceGap(sim.chain, { pool: pool.address, gapBps: 50, direction: 'up' });
       sim.chain.advanceSlot();

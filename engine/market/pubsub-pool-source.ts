@@ -152,6 +152,11 @@ export class PubsubPoolSource {
     return this.bySubscription.size;
   }
 
+  /** AMM vault accounts subscribed on the current connection (after the pool's first load on it). */
+  get vaultsSubscribed(): number {
+    return this.vaultSubscriptions.size;
+  }
+
   /** Opens the connection; subscriptions and the catch-up load follow in the background. */
   start(): void {
     this.connect();
