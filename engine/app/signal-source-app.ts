@@ -11,7 +11,6 @@
  *   HTTP:  GET /health, GET /ready (bus up, consumer running), GET /metrics on signals.port (8087)
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import { DeliverPolicy, connect, type NatsConnection } from 'nats';
 import { Registry } from 'prom-client';
@@ -20,7 +19,7 @@ import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureCons
 import { DEFAULT_HTTP_LIMITS, duration, int, num, setting, str, type LoadedConfig } from '../config/index.js';
 import { ErrorCode } from '../errors.js';
 import { decodeMarketEvent } from '../messages/index.js';
-import { createLimitedServer, type Logger } from '../obs/index.js';
+import { closeServer, createLimitedServer, listenOn, type Logger } from '../obs/index.js';
 import { scannerSchema } from '../scanner/index.js';
 import { SignalPublisher, SignalSource, SignalSourceMetrics, TrendModel, loadSignalModel, type SignalModel } from '../signals/index.js';
 
@@ -116,15 +115,12 @@ export async function createSignalSourceApp(loaded: LoadedConfig<typeof signalSo
             res.writeHead(404, json).end(JSON.stringify({ error: { code: ErrorCode.NotFound, message: `no route ${req.url ?? ''}` } }));
           })();
         }, DEFAULT_HTTP_LIMITS);
-        await new Promise<void>((resolve, reject) => {
-          server!.once('error', reject);
-          server!.listen(config['signals.port'], config['signals.host'], () => resolve());
-        });
-        return { http: `http://${config['signals.host']}:${(server.address() as AddressInfo).port}` };
+        const port = await listenOn(server, config['signals.host'], config['signals.port'], 'signal source port (SIGNAL_SOURCE_PORT)');
+        return { http: `http://${config['signals.host']}:${port}` };
       },
       async close() {
         await consumer?.stop();
-        await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+        if (server !== undefined) await closeServer(server);
         for (const c of closeAll) await c().catch(() => undefined);
       },
     };

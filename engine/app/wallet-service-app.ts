@@ -11,13 +11,12 @@
  *          intervals, database and key space reachable), GET /metrics on wallets.port (8089)
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import { Registry } from 'prom-client';
 
 import { bool, checkSharedState, DEFAULT_HTTP_LIMITS, deploymentHealth, type deploymentSafetySchema, duration, int, setting, str } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { createLimitedServer, type Logger } from '../obs/index.js';
+import { closeServer, createLimitedServer, listenOn, type Logger } from '../obs/index.js';
 import { ChainClient } from '../rpc/index.js';
 import { type databaseSchema, openPlatformState, type redisSchema, startServiceState, type walletSchema, type ServiceState } from '../state/index.js';
 import { Rebalancer, WalletManager, WalletMetrics, WalletPassphrase, WalletService } from '../wallets/index.js';
@@ -93,14 +92,11 @@ export async function createWalletServiceApp(config: WalletServiceConfig, option
             res.writeHead(404, json).end(JSON.stringify({ error: { code: ErrorCode.NotFound, message: `no route ${req.url ?? ''}` } }));
           })();
         }, DEFAULT_HTTP_LIMITS);
-        await new Promise<void>((resolve, reject) => {
-          server!.once('error', reject);
-          server!.listen(config['wallets.port'], config['wallets.host'], () => resolve());
-        });
-        return { http: `http://${config['wallets.host']}:${(server.address() as AddressInfo).port}` };
+        const port = await listenOn(server, config['wallets.host'], config['wallets.port'], 'wallet service port (WALLETS_PORT)');
+        return { http: `http://${config['wallets.host']}:${port}` };
       },
       async close() {
-        await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+        if (server !== undefined) await closeServer(server);
         for (const c of closeAll) await c().catch(() => undefined);
       },
     };
