@@ -16,11 +16,29 @@
  * written.
  */
 import { ErrorCode, TpError } from '../errors.js';
-import { Strategy, type TradeOpportunity } from '../messages/index.js';
+import { deterministicUuid, Strategy, type MarketEvent, type TradeOpportunity } from '../messages/index.js';
 import { ArbitrageStrategy, DcaStrategy, GridStrategy, SignalStrategy, validateStrategyParameters, type PlannerStrategy } from '../planner/index.js';
 import { TrendModel, type SignalModel } from '../signals/index.js';
 import { KeySpace, MemoryStore, openMigratedDatabase, type SqlClient } from '../state/index.js';
 import type { PlannerPools } from '../trading/index.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A strategy run under an id of its own (the grid's row UUID), its opportunities reported under `id`. */
+class ReportedUnder implements PlannerStrategy {
+  readonly type: Strategy;
+
+  constructor(
+    readonly id: string,
+    private readonly inner: PlannerStrategy,
+  ) {
+    this.type = inner.type;
+  }
+
+  async onMarketEvent(event: MarketEvent, receivedAt: number): Promise<TradeOpportunity[]> {
+    return (await this.inner.onMarketEvent(event, receivedAt)).map((op) => ({ ...op, strategyId: this.id }));
+  }
+}
 
 export const BACKTEST_STRATEGIES = [Strategy.Arbitrage, Strategy.Grid, Strategy.Dca, Strategy.Signal] as const;
 
@@ -63,9 +81,12 @@ export async function backtestStrategy(type: Strategy, id: string, params: Recor
     case Strategy.Grid: {
       const grid = (await openMigratedDatabase({ dataDir: 'memory' })).db;
       db = grid;
+      // grid_orders rows name a strategy_configs row by UUID: the grid runs under one derived from the id.
+      const rowId = UUID.test(id) ? id : deterministicUuid(`backtest:grid:${id}`);
+      await grid.query('INSERT INTO strategy_configs (id, strategy_type, parameters) VALUES ($1, $2, $3::jsonb)', [rowId, type, JSON.stringify(params)]);
       return {
         type,
-        strategies: (pools, now) => [new GridStrategy(id, params, { pools, keys, db: grid, now })],
+        strategies: (pools, now) => [new ReportedUnder(id, new GridStrategy(rowId, params, { pools, keys, db: grid, now }))],
         // The whole order filled at once: a paper fill is all or nothing.
         onFill: async (op) => {
           if (op.strategy === Strategy.Grid) await grid.query("UPDATE grid_orders SET filled = amount, status = 'filled' WHERE id = $1 AND status IN ('pending', 'partial')", [op.id]);
