@@ -25,8 +25,9 @@
  * - Opportunity ids: arbitrage ids are random UUIDs in the live planner; here every opportunity's id
  *   is `deterministicUuid(backtest:<event id>:<strategy id>:<rank>)`.
  * - Fills move the pools they traded (fill-impact.ts, `movePools`, default on): each hop's pool takes
- *   the state its program's math leaves after the swap, until the next market event of that pool
- *   brings its recorded state back. A gap lasting over several events is thus traded once. With
+ *   the state its program's math leaves after the swap, until a market event of that pool brings a
+ *   changed recorded state (one that re-announces the state the fill traded on leaves the move
+ *   standing). A gap lasting over several events is thus traded once. With
  *   `movePools: false` fills leave the pools as recorded (each event trades the gap again).
  * - Signals (`signals`, a SignalModel such as the built-in TrendModel): the model reads every
  *   applied event, warm-up included, in stream order, and its signals go to the signal strategies
@@ -115,7 +116,6 @@ export class Backtest {
       report.skip(outcome);
       return;
     }
-    this.impact.forget(event.poolAddress);
     this.clock = event.timestamp;
     const signals = this.options.signals?.observe(event) ?? [];
     if (m.storedAt < this.options.range.from) {

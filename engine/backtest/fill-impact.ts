@@ -5,50 +5,68 @@
  *   a fill ─▶ each hop, in route order: the pool's state after swapping the hop's input, by the
  *             pool program's math (`poolAfterSwap`, engine/dex/pool-after-swap.ts) ─▶ stored in
  *             the replay's PlannerPools (same slot: it replaces the state it was computed on)
- *   the next market event of that pool ─▶ its recorded state replaces the moved one (`forget`)
+ *   the next market event of that pool ─▶ its recorded state replaces the moved one, unless it is
+ *             the same state as the one the fill traded on (the pool account's bytes and reserves
+ *             unchanged: the event re-announces a pool nobody else traded since), which the fill
+ *             would have changed on the chain: then the moved state stands, at the event's slot
  *
- * The loader the replay's PlannerPools reads (`load`) answers a moved pool's moved state as long
- * as the recorded state it was computed on is the newest one, so a strategy that refreshes a pool
- * (the signal strategy does) does not undo the fill.
+ * The replay's PlannerPools reads its pools through this loader (`load`), so every refresh (the
+ * planner's per event, the signal strategy's own) sees the moved state while it stands.
  */
 import { poolAfterSwap } from '../dex/index.js';
 import type { LoadedPool, PoolLoader, PoolLoadResult } from '../pools/index.js';
 import type { RouteHop } from '../messages/index.js';
 import type { PlannerPools } from '../trading/index.js';
 
+interface MovedPool {
+  /** The recorded state the fills moved from. */
+  recorded: LoadedPool;
+  state: LoadedPool;
+}
+
+/** Whether two recorded states of a pool are the same: its account's bytes and its reserves. */
+function sameRecordedState(a: LoadedPool, b: LoadedPool): boolean {
+  if (a.data.length !== b.data.length || !a.data.every((byte, i) => byte === b.data[i])) return false;
+  return a.reserves?.[0] === b.reserves?.[0] && a.reserves?.[1] === b.reserves?.[1];
+}
+
 export class FillImpact implements PoolLoader {
-  /** Pool → its state moved by fills, on the recorded state of that slot. */
-  private readonly moved = new Map<string, LoadedPool>();
+  private readonly moved = new Map<string, MovedPool>();
+  /** The last recorded state loaded of each pool. */
+  private readonly recordedStates = new Map<string, LoadedPool>();
 
   constructor(private readonly recorded: PoolLoader) {}
 
   async load(addresses: readonly string[], options?: { signal?: AbortSignal }): Promise<PoolLoadResult[]> {
     const results = await this.recorded.load(addresses, options);
-    return results.map((r) => {
+    return results.map((r): PoolLoadResult => {
       if (!r.ok) return r;
-      const moved = this.moved.get(r.value.address);
-      return moved !== undefined && moved.slot === r.value.slot ? { ok: true, value: moved } : r;
+      const address = r.value.address;
+      this.recordedStates.set(address, r.value);
+      const moved = this.moved.get(address);
+      if (moved === undefined) return r;
+      if (!sameRecordedState(moved.recorded, r.value)) {
+        this.moved.delete(address);
+        return r;
+      }
+      return { ok: true, value: moved.state.slot === r.value.slot ? moved.state : { ...moved.state, slot: r.value.slot } };
     });
   }
 
-  /** A market event of `pool` was applied: its recorded state is the pool's again. */
-  forget(pool: string): void {
-    this.moved.delete(pool);
-  }
-
-  /** Whether a fill moved `pool` since its last event. */
+  /** Whether a fill moved `pool` and its recorded state has not changed since. */
   isMoved(pool: string): boolean {
     return this.moved.has(pool);
   }
 
   /**
    * Moves the pools of `hops` (the fill's route as re-quoted, in order) in `pools`; a hop the math
-   * refuses now (it filled a moment ago on the same state) leaves its pool as it was.
+   * refuses now leaves its pool as it was.
    */
   apply(hops: readonly Pick<RouteHop, 'pool' | 'inputMint' | 'inputAmount'>[], pools: PlannerPools): void {
     for (const hop of hops) {
       const loaded = pools.loaded(hop.pool);
-      if (loaded === undefined) continue;
+      const recorded = this.moved.get(hop.pool)?.recorded ?? this.recordedStates.get(hop.pool);
+      if (loaded === undefined || recorded === undefined) continue;
       const aToB = loaded.pool.tokenA === hop.inputMint;
       const after = poolAfterSwap(loaded.pool, loaded.context, aToB, hop.inputAmount, loaded.transferFees);
       if (!after.ok) continue;
@@ -57,7 +75,7 @@ export class FillImpact implements PoolLoader {
         const [a, b] = loaded.reserves;
         next.reserves = aToB ? [a + after.poolAmountIn, b - after.poolAmountOut] : [a - after.poolAmountOut, b + after.poolAmountIn];
       }
-      this.moved.set(hop.pool, next);
+      this.moved.set(hop.pool, { recorded, state: next });
       pools.store(next, true);
     }
   }
