@@ -248,7 +248,7 @@ function checkPosition(report: BacktestReport, p: PositionJson): void {
   expect(BigInt(p.feesPaid)).toBe(trades.reduce((a, t) => a + t.fees, 0n));
   // Quote in minus quote out = realized + what is still held at cost.
   expect(received - spent).toBe(BigInt(p.realizedPnl) - BigInt(p.costBasis));
-  // Unrealized at the recorded final price (the last event's: no fill after it moved the pool… or one did; either way the replay's).
+  // Unrealized at the last price the replay held for the pool (after the last event and the fills' moves).
   expect(p.lastPrice).not.toBeNull();
   expect(BigInt(p.unrealizedPnl)).toBe(BigInt(Math.round(Number(p.baseHeld) * p.lastPrice!)) - BigInt(p.costBasis));
   expect(BigInt(p.totalPnl)).toBe(BigInt(p.realizedPnl) + BigInt(p.unrealizedPnl));
@@ -264,7 +264,7 @@ describe('backtests of the order strategies over a recorded price wave', () => {
     const [p] = positionsOf(report);
     expect(p).toMatchObject({ token: wavePool.pool.tokenA, quoteMint: wavePool.pool.tokenB });
     checkPosition(report, p!);
-    // A level re-arms only after its other side filled: never two buys of a level without a sell between.
+    // Sells against bought levels closed part of the position: a realized P&L.
     expect(BigInt(p!.realizedPnl)).not.toBe(0n);
     expect(reportTable(report)).toMatch(/realized P&L/);
   });
