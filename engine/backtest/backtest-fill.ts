@@ -13,6 +13,6 @@ export function paperBacktestFill(costs: RealPathCosts = {}): BacktestFill {
   return (op: TradeOpportunity, pools: PlannerPools): FillOutcome => {
     const fill = paperFill(op, plannerPoolsSource(pools), costs);
     if (!fill.ok) return { ok: false, reason: fill.reason };
-    return { ok: true, path: fill.path, input: fill.input, output: fill.output, fees: fill.fees, tip: fill.tip, net: fill.actualProfit, meetsMinimum: fill.meetsMinimum };
+    return { ok: true, path: fill.path, input: fill.input, output: fill.output, fees: fill.fees, tip: fill.tip, net: fill.actualProfit, meetsMinimum: fill.meetsMinimum, hops: fill.hops };
   };
 }

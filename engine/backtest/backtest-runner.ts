@@ -2,13 +2,18 @@
  * A backtest: pool_update MarketEvents replayed, in stream order, through the planner's own
  * per-event logic (`PlannerService.handle`) and the paper executor's fill, into a report.
  *
- *   each message ─▶ its state applied (EventStateReplay) ─▶ warm-up (stored before `from`)? the pool is stored, nothing else
+ *   each message ─▶ its state applied (EventStateReplay) ─▶ warm-up (stored before `from`)? the pool is stored, the signal model reads it, nothing else
  *                                                          └▶ PlannerService.handle(event) with
  *                                                             PlannerPools over the replay (no RPC),
  *                                                             the clock at the event's timestamp,
  *                                                             a collector for a publisher
+ *                                                          └▶ the signal model (if any) reads the event ─▶
+ *                                                             PlannerService.handleSignal(each signal)
  *                                                          ─▶ each opportunity: a deterministic id,
  *                                                             the fill on the same pool states ─▶ report
+ *                                                             (arbitrage: by profit mint; grid, DCA,
+ *                                                             signal: the position of the token)
+ *                                                          ─▶ the fill moves the pools it traded (FillImpact)
  *
  * Rules:
  * - The state of a pool is only ever the one its events carried: an event without state (an older
@@ -19,22 +24,33 @@
  *   event being replayed, so nothing depends on when the backtest runs.
  * - Opportunity ids: arbitrage ids are random UUIDs in the live planner; here every opportunity's id
  *   is `deterministicUuid(backtest:<event id>:<strategy id>:<rank>)`.
- * - Fills do not move the pools (no market impact): the next event's state is the chain's.
+ * - Fills move the pools they traded (fill-impact.ts, `movePools`, default on): each hop's pool takes
+ *   the state its program's math leaves after the swap, until a market event of that pool brings a
+ *   changed recorded state (one that re-announces the state the fill traded on leaves the move
+ *   standing). A gap lasting over several events is thus traded once. With
+ *   `movePools: false` fills leave the pools as recorded (each event trades the gap again).
+ * - Signals (`signals`, a SignalModel such as the built-in TrendModel): the model reads every
+ *   applied event, warm-up included, in stream order, and its signals go to the signal strategies
+ *   at the event's time; the model depends on the events alone, so the replay is deterministic.
+ * - Order strategies (grid, DCA, signal) keep their own ids (deterministic already); `onFill` hears
+ *   of each of their fills (the grid marks its order filled).
  */
 import { Registry } from 'prom-client';
 
 import { isTpError } from '../errors.js';
 import { EventStateReplay } from '../market/index.js';
 import { type MarketEvent } from '../messages/index.js';
-import { PlannerMetrics, PlannerService, type PlannerStrategy } from '../planner/index.js';
+import { PlannerMetrics, PlannerService, priceOf, type PlannerStrategy } from '../planner/index.js';
+import type { SignalModel } from '../signals/index.js';
 import { PlannerPools } from '../trading/index.js';
-import { deterministicUuid, type TradeOpportunity } from '../messages/index.js';
-import { BacktestReport, type BacktestRange } from './backtest-report.js';
+import { deterministicUuid, Strategy, type RouteHop, type TradeOpportunity } from '../messages/index.js';
+import { BacktestReport, POSITION_STRATEGIES, type BacktestRange } from './backtest-report.js';
+import { FillImpact } from './fill-impact.js';
 import type { RangeMessage } from './market-event-range.js';
 
 /** The paper fill of one opportunity on the pools as they are at that moment, or why it did not fill. */
 export type FillOutcome =
-  | { ok: true; path: string; input: bigint; output: bigint; fees: bigint; tip: bigint; net: bigint; meetsMinimum: boolean }
+  | { ok: true; path: string; input: bigint; output: bigint; fees: bigint; tip: bigint; net: bigint; meetsMinimum: boolean; hops?: RouteHop[] }
   | { ok: false; reason: string };
 
 export type BacktestFill = (op: TradeOpportunity, pools: PlannerPools) => FillOutcome;
@@ -46,6 +62,12 @@ export interface BacktestOptions {
   fill: BacktestFill;
   /** PoolCache staleness threshold of the replay's pools, ms; default PlannerPools'. */
   stalenessThresholdMs?: number;
+  /** Fills move the pools they traded until the pool's next event (default true). */
+  movePools?: boolean;
+  /** A signal model replayed over the events; its signals go to the signal strategies. */
+  signals?: SignalModel;
+  /** Called after each fill of an order strategy (grid, DCA, signal), with the opportunity as the strategy made it. */
+  onFill?: (op: TradeOpportunity) => Promise<void> | void;
 }
 
 /** Collects what the planner would have published. */
@@ -60,6 +82,7 @@ class CollectingPublisher {
 export class Backtest {
   readonly report: BacktestReport;
   private readonly replay = new EventStateReplay();
+  private readonly impact = new FillImpact(this.replay);
   private readonly pools: PlannerPools;
   private readonly service: PlannerService;
   private readonly strategies: PlannerStrategy[];
@@ -68,7 +91,7 @@ export class Backtest {
   constructor(private readonly options: BacktestOptions) {
     this.report = new BacktestReport(options.range);
     const now = (): number => this.clock;
-    this.pools = new PlannerPools(this.replay, { now, ...(options.stalenessThresholdMs === undefined ? {} : { stalenessThresholdMs: options.stalenessThresholdMs }) });
+    this.pools = new PlannerPools(this.impact, { now, ...(options.stalenessThresholdMs === undefined ? {} : { stalenessThresholdMs: options.stalenessThresholdMs }) });
     this.strategies = options.strategies(this.pools, now);
     for (const s of this.strategies) this.report.strategy(s.type, s.id);
     this.service = new PlannerService({ plannerId: 'backtest', strategies: this.strategies, pools: this.pools, publisher: new CollectingPublisher(), metrics: new PlannerMetrics(new Registry()), now });
@@ -94,6 +117,7 @@ export class Backtest {
       return;
     }
     this.clock = event.timestamp;
+    const signals = this.options.signals?.observe(event) ?? [];
     if (m.storedAt < this.options.range.from) {
       report.events.warmup++;
       const failed = await this.pools.refresh([event.poolAddress]);
@@ -103,6 +127,7 @@ export class Backtest {
     let ops: TradeOpportunity[];
     try {
       ops = await this.service.handle(event, event.timestamp);
+      for (const signal of signals) ops.push(...(await this.service.handleSignal(signal, event.timestamp)));
     } catch (err) {
       if (!isTpError(err)) throw err;
       report.skip('load_failed');
@@ -113,7 +138,8 @@ export class Backtest {
     for (const op of ops) {
       const n = rank.get(op.strategyId) ?? 0;
       rank.set(op.strategyId, n + 1);
-      op.id = deterministicUuid(`backtest:${event.id}:${op.strategyId}:${n}`);
+      // Arbitrage ids are random in the live planner; the order strategies' derive from their state already.
+      if (op.strategy === Strategy.Arbitrage) op.id = deterministicUuid(`backtest:${event.id}:${op.strategyId}:${n}`);
       report.opportunity(op.strategy, op.strategyId);
       const fill = this.options.fill(op, this.pools);
       if (!fill.ok) {
@@ -124,7 +150,7 @@ export class Backtest {
         report.notFilled(op.strategy, op.strategyId, 'below_minimum');
         continue;
       }
-      report.trade({
+      const trade = {
         id: op.id,
         strategy: op.strategy,
         strategyId: op.strategyId,
@@ -142,7 +168,23 @@ export class Backtest {
         tip: fill.tip,
         net: fill.net,
         route: op.route.map((h) => h.pool),
-      });
+      };
+      const hop = op.route[0]!;
+      if (POSITION_STRATEGIES.has(op.strategy) && op.side !== undefined && op.route.length === 1) {
+        const buy = op.side === 'buy';
+        report.orderTrade({ ...trade, side: op.side }, { strategy: op.strategy, strategyId: op.strategyId, pool: hop.pool, token: buy ? op.outputMint : op.inputMint, quoteMint: buy ? op.inputMint : op.outputMint });
+        await this.options.onFill?.(op);
+      } else report.trade(trade);
+      if (this.options.movePools !== false) this.impact.apply(fill.hops ?? op.route, this.pools);
+    }
+    this.markPositions();
+  }
+
+  /** Marks every position at its pool's price as the replay holds it now. */
+  private markPositions(): void {
+    for (const pool of this.report.positions.pools()) {
+      const loaded = this.pools.loaded(pool);
+      if (loaded !== undefined) this.report.positions.mark(pool, (token) => priceOf(loaded, token));
     }
   }
 }

@@ -224,3 +224,4 @@ export {
   type SwapRouteTransactionOptions,
 } from './swap-route.js';
 export { loadSwapPool, swapPoolFrom, swapPoolPlan, type SwapPoolOptions } from './swap-pool.js';
+export { poolAfterSwap, type PoolAfterSwap } from './pool-after-swap.js';

@@ -51,11 +51,15 @@ export class PlannerPools {
     return failed;
   }
 
-  /** Stores a state read elsewhere (tests, the bench). */
-  store(loaded: LoadedPool): void {
+  /**
+   * Stores a state read elsewhere (tests, the bench). `replaceEqualSlot`: a state of the slot held
+   * replaces it (a backtest's paper fill moved the pool within its slot); otherwise the cache keeps
+   * the first state of a slot.
+   */
+  store(loaded: LoadedPool, replaceEqualSlot = false): void {
     const known = this.latest.get(loaded.address);
     if (known !== undefined && known.slot > loaded.slot) return;
-    this.cache.upsert(poolStateOfLoaded(loaded));
+    this.cache.upsert(poolStateOfLoaded(loaded), replaceEqualSlot);
     this.latest.set(loaded.address, loaded);
     if (known === undefined && loaded.transferFees === undefined) for (const m of this.members) m.addPool(loaded.address, loaded.pool.tokenA, loaded.pool.tokenB);
   }
