@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { NODE_ENV, NODE_FLAGS } from '../engine/cli/runtime-flags.js';
 import type { LatencyRecorder } from './latency.js';
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist-bench/bench
@@ -78,7 +79,11 @@ export interface ServerProcess<Ready = Record<string, unknown>> {
 /** Starts `node --expose-gc bench/servers/<script> ...args` and waits for its JSON ready line. */
 export function startServer<Ready = Record<string, unknown>>(name: string, script: string, args: string[], timeoutMs: number): Promise<ServerProcess<Ready>> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', join(serversDir, script), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    // Servers run Node as tidepool's processes do (engine/cli/runtime-flags.ts), baselines alike.
+    const child = spawn(process.execPath, ['--expose-gc', ...NODE_FLAGS, join(serversDir, script), ...args], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, ...NODE_ENV },
+    });
     let out = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -7,7 +7,9 @@
  * JSON-RPC server answering a real getAccountInfo reply of the simulator, taken at the start of
  * the run: about 1 µs of work a call, so it is never what limits a run) and the proxy
  * (bench/servers/rpc-proxy-server.ts: the proxy with its default settings, the endpoint its only
- * one). The load generators are native: wrk (closed loop, POSTing the same call; max throughput,
+ * one), and beside it the CPU baseline (bench/servers/bare-forwarder.ts: the cheapest forwarder on
+ * the proxy's own stack, uWS in and undici out, no features), whose CPU per call the proxy's is
+ * compared with. The load generators are native: wrk (closed loop, POSTing the same call; max throughput,
  * interleaved rounds, median) and bench/loadgen/openloop.c (open loop at a fixed rate below both
  * maxima, latency from each request's due time). Each figure is checked: every answer 200, and the
  * proxy's answer equal byte for byte to the endpoint's.
@@ -27,6 +29,8 @@ import { buildOpenloop, cpuTimeUs, median, requireTools, runOpenloop, runWrk, se
 
 const GOAL_ADDED_P99_US = 300;
 const GOAL_THROUGHPUT_RATIO = 0.7;
+/** The proxy's CPU per call against the bare forwarder's (uWS in, undici out, no features). */
+const GOAL_CPU_RATIO = 1.3;
 /** Generator lateness p99 above this: the box is too busy for a sub-millisecond figure to mean much. */
 const NOISY_LAG_P99_US = 200;
 
@@ -83,7 +87,10 @@ async function realCall(): Promise<{ request: string; reply: string }> {
   }
 }
 
-type Side = 'direct' | 'proxy';
+type Side = 'direct' | 'proxy' | 'forwarder';
+const SIDES: readonly Side[] = ['direct', 'proxy', 'forwarder'];
+/** Round r's order of the sides: rotated, so no side always runs first or last. */
+const orderOf = (round: number): Side[] => SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]!);
 const us = (n: number): string => `${n.toLocaleString('en-US', { maximumFractionDigits: 0 })} µs`;
 
 export const rpcProxySuite: Suite = {
@@ -103,7 +110,7 @@ export const rpcProxySuite: Suite = {
       writeFileSync(requestFile, request);
       writeFileSync(replyFile, reply);
       writeFileSync(script, WRK_POST_SCRIPT);
-      const paths: Record<Side, string> = { direct: join(dir, 'direct-paths.txt'), proxy: join(dir, 'proxy-paths.txt') };
+      const paths: Record<Side, string> = { direct: join(dir, 'direct-paths.txt'), proxy: join(dir, 'proxy-paths.txt'), forwarder: join(dir, 'proxy-paths.txt') };
       writeFileSync(paths.direct, '/\n');
       writeFileSync(paths.proxy, '/rpc\n');
 
@@ -112,9 +119,12 @@ export const rpcProxySuite: Suite = {
       const proxy = await startServer<{ endpointState: string }>('proxy', 'rpc-proxy-server.js', ['--endpoint', `http://127.0.0.1:${upstream.ready.port}`], 30_000);
       servers.push(proxy);
       if (proxy.ready.endpointState !== 'up') throw new Error(`the proxy's health check says the endpoint is ${proxy.ready.endpointState}`);
-      const port: Record<Side, number> = { direct: upstream.ready.port, proxy: proxy.ready.port };
-      const url = (side: Side): string => `http://127.0.0.1:${port[side]}${side === 'proxy' ? '/rpc' : '/'}`;
-      for (const side of ['direct', 'proxy'] as const) {
+      const forwarder = await startServer('forwarder', 'bare-forwarder.js', ['--endpoint', `http://127.0.0.1:${upstream.ready.port}`], 30_000);
+      servers.push(forwarder);
+      const port: Record<Side, number> = { direct: upstream.ready.port, proxy: proxy.ready.port, forwarder: forwarder.ready.port };
+      const pidOf: Record<Side, number> = { direct: upstream.ready.pid, proxy: proxy.ready.pid, forwarder: forwarder.ready.pid };
+      const url = (side: Side): string => `http://127.0.0.1:${port[side]}${side === 'direct' ? '/' : '/rpc'}`;
+      for (const side of SIDES) {
         const res = await fetch(url(side), { method: 'POST', headers: { 'content-type': 'application/json' }, body: request });
         const text = await res.text();
         if (res.status !== 200 || text !== reply) throw new Error(`${side}: HTTP ${res.status}, ${text.slice(0, 200)} is not the endpoint's reply`);
@@ -126,34 +136,29 @@ export const rpcProxySuite: Suite = {
 
       const wrk = (side: Side, seconds: number): Promise<{ rps: number; requests: number }> =>
         runWrk(tools.wrk, { threads: WRK_THREADS, connections: WRK_CONNECTIONS, seconds, script, url: url(side), scriptArgs: [requestFile] });
-      for (const side of ['direct', 'proxy'] as const) await wrk(side, WRK_WARMUP_SECONDS);
-      const rps: Record<Side, number[]> = { direct: [], proxy: [] };
+      for (const side of SIDES) await wrk(side, WRK_WARMUP_SECONDS);
+      const rps: Record<Side, number[]> = { direct: [], proxy: [], forwarder: [] };
       // CPU each process spends per call, from its /proc times over the timed rounds: what a call
-      // costs the proxy and the endpoint, whatever else the box runs.
-      const cpu = { proxyUs: 0, proxyCalls: 0, endpointDirectUs: 0, directCalls: 0 };
+      // costs the proxy, the bare forwarder and the endpoint, whatever else the box runs.
+      const cpu: Record<Side, { us: number; calls: number }> = { direct: { us: 0, calls: 0 }, proxy: { us: 0, calls: 0 }, forwarder: { us: 0, calls: 0 } };
       for (let round = 0; round < WRK_ROUNDS; round++) {
-        for (const side of round % 2 === 0 ? (['direct', 'proxy'] as const) : (['proxy', 'direct'] as const)) {
+        for (const side of orderOf(round)) {
           await settle();
-          const before = { proxy: cpuTimeUs(proxy.ready.pid), endpoint: cpuTimeUs(upstream.ready.pid) };
+          const before = cpuTimeUs(pidOf[side]);
           const r = await wrk(side, WRK_SECONDS);
           rps[side].push(r.rps);
-          if (side === 'proxy') {
-            cpu.proxyUs += cpuTimeUs(proxy.ready.pid) - before.proxy;
-            cpu.proxyCalls += r.requests;
-          } else {
-            cpu.endpointDirectUs += cpuTimeUs(upstream.ready.pid) - before.endpoint;
-            cpu.directCalls += r.requests;
-          }
+          cpu[side].us += cpuTimeUs(pidOf[side]) - before;
+          cpu[side].calls += r.requests;
           process.stderr.write(`bench rpc-proxy: wrk ${side} round ${round + 1}: ${Math.round(r.rps).toLocaleString('en-US')} req/s\n`);
         }
       }
 
-      const latency: Record<Side, LatencyRecorder> = { direct: new LatencyRecorder(), proxy: new LatencyRecorder() };
-      const lag: Record<Side, LatencyRecorder> = { direct: new LatencyRecorder(), proxy: new LatencyRecorder() };
-      const pipelined: Record<Side, number> = { direct: 0, proxy: 0 };
-      const opened: Record<Side, number> = { direct: 0, proxy: 0 };
+      const latency: Record<Side, LatencyRecorder> = { direct: new LatencyRecorder(), proxy: new LatencyRecorder(), forwarder: new LatencyRecorder() };
+      const lag: Record<Side, LatencyRecorder> = { direct: new LatencyRecorder(), proxy: new LatencyRecorder(), forwarder: new LatencyRecorder() };
+      const pipelined: Record<Side, number> = { direct: 0, proxy: 0, forwarder: 0 };
+      const opened: Record<Side, number> = { direct: 0, proxy: 0, forwarder: 0 };
       for (let round = 0; round < LATENCY_ROUNDS; round++) {
-        for (const side of round % 2 === 0 ? (['direct', 'proxy'] as const) : (['proxy', 'direct'] as const)) {
+        for (const side of orderOf(round)) {
           await settle();
           const summary = await runOpenloop(
             generator,
@@ -183,7 +188,9 @@ export const rpcProxySuite: Suite = {
       const d = latency.direct.summary();
       const addedP50 = p.p50Us - d.p50Us;
       const addedP99 = p.p99Us - d.p99Us;
-      const lagP99 = Math.max(lag.proxy.percentileUs(99), lag.direct.percentileUs(99));
+      const f = latency.forwarder.summary();
+      const lagP99 = Math.max(lag.proxy.percentileUs(99), lag.direct.percentileUs(99), lag.forwarder.percentileUs(99));
+      const perCall = (side: Side): number => cpu[side].us / cpu[side].calls;
       const noisy = lagP99 > NOISY_LAG_P99_US ? `NOISY: the generator's own lateness p99 was ${us(lagP99)} (> ${us(NOISY_LAG_P99_US)}); ` : '';
       const proxyRps = median(rps.proxy);
       const directRps = median(rps.direct);
@@ -200,8 +207,20 @@ export const rpcProxySuite: Suite = {
           goalMet: proxyRps >= GOAL_THROUGHPUT_RATIO * directRps,
           note:
             `${machine}; median of ${WRK_ROUNDS} interleaved ${WRK_SECONDS} s rounds; proxy ${fmtRounds(rps.proxy)}; direct ${fmtRounds(rps.direct)}; all 2xx; ` +
-            `CPU per call: the proxy process ${(cpu.proxyUs / cpu.proxyCalls).toFixed(1)} µs, the endpoint process ${(cpu.endpointDirectUs / cpu.directCalls).toFixed(1)} µs ` +
-            `(the proxy reads and writes two sockets per call, the endpoint one, and wrk and the endpoint share the box's ${cpus().length} CPUs with it)`,
+            `bare forwarder ${fmtRounds(rps.forwarder)} (median ${Math.round(median(rps.forwarder)).toLocaleString('en-US')})`,
+        },
+        {
+          name: `CPU per proxied call (the proxy process, over the wrk rounds)`,
+          unit: 'µs',
+          value: perCall('proxy'),
+          higherIsBetter: false,
+          baseline: { name: 'bare forwarder on the same stack (uWS in, undici out, no features)', value: perCall('forwarder') },
+          goal: `≤ ${GOAL_CPU_RATIO}× the bare forwarder`,
+          goalMet: perCall('proxy') <= GOAL_CPU_RATIO * perCall('forwarder'),
+          note:
+            `${machine}; CPU time from /proc over the timed rounds divided by the calls wrk completed: proxy ${perCall('proxy').toFixed(1)} µs, ` +
+            `bare forwarder ${perCall('forwarder').toFixed(1)} µs, the endpoint answering direct calls ${perCall('direct').toFixed(1)} µs ` +
+            `(a forwarder reads and writes two sockets per call, the endpoint one)`,
         },
         {
           name: `added latency p50 at ${RATE.toLocaleString('en-US')} req/s (proxy p50 − direct p50, open loop)`,
@@ -229,7 +248,8 @@ export const rpcProxySuite: Suite = {
             `${noisy}${machine}; percentiles of the direct calls in the p columns; proxy p50 ${us(p.p50Us)} p99 ${us(p.p99Us)} p99.9 ${us(p.p999Us)} max ${us(p.maxUs)}, ` +
             `direct p50 ${us(d.p50Us)} p99 ${us(d.p99Us)} p99.9 ${us(d.p999Us)} max ${us(d.maxUs)}; ${p.count} proxied and ${d.count} direct calls, every answer 200; ` +
             `generator lateness (counted in the latency) p50/p99: proxy run ${us(lag.proxy.percentileUs(50))}/${us(lag.proxy.percentileUs(99))}, ` +
-            `direct run ${us(lag.direct.percentileUs(50))}/${us(lag.direct.percentileUs(99))}; most connections open: proxy ${opened.proxy}, direct ${opened.direct}; pipelined sends: proxy ${pipelined.proxy}, direct ${pipelined.direct}; ${tool}`,
+            `direct run ${us(lag.direct.percentileUs(50))}/${us(lag.direct.percentileUs(99))}; most connections open: proxy ${opened.proxy}, direct ${opened.direct}; pipelined sends: proxy ${pipelined.proxy}, direct ${pipelined.direct}; ` +
+            `the bare forwarder at the same rate: p50 ${us(f.p50Us)} p99 ${us(f.p99Us)} (adds ${us(f.p99Us - d.p99Us)} at p99); ${tool}`,
         },
       ];
     } finally {

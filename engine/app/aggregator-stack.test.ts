@@ -76,7 +76,7 @@ describe('the aggregator over the engine and the external quote service, under t
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
-    tracing = initTracing({ serviceName: 'tidepool-stack-test', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, logger });
+    tracing = await initTracing({ serviceName: 'tidepool-stack-test', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, logger });
     stack = await startEngineUnderSim();
     external = createExternalQuoteService(
       defaultExternalConfig({ grpcPort: 0, 'metrics.port': 0, quoteUrl: `${stack.simEndpoints.http}/quote`, rateLimitRps: 200, pollInterval: 100 }),

@@ -74,10 +74,15 @@ export class PairIndex {
     return this.heads.get(this.keyOf(mintX, mintY)) ?? NO_ID;
   }
 
-  /** A pool of the pair changed state: the pair takes a new version. No-op for an unlinked pool. */
-  touch(poolId: number): void {
+  /**
+   * A pool of the pair changed state: the pair takes a new version, which is returned (0 for an
+   * unlinked pool, which changes nothing).
+   */
+  touch(poolId: number): number {
     const key = this.keys[poolId]!;
-    if (key !== -1) this.versions.set(key, ++this.versionCounter);
+    if (key === -1) return 0;
+    this.versions.set(key, ++this.versionCounter);
+    return this.versionCounter;
   }
 
   /** The version of the pair {x, y} (either order); 0 when it has no pool. */

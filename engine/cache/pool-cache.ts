@@ -14,7 +14,7 @@
  */
 import { ErrorCode, TpError } from '../errors.js';
 import { Dex, type DecodedPool, type PoolTransferFees, type SwapContext } from '../dex/index.js';
-import { compactSwapContext } from '../dex/index.js';
+import { compactSwapContext, rateBound } from '../dex/index.js';
 import { DexCode, dexCodeOf, dexOf } from './dex-code.js';
 import { InternTable, NO_ID } from './intern-table.js';
 import { PairIndex } from './pair-index.js';
@@ -80,6 +80,17 @@ export class PoolCache {
    * again starts over): the pool age of the gRPC quote stream (`poolAgeSeconds`).
    */
   private readonly firstSeen: Float64Array;
+  /**
+   * Per id, what its pool pays per atom sold at most, selling token A (2 × id) and token B
+   * (2 × id + 1): engine/dex rate-bound.ts, computed when the state is stored, so the route search
+   * orders and prunes candidates without quoting them. Infinity when unknown (prunes nothing).
+   */
+  private readonly rateBounds: Float64Array;
+  /**
+   * Per id, the pair version its last change took (PairIndex: one counter, never reused), 0 for a
+   * free id: equal numbers at two moments mean the same pool in the same state.
+   */
+  private readonly poolVersions: Float64Array;
 
   private readonly now: () => number;
   /** Cache-clock time of construction, and the start-up window after it (PoolCacheOptions). */
@@ -129,6 +140,8 @@ export class PoolCache {
     this.slot = new BigUint64Array(max);
     this.lastUpdated = new Float64Array(max);
     this.firstSeen = new Float64Array(max);
+    this.rateBounds = new Float64Array(2 * max).fill(Infinity);
+    this.poolVersions = new Float64Array(max);
     this.feeNumerator = new BigUint64Array(max);
     this.feeDenominator = new BigUint64Array(max);
     this.decodedPools = new Array<DecodedPool | undefined>(max).fill(undefined);
@@ -217,11 +230,13 @@ export class PoolCache {
     if (outcome === UpsertOutcome.Inserted) this.firstSeen[id] = now;
     this.writeFee(id, update);
     this.decodedPools[id] = update.pool;
+    this.rateBounds[2 * id] = update.pool === undefined ? Infinity : rateBound(update.pool, true);
+    this.rateBounds[2 * id + 1] = update.pool === undefined ? Infinity : rateBound(update.pool, false);
     if (update.context !== undefined) this.contexts[id] = compactSwapContext(update.context);
     if (update.transferFees !== undefined) this.transferFees[id] = update.transferFees;
     this.recency.touch(id);
     // The pair's pools changed: memoized quotes of the pair are void.
-    this.pairs.touch(id);
+    this.poolVersions[id] = this.pairs.touch(id);
     if (update.slot > this.newest) this.newest = update.slot;
     this.notifyChanged();
     return outcome;
@@ -237,7 +252,7 @@ export class PoolCache {
     if (id === NO_ID) return false;
     this.contexts[id] = context === undefined ? undefined : compactSwapContext(context);
     if (transferFees !== undefined) this.transferFees[id] = transferFees;
-    this.pairs.touch(id);
+    this.poolVersions[id] = this.pairs.touch(id);
     this.notifyChanged();
     return true;
   }
@@ -334,6 +349,23 @@ export class PoolCache {
       out.ids[out.count++] = id;
     }
     return out;
+  }
+
+  /**
+   * At most what pool `id` pays per atom sold (token A when `aToB`, else token B) in any swap of
+   * its stored state, fees included (engine/dex rate-bound.ts); Infinity when unknown.
+   */
+  rateBoundAt(id: number, aToB: boolean): number {
+    return this.rateBounds[aToB ? 2 * id : 2 * id + 1] ?? Infinity;
+  }
+
+  /**
+   * The state version of live pool `id`: it changes whenever the pool is stored again or given a
+   * new context, and an id given to another pool never reads an earlier pool's number; 0 for a
+   * free id. (The pool's pair takes the same number then: `pairVersion`.)
+   */
+  poolVersionAt(id: number): number {
+    return this.poolVersions[id] ?? 0;
   }
 
   /** Age in ms of live pool `id` at `now` (the cache clock by default). */
@@ -568,6 +600,7 @@ export class PoolCache {
     this.contexts[id] = undefined;
     this.transferFees[id] = undefined;
     this.firstSeen[id] = 0;
+    this.poolVersions[id] = 0;
   }
 
   private notifyChanged(): void {

@@ -26,14 +26,24 @@ interface LimitOrderFields {
   limitOrderAskSide?: boolean;
 }
 
+/**
+ * The contexts this module returned: compacting one again returns it as it is (a state stored
+ * again with the context the cache already holds costs no copy).
+ */
+const compacted = new WeakSet<SwapContext>();
+
 /** `context` in the cache's compact form (the same object when it already is). */
 export function compactSwapContext(context: SwapContext): SwapContext {
+  if (compacted.has(context)) return context;
   const tickArrays = context.tickArrays === undefined ? undefined : compactTickArrays(context.tickArrays);
   const binArrays = context.binArrays === undefined ? undefined : compactBinArrays(context.binArrays);
-  if (tickArrays === context.tickArrays && binArrays === context.binArrays) return context;
-  const out: SwapContext = { ...context };
-  if (tickArrays !== undefined) out.tickArrays = tickArrays;
-  if (binArrays !== undefined) out.binArrays = binArrays;
+  let out = context;
+  if (tickArrays !== context.tickArrays || binArrays !== context.binArrays) {
+    out = { ...context };
+    if (tickArrays !== undefined) out.tickArrays = tickArrays;
+    if (binArrays !== undefined) out.binArrays = binArrays;
+  }
+  compacted.add(out);
   return out;
 }
 

@@ -33,6 +33,7 @@ export {
 } from './registry.js';
 export { directionFor, quoteSwap } from './quote.js';
 export { priceImpact } from './price-impact.js';
+export { boundedInput, boundedOutput, rateBound } from './rate-bound.js';
 
 // dexa_amm
 export {

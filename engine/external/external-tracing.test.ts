@@ -20,7 +20,7 @@ let service: ExternalQuoteService;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  tracing = initTracing({ serviceName: 'external-test', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, logger });
+  tracing = await initTracing({ serviceName: 'external-test', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, logger });
   fake = new FakeProvider();
   await fake.start();
   service = createExternalQuoteService(defaultExternalConfig({ grpcPort: 0, 'metrics.port': 0, quoteUrl: fake.url, 'log.level': 'silent' }), { logger });

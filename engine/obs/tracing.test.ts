@@ -110,7 +110,7 @@ describe('initTracing with a real OTLP receiver and real gRPC', () => {
   });
 
   it('exports the client and server spans of one call as one trace, the SERVER span a child of the CLIENT span', async () => {
-    tracing = initTracing({ serviceName: 'tidepool-trace-test', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, logger });
+    tracing = await initTracing({ serviceName: 'tidepool-trace-test', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, logger });
     expect(tracing.enabled).toBe(true);
     const { metadata } = await callHealth(server.address);
     expect(metadata.get('traceparent')[0]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
@@ -133,7 +133,7 @@ describe('initTracing with a real OTLP receiver and real gRPC', () => {
   });
 
   it('honours OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS and OTEL_SERVICE_NAME', async () => {
-    tracing = initTracing({
+    tracing = await initTracing({
       serviceName: 'ignored',
       env: {
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
@@ -152,16 +152,16 @@ describe('initTracing with a real OTLP receiver and real gRPC', () => {
 
   it('refuses a second provider while one is active, and allows one after shutdown', async () => {
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
-    tracing = initTracing({ serviceName: 'a', env, logger });
-    expect(() => initTracing({ serviceName: 'b', env, logger })).toThrow(expect.objectContaining({ code: 'TP_ERR_CONFIG_INVALID' }));
+    tracing = await initTracing({ serviceName: 'a', env, logger });
+    await expect(initTracing({ serviceName: 'b', env, logger })).rejects.toMatchObject({ code: 'TP_ERR_CONFIG_INVALID' });
     await tracing.shutdown();
     await tracing.shutdown(); // idempotent
-    tracing = initTracing({ serviceName: 'b', env, logger });
+    tracing = await initTracing({ serviceName: 'b', env, logger });
     expect(tracing.enabled).toBe(true);
   });
 
   it('is a no-op without an endpoint: spans do not record, no traceparent is sent, nothing is exported', async () => {
-    tracing = initTracing({ serviceName: 'off', env: {}, logger });
+    tracing = await initTracing({ serviceName: 'off', env: {}, logger });
     expect(tracing.enabled).toBe(false);
     const span = tracer().startSpan('tidepool.test.Off/Span');
     expect(span.isRecording()).toBe(false);
@@ -174,7 +174,7 @@ describe('initTracing with a real OTLP receiver and real gRPC', () => {
   });
 
   it('is a no-op when OTEL_SDK_DISABLED is true even with an endpoint', async () => {
-    tracing = initTracing({ serviceName: 'off', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SDK_DISABLED: 'true' }, logger });
+    tracing = await initTracing({ serviceName: 'off', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SDK_DISABLED: 'true' }, logger });
     expect(tracing.enabled).toBe(false);
     await callHealth(server.address);
     await tracing.shutdown();

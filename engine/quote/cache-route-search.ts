@@ -4,21 +4,29 @@
  * request's route filter (route-filter.ts), each hop quoted with the exact swap math on the decoded
  * pool, its context and its mints' Token-2022 transfer fees.
  *
+ * Rate bounds, prepared when the cache stores a state (PoolCache.rateBoundAt, engine/dex
+ * rate-bound.ts), keep the exact math to the pools that can win: a leg's candidates are quoted best
+ * bound first until no bound left reaches the best quote, and an intermediate token whose two legs
+ * cannot beat the best route is not quoted at all. The answer is the full search's, ties included
+ * (route-bounds.test.ts checks it against a search that quotes every pool).
+ *
  * It also answers what the quote memo and the gRPC stream need to know when an answer may change:
  * `versionOf`, one number that moves whenever any pool of any pair a route may use changes (the
- * direct pair, and with two-hop routes allowed both legs through every intermediate token).
+ * direct pair, and with two-hop routes allowed both legs through every intermediate token); and
+ * `stillBest`, whether a route chosen before such a change is still the answer, from its pools'
+ * versions and the bounds alone.
  *
- * Allocation: one scratch per search object; a recomputation allocates the chosen hops and the
- * route, never a pool list. Single-threaded, like the cache.
- */
+ * Allocation: one scratch per leg (grown to the largest pair, never per request); a search
+ * allocates the chosen hops, the route and its standing, never a pool list. Single-threaded, like
+ * the cache. */
 import type { PairCandidates, PoolCache } from '../cache/index.js';
 import { NO_ID } from '../cache/index.js';
-import { quoteSwap, SwapMode } from '../dex/index.js';
+import { boundedInput, boundedOutput, quoteSwap, SwapMode } from '../dex/index.js';
 import { ErrorCode } from '../errors.js';
 import type { RouteQuote } from './quote-answer.js';
 import { quoteFailure, type QuoteFailure } from './quote-failure.js';
-import { FILTER_KEY_COUNT, allowsDexCode, allowsMultiHop, filtersDexes } from './route-filter.js';
-import { betterSwap, chooseRoute, routeQuoteOf, sameSwap, type HopChoice, type HopFinder, type PoolFacts } from './route-search.js';
+import { allowsDexCode, allowsMultiHop, filtersDexes } from './route-filter.js';
+import { betterSwap, boundCannotBeat, chooseRoute, routeQuoteOf, routeValue, sameSwap, type HopChoice, type HopFinder, type PoolFacts } from './route-search.js';
 
 /** A route found in the cache. */
 export interface CacheRoute {
@@ -30,44 +38,89 @@ export interface CacheRoute {
   readonly ageMs: number;
   /** When the newest pool left out for its age (any leg read) was stored; -Infinity: none. */
   readonly excludedNewest: number;
+  /** What it takes to know later, without quoting, that the route is still the answer. */
+  readonly standing: RouteStanding;
 }
 
-/** A leg's best hop, kept while its pair's version stands (see CacheRouteSearch, leg memo). */
-interface LegEntry {
-  readonly hop: HopChoice<number>;
-  /** When the newest pool of the leg's pair left out for its age was stored; -Infinity: none. */
-  readonly excludedNewest: number;
+/**
+ * A chosen route's place: which route it is in the search's order (0 the direct one, i + 1 through
+ * intermediate i: ties go to the earlier), its value (route-search.ts routeValue) and its hops.
+ */
+export interface RouteStanding {
+  readonly position: number;
+  readonly value: bigint;
+  readonly hops: readonly HopStanding[];
 }
 
-/** The leg entries of one directed pair, mode and filter, valid at one version of the pair. */
-interface LegSlot {
-  version: number;
-  readonly byAmount: Map<bigint, LegEntry>;
+/**
+ * A chosen hop: its pool and the pool's state version (PoolCache.poolVersionAt), the amount the
+ * leg was asked for (exact in: sold into it; exact out: bought from it) and the hop's value for
+ * that amount (exact in: its output; exact out: its input).
+ */
+export interface HopStanding {
+  readonly pool: number;
+  readonly version: number;
+  readonly inputMint: string;
+  readonly outputMint: string;
+  readonly amount: bigint;
+  readonly value: bigint;
 }
-
-/** Leg entries kept at most; at the bound the leg memo starts over empty. */
-export const DEFAULT_LEG_MEMO_ENTRIES = 16_384;
 
 /** What NoPoolsInCache says when the route filter, not the cache, left no pool. */
 export const FILTERED_OUT_MESSAGE = 'no route: no pool of the pair passes the route filter (dexes / excludeDexes)';
+
+/**
+ * One leg of the search in progress: its candidates (fresh, allowed by the filter, quoting the
+ * leg's direction), best rate bound first. Read once per search (the cache's `candidates`), then
+ * used both for the route bound and for the exact quotes.
+ */
+class LegScratch {
+  from = NO_ID;
+  to = NO_ID;
+  count = 0;
+  ids = new Int32Array(16);
+  bounds = new Float64Array(16);
+  aToB = new Uint8Array(16);
+
+  /** Inserts a candidate in bound order (descending); grows with the largest pair, never per request. */
+  insert(id: number, bound: number, aToB: boolean): void {
+    if (this.count === this.ids.length) this.grow();
+    let j = this.count++;
+    const ids = this.ids;
+    const bounds = this.bounds;
+    const dirs = this.aToB;
+    while (j > 0 && bounds[j - 1]! < bound) {
+      ids[j] = ids[j - 1]!;
+      bounds[j] = bounds[j - 1]!;
+      dirs[j] = dirs[j - 1]!;
+      j--;
+    }
+    ids[j] = id;
+    bounds[j] = bound;
+    dirs[j] = aToB ? 1 : 0;
+  }
+
+  private grow(): void {
+    const n = 2 * this.ids.length;
+    const ids = new Int32Array(n);
+    const bounds = new Float64Array(n);
+    const dirs = new Uint8Array(n);
+    ids.set(this.ids);
+    bounds.set(this.bounds);
+    dirs.set(this.aToB);
+    this.ids = ids;
+    this.bounds = bounds;
+    this.aToB = dirs;
+  }
+}
 
 export class CacheRouteSearch implements HopFinder<number> {
   readonly intermediates: readonly string[];
   private readonly cache: PoolCache;
   private readonly scratch: PairCandidates;
-  /**
-   * Leg memo: the best hop of a leg (directed pair, mode, filter, amount), valid while the pair's
-   * version stands and under the quote memo's age conditions (the hop's pool still a candidate, no
-   * pool left out then a candidate now: quote-memo.ts). A route's version moves with any of its
-   * five pairs, but a recomputation then reprices only the legs whose pair moved (or whose amount
-   * did): the other legs come from here. First legs are shared by every route from the same input
-   * and amount through the same intermediate.
-   */
-  private readonly legs = new Map<number, LegSlot>();
-  private legCount = 0;
-  private readonly maxLegEntries: number;
-  private readonly legStride: number;
-  private readonly pairStride: number;
+  /** The legs read by the search in progress (at most the direct pair and two per intermediate). */
+  private readonly legs: LegScratch[] = [];
+  private legsUsed = 0;
   // The search in progress (single-threaded: one at a time).
   private maxAgeMs = 0;
   private filterKey = 0;
@@ -78,15 +131,13 @@ export class CacheRouteSearch implements HopFinder<number> {
   private passed = 0;
   /** Pools of the legs read, any age. */
   private total = 0;
+  /** Exact swap quotes computed by searches (the work the rate bounds save shows here). */
+  swapsQuoted = 0;
 
-  constructor(cache: PoolCache, intermediates: readonly string[], maxLegEntries = DEFAULT_LEG_MEMO_ENTRIES) {
+  constructor(cache: PoolCache, intermediates: readonly string[]) {
     this.cache = cache;
     this.scratch = cache.newCandidates();
     this.intermediates = intermediates;
-    this.maxLegEntries = maxLegEntries;
-    // Mint ids stay below 2 × maxPoolCount (PoolCache); mode 1 bit, filter key 5 bits.
-    this.pairStride = 2 * cache.maxPoolCount;
-    this.legStride = 2 * FILTER_KEY_COUNT;
   }
 
   /**
@@ -99,13 +150,7 @@ export class CacheRouteSearch implements HopFinder<number> {
    */
   search(inputMint: string, outputMint: string, amount: bigint, mode: SwapMode, maxAgeMs: number, filterKey: number): CacheRoute | QuoteFailure {
     const cache = this.cache;
-    this.maxAgeMs = maxAgeMs;
-    this.filterKey = filterKey;
-    this.newestExcluded = -Infinity;
-    this.now = cache.nowMs();
-    this.fresh = 0;
-    this.passed = 0;
-    this.total = 0;
+    this.begin(maxAgeMs, filterKey);
     const chosen = chooseRoute(this, inputMint, outputMint, amount, mode, this.intermediates, allowsMultiHop(filterKey));
     if (chosen === undefined) {
       cache.recordMiss();
@@ -119,43 +164,145 @@ export class CacheRouteSearch implements HopFinder<number> {
       if (age > ageMs) ageMs = age;
     }
     const route = routeQuoteOf(mode, chosen, (id) => this.factsOf(id));
-    return { ok: true, route, poolIds, ageMs, excludedNewest: this.newestExcluded };
+    return { ok: true, route, poolIds, ageMs, excludedNewest: this.newestExcluded, standing: this.standingOf(chosen, mode) };
   }
 
-  /** HopFinder: the best fresh, allowed pool of one leg (ties to the lower address). */
+  /**
+   * Whether a route of `standing`, chosen for (x → y, `amount`, `mode`) when some pools a route
+   * may use held other states, is still what a full search gives now. Yes when its own pools are
+   * in the states of then (so its exact amounts are unchanged) and rate bounds (engine/dex
+   * rate-bound.ts) show that nothing else can take its place: no other candidate of each of its
+   * legs can do strictly better for that leg's amount, and no other route can do strictly better
+   * than the route, nor as well when it comes earlier in the search's order (it would win the
+   * tie). Reads the legs' candidates, quotes nothing. Returns when the newest pool left out for its
+   * age by the legs read was stored (-Infinity: none), or undefined when the route must be
+   * searched again.
+   */
+  stillBest(standing: RouteStanding, x: number, y: number, amount: bigint, mode: SwapMode, maxAgeMs: number, filterKey: number): number | undefined {
+    const cache = this.cache;
+    const hops = standing.hops;
+    for (let k = 0; k < hops.length; k++) {
+      const hop = hops[k]!;
+      if (cache.poolVersionAt(hop.pool) !== hop.version) return undefined;
+    }
+    const inputMint = cache.mintOf(x);
+    const outputMint = cache.mintOf(y);
+    if (inputMint === undefined || outputMint === undefined) return undefined;
+    this.begin(maxAgeMs, filterKey);
+    for (let k = 0; k < hops.length; k++) {
+      const hop = hops[k]!;
+      const leg = this.leg(hop.inputMint, hop.outputMint);
+      if (leg === undefined) return undefined;
+      for (let i = 0; i < leg.count; i++) {
+        if (leg.ids[i] !== hop.pool && !boundCannotBeat(hop.amount, leg.bounds[i]!, hop.value, mode, true)) return undefined;
+      }
+    }
+    const position = standing.position;
+    const value = standing.value;
+    if (position !== 0 && !boundCannotBeat(amount, this.bound(inputMint, outputMint), value, mode, true)) return undefined;
+    if (allowsMultiHop(this.filterKey)) {
+      const intermediates = this.intermediates;
+      for (let i = 0; i < intermediates.length; i++) {
+        const via = intermediates[i]!;
+        if (i + 1 === position || via === inputMint || via === outputMint) continue;
+        const bound = this.bound(inputMint, via) * this.bound(via, outputMint);
+        if (!boundCannotBeat(amount, bound, value, mode, i + 1 < position)) return undefined;
+      }
+    }
+    return this.newestExcluded;
+  }
+
+  /** Starts a search (or a check): the request's limits, no leg read yet, counters at zero. */
+  private begin(maxAgeMs: number, filterKey: number): void {
+    this.maxAgeMs = maxAgeMs;
+    this.filterKey = filterKey;
+    this.newestExcluded = -Infinity;
+    this.now = this.cache.nowMs();
+    this.fresh = 0;
+    this.passed = 0;
+    this.total = 0;
+    this.legsUsed = 0;
+  }
+
+  /** The standing of route `chosen` (one hop, or two through an intermediate) at the cache's versions now. */
+  private standingOf(chosen: readonly HopChoice<number>[], mode: SwapMode): RouteStanding {
+    const cache = this.cache;
+    const exactIn = mode === SwapMode.ExactIn;
+    const hops = chosen.map(({ pool, swap, inputMint, outputMint }) => ({
+      pool,
+      version: cache.poolVersionAt(pool),
+      inputMint,
+      outputMint,
+      amount: exactIn ? swap.amountIn : swap.amountOut,
+      value: exactIn ? swap.amountOut : swap.amountIn,
+    }));
+    const position = chosen.length === 1 ? 0 : this.intermediates.indexOf(chosen[0]!.outputMint) + 1;
+    return { position, value: routeValue(chosen, mode), hops };
+  }
+
+  /** HopFinder: the largest rate bound among the leg's candidates; 0 when it has none. */
+  bound(inputMint: string, outputMint: string): number {
+    const leg = this.leg(inputMint, outputMint);
+    return leg === undefined || leg.count === 0 ? 0 : leg.bounds[0]!;
+  }
+
+  /**
+   * HopFinder: the best fresh, allowed pool of one leg (ties to the lower address). Candidates are
+   * quoted best rate bound first, and the walk stops at the first whose bound cannot reach the best
+   * exact quote so far: the pools after it cannot either (engine/dex rate-bound.ts).
+   */
   best(inputMint: string, outputMint: string, amount: bigint, mode: SwapMode): HopChoice<number> | undefined {
+    const leg = this.leg(inputMint, outputMint);
+    if (leg === undefined) return undefined;
+    const cache = this.cache;
+    const exactIn = mode === SwapMode.ExactIn;
+    const size = Number(amount);
+    let bestId = NO_ID;
+    let best;
+    let limit = 0;
+    for (let k = 0; k < leg.count; k++) {
+      if (best !== undefined && (exactIn ? boundedOutput(size, leg.bounds[k]!) < limit : boundedInput(size, leg.bounds[k]!) > limit)) break;
+      const id = leg.ids[k]!;
+      this.swapsQuoted++;
+      const result = quoteSwap(cache.poolAt(id)!, { aToB: leg.aToB[k] === 1, mode, amount }, cache.contextAt(id), cache.transferFeesAt(id));
+      if (!result.ok) continue;
+      if (best === undefined || betterSwap(result, best, mode) || (sameSwap(result, best, mode) && cache.addressOf(id)! < cache.addressOf(bestId)!)) {
+        best = result;
+        bestId = id;
+        limit = Number(exactIn ? result.amountOut : result.amountIn);
+      }
+    }
+    if (best === undefined) return undefined;
+    return { pool: bestId, swap: best, inputMint, outputMint };
+  }
+
+  /**
+   * The leg (inputMint → outputMint) of the search in progress, read from the cache the first time
+   * the search asks for it: candidates, counters and the newest pool left out for its age (which
+   * the quote memo needs whether or not the leg is then quoted). Undefined for a mint the cache
+   * does not know.
+   */
+  private leg(inputMint: string, outputMint: string): LegScratch | undefined {
     const cache = this.cache;
     const x = cache.mintIdOf(inputMint);
     if (x === NO_ID) return undefined;
     const y = cache.mintIdOf(outputMint);
     if (y === NO_ID) return undefined;
-    const legKey = (x * this.pairStride + y) * this.legStride + (mode === SwapMode.ExactOut ? FILTER_KEY_COUNT : 0) + this.filterKey;
-    const version = cache.pairVersion(x, y);
-    let slot = this.legs.get(legKey);
-    if (slot !== undefined && slot.version !== version) {
-      this.legCount -= slot.byAmount.size;
-      slot.byAmount.clear();
-      slot.version = version;
+    for (let i = 0; i < this.legsUsed; i++) {
+      const leg = this.legs[i]!;
+      if (leg.from === x && leg.to === y) return leg;
     }
-    const kept = slot?.byAmount.get(amount);
-    if (kept !== undefined) {
-      const now = cache.nowMs();
-      if (cache.isFresh(cache.ageAt(kept.hop.pool, now), this.maxAgeMs) && !cache.isFresh(now - kept.excludedNewest, this.maxAgeMs)) {
-        if (kept.excludedNewest > this.newestExcluded) this.newestExcluded = kept.excludedNewest;
-        this.now = now;
-        this.fresh++;
-        this.passed++;
-        return kept.hop;
-      }
-    }
+    if (this.legsUsed === this.legs.length) this.legs.push(new LegScratch());
+    const leg = this.legs[this.legsUsed++]!;
+    leg.from = x;
+    leg.to = y;
+    leg.count = 0;
     const candidates = cache.candidates(x, y, this.maxAgeMs, this.scratch);
     if (candidates.newestExcluded > this.newestExcluded) this.newestExcluded = candidates.newestExcluded;
     this.now = candidates.now;
     this.fresh += candidates.count;
     this.total += candidates.total;
     const key = this.filterKey;
-    let bestId = NO_ID;
-    let best;
     for (let i = 0; i < candidates.count; i++) {
       const id = candidates.ids[i]!;
       if (!allowsDexCode(key, cache.dexCodeAt(id))) continue;
@@ -166,29 +313,9 @@ export class CacheRouteSearch implements HopFinder<number> {
       if (inputMint === pool.tokenA && outputMint === pool.tokenB) aToB = true;
       else if (inputMint === pool.tokenB && outputMint === pool.tokenA) aToB = false;
       else continue;
-      const result = quoteSwap(pool, { aToB, mode, amount }, cache.contextAt(id), cache.transferFeesAt(id));
-      if (!result.ok) continue;
-      if (best === undefined || betterSwap(result, best, mode) || (sameSwap(result, best, mode) && cache.addressOf(id)! < cache.addressOf(bestId)!)) {
-        best = result;
-        bestId = id;
-      }
+      leg.insert(id, cache.rateBoundAt(id, aToB), aToB);
     }
-    if (best === undefined) return undefined;
-    const hop: HopChoice<number> = { pool: bestId, swap: best, inputMint, outputMint };
-    if (this.maxLegEntries > 0) {
-      if (this.legCount >= this.maxLegEntries) {
-        this.legs.clear();
-        this.legCount = 0;
-        slot = undefined;
-      }
-      if (slot === undefined) {
-        slot = { version, byAmount: new Map() };
-        this.legs.set(legKey, slot);
-      }
-      if (!slot.byAmount.has(amount)) this.legCount++;
-      slot.byAmount.set(amount, { hop, excludedNewest: candidates.newestExcluded });
-    }
-    return hop;
+    return leg;
   }
 
   /**

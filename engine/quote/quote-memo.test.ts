@@ -107,31 +107,39 @@ describe('QuoteMemo', () => {
     expect(cache.stats()).toMatchObject({ hits: 4, misses: 0 });
   });
 
-  it('recomputes when any pool of the pair is upserted, the ones that lost included', () => {
+  it('recomputes when the winner changes or a changed pool can beat it, keeps the answer otherwise', () => {
     const { cache, memo } = setup();
     cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n));
     cache.upsert(amm('B', 1n, 1_000_000_000_000n, 140_000_000_000n));
     cache.upsert(amm('C', 1n, 1_000_000_000_000n, 130_000_000_000n));
     expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('A');
-    // C, a loser, gets deeper: it wins now.
+    // C, a loser, gets deeper: its rate bound passes A's output, so the route is searched again: C wins.
     cache.upsert(amm('C', 2n, 1_000_000_000_000n, 160_000_000_000n));
     expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('C');
-    // The same state again at a newer slot: recomputed (the slot is part of the answer).
+    expect(memo).toMatchObject({ hits: 0, misses: 2, revalidated: 0 });
+    // B, a loser, stored again in the same state at a newer slot: its bound stays below C's output,
+    // C is unchanged, so the answer stands (checked, not searched: a hit).
     cache.upsert(amm('B', 2n, 1_000_000_000_000n, 140_000_000_000n));
-    const entry = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
-    expect(entry.route.hops[0]!.pool).toBe('C');
-    expect(memo).toMatchObject({ hits: 0, misses: 3 });
-    // A new pool of the pair, and a context update, count as changes too.
+    const kept = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
+    expect(kept.route.hops[0]!.pool).toBe('C');
+    expect(memo).toMatchObject({ hits: 1, misses: 2, revalidated: 1 });
+    // The winner stored again, even in the same state: searched again (its slot is in the answer).
+    cache.upsert(amm('C', 3n, 1_000_000_000_000n, 160_000_000_000n));
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.slot).toBe(3n);
+    expect(memo).toMatchObject({ hits: 1, misses: 3 });
+    // A new pool of the pair that can beat the winner: searched again, and it wins.
     cache.upsert(amm('D', 1n, 1_000_000_000_000n, 170_000_000_000n));
     expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('D');
-    cache.updateContext('A', {});
+    expect(memo).toMatchObject({ hits: 1, misses: 4 });
+    // A context update of the winner counts as a change of it.
+    cache.updateContext('D', {});
     memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
-    expect(memo).toMatchObject({ hits: 0, misses: 5 });
+    expect(memo).toMatchObject({ hits: 1, misses: 5 });
     // Ignored updates (equal or older slot) and other pairs change nothing.
     cache.upsert(amm('D', 1n, 1n, 1n));
     cache.upsert(amm('X', 1n, 1_000n, 1_000n, { tokenB: BONK }));
     expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('D');
-    expect(memo.hits).toBe(1);
+    expect(memo).toMatchObject({ hits: 2, misses: 5, revalidated: 1 });
   });
 
   it('recomputes when the winner is evicted, over capacity or by the eviction tick', () => {

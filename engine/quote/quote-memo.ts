@@ -8,7 +8,10 @@
  * pair changes, and never reuses).
  *
  * When an entry may answer (all checked per request, against the cache's clock now):
- * - the pair's version is the one the entry was computed at: the same pools in the same states;
+ * - the route version (every pair a route may use) is the one the entry holds: the same pools in
+ *   the same states; or, when it moved, the entry's own pools are in their states of then and the
+ *   rate bounds show no changed pool or route can take its place (CacheRouteSearch.stillBest: a
+ *   check of the legs' candidates that quotes nothing), and the entry takes the new version;
  * - the winner is still a candidate: fresh and at most `maxStateAgeMs` old;
  * - no pool that was not a candidate then is one now: the newest of them (`excludedNewest`) is
  *   still too old for this request. Candidacy only depends on a pool's age, so the candidates now
@@ -25,7 +28,7 @@
  * Lookup without building a key string: a Map from the directed pair and the mode (two interned
  * mint ids and one bit, one number: an exact-out quote never answers an exact-in request of the
  * same amount) to the pair's entries, a Map from the amount's decimal text (the query's own
- * string) to the entry. A pair whose version moved drops all its entries at its next lookup. (A string key
+ * string) to the entry; each entry carries its own version. (A string key
  * `amount/input/output` in an LRU cost ~350 ns a lookup, against ~55 ns for the two Maps.)
  *
  * Bounded: at most `maxEntries` entries; at that count the memo starts over empty. A working set
@@ -38,7 +41,7 @@
  */
 import { type PoolCache, NO_ID } from '../cache/index.js';
 import { SwapMode } from '../dex/index.js';
-import { CacheRouteSearch } from './cache-route-search.js';
+import { CacheRouteSearch, type RouteStanding } from './cache-route-search.js';
 import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote, type QuoteBodyParts } from './quote-answer.js';
 import { quoteBodyParts } from './answer-json.js';
 import type { QuoteFailure } from './quote-failure.js';
@@ -61,19 +64,27 @@ export interface MemoizedQuote {
   readonly poolId: number;
   /** The second hop's pool id; NO_ID for a direct route. */
   readonly secondPoolId: number;
-  /** The route version (CacheRouteSearch.versionOf: every pair a route may use) when computed. */
-  readonly version: number;
-  /** When the newest pool of any leg read that was not a candidate was stored; -Infinity when none. */
-  readonly excludedNewest: number;
+  /**
+   * The route version (CacheRouteSearch.versionOf: every pair a route may use) at which the entry
+   * was last known to hold: when computed, or when a later check found the changed pairs unable to
+   * beat it (QuoteMemo, "still the best"). Written by the memo only.
+   */
+  version: number;
+  /** The route's own standing (RouteStanding): its pairs' versions and its place among routes. */
+  readonly standing: RouteStanding;
+  /**
+   * When the newest pool of any leg read that was not a candidate was stored; -Infinity when none.
+   * Written by the memo only (a check may read more legs).
+   */
+  excludedNewest: number;
   /** The /quote body around its per-answer fields (answer-json.ts). */
   readonly body: QuoteBodyParts;
   /** The bounds of the last tolerance asked; written by QuoteMemo.slippageOf only. */
   lastSlippage: Slippage | undefined;
 }
 
-/** The memoized quotes of one directed pair, valid at one version of the pair. */
+/** The memoized quotes of one directed pair, mode and filter, by amount (each with its own version). */
 interface PairEntries {
-  version: number;
   readonly byAmount: Map<string, MemoizedQuote>;
 }
 
@@ -92,6 +103,8 @@ export class QuoteMemo {
   hits = 0;
   /** Answers computed (absent, or no longer valid). */
   misses = 0;
+  /** Answers whose route version had moved, kept after the check that no changed route beats them. */
+  revalidated = 0;
   /** The route search of recomputations, and the route versions. */
   readonly search: CacheRouteSearch;
   private readonly cache: PoolCache;
@@ -163,15 +176,14 @@ export class QuoteMemo {
     const version = this.search.versionOf(x, y, filterKey);
     const key = this.keyOf(x, y, mode, filterKey);
     let pair = this.pairs.get(key);
-    if (pair !== undefined && pair.version !== version) {
-      // The pair's pools changed: every entry of it is void.
-      this.count -= pair.byAmount.size;
-      pair.byAmount.clear();
-      pair.version = version;
-    }
     const text = amountText ?? amount.toString();
     const entry = pair?.byAmount.get(text);
-    if (entry !== undefined && entry.route.inputMint === inputMint && entry.route.outputMint === outputMint) {
+    if (
+      entry !== undefined &&
+      entry.route.inputMint === inputMint &&
+      entry.route.outputMint === outputMint &&
+      (entry.version === version || this.stillBest(entry, x, y, amount, mode, maxStateAgeMs, filterKey, version))
+    ) {
       const now = cache.nowMs();
       let age = cache.ageAt(entry.poolId, now);
       if (entry.secondPoolId !== NO_ID) {
@@ -187,7 +199,7 @@ export class QuoteMemo {
       }
     }
     if (pair === undefined) {
-      pair = { version, byAmount: new Map() };
+      pair = { byAmount: new Map() };
       this.pairs.set(key, pair);
     }
     return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey, pair, text);
@@ -226,6 +238,21 @@ export class QuoteMemo {
     });
   }
 
+  /**
+   * Whether `entry`, computed before some pair of its route version changed, is still the answer:
+   * its own pairs are unchanged (same pools, same states: same exact amounts) and no other route's
+   * bound can take its place (CacheRouteSearch.stillBest, exact as the full search is). On yes the
+   * entry takes the new version and the newest pool left out by the legs read.
+   */
+  private stillBest(entry: MemoizedQuote, x: number, y: number, amount: bigint, mode: SwapMode, maxStateAgeMs: number, filterKey: number, version: number): boolean {
+    const excluded = this.search.stillBest(entry.standing, x, y, amount, mode, maxStateAgeMs, filterKey);
+    if (excluded === undefined) return false;
+    this.revalidated++;
+    entry.version = version;
+    if (excluded > entry.excludedNewest) entry.excludedNewest = excluded;
+    return true;
+  }
+
   /** Drops every entry. */
   clear(): void {
     this.pairs.clear();
@@ -259,12 +286,13 @@ export class QuoteMemo {
       poolId: found.poolIds[0]!,
       secondPoolId: found.poolIds[1] ?? NO_ID,
       version: x === NO_ID || y === NO_ID ? 0 : this.search.versionOf(x, y, filterKey),
+      standing: found.standing,
       excludedNewest: found.excludedNewest,
       body: quoteBodyParts(quote),
       lastSlippage: slippage,
     };
     this.stateAgeMs = stateAgeMs;
-    if (pair !== undefined && entry.version === pair.version) {
+    if (pair !== undefined) {
       const replaced = pair.byAmount.has(text);
       if (!replaced && this.count >= this.maxEntries) {
         this.clear();

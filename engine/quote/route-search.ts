@@ -11,6 +11,12 @@
  *   then the first-leg pool asking the least input for that M.
  * That is n1 + n2 swap quotes per intermediate rather than n1 × n2.
  *
+ * Bounds (a finder may give them: `HopFinder.bound`): each leg's largest rate bound, what its best
+ * pool pays per atom at most (engine/dex rate-bound.ts). Once a route is known, an intermediate
+ * whose two bounds together cannot beat it is not quoted at all, nor its second leg when the first
+ * leg's exact amount cannot; a route dropped that way is never strictly better than the one kept,
+ * so the answer is the full search's, ties included.
+ *
  * Ties: within a leg the lower pool address (`betterSwap` / `sameSwap` below), between
  * routes the direct one, then the intermediate listed first. A total order, so a subset of the
  * candidates that holds the winner's pools chooses the same route (the quote memo relies on it).
@@ -18,7 +24,7 @@
  * Token-2022 transfer fees: a hop's amounts are the trader's (engine/dex quoteSwap with the pool's
  * `PoolTransferFees`), so the second hop starts from what the first one leaves in the wallet.
  */
-import { SwapMode, type SwapQuote } from '../dex/index.js';
+import { boundedInput, boundedOutput, SwapMode, type SwapQuote } from '../dex/index.js';
 import type { RouteHop, RouteQuote } from './quote-answer.js';
 
 /** Wrapped SOL and USDC: the intermediate tokens of two-hop routes unless configured. */
@@ -43,6 +49,11 @@ export interface HopFinder<P> {
    * undefined when no usable pool can quote it.
    */
   best(inputMint: string, outputMint: string, amount: bigint, mode: SwapMode): HopChoice<P> | undefined;
+  /**
+   * At most what the leg pays per atom sold, over every pool `best` may choose (0: none; Infinity:
+   * unknown). Optional: without it every intermediate is searched.
+   */
+  bound?(inputMint: string, outputMint: string): number;
 }
 
 /**
@@ -80,19 +91,26 @@ export function chooseRoute<P>(
   const direct = finder.best(inputMint, outputMint, amount, mode);
   let best: HopChoice<P>[] | undefined = direct === undefined ? undefined : [direct];
   if (!multiHop) return best;
+  const exactIn = mode === SwapMode.ExactIn;
   for (let i = 0; i < intermediates.length; i++) {
     const via = intermediates[i]!;
     if (via === inputMint || via === outputMint) continue;
+    const bounded = best !== undefined && finder.bound !== undefined;
+    const firstBound = bounded ? finder.bound!(inputMint, via) : Infinity;
+    const secondBound = bounded ? finder.bound!(via, outputMint) : Infinity;
+    if (bounded && cannotBeat(amount, firstBound * secondBound, best!, mode)) continue;
     let route: HopChoice<P>[];
-    if (mode === SwapMode.ExactIn) {
+    if (exactIn) {
       const first = finder.best(inputMint, via, amount, mode);
       if (first === undefined) continue;
+      if (bounded && cannotBeat(first.swap.amountOut, secondBound, best!, mode)) continue;
       const second = finder.best(via, outputMint, first.swap.amountOut, mode);
       if (second === undefined) continue;
       route = [first, second];
     } else {
       const second = finder.best(via, outputMint, amount, mode);
       if (second === undefined) continue;
+      if (bounded && cannotBeat(second.swap.amountIn, firstBound, best!, mode)) continue;
       const first = finder.best(inputMint, via, second.swap.amountIn, mode);
       if (first === undefined) continue;
       route = [first, second];
@@ -100,6 +118,32 @@ export function chooseRoute<P>(
     if (best === undefined || betterRoute(route, best, mode)) best = route;
   }
   return best;
+}
+
+/**
+ * The measure routes are compared by: exact in, the route's output (more is better); exact out,
+ * its input (less is better).
+ */
+export function routeValue<P>(route: readonly HopChoice<P>[], mode: SwapMode): bigint {
+  return mode === SwapMode.ExactIn ? route[route.length - 1]!.swap.amountOut : route[0]!.swap.amountIn;
+}
+
+/**
+ * True when a path at rate bound `bound` from `amount` (sold, exact in; bought, exact out) cannot
+ * be strictly better than a route of value `value` (routeValue): exact in, it pays at most that
+ * output; exact out, it asks at least that input. `strict`: nor as good (it would win a tie).
+ */
+export function boundCannotBeat(amount: bigint, bound: number, value: bigint, mode: SwapMode, strict = false): boolean {
+  if (mode === SwapMode.ExactIn) {
+    const most = boundedOutput(Number(amount), bound);
+    return strict ? most < Number(value) : most <= Number(value);
+  }
+  const least = boundedInput(Number(amount), bound);
+  return strict ? least > Number(value) : least >= Number(value);
+}
+
+function cannotBeat<P>(amount: bigint, bound: number, best: readonly HopChoice<P>[], mode: SwapMode): boolean {
+  return boundCannotBeat(amount, bound, routeValue(best, mode), mode);
 }
 
 /** What a RouteHop needs of a chosen pool besides its swap. */

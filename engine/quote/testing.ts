@@ -17,11 +17,22 @@ import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type Simulator } from '../sim/simulator.js';
 import type { SimPoolView } from '../sim/market-view.js';
 
-/** A manual simulator (nothing bound, slots advance only by hand) with SOL, USDC and 2 more tokens. */
-export function manualSimulator(seed = 7): Simulator {
+/**
+ * A manual simulator (nothing bound, slots advance only by hand) with SOL, USDC and `tokens` more
+ * tokens (2 unless given), `poolsPerKind` pools of each of the four kinds (2 unless given).
+ */
+export function manualSimulator(seed = 7, market: { tokens?: number; poolsPerKind?: number } = {}): Simulator {
   const config = loadConfig(simSchema, {
     env: {},
-    flags: { seed: String(seed), 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '2' },
+    flags: {
+      seed: String(seed),
+      'rpc-port': '0',
+      'ws-port': '0',
+      'stream-port': '0',
+      'http-port': '0',
+      tokens: String(market.tokens ?? 2),
+      'pools-per-kind': String(market.poolsPerKind ?? 2),
+    },
   }).values;
   return createSimulator(config, { manual: true, logger: createLogger({ name: 'quote-test', level: 'silent' }) });
 }

@@ -34,7 +34,7 @@ export async function startAggregatorService(argv: string[], io: CliIo): Promise
   const { loaded } = readCommandSettings(argv, aggregatorSchema, io, { load: loadAggregatorConfig });
   const config: AggregatorConfig = loaded.values;
   const logger = createLogger({ name: 'aggregator', level: config['log.level'] });
-  const tracing = initTracing({ serviceName: 'tidepool-aggregator', logger, env: io.env });
+  const tracing = await initTracing({ serviceName: 'tidepool-aggregator', logger, env: io.env });
   let app: AggregatorApp | undefined;
   const close = async (): Promise<void> => {
     await app?.close();

@@ -32,7 +32,7 @@ export const externalQuotesCommand: Command = {
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, externalSchema, io, { load: loadExternalConfig });
     const logger = createLogger({ name: 'external-quotes', level: loaded.values['log.level'] });
-    const tracing = initTracing({ serviceName: 'tidepool-external-quotes', env: io.env, logger });
+    const tracing = await initTracing({ serviceName: 'tidepool-external-quotes', env: io.env, logger });
     const service = createExternalQuoteService(loaded.values, { logger, defaultMetrics: true });
     let endpoints;
     try {

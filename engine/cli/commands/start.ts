@@ -47,7 +47,7 @@ export const startCommand: Command = {
     const sim = await startSimulatorThread(loaded.values as unknown as SimConfig, { logLevel: loaded.values['log.level'] });
     const simEndpoints = sim.endpoints;
     const pools = loaded.values['pools.monitored'].length > 0 ? loaded.values['pools.monitored'] : sim.pools.map((p) => p.address);
-    const tracing = initTracing({ serviceName: 'tidepool', logger, env: io.env });
+    const tracing = await initTracing({ serviceName: 'tidepool', logger, env: io.env });
     // The shared quote cache (quote: / price: keys) is part of the platform state; it is opened
     // before the engine, whose quote engine takes it at construction, and its key space is the
     // platform's (heartbeats included).
