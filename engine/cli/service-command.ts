@@ -7,7 +7,7 @@ import { parseCommandLine, type CommandOption } from '../config/index.js';
 import { describeSchema, loadConfig, type ConfigSchema, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import type { CliIo } from './command.js';
-import { waitForShutdown } from './shutdown.js';
+import { waitForShutdown } from '../app/index.js';
 
 const CONFIG_OPTION: Record<string, CommandOption> = { config: { type: 'string', description: 'config file' } };
 
