@@ -83,7 +83,7 @@ export interface ServiceHostOptions {
   registry?: Registry;
   bus?: ServiceHostBusOptions;
   http?: ServiceHostHttpOptions;
-  /** Where the heartbeat goes; none: no heartbeat. */
+  /** Where the heartbeat goes (or `heartbeatTo` later); none: no heartbeat. */
   heartbeat?: { keys: KeySpace; intervalMs?: number };
   /** Fields of GET /health besides `status: 'ok'` (which they may override). */
   health?: () => Record<string, unknown>;
@@ -125,11 +125,13 @@ export class ServiceHost {
   private heartbeatWriter: HealthHeartbeat | undefined;
   private closing: Promise<void> | undefined;
   private boundUrl: string | undefined;
+  private heartbeatTarget: { keys: KeySpace; intervalMs?: number } | undefined;
 
   constructor(options: ServiceHostOptions) {
     this.options = options;
     this.log = options.logger;
     this.registry = options.registry ?? createMetricsRegistry();
+    this.heartbeatTarget = options.heartbeat;
   }
 
   /**
@@ -183,6 +185,8 @@ export class ServiceHost {
     const bus = BusConnection.open({ servers: o.servers, name: o.name ?? `tidepool-${this.service}`, logger: this.log.child({ component: 'bus' }), ...(o.auth === undefined ? {} : { auth: o.auth }) });
     this.busConnection = bus;
     this.onClose('bus', () => bus.close());
+    // The heartbeat says `ok` again as soon as the bus is back, not one interval later.
+    bus.onConnect(() => this.heartbeatWriter?.beat());
     const waitMs = o.startWaitMs ?? BUS_START_WAIT_MS;
     if (waitMs > 0) await this.waitForBus(bus, waitMs, o);
     return bus;
@@ -202,6 +206,11 @@ export class ServiceHost {
     throw new TpError(ErrorCode.BusUnavailable, `${this.service}: no bus server answered within ${waitMs / 1000} s at ${servers || '(none)'}: start NATS there or set ${setting}`, {
       context: { setting, servers, waitMs },
     });
+  }
+
+  /** Where the heartbeat goes, for a key space the app opens itself (before `start`). */
+  heartbeatTo(keys: KeySpace, intervalMs?: number): void {
+    this.heartbeatTarget = { keys, ...(intervalMs === undefined ? {} : { intervalMs }) };
   }
 
   /** Adds a route of the ops port (before `start`). */
@@ -233,7 +242,7 @@ export class ServiceHost {
       }
       this.boundUrl = `http://${http.host.includes(':') ? `[${http.host}]` : http.host}:${port}`;
     }
-    const beat = this.options.heartbeat;
+    const beat = this.heartbeatTarget;
     if (beat !== undefined && this.heartbeatWriter === undefined) {
       const writer = new HealthHeartbeat(beat.keys, {
         service: this.service,
