@@ -22,7 +22,7 @@ import type { Registry } from 'prom-client';
 
 import { authSchema, createHttpAuth, type HttpAuthorizer } from '../auth/index.js';
 import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { busAuthOf, busAuthSchema, setting, type LoadedConfig } from '../config/index.js';
+import { busAuthOf, busAuthSchema, httpLimitsOf, httpServerSchema, setting, type LoadedConfig } from '../config/index.js';
 import { duration, flashLoanSchema, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -56,6 +56,7 @@ export const plannerSchema = {
   'planner.strategyReloadInterval': setting({ description: 'time between two reads of strategy_configs: a strategy added, paused, resumed or removed runs (or stops) within it', parse: duration({ min: 100 }), default: 2_000, env: 'PLANNER_STRATEGY_RELOAD_INTERVAL', flag: 'strategy-reload-interval' }),
   'planner.metricsInterval': setting({ description: 'time between two planner_metrics rows', parse: duration({ min: 100 }), default: 10_000, env: 'PLANNER_METRICS_INTERVAL', flag: 'metrics-interval' }),
   ...authSchema,
+  ...httpServerSchema,
   ...flashLoanSchema,
   'planner.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'PLANNER_SUBJECT_PREFIX', flag: 'subject-prefix' }),
 };
@@ -101,7 +102,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
       service: 'planner',
       logger: log,
       bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: `tidepool-planner-${config['planner.id']}` },
-      http: { host: config['planner.host'], port: config['planner.port'], portSetting: 'planner.port (PLANNER_PORT, --port)', ...(authorizeSignals === undefined ? {} : { authorize: authorizeSignals }) },
+      http: { host: config['planner.host'], port: config['planner.port'], portSetting: 'planner.port (PLANNER_PORT, --port)', limits: httpLimitsOf(config), ...(authorizeSignals === undefined ? {} : { authorize: authorizeSignals }) },
       ready: async () => {
         const dependencies = (await state?.dependencyStatus()) ?? [];
         return { ok: state !== undefined && dependencies.every((d) => d.ok), detail: { dependencies } };

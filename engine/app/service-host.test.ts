@@ -10,8 +10,10 @@ import { Counter } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { LOCAL_NATS_URL, deadPort } from '../bus/testing/local-nats.js';
+import { httpLimitsOf, httpServerSchema, loadConfig } from '../config/index.js';
 import { ErrorCode, TpError, isTpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
+import { idleKeepAliveUntilClosed, slowlorisUntilClosed } from '../obs/testing/socket-probes.js';
 import { createRedisKeySpace, type TestKeySpace } from '../state/kv/testing.js';
 import { ServiceHost, sendJson } from './service-host.js';
 import { eventually } from './testing.js';
@@ -73,6 +75,18 @@ describe('ServiceHost', () => {
     await host.close();
     expect(bus.status).toBe('disconnected');
     await expect(fetch(`${http}/health`)).rejects.toThrow();
+  });
+
+  it('applies the http.* limits to its ops port: a slowloris socket is closed at the header timeout', async () => {
+    const limits = httpLimitsOf(loadConfig(httpServerSchema, { env: { HTTP_HEADERS_TIMEOUT: '200ms', HTTP_REQUEST_TIMEOUT: '400ms', HTTP_KEEP_ALIVE_TIMEOUT: '100ms' } }).values);
+    const host = new ServiceHost({ service: 'host-limits', logger, http: { host: '127.0.0.1', port: 0, portSetting: 'test.port', limits } });
+    cleanup.push(() => host.close());
+    const { http } = await host.start();
+    const port = Number(new URL(http!).port);
+    const slow = await slowlorisUntilClosed(port, { timeoutMs: 5_000 });
+    expect(slow.received).toMatch(/^HTTP\/1\.1 408/);
+    const idle = await idleKeepAliveUntilClosed(port, '/metrics', { timeoutMs: 3_000 });
+    expect(idle.answered).toBe(true);
   });
 
   it('asks the authorizer for the routes marked auth', async () => {
