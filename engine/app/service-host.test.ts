@@ -125,7 +125,8 @@ describe('ServiceHost', () => {
       return h !== null && h.status === 'degraded' && h.lastHeartbeat > first!.lastHeartbeat ? h : undefined;
     }, 5_000, 'a later beat');
     expect(later.status).toBe('degraded');
-    await host.close();
+    // SIGTERM (here handed in): the host closes, the last beat says stopped, exit code 0.
+    expect(await host.untilShutdown(Promise.resolve('SIGTERM'))).toBe(0);
     expect(await kv.keys.getHealth('host-beat')).toMatchObject({ status: 'stopped' });
   });
 

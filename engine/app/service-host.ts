@@ -30,7 +30,7 @@ import { clientErrorOf } from '../error-status.js';
 import { ErrorCode, TpError, isTpError } from '../errors.js';
 import { closeServer, createLimitedServer, createMetricsRegistry, listenOn, requestTarget, type Logger } from '../obs/index.js';
 import { HealthHeartbeat, HeartbeatStatus, type KeySpace } from '../state/index.js';
-import { waitForShutdown, type ShutdownReason } from './shutdown.js';
+import { closeOnShutdown, waitForShutdown, type ShutdownReason } from './shutdown.js';
 
 /** How long a service waits for the bus at start before it gives up (TP_ERR_BUS_UNAVAILABLE). */
 export const BUS_START_WAIT_MS = 5_000;
@@ -283,13 +283,8 @@ export class ServiceHost {
    * Runs until SIGTERM, SIGINT, SIGHUP or the parent process exits, then closes the host (and with
    * it the app) and resolves with exit code 0.
    */
-  async untilShutdown(signal: Promise<ShutdownReason> = waitForShutdown()): Promise<number> {
-    const reason = await signal;
-    this.log.info({ signal: reason }, `${this.service} stopping`);
-    await this.close();
-    this.log.info(`${this.service} stopped`);
-    this.log.flush();
-    return 0;
+  untilShutdown(signal: Promise<ShutdownReason> = waitForShutdown()): Promise<number> {
+    return closeOnShutdown(this.log, this.service, () => this.close(), signal);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
