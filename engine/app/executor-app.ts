@@ -17,7 +17,7 @@ import type { NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
 
 import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { bool, busAuthOf, busAuthSchema, httpLimitsOf, httpServerSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, flashLoanSchema, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
+import { bool, busAuthOf, busAuthSchema, heapProfileSchema, httpLimitsOf, httpServerSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, flashLoanSchema, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorMetrics, ExecutorService, FlashLoans, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
@@ -43,6 +43,7 @@ export const executorSchema = {
   ...redisSchema,
   ...deploymentSafetySchema,
   ...httpServerSchema,
+  ...heapProfileSchema,
   'wallets.passphrase': walletSchema['wallets.passphrase'],
   'wallets.keyFile': walletSchema['wallets.keyFile'],
   'executor.paper': setting({ description: 'paper trading: the same pipeline, fills computed on the live state, trades recorded as paper, nothing sent', parse: bool(), default: false, env: 'PAPER_TRADING', flag: 'paper' }),
@@ -103,6 +104,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
     {
       service: 'executor',
       logger: log,
+      heapProfile: config['debug.heapProfile'],
       bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: `tidepool-executor-${config['executor.id']}` },
       http: { host: config['executor.host'], port: config['executor.port'], portSetting: 'executor.port (EXECUTOR_PORT, --port)', limits: httpLimitsOf(config) },
       ...(safety === undefined ? {} : { health: () => deploymentHealth(safety) }),

@@ -25,7 +25,7 @@
  * set up, bus connected) and /metrics (market_*) on health.port; blockstream mode keeps the
  * pool-state scanner's health and metrics ports.
  */
-import { busAuthOf, httpLimitsOf, redactedValues, setting, type LoadedConfig } from '../config/index.js';
+import { busAuthOf, heapProfileSchema, httpLimitsOf, redactedValues, setting, type LoadedConfig } from '../config/index.js';
 import { bool, duration, int, num, oneOf, str, uniqueList } from '../config/index.js';
 import { type BusConnection, NS_PER_MS, PlatformStream, ensurePlatformStreams, ensureStream, platformStreamSpecs, streamSizeSchema } from '../bus/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -49,6 +49,7 @@ export const marketScannerSchema = {
   ...scannerSchema,
   ...redisSchema,
   ...streamSizeSchema,
+  ...heapProfileSchema,
   'market.mode': setting({ description: 'where pool changes come from: blockstream (the block-entry stream, as the pool-state scanner), websocket (accountSubscribe on market.wsUrl, context accounts by RPC), rpc-polling (getMultipleAccounts every pollInterval)', parse: oneOf(['blockstream', 'websocket', 'rpc-polling'] as const), default: 'blockstream' as MarketScannerMode, env: 'MARKET_MODE', flag: 'mode' }),
   'market.accounts': setting({ description: 'pool accounts watched; empty: pools.monitored, then pools.file', parse: uniqueList(str({ nonEmpty: true })), default: [] as string[], env: 'MARKET_ACCOUNTS', flag: 'accounts' }),
   'market.bufferSize': setting({ description: 'messages waiting for their bus acknowledgement beyond which new ones are dropped and counted', parse: int({ min: 1 }), default: 10_000, env: 'MARKET_BUFFER_SIZE', flag: 'buffer-size' }),
@@ -117,6 +118,7 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
     {
       service: 'market-scanner',
       logger: log,
+      heapProfile: config['debug.heapProfile'],
       // No start wait: the scanner starts with the bus down, drops and counts what it cannot publish
       // meanwhile, and says so in /health, /ready and its heartbeat until the bus is there.
       bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), startWaitMs: 0 },

@@ -22,7 +22,7 @@ import type { Registry } from 'prom-client';
 
 import { authSchema, createHttpAuth, type HttpAuthorizer } from '../auth/index.js';
 import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { busAuthOf, busAuthSchema, httpLimitsOf, httpServerSchema, setting, type LoadedConfig } from '../config/index.js';
+import { busAuthOf, busAuthSchema, heapProfileSchema, httpLimitsOf, httpServerSchema, setting, type LoadedConfig } from '../config/index.js';
 import { duration, flashLoanSchema, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -57,6 +57,7 @@ export const plannerSchema = {
   'planner.metricsInterval': setting({ description: 'time between two planner_metrics rows', parse: duration({ min: 100 }), default: 10_000, env: 'PLANNER_METRICS_INTERVAL', flag: 'metrics-interval' }),
   ...authSchema,
   ...httpServerSchema,
+  ...heapProfileSchema,
   ...flashLoanSchema,
   'planner.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'PLANNER_SUBJECT_PREFIX', flag: 'subject-prefix' }),
 };
@@ -101,6 +102,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     {
       service: 'planner',
       logger: log,
+      heapProfile: config['debug.heapProfile'],
       bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: `tidepool-planner-${config['planner.id']}` },
       http: { host: config['planner.host'], port: config['planner.port'], portSetting: 'planner.port (PLANNER_PORT, --port)', limits: httpLimitsOf(config), ...(authorizeSignals === undefined ? {} : { authorize: authorizeSignals }) },
       ready: async () => {

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LOCAL_NATS_URL, deadPort } from '../bus/testing/local-nats.js';
 import { httpLimitsOf, httpServerSchema, loadConfig } from '../config/index.js';
 import { ErrorCode, TpError, isTpError } from '../errors.js';
+import { heapSamplingActive } from '../obs/index.js';
 import { createLogger } from '../obs/logger.js';
 import { idleKeepAliveUntilClosed, slowlorisUntilClosed } from '../obs/testing/socket-probes.js';
 import { createRedisKeySpace, type TestKeySpace } from '../state/kv/testing.js';
@@ -87,6 +88,21 @@ describe('ServiceHost', () => {
     expect(slow.received).toMatch(/^HTTP\/1\.1 408/);
     const idle = await idleKeepAliveUntilClosed(port, '/metrics', { timeoutMs: 3_000 });
     expect(idle.answered).toBe(true);
+  });
+
+  it('with heapProfile, keeps heap sampling on while it runs and serves /debug/pprof/heap', async () => {
+    const host = new ServiceHost({ service: 'host-heap', logger, heapProfile: true, http: { host: '127.0.0.1', port: 0, portSetting: 'test.port' } });
+    cleanup.push(() => host.close());
+    const { http } = await host.start();
+    expect(heapSamplingActive()).toBe(true);
+    const pprof = await fetch(`${http}/debug/pprof/heap`);
+    expect(pprof.status).toBe(200);
+    expect(pprof.headers.get('content-disposition')).toContain('heap.pb.gz');
+    expect([...new Uint8Array(await pprof.arrayBuffer()).slice(0, 2)]).toEqual([0x1f, 0x8b]);
+    const devtools = await fetch(`${http}/debug/pprof/heap?format=devtools`);
+    expect(await devtools.json()).toHaveProperty('head');
+    await host.close();
+    expect(heapSamplingActive()).toBe(false);
   });
 
   it('asks the authorizer for the routes marked auth', async () => {

@@ -9,7 +9,7 @@
  *              TP_ERR_BUS_AUTH
  *   ops port   one node:http port with the shared `http.*` limits: GET /health, /ready, /metrics
  *              (the service's prom-client registry), /debug/pprof/heap (engine/common
- *              ops-endpoints, 404 while heap sampling is off), plus the routes the app registers,
+ *              ops-endpoints; sampling on with `heapProfile`, debug.heapProfile), plus the routes the app registers,
  *              those marked `auth` behind the JWT authorizer (engine/auth createHttpAuth). A port
  *              in use is TP_ERR_IO naming the setting that moves it
  *   heartbeat  `system:health:{service}` (engine/state HealthHeartbeat) every few seconds while it
@@ -28,7 +28,7 @@ import { heapProfileResponse, opsFailure } from '../common/index.js';
 import { DEFAULT_HTTP_LIMITS, type BusAuth, type HttpLimitValues } from '../config/index.js';
 import { clientErrorOf } from '../error-status.js';
 import { ErrorCode, TpError, isTpError } from '../errors.js';
-import { closeServer, createLimitedServer, createMetricsRegistry, listenOn, requestTarget, type Logger } from '../obs/index.js';
+import { acquireHeapSampling, closeServer, createLimitedServer, createMetricsRegistry, listenOn, releaseHeapSampling, requestTarget, type Logger } from '../obs/index.js';
 import { HealthHeartbeat, HeartbeatStatus, type KeySpace } from '../state/index.js';
 import { closeOnShutdown, waitForShutdown, type ShutdownReason } from './shutdown.js';
 
@@ -89,6 +89,8 @@ export interface ServiceHostOptions {
   health?: () => Record<string, unknown>;
   /** What GET /ready asks of the app's own dependencies; the host adds the bus. */
   ready?: () => Promise<ReadyAnswer>;
+  /** Keep the sampling heap profiler on while the host runs, for /debug/pprof/heap (`debug.heapProfile`). */
+  heapProfile?: boolean;
   /** The heartbeat's status; default `ok`, `degraded` while the bus is not connected. */
   heartbeatStatus?: () => { status: HeartbeatStatus; detail?: Record<string, unknown> };
 }
@@ -126,6 +128,7 @@ export class ServiceHost {
   private closing: Promise<void> | undefined;
   private boundUrl: string | undefined;
   private heartbeatTarget: { keys: KeySpace; intervalMs?: number } | undefined;
+  private sampling = false;
 
   constructor(options: ServiceHostOptions) {
     this.options = options;
@@ -225,6 +228,11 @@ export class ServiceHost {
    * (undefined without one). Throws TP_ERR_IO naming the port's setting when it cannot bind.
    */
   async start(): Promise<{ http?: string }> {
+    if (this.options.heapProfile === true && !this.sampling) {
+      this.sampling = true;
+      await acquireHeapSampling();
+      this.onClose('heap sampling', () => releaseHeapSampling());
+    }
     const http = this.options.http;
     if (http !== undefined && this.server === undefined) {
       const server = createLimitedServer((req, res) => void this.handle(req, res), http.limits ?? DEFAULT_HTTP_LIMITS);

@@ -17,7 +17,7 @@ import { DeliverPolicy, type NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
 
 import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { busAuthOf, busAuthSchema, duration, httpLimitsOf, httpServerSchema, int, num, setting, str, type LoadedConfig } from '../config/index.js';
+import { busAuthOf, busAuthSchema, duration, heapProfileSchema, httpLimitsOf, httpServerSchema, int, num, setting, str, type LoadedConfig } from '../config/index.js';
 import { decodeMarketEvent } from '../messages/index.js';
 import type { Logger } from '../obs/index.js';
 import { scannerSchema } from '../scanner/index.js';
@@ -31,6 +31,7 @@ export const signalSourceSchema = {
   ...streamSizeSchema,
   ...redisSchema,
   ...httpServerSchema,
+  ...heapProfileSchema,
   'metrics.logLevel': scannerSchema['metrics.logLevel'],
   'signals.model': setting({ description: 'ES module of your own signal model (engine/signals/README.md); empty: the built-in trend model', parse: str(), default: '', env: 'SIGNAL_MODEL', flag: 'model' }),
   'signals.horizon': setting({ description: 'how far ahead the built-in model predicts (and its signals\' horizon)', parse: duration({ min: 1_000 }), default: 60_000, env: 'SIGNAL_HORIZON', flag: 'horizon' }),
@@ -75,6 +76,7 @@ export async function createSignalSourceApp(loaded: LoadedConfig<typeof signalSo
     {
       service: 'signal-source',
       logger: log,
+      heapProfile: config['debug.heapProfile'],
       bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: `tidepool-signal-source-${config['signals.id']}` },
       http: { host: config['signals.host'], port: config['signals.port'], portSetting: 'signals.port (SIGNAL_SOURCE_PORT, --port)', limits: httpLimitsOf(config) },
       health: () => ({ source: model.source, warmed: warmedCount }),

@@ -13,7 +13,7 @@
  */
 import type { Registry } from 'prom-client';
 
-import { bool, checkSharedState, deploymentHealth, httpLimitsOf, httpServerSchema, type deploymentSafetySchema, duration, int, setting, str } from '../config/index.js';
+import { bool, checkSharedState, deploymentHealth, heapProfileSchema, httpLimitsOf, httpServerSchema, type deploymentSafetySchema, duration, int, setting, str } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { ChainClient } from '../rpc/index.js';
@@ -28,6 +28,7 @@ export const walletServiceSchema = {
   'wallets.host': setting({ description: 'wallets serve: bind address of the probes and /metrics', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'WALLETS_HOST', flag: 'host' }),
   'wallets.port': setting({ description: 'wallets serve: HTTP port of /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8089, env: 'WALLETS_PORT', flag: 'port' }),
   ...httpServerSchema,
+  ...heapProfileSchema,
 };
 
 type Values<S> = { [K in keyof S]: S[K] extends { parse: (raw: unknown) => infer T } ? T : never };
@@ -57,6 +58,7 @@ export async function createWalletServiceApp(config: WalletServiceConfig, option
     {
       service: 'wallets',
       logger: log,
+      heapProfile: config['debug.heapProfile'],
       http: { host: config['wallets.host'], port: config['wallets.port'], portSetting: 'wallets.port (WALLETS_PORT, --port)', limits: httpLimitsOf(config) },
       health: () => ({ status: service?.status().lastError === null ? 'ok' : 'degraded', singleInstance, ...deploymentHealth(safety), ...service?.status() }),
       ready: async () => {
