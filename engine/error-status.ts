@@ -92,6 +92,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   [ErrorCode.BusSetup]: s(503, G.UNAVAILABLE, false),
   [ErrorCode.BusPublish]: s(503, G.UNAVAILABLE, false),
   [ErrorCode.BusAuth]: s(503, G.UNAVAILABLE, false),
+  [ErrorCode.BusUnavailable]: s(503, G.UNAVAILABLE, false),
   // RPC proxy (engine/rpc-proxy): reached no endpoint (send again); a read no endpoint
   // answered (send again; 504 when it timed out); a write that may have landed (not UNAVAILABLE,
   // which says "retry")

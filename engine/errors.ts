@@ -77,6 +77,8 @@ export const ErrorCode = {
   BusPublish: 'TP_ERR_BUS_PUBLISH',
   /** The bus refused the credentials (token, user/password, creds file) or the TLS handshake failed. */
   BusAuth: 'TP_ERR_BUS_AUTH',
+  /** No bus server answered within a service's start wait (engine/app/service-host.ts); the message names the setting. */
+  BusUnavailable: 'TP_ERR_BUS_UNAVAILABLE',
   // platform state (engine/state: PostgreSQL, the key-value store; engine/wallets)
   /** The database cannot be reached (refused, timed out, authentication failed). */
   DbUnavailable: 'TP_ERR_DB_UNAVAILABLE',

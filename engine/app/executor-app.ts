@@ -8,14 +8,16 @@
  *          maxConcurrentTrades at once; ack once the outcome is recorded; a message that keeps
  *          failing goes to the dead-letter stream after 5 deliveries; an opportunity that found
  *          every wallet busy comes back after busyRetry; an executor_metrics row every metricsInterval
+ *   host:  assembled by the ServiceHost (service-host.ts): the bus (5 s start wait), the
+ *          `system:health:executor` heartbeat, the close stack (consumer drained before the service)
  *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics, GET /stats on
  *          executor.port (8085)
  */
 import type { NatsConnection } from 'nats';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 
-import { DeadLetterConsumer, PlatformStream, connectBus, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { bool, busAuthOf, busAuthSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, flashLoanSchema, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
+import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
+import { bool, busAuthOf, busAuthSchema, heapProfileSchema, httpLimitsOf, httpServerSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, flashLoanSchema, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorMetrics, ExecutorService, FlashLoans, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
@@ -27,7 +29,7 @@ import { WalletManager, WalletPassphrase } from '../wallets/index.js';
 import { databaseSchema, openPlatformState, redisSchema, walletSchema, type PlatformState } from '../state/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { scannerSchema } from '../scanner/index.js';
-import { serveExecutorHttp } from './executor-http.js';
+import { ServiceHost, sendJson } from './service-host.js';
 
 export const EXECUTOR_PORT = 8085;
 
@@ -40,6 +42,8 @@ export const executorSchema = {
   ...databaseSchema,
   ...redisSchema,
   ...deploymentSafetySchema,
+  ...httpServerSchema,
+  ...heapProfileSchema,
   'wallets.passphrase': walletSchema['wallets.passphrase'],
   'wallets.keyFile': walletSchema['wallets.keyFile'],
   'executor.paper': setting({ description: 'paper trading: the same pipeline, fills computed on the live state, trades recorded as paper, nothing sent', parse: bool(), default: false, env: 'PAPER_TRADING', flag: 'paper' }),
@@ -77,6 +81,8 @@ export interface ExecutorAppOptions {
 }
 
 export interface ExecutorApp {
+  /** The bus, the ops port (probes, metrics, GET /stats), the heartbeat and the close stack. */
+  readonly host: ServiceHost;
   readonly service: ExecutorService;
   readonly state: PlatformState;
   readonly registry: Registry;
@@ -93,137 +99,137 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
   // Real mode moves money: shared state, and no simulator default next to a real chain.
   const safety = paper ? undefined : checkSharedState('the executor (real mode)', config);
   if (!paper) refuseLoopbackDefaults(executorSchema, loaded, ['rpc.endpoints'], ['executor.blockEngineUrl']);
-  const state = await openPlatformState(config);
-  const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
-  // Every endpoint, with failover (issue 24 item 4): a send or a status poll no node answers goes to the next.
-  const chain = new ChainClient({ endpoints: config['rpc.endpoints'] });
-  const closeAll: (() => Promise<unknown>)[] = [() => state.close(), () => rpc.close(), () => chain.close()];
-  try {
-    const db = options.wrapDb?.(state) ?? state.db;
-    const registry = new Registry();
-    registry.setDefaultLabels({ executor: config['executor.id'] });
-    const metrics = new ExecutorMetrics(registry);
-    const registryOfDex = createDecoderRegistry();
-    const fetcher = new AccountFetcher(rpc);
-    const loader = new RpcPoolLoader({ fetcher, registry: registryOfDex, readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
-    const pools = new RoutePools(new PlannerPools(loader, { ...(options.now === undefined ? {} : { now: options.now }) }), registryOfDex);
-    const flashLoans = await FlashLoans.load(readAccountsOf(rpc), config['flashLoan.reserves']);
+  let opened: PlatformState | undefined;
+  return ServiceHost.assemble(
+    {
+      service: 'executor',
+      logger: log,
+      heapProfile: config['debug.heapProfile'],
+      bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: `tidepool-executor-${config['executor.id']}` },
+      http: { host: config['executor.host'], port: config['executor.port'], portSetting: 'executor.port (EXECUTOR_PORT, --port)', limits: httpLimitsOf(config) },
+      ...(safety === undefined ? {} : { health: () => deploymentHealth(safety) }),
+      ready: async () => {
+        const dependencies = (await opened?.dependencyStatus()) ?? [];
+        return { ok: opened !== undefined && dependencies.every((d) => d.ok), detail: { dependencies } };
+      },
+    },
+    async (host) => {
+      const state = await openPlatformState(config);
+      opened = state;
+      host.onClose('platform state', () => state.close());
+      host.heartbeatTo(state.keys);
+      const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
+      host.onClose('rpc', () => rpc.close());
+      // Every endpoint, with failover (issue 24 item 4): a send or a status poll no node answers goes to the next.
+      const chain = new ChainClient({ endpoints: config['rpc.endpoints'] });
+      host.onClose('chain', () => chain.close());
+      const db = options.wrapDb?.(state) ?? state.db;
+      const registry = host.registry;
+      registry.setDefaultLabels({ executor: config['executor.id'] });
+      const metrics = new ExecutorMetrics(registry);
+      const registryOfDex = createDecoderRegistry();
+      const fetcher = new AccountFetcher(rpc);
+      const loader = new RpcPoolLoader({ fetcher, registry: registryOfDex, readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
+      const pools = new RoutePools(new PlannerPools(loader, { ...(options.now === undefined ? {} : { now: options.now }) }), registryOfDex);
+      const flashLoans = await FlashLoans.load(readAccountsOf(rpc), config['flashLoan.reserves']);
 
-    let wallets: WorkerWallets | undefined;
-    let submitters: Record<ExecutionPath, Submitter> | undefined;
-    let balanceChanges: BalanceChangesReader | undefined;
-    if (!paper) {
-      const passphrase = WalletPassphrase.resolve({ passphrase: config['wallets.passphrase'], keyFile: config['wallets.keyFile'] });
-      const manager = new WalletManager({ db, keys: state.keys, chain, passphrase, logger: log.child({ component: 'wallets' }) });
-      wallets = new WorkerWallets({ wallets: manager, keys: state.keys, chain, logger: log.child({ component: 'wallets' }) });
-      const pollMs = options.pollMs ?? 400;
-      submitters = options.submitters?.(chain) ?? {
-        direct: new DirectSubmitter({ chain, pollMs, logger: log.child({ component: 'direct' }) }),
-        bundle: new BundleSubmitter({
-          chain,
-          blockEngine: new BlockEngineClient({ url: config['executor.blockEngineUrl'], ...(config['executor.blockEngineUuid'] === '' ? {} : { uuid: config['executor.blockEngineUuid'] }) }),
-          pollMs,
-          logger: log.child({ component: 'bundle' }),
-        }),
+      let wallets: WorkerWallets | undefined;
+      let submitters: Record<ExecutionPath, Submitter> | undefined;
+      let balanceChanges: BalanceChangesReader | undefined;
+      if (!paper) {
+        const passphrase = WalletPassphrase.resolve({ passphrase: config['wallets.passphrase'], keyFile: config['wallets.keyFile'] });
+        const manager = new WalletManager({ db, keys: state.keys, chain, passphrase, logger: log.child({ component: 'wallets' }) });
+        wallets = new WorkerWallets({ wallets: manager, keys: state.keys, chain, logger: log.child({ component: 'wallets' }) });
+        const pollMs = options.pollMs ?? 400;
+        submitters = options.submitters?.(chain) ?? {
+          direct: new DirectSubmitter({ chain, pollMs, logger: log.child({ component: 'direct' }) }),
+          bundle: new BundleSubmitter({
+            chain,
+            blockEngine: new BlockEngineClient({ url: config['executor.blockEngineUrl'], ...(config['executor.blockEngineUuid'] === '' ? {} : { uuid: config['executor.blockEngineUuid'] }) }),
+            pollMs,
+            logger: log.child({ component: 'bundle' }),
+          }),
+        };
+        balanceChanges = async (signature, owner, mints) => sumBalanceChanges([await fetchLanded(chain, signature, owner, { pollMs: 200, until: Date.now() + 10_000 })], mints);
+      }
+
+      const nc: NatsConnection = (await host.openBus()).connection!;
+      const jsm = await nc.jetstreamManager();
+      const maxBytesScale = config['bus.streamMaxBytesScale'];
+      await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
+      await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
+      const stream = `${prefix}${PlatformStream.TradeOpportunities}`;
+      const consumerName = `executor_${config['executor.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      const concurrency = config['executor.maxConcurrentTrades'];
+      await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}trade.opportunities.>`, { maxAckPending: Math.max(100, concurrency * 4) }));
+
+      const service = new ExecutorService({
+        settings: {
+          executorId: config['executor.id'],
+          paper,
+          maxConcurrentTrades: concurrency,
+          maxStateAgeMs: config['executor.maxStateAge'],
+          maxSlotLag: BigInt(config['executor.maxSlotLag']),
+          minProfit: BigInt(config['executor.minProfit']),
+          computeUnitPriceMicroLamports: BigInt(config['executor.computeUnitPrice']),
+          defaultTip: BigInt(config['executor.tip']),
+          slippageBps: config['executor.slippageBps'],
+          busyRetryMs: config['executor.busyRetry'],
+        },
+        trades: new TradeStore(db),
+        pools,
+        chain,
+        metrics,
+        results: nc.jetstream(),
+        subjectPrefix: prefix,
+        ...(wallets === undefined ? {} : { wallets }),
+        ...(submitters === undefined ? {} : { submitters }),
+        ...(balanceChanges === undefined ? {} : { balanceChanges }),
+        flashLoans,
+        lookupTables: new OperatorLookupTables({ reader: fetcher, addresses: config['executor.lookupTables'], logger: log.child({ component: 'lookup-tables' }) }),
+        logger: log.child({ component: 'executor' }),
+        ...(options.now === undefined ? {} : { now: options.now }),
+      });
+      host.onClose('executor service', () => service.close());
+      const dlqMetrics = createDeadLetterMetrics(registry);
+      const now = options.now ?? Date.now;
+      host.route({ method: 'GET', path: '/stats', handle: (_req, res) => sendJson(res, 200, { executorId: config['executor.id'], paper, maxConcurrentTrades: concurrency, ...service.stats }) });
+
+      const app: ExecutorApp = {
+        host,
+        service,
+        state,
+        registry,
+        config,
+        async start() {
+          if (wallets !== undefined) log.info({ wallets: await wallets.warm() }, 'worker wallet keys opened');
+          const consumer = await DeadLetterConsumer.start({
+            nc,
+            stream,
+            consumer: consumerName,
+            metrics: dlqMetrics,
+            subjectRoot: `${prefix}dlq`,
+            concurrency,
+            batch: Math.max(10, concurrency * 2),
+            workingIntervalMs: 10_000,
+            ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+            logger: log.child({ component: 'consumer' }),
+            handler: async (msg) => {
+              const receivedAt = now();
+              const outcome: HandleOutcome = await service.handle(decodeTradeOpportunity(msg.data), receivedAt);
+              if (outcome.kind === 'defer') return { nakDelayMs: outcome.delayMs };
+              return undefined;
+            },
+          });
+          // Drain on close: stop pulling, let the trades in flight finish and be recorded, then close.
+          host.onClose('opportunities consumer', () => consumer.stop());
+          service.startMetricsRows(config['executor.metricsInterval']);
+          const { http } = await host.start();
+          return { http: http! };
+        },
+        close: () => host.close(),
       };
-      balanceChanges = async (signature, owner, mints) => sumBalanceChanges([await fetchLanded(chain, signature, owner, { pollMs: 200, until: Date.now() + 10_000 })], mints);
-    }
-
-    const nc: NatsConnection = await connectBus({ servers: config['bus.servers'], name: `tidepool-executor-${config['executor.id']}`, auth: busAuthOf(config, config['bus.servers']) });
-    closeAll.unshift(() => nc.drain().catch(() => nc.close()));
-    const jsm = await nc.jetstreamManager();
-    const maxBytesScale = config['bus.streamMaxBytesScale'];
-    await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
-    await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
-    const stream = `${prefix}${PlatformStream.TradeOpportunities}`;
-    const consumerName = `executor_${config['executor.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
-    const concurrency = config['executor.maxConcurrentTrades'];
-    await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}trade.opportunities.>`, { maxAckPending: Math.max(100, concurrency * 4) }));
-
-    const service = new ExecutorService({
-      settings: {
-        executorId: config['executor.id'],
-        paper,
-        maxConcurrentTrades: concurrency,
-        maxStateAgeMs: config['executor.maxStateAge'],
-        maxSlotLag: BigInt(config['executor.maxSlotLag']),
-        minProfit: BigInt(config['executor.minProfit']),
-        computeUnitPriceMicroLamports: BigInt(config['executor.computeUnitPrice']),
-        defaultTip: BigInt(config['executor.tip']),
-        slippageBps: config['executor.slippageBps'],
-        busyRetryMs: config['executor.busyRetry'],
-      },
-      trades: new TradeStore(db),
-      pools,
-      chain,
-      metrics,
-      results: nc.jetstream(),
-      subjectPrefix: prefix,
-      ...(wallets === undefined ? {} : { wallets }),
-      ...(submitters === undefined ? {} : { submitters }),
-      ...(balanceChanges === undefined ? {} : { balanceChanges }),
-      flashLoans,
-      lookupTables: new OperatorLookupTables({ reader: fetcher, addresses: config['executor.lookupTables'], logger: log.child({ component: 'lookup-tables' }) }),
-      logger: log.child({ component: 'executor' }),
-      ...(options.now === undefined ? {} : { now: options.now }),
-    });
-    const dlqMetrics = createDeadLetterMetrics(registry);
-    let consumer: DeadLetterConsumer | undefined;
-    let closeServer: (() => Promise<void>) | undefined;
-    const now = options.now ?? Date.now;
-
-    const app: ExecutorApp = {
-      service,
-      state,
-      registry,
-      config,
-      async start() {
-        if (wallets !== undefined) log.info({ wallets: await wallets.warm() }, 'worker wallet keys opened');
-        consumer = await DeadLetterConsumer.start({
-          nc,
-          stream,
-          consumer: consumerName,
-          metrics: dlqMetrics,
-          subjectRoot: `${prefix}dlq`,
-          concurrency,
-          batch: Math.max(10, concurrency * 2),
-          workingIntervalMs: 10_000,
-          ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-          logger: log.child({ component: 'consumer' }),
-          handler: async (msg) => {
-            const receivedAt = now();
-            const outcome: HandleOutcome = await service.handle(decodeTradeOpportunity(msg.data), receivedAt);
-            if (outcome.kind === 'defer') return { nakDelayMs: outcome.delayMs };
-            return undefined;
-          },
-        });
-        service.startMetricsRows(config['executor.metricsInterval']);
-        const served = await serveExecutorHttp({
-          host: config['executor.host'],
-          port: config['executor.port'],
-          registry,
-          ...(safety === undefined ? {} : { health: () => deploymentHealth(safety) }),
-          stats: () => ({ executorId: config['executor.id'], paper, maxConcurrentTrades: concurrency, ...service.stats }),
-          ready: async () => {
-            const dependencies = await state.dependencyStatus();
-            const bus = !nc.isClosed();
-            return { ok: bus && dependencies.every((d) => d.ok), detail: { bus, dependencies } };
-          },
-        });
-        closeServer = served.close;
-        return { http: served.url };
-      },
-      async close() {
-        // Drain: stop pulling, let the trades in flight finish and be recorded, then close.
-        await consumer?.stop();
-        await service.close();
-        await closeServer?.();
-        for (const c of closeAll) await c().catch(() => undefined);
-      },
-    };
-    return app;
-  } catch (err) {
-    for (const c of closeAll) await c().catch(() => undefined);
-    throw err;
-  }
+      return app;
+    },
+  );
 }

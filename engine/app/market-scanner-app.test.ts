@@ -6,6 +6,9 @@ import { LOCAL_NATS_URL, TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStream
 import { loadConfig } from '../config/loader.js';
 import { ErrorCode, isTpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
+import { KeySpace } from '../state/kv/key-space.js';
+import { RedisStore } from '../state/kv/redis-store.js';
+import { TEST_REDIS_URL, testPrefix } from '../state/kv/testing.js';
 import { decodeMarketEvent, type MarketEvent } from '../messages/index.js';
 import { openPriceGap } from '../sim/index.js';
 import { simSchema } from '../sim/sim-config.js';
@@ -164,6 +167,36 @@ describe('tidepool market-scanner', () => {
       expect(source.stats.notifications).toBeGreaterThan(notificationsBefore);
     } finally {
       await app.close();
+      await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
+    }
+  });
+
+  it.each(['rpc-polling', 'websocket'])('in %s mode answers /health, /ready and /metrics on health.port and writes its heartbeat, then stopped', async (mode) => {
+    const prefix = `${uniqueName('MS')}_`;
+    prefixes.push(prefix);
+    const keyPrefix = testPrefix();
+    const keys = new KeySpace(await RedisStore.connect({ url: TEST_REDIS_URL }), keyPrefix);
+    const pool = sim.chain.pools().find((p) => p.dex === 'dexa_amm' && p.transferFees === undefined)!;
+    const extra = { accounts: pool.address, 'redis-url': TEST_REDIS_URL, 'redis-key-prefix': keyPrefix, ...(mode === 'websocket' ? { 'ws-url': endpoints.ws } : {}) };
+    const app = await createMarketScannerApp(settings(mode, prefix, extra), { logger, accounts: [pool.address], rpcWorkerFilename: RPC_WORKER });
+    try {
+      const { http } = await app.start();
+      expect(http).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const health = await fetch(`${http}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ status: 'ok', mode, accounts: 1 });
+      await eventually(async () => ((await fetch(`${http}/ready`)).status === 200 ? true : undefined), 10_000, 'ready once the streams exist');
+      expect(await (await fetch(`${http}/ready`)).json()).toMatchObject({ status: 'ready', bus: true, streams: true });
+      await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
+      const metrics = await (await fetch(`${http}/metrics`)).text();
+      expect(metrics).toMatch(/market_messages_published_total\{kind="event"\} [1-9]/);
+      // The first beat may say degraded (the bus was still connecting); the one at connect says ok.
+      await eventually(async () => ((await keys.getHealth('market-scanner'))?.status === 'ok' ? true : undefined), 5_000, 'an ok heartbeat');
+    } finally {
+      await app.close();
+      expect(await keys.getHealth('market-scanner')).toMatchObject({ status: 'stopped' });
+      for (const key of await keys.store.keys(keyPrefix)) await keys.store.del(key);
+      await keys.store.close();
       await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
     }
   });

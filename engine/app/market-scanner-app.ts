@@ -18,20 +18,27 @@
  * At start and every bus reconnect the four platform streams are created or updated with spec 03's
  * settings (ensurePlatformStreams), and the market-events stream (`natsStream`) with its duplicate
  * window set to `dedupWindowMs`. `price:` and `volume:` keys go to REDIS_URL (in process without it).
+ *
+ * Assembled by the ServiceHost (service-host.ts): one bus connection (no start wait: the scanner
+ * runs with the bus down and publishes once it is back), the `system:health:market-scanner`
+ * heartbeat in every mode, and, in the websocket and rpc-polling modes, /health, /ready (streams
+ * set up, bus connected) and /metrics (market_*) on health.port; blockstream mode keeps the
+ * pool-state scanner's health and metrics ports.
  */
-import { busAuthOf, redactedValues, setting, type LoadedConfig } from '../config/index.js';
+import { busAuthOf, heapProfileSchema, httpLimitsOf, redactedValues, setting, type LoadedConfig } from '../config/index.js';
 import { bool, duration, int, num, oneOf, str, uniqueList } from '../config/index.js';
-import { BusConnection, NS_PER_MS, PlatformStream, ensurePlatformStreams, ensureStream, platformStreamSpecs, streamSizeSchema } from '../bus/index.js';
+import { type BusConnection, NS_PER_MS, PlatformStream, ensurePlatformStreams, ensureStream, platformStreamSpecs, streamSizeSchema } from '../bus/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import type { LoadedPool } from '../pools/index.js';
 import { DEFAULT_ARRAYS_EACH_SIDE } from '../dex/index.js';
-import { DEFAULT_SNAPSHOT_INTERVAL_MS, DEFAULT_THRESHOLDS, EventStateWriter, MarketDataSink, MarketPublisher, PubsubPoolSource } from '../market/index.js';
+import { DEFAULT_SNAPSHOT_INTERVAL_MS, DEFAULT_THRESHOLDS, EventStateWriter, MarketDataSink, MarketPublisher, PubsubPoolSource, registerMarketMetrics } from '../market/index.js';
 import { openKeySpace, redisSchema, type KeySpace } from '../state/index.js';
 import { pubsubUrlOf } from '../rpc-proxy/index.js';
 import { scannerSchema } from '../scanner/index.js';
 import { epochSourceOf } from './quote-fallbacks.js';
 import { createAccountReads, createPoolLoader, createScannerService, type ScannerService } from './scanner-service.js';
+import { ServiceHost } from './service-host.js';
 
 export const MarketScannerMode = { Blockstream: 'blockstream', Websocket: 'websocket', RpcPolling: 'rpc-polling' } as const;
 export type MarketScannerMode = (typeof MarketScannerMode)[keyof typeof MarketScannerMode];
@@ -42,6 +49,7 @@ export const marketScannerSchema = {
   ...scannerSchema,
   ...redisSchema,
   ...streamSizeSchema,
+  ...heapProfileSchema,
   'market.mode': setting({ description: 'where pool changes come from: blockstream (the block-entry stream, as the pool-state scanner), websocket (accountSubscribe on market.wsUrl, context accounts by RPC), rpc-polling (getMultipleAccounts every pollInterval)', parse: oneOf(['blockstream', 'websocket', 'rpc-polling'] as const), default: 'blockstream' as MarketScannerMode, env: 'MARKET_MODE', flag: 'mode' }),
   'market.accounts': setting({ description: 'pool accounts watched; empty: pools.monitored, then pools.file', parse: uniqueList(str({ nonEmpty: true })), default: [] as string[], env: 'MARKET_ACCOUNTS', flag: 'accounts' }),
   'market.bufferSize': setting({ description: 'messages waiting for their bus acknowledgement beyond which new ones are dropped and counted', parse: int({ min: 1 }), default: 10_000, env: 'MARKET_BUFFER_SIZE', flag: 'buffer-size' }),
@@ -58,13 +66,16 @@ export const marketScannerSchema = {
 export type MarketScannerConfig = { [K in keyof typeof marketScannerSchema]: ReturnType<(typeof marketScannerSchema)[K]['parse']> };
 
 export interface MarketScannerApp {
+  /** What every service shares: the bus, the ops port (websocket and rpc-polling modes), the heartbeat, the close stack. */
+  readonly host: ServiceHost;
   readonly bus: BusConnection;
   readonly publisher: MarketPublisher;
   readonly sink: MarketDataSink;
   readonly service: ScannerService | undefined;
   /** The websocket mode's PubSub source (its stats: connects, subscriptions, notifications, malformed). */
   readonly pubsub: PubsubPoolSource | undefined;
-  start(): Promise<{ scanner?: string; scannerMetrics?: string }>;
+  /** blockstream: the scanner's health and metrics ports; the other modes: the ops port (`http`). */
+  start(): Promise<{ scanner?: string; scannerMetrics?: string; http?: string }>;
   close(): Promise<void>;
 }
 
@@ -98,137 +109,163 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
   const config = loaded.values as MarketScannerConfig;
   const log = options.logger;
   checkMarketScannerConfig(config, options.accounts);
+  const mode = config['market.mode'];
   const prefix = config['market.subjectPrefix'];
-  const keys: KeySpace = await openKeySpace({ url: config['redis.url'], password: config['redis.password'], prefix: config['redis.keyPrefix'] });
-  const bus = BusConnection.open({ servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-market-scanner', logger: log.child({ component: 'bus' }) });
-  const maxBytesScale = config['bus.streamMaxBytesScale'];
-  const marketStream = platformStreamSpecs({ replicas: 1, prefix, maxBytesScale }).find((s) => s.name === `${prefix}${PlatformStream.MarketEvents}`)!;
   let streamsReady = false;
-  bus.onConnect(async (nc) => {
-    streamsReady = false;
-    const jsm = await nc.jetstreamManager();
-    const infos = await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
-    const replicas = infos[0]?.config.num_replicas ?? 1;
-    await ensureStream(jsm, { ...marketStream, name: config['market.natsStream'] === PlatformStream.MarketEvents ? marketStream.name : config['market.natsStream'], replicas, duplicateWindowNs: config['market.dedupWindowMs'] * NS_PER_MS });
-    streamsReady = true;
-    startPubsub();
-  });
-  const publisher = new MarketPublisher({ js: () => bus.jetstream(), keys, bufferSize: config['market.bufferSize'], dedupWindowMs: config['market.dedupWindowMs'], prefix });
-  const withState = config['market.eventState'];
-  const eventState = withState ? new EventStateWriter({ snapshotIntervalMs: config['market.stateSnapshotInterval'], arraysEachSide: DEFAULT_ARRAYS_EACH_SIDE }) : undefined;
-  const sink = new MarketDataSink(publisher, { largeSwapBps: config['market.largeSwapBps'], liquidityChangeBps: config['market.liquidityChangeBps'] }, Date.now, eventState);
-  const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
-  // Event state: the mints too (a replay must know a pool's Token-2022 transfer fees, as the planner does).
-  const epochs = withState ? epochSourceOf(config['rpc.endpoints']) : undefined;
-  const loaderOptions = { keepAccounts: withState };
-  const loader = createPoolLoader(config, reads.fetcher, epochs?.epochs, loaderOptions);
-  const service =
-    config['market.mode'] === MarketScannerMode.Blockstream
-      ? createScannerService({
-          config,
-          sink,
-          loader,
-          fetcher: reads.fetcher,
-          pools: options.accounts,
-          metricsPort: config['metrics.prometheusPort'],
-          configView: () => redactedValues(marketScannerSchema, loaded),
-          busStatus: () => bus.status,
-          logger: log.child({ component: 'market-scanner' }),
-          ...(options.parseWorkerFilename === undefined ? {} : { parseWorkerFilename: options.parseWorkerFilename }),
-        })
-      : undefined;
-
-  // The accounts whose data changed since the last state handed to the sink (both modes that read).
-  const lastData = new Map<string, string>();
-  const observeIfChanged = (loaded: LoadedPool): Promise<void> => {
-    const data = Buffer.from(loaded.data).toString('base64') + (loaded.reserves?.join(':') ?? '');
-    if (lastData.get(loaded.address) === data) return Promise.resolve();
-    lastData.set(loaded.address, data);
-    return sink.observe(loaded);
-  };
-  const pubsub =
-    config['market.mode'] === MarketScannerMode.Websocket
-      ? new PubsubPoolSource({
-          wsUrl: marketWsUrl(config),
-          accounts: options.accounts,
-          fetcher: reads.fetcher,
-          createLoader: (reader) => createPoolLoader(config, reader, epochs?.epochs, loaderOptions),
-          onState: observeIfChanged,
-          logger: log.child({ component: 'market-pubsub' }),
-        })
-      : undefined;
-
-  // websocket: subscribed once start() was called and the streams exist (the catch-up load that
-  // follows the subscriptions would otherwise be published to no stream); a bus reconnect later
-  // leaves the PubSub connection alone.
-  let wanted = false;
-  let pubsubStarted = false;
-  function startPubsub(): void {
-    if (pubsub === undefined || !wanted || !streamsReady || pubsubStarted) return;
-    pubsubStarted = true;
-    pubsub.start();
-  }
-
-  // rpc-polling: the accounts whose data changed since the last read.
-  let pollTimer: NodeJS.Timeout | undefined;
-  let polling: Promise<void> | undefined;
-  const pollOnce = async (): Promise<void> => {
-    // Nothing is read while the bus or the streams are not there: a change seen then would be lost.
-    if (!streamsReady || bus.jetstream() === undefined) return;
-    const results = await loader.load(options.accounts);
-    const work: Promise<void>[] = [];
-    for (const r of results) {
-      if (!r.ok) {
-        log.warn({ pool: r.error.address, reason: r.error.reason, message: r.error.message }, 'market scanner could not read a pool');
-        continue;
-      }
-      work.push(observeIfChanged(r.value));
-    }
-    await Promise.all(work);
-  };
-  const schedulePoll = (): void => {
-    pollTimer = setTimeout(() => {
-      polling = pollOnce()
-        .catch((err: unknown) => log.error({ err }, 'market scanner poll failed'))
-        .finally(() => {
-          polling = undefined;
-          if (pollTimer !== undefined) schedulePoll();
-        });
-    }, config['market.pollInterval']);
-  };
-
-  let closed: Promise<void> | undefined;
-  return {
-    bus,
-    publisher,
-    sink,
-    service,
-    pubsub,
-    async start() {
-      if (service !== undefined) {
-        const { port, metricsPort } = await service.start();
-        return { scanner: `http://127.0.0.1:${port}`, scannerMetrics: `http://127.0.0.1:${metricsPort}/metrics` };
-      }
-      if (pubsub !== undefined) {
-        wanted = true;
-        startPubsub();
-      } else schedulePoll();
-      return {};
+  let pubsub: PubsubPoolSource | undefined;
+  let publisher: MarketPublisher | undefined;
+  return ServiceHost.assemble(
+    {
+      service: 'market-scanner',
+      logger: log,
+      heapProfile: config['debug.heapProfile'],
+      // No start wait: the scanner starts with the bus down, drops and counts what it cannot publish
+      // meanwhile, and says so in /health, /ready and its heartbeat until the bus is there.
+      bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), startWaitMs: 0 },
+      // blockstream mode: the pool-state scanner's own ports (health.port, metrics.prometheusPort) serve
+      // its probes; the other modes get the host's ops port on health.port.
+      ...(mode === MarketScannerMode.Blockstream
+        ? {}
+        : { http: { host: '127.0.0.1', port: config['health.port'], portSetting: 'health.port (HEALTH_PORT, --health-port)', limits: httpLimitsOf(config) } }),
+      health: () => ({ mode, accounts: options.accounts.length, published: publisher?.stats, ...(pubsub === undefined ? {} : { pubsub: { ...pubsub.stats, subscribed: pubsub.subscribed } }) }),
+      ready: async () => ({ ok: streamsReady, detail: { mode, streams: streamsReady } }),
     },
-    close() {
-      closed ??= (async () => {
+    async (host) => {
+      const keys: KeySpace = await openKeySpace({ url: config['redis.url'], password: config['redis.password'], prefix: config['redis.keyPrefix'] });
+      host.onClose('key space', () => keys.store.close());
+      host.heartbeatTo(keys);
+      const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
+      host.onClose('account reads', () => reads.close());
+      // Event state: the mints too (a replay must know a pool's Token-2022 transfer fees, as the planner does).
+      const withState = config['market.eventState'];
+      const epochs = withState ? epochSourceOf(config['rpc.endpoints']) : undefined;
+      if (epochs !== undefined) host.onClose('epoch clock', () => epochs.close());
+      const bus = await host.openBus();
+      const maxBytesScale = config['bus.streamMaxBytesScale'];
+      const marketStream = platformStreamSpecs({ replicas: 1, prefix, maxBytesScale }).find((s) => s.name === `${prefix}${PlatformStream.MarketEvents}`)!;
+      bus.onConnect(async (nc) => {
+        streamsReady = false;
+        const jsm = await nc.jetstreamManager();
+        const infos = await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
+        const replicas = infos[0]?.config.num_replicas ?? 1;
+        await ensureStream(jsm, { ...marketStream, name: config['market.natsStream'] === PlatformStream.MarketEvents ? marketStream.name : config['market.natsStream'], replicas, duplicateWindowNs: config['market.dedupWindowMs'] * NS_PER_MS });
+        streamsReady = true;
+        startPubsub();
+      });
+      const published = new MarketPublisher({ js: () => bus.jetstream(), keys, bufferSize: config['market.bufferSize'], dedupWindowMs: config['market.dedupWindowMs'], prefix });
+      publisher = published;
+      host.onClose('publisher', () => published.drain());
+      const eventState = withState ? new EventStateWriter({ snapshotIntervalMs: config['market.stateSnapshotInterval'], arraysEachSide: DEFAULT_ARRAYS_EACH_SIDE }) : undefined;
+      const sink = new MarketDataSink(published, { largeSwapBps: config['market.largeSwapBps'], liquidityChangeBps: config['market.liquidityChangeBps'] }, Date.now, eventState);
+      const loaderOptions = { keepAccounts: withState };
+      const loader = createPoolLoader(config, reads.fetcher, epochs?.epochs, loaderOptions);
+      const service =
+        mode === MarketScannerMode.Blockstream
+          ? createScannerService({
+              config,
+              sink,
+              loader,
+              fetcher: reads.fetcher,
+              pools: options.accounts,
+              metricsPort: config['metrics.prometheusPort'],
+              configView: () => redactedValues(marketScannerSchema, loaded),
+              busStatus: () => bus.status,
+              logger: log.child({ component: 'market-scanner' }),
+              ...(options.parseWorkerFilename === undefined ? {} : { parseWorkerFilename: options.parseWorkerFilename }),
+            })
+          : undefined;
+      if (service !== undefined) host.onClose('scanner', () => service.close());
+
+      // The accounts whose data changed since the last state handed to the sink (both modes that read).
+      const lastData = new Map<string, string>();
+      const observeIfChanged = (loaded: LoadedPool): Promise<void> => {
+        const data = Buffer.from(loaded.data).toString('base64') + (loaded.reserves?.join(':') ?? '');
+        if (lastData.get(loaded.address) === data) return Promise.resolve();
+        lastData.set(loaded.address, data);
+        return sink.observe(loaded);
+      };
+      pubsub =
+        mode === MarketScannerMode.Websocket
+          ? new PubsubPoolSource({
+              wsUrl: marketWsUrl(config),
+              accounts: options.accounts,
+              fetcher: reads.fetcher,
+              createLoader: (reader) => createPoolLoader(config, reader, epochs?.epochs, loaderOptions),
+              onState: observeIfChanged,
+              logger: log.child({ component: 'market-pubsub' }),
+            })
+          : undefined;
+      const source = pubsub;
+      if (source !== undefined) host.onClose('pubsub', () => source.close());
+      registerMarketMetrics(host.registry, published, source);
+
+      // websocket: subscribed once start() was called and the streams exist (the catch-up load that
+      // follows the subscriptions would otherwise be published to no stream); a bus reconnect later
+      // leaves the PubSub connection alone.
+      let wanted = false;
+      let pubsubStarted = false;
+      function startPubsub(): void {
+        if (source === undefined || !wanted || !streamsReady || pubsubStarted) return;
+        pubsubStarted = true;
+        source.start();
+      }
+
+      // rpc-polling: the accounts whose data changed since the last read.
+      let pollTimer: NodeJS.Timeout | undefined;
+      let polling: Promise<void> | undefined;
+      const pollOnce = async (): Promise<void> => {
+        // Nothing is read while the bus or the streams are not there: a change seen then would be lost.
+        if (!streamsReady || bus.jetstream() === undefined) return;
+        const results = await loader.load(options.accounts);
+        const work: Promise<void>[] = [];
+        for (const r of results) {
+          if (!r.ok) {
+            log.warn({ pool: r.error.address, reason: r.error.reason, message: r.error.message }, 'market scanner could not read a pool');
+            continue;
+          }
+          work.push(observeIfChanged(r.value));
+        }
+        await Promise.all(work);
+      };
+      const schedulePoll = (): void => {
+        pollTimer = setTimeout(() => {
+          polling = pollOnce()
+            .catch((err: unknown) => log.error({ err }, 'market scanner poll failed'))
+            .finally(() => {
+              polling = undefined;
+              if (pollTimer !== undefined) schedulePoll();
+            });
+        }, config['market.pollInterval']);
+      };
+      host.onClose('polling', async () => {
         if (pollTimer !== undefined) clearTimeout(pollTimer);
         pollTimer = undefined;
         await polling;
-        await pubsub?.close();
-        await service?.close();
-        await publisher.drain();
-        await bus.close();
-        await reads.close();
-        await epochs?.close();
-        await keys.store.close();
-      })();
-      return closed;
+      });
+
+      const app: MarketScannerApp = {
+        host,
+        bus,
+        publisher: published,
+        sink,
+        service,
+        pubsub: source,
+        async start() {
+          if (service !== undefined) {
+            const { port, metricsPort } = await service.start();
+            await host.start();
+            return { scanner: `http://127.0.0.1:${port}`, scannerMetrics: `http://127.0.0.1:${metricsPort}/metrics` };
+          }
+          const { http } = await host.start();
+          if (source !== undefined) {
+            wanted = true;
+            startPubsub();
+          } else schedulePoll();
+          return http === undefined ? {} : { http };
+        },
+        close: () => host.close(),
+      };
+      return app;
     },
-  };
+  );
 }

@@ -10,25 +10,23 @@
  *   run:   PlannerService per message (engine/planner/planner-service.ts); dead-letter after
  *          5 failed deliveries; a planner_metrics row every metricsInterval; strategy_configs
  *          re-read every strategyReloadInterval (StrategyConfigWatcher: `tidepool strategies`)
+ *   host:  assembled by the ServiceHost (service-host.ts): the bus (5 s start wait), the
+ *          `system:health:planner` heartbeat, the close stack
  *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics on planner.port (8084);
  *          POST /signals: a TradeSignal (JSON), checked and published on signals.<source>, where the
  *          consumer above takes it like any other (JWT bearer auth as the other write endpoints:
  *          on unless the port is bound to loopback, TIDEPOOL_AUTH)
  */
-import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import type { NatsConnection } from 'nats';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 
 import { authSchema, createHttpAuth, type HttpAuthorizer } from '../auth/index.js';
-import { DeadLetterConsumer, PlatformStream, connectBus, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { busAuthOf, busAuthSchema, DEFAULT_HTTP_LIMITS, setting, type LoadedConfig } from '../config/index.js';
+import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
+import { busAuthOf, busAuthSchema, heapProfileSchema, httpLimitsOf, httpServerSchema, setting, type LoadedConfig } from '../config/index.js';
 import { duration, flashLoanSchema, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
-import { clientErrorOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { createLimitedServer, type Logger } from '../obs/index.js';
+import type { Logger } from '../obs/index.js';
 import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyConfigWatcher, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
@@ -39,6 +37,7 @@ import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import { readAccountsOf } from '../lending/index.js';
 import { scannerSchema } from '../scanner/index.js';
+import { ServiceHost, sendJson } from './service-host.js';
 
 export const plannerSchema = {
   'pools.monitored': scannerSchema['pools.monitored'],
@@ -57,6 +56,8 @@ export const plannerSchema = {
   'planner.strategyReloadInterval': setting({ description: 'time between two reads of strategy_configs: a strategy added, paused, resumed or removed runs (or stops) within it', parse: duration({ min: 100 }), default: 2_000, env: 'PLANNER_STRATEGY_RELOAD_INTERVAL', flag: 'strategy-reload-interval' }),
   'planner.metricsInterval': setting({ description: 'time between two planner_metrics rows', parse: duration({ min: 100 }), default: 10_000, env: 'PLANNER_METRICS_INTERVAL', flag: 'metrics-interval' }),
   ...authSchema,
+  ...httpServerSchema,
+  ...heapProfileSchema,
   ...flashLoanSchema,
   'planner.subjectPrefix': setting({ description: 'prefix in front of every stream name and subject (tests; empty in deployments)', parse: str(), default: '', env: 'PLANNER_SUBJECT_PREFIX', flag: 'subject-prefix' }),
 };
@@ -79,6 +80,8 @@ export interface PlannerAppOptions {
 }
 
 export interface PlannerApp {
+  /** The bus, the ops port (probes, metrics, POST /signals), the heartbeat and the close stack. */
+  readonly host: ServiceHost;
   readonly service: PlannerService;
   readonly strategies: readonly PlannerStrategy[];
   readonly pools: PlannerPools;
@@ -93,152 +96,134 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
   const log = options.logger;
   const now = options.now ?? Date.now;
   const prefix = config['planner.subjectPrefix'];
-  const state = await openPlatformState(config);
-  const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
-  const closeAll: (() => Promise<unknown>)[] = [() => state.close(), () => rpc.close()];
-  try {
-    // readMints + an epoch clock: a pool of a Token-2022 mint with transfer fees is read (and kept out of arbitrage), not refused.
-    const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry(), readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
-    const pools = new PlannerPools(loader, { now });
-    const store = new StrategyStore(state.db);
-    const registry = new Registry();
-    const metrics = new PlannerMetrics(registry);
-    const authorizeSignals: HttpAuthorizer | undefined = createHttpAuth(config, config['planner.host'], 'planner.host');
-    const rows = await store.forPlanner(config['planner.strategies'], defaultArbitrageParameters);
-    // Arbitrage capital (issue 27): flash loans where a reserve is configured, else the free worker balances.
-    const mints = [...new Set(rows.filter((r) => r.strategyType === 'arbitrage').flatMap((r) => arbitrageSettingsOf(r.id, r.parameters).baseMints))];
-    const funding = new ConfiguredFunding({ reserves: { addresses: config['flashLoan.reserves'], read: readAccountsOf(rpc) }, wallets: { db: state.db, keys: state.keys }, mints });
-    const stopFunding = await refreshFundingEvery(funding, FUNDING_REFRESH_MS, (err) => log.warn({ err: (err as Error).message }, 'arbitrage funding not refreshed'));
-    closeAll.unshift(async () => stopFunding());
-    const factories: Partial<Record<Strategy, StrategyFactory>> = {
-      arbitrage: (row, ctx) => new ArbitrageStrategy(row.id, row.parameters, ctx.pools, ctx.now, funding),
-      grid: (row, ctx) => new GridStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, db: ctx.state.db, now: ctx.now }),
-      dca: (row, ctx) => new DcaStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, now: ctx.now }),
-      signal: (row, ctx) =>
-        new SignalStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, now: ctx.now, onDecision: (d) => ctx.metrics.signalDecisions.inc({ action: d.action, reason: d.reason }) }),
-      ...options.factories,
-    };
-    const build = async (row: StrategyConfigRow): Promise<PlannerStrategy> => {
-      const factory = factories[row.strategyType];
-      if (factory === undefined) throw new TpError(ErrorCode.ConfigInvalid, `strategy ${row.strategyType} is not built into this planner`, { context: { setting: 'planner.strategies' } });
-      return factory(row, { pools, state, now, metrics });
-    };
-    const strategies: PlannerStrategy[] = [];
-    for (const row of rows) strategies.push(await build(row));
-    const failed = await pools.refresh(options.pools);
-    for (const [address, reason] of failed) log.warn({ pool: address, reason }, 'monitored pool not read at start');
+  const authorizeSignals: HttpAuthorizer | undefined = createHttpAuth(config, config['planner.host'], 'planner.host');
+  let state: PlatformState | undefined;
+  return ServiceHost.assemble(
+    {
+      service: 'planner',
+      logger: log,
+      heapProfile: config['debug.heapProfile'],
+      bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: `tidepool-planner-${config['planner.id']}` },
+      http: { host: config['planner.host'], port: config['planner.port'], portSetting: 'planner.port (PLANNER_PORT, --port)', limits: httpLimitsOf(config), ...(authorizeSignals === undefined ? {} : { authorize: authorizeSignals }) },
+      ready: async () => {
+        const dependencies = (await state?.dependencyStatus()) ?? [];
+        return { ok: state !== undefined && dependencies.every((d) => d.ok), detail: { dependencies } };
+      },
+    },
+    async (host) => {
+      const opened = await openPlatformState(config);
+      state = opened;
+      host.onClose('platform state', () => opened.close());
+      host.heartbeatTo(opened.keys);
+      const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
+      host.onClose('rpc', () => rpc.close());
+      // readMints + an epoch clock: a pool of a Token-2022 mint with transfer fees is read (and kept out of arbitrage), not refused.
+      const loader = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry(), readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
+      const pools = new PlannerPools(loader, { now });
+      const store = new StrategyStore(opened.db);
+      const registry = host.registry;
+      const metrics = new PlannerMetrics(registry);
+      const rows = await store.forPlanner(config['planner.strategies'], defaultArbitrageParameters);
+      // Arbitrage capital (issue 27): flash loans where a reserve is configured, else the free worker balances.
+      const mints = [...new Set(rows.filter((r) => r.strategyType === 'arbitrage').flatMap((r) => arbitrageSettingsOf(r.id, r.parameters).baseMints))];
+      const funding = new ConfiguredFunding({ reserves: { addresses: config['flashLoan.reserves'], read: readAccountsOf(rpc) }, wallets: { db: opened.db, keys: opened.keys }, mints });
+      const stopFunding = await refreshFundingEvery(funding, FUNDING_REFRESH_MS, (err) => log.warn({ err: (err as Error).message }, 'arbitrage funding not refreshed'));
+      host.onClose('funding refresh', async () => stopFunding());
+      const factories: Partial<Record<Strategy, StrategyFactory>> = {
+        arbitrage: (row, ctx) => new ArbitrageStrategy(row.id, row.parameters, ctx.pools, ctx.now, funding),
+        grid: (row, ctx) => new GridStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, db: ctx.state.db, now: ctx.now }),
+        dca: (row, ctx) => new DcaStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, now: ctx.now }),
+        signal: (row, ctx) =>
+          new SignalStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, now: ctx.now, onDecision: (d) => ctx.metrics.signalDecisions.inc({ action: d.action, reason: d.reason }) }),
+        ...options.factories,
+      };
+      const build = async (row: StrategyConfigRow): Promise<PlannerStrategy> => {
+        const factory = factories[row.strategyType];
+        if (factory === undefined) throw new TpError(ErrorCode.ConfigInvalid, `strategy ${row.strategyType} is not built into this planner`, { context: { setting: 'planner.strategies' } });
+        return factory(row, { pools, state: opened, now, metrics });
+      };
+      const strategies: PlannerStrategy[] = [];
+      for (const row of rows) strategies.push(await build(row));
+      const failed = await pools.refresh(options.pools);
+      for (const [address, reason] of failed) log.warn({ pool: address, reason }, 'monitored pool not read at start');
 
-    const nc: NatsConnection = await connectBus({ servers: config['bus.servers'], name: `tidepool-planner-${config['planner.id']}`, auth: busAuthOf(config, config['bus.servers']) });
-    closeAll.unshift(() => nc.drain().catch(() => nc.close()));
-    const jsm = await nc.jetstreamManager();
-    const maxBytesScale = config['bus.streamMaxBytesScale'];
-    await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
-    await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
-    const stream = `${prefix}${PlatformStream.MarketEvents}`;
-    const consumerName = `planner_${config['planner.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
-    await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}market.events.*.pool_update`));
-    const takesSignals = strategies.some((s) => s.onSignal !== undefined);
-    const signalStream = `${prefix}${PlatformStream.Signals}`;
-    const signalConsumer = `${consumerName}_signals`;
-    if (takesSignals) await ensureConsumer(jsm, platformConsumerSpec(signalStream, signalConsumer, `${prefix}signals.>`));
-    const signalPublisher = new SignalPublisher(nc.jetstream(), prefix);
-    const service = new PlannerService({ plannerId: config['planner.id'], strategies, pools, publisher: new OpportunityPublisher(nc.jetstream(), prefix), metrics, store, logger: log.child({ component: 'planner' }), now });
-    const watcher = new StrategyConfigWatcher({ store, types: config['planner.strategies'], initial: rows.map((row, i) => ({ row, strategy: strategies[i]! })), build, apply: (next) => service.replaceStrategies(next), intervalMs: config['planner.strategyReloadInterval'], logger: log.child({ component: 'strategies' }) });
-    const dlqMetrics = createDeadLetterMetrics(registry);
-    let consumer: DeadLetterConsumer | undefined;
-    let signals: DeadLetterConsumer | undefined;
-    let server: Server | undefined;
+      const bus = await host.openBus();
+      const nc: NatsConnection = bus.connection!;
+      const jsm = await nc.jetstreamManager();
+      const maxBytesScale = config['bus.streamMaxBytesScale'];
+      await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
+      await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
+      const stream = `${prefix}${PlatformStream.MarketEvents}`;
+      const consumerName = `planner_${config['planner.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}market.events.*.pool_update`));
+      const takesSignals = strategies.some((s) => s.onSignal !== undefined);
+      const signalStream = `${prefix}${PlatformStream.Signals}`;
+      const signalConsumer = `${consumerName}_signals`;
+      if (takesSignals) await ensureConsumer(jsm, platformConsumerSpec(signalStream, signalConsumer, `${prefix}signals.>`));
+      const signalPublisher = new SignalPublisher(nc.jetstream(), prefix);
+      const service = new PlannerService({ plannerId: config['planner.id'], strategies, pools, publisher: new OpportunityPublisher(nc.jetstream(), prefix), metrics, store, logger: log.child({ component: 'planner' }), now });
+      host.onClose('planner service', () => service.close());
+      const watcher = new StrategyConfigWatcher({ store, types: config['planner.strategies'], initial: rows.map((row, i) => ({ row, strategy: strategies[i]! })), build, apply: (next) => service.replaceStrategies(next), intervalMs: config['planner.strategyReloadInterval'], logger: log.child({ component: 'strategies' }) });
+      host.onClose('strategy watcher', () => watcher.close());
+      const dlqMetrics = createDeadLetterMetrics(registry);
 
-    /** POST /signals: 202 with where the signal was stored; 400 for a body that is not a TradeSignal. */
-    const postSignal = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-      await authorizeSignals?.(req.headers.authorization);
-      const body = await readLimitedBody(req, MAX_SIGNAL_BODY_BYTES);
-      const signal = decodeTradeSignal(body);
-      const stored = await signalPublisher.publish(signal);
-      sendJson(res, 202, { id: signal.id, subject: stored.subject, seq: stored.seq, duplicate: stored.duplicate, taken: takesSignals });
-    };
+      /** POST /signals (auth: the host's authorizer): 202 with where the signal was stored; 400 for a body that is not a TradeSignal. */
+      host.route({
+        method: 'POST',
+        path: '/signals',
+        auth: true,
+        handle: async (req, res) => {
+          const body = await readLimitedBody(req, MAX_SIGNAL_BODY_BYTES);
+          const signal = decodeTradeSignal(body);
+          const stored = await signalPublisher.publish(signal);
+          sendJson(res, 202, { id: signal.id, subject: stored.subject, seq: stored.seq, duplicate: stored.duplicate, taken: takesSignals });
+        },
+      });
 
-    const app: PlannerApp = {
-      service,
-      strategies,
-      pools,
-      state,
-      registry,
-      async start() {
-        consumer = await DeadLetterConsumer.start({
-          nc,
-          stream,
-          consumer: consumerName,
-          metrics: dlqMetrics,
-          subjectRoot: `${prefix}dlq`,
-          ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-          logger: log.child({ component: 'consumer' }),
-          handler: async (msg) => {
-            await service.handle(decodeMarketEvent(msg.data), now());
-          },
-        });
-        if (takesSignals) {
-          signals = await DeadLetterConsumer.start({
+      const app: PlannerApp = {
+        host,
+        service,
+        strategies,
+        pools,
+        state: opened,
+        registry,
+        async start() {
+          const consumer = await DeadLetterConsumer.start({
             nc,
-            stream: signalStream,
-            consumer: signalConsumer,
+            stream,
+            consumer: consumerName,
             metrics: dlqMetrics,
             subjectRoot: `${prefix}dlq`,
             ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-            logger: log.child({ component: 'signal-consumer' }),
+            logger: log.child({ component: 'consumer' }),
             handler: async (msg) => {
-              await service.handleSignal(decodeTradeSignal(msg.data), now());
+              await service.handle(decodeMarketEvent(msg.data), now());
             },
           });
-        }
-        service.startMetricsRows(config['planner.metricsInterval']);
-        watcher.start();
-        server = createLimitedServer((req, res) => {
-          void (async () => {
-            if (req.url === '/signals') {
-              if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: ErrorCode.MethodNotAllowed, message: 'POST a TradeSignal' } }));
-              return await postSignal(req, res).catch((err: unknown) => {
-                const failure = err instanceof TpError ? clientErrorOf(err.code, err.message) : clientErrorOf(ErrorCode.Internal, 'internal error');
-                if (failure.code === ErrorCode.Internal) log.error({ err }, 'POST /signals failed');
-                if (!req.complete) res.setHeader('Connection', 'close');
-                sendJson(res, failure.http, { error: { code: failure.code, message: failure.message } });
-              });
-            }
-            if (req.url === '/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
-            if (req.url === '/ready') {
-              const deps = await state.dependencyStatus();
-              const bus = !nc.isClosed();
-              const ok = bus && deps.every((d) => d.ok);
-              return void res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready', bus, dependencies: deps }));
-            }
-            if (req.url === '/metrics') return void res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
-            sendJson(res, 404, { error: { code: ErrorCode.NotFound, message: `no route ${req.url ?? ''}` } });
-          })();
-        }, DEFAULT_HTTP_LIMITS);
-        await new Promise<void>((resolve, reject) => {
-          server!.once('error', reject);
-          server!.listen(config['planner.port'], config['planner.host'], () => resolve());
-        });
-        const port = (server.address() as AddressInfo).port;
-        return { http: `http://${config['planner.host']}:${port}` };
-      },
-      async close() {
-        await consumer?.stop();
-        await signals?.stop();
-        await watcher.close();
-        await service.close();
-        await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
-        for (const c of closeAll) await c().catch(() => undefined);
-      },
-    };
-    return app;
-  } catch (err) {
-    for (const c of closeAll) await c().catch(() => undefined);
-    throw err;
-  }
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+          host.onClose('market events consumer', () => consumer.stop());
+          if (takesSignals) {
+            const signals = await DeadLetterConsumer.start({
+              nc,
+              stream: signalStream,
+              consumer: signalConsumer,
+              metrics: dlqMetrics,
+              subjectRoot: `${prefix}dlq`,
+              ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+              logger: log.child({ component: 'signal-consumer' }),
+              handler: async (msg) => {
+                await service.handleSignal(decodeTradeSignal(msg.data), now());
+              },
+            });
+            host.onClose('signals consumer', () => signals.stop());
+          }
+          service.startMetricsRows(config['planner.metricsInterval']);
+          watcher.start();
+          const { http } = await host.start();
+          return { http: http! };
+        },
+        close: () => host.close(),
+      };
+      return app;
+    },
+  );
 }

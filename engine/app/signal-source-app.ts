@@ -8,24 +8,30 @@
  *          source is trusted again as soon as its rebuilt model is, not one warm-up later
  *   run:   each event once, in stream order, through the model; its signals published on
  *          signals.<source> (stream SIGNALS, message id = signal id); dead-letter after 5 failures
+ *   host:  assembled by the ServiceHost (service-host.ts): the bus (credentials and TLS as every
+ *          service's, 5 s start wait), the `system:health:signal-source` heartbeat in REDIS_URL,
+ *          the close stack
  *   HTTP:  GET /health, GET /ready (bus up, consumer running), GET /metrics on signals.port (8087)
  */
-import type { Server } from 'node:http';
-
-import { DeliverPolicy, connect, type NatsConnection } from 'nats';
-import { Registry } from 'prom-client';
+import { DeliverPolicy, type NatsConnection } from 'nats';
+import type { Registry } from 'prom-client';
 
 import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
-import { DEFAULT_HTTP_LIMITS, duration, int, num, setting, str, type LoadedConfig } from '../config/index.js';
-import { ErrorCode } from '../errors.js';
+import { busAuthOf, busAuthSchema, duration, heapProfileSchema, httpLimitsOf, httpServerSchema, int, num, setting, str, type LoadedConfig } from '../config/index.js';
 import { decodeMarketEvent } from '../messages/index.js';
-import { closeServer, createLimitedServer, listenOn, type Logger } from '../obs/index.js';
+import type { Logger } from '../obs/index.js';
 import { scannerSchema } from '../scanner/index.js';
 import { SignalPublisher, SignalSource, SignalSourceMetrics, TrendModel, loadSignalModel, type SignalModel } from '../signals/index.js';
+import { openKeySpace, redisSchema } from '../state/index.js';
+import { ServiceHost } from './service-host.js';
 
 export const signalSourceSchema = {
   'bus.servers': scannerSchema['bus.servers'],
+  ...busAuthSchema,
   ...streamSizeSchema,
+  ...redisSchema,
+  ...httpServerSchema,
+  ...heapProfileSchema,
   'metrics.logLevel': scannerSchema['metrics.logLevel'],
   'signals.model': setting({ description: 'ES module of your own signal model (engine/signals/README.md); empty: the built-in trend model', parse: str(), default: '', env: 'SIGNAL_MODEL', flag: 'model' }),
   'signals.horizon': setting({ description: 'how far ahead the built-in model predicts (and its signals\' horizon)', parse: duration({ min: 1_000 }), default: 60_000, env: 'SIGNAL_HORIZON', flag: 'horizon' }),
@@ -46,6 +52,8 @@ export interface SignalSourceAppOptions {
 }
 
 export interface SignalSourceApp {
+  /** The bus, the ops port (probes, metrics), the `system:health:signal-source` heartbeat and the close stack. */
+  readonly host: ServiceHost;
   readonly model: SignalModel;
   readonly source: SignalSource;
   readonly registry: Registry;
@@ -62,72 +70,73 @@ export async function createSignalSourceApp(loaded: LoadedConfig<typeof signalSo
   const prefix = config['signals.subjectPrefix'];
   const modelOptions = { horizonMs: config['signals.horizon'], minConfidence: config['signals.minConfidence'] };
   const model = config['signals.model'] === '' ? new TrendModel(modelOptions) : await loadSignalModel(config['signals.model'], modelOptions);
-  const registry = new Registry();
-  const closeAll: (() => Promise<unknown>)[] = [];
-  try {
-    const nc: NatsConnection = await connect({ servers: [...config['bus.servers']], name: `tidepool-signal-source-${config['signals.id']}`, maxReconnectAttempts: -1 });
-    closeAll.unshift(() => nc.drain().catch(() => nc.close()));
-    const jsm = await nc.jetstreamManager();
-    const maxBytesScale = config['bus.streamMaxBytesScale'];
-    await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
-    await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
-    const stream = `${prefix}${PlatformStream.MarketEvents}`;
-    const filter = `${prefix}market.events.*.pool_update`;
-    const consumerName = `signal_source_${config['signals.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
-    const info = await ensureConsumer(jsm, { ...platformConsumerSpec(stream, consumerName, filter), deliverPolicy: 'new' });
+  let consumerRunning = false;
+  let warmedCount = 0;
+  return ServiceHost.assemble(
+    {
+      service: 'signal-source',
+      logger: log,
+      heapProfile: config['debug.heapProfile'],
+      bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: `tidepool-signal-source-${config['signals.id']}` },
+      http: { host: config['signals.host'], port: config['signals.port'], portSetting: 'signals.port (SIGNAL_SOURCE_PORT, --port)', limits: httpLimitsOf(config) },
+      health: () => ({ source: model.source, warmed: warmedCount }),
+      ready: async () => ({ ok: consumerRunning }),
+    },
+    async (host) => {
+      const keys = await openKeySpace({ url: config['redis.url'], password: config['redis.password'], prefix: config['redis.keyPrefix'] });
+      host.onClose('key space', () => keys.store.close());
+      host.heartbeatTo(keys);
+      const registry = host.registry;
+      const nc: NatsConnection = (await host.openBus()).connection!;
+      const jsm = await nc.jetstreamManager();
+      const maxBytesScale = config['bus.streamMaxBytesScale'];
+      await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
+      await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
+      const stream = `${prefix}${PlatformStream.MarketEvents}`;
+      const filter = `${prefix}market.events.*.pool_update`;
+      const consumerName = `signal_source_${config['signals.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      const info = await ensureConsumer(jsm, { ...platformConsumerSpec(stream, consumerName, filter), deliverPolicy: 'new' });
 
-    const source = new SignalSource({ model, publisher: new SignalPublisher(nc.jetstream(), prefix), metrics: new SignalSourceMetrics(registry, model), logger: log.child({ component: 'signal-source' }) });
-    // Where the consumer stands: a new one (nothing delivered yet) at the stream's end when it was
-    // made; one that has delivered, at its ack floor (what is past it will be delivered again).
-    const until = info.delivered.consumer_seq === 0 ? info.delivered.stream_seq : info.ack_floor.stream_seq;
-    const warmed = await warm(nc, stream, filter, until, now() - config['signals.warmWindow'], source, log);
-    const dlqMetrics = createDeadLetterMetrics(registry);
-    let consumer: DeadLetterConsumer | undefined;
-    let server: Server | undefined;
+      const source = new SignalSource({ model, publisher: new SignalPublisher(nc.jetstream(), prefix), metrics: new SignalSourceMetrics(registry, model), logger: log.child({ component: 'signal-source' }) });
+      // Where the consumer stands: a new one (nothing delivered yet) at the stream's end when it was
+      // made; one that has delivered, at its ack floor (what is past it will be delivered again).
+      const until = info.delivered.consumer_seq === 0 ? info.delivered.stream_seq : info.ack_floor.stream_seq;
+      const warmed = await warm(nc, stream, filter, until, now() - config['signals.warmWindow'], source, log);
+      warmedCount = warmed;
+      const dlqMetrics = createDeadLetterMetrics(registry);
 
-    return {
-      model,
-      source,
-      registry,
-      warmed,
-      async start() {
-        consumer = await DeadLetterConsumer.start({
-          nc,
-          stream,
-          consumer: consumerName,
-          metrics: dlqMetrics,
-          subjectRoot: `${prefix}dlq`,
-          ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-          logger: log.child({ component: 'consumer' }),
-          handler: async (msg) => {
-            await source.handle(decodeMarketEvent(msg.data), msg.seq);
-          },
-        });
-        server = createLimitedServer((req, res) => {
-          void (async () => {
-            const json = { 'content-type': 'application/json' };
-            if (req.url === '/health') return void res.writeHead(200, json).end(JSON.stringify({ status: 'ok', source: model.source, warmed }));
-            if (req.url === '/ready') {
-              const ok = !nc.isClosed() && consumer !== undefined;
-              return void res.writeHead(ok ? 200 : 503, json).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready', bus: !nc.isClosed() }));
-            }
-            if (req.url === '/metrics') return void res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
-            res.writeHead(404, json).end(JSON.stringify({ error: { code: ErrorCode.NotFound, message: `no route ${req.url ?? ''}` } }));
-          })();
-        }, DEFAULT_HTTP_LIMITS);
-        const port = await listenOn(server, config['signals.host'], config['signals.port'], 'signal source port (SIGNAL_SOURCE_PORT)');
-        return { http: `http://${config['signals.host']}:${port}` };
-      },
-      async close() {
-        await consumer?.stop();
-        if (server !== undefined) await closeServer(server);
-        for (const c of closeAll) await c().catch(() => undefined);
-      },
-    };
-  } catch (err) {
-    for (const c of closeAll) await c().catch(() => undefined);
-    throw err;
-  }
+      const app: SignalSourceApp = {
+        host,
+        model,
+        source,
+        registry,
+        warmed,
+        async start() {
+          const consumer = await DeadLetterConsumer.start({
+            nc,
+            stream,
+            consumer: consumerName,
+            metrics: dlqMetrics,
+            subjectRoot: `${prefix}dlq`,
+            ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+            logger: log.child({ component: 'consumer' }),
+            handler: async (msg) => {
+              await source.handle(decodeMarketEvent(msg.data), msg.seq);
+            },
+          });
+          consumerRunning = true;
+          host.onClose('market events consumer', async () => {
+            consumerRunning = false;
+            await consumer.stop();
+          });
+          const { http } = await host.start();
+          return { http: http! };
+        },
+        close: () => host.close(),
+      };
+      return app;
+    },
+  );
 }
 
 /**

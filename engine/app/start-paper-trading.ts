@@ -25,7 +25,7 @@ import { PlannerPools } from '../trading/index.js';
 import { type SqlClient } from '../state/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { EXECUTOR_PORT } from './executor-app.js';
-import { serveExecutorHttp } from './executor-http.js';
+import { ServiceHost, sendJson } from './service-host.js';
 
 export const startPaperTradingSchema = {
   'paper.enabled': setting({ description: 'run the arbitrage planner and a paper executor in the process (trades with status paper, nothing sent)', parse: types.bool(), default: true, env: 'START_PAPER_TRADING', flag: 'paper-trading' }),
@@ -71,13 +71,17 @@ export async function startPaperTrading(o: StartPaperTradingOptions): Promise<St
   let opportunities = 0;
   const dbReady = o.database.then((opened) => (db = opened));
 
-  const served = await serveExecutorHttp({
-    host: o.host,
-    port: o.port,
+  // The executor's ops port, as `tidepool executor` serves it (/stats included); the engine's own
+  // process owns the signals and the bus, so the host here has only the port.
+  const host = new ServiceHost({
+    service: 'executor',
+    logger: log,
     registry,
-    stats: () => ({ executorId: 'start-paper', paper: true, opportunitiesFound: opportunities, ...(service?.stats ?? { waiting: 'for the embedded database' }) }),
+    http: { host: o.host, port: o.port, portSetting: 'paper.port (EXECUTOR_PORT, --executor-port)' },
     ready: async () => ({ ok: service !== undefined, detail: { database: db !== undefined } }),
   });
+  host.route({ method: 'GET', path: '/stats', handle: (_req, res) => sendJson(res, 200, { executorId: 'start-paper', paper: true, opportunitiesFound: opportunities, ...(service?.stats ?? { waiting: 'for the embedded database' }) }) });
+  const { http: url } = await host.start();
 
   let stopped = false;
   let stop: () => void = () => undefined;
@@ -132,7 +136,7 @@ export async function startPaperTrading(o: StartPaperTradingOptions): Promise<St
   })();
 
   return {
-    url: served.url,
+    url: url!,
     get service() {
       return service!;
     },
@@ -141,7 +145,7 @@ export async function startPaperTrading(o: StartPaperTradingOptions): Promise<St
       stop();
       await loop.catch(() => undefined);
       await service?.close();
-      await served.close();
+      await host.close();
       await rpc.close();
       await chain.close();
     },

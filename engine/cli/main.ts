@@ -25,11 +25,19 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     return await command.run(rest, io);
   } catch (err) {
     if (isTpError(err)) {
+      // One line a person reads; the stack only when asked for (LOG_LEVEL=debug).
       io.stderr.write(`tidepool ${name}: ${err.message} [${err.code}]\n`);
+      if (debugRequested(io.env)) io.stderr.write(`${err.stack ?? ''}\n`);
       return err.code === ErrorCode.Usage ? 2 : 1;
     }
     throw err;
   }
+}
+
+/** LOG_LEVEL=debug (or trace): failures print their stack too. */
+function debugRequested(env: Readonly<Record<string, string | undefined>>): boolean {
+  const level = env.LOG_LEVEL?.toLowerCase();
+  return level === 'debug' || level === 'trace';
 }
 
 function usage(): string {
@@ -55,7 +63,8 @@ if (isEntryPoint()) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`tidepool: ${(err as Error).stack ?? String(err)}\n`);
+      const line = err instanceof Error ? err.message.replace(/\s*\n\s*/g, '; ') : String(err);
+      process.stderr.write(`tidepool: ${line}${debugRequested(process.env) ? `\n${(err as Error).stack ?? ''}` : ' (LOG_LEVEL=debug prints the stack)'}\n`);
       process.exitCode = 1;
     },
   );

@@ -7,7 +7,7 @@ import { parseCommandLine, type CommandOption } from '../config/index.js';
 import { describeSchema, loadConfig, type ConfigSchema, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import type { CliIo } from './command.js';
-import { waitForShutdown } from './shutdown.js';
+import { closeOnShutdown } from '../app/index.js';
 
 const CONFIG_OPTION: Record<string, CommandOption> = { config: { type: 'string', description: 'config file' } };
 
@@ -46,13 +46,8 @@ export function readCommandSettings<S extends ConfigSchema>(
  * Waits for SIGTERM, SIGINT or SIGHUP, or for the parent process to exit (shutdown.ts), then closes
  * the service and logs it; resolves with exit code 0.
  */
-export async function serveUntilSignal(logger: Logger, what: string, close: () => Promise<void>): Promise<number> {
-  const signal = await waitForShutdown();
-  logger.info({ signal }, `${what} stopping`);
-  await close();
-  logger.info(`${what} stopped`);
-  logger.flush();
-  return 0;
+export function serveUntilSignal(logger: Logger, what: string, close: () => Promise<void>): Promise<number> {
+  return closeOnShutdown(logger, what, close);
 }
 
 /** Starts `app`; when that fails, closes what it had opened and rethrows. */

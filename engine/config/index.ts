@@ -6,6 +6,7 @@ export * as types from './setting-types.js';
 export { SettingIssue } from './setting-types.js';
 export { bool, busServer, duration, hostPort, int, jetStreamName, num, oneOf, port, str, uniqueList, url, type SettingParser } from './setting-types.js';
 export { DEFAULT_HTTP_LIMITS, httpLimitsOf, httpServerSchema, type HttpLimitValues } from './http-server-settings.js';
+export { heapProfileSchema } from './heap-profile-settings.js';
 export { DEFAULT_HEALTH_THRESHOLDS, HEALTH_KEYS, healthSchema, healthThresholdsOf, type HealthThresholdValues } from './health-settings.js';
 export { checkSharedState, deploymentHealth, deploymentSafetySchema, isLoopbackUrl, refuseLoopbackDefaults, type DeploymentSafety, type SharedStateSettings } from './deployment-safety.js';
 export { busAuthOf, busAuthSchema, type BusAuth, type BusAuthValues } from './bus-auth-settings.js';

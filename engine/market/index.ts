@@ -1,6 +1,7 @@
 /** Market data (spec 03): the market scanner's parts (the MarketEvent and PriceUpdate messages are in engine/messages). */
 export { MarketEventDeriver, DEFAULT_THRESHOLDS, type Derived, type DeriverThresholds } from './market-event-deriver.js';
 export { MarketPublisher, type MarketPublisherOptions, type MarketPublisherStats } from './market-publisher.js';
+export { MARKET_METRIC_NAMES, registerMarketMetrics } from './market-metrics.js';
 export { MarketDataSink } from './market-data-sink.js';
 export { observePool, rawSpotPrice, baseFeeFraction, type PoolObservation } from './pool-observation.js';
 export { POOL_MINT_FIELDS, discoverPools, type DiscoveredPool, type DiscoverOptions } from './pool-discovery.js';

@@ -4,7 +4,7 @@
  * deadline, heap profiling, log level). Precedence and error reporting are the shared loader's
  * (flag > environment variable > config file > default; docs/architecture.md §3).
  */
-import { busAuthSchema, healthSchema, serverTlsSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { busAuthSchema, healthSchema, heapProfileSchema, serverTlsSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, int, jetStreamName, num, oneOf, port, SettingIssue, str, uniqueList, url, type SettingParser } from '../config/index.js';
 import { isPubkey } from '../chain/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
@@ -104,7 +104,7 @@ export const quoteSchema = {
   'externalFallback.quoteUrl': setting({ description: 'the external aggregator\'s GET /quote URL for the last fallback (Jupiter Swap API shape; the simulator\'s by default)', parse: url(), default: DEFAULT_EXTERNAL_QUOTE_URL, env: 'EXTERNAL_FALLBACK_URL', flag: 'external-fallback-url' }),
   'externalFallback.timeout': setting({ description: 'deadline of one external-aggregator fallback', parse: duration({ min: 1 }), default: DEFAULT_EXTERNAL_FALLBACK_TIMEOUT_MS, env: 'EXTERNAL_FALLBACK_TIMEOUT', flag: 'external-fallback-timeout' }),
   'metrics.port': setting({ description: 'Prometheus /metrics port (also serves /debug/pprof/heap)', parse: port(), default: DEFAULT_QUOTE_METRICS_PORT, env: 'METRICS_PORT', flag: 'metrics-port' }),
-  'debug.heapProfile': setting({ description: 'keep the sampling heap profiler on for GET /debug/pprof/heap', parse: bool(), default: true, env: 'HEAP_PROFILE', flag: 'heap-profile' }),
+  ...heapProfileSchema,
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
   /** JWT bearer auth of the gRPC stream (engine/auth). */
   ...authSchema,

@@ -3,7 +3,8 @@ import { consoleSchema, quoteLatencySource, RpcPoolRows, startConsole, streamLat
 import { ErrorCode, TpError } from '../../errors.js';
 import { createLogger } from '../../obs/index.js';
 import { openDatabase, openKeySpace, type KeySpace, type SqlClient } from '../../state/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import { ServiceHost } from '../../app/index.js';
+import { readCommandSettings, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool console [options]
@@ -43,37 +44,49 @@ export const consoleCommand: Command = {
     if (v.aggregatorUrl) services.push({ name: 'aggregator', health: `${v.aggregatorUrl}/health`, ready: `${v.aggregatorUrl}/ready`, metrics: `${v.aggregatorUrl}/metrics` });
     if (v.externalUrl) services.push({ name: 'external-quotes', health: `${v.externalUrl}/health`, ready: `${v.externalUrl}/ready`, metrics: `${v.externalUrl}/metrics` });
     if (v.rpcProxyUrl) services.push({ name: 'rpc-proxy', health: `${v.rpcProxyUrl}/rpc/health`, ready: `${v.rpcProxyUrl}/ready`, metrics: `${v.rpcProxyUrl}/rpc/metrics` });
-    let db: SqlClient | undefined;
-    let keys: KeySpace | undefined;
-    if (v['database.url'] !== '') db = await openDatabase({ url: v['database.url'] });
-    if (v['redis.url'] !== '') keys = await openKeySpace({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'] });
-    const pools = new RpcPoolRows({ rpcEndpoints: v['rpc.endpoints'], pools: { scannerUrl: v.scannerUrl }, staleAfterMs: v.staleAfter });
-    const app = await startConsole({
-      host: v.host,
-      port: v.port,
-      auth: v,
-      services,
-      quoteUrl: v.quoteUrl,
-      pools,
-      latency: {
-        ...(v.quoteMetricsUrl ? { quote: quoteLatencySource(v.quoteMetricsUrl) } : {}),
-        ...(v.scannerMetricsUrl ? { stream: streamLatencySource(v.scannerMetricsUrl) } : {}),
-      },
-      busServers: v['bus.servers'],
-      ...(db === undefined ? {} : { db: () => db, ...(keys === undefined ? {} : { keys }) }),
-      logger,
-    }).catch(async (err: unknown) => {
-      await pools.close();
-      await db?.close();
-      await keys?.store.close();
-      throw err;
+    // The console's own HTTP/WebSocket port and its optional opportunities feed stay its own
+    // (engine/console); the host gives it the close stack, the shutdown handling and, with
+    // REDIS_URL, the system:health:console heartbeat.
+    const { host, app } = await ServiceHost.assemble({ service: 'console', logger }, async (host) => {
+      let db: SqlClient | undefined;
+      let keys: KeySpace | undefined;
+      if (v['database.url'] !== '') {
+        const opened = await openDatabase({ url: v['database.url'] });
+        db = opened;
+        host.onClose('database', () => opened.close());
+      }
+      if (v['redis.url'] !== '') {
+        const opened = await openKeySpace({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'] });
+        keys = opened;
+        host.onClose('key space', () => opened.store.close());
+        host.heartbeatTo(opened);
+      }
+      const pools = new RpcPoolRows({ rpcEndpoints: v['rpc.endpoints'], pools: { scannerUrl: v.scannerUrl }, staleAfterMs: v.staleAfter });
+      // Until the console runs: once started, its own close closes the pool rows.
+      let poolsHandedOver = false;
+      host.onClose('pool rows', () => (poolsHandedOver ? undefined : pools.close()));
+      const started = await startConsole({
+        host: v.host,
+        port: v.port,
+        auth: v,
+        services,
+        quoteUrl: v.quoteUrl,
+        pools,
+        latency: {
+          ...(v.quoteMetricsUrl ? { quote: quoteLatencySource(v.quoteMetricsUrl) } : {}),
+          ...(v.scannerMetricsUrl ? { stream: streamLatencySource(v.scannerMetricsUrl) } : {}),
+        },
+        busServers: v['bus.servers'],
+        ...(db === undefined ? {} : { db: () => db, ...(keys === undefined ? {} : { keys }) }),
+        logger,
+      });
+      poolsHandedOver = true;
+      host.onClose('console', () => started.close());
+      await host.start();
+      return { host, app: started };
     });
     logger.info({ url: app.url, auth: app.authEnabled, services: services.map((s) => s.name) }, 'console running');
     io.stderr.write(`tidepool console is running: ${app.url}/   (watching ${services.map((s) => s.name).join(', ')}${app.authEnabled ? '; JWT bearer auth on' : ''})\n`);
-    return serveUntilSignal(logger, 'console', async () => {
-      await app.close();
-      await db?.close();
-      await keys?.store.close();
-    });
+    return host.untilShutdown();
   },
 };

@@ -1,7 +1,7 @@
 import { createExecutorApp, executorSchema, type ExecutorConfig } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp, startOrClose } from '../service-command.js';
+import { readCommandSettings, settingsHelp, startOrClose } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool executor [--paper] [options]
@@ -47,6 +47,6 @@ export const executorCommand: Command = {
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'executor', () => app.close());
+    return app.host.untilShutdown();
   },
 };

@@ -2,7 +2,7 @@ import { checkMarketScannerConfig, createMarketScannerApp, marketScannerSchema, 
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { checkScannerConfig, monitoredPools } from '../../scanner/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp, startOrClose } from '../service-command.js';
+import { readCommandSettings, settingsHelp, startOrClose } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool market-scanner [options]
@@ -16,7 +16,10 @@ pipeline: block-entry stream, parse workers, account reads, decoders), rpc-polli
 first RPC endpoint with ws and port + 1; context accounts read by RPC; reconnects with backoff and
 subscribes again after a drop). The four platform streams are created or updated at start with spec 03's settings; the
 market-events stream's duplicate window is --dedup-window-ms. Watched accounts: --accounts, else
-pools.monitored, else pools.file. SIGTERM or Ctrl-C drains the bus and exits 0.
+pools.monitored, else pools.file. In every mode the system:health:market-scanner heartbeat goes to
+REDIS_URL; blockstream mode serves the scanner's ports (--health-port, --metrics-port), the other
+modes /health, /ready and /metrics on --health-port (8081). SIGTERM or Ctrl-C drains the bus and
+exits 0.
 
 ${settingsHelp(marketScannerSchema)}
 `;
@@ -40,10 +43,11 @@ export const marketScannerCommand: Command = {
       [
         `tidepool market-scanner is running (${config['market.mode']}, ${accounts.length} accounts, publishing to ${config['market.natsStream']} on ${config['bus.servers'].join(',')}):`,
         ...(endpoints.scanner === undefined ? [] : [`  scanner           ${endpoints.scanner}/health   (also /stats, /config)`, `  scanner metrics   ${endpoints.scannerMetrics}`]),
+        ...(endpoints.http === undefined ? [] : [`  probes, metrics   ${endpoints.http}/health  ${endpoints.http}/ready  ${endpoints.http}/metrics`]),
         `  watch             nats sub 'market.events.>'`,
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'market-scanner', () => app.close());
+    return app.host.untilShutdown();
   },
 };

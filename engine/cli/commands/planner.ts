@@ -2,7 +2,7 @@ import { createPlannerApp, plannerSchema, type PlannerConfig } from '../../app/i
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { readPoolsFile } from '../../scanner/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp, startOrClose } from '../service-command.js';
+import { readCommandSettings, settingsHelp, startOrClose } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool planner --strategy arbitrage|grid|dca[,…] [options]
@@ -40,6 +40,6 @@ export const plannerCommand: Command = {
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'planner', () => app.close());
+    return app.host.untilShutdown();
   },
 };

@@ -1,7 +1,7 @@
 import { createSignalSourceApp, signalSourceSchema, type SignalSourceConfig } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp, startOrClose } from '../service-command.js';
+import { readCommandSettings, settingsHelp, startOrClose } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool signal-source [options]
@@ -38,6 +38,6 @@ export const signalSourceCommand: Command = {
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'signal-source', () => app.close());
+    return app.host.untilShutdown();
   },
 };

@@ -8,7 +8,7 @@ import { ChainClient } from '../../rpc/index.js';
 import { databaseSchema, redisSchema, walletSchema, openPlatformState } from '../../state/index.js';
 
 import { NATIVE_SOL, Rebalancer, WalletManager, WalletPassphrase, parseTier, type Balances, type RebalanceResult, type WalletRecord } from '../../wallets/index.js';
-import { serveUntilSignal, settingsHelp, startOrClose } from '../service-command.js';
+import { settingsHelp, startOrClose } from '../service-command.js';
 import { toJson, type CliIo, type Command } from '../command.js';
 
 const schema = { ...databaseSchema, ...redisSchema, ...walletSchema, ...walletServiceSchema, ...deploymentSafetySchema };
@@ -151,7 +151,7 @@ export const walletsCommand: Command = {
       const endpoints = await startOrClose(app);
       logger.info({ endpoints, rebalance: values['wallets.rebalance'], singleInstance: values['deployment.singleInstance'] }, 'wallet service started');
       io.stderr.write(`tidepool wallets serve is running (${values['wallets.rebalance'] ? 'sync and rebalance' : 'sync only'}):\n  probes, metrics   ${endpoints.http}/health  ${endpoints.http}/ready  ${endpoints.http}/metrics\n`);
-      return serveUntilSignal(logger, 'wallet service', () => app.close());
+      return app.host.untilShutdown();
     }
     const json = options.json === true;
     const str = (name: string): string | undefined => (typeof options[name] === 'string' ? (options[name] as string) : undefined);

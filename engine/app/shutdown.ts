@@ -6,6 +6,8 @@
  * package.json's `exec` also lets npm's own signal forwarding reach node directly.
  */
 
+import type { Logger } from '../obs/index.js';
+
 /** How often the parent process id is compared with the one at start. */
 export const PARENT_CHECK_INTERVAL_MS = 250;
 
@@ -37,4 +39,17 @@ export function waitForShutdown(options: WaitForShutdownOptions = {}): Promise<S
       timer.unref();
     }
   });
+}
+
+/**
+ * Waits for `signal` (default: the next shutdown reason), then closes the service and logs both
+ * ends; resolves with exit code 0. What every long-running command ends with.
+ */
+export async function closeOnShutdown(logger: Logger, what: string, close: () => Promise<void>, signal: Promise<ShutdownReason> = waitForShutdown()): Promise<number> {
+  const reason = await signal;
+  logger.info({ signal: reason }, `${what} stopping`);
+  await close();
+  logger.info(`${what} stopped`);
+  logger.flush();
+  return 0;
 }

@@ -1,0 +1,337 @@
+/**
+ * The one host every long-running platform service is assembled by (issue 25, item 2): an app
+ * supplies only what is its own (its consumers, its routes, what /ready asks of its
+ * dependencies), the host owns the rest, the same way in every service:
+ *
+ *   bus        one BusConnection (`openBus`), reconnecting forever once made; start waits for the
+ *              first connect at most `startWaitMs` (5 s), then fails with TP_ERR_BUS_UNAVAILABLE
+ *              naming the setting (bus.servers, BUS_SERVERS); refused credentials stay
+ *              TP_ERR_BUS_AUTH
+ *   ops port   one node:http port with the shared `http.*` limits: GET /health, /ready, /metrics
+ *              (the service's prom-client registry), /debug/pprof/heap (engine/common
+ *              ops-endpoints; sampling on with `heapProfile`, debug.heapProfile), plus the routes the app registers,
+ *              those marked `auth` behind the JWT authorizer (engine/auth createHttpAuth). A port
+ *              in use is TP_ERR_IO naming the setting that moves it
+ *   heartbeat  `system:health:{service}` (engine/state HealthHeartbeat) every few seconds while it
+ *              runs, `stopped` when it closes
+ *   shutdown   SIGTERM, SIGINT, SIGHUP or the parent process gone (shutdown.ts) → close
+ *   close      one stack, unwound in reverse order of opening; an app that fails half way through
+ *              its start closes exactly what it had opened (`assemble`)
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+import type { Registry } from 'prom-client';
+
+import type { HttpAuthorizer } from '../auth/index.js';
+import { BusConnection, redactServer } from '../bus/index.js';
+import { heapProfileResponse, opsFailure } from '../common/index.js';
+import { DEFAULT_HTTP_LIMITS, type BusAuth, type HttpLimitValues } from '../config/index.js';
+import { clientErrorOf } from '../error-status.js';
+import { ErrorCode, TpError, isTpError } from '../errors.js';
+import { acquireHeapSampling, closeServer, createLimitedServer, createMetricsRegistry, listenOn, releaseHeapSampling, requestTarget, type Logger } from '../obs/index.js';
+import { HealthHeartbeat, HeartbeatStatus, type KeySpace } from '../state/index.js';
+import { closeOnShutdown, waitForShutdown, type ShutdownReason } from './shutdown.js';
+
+/** How long a service waits for the bus at start before it gives up (TP_ERR_BUS_UNAVAILABLE). */
+export const BUS_START_WAIT_MS = 5_000;
+/** Time between two `system:health:{service}` beats. */
+export const HEARTBEAT_INTERVAL_MS = 5_000;
+/** How the bus servers' setting is named in messages (every service's schema has it so). */
+export const BUS_SERVERS_SETTING = 'bus.servers (BUS_SERVERS, --bus-servers)';
+
+export interface HostRoute {
+  method: string;
+  path: string;
+  /** Ask the host's authorizer first: 401 TP_ERR_UNAUTHENTICATED without a valid bearer token. */
+  auth?: boolean;
+  /** Answers the request; a TpError it throws is answered with its code's status. */
+  handle(req: IncomingMessage, res: ServerResponse): void | Promise<void>;
+}
+
+export interface ServiceHostBusOptions {
+  servers: readonly string[];
+  auth?: BusAuth;
+  /** Connection name shown by the server; default `tidepool-{service}`. */
+  name?: string;
+  /** The setting named when no server answers; default BUS_SERVERS_SETTING. */
+  setting?: string;
+  /** How long `openBus` waits for the first connect; 0: not at all (the service picks the bus up later). Default 5 s. */
+  startWaitMs?: number;
+}
+
+export interface ServiceHostHttpOptions {
+  host: string;
+  port: number;
+  /** The setting that moves the port, as a person writes it: `planner.port (PLANNER_PORT, --port)`. */
+  portSetting: string;
+  /** The `http.*` limits; default DEFAULT_HTTP_LIMITS. */
+  limits?: HttpLimitValues;
+  /** Checks the routes registered with `auth: true`; undefined: auth off for this port. */
+  authorize?: HttpAuthorizer;
+}
+
+export interface ReadyAnswer {
+  ok: boolean;
+  detail?: Record<string, unknown>;
+}
+
+export interface ServiceHostOptions {
+  /** The service's name: `system:health:{service}`, logs, the bus connection name. */
+  service: string;
+  logger: Logger;
+  /** The service's metrics; default a fresh registry. */
+  registry?: Registry;
+  bus?: ServiceHostBusOptions;
+  http?: ServiceHostHttpOptions;
+  /** Where the heartbeat goes (or `heartbeatTo` later); none: no heartbeat. */
+  heartbeat?: { keys: KeySpace; intervalMs?: number };
+  /** Fields of GET /health besides `status: 'ok'` (which they may override). */
+  health?: () => Record<string, unknown>;
+  /** What GET /ready asks of the app's own dependencies; the host adds the bus. */
+  ready?: () => Promise<ReadyAnswer>;
+  /** Keep the sampling heap profiler on while the host runs, for /debug/pprof/heap (`debug.heapProfile`). */
+  heapProfile?: boolean;
+  /** The heartbeat's status; default `ok`, `degraded` while the bus is not connected. */
+  heartbeatStatus?: () => { status: HeartbeatStatus; detail?: Record<string, unknown> };
+}
+
+interface Closer {
+  what: string;
+  close: () => Promise<unknown>;
+}
+
+/** JSON with bigints as decimal strings. */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+}
+
+/** Answers `body` as JSON with `status`, unless an answer already went. */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json' }).end(jsonText(body));
+}
+
+function sendError(res: ServerResponse, http: number, code: string, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  res.writeHead(http, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ error: { code, message } }));
+}
+
+export class ServiceHost {
+  readonly registry: Registry;
+  readonly log: Logger;
+  private readonly options: ServiceHostOptions;
+  private readonly closers: Closer[] = [];
+  private readonly routes = new Map<string, HostRoute[]>();
+  private busConnection: BusConnection | undefined;
+  private server: Server | undefined;
+  private heartbeatWriter: HealthHeartbeat | undefined;
+  private closing: Promise<void> | undefined;
+  private boundUrl: string | undefined;
+  private heartbeatTarget: { keys: KeySpace; intervalMs?: number } | undefined;
+  private sampling = false;
+
+  constructor(options: ServiceHostOptions) {
+    this.options = options;
+    this.log = options.logger;
+    this.registry = options.registry ?? createMetricsRegistry();
+    this.heartbeatTarget = options.heartbeat;
+  }
+
+  /**
+   * Builds an app on a new host: when `build` throws, everything it had put on the host's close
+   * stack is closed (in reverse) before the error goes on.
+   */
+  static async assemble<T>(options: ServiceHostOptions, build: (host: ServiceHost) => Promise<T>): Promise<T> {
+    const host = new ServiceHost(options);
+    try {
+      return await build(host);
+    } catch (err) {
+      await host.close();
+      throw err;
+    }
+  }
+
+  get service(): string {
+    return this.options.service;
+  }
+
+  /** The bus, once `openBus` was called. */
+  get bus(): BusConnection | undefined {
+    return this.busConnection;
+  }
+
+  /** The heartbeat writer, once started. */
+  get heartbeat(): HealthHeartbeat | undefined {
+    return this.heartbeatWriter;
+  }
+
+  /** `http://host:port` of the ops port, once bound. */
+  get url(): string | undefined {
+    return this.boundUrl;
+  }
+
+  /** Puts `close` on the stack: it runs when the host closes, before everything put there earlier. */
+  onClose(what: string, close: () => Promise<unknown> | unknown): void {
+    if (this.closing !== undefined) throw new TpError(ErrorCode.Internal, `${this.service}: ${what} opened after close`);
+    this.closers.push({ what, close: async () => close() });
+  }
+
+  /**
+   * Opens the service's one bus connection and waits for its first connect (`bus.startWaitMs`).
+   * Throws TP_ERR_BUS_UNAVAILABLE naming the setting when no server answers in time, TP_ERR_BUS_AUTH
+   * when the server refuses the credentials, TP_ERR_CONFIG_INVALID for unusable credentials.
+   */
+  async openBus(): Promise<BusConnection> {
+    const o = this.options.bus;
+    if (o === undefined) throw new TpError(ErrorCode.Internal, `${this.service}: no bus settings given to its host`);
+    if (this.busConnection !== undefined) return this.busConnection;
+    const bus = BusConnection.open({ servers: o.servers, name: o.name ?? `tidepool-${this.service}`, logger: this.log.child({ component: 'bus' }), ...(o.auth === undefined ? {} : { auth: o.auth }) });
+    this.busConnection = bus;
+    this.onClose('bus', () => bus.close());
+    // The heartbeat says `ok` again as soon as the bus is back, not one interval later.
+    bus.onConnect(() => this.heartbeatWriter?.beat());
+    const waitMs = o.startWaitMs ?? BUS_START_WAIT_MS;
+    if (waitMs > 0) await this.waitForBus(bus, waitMs, o);
+    return bus;
+  }
+
+  private async waitForBus(bus: BusConnection, waitMs: number, o: ServiceHostBusOptions): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), waitMs)));
+    try {
+      const outcome = await Promise.race([bus.ready().then(() => 'ready' as const), timedOut]);
+      if (outcome === 'ready' && bus.connection !== undefined) return;
+    } finally {
+      clearTimeout(timer);
+    }
+    const servers = o.servers.map(redactServer).join(',');
+    const setting = o.setting ?? BUS_SERVERS_SETTING;
+    throw new TpError(ErrorCode.BusUnavailable, `${this.service}: no bus server answered within ${waitMs / 1000} s at ${servers || '(none)'}: start NATS there or set ${setting}`, {
+      context: { setting, servers, waitMs },
+    });
+  }
+
+  /** Where the heartbeat goes, for a key space the app opens itself (before `start`). */
+  heartbeatTo(keys: KeySpace, intervalMs?: number): void {
+    this.heartbeatTarget = { keys, ...(intervalMs === undefined ? {} : { intervalMs }) };
+  }
+
+  /** Adds a route of the ops port (before `start`). */
+  route(route: HostRoute): void {
+    const same = this.routes.get(route.path) ?? [];
+    same.push(route);
+    this.routes.set(route.path, same);
+  }
+
+  /**
+   * Binds the ops port and starts the heartbeat; both go on the close stack. Returns the port's URL
+   * (undefined without one). Throws TP_ERR_IO naming the port's setting when it cannot bind.
+   */
+  async start(): Promise<{ http?: string }> {
+    if (this.options.heapProfile === true && !this.sampling) {
+      this.sampling = true;
+      await acquireHeapSampling();
+      this.onClose('heap sampling', () => releaseHeapSampling());
+    }
+    const http = this.options.http;
+    if (http !== undefined && this.server === undefined) {
+      const server = createLimitedServer((req, res) => void this.handle(req, res), http.limits ?? DEFAULT_HTTP_LIMITS);
+      this.server = server;
+      this.onClose('ops port', () => closeServer(server));
+      let port: number;
+      try {
+        port = await listenOn(server, http.host, http.port, `${this.service} port`);
+      } catch (err) {
+        const cause = isTpError(err) && err.cause instanceof Error ? err.cause.message : (err as Error).message;
+        throw new TpError(ErrorCode.Io, `${this.service} cannot listen on ${http.host}:${http.port} (${cause}): free the port or set ${http.portSetting}`, {
+          context: { setting: http.portSetting, host: http.host, port: http.port },
+          cause: err,
+        });
+      }
+      this.boundUrl = `http://${http.host.includes(':') ? `[${http.host}]` : http.host}:${port}`;
+    }
+    const beat = this.heartbeatTarget;
+    if (beat !== undefined && this.heartbeatWriter === undefined) {
+      const writer = new HealthHeartbeat(beat.keys, {
+        service: this.service,
+        intervalMs: beat.intervalMs ?? HEARTBEAT_INTERVAL_MS,
+        status: () => this.heartbeatStatus(),
+        logger: this.log.child({ component: 'heartbeat' }),
+      });
+      this.heartbeatWriter = writer;
+      this.onClose('heartbeat', () => writer.close());
+      await writer.start();
+    }
+    return this.boundUrl === undefined ? {} : { http: this.boundUrl };
+  }
+
+  private heartbeatStatus(): { status: HeartbeatStatus; detail?: Record<string, unknown> } {
+    if (this.options.heartbeatStatus !== undefined) return this.options.heartbeatStatus();
+    const bus = this.busConnection;
+    if (bus !== undefined && !bus.connected) return { status: HeartbeatStatus.Degraded, detail: { bus: bus.status } };
+    return { status: HeartbeatStatus.Ok };
+  }
+
+  /** Closes everything on the stack, last opened first; a failure is logged and the rest still closes. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      while (this.closers.length > 0) {
+        const c = this.closers.pop()!;
+        try {
+          await c.close();
+        } catch (err) {
+          this.log.warn({ err: (err as Error).message, what: c.what }, `${this.service}: close failed`);
+        }
+      }
+    })();
+    return this.closing;
+  }
+
+  /**
+   * Runs until SIGTERM, SIGINT, SIGHUP or the parent process exits, then closes the host (and with
+   * it the app) and resolves with exit code 0.
+   */
+  untilShutdown(signal: Promise<ShutdownReason> = waitForShutdown()): Promise<number> {
+    return closeOnShutdown(this.log, this.service, () => this.close(), signal);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { path, query } = requestTarget(req);
+    try {
+      const own = this.routes.get(path);
+      if (own !== undefined) {
+        const route = own.find((r) => r.method === req.method);
+        if (route === undefined) return sendError(res, 405, ErrorCode.MethodNotAllowed, `${path} takes ${own.map((r) => r.method).join(', ')}`, { allow: own.map((r) => r.method).join(', ') });
+        if (route.auth === true) await this.options.http?.authorize?.(req.headers.authorization);
+        return await route.handle(req, res);
+      }
+      const builtIn = path === '/health' || path === '/ready' || path === '/metrics' || path === '/debug/pprof/heap';
+      if (builtIn && req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, ErrorCode.MethodNotAllowed, `${path} takes GET`, { allow: 'GET' });
+      if (path === '/health') return sendJson(res, 200, { status: 'ok', ...this.options.health?.() });
+      if (path === '/ready') {
+        const { ok, body } = await this.readiness();
+        return sendJson(res, ok ? 200 : 503, body);
+      }
+      if (path === '/metrics') return void res.writeHead(200, { 'content-type': this.registry.contentType }).end(await this.registry.metrics());
+      if (path === '/debug/pprof/heap') {
+        const r = await heapProfileResponse(query.get('format') ?? '').catch(() => opsFailure());
+        return void res.writeHead(r.status, Object.fromEntries(r.headers)).end(r.body);
+      }
+      sendError(res, 404, ErrorCode.NotFound, `no route ${path}`);
+    } catch (err) {
+      const failure = err instanceof TpError ? clientErrorOf(err.code, err.message) : clientErrorOf(ErrorCode.Internal, 'internal error');
+      if (failure.code === ErrorCode.Internal) this.log.error({ err, path }, `${req.method ?? ''} ${path} failed`);
+      if (!req.complete) res.setHeader('Connection', 'close');
+      sendError(res, failure.http, failure.code, failure.message);
+    }
+  }
+
+  /** /ready: the bus connected (when the service has one) and the app's own answer. */
+  async readiness(): Promise<{ ok: boolean; body: Record<string, unknown> }> {
+    const app = (await this.options.ready?.()) ?? { ok: true };
+    const bus = this.busConnection;
+    const busOk = bus === undefined || bus.connected;
+    const ok = busOk && app.ok;
+    return { ok, body: { status: ok ? 'ready' : 'not_ready', ...(bus === undefined ? {} : { bus: busOk }), ...app.detail } };
+  }
+}
