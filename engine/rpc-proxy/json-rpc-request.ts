@@ -1,3 +1,4 @@
+import { ErrorCode, TpError } from '../errors.js';
 import { arrayItems, member, objectMembers, type Member, type Span } from './json-scan.js';
 import { EMPTY_BATCH_REPLY, JsonRpcErrorCode, PARSE_ERROR_REPLY, errorReply } from './proxy-errors.js';
 import { isReadMethod } from './rpc-methods.js';
@@ -125,7 +126,7 @@ export function parseRequest(bytes: Buffer, maxBatchItems = Number.MAX_SAFE_INTE
   }
   const spans = arrayItems(bytes, 0, bytes.length);
   // JSON.parse took the text, so the scanner finds the same items; anything else is a bug of ours.
-  if (spans === null || spans.length !== value.length) throw new Error('json-scan disagrees with JSON.parse on a batch');
+  if (spans === null || spans.length !== value.length) throw new TpError(ErrorCode.Internal, 'json-scan disagrees with JSON.parse on a batch');
   const items = new Array<RpcCall | Buffer>(value.length);
   for (let i = 0; i < value.length; i++) items[i] = readCall(value[i], bytes, spans[i]!);
   return { kind: 'batch', items };

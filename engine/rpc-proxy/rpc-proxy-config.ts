@@ -41,9 +41,9 @@ function endpointList(protocols: readonly string[], min: number): SettingParser<
     if (items.length > MAX_ENDPOINTS) throw new SettingIssue(`expected at most ${MAX_ENDPOINTS} URLs, got ${items.length}`);
     const seen = new Set<string>();
     return items.map((item, i) => {
+      if (typeof item !== 'string') throw new SettingIssue(`item ${i} is not a URL`);
       let url: URL;
       try {
-        if (typeof item !== 'string') throw new Error('not a string');
         url = new URL(item);
       } catch {
         throw new SettingIssue(`item ${i} is not a URL`);
@@ -52,7 +52,7 @@ function endpointList(protocols: readonly string[], min: number): SettingParser<
       const href = url.href;
       if (seen.has(href)) throw new SettingIssue(`item ${i} is listed twice`);
       seen.add(href);
-      return item as string;
+      return item;
     });
   };
 }

@@ -171,7 +171,7 @@ export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions 
       return server.port;
     },
     async start() {
-      if (closing !== undefined) throw new Error('the rpc proxy was closed');
+      if (closing !== undefined) throw new TpError(ErrorCode.RpcProxyUnavailable, 'the rpc proxy was closed; create a new one to start again');
       await health.start();
       const port = await server.start(config.port);
       started = true;
