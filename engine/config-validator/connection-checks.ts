@@ -5,6 +5,7 @@ import { busAuthError, natsConnectOptions } from '../bus/index.js';
 import type { BusAuth } from '../config/index.js';
 import { ChainClient } from '../rpc/index.js';
 import { PgClient, redactUrl, RedisStore } from '../state/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 /**
  * One round trip to each dependency of the platform, with its latency or its exact failure:
@@ -52,7 +53,7 @@ export function checkRpc(url: string, timeoutMs: number): Promise<ConnectionChec
     const client = new ChainClient({ url, timeoutMs });
     try {
       const health = await client.getHealth();
-      if (health !== 'ok') throw new Error(`getHealth answered ${JSON.stringify(health)}`);
+      if (health !== 'ok') throw new TpError(ErrorCode.Unavailable, `getHealth answered ${JSON.stringify(health)}`);
     } finally {
       await client.close();
     }
@@ -64,7 +65,7 @@ export function checkRedis(url: string, password: string | undefined, timeoutMs:
     const store = await RedisStore.connect({ url, ...(password ? { password } : {}), connectTimeoutMs: timeoutMs, commandTimeoutMs: timeoutMs });
     try {
       const s = await store.status();
-      if (!s.ok) throw new Error(s.error ?? 'PING failed');
+      if (!s.ok) throw new TpError(ErrorCode.KvUnavailable, s.error ?? 'PING failed');
     } finally {
       await store.close();
     }
@@ -92,7 +93,7 @@ export function checkNats(url: string, auth: BusAuth, timeoutMs: number): Promis
       nc = await connect({ servers: `${u.hostname}:${u.port || '4222'}`, timeout: timeoutMs, reconnect: false, ...options });
     } catch (err) {
       const refused = busAuthError(err, [url]);
-      throw refused === undefined ? err : new Error(`${refused.code}: ${refused.message}`);
+      throw refused === undefined ? err : new TpError(refused.code, `${refused.code}: ${refused.message}`);
     }
     try {
       const jsm = await nc.jetstreamManager({ timeout: timeoutMs });
@@ -113,9 +114,9 @@ export function checkBlockEngine(url: string, uuid: string | undefined, timeoutM
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getTipAccounts', params: [] }),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    if (!res.ok) throw new Error(`getTipAccounts answered HTTP ${res.status}`);
+    if (!res.ok) throw new TpError(ErrorCode.Unavailable, `getTipAccounts answered HTTP ${res.status}`);
     const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
-    if (!Array.isArray(body.result) || body.result.length === 0) throw new Error(`getTipAccounts answered no tip accounts${body.error?.message ? `: ${body.error.message}` : ''}`);
+    if (!Array.isArray(body.result) || body.result.length === 0) throw new TpError(ErrorCode.Unavailable, `getTipAccounts answered no tip accounts${body.error?.message ? `: ${body.error.message}` : ''}`);
   });
 }
 
@@ -128,9 +129,9 @@ export function checkExternalQuote(url: string, apiKey: string | undefined, time
     u.searchParams.set('amount', '10000000');
     u.searchParams.set('slippageBps', '50');
     const res = await fetch(u, { headers: apiKey ? { 'x-api-key': apiKey } : {}, signal: AbortSignal.timeout(timeoutMs) });
-    if (!res.ok) throw new Error(`GET /quote answered HTTP ${res.status}`);
+    if (!res.ok) throw new TpError(ErrorCode.ExternalServerError, `GET /quote answered HTTP ${res.status}`);
     const body = (await res.json()) as { outAmount?: unknown };
-    if (typeof body.outAmount !== 'string' || !/^\d+$/.test(body.outAmount)) throw new Error('GET /quote answered without an outAmount');
+    if (typeof body.outAmount !== 'string' || !/^\d+$/.test(body.outAmount)) throw new TpError(ErrorCode.ExternalMalformed, 'GET /quote answered without an outAmount');
   });
 }
 

@@ -13,6 +13,7 @@
 import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, decodeLookupTable, type LookupTableInput } from '../chain/index.js';
 import type { Logger } from '../obs/index.js';
 import type { AccountReader } from './account-fetcher.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 export const DEFAULT_LOOKUP_TABLE_TTL_MS = 2_000;
 
@@ -50,8 +51,8 @@ export class OperatorLookupTables {
     for (const address of this.options.addresses) {
       try {
         const account = await this.options.reader.fetch(address, { fresh: true });
-        if (account === null) throw new Error('no account at this address');
-        if (account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM_ID) throw new Error(`owned by ${account.owner}, not the address lookup table program`);
+        if (account === null) throw new TpError(ErrorCode.NotFound, 'no account at this address');
+        if (account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM_ID) throw new TpError(ErrorCode.AccountInvalid, `owned by ${account.owner}, not the address lookup table program`);
         const table = decodeLookupTable(address, account.data, account.slot);
         const usable = table.lastExtendedSlot >= account.slot ? table.addresses.slice(0, table.lastExtendedSlotStartIndex) : table.addresses;
         out.push({ address, addresses: usable });

@@ -12,6 +12,7 @@ import type { SimConfig } from './sim-config.js';
 import { createSimulator } from './simulator.js';
 import { swapTransaction } from './swap-transaction.js';
 import type { SimThreadReply, SimThreadRequest } from './sim-thread.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 interface SimWorkerData {
   config: SimConfig;
@@ -48,7 +49,7 @@ port.on('message', (message: SimThreadRequest) => {
     const chain = sim.chain;
     try {
       const info = chain.poolInfo(message.pool);
-      if (info === undefined) throw new Error(`no pool ${message.pool}`);
+      if (info === undefined) throw new TpError(ErrorCode.NotFound, `no pool ${message.pool}`);
       const tx = swapTransaction(chain, chain.genesis.actors.traders[message.id % 4]!, info, { aToB: message.aToB, exactIn: true, amount: BigInt(message.amount), threshold: 0n });
       const signature = chain.sendTransaction(tx);
       probes.set(message.id, { bytes: Buffer.from(base58.decode(signature)), signature });

@@ -10,6 +10,7 @@ import { JsonRpcHttpServer, JsonRpcWsServer } from './rpc/index.js';
 import { RpcNodes } from './rpc-nodes.js';
 import type { SimConfig } from './sim-config.js';
 import { ShredstreamServer } from './stream/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 
 /**
  * `tidepool sim` in one object: the seeded chain, the fault injector configured from the
@@ -112,7 +113,7 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
     servers: { rpc, ws, stream, http },
     rpcNodes,
     async start(): Promise<SimEndpoints> {
-      if (closing !== undefined) throw new Error('the simulator was closed');
+      if (closing !== undefined) throw new TpError(ErrorCode.Unavailable, 'the simulator was closed');
       try {
         const [rpcAddress, wsAddress, streamPort] = await Promise.all([rpc.start(), ws.start(), stream.start(), http.start()]);
         const streamHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
