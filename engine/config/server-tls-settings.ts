@@ -16,7 +16,7 @@ import { setting, type ConfigValues } from './loader.js';
 import { bool, str } from './setting-types.js';
 
 export const serverTlsSchema = {
-  'tls.certFile': setting({ description: 'PEM certificate (chain) the HTTP and gRPC ports serve TLS with (with tls.keyFile); empty = plain TCP', parse: str(), default: '', env: 'TLS_CERT_FILE', flag: 'tls-cert-file' }),
+  'tls.certFile': setting({ description: 'PEM certificate (chain) the service\'s HTTP, WebSocket and gRPC ports serve TLS with (with tls.keyFile; metrics ports stay plain); empty = plain TCP', parse: str(), default: '', env: 'TLS_CERT_FILE', flag: 'tls-cert-file' }),
   'tls.keyFile': setting({ description: 'PEM private key of tls.certFile', parse: str(), default: '', env: 'TLS_KEY_FILE', flag: 'tls-key-file' }),
 };
 
