@@ -5,7 +5,7 @@
  * shared loader's (flag > environment variable > config file > default; docs/architecture.md §3).
  * OTEL_EXPORTER_OTLP_ENDPOINT is read by engine/obs/tracing.ts, not here.
  */
-import { busAuthSchema, healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { busAuthSchema, healthSchema, httpServerSchema, loadConfig, serverTlsSchema, upstreamTlsSchema, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { bool, busServer, duration, hostPort, int, num, oneOf, port, str, url } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { streamSizeSchema } from '../bus/index.js';
@@ -53,6 +53,10 @@ export const aggregatorSchema = {
   ...httpServerSchema,
   /** Upstreams whose quotes are mostly errors count as unhealthy (engine/config health-settings.ts). */
   ...healthSchema,
+  /** TLS on the gRPC and HTTP ports (tls.certFile / tls.keyFile; engine/config server-tls-settings.ts). */
+  ...serverTlsSchema,
+  /** TLS towards the local and external quote services (tls.upstream / tls.upstreamCaFile). */
+  ...upstreamTlsSchema,
 };
 
 export type AggregatorConfig = ConfigValues<typeof aggregatorSchema>;

@@ -18,6 +18,7 @@ import { loadTidepoolProto } from '../proto.js';
 import { QuoteSourceName, type LoadSignal, type WireQuote, type WireQuoteError } from '../quote/index.js';
 import { aggregate, withSlippage, type SourceSide } from './aggregate.js';
 import { GET_AGGREGATED_QUOTE_TIMEOUT_MS, type AggregatorConfig } from './aggregator-config.js';
+import { upstreamTlsOf } from '../config/index.js';
 import type { AggregatorMetrics } from './aggregator-metrics.js';
 import { AggregatorStats, RequestKind } from './aggregator-stats.js';
 import type { OraclePriceSource, RoutePublisher } from './contracts.js';
@@ -108,6 +109,8 @@ export class AggregatorCore {
     const service = loadTidepoolProto().packageDefinition['tidepool.v1.QuoteAggregatorService'] as ServiceDefinition;
     this.encode = service['StreamAggregatedQuotes']!.responseSerialize as (value: object) => Buffer;
     this.tables = { local: new QuoteTable(this.staleAfter), external: new QuoteTable(this.staleAfter) };
+    // TLS towards both upstreams when tls.upstream is on (CA file read once, here).
+    const upstreamTls = upstreamTlsOf(config);
     const upstream = (side: Side, source: typeof QuoteSourceName.Local | typeof QuoteSourceName.External, address: string, timeoutMs: number): UpstreamClient =>
       new UpstreamClient({
         source,
@@ -117,6 +120,7 @@ export class AggregatorCore {
         staleAfterMs: this.staleAfter,
         logger,
         token: config.upstreamToken,
+        tls: upstreamTls,
         onQuote: (quote, now) => this.onQuote(side, quote, now),
         onStateChange: () => this.onUpstreamState(side),
         ...(options.backoff ? { backoffInitialMs: options.backoff.initialMs, backoffMaxMs: options.backoff.maxMs } : {}),

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { createGrpcAuth } from '../auth/index.js';
 import { StreamAdmission } from '../quote-grpc/index.js';
 import { acquireLoadMonitor, releaseLoadMonitor, type LoadSignal } from '../quote/index.js';
-import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
+import { healthThresholdsOf, httpLimitsOf, serverTlsOf } from '../config/index.js';
 import type { AggregatorConfig } from './aggregator-config.js';
 import { AggregatorCore } from './aggregator-core.js';
 import { AggregatorMetrics } from './aggregator-metrics.js';
@@ -116,6 +116,8 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
   const logger = deps.logger;
   // JWT bearer auth of the gRPC port: refused here (TP_ERR_CONFIG_INVALID) when on without a key.
   const auth = createGrpcAuth(config, config.host);
+  // TLS on the gRPC and HTTP ports when tls.certFile / tls.keyFile are set (read once, here).
+  const tls = serverTlsOf(config);
   const metrics = new AggregatorMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
   // Stream limits and load shedding (engine/quote stream-limits.ts, load-monitor.ts).
   let loadHeld = deps.load === undefined;
@@ -175,6 +177,7 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
     },
     config.host,
     httpLimitsOf(config),
+    tls,
   );
 
   return {
@@ -184,7 +187,7 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
     async start() {
       core.start();
       grpcServer = createAggregatorGrpcServer(core, { logger, version: AGGREGATOR_VERSION, defaultProviderUptime: config.defaultProviderUptime, auth, admission });
-      const grpcPort = await bindGrpc(grpcServer, config.host, config.grpcPort);
+      const grpcPort = await bindGrpc(grpcServer, config.host, config.grpcPort, tls);
       const httpPort = await http.start(config.httpPort);
       logger.info({ grpcPort, httpPort, local: config.localQuoteAddr, external: config.externalQuoteAddr }, 'aggregator listening');
       return { grpcPort, httpPort };

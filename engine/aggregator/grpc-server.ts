@@ -148,11 +148,18 @@ export function createAggregatorGrpcServer(
   return server;
 }
 
-/** Binds `host:port` (0: any free port); resolves with the bound port. */
-export function bindGrpc(server: grpc.Server, host: string, port: number): Promise<number> {
+/**
+ * Binds `host:port` (0: any free port), over TLS with `tls` (tls.certFile / tls.keyFile), else
+ * plaintext; resolves with the bound port.
+ */
+export function bindGrpc(server: grpc.Server, host: string, port: number, tls?: { cert: string; key: string } | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
     const target = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
-    server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+    const credentials =
+      tls === undefined
+        ? grpc.ServerCredentials.createInsecure()
+        : grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }], false);
+    server.bindAsync(target, credentials, (err, bound) => {
       if (err) reject(new TpError(ErrorCode.Io, `aggregator gRPC server cannot listen on ${target}: ${err.message}`, { cause: err }));
       else resolve(bound);
     });

@@ -8,7 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
-import { DEFAULT_HTTP_LIMITS, type HttpLimitValues } from '../config/index.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimitValues, type ServerTls } from '../config/index.js';
 import { closeServer, createLimitedServer, listenOn, requestTarget } from '../obs/index.js';
 import { ServingStatusName } from './wire-types.js';
 
@@ -49,8 +49,10 @@ export class AggregatorHttpServer {
     private readonly host: string,
     /** Timeouts and connection cap (the `http.*` settings). */
     httpLimits: HttpLimitValues = DEFAULT_HTTP_LIMITS,
+    /** Serve HTTPS with this certificate and key (tls.certFile / tls.keyFile); undefined: plain HTTP. */
+    tls?: ServerTls | undefined,
   ) {
-    this.server = createLimitedServer((req, res) => this.handle(req, res), httpLimits);
+    this.server = createLimitedServer((req, res) => this.handle(req, res), httpLimits, tls);
   }
 
   /** Binds `port` (0: any free port); resolves with the bound port. */

@@ -98,6 +98,8 @@ export class FakeUpstream {
   /** Calls the client cancelled before they had written anything. */
   unansweredCancels = 0;
   port = 0;
+  /** Serve over TLS with this certificate and key (PEM); undefined: plaintext. */
+  tls: { cert: string; key: string } | undefined;
   private server: grpc.Server | undefined;
 
   async start(port = 0): Promise<number> {
@@ -128,7 +130,11 @@ export class FakeUpstream {
     });
     this.server = server;
     this.port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+      server.bindAsync(
+        `127.0.0.1:${port}`,
+        this.tls === undefined ? grpc.ServerCredentials.createInsecure() : grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(this.tls.cert), private_key: Buffer.from(this.tls.key) }], false),
+        (err, p) => (err ? reject(err) : resolve(p)),
+      ),
     );
     return this.port;
   }

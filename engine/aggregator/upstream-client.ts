@@ -24,6 +24,7 @@
  * source, `receivedAtUnixMs` set, `routeHash` computed from its hops.
  */
 import { Backoff } from '../common/index.js';
+import type { UpstreamTls } from '../config/index.js';
 import * as grpc from '@grpc/grpc-js';
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
@@ -80,6 +81,8 @@ export interface UpstreamClientOptions {
   logger: Logger;
   /** JWT sent as `authorization: Bearer` on every call (auth-on upstreams); empty/undefined: none. */
   token?: string | undefined;
+  /** Connect over TLS (trusting `ca`, else the system roots); undefined: plaintext. */
+  tls?: UpstreamTls | undefined;
   /** Every quote as received, normalised. */
   onQuote(quote: WireQuote, receivedAtMs: number): void;
   /** The stream failed (state is now RECONNECTING) or recovered. */
@@ -164,7 +167,8 @@ export class UpstreamClient {
     this.stallBackoff = Backoff.doubling(stallMs, 60 * stallMs);
     this.pendingStallMs = this.stallBackoff.next();
     const Ctor = loadTidepoolProto().QuoteService;
-    this.client = new Ctor(options.address, grpc.credentials.createInsecure(), UPSTREAM_CHANNEL_OPTIONS);
+    const credentials = options.tls === undefined ? grpc.credentials.createInsecure() : grpc.credentials.createSsl(options.tls.ca === undefined ? null : Buffer.from(options.tls.ca));
+    this.client = new Ctor(options.address, credentials, UPSTREAM_CHANNEL_OPTIONS);
   }
 
   /**

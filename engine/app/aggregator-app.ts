@@ -47,7 +47,7 @@ export function aggregatorEndpointLines(config: AggregatorConfig, ports: Aggrega
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return [
     `  aggregated quotes grpc://${host}:${ports.grpcPort}   (tidepool.v1.QuoteAggregatorService)`,
-    `  aggregator http   http://${host}:${ports.httpPort}/stats   (also /health, /metrics)`,
+    `  aggregator http   ${config['tls.certFile'] ? 'https' : 'http'}://${host}:${ports.httpPort}/stats   (also /health, /metrics)`,
     config.busEnabled ? `  route events      market.swap_route.optimal on ${config.busUrl}` : '  route events      not published (bus disabled; BUS_ENABLED=true publishes them)',
   ];
 }

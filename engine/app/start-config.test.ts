@@ -37,6 +37,17 @@ describe('tidepool start settings', () => {
     expect(external.grpcPort).toBe(50053);
   });
 
+  it('shares TLS_CERT_FILE / TLS_KEY_FILE with the aggregator and the external service, and has the aggregator reach its upstreams over TLS trusting that certificate', () => {
+    const plain = aggregatorConfigUnderSim(loadConfig(startSchema, { env: {} }), SIM, UPSTREAMS);
+    expect(plain['tls.upstream']).toBe(false);
+    const loaded = loadConfig(startSchema, { env: { TLS_CERT_FILE: '/etc/tp/cert.pem', TLS_KEY_FILE: '/etc/tp/key.pem' } });
+    const aggregator = aggregatorConfigUnderSim(loaded, SIM, UPSTREAMS);
+    expect(aggregator).toMatchObject({ 'tls.certFile': '/etc/tp/cert.pem', 'tls.keyFile': '/etc/tp/key.pem', 'tls.upstream': true, 'tls.upstreamCaFile': '/etc/tp/cert.pem' });
+    expect(externalConfigUnderSim(loaded, SIM)).toMatchObject({ 'tls.certFile': '/etc/tp/cert.pem', 'tls.keyFile': '/etc/tp/key.pem' });
+    const told = aggregatorConfigUnderSim(loadConfig(startSchema, { env: { TLS_CERT_FILE: '/c.pem', TLS_KEY_FILE: '/k.pem', UPSTREAM_TLS: 'false' } }), SIM, UPSTREAMS);
+    expect(told).toMatchObject({ 'tls.upstream': false, 'tls.upstreamCaFile': '' });
+  });
+
   it('keeps what the user set: prefixed flags, the commands\' own environment variables', () => {
     const loaded = loadConfig(startSchema, {
       env: { BUS_ENABLED: 'true', EXTERNAL_QUOTE_URL: 'https://quotes.example/swap/v1/quote', LOCAL_TIMEOUT: '20ms' },

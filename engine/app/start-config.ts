@@ -22,7 +22,7 @@ import { startPaperTradingSchema } from './start-paper-trading.js';
 import { aggregatorSchema, type AggregatorConfig } from '../aggregator/index.js';
 import { AUTH_KEYS, authIssues } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
-import { HEALTH_KEYS, httpServerSchema, setting, types, type ConfigSchema, type ConfigValues, type LoadedConfig, type SettingDef } from '../config/index.js';
+import { HEALTH_KEYS, httpServerSchema, serverTlsSchema, setting, types, type ConfigSchema, type ConfigValues, type LoadedConfig, type SettingDef } from '../config/index.js';
 import { startConsoleSchema } from '../console/index.js';
 import { externalSchema, type ExternalQuotesConfig } from '../external/index.js';
 import { databaseSchema, redisSchema, scannerMetricsSchema } from '../state/index.js';
@@ -59,6 +59,9 @@ function namespaced<S extends ConfigSchema, P extends string, O extends keyof S>
 /** The `http.*` limits (timeouts, connection cap): one set for every node:http port of the process. */
 const HTTP_KEYS = Object.keys(httpServerSchema) as (keyof typeof httpServerSchema)[];
 
+/** tls.certFile / tls.keyFile: one certificate for every TLS port of the process (the engine's settings). */
+const TLS_KEYS = Object.keys(serverTlsSchema) as (keyof typeof serverTlsSchema)[];
+
 /** The aggregator's HTTP port inside `npm start` (docs/architecture.md, Ports). */
 export const START_AGGREGATOR_HTTP_PORT = 8082;
 /** Requests per second the external quote service may send to the local simulator. */
@@ -67,8 +70,8 @@ export const START_EXTERNAL_RATE_LIMIT_RPS = 50;
 export const startSchema = {
   ...engineSchema,
   ...prefixFlags(simSchema, 'sim-'),
-  ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS, ...HEALTH_KEYS], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
-  ...namespaced(externalSchema, 'external.', 'external-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS], { rateLimitRps: START_EXTERNAL_RATE_LIMIT_RPS }),
+  ...namespaced(aggregatorSchema, 'aggregator.', 'aggregator-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS, ...HEALTH_KEYS, ...TLS_KEYS], { httpPort: START_AGGREGATOR_HTTP_PORT, busEnabled: false }),
+  ...namespaced(externalSchema, 'external.', 'external-', ['log.level', ...AUTH_KEYS, ...HTTP_KEYS, ...TLS_KEYS], { rateLimitRps: START_EXTERNAL_RATE_LIMIT_RPS }),
   // Platform state (engine/state): embedded PostgreSQL and an in-process store unless URLs are set.
   'platform.enabled': setting({
     description: 'keep platform state: service heartbeats and the scanner_metrics rows (embedded PostgreSQL unless DATABASE_URL)',
@@ -101,12 +104,13 @@ export function checkStartConfig(v: ConfigValues<typeof startSchema>): void {
   }
 }
 
-/** The settings under `prefix`, with the prefix taken off (and the shared log level and auth settings). */
+/** The settings under `prefix`, with the prefix taken off (and the shared log level, auth, HTTP, health and TLS settings). */
 function section<T>(loaded: StartLoaded, prefix: string): { values: T; fromDefault: (key: string) => boolean } {
   const values: Record<string, unknown> = { 'log.level': loaded.values['log.level'] };
   for (const key of AUTH_KEYS) values[key] = loaded.values[key];
   for (const key of HTTP_KEYS) values[key] = loaded.values[key];
   for (const key of HEALTH_KEYS) values[key] = loaded.values[key];
+  for (const key of TLS_KEYS) values[key] = loaded.values[key];
   for (const [key, value] of Object.entries(loaded.values)) if (key.startsWith(prefix)) values[key.slice(prefix.length)] = value;
   const sources = loaded.sources as Record<string, string>;
   return { values: values as T, fromDefault: (key) => sources[`${prefix}${key}`] === 'default' };
@@ -142,6 +146,10 @@ export function aggregatorConfigUnderSim(loaded: StartLoaded, sim: SimEndpoints,
   if (fromDefault('localQuoteAddr')) values.localQuoteAddr = upstreams.local;
   if (fromDefault('externalQuoteAddr')) values.externalQuoteAddr = upstreams.external;
   if (fromDefault('oracleUrl')) values.oracleUrl = `${sim.http}/price/v3`;
+  // With TLS_CERT_FILE set the engine and the external service serve TLS too: reach them over
+  // TLS, trusting that certificate (self-signed in a test deployment), unless told otherwise.
+  if (values['tls.certFile'] !== '' && fromDefault('tls.upstream')) values['tls.upstream'] = true;
+  if (values['tls.upstream'] && values['tls.certFile'] !== '' && fromDefault('tls.upstreamCaFile')) values['tls.upstreamCaFile'] = values['tls.certFile'];
   return values;
 }
 

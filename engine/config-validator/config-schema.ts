@@ -21,6 +21,9 @@ export interface PlatformConfig {
   natsTlsCaFile?: string;
   natsTlsCertFile?: string;
   natsTlsKeyFile?: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  upstreamTlsCaFile?: string;
   redisUrl: string;
   redisPassword?: string;
   databaseUrl: string;

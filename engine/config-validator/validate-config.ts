@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-import { busAuthOf, type BusAuth } from '../config/index.js';
+import { busAuthOf, serverTlsOf, upstreamTlsOf, type BusAuth } from '../config/index.js';
 import { TpError } from '../errors.js';
 import { maskSecretsInText } from '../secret-mask.js';
 import { keypairFromBase58 } from '../wallets/index.js';
@@ -74,9 +74,37 @@ function natsAuthOf(c: Partial<PlatformConfig>): BusAuth {
   });
 }
 
+/** The platform config key of each TLS setting, for the violation's path. */
+const TLS_PATHS: Record<string, string> = { 'tls.certFile': '/tlsCertFile', 'tls.keyFile': '/tlsKeyFile', 'tls.upstreamCaFile': '/upstreamTlsCaFile' };
+
+/**
+ * The services' TLS files, read as the services read them at start (engine/config
+ * server-tls-settings.ts): readable, PEM, and the key the certificate's. Each failure names the setting.
+ */
+function tlsViolations(c: Partial<PlatformConfig>): Violation[] {
+  const violations: Violation[] = [];
+  const violation = (err: unknown): Violation => {
+    const setting = err instanceof TpError && typeof err.context?.['setting'] === 'string' ? err.context['setting'] : 'tls.certFile';
+    return { path: TLS_PATHS[setting] ?? '/', message: err instanceof Error ? err.message : String(err) };
+  };
+  const file = (value: unknown): string => (typeof value === 'string' ? value : ''); // other types are schema violations
+  try {
+    serverTlsOf({ 'tls.certFile': file(c.tlsCertFile), 'tls.keyFile': file(c.tlsKeyFile) });
+  } catch (err) {
+    violations.push(violation(err));
+  }
+  try {
+    if (file(c.upstreamTlsCaFile) !== '') upstreamTlsOf({ 'tls.upstream': true, 'tls.upstreamCaFile': file(c.upstreamTlsCaFile) });
+  } catch (err) {
+    violations.push(violation(err));
+  }
+  return violations;
+}
+
 export async function validateConfig(config: unknown, options: ValidateOptions = {}): Promise<ConfigReport> {
-  const violations = schemaViolations(config);
   const c = (config ?? {}) as Partial<PlatformConfig>;
+  const schema = schemaViolations(config);
+  const violations = [...schema, ...(config !== null && typeof config === 'object' ? tlsViolations(c) : [])];
   const keys: WalletKeyCheck[] = [];
   const treasure = checkKey('/treasureWallet', c.treasureWallet);
   if (treasure !== undefined) keys.push(treasure);

@@ -10,5 +10,5 @@ export { heapProfileSchema } from './heap-profile-settings.js';
 export { DEFAULT_HEALTH_THRESHOLDS, HEALTH_KEYS, healthSchema, healthThresholdsOf, type HealthThresholdValues } from './health-settings.js';
 export { checkSharedState, deploymentHealth, deploymentSafetySchema, isLoopbackUrl, refuseLoopbackDefaults, type DeploymentSafety, type SharedStateSettings } from './deployment-safety.js';
 export { busAuthOf, busAuthSchema, type BusAuth, type BusAuthValues } from './bus-auth-settings.js';
-export { serverTlsOf, serverTlsSchema, type ServerTls, type ServerTlsValues } from './server-tls-settings.js';
+export { serverTlsOf, serverTlsSchema, upstreamTlsOf, upstreamTlsSchema, type ServerTls, type ServerTlsValues, type UpstreamTls, type UpstreamTlsValues } from './server-tls-settings.js';
 export { flashLoanSchema } from './flash-loan-settings.js';

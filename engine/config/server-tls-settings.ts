@@ -1,20 +1,38 @@
 /**
- * TLS on a service's own ports (the quote service's HTTP and gRPC ports): a PEM certificate chain
- * and its private key. Both or neither; files that cannot be read, or are not PEM, are refused at
- * start (TP_ERR_CONFIG_INVALID naming the setting, never the key's contents).
+ * TLS on a service's own ports (the quote service's and the aggregator's HTTP and gRPC ports, the
+ * RPC proxy's HTTP/WS port): a PEM certificate chain and its private key. Both or neither; files
+ * that cannot be read, are not PEM, or do not belong together are refused at start
+ * (TP_ERR_CONFIG_INVALID naming the setting, never the key's contents).
+ *
+ * And TLS towards the gRPC upstreams a service calls (the aggregator's local and external quote
+ * services): `tls.upstream` turns it on, `tls.upstreamCaFile` names the CA (or self-signed
+ * certificate) to trust; without it the system roots are trusted.
  */
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 import { ErrorCode, TpError } from '../errors.js';
 import { setting, type ConfigValues } from './loader.js';
-import { str } from './setting-types.js';
+import { bool, str } from './setting-types.js';
 
 export const serverTlsSchema = {
-  'tls.certFile': setting({ description: 'PEM certificate (chain) the HTTP and gRPC ports serve TLS with (with tls.keyFile); empty = plain TCP', parse: str(), default: '', env: 'TLS_CERT_FILE', flag: 'tls-cert-file' }),
+  'tls.certFile': setting({ description: 'PEM certificate (chain) the service\'s HTTP, WebSocket and gRPC ports serve TLS with (with tls.keyFile; metrics ports stay plain); empty = plain TCP', parse: str(), default: '', env: 'TLS_CERT_FILE', flag: 'tls-cert-file' }),
   'tls.keyFile': setting({ description: 'PEM private key of tls.certFile', parse: str(), default: '', env: 'TLS_KEY_FILE', flag: 'tls-key-file' }),
 };
 
 export type ServerTlsValues = ConfigValues<typeof serverTlsSchema>;
+
+export const upstreamTlsSchema = {
+  'tls.upstream': setting({ description: 'connect to the gRPC upstreams (local and external quote services) over TLS', parse: bool(), default: false, env: 'UPSTREAM_TLS', flag: 'upstream-tls' }),
+  'tls.upstreamCaFile': setting({ description: 'PEM CA (or self-signed certificate) the upstreams\' TLS certificates are checked against (with tls.upstream); empty = the system roots', parse: str(), default: '', env: 'UPSTREAM_TLS_CA_FILE', flag: 'upstream-tls-ca-file' }),
+};
+
+export type UpstreamTlsValues = ConfigValues<typeof upstreamTlsSchema>;
+
+/** How a client reaches its upstreams: undefined = plaintext; else TLS trusting `ca` (PEM) or the system roots. */
+export interface UpstreamTls {
+  ca?: string | undefined;
+}
 
 /** A server's certificate and key, read (PEM text), with the files they came from. */
 export interface ServerTls {
@@ -44,10 +62,25 @@ export function serverTlsOf(values: Partial<ServerTlsValues>): ServerTls | undef
     const missing = certFile === '' ? 'tls.certFile (TLS_CERT_FILE)' : 'tls.keyFile (TLS_KEY_FILE)';
     throw new TpError(ErrorCode.ConfigInvalid, `TLS needs a certificate and its key: ${missing} is not set`, { context: { setting: certFile === '' ? 'tls.certFile' : 'tls.keyFile' } });
   }
-  return {
-    certFile,
-    keyFile,
-    cert: pem(certFile, 'tls.certFile', /-----BEGIN CERTIFICATE-----/),
-    key: pem(keyFile, 'tls.keyFile', /-----BEGIN [A-Z ]*PRIVATE KEY-----/),
-  };
+  const cert = pem(certFile, 'tls.certFile', /-----BEGIN CERTIFICATE-----/);
+  const key = pem(keyFile, 'tls.keyFile', /-----BEGIN [A-Z ]*PRIVATE KEY-----/);
+  let matches: boolean;
+  try {
+    matches = new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
+  } catch (err) {
+    const bad = err instanceof Error && /key/i.test(err.message) ? 'tls.keyFile' : 'tls.certFile';
+    throw new TpError(ErrorCode.ConfigInvalid, `${bad}: ${bad === 'tls.keyFile' ? keyFile : certFile} cannot be parsed`, { context: { setting: bad } });
+  }
+  if (!matches) throw new TpError(ErrorCode.ConfigInvalid, `tls.keyFile: ${keyFile} is not the private key of tls.certFile ${certFile}`, { context: { setting: 'tls.keyFile' } });
+  return { certFile, keyFile, cert, key };
+}
+
+/** The upstream TLS of `values` (CA file read), or undefined for plaintext upstreams. */
+export function upstreamTlsOf(values: Partial<UpstreamTlsValues>): UpstreamTls | undefined {
+  const caFile = values['tls.upstreamCaFile'] ?? '';
+  if (values['tls.upstream'] !== true) {
+    if (caFile !== '') throw new TpError(ErrorCode.ConfigInvalid, 'tls.upstreamCaFile (UPSTREAM_TLS_CA_FILE) is set but tls.upstream (UPSTREAM_TLS) is not true', { context: { setting: 'tls.upstreamCaFile' } });
+    return undefined;
+  }
+  return caFile === '' ? {} : { ca: pem(caFile, 'tls.upstreamCaFile', /-----BEGIN CERTIFICATE-----/) };
 }

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 
-import { httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
+import { httpServerSchema, loadConfig, serverTlsSchema, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { duration, int, num, oneOf, port, str, url } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -43,6 +43,8 @@ export const externalSchema = {
   ...authSchema,
   /** Timeouts and connection cap of the metrics port (node:http; engine/obs createLimitedServer). */
   ...httpServerSchema,
+  /** TLS on the gRPC port (tls.certFile / tls.keyFile; engine/config server-tls-settings.ts); the metrics port stays plain. */
+  ...serverTlsSchema,
 };
 
 export type ExternalQuotesConfig = ConfigValues<typeof externalSchema>;

@@ -49,6 +49,8 @@ export interface ExternalQuoteServerOptions {
   auth?: GrpcAuth;
   /** Per-client and global stream limits (engine/quote stream-limits.ts); the defaults when absent. */
   limits?: Partial<StreamLimits>;
+  /** Serve the gRPC port over TLS with this PEM certificate and key (tls.certFile / tls.keyFile); undefined: plaintext. */
+  tls?: { cert: string; key: string } | undefined;
 }
 
 export class ExternalQuoteServer {
@@ -70,6 +72,7 @@ export class ExternalQuoteServer {
       activeStreams: metrics.activeStreams,
       logger,
       auth: options.auth,
+      tls: options.tls,
       admission: new StreamAdmission(options.limits),
       // The provider is polled exact in; an exact-out pair is refused, not quoted the wrong way.
       request: { exactOut: false },

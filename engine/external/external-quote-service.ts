@@ -5,7 +5,7 @@
  */
 import { createGrpcAuth } from '../auth/index.js';
 import { ErrorCode } from '../errors.js';
-import { httpLimitsOf } from '../config/index.js';
+import { httpLimitsOf, serverTlsOf } from '../config/index.js';
 import { createLogger, type Logger } from '../obs/index.js';
 import { CircuitBreaker, CircuitState, type CircuitBreakerOptions } from '../common/index.js';
 import { providerNameOf, type ExternalQuotesConfig } from './external-config.js';
@@ -83,7 +83,7 @@ export function createExternalQuoteService(config: ExternalQuotesConfig, deps: E
     // No quote budget: the pushes follow the poller's rate-limited polls, not the clients' asks.
     maxQuotesPerSecondPerClient: Infinity,
   };
-  const grpcServer = new ExternalQuoteServer({ poller: p, metrics, uptime: () => tracker.uptime(), host: config.host, logger, auth, limits });
+  const grpcServer = new ExternalQuoteServer({ poller: p, metrics, uptime: () => tracker.uptime(), host: config.host, logger, auth, limits, tls: serverTlsOf(config) });
   const urlNoQuery = ((): string => {
     const u = new URL(config.quoteUrl);
     return `${u.origin}${u.pathname}`;

@@ -13,6 +13,7 @@
  * The values come from the `http.*` settings (engine/config/http-server-settings.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 
 export interface HttpServerLimits {
   /** ms for the request head (request line and headers). */
@@ -43,12 +44,17 @@ function connectionsCheckingIntervalOf(limits: HttpServerLimits): number {
   return Math.max(10, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4)));
 }
 
-/** `http.createServer(handler)` with `limits` applied: what every engine node:http server is made by. */
+/**
+ * `http.createServer(handler)` with `limits` applied: what every engine node:http server is made by.
+ * With `tls` (PEM certificate and key, engine/config server-tls-settings.ts) it is an HTTPS server.
+ */
 export function createLimitedServer(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   limits: HttpServerLimits,
+  tls?: { cert: string; key: string } | undefined,
 ): Server {
-  const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalOf(limits) }, handler);
+  const options = { connectionsCheckingInterval: connectionsCheckingIntervalOf(limits) };
+  const server: Server = tls === undefined ? createServer(options, handler) : createTlsServer({ ...options, cert: tls.cert, key: tls.key }, handler);
   applyHttpLimits(server, limits);
   return server;
 }

@@ -3,7 +3,6 @@
  * connections with a certificate openssl makes for the test: HTTPS GET /health and /quote, a gRPC
  * quote stream over TLS, plain clients refused, and the settings' refusals.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -13,16 +12,14 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig, serverTlsOf, serverTlsSchema } from '../config/index.js';
+import { makeSelfSignedCert, OPENSSL } from '../config/testing/self-signed-cert.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
 import { loadTidepoolProto } from '../proto.js';
 import { defaultQuoteConfig } from './quote-config.js';
 import { createQuoteCache, createQuoteService, type QuoteService } from './quote-service.js';
 
-const OPENSSL = spawnSync('openssl', ['version']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'tp-quote-tls-'));
-const certFile = join(dir, 'cert.pem');
-const keyFile = join(dir, 'key.pem');
 const logger = createLogger({ name: 'quote-tls-test', level: 'silent' });
 let cert = '';
 let service: QuoteService | undefined;
@@ -42,9 +39,9 @@ function httpsGet(path: string, ca: string | undefined): Promise<{ status: numbe
 
 beforeAll(async () => {
   if (!OPENSSL) return;
-  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
-  expect(made.status).toBe(0);
-  cert = (await import('node:fs')).readFileSync(certFile, 'utf8');
+  const made = makeSelfSignedCert(dir);
+  const { certFile, keyFile } = made;
+  cert = made.cert;
   const config = defaultQuoteConfig({ port: 0, 'metrics.port': 0, 'grpc.port': 0, 'debug.heapProfile': false, 'bus.enabled': false, 'tls.certFile': certFile, 'tls.keyFile': keyFile });
   service = createQuoteService(config, { cache: createQuoteCache(config), logger });
   ports = await service.start();

@@ -5,7 +5,7 @@
  * error reporting are the shared loader's (flag > environment variable > config file > default).
  */
 import { authSchema } from '../auth/index.js';
-import { duration, int, loadConfig, oneOf, port, setting, SettingIssue, str, uniqueList, type ConfigValues, type LoadedConfig, type LoadOptions, type SettingParser } from '../config/index.js';
+import { duration, int, loadConfig, oneOf, port, serverTlsSchema, setting, SettingIssue, str, uniqueList, type ConfigValues, type LoadedConfig, type LoadOptions, type SettingParser } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
 import { proxyAuthIssues } from './client-auth.js';
@@ -86,6 +86,8 @@ export const rpcProxySchema = {
   port: setting({ description: 'port of /rpc, /rpc/ws, /rpc/health, /rpc/metrics, /health, /ready', parse: port(), default: DEFAULT_RPC_PROXY_PORT, env: 'RPC_PROXY_PORT', flag: 'port' }),
   shutdown_timeout: setting({ description: 'on SIGTERM, how long requests in flight may take to finish', parse: duration(), default: DEFAULT_SHUTDOWN_TIMEOUT_MS, env: 'RPC_PROXY_SHUTDOWN_TIMEOUT', flag: 'shutdown-timeout' }),
   'log.level': setting({ description: 'log level', parse: oneOf(LOG_LEVELS), default: 'info' as (typeof LOG_LEVELS)[number], env: 'LOG_LEVEL', flag: 'log-level' }),
+  // HTTPS/WSS on the port when tls.certFile / tls.keyFile are set (engine/config server-tls-settings.ts).
+  ...serverTlsSchema,
   // Who may call POST /rpc and /rpc/ws (client-auth.ts): on by itself off loopback.
   ...authSchema,
   'auth.apiKeys': setting({ description: 'API keys callers may present (x-api-key header or api-key query parameter) instead of a JWT; comma-separated', parse: uniqueList(str({ nonEmpty: true })), default: [] as string[], env: 'RPC_PROXY_API_KEYS', flag: 'api-keys', secret: true }),

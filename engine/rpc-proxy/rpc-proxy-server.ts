@@ -82,6 +82,8 @@ export interface RpcProxyServerOptions {
   health(): { body: string; ok: boolean };
   metricsText(): Promise<{ text: string; contentType: string }>;
   logger?: Logger;
+  /** Serve HTTPS/WSS with these files (tls.certFile / tls.keyFile, already checked); undefined: plain. */
+  tls?: { certFile: string; keyFile: string } | undefined;
 }
 
 /** A POST /rpc whose body is being read; the shared onData handler keeps no closure per chunk. */
@@ -157,8 +159,7 @@ export class RpcProxyServer {
     this.metrics = options.metrics;
     this.log = options.logger;
     this.tooLargeReply = errorReply(JsonRpcErrorCode.InvalidRequest, `Invalid request: the body exceeds ${options.maxBodyBytes} bytes`, null);
-    this.app = uws
-      .App()
+    this.app = (options.tls === undefined ? uws.App() : uws.SSLApp({ cert_file_name: options.tls.certFile, key_file_name: options.tls.keyFile }))
       .post(RpcProxyPath.Rpc, (res, req) => this.onPost(res, req))
       .any(RpcProxyPath.Rpc, (res) => {
         this.write(res, 405, errorReply(JsonRpcErrorCode.InvalidRequest, 'Invalid request: JSON-RPC calls are POSTed', null), JSON_TYPE);

@@ -1,3 +1,4 @@
+import { serverTlsOf } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { CallRouter } from './call-router.js';
@@ -147,8 +148,11 @@ export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions 
     };
   };
 
+  // TLS on the port when tls.certFile / tls.keyFile are set: checked here, before anything listens.
+  const tls = serverTlsOf(config);
   const server = new RpcProxyServer({
     host: config.host,
+    tls,
     maxBodyBytes: config.max_body_bytes,
     maxBatchItems: config.max_batch_items,
     ...(authorize === undefined ? {} : { authorize }),
