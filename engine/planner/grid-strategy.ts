@@ -37,8 +37,9 @@ import { StrategyParams } from './strategy-params.js';
 
 import { ErrorCode, TpError } from '../errors.js';
 
-export const GridOrderStatus = { Pending: 'pending', Partial: 'partial', Filled: 'filled', Cancelled: 'cancelled', Expired: 'expired' } as const;
-export type GridOrderStatus = (typeof GridOrderStatus)[keyof typeof GridOrderStatus];
+import { GridOrderStatus } from './grid-order-lifecycle.js';
+
+export { GridOrderStatus } from './grid-order-lifecycle.js';
 
 export interface GridParameters {
   pool: string;
