@@ -137,7 +137,7 @@ describe('grid strategy on a scripted price path', () => {
     expect(sides(await grid.onMarketEvent(event(), clock))).toEqual(['buy:L2']); // L0's buy waits for its price; L3 filled its buy, sell not reached
 
     // the re-armed L2 buy is never executed: after orderTtlMs it expires, and a late fill cannot move it
-    const rebuy2 = (await db.query<{ id: string }>("SELECT id FROM grid_orders WHERE strategy_id = $1 AND status = 'pending' AND price_level = $2", [row.id, buy2.details?.['price']]))[0]!.id;
+    const rebuy2 = (await db.query<{ id: string }>("SELECT id FROM grid_orders WHERE strategy_id = $1 AND status = 'pending' AND price_level = $2", [row.id, Number(buy2.details?.['price'])]))[0]!.id;
     clock += 60_001;
     await grid.onMarketEvent(event(), clock);
     expect((await status(rebuy2)).status).toBe('expired');
