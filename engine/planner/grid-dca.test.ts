@@ -194,8 +194,14 @@ describe('DCA strategy on a scripted price path', () => {
     clock += 60_000;
     const buy2 = await dca.onMarketEvent(event(), clock);
     expect(buy2.map((o) => o.side)).toEqual(['buy']);
+    // the executions fill a little less than quoted: the position is what the wallet received
+    const got1 = buy1[0]!.expectedOutput - 7n;
+    const got2 = buy2[0]!.expectedOutput - 11n;
+    expect(await dca.onExecution(executed(buy1[0]!, 'confirmed', amountPerOrder, got1))).toBe(true);
     // restart in the middle of interval 1: nothing more in it
     dca = new DcaStrategy(id, params, { pools: p, keys: kv.keys, now });
+    expect(await dca.onExecution(executed(buy2[0]!, 'confirmed', amountPerOrder - 3n, got2))).toBe(true);
+    expect(await dca.onExecution(executed(buy2[0]!, 'confirmed', amountPerOrder, got2))).toBe(false); // once only
     expect(await dca.onMarketEvent(event(), clock)).toEqual([]);
     clock += 60_000;
     expect(await dca.onMarketEvent(event(), clock)).toEqual([]); // a third buy would pass maxPosition
@@ -207,7 +213,11 @@ describe('DCA strategy on a scripted price path', () => {
     expect(exit.map((o) => [o.side, o.details?.['reason']])).toEqual([['sell', 'stop_loss']]);
     const state = (await kv.keys.getStrategyState<DcaState>(id))!;
     expect(state.decisions.map((d) => `${d.interval}:${d.action}:${d.reason}`)).toEqual(['0:buy:interval', '1:buy:interval', '2:skip:max_position', '3:skip:above_max_price', '3:sell:stop_loss']);
-    expect(state.position).toBe('0');
-    expect(exit[0]!.inputAmount).toBe(buy1[0]!.expectedOutput + buy2[0]!.expectedOutput); // the whole position
+    expect(exit[0]!.inputAmount).toBe(got1 + got2); // the whole actual position
+    const sold = state.decisions[state.decisions.length - 1]!;
+    expect(sold.averageFillPrice).toBeCloseTo(Number(2n * amountPerOrder - 3n) / Number(got1 + got2), 9);
+    expect(await dca.onMarketEvent(event(), clock)).toEqual([]); // the exit is pending: no second one
+    expect(await dca.onExecution(executed(exit[0]!, 'confirmed', got1 + got2, exit[0]!.expectedOutput))).toBe(true);
+    expect((await kv.keys.getStrategyState<DcaState>(id))!).toMatchObject({ position: '0', cost: '0', pending: {} });
   });
 });
