@@ -30,7 +30,7 @@ import type { Logger } from '../obs/index.js';
 import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyConfigWatcher, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
-import { decodeMarketEvent, decodeTradeSignal, STRATEGIES, type Strategy } from '../messages/index.js';
+import { decodeExecutionResult, decodeMarketEvent, decodeTradeSignal, STRATEGIES, type Strategy } from '../messages/index.js';
 import { readLimitedBody } from '../scanner/index.js';
 import { SignalPublisher } from '../signals/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
@@ -160,6 +160,10 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
       const signalStream = `${prefix}${PlatformStream.Signals}`;
       const signalConsumer = `${consumerName}_signals`;
       if (takesSignals) await ensureConsumer(jsm, platformConsumerSpec(signalStream, signalConsumer, `${prefix}signals.>`));
+      // Order reconciliation (grid, DCA): the executors' results come back on EXECUTION_ORDERS.
+      const executionStream = `${prefix}${PlatformStream.ExecutionOrders}`;
+      const executionConsumer = `${consumerName}_executions`;
+      await ensureConsumer(jsm, platformConsumerSpec(executionStream, executionConsumer, `${prefix}execution.orders.>`));
       const signalPublisher = new SignalPublisher(nc.jetstream(), prefix);
       const service = new PlannerService({ plannerId: config['planner.id'], strategies, pools, publisher: new OpportunityPublisher(nc.jetstream(), prefix), metrics, store, logger: log.child({ component: 'planner' }), now });
       host.onClose('planner service', () => service.close());
@@ -201,6 +205,19 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
             },
           });
           host.onClose('market events consumer', () => consumer.stop());
+          const executions = await DeadLetterConsumer.start({
+            nc,
+            stream: executionStream,
+            consumer: executionConsumer,
+            metrics: dlqMetrics,
+            subjectRoot: `${prefix}dlq`,
+            ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+            logger: log.child({ component: 'execution-consumer' }),
+            handler: async (msg) => {
+              await service.handleExecution(decodeExecutionResult(msg.data));
+            },
+          });
+          host.onClose('executions consumer', () => executions.stop());
           if (takesSignals) {
             const signals = await DeadLetterConsumer.start({
               nc,

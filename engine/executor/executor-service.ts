@@ -42,6 +42,7 @@ import { Semaphore } from './semaphore.js';
 import type { BalanceChanges, SubmissionOutcome, Submitter } from './submission.js';
 import { tradeIdOf, type StoredTrade, type TradeStore } from './trade-store.js';
 import { actualProfitOf } from './trade-profit.js';
+import { filledAmountsOf } from './landed-balance-changes.js';
 import type { HeldWallet, WorkerWallets } from './worker-wallets.js';
 
 export interface ExecutorSettings {
@@ -277,6 +278,7 @@ export class ExecutorService {
         profitMint: op.profitMint,
         expectedProfit: fill.expectedProfit,
         actualProfit: fill.actualProfit,
+        ...filledAmountsOf(op.inputMint, op.outputMint, fill.balanceChanges),
         fees: fill.fees,
         tip: fill.tip,
         latency: { receivedAt, executionMs: completedAt - receivedAt },
@@ -374,7 +376,10 @@ export class ExecutorService {
       completedAt,
     };
     if (outcome.bundleId !== undefined) result.bundleId = outcome.bundleId;
-    if (changes !== undefined) result.actualProfit = actualProfitOf(op.profitMint, changes);
+    if (changes !== undefined) {
+      result.actualProfit = actualProfitOf(op.profitMint, changes);
+      Object.assign(result, filledAmountsOf(op.inputMint, op.outputMint, changes));
+    }
     if (outcome.status !== 'expired' && outcome.slot !== undefined) result.slot = outcome.slot;
     if (outcome.status !== 'confirmed') result.error = outcome.error.slice(0, 2_000);
     if (outcome.submittedAt !== undefined) {

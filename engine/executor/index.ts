@@ -3,7 +3,7 @@ export * from './submission.js';
 export { BlockEngineClient, bundleIdOf, type BlockEngineClientOptions } from './block-engine-client.js';
 export { BundleSubmitter, type BundleSubmitterOptions } from './bundle-submitter.js';
 export { DirectSubmitter, type DirectSubmitterOptions } from './direct-submitter.js';
-export { fetchLanded, sumBalanceChanges } from './landed-balance-changes.js';
+export { fetchLanded, filledAmountsOf, sumBalanceChanges } from './landed-balance-changes.js';
 export { EXECUTOR_METRIC_NAMES, ExecutorMetrics, SkipReason } from './executor-metrics.js';
 export { FLASH_LOAN_COMPUTE_UNITS, FlashLoans, type FlashLoanWrap } from './flash-loans.js';
 export { ExecutorService, type BalanceChangesReader, type ExecutorServiceOptions, type ExecutorSettings, type ExecutorStats, type HandleOutcome, type ResultPublisher } from './executor-service.js';

@@ -54,3 +54,13 @@ export function sumBalanceChanges(landed: readonly LandedTransaction[], mints: r
   }
   return { lamports, tokens, fee };
 }
+
+/**
+ * What the order actually filled, from the wallet's balance changes: the input mint it spent and
+ * the output mint it received (token accounts only; never below 0).
+ */
+export function filledAmountsOf(inputMint: string, outputMint: string, changes: BalanceChanges): { filledInput: bigint; filledOutput: bigint } {
+  const spent = -(changes.tokens.get(inputMint) ?? 0n);
+  const received = changes.tokens.get(outputMint) ?? 0n;
+  return { filledInput: spent > 0n ? spent : 0n, filledOutput: received > 0n ? received : 0n };
+}

@@ -77,6 +77,10 @@ export interface ExecutionResult {
   profitMint: string;
   expectedProfit: bigint;
   actualProfit?: bigint;
+  /** The wallet's actual spend of the input mint (confirmed, failed with a change, paper). */
+  filledInput?: bigint;
+  /** The wallet's actual receipt of the output mint. */
+  filledOutput?: bigint;
   fees: bigint;
   tip: bigint;
   latency: ExecutionLatency;
@@ -87,7 +91,7 @@ export interface ExecutionResult {
 type Wire = Record<string, unknown>;
 
 const REQUEST_BIGINTS = ['inputAmount', 'expectedOutput', 'minimumOutput', 'expectedProfit', 'tip', 'computeUnitPrice'] as const;
-const RESULT_BIGINTS = ['slot', 'expectedProfit', 'actualProfit', 'fees', 'tip'] as const;
+const RESULT_BIGINTS = ['slot', 'expectedProfit', 'actualProfit', 'filledInput', 'filledOutput', 'fees', 'tip'] as const;
 
 /** A copy with the named bigint fields as decimal strings (absent fields stay absent). */
 function withStrings(value: object, fields: readonly string[]): Wire {

@@ -16,13 +16,15 @@
  *    or skip with the reason: `above_max_price` (price > maxPrice), `max_position` (the position plus
  *    this buy's expected tokens would pass maxPosition), `no_quote` (the pool refused the swap).
  * Every decision (buy, sell, skip with its reason) is kept in `strategy:state:{id}` (`decisions`, the
- * last 100) and logged by the planner. The position counts what the orders are expected to fill
- * (the executor's fills are not read back yet). State is written before the opportunity is returned
+ * last 100) and logged by the planner. The position and its average fill price come from the
+ * executions' actual fills (`onExecution`); maxPosition counts the position plus the expected
+ * tokens of buys not reconciled yet, so it stops buying once reached; an exit sells the actual
+ * position and records its average fill price, and no second exit starts while one is pending. State is written before the opportunity is returned
  * and ids derive from (strategy, interval) or (strategy, exit, k), so a restart neither buys twice in
  * an interval nor repeats an exit.
  */
 import type { KeySpace } from '../state/index.js';
-import type { MarketEvent } from '../messages/index.js';
+import type { ExecutionResult, MarketEvent } from '../messages/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { deterministicUuid, Strategy, type TradeOpportunity } from '../messages/index.js';
 import { orderOpportunity, priceOf } from './order-opportunity.js';
@@ -75,6 +77,8 @@ export interface DcaDecision {
   reason: string;
   price: number;
   opportunityId?: string;
+  /** Exits: the position's average fill price (quote atoms per token atom) when the exit was decided. */
+  averageFillPrice?: number;
 }
 
 export interface DcaState {
@@ -82,7 +86,12 @@ export interface DcaState {
   startAt: number;
   /** Last interval a buy decision was taken for; -1 before the first. */
   lastInterval: number;
+  /** Token atoms actually held: the sum of the executions' fills (buys received, sells spent). */
   position: string;
+  /** Quote atoms actually spent on `position` (its average fill price is cost / position). */
+  cost?: string;
+  /** Orders sent and not reconciled yet: a buy's expected tokens count toward maxPosition. */
+  pending?: Record<string, { side: 'buy' | 'sell'; expected: string }>;
   exits: number;
   decisions: DcaDecision[];
 }
@@ -127,8 +136,10 @@ export class DcaStrategy implements PlannerStrategy {
     let changed = false;
 
     // 1. exits
+    const pending = (state.pending ??= {});
     const position = BigInt(state.position);
-    const exit = position > 0n ? (c.stopLoss !== undefined && price <= c.stopLoss ? 'stop_loss' : c.takeProfit !== undefined && price >= c.takeProfit ? 'take_profit' : undefined) : undefined;
+    const selling = Object.values(pending).some((o) => o.side === 'sell');
+    const exit = position > 0n && !selling ? (c.stopLoss !== undefined && price <= c.stopLoss ? 'stop_loss' : c.takeProfit !== undefined && price >= c.takeProfit ? 'take_profit' : undefined) : undefined;
     if (exit !== undefined) {
       if (c.minPrice !== undefined && price < c.minPrice) {
         const last = state.decisions[state.decisions.length - 1];
@@ -141,8 +152,8 @@ export class DcaStrategy implements PlannerStrategy {
         const op = orderOpportunity({ ...common, id, side: 'sell', inputMint: c.token, amount: position, details: { reason: exit, interval, price } });
         if (typeof op !== 'string') {
           state.exits++;
-          state.position = '0';
-          decide({ interval, action: 'sell', reason: exit, opportunityId: id });
+          pending[id] = { side: 'sell', expected: op.expectedOutput.toString() };
+          decide({ interval, action: 'sell', reason: exit, opportunityId: id, averageFillPrice: averageFillPrice(state) });
           ops.push(op);
           changed = true;
         }
@@ -158,9 +169,9 @@ export class DcaStrategy implements PlannerStrategy {
       else {
         const op = orderOpportunity({ ...common, id, side: 'buy', inputMint: c.quoteCurrency, amount: c.amountPerOrder, details: { reason: 'interval', interval, price } });
         if (typeof op === 'string') decide({ interval, action: 'skip', reason: 'no_quote' });
-        else if (BigInt(state.position) + op.expectedOutput > c.maxPosition) decide({ interval, action: 'skip', reason: 'max_position' });
+        else if (BigInt(state.position) + pendingBuys(state) + op.expectedOutput > c.maxPosition) decide({ interval, action: 'skip', reason: 'max_position' });
         else {
-          state.position = (BigInt(state.position) + op.expectedOutput).toString();
+          pending[id] = { side: 'buy', expected: op.expectedOutput.toString() };
           decide({ interval, action: 'buy', reason: 'interval', opportunityId: id });
           ops.push(op);
         }
@@ -169,4 +180,42 @@ export class DcaStrategy implements PlannerStrategy {
     if (changed) await this.deps.keys.setStrategyState(this.id, state);
     return ops;
   }
+
+  /**
+   * Reconciles an ExecutionResult of one of this run's orders: the position moves by the wallet's
+   * actual fill (tokens received by a buy, spent by a sell), and the cost by the quote actually
+   * spent (a sell takes its share of the cost away, keeping the average fill price). A failed or
+   * expired order fills nothing and only stops counting toward maxPosition. Returns false when the
+   * result is not one of its pending orders.
+   */
+  async onExecution(result: ExecutionResult): Promise<boolean> {
+    if (result.strategyId !== this.id) return false;
+    const state = await this.currentState();
+    const order = state.pending?.[result.opportunityId];
+    if (order === undefined) return false;
+    delete state.pending![result.opportunityId];
+    const position = BigInt(state.position);
+    const cost = BigInt(state.cost ?? '0');
+    if (order.side === 'buy') {
+      state.position = (position + (result.filledOutput ?? 0n)).toString();
+      state.cost = (cost + (result.filledInput ?? 0n)).toString();
+    } else {
+      const sold = (result.filledInput ?? 0n) > position ? position : (result.filledInput ?? 0n);
+      state.position = (position - sold).toString();
+      state.cost = (position === 0n ? 0n : cost - (cost * sold) / position).toString();
+    }
+    await this.deps.keys.setStrategyState(this.id, state);
+    return true;
+  }
+}
+
+/** Expected tokens of the buys sent and not reconciled yet. */
+function pendingBuys(state: DcaState): bigint {
+  return Object.values(state.pending ?? {}).reduce((sum, o) => (o.side === 'buy' ? sum + BigInt(o.expected) : sum), 0n);
+}
+
+/** The position's average fill price (quote atoms per token atom), or undefined with no position. */
+export function averageFillPrice(state: DcaState): number | undefined {
+  const position = BigInt(state.position);
+  return position > 0n ? Number(BigInt(state.cost ?? '0')) / Number(position) : undefined;
 }

@@ -11,13 +11,15 @@
  *
  * Trigger rule (spec 03, exactly): at price P, level i triggers a buy when P ≤ its buy price and it
  * is not buy-filled, and a sell when P ≥ its sell price and it is not sell-filled. Flag transitions
- * (ours): a buy sets buy-filled and clears sell-filled; a sell sets sell-filled and clears
- * buy-filled — so a level alternates buy, sell, buy… and never repeats a side at a price that stays
- * put. A buy spends ⌈amountPerLevel × buy price⌉ quote atoms; a sell sells amountPerLevel tokens.
+ * (ours): a triggered buy sets buy-filled, and its fill (onExecution) clears sell-filled; a triggered
+ * sell sets sell-filled and its fill clears buy-filled — so a level alternates buy, sell, buy… and
+ * never repeats a side at a price that stays put. A buy spends ⌈amountPerLevel × buy price⌉ quote atoms; a sell sells amountPerLevel tokens.
  *
- * grid_orders rows (one per triggered order, id = the opportunity id) and their statuses:
- *   pending  → partial → filled     (the executor's fills: `filled` grows to `amount`)
- *   pending | partial → cancelled   (the strategy is disabled: `cancelOpen`)
+ * grid_orders rows (one per triggered order, id = the opportunity id) and their statuses, by the
+ * table in grid-order-lifecycle.ts:
+ *   pending  → partial → filled     (ExecutionResults' actual fills: `filled` grows to `amount`)
+ *   pending | partial → cancelled   (the strategy is disabled: `cancelOpen`; or its execution
+ *                                    failed or expired without a fill: the side is armed again)
  *   pending | partial → expired     (orderTtlMs passed without a fill: swept at the next event; the
  *                                    level's flag for that side is cleared so it may trigger again)
  * The expiry time lives in the strategy state (grid_orders has no column for it).
@@ -28,7 +30,7 @@
  * never triggers a level twice.
  */
 import type { SqlQueryable, KeySpace } from '../state/index.js';
-import type { MarketEvent } from '../messages/index.js';
+import type { ExecutionResult, MarketEvent } from '../messages/index.js';
 import { deterministicUuid, Strategy, type TradeOpportunity } from '../messages/index.js';
 import { orderOpportunity, priceOf } from './order-opportunity.js';
 import type { PlannerPools } from '../trading/index.js';
@@ -37,8 +39,9 @@ import { StrategyParams } from './strategy-params.js';
 
 import { ErrorCode, TpError } from '../errors.js';
 
-export const GridOrderStatus = { Pending: 'pending', Partial: 'partial', Filled: 'filled', Cancelled: 'cancelled', Expired: 'expired' } as const;
-export type GridOrderStatus = (typeof GridOrderStatus)[keyof typeof GridOrderStatus];
+import { afterFill, assertTransition, GridOrderStatus, OPEN_GRID_ORDER_STATUSES } from './grid-order-lifecycle.js';
+
+export { GridOrderStatus } from './grid-order-lifecycle.js';
 
 export interface GridParameters {
   pool: string;
@@ -146,13 +149,9 @@ export class GridStrategy implements PlannerStrategy {
           sourceEvent: { id: event.id, receivedAt }, details: { gridOrderId: id, level: level.index, price: levelPrice, marketPrice: price },
         });
         if (typeof op === 'string') continue; // the pool cannot fill it now: the level stays armed
-        if (side === 'buy') {
-          ls.buyFilled = true;
-          ls.sellFilled = false;
-        } else {
-          ls.sellFilled = true;
-          ls.buyFilled = false;
-        }
+        // The opposite side is re-armed by this order's fill (onExecution), not by its trigger.
+        if (side === 'buy') ls.buyFilled = true;
+        else ls.sellFilled = true;
         ls.round++;
         state.open[id] = { level: level.index, side, expiresAt: op.expiresAt };
         rows.push({ id, price: levelPrice, amount: side === 'buy' ? this.params.amountPerLevel : amount });
@@ -184,6 +183,44 @@ export class GridStrategy implements PlannerStrategy {
       changed = true;
     }
     if (changed) await this.deps.keys.setStrategyState(this.id, state);
+  }
+
+  /**
+   * Reconciles an ExecutionResult of one of this grid's orders (its opportunity id is the
+   * grid_orders id): the wallet's actual fill (tokens received for a buy, spent for a sell) moves
+   * the row by the lifecycle table; a filled buy re-arms the level's sell (one price point above)
+   * and a filled sell its buy. A failed or expired execution that filled nothing cancels the order
+   * and re-arms its own side. Returns the new status, or undefined when the result is not ours or
+   * the order is already final.
+   */
+  async onExecution(result: ExecutionResult): Promise<GridOrderStatus | undefined> {
+    if (result.strategyId !== this.id) return undefined;
+    const rows = await this.deps.db.query<{ status: GridOrderStatus; amount: string; filled: string }>('SELECT status, amount::text, filled::text FROM grid_orders WHERE id = $1 AND strategy_id = $2', [result.opportunityId, this.id]);
+    const row = rows[0];
+    if (row === undefined || !OPEN_GRID_ORDER_STATUSES.includes(row.status)) return undefined;
+    const state = await this.load();
+    const open = state.open[result.opportunityId];
+    if (open === undefined) return undefined;
+    const side = open.side;
+    const order = { id: result.opportunityId, status: row.status, amount: BigInt(row.amount), filled: BigInt(row.filled) };
+    const fill = (side === 'buy' ? result.filledOutput : result.filledInput) ?? 0n;
+    const ls = state.levels[open.level]!;
+    let next: { filled: bigint; status: GridOrderStatus };
+    if (fill > 0n) next = afterFill(order, fill);
+    else if (result.status === 'failed' || result.status === 'expired') {
+      assertTransition(order.status, GridOrderStatus.Cancelled, order.id);
+      next = { filled: order.filled, status: GridOrderStatus.Cancelled };
+      if (side === 'buy') ls.buyFilled = false;
+      else ls.sellFilled = false;
+    } else return order.status;
+    if (next.status === GridOrderStatus.Filled) {
+      if (side === 'buy') ls.sellFilled = false;
+      else ls.buyFilled = false;
+    }
+    if (next.status !== GridOrderStatus.Partial) delete state.open[order.id];
+    await this.deps.keys.setStrategyState(this.id, state);
+    await this.deps.db.query('UPDATE grid_orders SET filled = $2, status = $3 WHERE id = $1 AND status = $4 AND filled = $5', [order.id, next.filled.toString(), next.status, order.status, order.filled.toString()]);
+    return next.status;
   }
 
   /** pending | partial → cancelled for every open order of this strategy (disabling it). */

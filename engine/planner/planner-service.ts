@@ -15,7 +15,7 @@
  */
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
-import type { MarketEvent } from '../messages/index.js';
+import type { ExecutionResult, MarketEvent } from '../messages/index.js';
 import { checkMarketEvent } from './market-event-checks.js';
 import type { PlannerMetrics } from './planner-metrics.js';
 import type { PlannerPools } from '../trading/index.js';
@@ -30,6 +30,8 @@ export interface PlannerStrategy {
   onMarketEvent(event: MarketEvent, receivedAt: number): Promise<TradeOpportunity[]> | TradeOpportunity[];
   /** Called after an opportunity of this strategy was stored by the stream (grid/DCA record it). */
   onPublished?(op: TradeOpportunity): Promise<void> | void;
+  /** Reconciles the outcome of one of its orders (grid, DCA: the actual fill). */
+  onExecution?(result: ExecutionResult): Promise<unknown>;
   /** The opportunities a trade signal leads to (signal strategies; others leave it out). */
   onSignal?(signal: TradeSignal, receivedAt: number): Promise<TradeOpportunity[]> | TradeOpportunity[];
 }
@@ -88,6 +90,14 @@ export class PlannerService {
       metrics.events.inc({ outcome: 'failed' });
       throw err;
     }
+  }
+
+  /**
+   * Handles one ExecutionResult (stream EXECUTION_ORDERS): the strategy that sent the order
+   * reconciles it (grid_orders, DCA position). Throws to have it redelivered.
+   */
+  async handleExecution(result: ExecutionResult): Promise<void> {
+    for (const s of this.running) if (s.id === result.strategyId) await s.onExecution?.(result);
   }
 
   /**
