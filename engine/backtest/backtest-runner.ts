@@ -32,8 +32,10 @@
  * - Signals (`signals`, a SignalModel such as the built-in TrendModel): the model reads every
  *   applied event, warm-up included, in stream order, and its signals go to the signal strategies
  *   at the event's time; the model depends on the events alone, so the replay is deterministic.
- * - Order strategies (grid, DCA, signal) keep their own ids (deterministic already); `onFill` hears
- *   of each of their fills (the grid marks its order filled).
+ * - Order strategies (grid, DCA, signal) keep their own ids (deterministic already), and each of
+ *   their fills comes back to them as the executor's would: an ExecutionResult (`paper`, the fill's
+ *   amounts as filledInput / filledOutput) through PlannerService.handleExecution, so the grid
+ *   reconciles grid_orders and re-arms, and DCA counts its position, exactly as they do live.
  */
 import { Registry } from 'prom-client';
 
@@ -43,7 +45,7 @@ import { type MarketEvent } from '../messages/index.js';
 import { PlannerMetrics, PlannerService, priceOf, type PlannerStrategy } from '../planner/index.js';
 import type { SignalModel } from '../signals/index.js';
 import { PlannerPools } from '../trading/index.js';
-import { deterministicUuid, Strategy, type RouteHop, type TradeOpportunity } from '../messages/index.js';
+import { deterministicUuid, ExecutionPath, Strategy, type ExecutionResult, type RouteHop, type TradeOpportunity } from '../messages/index.js';
 import { BacktestReport, POSITION_STRATEGIES, type BacktestRange } from './backtest-report.js';
 import { FillImpact } from './fill-impact.js';
 import type { RangeMessage } from './market-event-range.js';
@@ -66,8 +68,6 @@ export interface BacktestOptions {
   movePools?: boolean;
   /** A signal model replayed over the events; its signals go to the signal strategies. */
   signals?: SignalModel;
-  /** Called after each fill of an order strategy (grid, DCA, signal), with the opportunity as the strategy made it. */
-  onFill?: (op: TradeOpportunity) => Promise<void> | void;
 }
 
 /** Collects what the planner would have published. */
@@ -173,7 +173,7 @@ export class Backtest {
       if (POSITION_STRATEGIES.has(op.strategy) && op.side !== undefined && op.route.length === 1) {
         const buy = op.side === 'buy';
         report.orderTrade({ ...trade, side: op.side }, { strategy: op.strategy, strategyId: op.strategyId, pool: hop.pool, token: buy ? op.outputMint : op.inputMint, quoteMint: buy ? op.inputMint : op.outputMint });
-        await this.options.onFill?.(op);
+        await this.service.handleExecution(paperResultOf(op, fill, event.timestamp));
       } else report.trade(trade);
       if (this.options.movePools !== false) this.impact.apply(fill.hops ?? op.route, this.pools);
     }
@@ -187,4 +187,27 @@ export class Backtest {
       if (loaded !== undefined) this.report.positions.mark(pool, (token) => priceOf(loaded, token));
     }
   }
+}
+
+/** What the paper executor would publish for `op` filled as `fill` at `at`: a `paper` ExecutionResult with the fill's amounts. */
+function paperResultOf(op: TradeOpportunity, fill: Extract<FillOutcome, { ok: true }>, at: number): ExecutionResult {
+  return {
+    version: 1,
+    tradeId: op.id,
+    opportunityId: op.id,
+    strategy: op.strategy,
+    strategyId: op.strategyId,
+    executorId: 'backtest',
+    path: fill.path === ExecutionPath.Bundle ? ExecutionPath.Bundle : ExecutionPath.Direct,
+    status: 'paper',
+    profitMint: op.profitMint,
+    expectedProfit: op.expectedProfit,
+    actualProfit: fill.net,
+    filledInput: fill.input,
+    filledOutput: fill.output,
+    fees: fill.fees,
+    tip: fill.tip,
+    latency: { receivedAt: at, executionMs: 0 },
+    completedAt: at,
+  };
 }

@@ -16,7 +16,7 @@
  * written.
  */
 import { ErrorCode, TpError } from '../errors.js';
-import { deterministicUuid, Strategy, type MarketEvent, type TradeOpportunity } from '../messages/index.js';
+import { deterministicUuid, Strategy, type ExecutionResult, type MarketEvent, type TradeOpportunity } from '../messages/index.js';
 import { ArbitrageStrategy, DcaStrategy, GridStrategy, SignalStrategy, validateStrategyParameters, type PlannerStrategy } from '../planner/index.js';
 import { TrendModel, type SignalModel } from '../signals/index.js';
 import { KeySpace, MemoryStore, openMigratedDatabase, type SqlClient } from '../state/index.js';
@@ -38,6 +38,11 @@ class ReportedUnder implements PlannerStrategy {
   async onMarketEvent(event: MarketEvent, receivedAt: number): Promise<TradeOpportunity[]> {
     return (await this.inner.onMarketEvent(event, receivedAt)).map((op) => ({ ...op, strategyId: this.id }));
   }
+
+  /** A result of an opportunity reported under this id goes back to the strategy under its own. */
+  async onExecution(result: ExecutionResult): Promise<unknown> {
+    return this.inner.onExecution?.({ ...result, strategyId: this.inner.id });
+  }
 }
 
 export const BACKTEST_STRATEGIES = [Strategy.Arbitrage, Strategy.Grid, Strategy.Dca, Strategy.Signal] as const;
@@ -47,7 +52,6 @@ export interface BacktestStrategy {
   strategies: (pools: PlannerPools, now: () => number) => PlannerStrategy[];
   /** The signal model replayed (signal strategies). */
   signals?: SignalModel;
-  onFill?: (op: TradeOpportunity) => Promise<void>;
   /** Releases the strategy's state (the embedded database). */
   close(): Promise<void>;
 }
@@ -87,10 +91,6 @@ export async function backtestStrategy(type: Strategy, id: string, params: Recor
       return {
         type,
         strategies: (pools, now) => [new ReportedUnder(id, new GridStrategy(rowId, params, { pools, keys, db: grid, now }))],
-        // The whole order filled at once: a paper fill is all or nothing.
-        onFill: async (op) => {
-          if (op.strategy === Strategy.Grid) await grid.query("UPDATE grid_orders SET filled = amount, status = 'filled' WHERE id = $1 AND status IN ('pending', 'partial')", [op.id]);
-        },
         close,
       };
     }

@@ -192,7 +192,6 @@ async function run(type: Strategy, params: Record<string, unknown>, from: number
       fill: paperBacktestFill(),
       movePools,
       ...(strategy.signals === undefined ? {} : { signals: strategy.signals }),
-      ...(strategy.onFill === undefined ? {} : { onFill: strategy.onFill }),
     });
     return await bt.run(readMarketEventRange({ nc, from, to, prefix }));
   } finally {

@@ -126,7 +126,6 @@ export const backtestCommand: Command = {
         fill: paperBacktestFill({ computeUnitPriceMicroLamports }),
         movePools: config['backtest.movePools'],
         ...(strategy.signals === undefined ? {} : { signals: strategy.signals }),
-        ...(strategy.onFill === undefined ? {} : { onFill: strategy.onFill }),
       });
       const report = await backtest.run(readMarketEventRange({ nc, from: range.from - warmupMs, to: range.to, prefix, stream }));
       io.stdout.write(config['backtest.json'] ? reportJson(report) : reportTable(report));
