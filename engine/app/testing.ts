@@ -41,6 +41,7 @@ export async function startEngineUnderSim(options: { sim?: Record<string, string
       'blockstream-host': host,
       'blockstream-port': port,
       'rpc-endpoints': simEndpoints.rpc,
+      'geyser-url': `http://${simEndpoints.geyser}`,
       port: '0',
       'metrics-port': '0',
       'grpc-port': '0',
