@@ -59,7 +59,7 @@ export const e2eSuite: Suite = {
 
 async function measure(txRate: number): Promise<Figure> {
   const logger = createLogger({ name: 'bench-e2e', level: 'silent' });
-  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '21', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': String(txRate) } }).values;
+  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '21', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': String(txRate) } }).values;
   const sim = await startSimulatorThread(simConfig, { logLevel: 'silent' });
   const simEndpoints = sim.endpoints;
   const at = simEndpoints.stream.lastIndexOf(':');
