@@ -48,7 +48,7 @@ const config = loadConfig(simSchema, {
     seed: values.seed!,
     'rpc-port': '0',
     'ws-port': '0',
-    'stream-port': '0',
+    'stream-port': '0', 'geyser-port': '0',
     'http-port': '0',
     tokens: values.tokens!,
     'pools-per-kind': values['pools-per-kind']!,

@@ -43,7 +43,7 @@ const PROBES = Number(process.env.BENCH_PLANNER_PROBES ?? 300);
 const NAIVE_SIZES = 64;
 
 function simulator(poolsPerKind: number): Simulator {
-  const config = loadConfig(simSchema, { env: {}, flags: { seed: '91', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: String(poolsPerKind >= 100 ? 64 : 2), 'pools-per-kind': String(poolsPerKind) } }).values;
+  const config = loadConfig(simSchema, { env: {}, flags: { seed: '91', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: String(poolsPerKind >= 100 ? 64 : 2), 'pools-per-kind': String(poolsPerKind) } }).values;
   return createSimulator(config, { manual: true, logger: createLogger({ name: 'bench', level: 'silent' }) });
 }
 

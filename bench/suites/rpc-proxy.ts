@@ -72,7 +72,7 @@ end
 async function realCall(): Promise<{ request: string; reply: string }> {
   const config = loadConfig(simSchema, {
     env: {},
-    flags: { 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' },
+    flags: { 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' },
   }).values;
   const sim = createSimulator(config, { manual: true, logger: createLogger({ level: 'silent' }) });
   try {

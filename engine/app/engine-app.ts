@@ -18,7 +18,7 @@ import type { ScannerConfig } from '../scanner/index.js';
 import type { Scanner } from '../scanner/index.js';
 import { engineSchema, type EngineConfig } from './engine-config.js';
 import { epochSourceOf, externalFallbackOf } from './quote-fallbacks.js';
-import { createAccountReads, createPoolLoader, createScannerService } from './scanner-service.js';
+import { createAccountReads, createPoolLoader, createScannerService, createStateSource } from './scanner-service.js';
 
 export interface EngineEndpoints {
   quote: string;
@@ -78,6 +78,10 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
   // The pools' mints are read with them, so Token-2022 transfer fees reach the cache.
   const epochs = epochSourceOf(config['rpc.endpoints']);
   const loader = createPoolLoader(scannerConfig, reads.fetcher, epochs?.epochs);
+  // scanner.stateSource geyser: the scanner reads its pools from the account stream (the quote
+  // service's fallback reads stay on RPC).
+  const stateSource = createStateSource(scannerConfig, options.pools, reads.fetcher, log.child({ component: 'scanner' }));
+  const scannerLoader = stateSource.geyser === undefined ? loader : createPoolLoader(scannerConfig, stateSource.reader, epochs?.epochs, { keepAccounts: true });
 
   const cache = createQuoteCache(quoteConfig);
   const external = externalFallbackOf(quoteConfig);
@@ -95,10 +99,11 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
   const scannerService = createScannerService({
     config: scannerConfig,
     sink,
-    loader,
+    loader: scannerLoader,
     fetcher: reads.fetcher,
     pools: options.pools,
     metricsPort: config['scanner.metricsPort'],
+    ...(stateSource.geyser === undefined ? {} : { geyser: stateSource.geyser }),
     host: config.host,
     auth: config,
     configView: () => redactedValues(engineSchema, loaded),
@@ -141,6 +146,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
         await refresher.close();
         await scannerService.close();
         await quote.close();
+        await stateSource.close();
         await reads.close();
         await epochs?.close();
       })();

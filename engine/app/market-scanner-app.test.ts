@@ -23,7 +23,7 @@ let nc: NatsConnection;
 const prefixes: string[] = [];
 
 beforeAll(async () => {
-  const config = loadConfig(simSchema, { env: {}, flags: { seed: '12', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
+  const config = loadConfig(simSchema, { env: {}, flags: { seed: '12', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
   sim = createSimulator(config, { manual: true, logger });
   endpoints = await sim.start();
   sim.chain.advanceSlot(1);

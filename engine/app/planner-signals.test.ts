@@ -32,7 +32,7 @@ const prefix = `${uniqueName('PS')}_`;
 const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 
 beforeAll(async () => {
-  const config = loadConfig(simSchema, { env: {}, flags: { seed: '43', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
+  const config = loadConfig(simSchema, { env: {}, flags: { seed: '43', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
   sim = createSimulator(config, { manual: true, logger });
   const endpoints = await sim.start();
   sim.chain.advanceSlot(1);

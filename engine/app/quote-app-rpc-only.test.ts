@@ -76,7 +76,7 @@ function settle(): void {
 beforeAll(async () => {
   const config = loadConfig(simSchema, {
     env: {},
-    flags: { seed: '23', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '3', 'pools-per-kind': '3', 'tx-rate': '0' },
+    flags: { seed: '23', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', tokens: '3', 'pools-per-kind': '3', 'tx-rate': '0' },
   }).values;
   sim = createSimulator(config, { manual: true, logger });
   rpcUrl = (await sim.start()).rpc;

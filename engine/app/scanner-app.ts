@@ -18,7 +18,7 @@ import { poolUpdatesStreamSpec } from '../bus/index.js';
 import { ensureStream } from '../bus/index.js';
 import type { Logger } from '../obs/index.js';
 import { scannerSchema } from '../scanner/index.js';
-import { createAccountReads, createPoolLoader, createScannerService, type ScannerService } from './scanner-service.js';
+import { createAccountReads, createPoolLoader, createScannerService, createStateSource, type ScannerService } from './scanner-service.js';
 
 export const scannerServiceSchema = {
   ...scannerSchema,
@@ -74,7 +74,9 @@ export function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchem
     ...(options.subjectRoot === undefined ? {} : { subjectRoot: options.subjectRoot }),
   });
   const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
-  const loader = createPoolLoader(config, reads.fetcher);
+  // scanner.stateSource geyser: pool state from the account stream, read through its reader.
+  const stateSource = createStateSource(config, options.pools, reads.fetcher, log.child({ component: 'scanner' }));
+  const loader = createPoolLoader(config, stateSource.reader, undefined, { keepAccounts: stateSource.geyser !== undefined });
   const service = createScannerService({
     config,
     sink: publisher,
@@ -86,6 +88,7 @@ export function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchem
     busStatus: () => bus.status,
     auth: config,
     logger: log.child({ component: 'scanner' }),
+    ...(stateSource.geyser === undefined ? {} : { geyser: stateSource.geyser }),
     ...(options.parseWorkerFilename === undefined ? {} : { parseWorkerFilename: options.parseWorkerFilename }),
   });
 
@@ -102,6 +105,7 @@ export function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchem
       closed ??= (async () => {
         await service.close();
         await bus.close();
+        await stateSource.close();
         await reads.close();
       })();
       return closed;

@@ -16,7 +16,7 @@ import { RpcPoolLoader, type EpochSource } from '../pools/index.js';
 import { AccountFetcher, type AccountReader } from '../rpc/index.js';
 import { RpcClient } from '../rpc/index.js';
 import { WorkerAccountFetcher } from '../rpc/index.js';
-import { LookupTableCache } from '../scanner/index.js';
+import { GeyserStateSource, LookupTableCache, geyserEndpoint } from '../scanner/index.js';
 import { blockStreamSettings, dexPrograms, type ScannerConfig } from '../scanner/index.js';
 import { ScannerHttpServer } from '../scanner/index.js';
 import { Scanner, type PoolStateSink } from '../scanner/index.js';
@@ -48,6 +48,24 @@ export function createPoolLoader(config: ScannerConfig, fetcher: AccountReader, 
   return new RpcPoolLoader(epochs === undefined ? { fetcher, registry, ...options } : { fetcher, registry, readMints: true, epochs, ...options });
 }
 
+/**
+ * The scanner's state source (`scanner.stateSource`): undefined for block-entries (reads go to RPC
+ * as they are); for geyser, the account stream of `scanner.geyserUrl` whose reader the pool loader
+ * must read through (`reader`) and whose source goes to createScannerService (`geyser`).
+ */
+export function createStateSource(config: ScannerConfig, pools: readonly string[], fetcher: AccountReader, logger: Logger): { reader: AccountReader; geyser: GeyserStateSource | undefined; close(): Promise<void> } {
+  if (config['scanner.stateSource'] !== 'geyser') return { reader: fetcher, geyser: undefined, close: async () => {} };
+  const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
+  const geyser = new GeyserStateSource({
+    endpoint: geyserEndpoint(config['scanner.geyserUrl']),
+    pools,
+    fallback: fetcher,
+    readAccounts: (addresses) => rpc.getMultipleAccounts(addresses),
+    logger,
+  });
+  return { reader: geyser.reader, geyser, close: () => rpc.close() };
+}
+
 export interface ScannerServiceOptions {
   config: ScannerConfig;
   /** Where events go. */
@@ -71,6 +89,8 @@ export interface ScannerServiceOptions {
    * Absent: DEFAULT_AUTH_SETTINGS (auto).
    */
   auth?: AuthSettings;
+  /** `scanner.stateSource` geyser (createStateSource): pool state from the account stream. */
+  geyser?: GeyserStateSource;
 }
 
 export interface ScannerService {
@@ -92,7 +112,7 @@ export function createScannerService(options: ScannerServiceOptions): ScannerSer
   const scanner = new Scanner({
     stream: blockStreamSettings(config),
     pools: options.pools,
-    loader: options.loader,
+    loader: options.geyser === undefined ? options.loader : options.geyser.track(options.loader),
     sink: options.sink,
     performance: {
       maxConcurrentProcessing: config['performance.maxConcurrentProcessing'],
@@ -107,7 +127,9 @@ export function createScannerService(options: ScannerServiceOptions): ScannerSer
     logger: options.logger,
     lookupTables: new LookupTableCache(options.fetcher, { maxTables: 16_384 }),
     includeRawData: config['events.includeRawData'],
+    ...(options.geyser === undefined ? {} : { accountStream: options.geyser.stream }),
   });
+  options.geyser?.attach(scanner);
   const httpLimits = httpLimitsOf(config);
   const authorizeWrite = createHttpAuth(options.auth ?? DEFAULT_AUTH_SETTINGS, host);
   const http = new ScannerHttpServer({

@@ -4,7 +4,7 @@ import { loadConfig } from '../config/loader.js';
 import type { SimEndpoints } from '../sim/simulator.js';
 import { aggregatorConfigUnderSim, externalConfigUnderSim, START_AGGREGATOR_HTTP_PORT, startSchema } from './start-config.js';
 
-const SIM: SimEndpoints = { rpc: 'http://127.0.0.1:18899', ws: 'ws://127.0.0.1:18900', stream: '127.0.0.1:19999', http: 'http://127.0.0.1:18890' };
+const SIM: SimEndpoints = { rpc: 'http://127.0.0.1:18899', ws: 'ws://127.0.0.1:18900', stream: '127.0.0.1:19999', geyser: '127.0.0.1:20000', http: 'http://127.0.0.1:18890' };
 const UPSTREAMS = { local: '127.0.0.1:15052', external: '127.0.0.1:15053' };
 
 describe('tidepool start settings', () => {

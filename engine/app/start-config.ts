@@ -117,8 +117,8 @@ function section<T>(loaded: StartLoaded, prefix: string): { values: T; fromDefau
 }
 
 /**
- * The engine's settings pointed at the simulator: the block-entry stream and the JSON-RPC are the
- * simulator's unless set explicitly (flag, environment or file).
+ * The engine's settings pointed at the simulator: the block-entry stream, the Geyser account stream
+ * and the JSON-RPC are the simulator's unless set explicitly (flag, environment or file).
  */
 export function engineConfigUnderSim(loaded: LoadedConfig<typeof startSchema>, sim: SimEndpoints): LoadedConfig<typeof engineSchema> {
   const values: EngineConfig = { ...loaded.values };
@@ -127,6 +127,7 @@ export function engineConfigUnderSim(loaded: LoadedConfig<typeof startSchema>, s
   if (loaded.sources['blockstream.host'] === 'default') values['blockstream.host'] = host;
   if (loaded.sources['blockstream.port'] === 'default') values['blockstream.port'] = port;
   if (loaded.sources['rpc.endpoints'] === 'default') values['rpc.endpoints'] = [sim.rpc];
+  if (loaded.sources['scanner.geyserUrl'] === 'default') values['scanner.geyserUrl'] = `http://${sim.geyser}`;
   return { values, sources, ...(loaded.file === undefined ? {} : { file: loaded.file }) };
 }
 

@@ -28,7 +28,7 @@ export interface EngineUnderSim {
 export async function startEngineUnderSim(options: { sim?: Record<string, string>; engine?: Record<string, string>; pools?: (sim: Simulator) => string[] } = {}): Promise<EngineUnderSim> {
   const simConfig = loadConfig(simSchema, {
     env: {},
-    flags: { seed: '11', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2', ...options.sim },
+    flags: { seed: '11', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2', ...options.sim },
   }).values;
   const logger = createLogger({ name: 'engine-test', level: 'silent' });
   const sim = createSimulator(simConfig, { manual: true, logger });
@@ -41,6 +41,7 @@ export async function startEngineUnderSim(options: { sim?: Record<string, string
       'blockstream-host': host,
       'blockstream-port': port,
       'rpc-endpoints': simEndpoints.rpc,
+      'geyser-url': `http://${simEndpoints.geyser}`,
       port: '0',
       'metrics-port': '0',
       'grpc-port': '0',

@@ -110,7 +110,7 @@ async function cli(argv: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 beforeAll(async () => {
-  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '51', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
+  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '51', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
   sim = createSimulator(simConfig, { manual: true, logger });
   endpoints = await sim.start();
   sim.chain.advanceSlot();

@@ -110,7 +110,7 @@ function plantGap(bps: number): SimPoolView {
 
 beforeAll(async () => {
   // No transaction flow: the pools move only where the test moves them.
-  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '61', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
+  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '61', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
   sim = createSimulator(simConfig, { manual: true, logger });
   const endpoints = await sim.start();
   sim.chain.advanceSlot();

@@ -16,7 +16,7 @@ import { compactSwapContext } from './compact-context.js';
 
 const config = loadConfig(simSchema, {
   env: {},
-  flags: { seed: '11', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '4', 'pools-per-kind': '6' },
+  flags: { seed: '11', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', tokens: '4', 'pools-per-kind': '6' },
 }).values;
 const sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'compact-context-test', level: 'silent' }) });
 afterAll(async () => {

@@ -22,7 +22,7 @@ let rpc: RpcClient;
 let loader: RpcPoolLoader;
 
 beforeAll(async () => {
-  const config = loadConfig(simSchema, { env: {}, flags: { seed: '73', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' } }).values;
+  const config = loadConfig(simSchema, { env: {}, flags: { seed: '73', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' } }).values;
   sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'pool-after-swap-test', level: 'silent' }) });
   const endpoints = await sim.start();
   sim.chain.advanceSlot();

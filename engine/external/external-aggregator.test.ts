@@ -25,7 +25,7 @@ let agg: TestAggregator;
 beforeAll(async () => {
   const simConfig = loadConfig(simSchema, {
     env: {},
-    flags: { seed: '9', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' },
+    flags: { seed: '9', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' },
   }).values;
   sim = createSimulator(simConfig, { manual: true, logger });
   simEndpoints = await sim.start();

@@ -22,7 +22,7 @@ let endpoints: ExternalEndpoints;
 beforeAll(async () => {
   const simConfig = loadConfig(simSchema, {
     env: {},
-    flags: { seed: '7', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '3', 'pools-per-kind': '2' },
+    flags: { seed: '7', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '3', 'pools-per-kind': '2' },
   }).values;
   sim = createSimulator(simConfig, { manual: true, logger });
   simEndpoints = await sim.start();

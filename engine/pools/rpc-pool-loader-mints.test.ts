@@ -26,7 +26,7 @@ let client: RpcClient;
 beforeAll(async () => {
   const config = loadConfig(simSchema, {
     env: {},
-    flags: { seed: '5', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '1', 'tx-rate': '0', 'slots-per-epoch': String(SLOTS_PER_EPOCH) },
+    flags: { seed: '5', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '1', 'tx-rate': '0', 'slots-per-epoch': String(SLOTS_PER_EPOCH) },
   }).values;
   sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'pools-mints-test', level: 'silent' }) });
   rpcUrl = (await sim.start()).rpc;

@@ -34,7 +34,7 @@ let rpcUrl: string;
 async function startSim(): Promise<void> {
   const config = loadConfig(simSchema, {
     env: {},
-    flags: { seed: '11', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '2', 'tx-rate': '0' },
+    flags: { seed: '11', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '2', 'tx-rate': '0' },
   }).values;
   sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'pools-test', level: 'silent' }) });
   rpcUrl = (await sim.start()).rpc;

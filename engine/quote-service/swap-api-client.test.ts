@@ -31,7 +31,7 @@ import { createQuoteCache, createQuoteService, type QuoteService } from './quote
 
 // No generated flow: the cache is filled once, as a scanner would, and must stay the chain's state.
 const sim = createSimulator(
-  loadConfig(simSchema, { env: {}, flags: { seed: '62', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '2', 'tx-rate': '0' } }).values,
+  loadConfig(simSchema, { env: {}, flags: { seed: '62', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '2', 'tx-rate': '0' } }).values,
   { manual: true, logger: createLogger({ name: 'swap-api-client-sim', level: 'silent' }) },
 );
 const logger = createLogger({ name: 'swap-api-client-test', level: 'silent' });

@@ -28,7 +28,7 @@ export function manualSimulator(seed = 7, market: { tokens?: number; poolsPerKin
       seed: String(seed),
       'rpc-port': '0',
       'ws-port': '0',
-      'stream-port': '0',
+      'stream-port': '0', 'geyser-port': '0',
       'http-port': '0',
       tokens: String(market.tokens ?? 2),
       'pools-per-kind': String(market.poolsPerKind ?? 2),

@@ -30,7 +30,7 @@ export async function eventually<T>(probe: () => T | undefined | false | Promise
 export async function startSim(seed = 31): Promise<Simulator> {
   const config = loadConfig(simSchema, {
     env: {},
-    flags: { seed: String(seed), 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '1', 'tx-rate': '0' },
+    flags: { seed: String(seed), 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '1', 'tx-rate': '0' },
   }).values;
   const sim = createSimulator(config, { manual: true, logger: silent });
   await sim.start();

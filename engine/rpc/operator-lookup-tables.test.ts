@@ -19,7 +19,7 @@ const registry = createDecoderRegistry();
 beforeAll(async () => {
   const config = loadConfig(simSchema, {
     env: {},
-    flags: { seed: '9', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' },
+    flags: { seed: '9', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' },
   }).values;
   sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'sim-test', level: 'silent' }) });
   const endpoints = await sim.start();

@@ -53,6 +53,8 @@ export interface GeyserStreamOptions {
   /** One getMultipleAccounts (≤ 100 keys): the gap heal. */
   readAccounts: (addresses: readonly string[]) => Promise<MultipleAccountsResult>;
   onUpdate?: (update: AccountUpdate) => void;
+  /** Every slot the stream reports (after the gap check): the scanner's slot clock and liveness. */
+  onSlot?: (slot: bigint) => void;
   /** Delay before reopening a stream. Default 250 ms. */
   reconnectDelayMs?: number;
   logger?: Logger;
@@ -241,6 +243,7 @@ export class GeyserAccountStream {
         this.startHeal();
       }
       if (slot > this.lastSlot) this.lastSlot = slot;
+      this.options.onSlot?.(slot);
     } else if (u.update_oneof === 'pong') {
       this.stats.pongs++;
     }

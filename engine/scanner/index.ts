@@ -25,8 +25,13 @@ export {
   readPoolsFile,
   DEFAULT_HEARTBEAT_UDP_PORT,
   DEFAULT_POOLS_FILE,
+  DEFAULT_GEYSER_URL,
+  STATE_SOURCES,
+  geyserEndpoint,
+  type StateSource,
   type ScannerConfig,
 } from './scanner-config.js';
+export { GeyserStateSource, type GeyserStateSourceOptions } from './geyser-state-source.js';
 export { ByteRingReader, ByteRingWriter, RingRecord, byteRingStats, createByteRing, maxPayloadFor, type ByteRingStats } from '../threads/index.js';
 export { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';
 export { ParseResult } from './parse-result.js';

@@ -24,6 +24,40 @@ export const DEFAULT_POOLS_FILE = 'config/monitored-pools.json';
 const MAX_BATCH_SIZE = 100;
 const MAX_REGION_LENGTH = 64;
 
+/**
+ * Where the scanner takes pool state from: `block-entries` (the block-entry stream finds the
+ * transactions touching a pool, the pool is re-read over RPC) or `geyser` (pool, vault and tick or
+ * bin array accounts streamed by a Yellowstone gRPC endpoint, applied by the slot/write-version rule).
+ */
+export const STATE_SOURCES = ['block-entries', 'geyser'] as const;
+export type StateSource = (typeof STATE_SOURCES)[number];
+/** The simulator's Geyser port (engine/sim/stream/geyser-server.ts GEYSER_DEFAULT_PORT). */
+export const DEFAULT_GEYSER_URL = 'http://127.0.0.1:10000';
+
+/** An http(s) URL with a host and port, or a bare host:port. */
+function geyserUrl(): SettingParser<string> {
+  return (raw) => {
+    if (typeof raw !== 'string' || raw === '') throw new SettingIssue(`expected a Geyser endpoint such as ${DEFAULT_GEYSER_URL}, got ${JSON.stringify(raw)}`);
+    const withScheme = /^[a-z]+:\/\//i.test(raw) ? raw : `http://${raw}`;
+    let parsed: URL;
+    try {
+      parsed = new URL(withScheme);
+    } catch {
+      throw new SettingIssue(`expected a Geyser endpoint such as ${DEFAULT_GEYSER_URL}, got ${JSON.stringify(raw)}`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SettingIssue(`expected an http:// or https:// Geyser endpoint, got ${JSON.stringify(raw)}`);
+    if (parsed.hostname === '' || (parsed.pathname !== '/' && parsed.pathname !== '')) throw new SettingIssue(`expected host:port with no path, got ${JSON.stringify(raw)}`);
+    return raw;
+  };
+}
+
+/** host:port of a `scanner.geyserUrl` value (gRPC target). */
+export function geyserEndpoint(url: string): string {
+  const parsed = new URL(/^[a-z]+:\/\//i.test(url) ? url : `http://${url}`);
+  const port = parsed.port !== '' ? parsed.port : parsed.protocol === 'https:' ? '443' : '80';
+  return `${parsed.hostname}:${port}`;
+}
+
 function pubkey(): SettingParser<string> {
   return (raw) => {
     if (typeof raw !== 'string' || !isPubkey(raw)) {
@@ -71,6 +105,8 @@ export const scannerSchema = {
   'blockstream.enableHeartbeat': setting({ description: 'send SendHeartbeat every ttl_ms / 3', parse: bool(), default: false, env: 'BLOCKSTREAM_HEARTBEAT', flag: 'blockstream-heartbeat' }),
   'blockstream.heartbeatIp': setting({ description: "shred destination IP sent in heartbeats (the scanner host's own IP); required with heartbeats", parse: optionalIp(), default: '', env: 'BLOCKSTREAM_HEARTBEAT_IP', flag: 'blockstream-heartbeat-ip' }),
   'blockstream.heartbeatPort': setting({ description: 'shred destination UDP port sent in heartbeats', parse: int({ min: 1, max: 65535 }), default: DEFAULT_HEARTBEAT_UDP_PORT, env: 'BLOCKSTREAM_HEARTBEAT_PORT', flag: 'blockstream-heartbeat-port' }),
+  'scanner.stateSource': setting({ description: `where pool state comes from: ${STATE_SOURCES[0]} (block-entry stream, then the pool re-read over RPC) or ${STATE_SOURCES[1]} (pool, vault and tick/bin array accounts streamed from scanner.geyserUrl, applied by slot and write version)`, parse: oneOf(STATE_SOURCES), default: 'block-entries' as StateSource, env: 'SCANNER_STATE_SOURCE', flag: 'state-source' }),
+  'scanner.geyserUrl': setting({ description: 'Yellowstone gRPC (Geyser) endpoint used when scanner.stateSource is geyser; default: the simulator\'s Geyser port', parse: geyserUrl(), default: DEFAULT_GEYSER_URL, env: 'GEYSER_URL', flag: 'geyser-url' }),
   'pools.monitored': setting({ description: 'monitored pool addresses; empty means load them from pools.file', parse: uniqueList(pubkey()), default: [] as string[], env: 'MONITORED_POOLS', flag: 'monitored-pools' }),
   'pools.discoverMints': setting({ description: 'keep the monitored pools current by themselves: the pools trading these mints are found on chain every pools.discoverInterval (new ones join up to pools.maxCount, closed ones leave); empty: off', parse: uniqueList(pubkey()), default: [] as string[], env: 'DISCOVER_MINTS', flag: 'discover-mints' }),
   'pools.discoverInterval': setting({ description: 'time between two pool discovery runs (pools.discoverMints)', parse: duration({ min: 1_000 }), default: 60_000, env: 'DISCOVER_INTERVAL', flag: 'discover-interval' }),

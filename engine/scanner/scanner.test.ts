@@ -42,7 +42,7 @@ describe.skipIf(!existsSync(workerFile))('Scanner', () => {
     // A manual chain with no generated flow: every transaction on it is one the test sent.
     const config = loadConfig(simSchema, {
       env: {},
-      flags: { seed: '19', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' },
+      flags: { seed: '19', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' },
     }).values;
     sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'scanner-test', level: 'silent' }) });
     endpoints = await sim.start();

@@ -41,6 +41,7 @@ import type { ParseResult } from './parse-result.js';
 import { buildPoolStateUpdateEvent, type PoolStateUpdateEvent } from './pool-state-event.js';
 import { ProcessingQueue, type ProcessingQueueStats } from './processing-queue.js';
 import { BlockStreamClient, type BlockStreamClientOptions, type BlockStreamStats, type StreamEntry } from './stream-client.js';
+import type { GeyserAccountStream } from './geyser-stream.js';
 
 /** Where events go: the in-process pool cache, or the bus (split deployment). */
 export interface PoolStateSink {
@@ -75,6 +76,13 @@ export interface ScannerOptions {
    * pool only through a table are found with them. Without it such transactions are not seen.
    */
   lookupTables?: LookupTableCache;
+  /**
+   * `scanner.stateSource` geyser: the account stream the pool state comes from, in place of the
+   * block-entry stream (not started then). Its owner feeds `refresh` and `noteSlot`
+   * (engine/scanner/geyser-state-source.ts); the scanner starts and closes it and reports its
+   * connection as the stream's.
+   */
+  accountStream?: GeyserAccountStream;
 }
 
 /** When each stage of one event ended (performance.now() ms of this thread). */
@@ -138,6 +146,8 @@ export interface ScannerStats {
 const KEY_VERSIONS_KEPT = 8;
 /** A settle whose re-read still shows an old slot is retried on the next slots, this many times. */
 const SETTLE_ATTEMPTS = 3;
+/** Signature of an event caused by an account-stream write rather than by one transaction. */
+const NO_SIGNATURE = new Uint8Array(64);
 
 export class Scanner {
   readonly metrics: ScannerMetrics;
@@ -177,11 +187,13 @@ export class Scanner {
   private readonly lookupFailures: Record<LookupFailure['kind'], number> = { missing: 0, invalid: 0, deactivated: 0, index: 0, rpc: 0, overload: 0 };
   private lookupMatches = 0;
   private readonly matcher: LookupMatcher | undefined;
+  private readonly accountStream: GeyserAccountStream | undefined;
 
   constructor(options: ScannerOptions) {
     this.metrics = options.metrics ?? createScannerMetrics();
     this.log = options.logger ?? createLogger({ name: 'scanner' });
     this.loader = options.loader;
+    this.accountStream = options.accountStream;
     this.sink = options.sink;
     this.includeRawData = options.includeRawData ?? false;
     validatePools(options.pools);
@@ -217,7 +229,7 @@ export class Scanner {
   }
 
   get connected(): boolean {
-    return this.stream.connected;
+    return this.accountStream?.connected ?? this.stream.connected;
   }
 
   /** Highest slot seen on the stream (0n before the first entry). */
@@ -231,8 +243,9 @@ export class Scanner {
     this.running = true;
     this.parsePool.start();
     this.drainLoop = this.drain();
-    this.stream.start();
-    this.log.info({ target: this.stream.target, pools: this.currentPools.length, workers: this.parsePool.workers }, 'scanner started');
+    if (this.accountStream === undefined) this.stream.start();
+    else this.accountStream.start();
+    this.log.info({ target: this.accountStream === undefined ? this.stream.target : 'geyser', pools: this.currentPools.length, workers: this.parsePool.workers }, 'scanner started');
   }
 
   /**
@@ -257,7 +270,7 @@ export class Scanner {
 
   stats(): ScannerStats {
     return {
-      stream: this.stream.stats(),
+      stream: this.accountStream === undefined ? this.stream.stats() : { ...this.stream.stats(), connected: this.accountStream.connected },
       ...this.counters,
       loadFailures: { ...this.loadFailures },
       lookupMatches: this.lookupMatches,
@@ -279,6 +292,7 @@ export class Scanner {
     if (this.closing) return;
     this.closing = true;
     await this.stream.close();
+    await this.accountStream?.close();
     if (this.running) {
       const closed = this.parsePool.close();
       await closed;
@@ -292,6 +306,26 @@ export class Scanner {
     }
     this.running = false;
     this.log.info({ ...this.counters }, 'scanner stopped');
+  }
+
+  /**
+   * The account stream changed an account of `address` (a monitored pool) at `slot`: the pool is
+   * read again (from the stream's held accounts) and published, as a block-entry match would be.
+   */
+  refresh(address: string, slot: bigint): void {
+    if (this.closing) return;
+    const now = performance.now();
+    this.enqueue({ address, signature: NO_SIGNATURE, slot, receivedAt: now, matchedAt: now, settle: 0 });
+    this.metrics.processingQueueSize.set(this.queue.size);
+  }
+
+  /** A slot reported by the account stream: the scanner's slot clock and liveness (health). */
+  noteSlot(slot: bigint): void {
+    this.lastEntryAt = performance.now();
+    if (slot > this.lastSlot) {
+      this.lastSlot = slot;
+      if (this.settles.size > 0) this.releaseSettles(slot);
+    }
   }
 
   private rememberKeys(version: number, pools: readonly string[]): void {

@@ -13,7 +13,7 @@ let admin: string;
 
 beforeAll(async () => {
   // A manual chain without generated traffic: slots only on advanceSlot().
-  const flags = { seed: '23', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '1', 'tx-rate': '0' };
+  const flags = { seed: '23', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', tokens: '2', 'pools-per-kind': '1', 'tx-rate': '0' };
   sim = createSimulator(loadConfig(simSchema, { env: {}, flags }).values, { manual: true, logger: createLogger({ level: 'silent' }) });
   admin = (await sim.start()).http;
   sim.chain.advanceSlot(40);

@@ -12,6 +12,7 @@ export const simSchema = {
   'sim.rpcPort': setting({ description: 'Solana JSON-RPC over HTTP', parse: port(), default: 8899, env: 'SIM_RPC_PORT', flag: 'rpc-port' }),
   'sim.wsPort': setting({ description: 'Solana JSON-RPC PubSub over WebSocket', parse: port(), default: 8900, env: 'SIM_WS_PORT', flag: 'ws-port' }),
   'sim.streamPort': setting({ description: 'ShredStream gRPC (SubscribeEntries, SendHeartbeat)', parse: port(), default: 9999, env: 'SIM_STREAM_PORT', flag: 'stream-port' }),
+  'sim.geyserPort': setting({ description: 'Yellowstone gRPC (Geyser) account stream (Subscribe, Ping): the scanner.stateSource geyser source', parse: port(), default: 10000, env: 'SIM_GEYSER_PORT', flag: 'geyser-port' }),
   'sim.httpPort': setting({ description: 'quote API, block engine and fault admin over HTTP', parse: port(), default: 8890, env: 'SIM_HTTP_PORT', flag: 'http-port' }),
   'sim.slotMs': setting({ description: 'slot duration', parse: duration({ min: 10 }), default: 400, env: 'SIM_SLOT_MS', flag: 'slot-ms' }),
   'sim.txRate': setting({ description: 'transactions per second in the generated flow', parse: int({ min: 0, max: 100_000 }), default: 2000, env: 'SIM_TX_RATE', flag: 'tx-rate' }),

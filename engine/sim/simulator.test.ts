@@ -28,7 +28,7 @@ let endpoints: SimEndpoints;
 beforeAll(async () => {
   const config = loadConfig(simSchema, {
     env: {},
-    flags: { seed: '5', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '300', tokens: '2', 'pools-per-kind': '2' },
+    flags: { seed: '5', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '300', tokens: '2', 'pools-per-kind': '2' },
   }).values;
   sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'sim-test', level: 'silent' }) });
   endpoints = await sim.start();
@@ -177,7 +177,7 @@ describe('the simulator clock', () => {
   it('makes slots on its own, streams every entry of them over ShredStream gRPC, and stops on close', async () => {
     const config = loadConfig(simSchema, {
       env: {},
-      flags: { seed: '6', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '2000', 'slot-ms': '400', tokens: '2', 'pools-per-kind': '2' },
+      flags: { seed: '6', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '2000', 'slot-ms': '400', tokens: '2', 'pools-per-kind': '2' },
     }).values;
     const running = createSimulator(config, { logger: createLogger({ name: 'sim-test', level: 'silent' }) });
     const bound = await running.start();

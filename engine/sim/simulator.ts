@@ -10,6 +10,7 @@ import { JsonRpcHttpServer, JsonRpcWsServer } from './rpc/index.js';
 import { RpcNodes } from './rpc-nodes.js';
 import type { SimConfig } from './sim-config.js';
 import { ShredstreamServer } from './stream/index.js';
+import { GeyserServer } from './stream/geyser-server.js';
 import { ErrorCode, TpError } from '../errors.js';
 
 /**
@@ -27,6 +28,8 @@ export interface SimEndpoints {
   ws: string;
   /** ShredStream gRPC, `host:port` (plaintext). */
   stream: string;
+  /** Yellowstone gRPC (Geyser) account stream, `host:port` (plaintext). */
+  geyser: string;
   /** Block engine, fault admin and /quote API, `http://host:port`. */
   http: string;
 }
@@ -35,6 +38,7 @@ export interface SimServers {
   rpc: JsonRpcHttpServer;
   ws: JsonRpcWsServer;
   stream: ShredstreamServer;
+  geyser: GeyserServer;
   http: SimHttpServer;
 }
 
@@ -89,6 +93,7 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
   const rpc = new JsonRpcHttpServer({ backend: chain, faults, host, port: config['sim.rpcPort'], logger: log });
   const ws = new JsonRpcWsServer({ backend: chain, faults, host, port: config['sim.wsPort'], logger: log });
   const stream = new ShredstreamServer({ backend: chain, faults, host, port: config['sim.streamPort'], logger: log });
+  const geyser = new GeyserServer({ backend: chain, host, port: config['sim.geyserPort'], logger: log });
   const { server: http }: { server: SimHttpServer } = createSimHttpServer({ backend: chain, faults, host, port: config['sim.httpPort'], logger: log });
   mountQuoteApi(http, { market: chain, faults, logger: log });
   mountPriceApi(http, { market: chain });
@@ -101,7 +106,7 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
   const close = (): Promise<void> => {
     closing ??= (async () => {
       chain.stop();
-      const results = await Promise.allSettled([rpc.close(), ws.close(), stream.close(), http.close(), rpcNodes.close()]);
+      const results = await Promise.allSettled([rpc.close(), ws.close(), stream.close(), geyser.close(), http.close(), rpcNodes.close()]);
       for (const r of results) if (r.status === 'rejected') log.error({ err: r.reason }, 'simulator server failed to close');
     })();
     return closing;
@@ -110,14 +115,14 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
   return {
     chain,
     faults,
-    servers: { rpc, ws, stream, http },
+    servers: { rpc, ws, stream, geyser, http },
     rpcNodes,
     async start(): Promise<SimEndpoints> {
       if (closing !== undefined) throw new TpError(ErrorCode.Unavailable, 'the simulator was closed');
       try {
-        const [rpcAddress, wsAddress, streamPort] = await Promise.all([rpc.start(), ws.start(), stream.start(), http.start()]);
+        const [rpcAddress, wsAddress, streamPort, geyserPort] = await Promise.all([rpc.start(), ws.start(), stream.start(), geyser.start(), http.start()]);
         const streamHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-        const endpoints: SimEndpoints = { rpc: rpcAddress.url, ws: wsAddress.url, stream: `${streamHost}:${streamPort}`, http: http.url };
+        const endpoints: SimEndpoints = { rpc: rpcAddress.url, ws: wsAddress.url, stream: `${streamHost}:${streamPort}`, geyser: `${streamHost}:${geyserPort}`, http: http.url };
         chain.start();
         log.info({ ...endpoints, seed: config['sim.seed'], slotMs: config['sim.slotMs'], txRate: config['sim.txRate'] }, 'simulator started');
         return endpoints;

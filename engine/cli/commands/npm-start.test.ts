@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
  */
 const root = resolve(import.meta.dirname, '../../..');
 const bin = join(root, 'dist/engine/cli/main.js');
-const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0',
+const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-geyser-port', '0', '--sim-http-port', '0',
   '--aggregator-grpc-port', '0', '--aggregator-http-port', '0', '--external-grpc-port', '0', '--external-metrics-port', '0', '--executor-port', '0'];
 
 function alive(pid: number): boolean {

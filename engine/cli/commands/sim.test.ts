@@ -10,7 +10,7 @@ describe('tidepool sim, as a process', () => {
   it.skipIf(!existsSync(bin))('prints its endpoints, writes its pools file, serves JSON-RPC and quotes, and exits 0 on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tidepool-sim-'));
     const poolsFile = join(dir, 'pools.json');
-    const child = spawn(process.execPath, [bin, 'sim', '--seed', '3', '--rpc-port', '0', '--ws-port', '0', '--stream-port', '0', '--http-port', '0', '--tx-rate', '100', '--pools-out', poolsFile], {
+    const child = spawn(process.execPath, [bin, 'sim', '--seed', '3', '--rpc-port', '0', '--ws-port', '0', '--stream-port', '0', '--geyser-port', '0', '--http-port', '0', '--tx-rate', '100', '--pools-out', poolsFile], {
       env: { ...process.env, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

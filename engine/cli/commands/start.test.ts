@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PgliteClient } from '../../state/db/pglite-client.js';
 
 const bin = resolve(import.meta.dirname, '../../../dist/engine/cli/main.js');
-const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-http-port', '0',
+const PORTS_0 = ['--port', '0', '--metrics-port', '0', '--grpc-port', '0', '--health-port', '0', '--scanner-metrics-port', '0', '--sim-rpc-port', '0', '--sim-ws-port', '0', '--sim-stream-port', '0', '--sim-geyser-port', '0', '--sim-http-port', '0',
   '--aggregator-grpc-port', '0', '--aggregator-http-port', '0', '--external-grpc-port', '0', '--external-metrics-port', '0', '--executor-port', '0', '--console-port', '0'];
 
 /** Runs the printed `aggregated-quote` example (another process) and returns its JSON. */

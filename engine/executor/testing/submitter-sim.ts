@@ -26,7 +26,7 @@ export async function startSimulator(slotMs = 25): Promise<{ sim: Simulator; end
       seed: '21',
       'rpc-port': '0',
       'ws-port': '0',
-      'stream-port': '0',
+      'stream-port': '0', 'geyser-port': '0',
       'http-port': '0',
       'tx-rate': '0',
       'slot-ms': String(slotMs),

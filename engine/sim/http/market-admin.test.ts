@@ -14,7 +14,7 @@ let endpoints: SimEndpoints;
 beforeAll(async () => {
   const config = loadConfig(simSchema, {
     env: {},
-    flags: { seed: '11', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' },
+    flags: { seed: '11', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' },
   }).values;
   sim = createSimulator(config, { manual: true, logger: createLogger({ name: 'sim-test', level: 'silent' }) });
   endpoints = await sim.start();

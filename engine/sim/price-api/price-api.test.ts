@@ -77,7 +77,7 @@ describe('GET /price/v3 on the simulator', () => {
   beforeAll(async () => {
     const config = loadConfig(simSchema, {
       env: {},
-      flags: { seed: '9', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'http-port': '0', tokens: '3', 'pools-per-kind': '1' },
+      flags: { seed: '9', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', tokens: '3', 'pools-per-kind': '1' },
     }).values;
     sim = createSimulator(config, { manual: true, logger });
     base = (await sim.start()).http;
