@@ -42,6 +42,12 @@ import type { Figure, Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
 
 const PROBES = Number(process.env.BENCH_E2E_PROBES ?? 400);
+/**
+ * Probes of the Geyser rows: the simulator's Geyser server sends a slot's account writes when the
+ * slot is committed (one 400 ms slot apart), so a probe takes a slot; 100 keep the suite within its
+ * time limit.
+ */
+const GEYSER_PROBES = Number(process.env.BENCH_E2E_GEYSER_PROBES ?? 100);
 const PROBE_GAP_MS = 15;
 
 function percentileOf(sorted: number[], p: number): number {
@@ -119,7 +125,8 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   await new Promise((r) => setTimeout(r, 2_000)); // warm-up: stream connected, first refresh done
   let lost = 0;
   let refused = 0;
-  for (let i = 0; i < PROBES; i++) {
+  const probes = source === 'geyser' ? GEYSER_PROBES : PROBES;
+  for (let i = 0; i < probes; i++) {
     const { address, dex } = pools[i % pools.length]!;
     let sent: { signature: string; emittedNs: bigint };
     let seen: Promise<boolean>;
