@@ -137,6 +137,16 @@ async function searchFigures(): Promise<Figure[]> {
   }
 }
 
+/** An opportunity that does not come fails the suite at once, saying so, instead of at the runner's time limit. */
+const PROBE_LIMIT_MS = 10_000;
+function withinProbeLimit(done: Promise<void>, probe: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`probe ${probe}: no opportunity published within ${PROBE_LIMIT_MS} ms of its market event (is the planner funded: flash-loan reserves or worker balances?)`)), PROBE_LIMIT_MS);
+  });
+  return Promise.race([done, limit]).finally(() => clearTimeout(timer));
+}
+
 async function latencyFigures(): Promise<Figure[]> {
   const sim = simulator(2);
   const endpoints = await sim.start();
@@ -146,7 +156,9 @@ async function latencyFigures(): Promise<Figure[]> {
   const nc: NatsConnection = await connect({ servers: LOCAL_NATS_URL });
   const prefix = trackedStreamPrefix('BP', LOCAL_NATS_URL);
   const streams = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
-  const loaded = loadConfig(plannerSchema, { env: {}, flags: { 'rpc-endpoints': endpoints.rpc, 'data-dir': 'memory', port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'bench', 'metrics-interval': '60000', 'log-level': 'error' } });
+  const loaded = loadConfig(plannerSchema, { env: {}, flags: { 'rpc-endpoints': endpoints.rpc, 'data-dir': 'memory', port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'bench', 'metrics-interval': '60000', 'log-level': 'error',
+      // Arbitrage is sized to the capital it has (issue 27): the simulator's flash-loan reserves, as a deployment configures them.
+      'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(',') } });
   let app: Awaited<ReturnType<typeof createPlannerApp>> | undefined;
   try {
     app = await createPlannerApp(loaded, { logger: createLogger({ name: 'bench', level: 'silent' }), pools: sim.chain.pools().map((p) => p.address) });
@@ -156,7 +168,7 @@ async function latencyFigures(): Promise<Figure[]> {
     let pending: (() => void) | undefined;
     const sub = nc.subscribe(`${prefix}trade.opportunities.arbitrage`, { callback: () => pending?.() });
     for (let i = 0; i < PROBES; i++) {
-      const done = new Promise<void>((r) => (pending = r));
+      const done = withinProbeLimit(new Promise<void>((r) => (pending = r)), i);
       const event = { version: 1 as const, id: `bench-${i}`, type: 'pool_update' as const, protocol: pool.dex, poolAddress: pool.address, tokenA: pool.pool.tokenA, tokenB: pool.pool.tokenB, timestamp: Date.now(), slot: sim.chain.slot().toString(), data: {} };
       const t = process.hrtime.bigint();
       await js.publish(marketEventSubject(pool.dex, 'pool_update', prefix), encodeMarketEvent(event), { msgID: event.id });
