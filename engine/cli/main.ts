@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isTpError, ErrorCode } from '../errors.js';
