@@ -70,7 +70,7 @@ export interface MemoizedQuote {
    * beat it (QuoteMemo, "still the best"). Written by the memo only.
    */
   version: number;
-  /** The route's own standing (RouteStanding): its pairs' versions and its place among routes. */
+  /** The route's own standing (RouteStanding): its pools' state versions, its legs' amounts and its place among routes. */
   readonly standing: RouteStanding;
   /**
    * When the newest pool of any leg read that was not a candidate was stored; -Infinity when none.
@@ -240,7 +240,7 @@ export class QuoteMemo {
 
   /**
    * Whether `entry`, computed before some pair of its route version changed, is still the answer:
-   * its own pairs are unchanged (same pools, same states: same exact amounts) and no other route's
+   * its own pools are in their states of then (same exact amounts) and no other pool's or route's
    * bound can take its place (CacheRouteSearch.stillBest, exact as the full search is). On yes the
    * entry takes the new version and the newest pool left out by the legs read.
    */
