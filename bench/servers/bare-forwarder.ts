@@ -12,6 +12,7 @@ import uws from '@trufflesuite/uws-js-unofficial';
 import { Pool } from 'undici';
 
 import { finishStartup } from './common.js';
+import { readPostBody } from './post-body.js';
 
 const { values } = parseArgs({ options: { endpoint: { type: 'string' } } });
 if (values.endpoint === undefined) throw new Error('--endpoint is required');
@@ -22,29 +23,18 @@ const HEADERS = { 'content-type': JSON_TYPE };
 
 let listenSocket: uws.us_listen_socket | undefined;
 const app = uws.App().post('/rpc', (res) => {
-  let aborted = false;
-  let chunks: Buffer[] | null = null;
-  res.onAborted(() => {
-    aborted = true;
-  });
-  res.onData((chunk, isLast) => {
-    const copy = Buffer.copyBytesFrom(new Uint8Array(chunk));
-    if (!isLast) {
-      (chunks ??= []).push(copy);
-      return;
-    }
-    const body = chunks === null ? copy : Buffer.concat([...chunks, copy]);
+  readPostBody(res, (body, aborted) => {
     upstream
       .request({ path: '/', method: 'POST', headers: HEADERS, body })
       .then(async ({ statusCode, body: answer }) => {
         const bytes = Buffer.from(await answer.arrayBuffer());
-        if (aborted) return;
+        if (aborted()) return;
         res.cork(() => {
           res.writeStatus(String(statusCode)).writeHeader(CONTENT_TYPE, JSON_TYPE).end(bytes);
         });
       })
       .catch((err: unknown) => {
-        if (aborted) return;
+        if (aborted()) return;
         res.cork(() => {
           res.writeStatus('502 Bad Gateway').end(String(err));
         });

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import uws from '@trufflesuite/uws-js-unofficial';
 
 import { finishStartup } from './common.js';
+import { readPostBody } from './post-body.js';
 
 const { values } = parseArgs({ options: { body: { type: 'string' } } });
 if (values.body === undefined) throw new Error('--body is required');
@@ -32,19 +33,8 @@ function answerFor(body: Buffer): Uint8Array {
 
 let listenSocket: uws.us_listen_socket | undefined;
 const app = uws.App().post('/*', (res) => {
-  let aborted = false;
-  let chunks: Buffer[] | null = null;
-  res.onAborted(() => {
-    aborted = true;
-  });
-  res.onData((chunk, isLast) => {
-    const copy = Buffer.copyBytesFrom(new Uint8Array(chunk));
-    if (!isLast) {
-      (chunks ??= []).push(copy);
-      return;
-    }
-    const body = chunks === null ? copy : Buffer.concat([...chunks, copy]);
-    if (aborted) return;
+  readPostBody(res, (body, aborted) => {
+    if (aborted()) return;
     res.cork(() => {
       res.writeStatus(OK).writeHeader(CONTENT_TYPE, JSON_TYPE).end(answerFor(body));
     });
