@@ -16,7 +16,7 @@
 import type { NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
 
-import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
+import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, durableNameOf, ensureConsumer, ensurePlatformBus, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
 import { bool, busAuthOf, busAuthSchema, heapProfileSchema, httpLimitsOf, httpServerSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, flashLoanSchema, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
@@ -154,12 +154,9 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       }
 
       const nc: NatsConnection = (await host.openBus()).connection!;
-      const jsm = await nc.jetstreamManager();
-      const maxBytesScale = config['bus.streamMaxBytesScale'];
-      await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
-      await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
+      const jsm = await ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] });
       const stream = `${prefix}${PlatformStream.TradeOpportunities}`;
-      const consumerName = `executor_${config['executor.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      const consumerName = durableNameOf('executor', config['executor.id']);
       const concurrency = config['executor.maxConcurrentTrades'];
       await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}trade.opportunities.>`, { maxAckPending: Math.max(100, concurrency * 4) }));
 

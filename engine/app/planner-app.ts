@@ -21,7 +21,7 @@ import type { NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
 
 import { authSchema, createHttpAuth, type HttpAuthorizer } from '../auth/index.js';
-import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
+import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, durableNameOf, ensureConsumer, ensurePlatformBus, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
 import { busAuthOf, busAuthSchema, heapProfileSchema, httpLimitsOf, httpServerSchema, setting, type LoadedConfig } from '../config/index.js';
 import { duration, flashLoanSchema, int, oneOf, str, uniqueList } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
@@ -149,12 +149,9 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
 
       const bus = await host.openBus();
       const nc: NatsConnection = bus.connection!;
-      const jsm = await nc.jetstreamManager();
-      const maxBytesScale = config['bus.streamMaxBytesScale'];
-      await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
-      await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
+      const jsm = await ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] });
       const stream = `${prefix}${PlatformStream.MarketEvents}`;
-      const consumerName = `planner_${config['planner.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      const consumerName = durableNameOf('planner', config['planner.id']);
       await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}market.events.*.pool_update`));
       const takesSignals = strategies.some((s) => s.onSignal !== undefined);
       const signalStream = `${prefix}${PlatformStream.Signals}`;

@@ -16,7 +16,7 @@
 import { DeliverPolicy, type NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
 
-import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, ensureConsumer, ensureDeadLetterStream, ensurePlatformStreams, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
+import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, durableNameOf, ensureConsumer, ensurePlatformBus, platformConsumerSpec, streamSizeSchema } from '../bus/index.js';
 import { busAuthOf, busAuthSchema, duration, heapProfileSchema, httpLimitsOf, httpServerSchema, int, num, setting, str, type LoadedConfig } from '../config/index.js';
 import { decodeMarketEvent } from '../messages/index.js';
 import type { Logger } from '../obs/index.js';
@@ -88,13 +88,10 @@ export async function createSignalSourceApp(loaded: LoadedConfig<typeof signalSo
       host.heartbeatTo(keys);
       const registry = host.registry;
       const nc: NatsConnection = (await host.openBus()).connection!;
-      const jsm = await nc.jetstreamManager();
-      const maxBytesScale = config['bus.streamMaxBytesScale'];
-      await ensurePlatformStreams(jsm, { nc, prefix, maxBytesScale });
-      await ensureDeadLetterStream(nc, { replicas: 1, prefix, maxBytesScale });
+      const jsm = await ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] });
       const stream = `${prefix}${PlatformStream.MarketEvents}`;
       const filter = `${prefix}market.events.*.pool_update`;
-      const consumerName = `signal_source_${config['signals.id'].replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      const consumerName = durableNameOf('signal_source', config['signals.id']);
       const info = await ensureConsumer(jsm, { ...platformConsumerSpec(stream, consumerName, filter), deliverPolicy: 'new' });
 
       const source = new SignalSource({ model, publisher: new SignalPublisher(nc.jetstream(), prefix), metrics: new SignalSourceMetrics(registry, model), logger: log.child({ component: 'signal-source' }) });

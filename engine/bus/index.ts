@@ -58,6 +58,7 @@ export {
   type DeferDelivery,
   type MessageHandler,
 } from './dead-letter.js';
+export { durableNameOf, ensurePlatformBus } from './platform-bus.js';
 export {
   SWAP_ROUTES_STREAM,
   SWAP_ROUTES_SUBJECT_ROOT,
