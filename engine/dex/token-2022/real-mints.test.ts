@@ -3,7 +3,9 @@
  * "Token-2022 mints", names where each came from): PYUSD and USDG (eight extensions, a zero
  * transfer fee, a permanent delegate, a transfer hook with no program, metadata), BERN (a real
  * transfer fee that changes between its older and newer epoch), Solayer sUSD (interest-bearing,
- * metadata) and an NFT of the WNS standard (a live transfer hook program, group member pointer).
+ * metadata), an NFT of the WNS standard (a live transfer hook program, group member pointer) and
+ * PUMP (transfer hook, metadata) with one of its token accounts (immutable owner, transfer hook
+ * account).
  *
  * Each decodes as @solana/spl-token reads the same bytes, with the concrete values those bytes hold,
  * and BERN's fee is taken in swap quotes exactly as the program takes it on each transfer
@@ -15,6 +17,8 @@ import { join } from 'node:path';
 import { tryApplyTransferFee, tryReverseApplyTransferFee } from '@orca-so/whirlpools-core';
 import {
   calculateEpochFee,
+  getTransferHookAccount,
+  unpackAccount,
   getExtensionTypes,
   getInterestBearingMintConfigState,
   getMetadataPointerState,
@@ -30,7 +34,9 @@ import { describe, expect, it } from 'vitest';
 import { quoteConstantProduct } from '../amm/constant-product.js';
 import { quoteSwap } from '../quote.js';
 import { Dex, SwapMode, type AmmPool } from '../types.js';
+import { tokenAccountAmount } from '../token-account.js';
 import { decodeMint, type DecodedMint } from './mint.js';
+import { withheldAmount } from './token-account.js';
 import { ExtensionType, TOKEN_2022_PROGRAM_ID } from './token-programs.js';
 import type { TransferFeeConfig } from './transfer-fee.js';
 
@@ -41,7 +47,9 @@ const USDG = '2u1tszSeqZ3qBWF3uNGPFc8TzMk2tdiwknnRMWGWjGWH';
 const BERN = 'CKfatsPMUf8SkiURsDXs7eK6GWb4Jsd6UDbs7twMCWxo';
 const SUSD = 'susdabGDNbhrnCa6ncrYo81u4s9GM8ecK2UwMyZiq4X';
 const WNS_NFT = '8eDYWjDKmCR5B3UJm95gaG8zCdT5anWakTZG1PyWpBm9';
-const MINTS = [PYUSD, USDG, BERN, SUSD, WNS_NFT];
+const PUMP = 'pumpCmXqMfrsAkQ5r49WcJnRayYRqmXz6ae8H7H9Dfn';
+const PUMP_POOL_VAULT = '8TqK4PL3x7zWR2dNinr1LMi8Uf4vTRSFE2Ev1yYW9bhC';
+const MINTS = [PYUSD, USDG, BERN, SUSD, WNS_NFT, PUMP];
 
 /** Paxos' authority over PYUSD and USDG (fee, delegate, hook, metadata, close, freeze). */
 const PAXOS = '2apBGMsS6ti9RyF5TwQTDswXBWskiJP2LD4cUEDqYJjk';
@@ -53,7 +61,9 @@ const Ext = {
   TransferFeeConfig: 1,
   MintCloseAuthority: 3,
   ConfidentialTransferMint: 4,
+  ImmutableOwner: 7,
   InterestBearingConfig: 10,
+  TransferHookAccount: 15,
   PermanentDelegate: 12,
   TransferHook: 14,
   ConfidentialTransferFeeConfig: 16,
@@ -169,6 +179,27 @@ describe('the values the real mints hold', () => {
     expect(mint.extensionTypes).toEqual([Ext.MetadataPointer, Ext.GroupMemberPointer, Ext.TransferHook, Ext.MintCloseAuthority, Ext.TokenMetadata]);
     expect(mint.transferFeeConfig).toBeUndefined();
     expect(getTransferHook(splMint(WNS_NFT))?.programId.toBase58()).toBe(WNS_PROGRAM);
+  });
+});
+
+describe('PUMP and a pool vault of it', () => {
+  it('the mint: a transfer hook with no program, metadata, no authorities, no transfer fee', () => {
+    const mint = ours(PUMP);
+    expect(mint).toMatchObject({ decimals: 6, supply: 852_390_112_954_832_790n, mintAuthority: null, freezeAuthority: null });
+    expect(mint.extensionTypes).toEqual([Ext.TransferHook, Ext.MetadataPointer, Ext.TokenMetadata]);
+    expect(mint.transferFeeConfig).toBeUndefined();
+    expect(getTransferHook(splMint(PUMP))?.programId.toBase58()).toBe(SYSTEM_PROGRAM);
+  });
+
+  it('the token account: its amount and extensions as @solana/spl-token reads them, nothing withheld', () => {
+    const data = new Uint8Array(readFileSync(join(DIR, PUMP, `token_account_${PUMP_POOL_VAULT}.bin`)));
+    const spl = unpackAccount(new PublicKey(PUMP_POOL_VAULT), { data: Buffer.from(data), owner: SPL_TOKEN_2022, lamports: 1, executable: false }, SPL_TOKEN_2022);
+    expect(spl.mint.toBase58()).toBe(PUMP);
+    expect(getExtensionTypes(spl.tlvData)).toEqual([Ext.ImmutableOwner, Ext.TransferHookAccount]);
+    expect(getTransferHookAccount(spl)?.transferring).toBe(false);
+    expect(tokenAccountAmount(data)).toBe(spl.amount);
+    expect(tokenAccountAmount(data)).toBe(4_144_782_727_340_999n);
+    expect(withheldAmount(data, PUMP_POOL_VAULT)).toBeUndefined();
   });
 });
 
