@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { parseCommandLine } from '../config/command-line.js';
+import { upstreamTargetsOf } from '../config/index.js';
 import { ErrorCode, isTpError } from '../errors.js';
 import { aggregatorSchema, defaultAggregatorConfig, loadAggregatorConfig } from './aggregator-config.js';
 
@@ -48,5 +49,40 @@ describe('aggregator settings', () => {
     expect(bad({ BUS_URL: 'http://x' })).toContain('busUrl');
     expect(bad({ AGGREGATOR_HTTP_PORT: '7000', AGGREGATOR_GRPC_PORT: '7000' })).toContain('httpPort: 7000 is also the gRPC port');
     expect(bad({ LOCAL_QUOTE_SERVICE_ADDR: 'x:1', EXTERNAL_QUOTE_SERVICE_ADDR: 'x:1' })).toContain('externalQuoteAddr');
+    // The same host:port under two schemes is still one upstream.
+    expect(bad({ LOCAL_QUOTE_SERVICE_ADDR: 'https://x:1', EXTERNAL_QUOTE_SERVICE_ADDR: 'grpc://x:1' })).toContain('externalQuoteAddr');
+  });
+
+  it('takes a scheme per upstream address: https:// and grpcs:// TLS, http:// and grpc:// plaintext', () => {
+    const v = loadAggregatorConfig({ env: { LOCAL_QUOTE_SERVICE_ADDR: 'grpcs://quotes.internal:50052', EXTERNAL_QUOTE_SERVICE_ADDR: 'http://10.0.0.7:50053/' } }).values;
+    expect(v).toMatchObject({ localQuoteAddr: 'grpcs://quotes.internal:50052', externalQuoteAddr: 'http://10.0.0.7:50053/' });
+    expect(upstreamTargetsOf(v, { local: v.localQuoteAddr, external: v.externalQuoteAddr })).toEqual({
+      local: { hostPort: 'quotes.internal:50052', tls: {} },
+      external: { hostPort: '10.0.0.7:50053', tls: undefined },
+    });
+    // Without a scheme, tls.upstream decides; a scheme wins over it either way.
+    const byDefault = { 'tls.upstream': true };
+    expect(upstreamTargetsOf(byDefault, { a: 'h:1', b: 'grpc://h:2', c: '[::1]:3' })).toEqual({
+      a: { hostPort: 'h:1', tls: {} },
+      b: { hostPort: 'h:2', tls: undefined },
+      c: { hostPort: '[::1]:3', tls: {} },
+    });
+  });
+
+  it('refuses other schemes, and a CA file that no upstream would use', () => {
+    const message = (env: Record<string, string>) => {
+      try {
+        loadAggregatorConfig({ env });
+        return undefined;
+      } catch (err) {
+        expect(isTpError(err, ErrorCode.ConfigInvalid)).toBe(true);
+        return (err as Error).message;
+      }
+    };
+    expect(message({ LOCAL_QUOTE_SERVICE_ADDR: 'tls://x:1' })).toMatch(/localQuoteAddr.*scheme tls:\/\/ is not one of https, grpcs/);
+    expect(message({ EXTERNAL_QUOTE_SERVICE_ADDR: 'https://x' })).toContain('externalQuoteAddr');
+    expect(message({ UPSTREAM_TLS_CA_FILE: '/etc/ca.pem', LOCAL_QUOTE_SERVICE_ADDR: 'http://x:1' })).toContain('tls.upstreamCaFile (UPSTREAM_TLS_CA_FILE) is set but no upstream uses TLS');
+    // With one TLS upstream the CA file is used, so it must be readable.
+    expect(message({ UPSTREAM_TLS_CA_FILE: '/nonexistent/ca.pem', LOCAL_QUOTE_SERVICE_ADDR: 'https://x:1' })).toContain('tls.upstreamCaFile: cannot read /nonexistent/ca.pem');
   });
 });

@@ -6,7 +6,8 @@
  * OTEL_EXPORTER_OTLP_ENDPOINT is read by engine/obs/tracing.ts, not here.
  */
 import { busAuthSchema, healthSchema, httpServerSchema, loadConfig, serverTlsSchema, upstreamTlsSchema, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
-import { bool, busServer, duration, hostPort, int, num, oneOf, port, str, url } from '../config/index.js';
+import { bool, busServer, duration, int, num, oneOf, port, str, upstreamAddress, url } from '../config/index.js';
+import { parseUpstreamAddress, upstreamTargetsOf } from '../config/index.js';
 import { authIssues, authSchema } from '../auth/index.js';
 import { streamSizeSchema } from '../bus/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -25,8 +26,8 @@ export const aggregatorSchema = {
   httpPort: setting({ description: 'HTTP port (GET /health, /stats, /metrics)', parse: port(), default: DEFAULT_AGGREGATOR_HTTP_PORT, env: 'AGGREGATOR_HTTP_PORT', flag: 'http-port' }),
   grpcPort: setting({ description: 'gRPC port of QuoteAggregatorService', parse: port(), default: DEFAULT_AGGREGATOR_GRPC_PORT, env: 'AGGREGATOR_GRPC_PORT', flag: 'grpc-port' }),
   host: setting({ description: 'bind address of the gRPC and HTTP ports', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'AGGREGATOR_HOST', flag: 'host' }),
-  localQuoteAddr: setting({ description: 'local quote service (StreamBatchQuotes), host:port', parse: hostPort(), default: DEFAULT_LOCAL_QUOTE_ADDR, env: 'LOCAL_QUOTE_SERVICE_ADDR', flag: 'local-quote-addr' }),
-  externalQuoteAddr: setting({ description: 'external quote service (StreamBatchQuotes), host:port', parse: hostPort(), default: DEFAULT_EXTERNAL_QUOTE_ADDR, env: 'EXTERNAL_QUOTE_SERVICE_ADDR', flag: 'external-quote-addr' }),
+  localQuoteAddr: setting({ description: 'local quote service (StreamBatchQuotes), host:port; https:// or grpcs:// before it for TLS, http:// or grpc:// for plaintext, none: as tls.upstream says', parse: upstreamAddress(), default: DEFAULT_LOCAL_QUOTE_ADDR, env: 'LOCAL_QUOTE_SERVICE_ADDR', flag: 'local-quote-addr' }),
+  externalQuoteAddr: setting({ description: 'external quote service (StreamBatchQuotes), host:port; https:// or grpcs:// before it for TLS, http:// or grpc:// for plaintext, none: as tls.upstream says', parse: upstreamAddress(), default: DEFAULT_EXTERNAL_QUOTE_ADDR, env: 'EXTERNAL_QUOTE_SERVICE_ADDR', flag: 'external-quote-addr' }),
   busUrl: setting({ description: 'message bus (NATS) URL for SwapRouteEvent publishing', parse: busServer(), default: 'nats://localhost:4222', env: 'BUS_URL', flag: 'bus-url' }),
   ...busAuthSchema,
   /** The MARKET_SWAP_ROUTES stream's 5 GiB, scaled (BUS_STREAM_MAX_BYTES_SCALE; engine/bus platform-streams.ts). */
@@ -55,7 +56,7 @@ export const aggregatorSchema = {
   ...healthSchema,
   /** TLS on the gRPC and HTTP ports (tls.certFile / tls.keyFile; engine/config server-tls-settings.ts). */
   ...serverTlsSchema,
-  /** TLS towards the local and external quote services (tls.upstream / tls.upstreamCaFile). */
+  /** TLS towards the quote services whose address has no scheme, and the CA of the TLS ones (tls.upstream / tls.upstreamCaFile). */
   ...upstreamTlsSchema,
 };
 
@@ -66,13 +67,26 @@ export function defaultAggregatorConfig(overrides: Partial<AggregatorConfig> = {
   return { ...loadConfig(aggregatorSchema, { env: {} }).values, ...overrides };
 }
 
+/** Whether two upstream addresses reach the same host:port, whatever their schemes say. */
+function sameUpstream(a: string, b: string): boolean {
+  const x = parseUpstreamAddress(a);
+  const y = parseUpstreamAddress(b);
+  return typeof x !== 'string' && typeof y !== 'string' ? x.hostPort === y.hostPort : a === b;
+}
+
 /** Loads and validates the settings, including checks across settings. Throws TP_ERR_CONFIG_INVALID. */
 export function loadAggregatorConfig(options: LoadOptions = {}): LoadedConfig<typeof aggregatorSchema> {
   const loaded = loadConfig(aggregatorSchema, options);
   const v = loaded.values;
   const issues: string[] = [];
   if (v.httpPort !== 0 && v.httpPort === v.grpcPort) issues.push(`httpPort: ${v.httpPort} is also the gRPC port (-grpc-port)`);
-  if (v.localQuoteAddr === v.externalQuoteAddr) issues.push(`externalQuoteAddr: ${v.externalQuoteAddr} is also the local quote address`);
+  if (sameUpstream(v.localQuoteAddr, v.externalQuoteAddr)) issues.push(`externalQuoteAddr: ${v.externalQuoteAddr} is also the local quote address`);
+  // A CA file no upstream would use, or one that cannot be read, stops the aggregator at start.
+  try {
+    upstreamTargetsOf(v, { localQuoteAddr: v.localQuoteAddr, externalQuoteAddr: v.externalQuoteAddr });
+  } catch (err) {
+    issues.push(err instanceof Error ? err.message : String(err));
+  }
   issues.push(...authIssues(v, v.host));
   if (issues.length > 0) {
     throw new TpError(ErrorCode.ConfigInvalid, `invalid configuration:\n  ${issues.join('\n  ')}`, { context: { issues } });

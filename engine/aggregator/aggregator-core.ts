@@ -18,7 +18,7 @@ import { loadTidepoolProto } from '../proto.js';
 import { QuoteSourceName, type LoadSignal, type WireQuote, type WireQuoteError } from '../quote/index.js';
 import { aggregate, withSlippage, type SourceSide } from './aggregate.js';
 import { GET_AGGREGATED_QUOTE_TIMEOUT_MS, type AggregatorConfig } from './aggregator-config.js';
-import { upstreamTlsOf } from '../config/index.js';
+import { upstreamTargetsOf, type UpstreamTarget } from '../config/index.js';
 import type { AggregatorMetrics } from './aggregator-metrics.js';
 import { AggregatorStats, RequestKind } from './aggregator-stats.js';
 import type { OraclePriceSource, RoutePublisher } from './contracts.js';
@@ -109,25 +109,25 @@ export class AggregatorCore {
     const service = loadTidepoolProto().packageDefinition['tidepool.v1.QuoteAggregatorService'] as ServiceDefinition;
     this.encode = service['StreamAggregatedQuotes']!.responseSerialize as (value: object) => Buffer;
     this.tables = { local: new QuoteTable(this.staleAfter), external: new QuoteTable(this.staleAfter) };
-    // TLS towards both upstreams when tls.upstream is on (CA file read once, here).
-    const upstreamTls = upstreamTlsOf(config);
-    const upstream = (side: Side, source: typeof QuoteSourceName.Local | typeof QuoteSourceName.External, address: string, timeoutMs: number): UpstreamClient =>
+    // TLS per upstream: its address's scheme, else tls.upstream (CA file read once, here).
+    const targets = upstreamTargetsOf(config, { localQuoteAddr: config.localQuoteAddr, externalQuoteAddr: config.externalQuoteAddr });
+    const upstream = (side: Side, source: typeof QuoteSourceName.Local | typeof QuoteSourceName.External, target: UpstreamTarget, timeoutMs: number): UpstreamClient =>
       new UpstreamClient({
         source,
-        address,
+        address: target.hostPort,
         timeoutMs,
         updateIntervalMs: config.upstreamUpdateInterval,
         staleAfterMs: this.staleAfter,
         logger,
         token: config.upstreamToken,
-        tls: upstreamTls,
+        tls: target.tls,
         onQuote: (quote, now) => this.onQuote(side, quote, now),
         onStateChange: () => this.onUpstreamState(side),
         ...(options.backoff ? { backoffInitialMs: options.backoff.initialMs, backoffMaxMs: options.backoff.maxMs } : {}),
       });
     this.upstreams = {
-      local: upstream('local', QuoteSourceName.Local, config.localQuoteAddr, config.localTimeout),
-      external: upstream('external', QuoteSourceName.External, config.externalQuoteAddr, config.externalTimeout),
+      local: upstream('local', QuoteSourceName.Local, targets.localQuoteAddr, config.localTimeout),
+      external: upstream('external', QuoteSourceName.External, targets.externalQuoteAddr, config.externalTimeout),
     };
   }
 

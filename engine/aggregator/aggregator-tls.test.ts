@@ -2,7 +2,9 @@
  * TLS on the aggregator (tls.certFile / tls.keyFile, tls.upstream / tls.upstreamCaFile) over real
  * sockets with a certificate openssl makes for the test: its gRPC and HTTP ports answer TLS
  * clients that trust the certificate and refuse plaintext ones; it reaches a TLS upstream with
- * the CA file and not without it; a missing or mismatched key stops it at start, naming the setting.
+ * the CA file and not without it; TLS is chosen per upstream by the address's scheme, one TLS and
+ * one plaintext upstream in the same aggregator; a missing or mismatched key stops it at start,
+ * naming the setting.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
@@ -118,6 +120,57 @@ describe.skipIf(!OPENSSL)('the aggregator with tls.certFile and tls.keyFile', ()
       expect(plain.aggregator.stats().upstreams.external.state).not.toBe('UPSTREAM_STATE_STREAMING');
     } finally {
       await plain.close();
+    }
+  });
+
+  it('reaches one upstream over TLS (https://) and the other in plaintext (http://) at once', async () => {
+    const plainExternal = new FakeUpstream();
+    plainExternal.respond = (p) => makeQuote(p, 148_000_000n);
+    await plainExternal.start();
+    // tls.upstream stays off: only the https:// scheme asks for TLS, towards the local upstream.
+    const mixed = await startTestAggregator(`https://${local.address}`, `http://${plainExternal.address}`, {
+      localTimeout: 1000,
+      externalTimeout: 1000,
+      'tls.upstreamCaFile': upstreamCert.certFile,
+    });
+    try {
+      const q = await eventually(async () => {
+        const answer = await unaryCall<WireAggregatedQuote>(mixed.client, 'GetAggregatedQuote', QUOTE_REQUEST);
+        expect(answer.sourceClass).toBe('SOURCE_CLASS_BOTH');
+        return answer;
+      });
+      expect(q.localQuote?.outputAmount).toBe('150000000');
+      expect(q.externalQuote?.outputAmount).toBe('148000000');
+      const upstreams = mixed.aggregator.stats().upstreams;
+      expect(upstreams.local.state).toBe('UPSTREAM_STATE_STREAMING');
+      expect(upstreams.external.state).toBe('UPSTREAM_STATE_STREAMING');
+    } finally {
+      await mixed.close();
+      plainExternal.close();
+    }
+  });
+
+  it('a scheme wins over tls.upstream: grpc:// stays plaintext with tls.upstream on', async () => {
+    const plainExternal = new FakeUpstream();
+    plainExternal.respond = (p) => makeQuote(p, 147_000_000n);
+    await plainExternal.start();
+    const mixed = await startTestAggregator(local.address, `grpc://${plainExternal.address}`, {
+      localTimeout: 1000,
+      externalTimeout: 1000,
+      'tls.upstream': true,
+      'tls.upstreamCaFile': upstreamCert.certFile,
+    });
+    try {
+      const q = await eventually(async () => {
+        const answer = await unaryCall<WireAggregatedQuote>(mixed.client, 'GetAggregatedQuote', QUOTE_REQUEST);
+        expect(answer.sourceClass).toBe('SOURCE_CLASS_BOTH');
+        return answer;
+      });
+      expect(q.localQuote?.outputAmount).toBe('150000000');
+      expect(q.externalQuote?.outputAmount).toBe('147000000');
+    } finally {
+      await mixed.close();
+      plainExternal.close();
     }
   });
 

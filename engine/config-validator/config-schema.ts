@@ -24,6 +24,9 @@ export interface PlatformConfig {
   tlsCertFile?: string;
   tlsKeyFile?: string;
   upstreamTlsCaFile?: string;
+  upstreamTls?: boolean;
+  localQuoteAddr?: string;
+  externalQuoteAddr?: string;
   redisUrl: string;
   redisPassword?: string;
   databaseUrl: string;

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { connect } from 'nats';
 
 import { busAuthError, natsConnectOptions } from '../bus/index.js';
-import type { BusAuth } from '../config/index.js';
+import type { BusAuth, UpstreamTls } from '../config/index.js';
 import { ChainClient } from '../rpc/index.js';
 import { PgClient, redactUrl, RedisStore } from '../state/index.js';
 import { ErrorCode, TpError } from '../errors.js';
@@ -13,7 +13,8 @@ import { ErrorCode, TpError } from '../errors.js';
  * configured token, user/password, credentials file and TLS, then JetStream's account info: a
  * server without JetStream fails here; refused credentials are TP_ERR_BUS_AUTH), the block engine
  * (`getTipAccounts` on /api/v1/bundles), the external aggregator (a small SOL to USDC GET /quote)
- * and the block-entry stream (a gRPC channel to the ShredStream proxy becomes ready).
+ * the block-entry stream (a gRPC channel to the ShredStream proxy becomes ready) and the aggregator's
+ * quote upstreams (a gRPC channel becomes ready, over TLS or not as each address says).
  */
 
 const WSOL = 'So11111111111111111111111111111111111111112';
@@ -30,7 +31,7 @@ function endpointTarget(url: string): string {
 }
 
 export interface ConnectionCheck {
-  name: 'rpc' | 'redis' | 'postgres' | 'nats' | 'block-engine' | 'external-quote' | 'shredstream';
+  name: 'rpc' | 'redis' | 'postgres' | 'nats' | 'block-engine' | 'external-quote' | 'shredstream' | 'quote-upstream';
   /** Where, without credentials. */
   target: string;
   ok: boolean;
@@ -141,6 +142,24 @@ export function checkShredstream(address: string, timeoutMs: number): Promise<Co
   const target = address.replace(/^https?:\/\//, '').replace(/\/$/, '');
   return timed('shredstream', redactUrl(address.includes('://') ? address : `grpc://${address}`), async () => {
     const client = new grpc.Client(target, secure ? grpc.credentials.createSsl() : grpc.credentials.createInsecure());
+    try {
+      await new Promise<void>((resolve, reject) => client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve())));
+    } finally {
+      client.close();
+    }
+  });
+}
+
+/**
+ * An aggregator upstream (local or external quote service, `target` as the aggregator has it):
+ * a gRPC channel to `hostPort` becomes ready, over TLS trusting `tls.ca` (or the system roots)
+ * when `tls` is given, in plaintext otherwise. A TLS channel to a plaintext port, or the other
+ * way round, never becomes ready.
+ */
+export function checkQuoteUpstream(target: string, hostPort: string, tls: UpstreamTls | undefined, timeoutMs: number): Promise<ConnectionCheck> {
+  return timed('quote-upstream', target, async () => {
+    const creds = tls === undefined ? grpc.credentials.createInsecure() : grpc.credentials.createSsl(tls.ca === undefined ? null : Buffer.from(tls.ca));
+    const client = new grpc.Client(hostPort, creds);
     try {
       await new Promise<void>((resolve, reject) => client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve())));
     } finally {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 
-import { busAuthOf, serverTlsOf, upstreamTlsOf, type BusAuth } from '../config/index.js';
+import { busAuthOf, parseUpstreamAddress, serverTlsOf, upstreamTargetsOf, upstreamTlsOf, type BusAuth, type UpstreamTarget } from '../config/index.js';
 import { TpError } from '../errors.js';
 import { maskSecretsInText } from '../secret-mask.js';
 import { keypairFromBase58 } from '../wallets/index.js';
-import { checkBlockEngine, checkExternalQuote, checkNats, checkPostgres, checkRedis, checkRpc, checkShredstream, type ConnectionCheck } from './connection-checks.js';
+import { checkBlockEngine, checkExternalQuote, checkNats, checkPostgres, checkRedis, checkQuoteUpstream, checkRpc, checkShredstream, type ConnectionCheck } from './connection-checks.js';
 import { schemaViolations, type PlatformConfig, type Violation } from './config-schema.js';
 
 /**
@@ -75,7 +75,34 @@ function natsAuthOf(c: Partial<PlatformConfig>): BusAuth {
 }
 
 /** The platform config key of each TLS setting, for the violation's path. */
-const TLS_PATHS: Record<string, string> = { 'tls.certFile': '/tlsCertFile', 'tls.keyFile': '/tlsKeyFile', 'tls.upstreamCaFile': '/upstreamTlsCaFile' };
+const TLS_PATHS: Record<string, string> = {
+  'tls.certFile': '/tlsCertFile',
+  'tls.keyFile': '/tlsKeyFile',
+  'tls.upstreamCaFile': '/upstreamTlsCaFile',
+  localQuoteAddr: '/localQuoteAddr',
+  externalQuoteAddr: '/externalQuoteAddr',
+};
+
+type UpstreamName = 'localQuoteAddr' | 'externalQuoteAddr';
+
+/** The aggregator upstreams a platform config names well (others are schema violations already). */
+function upstreamAddressesOf(c: Partial<PlatformConfig>): Partial<Record<UpstreamName, string>> {
+  const out: Partial<Record<UpstreamName, string>> = {};
+  for (const name of ['localQuoteAddr', 'externalQuoteAddr'] as const) {
+    const address = c[name];
+    if (typeof address === 'string' && typeof parseUpstreamAddress(address) !== 'string') out[name] = address;
+  }
+  return out;
+}
+
+/**
+ * How the aggregator would reach the upstreams of `c`, as it decides at start (engine/config
+ * server-tls-settings.ts `upstreamTargetsOf`): TLS by each address's scheme, else `upstreamTls`.
+ */
+function upstreamTargetsOfConfig(c: Partial<PlatformConfig>): Partial<Record<UpstreamName, UpstreamTarget>> {
+  const caFile = typeof c.upstreamTlsCaFile === 'string' ? c.upstreamTlsCaFile : '';
+  return upstreamTargetsOf({ 'tls.upstream': c.upstreamTls === true, 'tls.upstreamCaFile': caFile }, upstreamAddressesOf(c) as Record<UpstreamName, string>);
+}
 
 /**
  * The services' TLS files, read as the services read them at start (engine/config
@@ -94,7 +121,10 @@ function tlsViolations(c: Partial<PlatformConfig>): Violation[] {
     violations.push(violation(err));
   }
   try {
-    if (file(c.upstreamTlsCaFile) !== '') upstreamTlsOf({ 'tls.upstream': true, 'tls.upstreamCaFile': file(c.upstreamTlsCaFile) });
+    // With the upstream addresses named, the CA file must serve one that uses TLS (as the
+    // aggregator requires at start); without them, it must at least be a readable PEM certificate.
+    if (Object.keys(upstreamAddressesOf(c)).length > 0) upstreamTargetsOfConfig(c);
+    else if (file(c.upstreamTlsCaFile) !== '') upstreamTlsOf({ 'tls.upstream': true, 'tls.upstreamCaFile': file(c.upstreamTlsCaFile) });
   } catch (err) {
     violations.push(violation(err));
   }
@@ -129,6 +159,13 @@ export async function validateConfig(config: unknown, options: ValidateOptions =
     if (usable('/blockEngineUrl', c.blockEngineUrl)) checks.push(checkBlockEngine(c.blockEngineUrl, badPaths.has('/blockEngineUuid') ? undefined : c.blockEngineUuid, timeoutMs));
     if (usable('/externalQuoteUrl', c.externalQuoteUrl)) checks.push(checkExternalQuote(c.externalQuoteUrl, c.externalQuoteApiKey, timeoutMs));
     if (usable('/shredstreamUrl', c.shredstreamUrl)) checks.push(checkShredstream(c.shredstreamUrl, timeoutMs));
+    if (!['/localQuoteAddr', '/externalQuoteAddr', '/upstreamTlsCaFile'].some((p) => badPaths.has(p))) {
+      const targets = upstreamTargetsOfConfig(c);
+      for (const name of ['localQuoteAddr', 'externalQuoteAddr'] as const) {
+        const target = targets[name];
+        if (target !== undefined) checks.push(checkQuoteUpstream(c[name]!, target.hostPort, target.tls, timeoutMs));
+      }
+    }
     connections.push(...(await Promise.all(checks)));
   }
   const invalid = violations.length > 0 || keys.some((k) => k.error !== undefined);

@@ -5,8 +5,10 @@
  * (TP_ERR_CONFIG_INVALID naming the setting, never the key's contents).
  *
  * And TLS towards the gRPC upstreams a service calls (the aggregator's local and external quote
- * services): `tls.upstream` turns it on, `tls.upstreamCaFile` names the CA (or self-signed
- * certificate) to trust; without it the system roots are trusted.
+ * services), per upstream: an address with a scheme says it (`https://` or `grpcs://` TLS,
+ * `http://` or `grpc://` plaintext); a bare `host:port` follows `tls.upstream`.
+ * `tls.upstreamCaFile` names the CA (or self-signed certificate) the TLS upstreams are checked
+ * against; without it the system roots are trusted.
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { ErrorCode, TpError } from '../errors.js';
 import { setting, type ConfigValues } from './loader.js';
 import { bool, str } from './setting-types.js';
+import { parseUpstreamAddress, type UpstreamAddress } from './upstream-address.js';
 
 export const serverTlsSchema = {
   'tls.certFile': setting({ description: 'PEM certificate (chain) the service\'s HTTP, WebSocket and gRPC ports serve TLS with (with tls.keyFile; metrics ports stay plain); empty = plain TCP', parse: str(), default: '', env: 'TLS_CERT_FILE', flag: 'tls-cert-file' }),
@@ -23,8 +26,8 @@ export const serverTlsSchema = {
 export type ServerTlsValues = ConfigValues<typeof serverTlsSchema>;
 
 export const upstreamTlsSchema = {
-  'tls.upstream': setting({ description: 'connect to the gRPC upstreams (local and external quote services) over TLS', parse: bool(), default: false, env: 'UPSTREAM_TLS', flag: 'upstream-tls' }),
-  'tls.upstreamCaFile': setting({ description: 'PEM CA (or self-signed certificate) the upstreams\' TLS certificates are checked against (with tls.upstream); empty = the system roots', parse: str(), default: '', env: 'UPSTREAM_TLS_CA_FILE', flag: 'upstream-tls-ca-file' }),
+  'tls.upstream': setting({ description: 'connect over TLS to the gRPC upstreams (local and external quote services) whose address has no scheme; an address with https:// or grpcs:// is TLS, with http:// or grpc:// plaintext, whatever this says', parse: bool(), default: false, env: 'UPSTREAM_TLS', flag: 'upstream-tls' }),
+  'tls.upstreamCaFile': setting({ description: 'PEM CA (or self-signed certificate) the TLS upstreams\' certificates are checked against; empty = the system roots', parse: str(), default: '', env: 'UPSTREAM_TLS_CA_FILE', flag: 'upstream-tls-ca-file' }),
 };
 
 export type UpstreamTlsValues = ConfigValues<typeof upstreamTlsSchema>;
@@ -75,7 +78,10 @@ export function serverTlsOf(values: Partial<ServerTlsValues>): ServerTls | undef
   return { certFile, keyFile, cert, key };
 }
 
-/** The upstream TLS of `values` (CA file read), or undefined for plaintext upstreams. */
+/**
+ * The upstream TLS of `values` (CA file read) for upstreams without a scheme, or undefined for
+ * plaintext. A CA file with `tls.upstream` off is refused: nothing would use it.
+ */
 export function upstreamTlsOf(values: Partial<UpstreamTlsValues>): UpstreamTls | undefined {
   const caFile = values['tls.upstreamCaFile'] ?? '';
   if (values['tls.upstream'] !== true) {
@@ -83,4 +89,39 @@ export function upstreamTlsOf(values: Partial<UpstreamTlsValues>): UpstreamTls |
     return undefined;
   }
   return caFile === '' ? {} : { ca: pem(caFile, 'tls.upstreamCaFile', /-----BEGIN CERTIFICATE-----/) };
+}
+
+/** How to reach one upstream: where, and with TLS (trusting `ca` or the system roots) or not (undefined). */
+export interface UpstreamTarget {
+  hostPort: string;
+  tls: UpstreamTls | undefined;
+}
+
+/**
+ * Where and how to reach each of `addresses` (setting name to address): TLS when its scheme says
+ * so, or, without a scheme, when `tls.upstream` is on. The CA file is read once, and refused when
+ * no upstream uses TLS (it would be ignored). Throws TpError(ConfigInvalid) naming the setting.
+ */
+export function upstreamTargetsOf<K extends string>(values: Partial<UpstreamTlsValues>, addresses: Record<K, string>): Record<K, UpstreamTarget> {
+  const split = {} as Record<K, UpstreamAddress>;
+  for (const name of Object.keys(addresses) as K[]) {
+    const parsed = parseUpstreamAddress(addresses[name]);
+    if (typeof parsed === 'string') throw new TpError(ErrorCode.ConfigInvalid, `${name}: ${parsed}, got ${JSON.stringify(addresses[name])}`, { context: { setting: name } });
+    split[name] = parsed;
+  }
+  const byDefault = values['tls.upstream'] === true;
+  const usesTls = (a: UpstreamAddress): boolean => a.tls ?? byDefault;
+  const names = Object.keys(split) as K[];
+  const caFile = values['tls.upstreamCaFile'] ?? '';
+  if (caFile !== '' && !names.some((n) => usesTls(split[n]))) {
+    throw new TpError(
+      ErrorCode.ConfigInvalid,
+      `tls.upstreamCaFile (UPSTREAM_TLS_CA_FILE) is set but no upstream uses TLS: tls.upstream (UPSTREAM_TLS) is off and no address (${names.join(', ')}) starts with https:// or grpcs://`,
+      { context: { setting: 'tls.upstreamCaFile' } },
+    );
+  }
+  const tls: UpstreamTls | undefined = caFile === '' ? {} : { ca: pem(caFile, 'tls.upstreamCaFile', /-----BEGIN CERTIFICATE-----/) };
+  const targets = {} as Record<K, UpstreamTarget>;
+  for (const name of names) targets[name] = { hostPort: split[name].hostPort, tls: usesTls(split[name]) ? tls : undefined };
+  return targets;
 }

@@ -5,6 +5,7 @@
  */
 
 import { ErrorCode, TpError } from '../errors.js';
+import { parseUpstreamAddress } from './upstream-address.js';
 
 export class SettingIssue extends TpError<typeof ErrorCode.ConfigInvalid> {
   constructor(message: string) {
@@ -159,6 +160,19 @@ export function hostPort(): SettingParser<string> {
     }
     const p = Number(raw.slice(raw.lastIndexOf(':') + 1));
     if (p > 65535) throw new SettingIssue(`port out of range in ${describe(raw)}`);
+    return raw;
+  };
+}
+
+/**
+ * A gRPC upstream's address: `host:port`, or with a scheme that says how to reach it, `https://` or
+ * `grpcs://` (TLS) and `http://` or `grpc://` (plaintext) (engine/config server-tls-settings.ts).
+ */
+export function upstreamAddress(): SettingParser<string> {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new SettingIssue(`expected an upstream address, got ${describe(raw)}`);
+    const parsed = parseUpstreamAddress(raw);
+    if (typeof parsed === 'string') throw new SettingIssue(`${parsed}, got ${describe(raw)}`);
     return raw;
   };
 }

@@ -10,10 +10,16 @@
  * the current tick and refuses the rest (`insufficient_liquidity_data`, never another number); the
  * SDK is given a tick array with the current tick's two edges marked (liquidity net 0), which it
  * walks within the same tick.
+ *
+ * A second pool (SOL-USDC, tick spacing 1, 4 bp) comes with its AmmConfig, its bitmap extension and
+ * five of its own tick arrays around the current tick, from one snapshot: on those real bytes
+ * alone ours quotes as swapInternal does across the arrays, crossing real initialized ticks, and
+ * refuses past the arrays it holds.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ClmmConfigLayout, PoolInfoLayout, TickArrayLayout, swapInternal, toBN } from '@raydium-io/raydium-sdk-v2';
+import { ClmmConfigLayout, PoolInfoLayout, TickArrayBitmapExtensionLayout, TickArrayLayout, swapInternal, toBN } from '@raydium-io/raydium-sdk-v2';
+import { PublicKey } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 
 import { SwapFailure, SwapMode, type SwapRequest, type SwapResult } from '../types.js';
@@ -139,5 +145,98 @@ describe(`Raydium CLMM mainnet pool ${POOL}`, () => {
     }
     expect(quoted).toBeGreaterThan(20);
     expect(needsData).toBeGreaterThan(0);
+  });
+});
+
+describe('Raydium CLMM mainnet pool 3ucNos4NbumPLZNWztqGHNFFgkHeRMBQAVemeeomsUxv with its own tick arrays', () => {
+  const SOL_USDC = '3ucNos4NbumPLZNWztqGHNFFgkHeRMBQAVemeeomsUxv';
+  const SOL_USDC_CONFIG = '3h2e43PunVA5K34vwKCLHWhZF4aZpyaC9RmxvshGAQpL';
+  const STARTS = [-25200, -25140, -25080, -25020, -24960];
+  const poolBytes = read(SOL_USDC, 'pool_state');
+  const configBytes = read(SOL_USDC, 'amm_config');
+  const extensionBytes = read(SOL_USDC, 'tick_array_bitmap_extension');
+  const arrayBytes = STARTS.map((start) => read(SOL_USDC, `tick_array_${start}`));
+  const pool = withAmmConfig(decodeClmmPool(poolBytes, SOL_USDC), decodeClmmAmmConfig(configBytes, SOL_USDC_CONFIG));
+  const ours = arrayBytes.map((b) => decodeClmmTickArray(b, undefined, 1));
+  const sdkState = PoolInfoLayout.decode(Buffer.from(poolBytes));
+  const sdkCfg = ClmmConfigLayout.decode(Buffer.from(configBytes));
+  const sdkArrays = arrayBytes.map((b, i) => ({ address: new PublicKey(new Uint8Array(32).fill(i + 1)), value: TickArrayLayout.decode(Buffer.from(b)) }));
+  // swapInternal walks its list in order from the array holding the current tick, as the swap
+  // instruction's remaining accounts are given: the current one first, then each in swap direction.
+  const CURRENT = STARTS.indexOf(-25080);
+  const inSwapOrder = (aToB: boolean) => (aToB ? sdkArrays.slice(0, CURRENT + 1).reverse() : sdkArrays.slice(CURRENT));
+  const sdkExtension = TickArrayBitmapExtensionLayout.decode(Buffer.from(extensionBytes));
+
+  function sdkSwap(req: SwapRequest): Outcome {
+    try {
+      const result = swapInternal({
+        programId: undefined as never,
+        poolId: new PublicKey(SOL_USDC),
+        poolInfo: sdkState,
+        tickArrays: inSwapOrder(req.aToB),
+        configInfo: sdkCfg,
+        tickarrayBitmapExtension: sdkExtension as never,
+        amountSpecified: toBN(req.amount.toString()),
+        sqrtPriceLimitX64: toBN(0),
+        zeroForOne: req.aToB,
+        isBaseInput: req.mode === SwapMode.ExactIn,
+        blockTimestamp: 0,
+        includeExtraTickArrays: false,
+      });
+      if (!result.allTrade) return { ok: false };
+      const calculated = BigInt(result.amountCalculated.toString());
+      const fee = BigInt(result.feeAmount.toString());
+      return req.mode === SwapMode.ExactIn ? { ok: true, amountIn: req.amount, amountOut: calculated, fee } : { ok: true, amountIn: calculated, amountOut: req.amount, fee };
+    } catch {
+      return { ok: false };
+    }
+  }
+
+  it('holds the array of the current tick and its neighbours, all of this pool, as the SDK decodes them', () => {
+    expect(pool).toMatchObject({ tokenA: 'So11111111111111111111111111111111111111112', tokenB: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', tickSpacing: 1, tick: -25038, feeRate: 400, ammConfig: SOL_USDC_CONFIG });
+    expect(TickArrayBitmapExtensionLayout.decode(Buffer.from(extensionBytes)).poolId.toBase58()).toBe(SOL_USDC);
+    for (const [i, b] of arrayBytes.entries()) {
+      const sdk = TickArrayLayout.decode(Buffer.from(b));
+      expect([ours[i]!.pool, ours[i]!.startTickIndex, sdk.poolId.toBase58(), sdk.startTickIndex]).toEqual([SOL_USDC, STARTS[i], SOL_USDC, STARTS[i]]);
+      expect(ours[i]!.ticks.map((t) => [t.liquidityNet, t.liquidityGross])).toEqual(sdk.ticks.map((t) => [BigInt(t.liquidityNet.toString()), BigInt(t.liquidityGross.toString())]));
+    }
+    expect(ours.flatMap((a) => a.ticks.filter((t) => t.initialized)).length).toBeGreaterThan(10);
+  });
+
+  it('on those real bytes alone, quotes as swapInternal does, crossing real ticks, and refuses past the arrays', () => {
+    let quoted = 0;
+    let crossed = 0;
+    let needsData = 0;
+    for (const aToB of [true, false]) {
+      for (const mode of [SwapMode.ExactIn, SwapMode.ExactOut]) {
+        for (let exp = 0n; exp <= 44n; exp += 1n) {
+          const req = { aToB, mode, amount: (1n << exp) + exp };
+          const result = quoteClmm(pool, req, { tickArrays: ours });
+          if (!result.ok && result.reason === SwapFailure.InsufficientLiquidityData) {
+            needsData++;
+            continue;
+          }
+          expectSame(result, sdkSwap(req), `${aToB} ${mode} ${req.amount}`);
+          if (result.ok) {
+            quoted++;
+            if (result.liquidityAfter !== undefined && result.liquidityAfter !== pool.liquidity) crossed++;
+          }
+        }
+      }
+    }
+    expect(quoted).toBeGreaterThan(40);
+    expect(crossed).toBeGreaterThan(0);
+    expect(needsData).toBeGreaterThan(0);
+  });
+
+  it("quotes the source's own pinned reference values on these bytes, crossing initialized ticks", () => {
+    // eco-incorp/sauce-sdk sdk/test/svm/venues/raydium-clmm.test.ts: 2^36 lamports in (0 to 1) and
+    // 2^33 USDC atoms in (1 to 0), by that repository's own implementation of the program's math.
+    const sell = quoteClmm(pool, { aToB: true, mode: SwapMode.ExactIn, amount: 1n << 36n }, { tickArrays: ours });
+    const buy = quoteClmm(pool, { aToB: false, mode: SwapMode.ExactIn, amount: 1n << 33n }, { tickArrays: ours });
+    expect(sell).toMatchObject({ ok: true, amountOut: 5_617_442_468n });
+    expect(buy).toMatchObject({ ok: true, amountOut: 104_951_027_622n });
+    expect(sell.ok && sell.liquidityAfter).not.toBe(pool.liquidity);
+    expect(buy.ok && buy.liquidityAfter).not.toBe(pool.liquidity);
   });
 });

@@ -11,6 +11,10 @@
  * (the data ends there); the SDK gets the real array and an empty array at 0. Then both get the array
  * at 0 as a full-range position implies it (tick 427648, net -liquidity, mirror of the real array's
  * -427648, net +liquidity), written by our encoder, and agree over the whole range.
+ *
+ * A second pool (SOL-USDC, tick spacing 4) comes with its current tick array and the two on each
+ * side, all from one snapshot: on those real bytes alone ours quotes as the SDK does across five
+ * arrays, crossing real initialized ticks, and refuses past the last array it holds.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,19 +37,24 @@ const DYNAMIC_BYTES = read(OTHER_POOL, 'dynamic_tick_array_45056');
 const SPACING = 32896;
 
 const sdkPool = getWhirlpoolDecoder().decode(POOL_BYTES);
-const facade: WhirlpoolFacade = {
-  feeTierIndexSeed: new Uint8Array(sdkPool.feeTierIndexSeed),
-  tickSpacing: sdkPool.tickSpacing,
-  feeRate: sdkPool.feeRate,
-  protocolFeeRate: sdkPool.protocolFeeRate,
-  liquidity: sdkPool.liquidity,
-  sqrtPrice: sdkPool.sqrtPrice,
-  tickCurrentIndex: sdkPool.tickCurrentIndex,
-  feeGrowthGlobalA: sdkPool.feeGrowthGlobalA,
-  feeGrowthGlobalB: sdkPool.feeGrowthGlobalB,
-  rewardLastUpdatedTimestamp: sdkPool.rewardLastUpdatedTimestamp,
-  rewardInfos: sdkPool.rewardInfos.map((r) => ({ emissionsPerSecondX64: r.emissionsPerSecondX64, growthGlobalX64: r.growthGlobalX64 })),
-};
+
+function facadeOf(bytes: Uint8Array): WhirlpoolFacade {
+  const p = getWhirlpoolDecoder().decode(bytes);
+  return {
+    feeTierIndexSeed: new Uint8Array(p.feeTierIndexSeed),
+    tickSpacing: p.tickSpacing,
+    feeRate: p.feeRate,
+    protocolFeeRate: p.protocolFeeRate,
+    liquidity: p.liquidity,
+    sqrtPrice: p.sqrtPrice,
+    tickCurrentIndex: p.tickCurrentIndex,
+    feeGrowthGlobalA: p.feeGrowthGlobalA,
+    feeGrowthGlobalB: p.feeGrowthGlobalB,
+    rewardLastUpdatedTimestamp: p.rewardLastUpdatedTimestamp,
+    rewardInfos: p.rewardInfos.map((r) => ({ emissionsPerSecondX64: r.emissionsPerSecondX64, growthGlobalX64: r.growthGlobalX64 })),
+  };
+}
+const facade = facadeOf(POOL_BYTES);
 
 function sdkArray(bytes: Uint8Array): TickArrayFacade {
   const decoded = getFixedTickArrayDecoder().decode(bytes);
@@ -75,13 +84,13 @@ function upperArrayBytes(withUpperTick: boolean): Uint8Array {
 
 type Outcome = { ok: true; amountIn: bigint; amountOut: bigint; fee: bigint } | { ok: false };
 
-function sdkQuote(arrays: TickArrayFacade[], req: SwapRequest): Outcome {
+function sdkQuote(arrays: TickArrayFacade[], req: SwapRequest, pool: WhirlpoolFacade = facade): Outcome {
   try {
     if (req.mode === SwapMode.ExactIn) {
-      const q = swapQuoteByInputToken(req.amount, req.aToB, 0, facade, undefined, arrays, 0n);
+      const q = swapQuoteByInputToken(req.amount, req.aToB, 0, pool, undefined, arrays, 0n);
       return q.tokenIn < req.amount ? { ok: false } : { ok: true, amountIn: q.tokenIn, amountOut: q.tokenEstOut, fee: q.tradeFee };
     }
-    const q = swapQuoteByOutputToken(req.amount, !req.aToB, 0, facade, undefined, arrays, 0n);
+    const q = swapQuoteByOutputToken(req.amount, !req.aToB, 0, pool, undefined, arrays, 0n);
     return q.tokenOut < req.amount ? { ok: false } : { ok: true, amountIn: q.tokenEstIn, amountOut: q.tokenOut, fee: q.tradeFee };
   } catch {
     return { ok: false };
@@ -170,5 +179,52 @@ describe(`Orca Whirlpool mainnet pool ${POOL}`, () => {
       if (result.ok) quoted++;
     }
     expect(quoted).toBeGreaterThan(40);
+  });
+});
+
+describe('Orca Whirlpool mainnet pool Czfq3xZZDmsdGdUyrNLtRhGc47cXcZtLG4crryfu44zE with its current tick arrays', () => {
+  const SOL_USDC = 'Czfq3xZZDmsdGdUyrNLtRhGc47cXcZtLG4crryfu44zE';
+  const STARTS = [-26048, -25696, -25344, -24992, -24640];
+  const bytes = read(SOL_USDC, 'whirlpool');
+  const arrayBytes = STARTS.map((start) => read(SOL_USDC, `tick_array_${start}`));
+  const pool = decodeWhirlpool(bytes, SOL_USDC);
+  const solUsdc = facadeOf(bytes);
+
+  it('holds the array of the current tick and its neighbours, all of this pool, as the SDK decodes them', () => {
+    expect(pool).toMatchObject({ tokenA: 'So11111111111111111111111111111111111111112', tokenB: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', tickSpacing: 4, feeRate: 400, tick: -25156 });
+    expect(pool.tick).toBeGreaterThanOrEqual(-25344);
+    expect(pool.tick).toBeLessThan(-25344 + 88 * 4);
+    for (const [i, b] of arrayBytes.entries()) {
+      const ours = decodeWhirlpoolTickArray(b, SOL_USDC, 4);
+      const sdk = getFixedTickArrayDecoder().decode(b);
+      expect([ours.pool, ours.startTickIndex, String(sdk.whirlpool)]).toEqual([SOL_USDC, STARTS[i], SOL_USDC]);
+      expect(ours.ticks.map((t) => [t.initialized, t.liquidityNet, t.liquidityGross])).toEqual(sdk.ticks.map((t) => [t.initialized, t.liquidityNet, t.liquidityGross]));
+    }
+    const initialized = arrayBytes.flatMap((b) => decodeWhirlpoolTickArray(b, SOL_USDC, 4).ticks.filter((t) => t.initialized));
+    expect(initialized.length).toBeGreaterThan(10);
+  });
+
+  it('on those real bytes alone, quotes as the SDK does, crossing real ticks, and refuses past the last array', () => {
+    const ours = arrayBytes.map((b) => decodeWhirlpoolTickArray(b, SOL_USDC, 4));
+    const sdkArrays = arrayBytes.map(sdkArray);
+    let quoted = 0;
+    let needsData = 0;
+    let crossed = 0;
+    for (const req of requests()) {
+      const result = quoteWhirlpool(pool, req, { tickArrays: ours });
+      if (!result.ok && result.reason === SwapFailure.InsufficientLiquidityData) {
+        needsData++;
+        continue;
+      }
+      expectSame(result, sdkQuote(sdkArrays, req, solUsdc), JSON.stringify(req, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+      if (result.ok) {
+        quoted++;
+        // Liquidity changed on the way: the swap crossed at least one real initialized tick.
+        if (result.liquidityAfter !== undefined && result.liquidityAfter !== pool.liquidity) crossed++;
+      }
+    }
+    expect(quoted).toBeGreaterThan(40);
+    expect(crossed).toBeGreaterThan(0);
+    expect(needsData).toBeGreaterThan(0);
   });
 });
