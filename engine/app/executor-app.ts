@@ -155,6 +155,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
 
       const nc: NatsConnection = (await host.openBus()).connection!;
       const jsm = await ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] });
+      host.publishMetrics({ prefix });
       const stream = `${prefix}${PlatformStream.TradeOpportunities}`;
       const consumerName = durableNameOf('executor', config['executor.id']);
       const concurrency = config['executor.maxConcurrentTrades'];

@@ -141,6 +141,7 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
       const epochs = withState ? epochSourceOf(config['rpc.endpoints']) : undefined;
       if (epochs !== undefined) host.onClose('epoch clock', () => epochs.close());
       const bus = await host.openBus();
+      host.publishMetrics({ prefix });
       const maxBytesScale = config['bus.streamMaxBytesScale'];
       const marketStream = platformStreamSpecs({ replicas: 1, prefix, maxBytesScale }).find((s) => s.name === `${prefix}${PlatformStream.MarketEvents}`)!;
       bus.onConnect(async (nc) => {

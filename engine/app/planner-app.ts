@@ -150,6 +150,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
       const bus = await host.openBus();
       const nc: NatsConnection = bus.connection!;
       const jsm = await ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] });
+      host.publishMetrics({ prefix });
       const stream = `${prefix}${PlatformStream.MarketEvents}`;
       const consumerName = durableNameOf('planner', config['planner.id']);
       await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}market.events.*.pool_update`));

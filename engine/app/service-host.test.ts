@@ -6,12 +6,14 @@
  */
 import { createServer, type Server } from 'node:net';
 
-import { Counter } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { LOCAL_NATS_URL, deadPort } from '../bus/testing/local-nats.js';
+import { ensurePlatformBus } from '../bus/index.js';
+import { LOCAL_NATS_URL, TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deadPort, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { httpLimitsOf, httpServerSchema, loadConfig } from '../config/index.js';
 import { ErrorCode, TpError, isTpError } from '../errors.js';
+import { decodeSystemMetrics, systemMetricsSubject, type SystemMetrics } from '../messages/index.js';
 import { heapSamplingActive } from '../obs/index.js';
 import { createLogger } from '../obs/logger.js';
 import { idleKeepAliveUntilClosed, slowlorisUntilClosed } from '../obs/testing/socket-probes.js';
@@ -76,6 +78,43 @@ describe('ServiceHost', () => {
     await host.close();
     expect(bus.status).toBe('disconnected');
     await expect(fetch(`${http}/health`)).rejects.toThrow();
+  });
+
+  it('publishes its metrics on system.metrics.<service> every interval, and once more when it closes', async () => {
+    const prefix = `${uniqueName('SM')}_`;
+    const host = new ServiceHost({ service: 'host-test', logger, bus: { servers: [LOCAL_NATS_URL] } });
+    cleanup.push(() => host.close());
+    const counter = new Counter({ name: 'host_test_trades_total', help: 'trades', labelNames: ['path'], registers: [host.registry] });
+    const latency = new Histogram({ name: 'host_test_seconds', help: 'latency', buckets: [0.1, 1], registers: [host.registry] });
+    counter.inc({ path: 'bundle' }, 2);
+    latency.observe(0.5);
+    const bus = await host.openBus();
+    await ensurePlatformBus(bus.connection!, { prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
+    const nc = await connectLocal(); // the reader's own connection: the host's closes with it
+    cleanup.push(() => nc.close());
+    cleanup.push(() => deleteStreams(nc, ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`)));
+    const jsm = await nc.jetstreamManager();
+    const seen: SystemMetrics[] = [];
+    const sub = nc.subscribe(systemMetricsSubject('host-test', prefix));
+    void (async () => {
+      for await (const m of sub) seen.push(decodeSystemMetrics(m.data));
+    })();
+    const publisher = host.publishMetrics({ prefix, intervalMs: 50 });
+    const first = await eventually(() => seen[0], 10_000, 'a first snapshot');
+    expect(first).toMatchObject({ version: 1, service: 'host-test' });
+    expect(first.instance).toContain(String(process.pid));
+    expect(first.samples).toContainEqual({ name: 'host_test_trades_total', labels: { path: 'bundle' }, value: 2 });
+    expect(first.samples).toContainEqual({ name: 'host_test_seconds_count', labels: {}, value: 1 });
+    expect(first.samples).toContainEqual({ name: 'host_test_seconds_sum', labels: {}, value: 0.5 });
+    expect(first.samples.some((x) => x.name.endsWith('_bucket'))).toBe(false);
+    // counters carry on from snapshot to snapshot; the last one goes out at close
+    counter.inc({ path: 'bundle' }, 5);
+    await host.close();
+    const stored = (await jsm.streams.info(`${prefix}SYSTEM_METRICS`)).state.messages;
+    expect(stored).toBe(publisher.published);
+    const last = await jsm.streams.getMessage(`${prefix}SYSTEM_METRICS`, { last_by_subj: systemMetricsSubject('host-test', prefix) });
+    expect(decodeSystemMetrics(last.data).samples).toContainEqual({ name: 'host_test_trades_total', labels: { path: 'bundle' }, value: 7 });
+    sub.unsubscribe();
   });
 
   it('applies the http.* limits to its ops port: a slowloris socket is closed at the header timeout', async () => {

@@ -14,6 +14,8 @@
  *              in use is TP_ERR_IO naming the setting that moves it
  *   heartbeat  `system:health:{service}` (engine/state HealthHeartbeat) every few seconds while it
  *              runs, `stopped` when it closes
+ *   metrics    the registry's samples on `system.metrics.<service>` every 15 s once the app has
+ *              made the platform streams (`publishMetrics`; system-metrics-publisher.ts)
  *   shutdown   SIGTERM, SIGINT, SIGHUP or the parent process gone (shutdown.ts) → close
  *   close      one stack, unwound in reverse order of opening; an app that fails half way through
  *              its start closes exactly what it had opened (`assemble`)
@@ -31,6 +33,7 @@ import { ErrorCode, TpError, isTpError } from '../errors.js';
 import { acquireHeapSampling, closeServer, createLimitedServer, createMetricsRegistry, listenOn, releaseHeapSampling, requestTarget, type Logger } from '../obs/index.js';
 import { HealthHeartbeat, HeartbeatStatus, type KeySpace } from '../state/index.js';
 import { closeOnShutdown, waitForShutdown, type ShutdownReason } from './shutdown.js';
+import { SystemMetricsPublisher } from './system-metrics-publisher.js';
 
 /** How long a service waits for the bus at start before it gives up (TP_ERR_BUS_UNAVAILABLE). */
 export const BUS_START_WAIT_MS = 5_000;
@@ -209,6 +212,20 @@ export class ServiceHost {
     throw new TpError(ErrorCode.BusUnavailable, `${this.service}: no bus server answered within ${waitMs / 1000} s at ${servers || '(none)'}: start NATS there or set ${setting}`, {
       context: { setting, servers, waitMs },
     });
+  }
+
+  /**
+   * Publishes the registry's samples on `system.metrics.<service>` (stream SYSTEM_METRICS) every
+   * `intervalMs` from now until close, and once more at close. Call it once the platform streams
+   * exist (ensurePlatformBus), with the deployment's subject prefix.
+   */
+  publishMetrics(options: { prefix: string; intervalMs?: number }): SystemMetricsPublisher {
+    const bus = this.busConnection;
+    if (bus === undefined) throw new TpError(ErrorCode.Internal, `${this.service}: publishMetrics before openBus`);
+    const publisher = new SystemMetricsPublisher({ bus, registry: this.registry, service: this.service, logger: this.log.child({ component: 'system-metrics' }), ...options });
+    publisher.start();
+    this.onClose('system metrics', () => publisher.close());
+    return publisher;
   }
 
   /** Where the heartbeat goes, for a key space the app opens itself (before `start`). */

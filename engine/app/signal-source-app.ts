@@ -89,6 +89,7 @@ export async function createSignalSourceApp(loaded: LoadedConfig<typeof signalSo
       const registry = host.registry;
       const nc: NatsConnection = (await host.openBus()).connection!;
       const jsm = await ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] });
+      host.publishMetrics({ prefix });
       const stream = `${prefix}${PlatformStream.MarketEvents}`;
       const filter = `${prefix}market.events.*.pool_update`;
       const consumerName = durableNameOf('signal_source', config['signals.id']);

@@ -1,19 +1,17 @@
 import type { Commitment } from '../chain/index.js';
-import { maskSecretsInText } from '../secret-mask.js';
+import { JsonRpcHttpClient } from './json-rpc-http-client.js';
 import { readMultipleAccountsReply } from './multiple-accounts-reply.js';
 import { RpcFailure } from './rpc-errors.js';
-import { failsOver, openRpcEndpoint, type RpcEndpoint } from './rpc-endpoint.js';
 
 export { basicAuthHeader } from './rpc-endpoint.js';
 export type { Commitment };
 
 /**
- * A small JSON-RPC HTTP client for the scanner: getMultipleAccounts (base64, ≤100 keys per call)
- * and getEpochInfo
- * over undici's connection pool (keep-alive, no WHATWG fetch layers: about half the cost of the
- * global fetch per call on loopback), a per-request timeout, typed failures (RpcFailure), and
- * round-robin over several endpoints (RPC_ENDPOINTS), a call no endpoint answers going to the next
- * (rpc-endpoint.ts: credentials as Basic auth, query keys kept, URLs masked in every error).
+ * The scanner's chain reads: getMultipleAccounts (base64, ≤100 keys per call) and getEpochInfo,
+ * over the engine's one JSON-RPC client (json-rpc-http-client.ts: undici's connection pools,
+ * keep-alive, no WHATWG fetch layers, about half the cost of the global fetch per call on
+ * loopback; a per-request timeout; typed failures), spread round-robin over several endpoints
+ * (RPC_ENDPOINTS), a call one endpoint does not answer going to the next.
  *
  * u64 fields: the context slot and each account's lamports are read from the raw text as bigint
  * (JSON.parse would round values above 2^53); rentEpoch is not exposed.
@@ -83,31 +81,25 @@ export class RpcClient {
   readonly endpoints: readonly string[];
   readonly timeoutMs: number;
   readonly commitment: Commitment;
-  /** HTTP requests sent, by this client. */
-  requests = 0;
-  private next = 0;
-  private id = 0;
-  /** One connection pool per endpoint, with the request path and headers of its URL (rpc-endpoint.ts). */
-  private readonly pools: RpcEndpoint[];
+  /** The transport: spread over the endpoints in turn, failing over to the others. */
+  private readonly rpc: JsonRpcHttpClient;
 
   constructor(options: RpcClientOptions) {
     if (options.endpoints.length === 0) throw new RangeError('RpcClient needs at least one endpoint');
     this.endpoints = [...options.endpoints];
     this.timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
     this.commitment = options.commitment ?? 'processed';
-    this.pools = this.endpoints.map((e) => openRpcEndpoint(e, { timeoutMs: this.timeoutMs, connections: options.connections ?? 16 }));
+    this.rpc = new JsonRpcHttpClient({ urls: this.endpoints, timeoutMs: this.timeoutMs, connections: options.connections ?? 16, spread: true });
+  }
+
+  /** HTTP requests sent by this client (failovers count each attempt). */
+  get requests(): number {
+    return this.rpc.requests;
   }
 
   /** Closes the keep-alive connections (requests in flight finish first). */
   async close(): Promise<void> {
-    await Promise.all(this.pools.map((p) => p.pool.close()));
-  }
-
-  /** Next endpoint in round-robin order. */
-  private pickEndpoint(): number {
-    const i = this.next;
-    this.next = (i + 1) % this.endpoints.length;
-    return i;
+    await this.rpc.close();
   }
 
   /** One getMultipleAccounts call; more than 100 keys is refused (split first, see AccountFetcher). */
@@ -116,60 +108,17 @@ export class RpcClient {
       throw new RangeError(`getMultipleAccounts takes at most ${MAX_KEYS_PER_CALL} keys, got ${addresses.length}`);
     }
     const method = 'getMultipleAccounts';
-    const { i, body } = await this.postWithFailover(method, [addresses, { encoding: 'base64', commitment: this.commitment }]);
+    const { endpoint, body } = await this.rpc.callBytes(method, [addresses, { encoding: 'base64', commitment: this.commitment }]);
     // The bytes as they came; the text parser for whatever the byte reader does not take (an error
     // reply, anything unusual), which answers with the result or the typed failure.
-    return readMultipleAccountsReply(body, addresses.length) ?? parseMultipleAccounts(body.toString('utf8'), addresses.length, this.pools[i]!.name, method);
+    return readMultipleAccountsReply(body, addresses.length) ?? parseMultipleAccounts(body.toString('utf8'), addresses.length, endpoint, method);
   }
 
   /** getEpochInfo at the client's commitment: the current epoch and the slot's place in it. */
   async getEpochInfo(): Promise<EpochInfo> {
-    const method = 'getEpochInfo';
-    const { i, body } = await this.postWithFailover(method, [{ commitment: this.commitment }]);
-    return parseEpochInfo(body.toString('utf8'), this.pools[i]!.name);
+    const { endpoint, body } = await this.rpc.callBytes('getEpochInfo', [{ commitment: this.commitment }]);
+    return parseEpochInfo(body.toString('utf8'), endpoint);
   }
-
-  /**
-   * POSTs at the next endpoint in turn; one that gets no answer (network, timeout, HTTP 429 or 5xx)
-   * is tried at the other endpoints once each before the failure is thrown.
-   */
-  private async postWithFailover(method: string, params: unknown): Promise<{ i: number; body: Buffer }> {
-    const first = this.pickEndpoint();
-    for (let k = 0; ; k++) {
-      const i = (first + k) % this.pools.length;
-      try {
-        return { i, body: await this.post(i, method, params) };
-      } catch (err) {
-        if (k + 1 >= this.pools.length || !failsOver(err)) throw err;
-      }
-    }
-  }
-
-  /** POSTs one request; resolves with the 200 body's bytes, or rejects with an RpcFailure. */
-  private async post(i: number, method: string, params: unknown): Promise<Buffer> {
-    const { pool, path, headers, name: endpoint } = this.pools[i]!;
-    const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params });
-    this.requests++;
-    try {
-      const res = await pool.request({ path, method: 'POST', headers, body });
-      const bytes = await res.body.bytes();
-      if (res.statusCode !== 200) {
-        throw new RpcFailure('http', `${method}: HTTP ${res.statusCode}`, { endpoint, method, httpStatus: res.statusCode });
-      }
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    } catch (err) {
-      if (err instanceof RpcFailure) throw err;
-      if (isTimeout(err)) {
-        throw new RpcFailure('timeout', `${method}: no answer within ${this.timeoutMs} ms`, { endpoint, method, cause: err });
-      }
-      throw new RpcFailure('network', `${method}: ${maskSecretsInText((err as Error).message)}`, { endpoint, method, cause: err });
-    }
-  }
-}
-
-function isTimeout(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
 }
 
 interface UiAccountJson {

@@ -57,11 +57,12 @@ export function basicAuthHeader(url: URL): { authorization?: string } {
 
 /**
  * Whether a failed call may succeed at another endpoint: no answer (network, timeout) or a server
- * in trouble (HTTP 429 or 5xx). A JSON-RPC error or a malformed answer is the node's verdict.
+ * in trouble (HTTP 429 or 5xx, with or without a JSON-RPC error in its body: providers answer a
+ * rate limit with both). A JSON-RPC error on a 200, or a malformed answer, is the node's verdict.
  */
 export function failsOver(err: unknown): boolean {
   const f = err as { kind?: unknown; httpStatus?: unknown } | null;
   if (f === null || typeof f !== 'object') return false;
   if (f.kind === 'network' || f.kind === 'timeout') return true;
-  return f.kind === 'http' && typeof f.httpStatus === 'number' && (f.httpStatus === 429 || f.httpStatus >= 500);
+  return typeof f.httpStatus === 'number' && (f.httpStatus === 429 || f.httpStatus >= 500);
 }

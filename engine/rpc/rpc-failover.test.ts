@@ -112,4 +112,57 @@ describe('chain clients with several endpoints', () => {
       await dead.close();
     }
   });
+
+  it('a rate-limited endpoint (HTTP 429 with a JSON-RPC error, as providers answer) fails over, for every client', async () => {
+    let limited = 0;
+    const provider = createServer((req, res) => {
+      void body(req).then((text) => {
+        limited++;
+        const call = JSON.parse(text) as { id: number };
+        res.writeHead(429, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: 429, message: 'Too many requests' } }));
+      });
+    });
+    const limitedUrl = `http://127.0.0.1:${await listen(provider)}/`;
+    const chain = new ChainClient({ endpoints: [limitedUrl, liveUrl], timeoutMs: 2_000 });
+    const reader = new RpcClient({ endpoints: [limitedUrl, liveUrl], timeoutMs: 2_000 });
+    try {
+      expect(await chain.getBlockHeight()).toBe(4242n);
+      for (let i = 0; i < 2; i++) expect((await reader.getMultipleAccounts(['11111111111111111111111111111111'])).accounts).toEqual([null]);
+      expect(limited).toBe(2); // the chain client once, the reader's turn at the limited endpoint once
+      // alone, the refusal is the node's error, with the status it came with
+      const alone = new ChainClient({ endpoints: [limitedUrl], timeoutMs: 2_000 });
+      const err = (await alone.getBlockHeight().catch((e: unknown) => e)) as Error & { httpStatus?: number };
+      await alone.close();
+      expect(isRpcFailure(err, 'rpc')).toBe(true);
+      expect(err.httpStatus).toBe(429);
+    } finally {
+      await chain.close();
+      await reader.close();
+      await new Promise<void>((r) => provider.close(() => r()));
+    }
+  });
+
+  it('RpcClient spreads its reads over every endpoint in turn', async () => {
+    const other: string[] = [];
+    const second = createServer((req, res) => {
+      void body(req).then((text) => {
+        const call = JSON.parse(text) as { id: number; method: string };
+        other.push(call.method);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { context: { slot: 9 }, value: [null] } }));
+      });
+    });
+    const secondUrl = `http://127.0.0.1:${await listen(second)}/`;
+    const reader = new RpcClient({ endpoints: [liveUrl, secondUrl], timeoutMs: 2_000 });
+    try {
+      const before = seen.length;
+      for (let i = 0; i < 6; i++) await reader.getMultipleAccounts(['11111111111111111111111111111111']);
+      expect(seen.length - before).toBe(3);
+      expect(other).toHaveLength(3);
+      expect(reader.requests).toBe(6);
+    } finally {
+      await reader.close();
+      await new Promise<void>((r) => second.close(() => r()));
+    }
+  });
 });
+

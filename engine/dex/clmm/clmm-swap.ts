@@ -12,9 +12,9 @@ import { swapConcentrated, type ClProtocol } from '../concentrated/swap-loop.js'
 import {
   MIN_SQRT_PRICE,
   RAYDIUM_MAX_SQRT_PRICE,
-  raydiumSqrtPriceAtTick,
   raydiumTickAtSqrtPrice,
 } from '../concentrated/tick-math.js';
+import { raydiumTickPrice } from '../concentrated/tick-price-memo.js';
 import { checkAmount, refuse } from '../swap-result.js';
 import {
   Dex,
@@ -33,7 +33,7 @@ export const CLMM_PROTOCOL: ClProtocol = Object.freeze({
   ticksPerArray: CLMM_TICK_ARRAY_SIZE,
   sqrtPriceLimitAToB: MIN_SQRT_PRICE + 1n,
   sqrtPriceLimitBToA: RAYDIUM_MAX_SQRT_PRICE - 1n,
-  sqrtPriceAtTick: raydiumSqrtPriceAtTick,
+  sqrtPriceAtTick: raydiumTickPrice,
   tickAtSqrtPrice: raydiumTickAtSqrtPrice,
   wide256: false,
 });

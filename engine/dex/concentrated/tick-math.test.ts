@@ -11,8 +11,10 @@ import {
   WHIRLPOOL_MAX_SQRT_PRICE,
   raydiumSqrtPriceAtTick,
   raydiumTickAtSqrtPrice,
+  raydiumTickAtSqrtPriceExact,
   whirlpoolSqrtPriceAtTick,
   whirlpoolTickAtSqrtPrice,
+  whirlpoolTickAtSqrtPriceExact,
 } from './tick-math.js';
 
 function raydiumSdkSqrtPrice(tick: number): bigint {
@@ -74,4 +76,35 @@ describe('tick math', () => {
     expect(whirlpoolSqrtPriceAtTick(-115109) <= sqrtPrice).toBe(true);
     expect(sqrtPrice < whirlpoolSqrtPriceAtTick(-115108)).toBe(true);
   });
+
+  it('answers as the programs\' own inverse from its double-precision estimate, at tick prices too', () => {
+    const rng = new Prng(0x5eed);
+    const protocols = [
+      { at: whirlpoolSqrtPriceAtTick, fast: whirlpoolTickAtSqrtPrice, exact: whirlpoolTickAtSqrtPriceExact, max: WHIRLPOOL_MAX_SQRT_PRICE },
+      { at: raydiumSqrtPriceAtTick, fast: raydiumTickAtSqrtPrice, exact: raydiumTickAtSqrtPriceExact, max: RAYDIUM_MAX_SQRT_PRICE },
+    ];
+    const edges: number[] = [];
+    for (let i = 0; i < 300; i++) edges.push(MIN_TICK + i, MAX_TICK - 1 - i);
+    for (const p of protocols) {
+      // Prices on and beside tick prices, where a double cannot decide: the extremes and random ticks.
+      for (const tick of [...edges, ...someTicks(rng).slice(0, 5_000)]) {
+        if (tick >= MAX_TICK) continue;
+        const at = p.at(tick);
+        for (const price of [at - 2n, at - 1n, at, at + 1n, at + 2n, p.at(tick + 1) - 1n]) {
+          if (price < MIN_SQRT_PRICE || price >= p.max) continue;
+          expect(p.fast(price)).toBe(p.exact(price));
+        }
+      }
+      // Prices spread evenly in log over the whole range (each bit length, random low bits).
+      const minBits = MIN_SQRT_PRICE.toString(2).length;
+      const maxBits = p.max.toString(2).length;
+      for (let i = 0; i < 40_000; i++) {
+        const bits = rng.int(minBits, maxBits);
+        const price = rng.bigint(1n << BigInt(bits - 1), (1n << BigInt(bits)) - 1n);
+        if (price < MIN_SQRT_PRICE || price >= p.max) continue;
+        expect(p.fast(price)).toBe(p.exact(price));
+      }
+    }
+  });
 });
+

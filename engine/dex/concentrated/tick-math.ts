@@ -156,12 +156,61 @@ function tickAtSqrtPrice(
 
 /** Orca Whirlpool `sqrt_price_to_tick_index`. Caller keeps the price within the protocol bounds. */
 export function whirlpoolTickAtSqrtPrice(sqrtPrice: bigint): number {
-  return tickAtSqrtPrice(sqrtPrice, 14, whirlpoolSqrtPriceAtTick);
+  const tick = tickEstimate(sqrtPrice);
+  return tick === UNSURE ? whirlpoolTickAtSqrtPriceExact(sqrtPrice) : tick;
 }
 
 /** Raydium CLMM `get_tick_at_sqrt_price`. Caller keeps the price within the protocol bounds. */
 export function raydiumTickAtSqrtPrice(sqrtPrice: bigint): number {
+  const tick = tickEstimate(sqrtPrice);
+  return tick === UNSURE ? raydiumTickAtSqrtPriceExact(sqrtPrice) : tick;
+}
+
+/** `whirlpoolTickAtSqrtPrice` the program's way, every time (the reference of the estimate). */
+export function whirlpoolTickAtSqrtPriceExact(sqrtPrice: bigint): number {
+  return tickAtSqrtPrice(sqrtPrice, 14, whirlpoolSqrtPriceAtTick);
+}
+
+/** `raydiumTickAtSqrtPrice` the program's way, every time (the reference of the estimate). */
+export function raydiumTickAtSqrtPriceExact(sqrtPrice: bigint): number {
   return tickAtSqrtPrice(sqrtPrice, 16, raydiumSqrtPriceAtTick);
+}
+
+/** `tickEstimate` could not be sure: the price is too close to a tick's own price. */
+const UNSURE = 0x7fffffff;
+const LN_Q64 = 64 * Math.LN2;
+/** Ticks per unit of ln(sqrt price): sqrt price = 1.0001^(tick / 2) × 2^64. */
+const TICKS_PER_LN = 2 / Math.log(1.0001);
+
+/**
+ * The greatest tick whose sqrt price is <= `sqrtPrice`, from a double-precision logarithm, without
+ * BigInt arithmetic; UNSURE when the price lies too close to a tick's price for a double to decide
+ * (about one price in a million), where the caller runs the program's own algorithm.
+ *
+ * Both programs' inverses return that greatest tick (their log2 estimate brackets it between two
+ * candidates and the exact sqrt-price-at-tick decides), so the estimate may answer whenever it is
+ * sure which side of each tick price the argument lies on. `x = ln(p / 2^64) × 2 / ln(1.0001)` is
+ * the exact real tick coordinate of `p` under the ideal formula; `floor(x)` is the answer unless
+ * `x` is within `margin` of an integer, where margin bounds two errors:
+ * - the double arithmetic: Number(p) (relative 2^-53), Math.log and the constant (1 ulp each, the
+ *   result below 89 in magnitude) and the products: below 1e-9 ticks;
+ * - the programs' fixed-point tables against the ideal formula: each of at most 19 truncating
+ *   multiplications loses under one unit of the Q64 (or Q96) ratio, so the tick price is off by
+ *   under 40 units of 2^-64 relative to the ratio: relative error < 40 / p for the ratio read as
+ *   the price (Whirlpool; Raydium negative ticks) and < 40 × p / 2^128 where the price is 2^128 /
+ *   ratio (Raydium positive ticks). In ticks: relative error / (ln(1.0001) / 2).
+ * For prices of real pools both terms are far below 1e-7, the margin's floor.
+ * tick-math.test.ts compares the estimate with the exact algorithms on random and boundary prices
+ * over the whole tick range, extremes included.
+ */
+function tickEstimate(sqrtPrice: bigint): number {
+  const p = Number(sqrtPrice);
+  const x = (Math.log(p) - LN_Q64) * TICKS_PER_LN;
+  const tick = Math.floor(x);
+  const fraction = x - tick;
+  const relative = 40 / p + (40 * p) / 3.402823669209385e38;
+  const margin = 1e-7 + relative * TICKS_PER_LN;
+  return fraction > margin && fraction < 1 - margin ? tick : UNSURE;
 }
 
 function bitLength(x: bigint): number {

@@ -11,9 +11,9 @@ import { swapConcentrated, type ClProtocol } from '../concentrated/swap-loop.js'
 import {
   MIN_SQRT_PRICE,
   WHIRLPOOL_MAX_SQRT_PRICE,
-  whirlpoolSqrtPriceAtTick,
   whirlpoolTickAtSqrtPrice,
 } from '../concentrated/tick-math.js';
+import { whirlpoolTickPrice } from '../concentrated/tick-price-memo.js';
 import { checkAmount, refuse } from '../swap-result.js';
 import {
   Dex,
@@ -31,7 +31,7 @@ export const WHIRLPOOL_PROTOCOL: ClProtocol = Object.freeze({
   ticksPerArray: WHIRLPOOL_TICK_ARRAY_SIZE,
   sqrtPriceLimitAToB: MIN_SQRT_PRICE,
   sqrtPriceLimitBToA: WHIRLPOOL_MAX_SQRT_PRICE,
-  sqrtPriceAtTick: whirlpoolSqrtPriceAtTick,
+  sqrtPriceAtTick: whirlpoolTickPrice,
   tickAtSqrtPrice: whirlpoolTickAtSqrtPrice,
   wide256: true,
 });
