@@ -91,7 +91,7 @@ export function paperBalanceChanges(op: Pick<TradeOpportunity, 'inputMint' | 'ou
   const tokens = new Map<string, bigint>();
   tokens.set(op.inputMint, -(input + (op.flashLoan ? op.costs.flashLoanFee : 0n)));
   tokens.set(op.outputMint, (tokens.get(op.outputMint) ?? 0n) + output);
-  return { lamports: -(fees + tip), tokens, fee: fees };
+  return { lamports: -(fees + tip), tokens, fee: fees, tip };
 }
 
 /** Fills `op` on paper against `source`, or the re-quote's refusal. */
