@@ -24,8 +24,10 @@ import { eventually } from './testing.js';
  *   market event ─▶ planner ─▶ trade.opportunities ─▶ paper executor ─▶ execution.orders
  *     ─▶ planner's execution consumer ─▶ grid_orders rows / the DCA position
  *
- * Nothing is reconciled by hand: a planner that stopped reading the results leaves the rows
- * pending and the position empty, and every wait below times out.
+ * A level fills, re-arms, partially fills and expires; a DCA position is the fills, stops at its
+ * max position and exits with exactly what it holds. Nothing is reconciled by hand: a planner
+ * that stopped reading the results leaves the rows pending and the position empty, and every
+ * wait below times out.
  */
 
 const logger = createLogger({ name: 'order-fills-test', level: process.env.TEST_LOG ?? 'silent' });
@@ -38,8 +40,12 @@ let planner: PlannerApp;
 let executor: ExecutorApp;
 let gridPool: SimPoolView;
 let dcaPool: SimPoolView;
+let shortPool: SimPoolView;
+let cappedPool: SimPoolView;
 let gridId: string;
 let dcaId: string;
+let shortGridId: string;
+let cappedDcaId: string;
 const prefix = `${uniqueName('OF')}_`;
 const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 const opportunities = new Map<string, TradeOpportunity>();
@@ -67,13 +73,15 @@ beforeAll(async () => {
   const plain = sim.chain.pools().filter((p) => p.transferFees === undefined);
   gridPool = plain.find((p) => p.dex === 'dexa_amm')!;
   dcaPool = plain.find((p) => p.dex === 'dexc_whirlpool')!;
+  shortPool = plain.find((p) => p.dex === 'dexa_clmm')!;
+  cappedPool = plain.find((p) => p.dex === 'dexb_dlmm')!;
   const common = { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE) };
   await addStrategies();
   executor = await createExecutorApp(loadConfig(executorSchema, { env: { PAPER_TRADING: 'true' }, flags: { ...common, 'executor-id': 'fills-executor' } }), { logger });
   await executor.start();
   planner = await createPlannerApp(loadConfig(plannerSchema, { env: {}, flags: { ...common, strategy: 'grid,dca', 'planner-id': 'fills-planner', 'strategy-reload-interval': '200' } }), {
     logger,
-    pools: [gridPool.address, dcaPool.address],
+    pools: [gridPool.address, dcaPool.address, shortPool.address, cappedPool.address],
     retryDelayMs: 20,
   });
   await planner.start();
@@ -99,6 +107,20 @@ function priceNow(pool: SimPoolView): number {
 async function move(pool: SimPoolView, bps: number): Promise<void> {
   const { signature } = openPriceGap(sim.chain, { pool: pool.address, gapBps: Math.abs(bps), direction: bps > 0 ? 'up' : 'down' });
   await confirmedOn(sim.chain, signature);
+}
+
+/** Announces `pool` (every 100 ms at most) until `probe` gives a value: a strategy whose next step waits for time to pass. */
+function announcingUntil<T>(pool: SimPoolView, probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  let last = 0;
+  return eventually(async () => {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() - last >= 100) {
+      last = Date.now();
+      await announce(pool);
+    }
+    return undefined;
+  }, 20_000, what);
 }
 
 let seq = 0;
@@ -138,6 +160,13 @@ async function addStrategies(): Promise<void> {
   // buys at 0.995 and sells at 1.005. At the price itself only level 0's sell triggers.
   const amountPerLevel = BigInt(Math.ceil(10_000_000 / p)).toString();
   gridId = (await store.insert('grid', { pool: gridPool.address, token: gridPool.pool.tokenA, lowerPrice: p * 0.985, upperPrice: p * 1.005, levels: 3, amountPerLevel, orderTtlMs: 600_000 })).id;
+  // A level that buys at (a hair above) the price itself: the pool's fee and impact give fewer
+  // tokens than the level's amount, a partial fill; its order lives 3 s.
+  const s = priceNow(shortPool);
+  shortGridId = (await store.insert('grid', { pool: shortPool.address, token: shortPool.pool.tokenA, lowerPrice: s * 1.00001, upperPrice: s * 1.02, levels: 2, amountPerLevel: '1000000000', orderTtlMs: 3_000 })).id;
+  // A DCA buying about 10,000,000 tokens every 300 ms, capped at 15,000,000: one buy, then max_position.
+  const c = priceNow(cappedPool);
+  cappedDcaId = (await store.insert('dca', { pool: cappedPool.address, token: cappedPool.pool.tokenA, quoteCurrency: cappedPool.pool.tokenB, intervalMinutes: 0.005, amountPerOrder: BigInt(Math.ceil(10_000_000 * c)).toString(), maxPosition: '15000000' })).id;
   dcaId = (await store.insert('dca', { pool: dcaPool.address, token: dcaPool.pool.tokenA, quoteCurrency: dcaPool.pool.tokenB, intervalMinutes: 600, amountPerOrder: BigInt(Math.ceil(10_000_000 * q)).toString(), maxPosition: '1000000000000000', takeProfit: q * 1.01 })).id;
 }
 
@@ -173,6 +202,40 @@ describe('grid and DCA orders, executor to planner over the bus', () => {
     expect(again.filled).toBe(amount);
     const statuses = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM grid_orders WHERE strategy_id = $1 GROUP BY status', [gridId]);
     expect(statuses).toEqual([{ status: 'filled', n: 4 }]);
+  });
+
+  it('a level the pool fills short of its amount is partial at what was filled, then expires', async () => {
+    const id = deterministicUuid(`grid:${shortGridId}:0:buy:0`);
+    await announce(shortPool);
+    const partial = await gridOrderReaches(id, 'partial', 'the level\'s buy partially filled');
+    const result = await seen(results, id);
+    expect(result.filledOutput).toBeGreaterThan(0n);
+    expect(result.filledOutput).toBeLessThan(BigInt(partial.amount));
+    expect(partial.filled).toBe(result.filledOutput!.toString());
+    // its 3 s pass: the next event sweeps it to expired, keeping what it filled
+    const expired = await announcingUntil(shortPool, async () => {
+      const row = await gridRow(id);
+      return row?.status === 'expired' ? row : undefined;
+    }, 'the partial order expired');
+    expect(expired.filled).toBe(partial.filled);
+  });
+
+  it('a DCA run stops at its max position, counted from the buy the executor filled', async () => {
+    const state = async (): Promise<DcaState | null> => planner.state.keys.getStrategyState<DcaState>(cappedDcaId);
+    await announce(cappedPool);
+    const bought = await eventually(async () => {
+      const s = await state();
+      return s !== null && s.position !== '0' ? s : undefined;
+    }, 20_000, 'the capped DCA\'s first fill');
+    const buy = await seen(results, bought.decisions.find((d) => d.action === 'buy')!.opportunityId!);
+    expect(bought.position).toBe(buy.filledOutput!.toString());
+    // the next intervals: the position plus another buy would pass 15,000,000
+    const capped = await announcingUntil(cappedPool, async () => {
+      const s = await state();
+      return s?.decisions.some((d) => d.reason === 'max_position') === true ? s : undefined;
+    }, 'a max_position decision');
+    expect(capped.decisions.filter((d) => d.action === 'buy')).toHaveLength(1);
+    expect(capped.position).toBe(buy.filledOutput!.toString());
   });
 
   it('a DCA buy becomes the position the executor filled, and its take profit sells exactly that position', async () => {
