@@ -259,7 +259,10 @@ describe('tidepool executor', () => {
     results.delete(tradeIdOf(op.id));
     await publish(op, `${op.id}-again`);
     const again = await resultOf(op);
-    expect(again).toMatchObject({ status: 'confirmed', signature: result.signature, actualProfit: result.actualProfit });
+    // ... and its result carries the fill again, read from the chain by the trade's signature
+    expect(result.filledInput).toBe(op.inputAmount);
+    expect(result.filledOutput).toBeGreaterThanOrEqual(op.minimumOutput);
+    expect(again).toMatchObject({ status: 'confirmed', signature: result.signature, actualProfit: result.actualProfit, filledInput: result.filledInput, filledOutput: result.filledOutput });
     expect(proxy.received('sendTransaction')).toBe(sendsAfter);
     expect(await tradeRows(op)).toHaveLength(1);
     expect(walletProfit(trader, before[traders.indexOf(trader)]!, op.profitMint)).toBe(result.actualProfit);
@@ -307,6 +310,11 @@ describe('tidepool executor', () => {
     const rows = await tradeRows(op);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: 'confirmed', actual_profit: onChain, signature: result.signature });
+    // settled from the chain, with the fill the wallet's balances show
+    const after = holdingsOf(sim.chain, trader);
+    const before1 = before[traders.indexOf(trader)]!;
+    expect(result.filledInput).toBe(op.inputAmount);
+    expect(result.filledOutput).toBe(after.tokens.get(op.outputMint)! - before1.tokens.get(op.outputMint)!);
     expect(proxy.received('sendTransaction') - sends).toBe(1);
     await nothingPending();
   });

@@ -10,7 +10,7 @@ import { tradeIdOf } from '../executor/index.js';
 import { startSimulator } from '../executor/testing/submitter-sim.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { arbitrageOpportunity, plantGap } from './testing/executor.js';
+import { arbitrageOpportunity, orderOpportunityOn, plantGap } from './testing/executor.js';
 import { eventually } from './testing.js';
 
 /** `tidepool executor --paper`: the same pipeline, nothing sent, trades recorded as paper. */
@@ -73,5 +73,26 @@ describe('tidepool executor --paper', () => {
     // nothing sent: the route's pools are as the planner saw them
     expect(poolBytes()).toEqual(before);
     expect(app.service.stats.paperTrades).toBe(1);
+  });
+
+  it('an order redelivered after its paper trade: the same fill is published again, read from the trade\'s routes', async () => {
+    const op = orderOpportunityOn(sim.chain);
+    const next = (): Promise<ExecutionResult> => {
+      const sub = nc.subscribe(`${prefix}execution.orders.>`, { max: 1 });
+      return (async (): Promise<ExecutionResult> => {
+        for await (const m of sub) return decodeExecutionResult(m.data);
+        throw new Error('no result');
+      })();
+    };
+    const first = next();
+    await nc.jetstream().publish(tradeOpportunitySubject(op.strategy, prefix), encodeTradeOpportunity(op), { msgID: op.id });
+    const result = await first;
+    expect(result).toMatchObject({ status: 'paper', filledInput: op.inputAmount, filledOutput: op.expectedOutput });
+    // the same opportunity again, past the stream's deduplication: no second trade, the same fill
+    const second = next();
+    await nc.jetstream().publish(tradeOpportunitySubject(op.strategy, prefix), encodeTradeOpportunity(op), { msgID: `${op.id}-again` });
+    const again = await second;
+    expect(again).toMatchObject({ status: 'paper', tradeId: result.tradeId, filledInput: result.filledInput, filledOutput: result.filledOutput, actualProfit: result.actualProfit });
+    expect(app.service.stats.paperTrades).toBe(2);
   });
 });

@@ -187,7 +187,7 @@ class BundlePath implements SubmissionPath {
     };
     const owner = this.s.wallet.address;
     const [swap, tip] = await Promise.all([fetchLanded(this.options.chain, this.signature, owner, wait), fetchLanded(this.options.chain, this.tip.signature, owner, wait)]);
-    const balanceChanges = sumBalanceChanges([swap, tip], this.s.mints);
+    const balanceChanges = { ...sumBalanceChanges([swap, tip], this.s.mints), tip: this.s.tipLamports ?? 0n };
     const base = { path: ExecutionPath.Bundle, signature: this.signature, bundleId: this.bundleId, attempts: run.attempts, submittedAt: run.submittedAt ?? landedAt };
     if (swap.err !== null) return { ...base, status: 'failed', error: `failed on chain: ${JSON.stringify(swap.err)}`, slot: swap.slot, balanceChanges };
     return { ...base, status: 'confirmed', confirmedAt: landedAt, slot: swap.slot, balanceChanges };

@@ -145,7 +145,7 @@ describe('DirectSubmitter', () => {
     expect(outcome.error).toMatch(/^failed on chain: \{"InstructionError":\[0,\{"Custom":\d+\}\]\}$/);
     expect(outcome.slot).toBe(sim.chain.signatureStatus(submission.transaction.signature)!.slot);
     const after = traderBalances(sim.chain, trader);
-    expect(outcome.balanceChanges).toEqual({ lamports: -5000n, fee: 5000n, tokens: new Map([[WSOL_MINT, 0n], [USDC_MINT, 0n]]) });
+    expect(outcome.balanceChanges).toEqual({ lamports: -5000n, fee: 5000n, tokens: new Map([[WSOL_MINT, 0n], [USDC_MINT, 0n]]), rent: 0n });
     expect(moved(before, after)).toEqual({ lamports: -5000n, sol: 0n, usdc: 0n });
   });
 

@@ -34,7 +34,7 @@ import { Strategy, type TradeOpportunity, encodeExecutionResult, executionResult
 
 import { SkipReason, type ExecutorMetrics } from './executor-metrics.js';
 import { FLASH_LOAN_COMPUTE_UNITS, FlashLoans } from './flash-loans.js';
-import { paperFill, realPathFees, routeComputeUnits } from './paper-fill.js';
+import { paperBalanceChanges, paperFill, realPathFees, routeComputeUnits } from './paper-fill.js';
 import { selectExecutionPath, tipFor } from './path-selection.js';
 import type { RoutePools } from './route-pools.js';
 import { requoteRoute } from './route-requote.js';
@@ -110,6 +110,9 @@ export interface ExecutorStats {
   recent: ExecutionResult[];
   lastRequest?: ExecutionRequest;
 }
+
+/** What an order filled: the input mint spent and the output mint received (ExecutionResult). */
+type Fill = Pick<ExecutionResult, 'filledInput' | 'filledOutput'>;
 
 const RECENT = 20;
 /** Attempts (with doubling waits from 100 ms) to record an outcome before giving the message back. */
@@ -426,7 +429,7 @@ export class ExecutorService {
    */
   private async reconcile(op: TradeOpportunity, t: StoredTrade, receivedAt: number): Promise<HandleOutcome> {
     const wallet = t.walletId === null ? undefined : await this.options.wallets?.addressOf(t.walletId);
-    const resultOf = (t: StoredTrade): ExecutionResult => {
+    const resultOf = (t: StoredTrade, fill: Fill | undefined): ExecutionResult => {
       const status = t.status as ExecutionStatus;
       const completedAt = this.now();
       const r: ExecutionResult = {
@@ -451,10 +454,11 @@ export class ExecutorService {
       if (t.slot !== null) r.slot = t.slot;
       if (t.actualProfit !== null) r.actualProfit = t.actualProfit;
       if (t.errorMessage !== null) r.error = t.errorMessage;
+      if (fill !== undefined) Object.assign(r, fill);
       return r;
     };
     if (t.status === 'confirmed' || t.status === 'failed' || t.status === 'expired' || t.status === 'paper') {
-      const result = resultOf(t);
+      const result = resultOf(t, await this.storedFill(op, t, wallet));
       await this.publish(result);
       return { kind: 'traded', result };
     }
@@ -484,7 +488,8 @@ export class ExecutorService {
       });
       const stored = await this.options.trades.byOpportunity(op.id);
       if (stored === null) throw new TpError(ErrorCode.Internal, `trade ${t.id} vanished`);
-      const result = resultOf(stored);
+      const changes = outcome.changes ?? undefined;
+      const result = resultOf(stored, changes === undefined ? undefined : filledAmountsOf(op.inputMint, op.outputMint, changes));
       this.options.metrics.recordOutcome(t.path, op.strategy, outcome.status, result.latency.executionMs);
       this.options.logger?.info({ tradeId: t.id, status: outcome.status, signature: t.signature }, 'redelivered trade reconciled from the chain');
       await this.publish(result);
@@ -492,6 +497,29 @@ export class ExecutorService {
     } finally {
       await held.lock.release().catch(() => false);
     }
+  }
+
+  /**
+   * The fill a final trade's result carries when it is published again, as the first publication
+   * carried it: a paper trade's from its route rows (what the paper fill sold and bought) with its
+   * fees and tip; a trade that landed (confirmed, or failed on chain) from the wallet's balance
+   * changes in its transaction, read again by its signature. A trade that never landed (expired,
+   * refused) has none, as before. Throws TpError Unavailable when a landed trade's transaction
+   * cannot be read: the message comes back rather than the result reconciling as a zero fill.
+   */
+  private async storedFill(op: TradeOpportunity, t: StoredTrade, wallet: string | undefined): Promise<Fill | undefined> {
+    if (t.status === 'paper') {
+      const route = await this.options.trades.routeAmounts(t.id);
+      if (route === null) return undefined;
+      return filledAmountsOf(op.inputMint, op.outputMint, paperBalanceChanges(op, route.input, route.output, t.fees ?? 0n, t.tip));
+    }
+    const landed = t.status === 'confirmed' || (t.status === 'failed' && t.slot !== null);
+    if (!landed || t.signature === null) return undefined;
+    const changes = wallet === undefined ? null : await this.options.balanceChanges?.(t.signature, wallet, [...new Set([op.inputMint, op.outputMint, op.profitMint])]);
+    if (changes === undefined || changes === null) {
+      throw new TpError(ErrorCode.Unavailable, `trade ${t.id} landed (${t.signature}) but its balance changes cannot be read; its result is published when they can`, { context: { tradeId: t.id, signature: t.signature } });
+    }
+    return filledAmountsOf(op.inputMint, op.outputMint, changes);
   }
 
   /** Writes an executor_metrics row every `intervalMs`. */

@@ -83,6 +83,17 @@ export function realPathFees(path: ExecutionPath, computeUnitLimit: number, comp
   return quotedTransactionFees(1, computeUnitLimit, computeUnitPriceMicroLamports) + LAMPORTS_PER_SIGNATURE * BigInt(signatures - 1);
 }
 
+/**
+ * The balance changes of a paper fill of `op` that sold `input` and bought `output` (see the module
+ * comment): also how a paper trade's fill is read back from its route rows after a redelivery.
+ */
+export function paperBalanceChanges(op: Pick<TradeOpportunity, 'inputMint' | 'outputMint' | 'flashLoan' | 'costs'>, input: bigint, output: bigint, fees: bigint, tip: bigint): BalanceChanges {
+  const tokens = new Map<string, bigint>();
+  tokens.set(op.inputMint, -(input + (op.flashLoan ? op.costs.flashLoanFee : 0n)));
+  tokens.set(op.outputMint, (tokens.get(op.outputMint) ?? 0n) + output);
+  return { lamports: -(fees + tip), tokens, fee: fees, tip };
+}
+
 /** Fills `op` on paper against `source`, or the re-quote's refusal. */
 export function paperFill(op: TradeOpportunity, source: RouteStateSource, costs: RealPathCosts): PaperFill | RouteRequoteRefused {
   const requote = requoteRoute(op, source);
@@ -90,10 +101,7 @@ export function paperFill(op: TradeOpportunity, source: RouteStateSource, costs:
   const path = costs.path ?? selectExecutionPath(op);
   const tip = path === ExecutionPath.Direct ? 0n : (costs.tip ?? tipFor(op, path));
   const fees = realPathFees(path, costs.computeUnitLimit ?? routeComputeUnits(op.route, op.inputMint, op.flashLoan), costs.computeUnitPriceMicroLamports ?? 0n);
-  const tokens = new Map<string, bigint>();
-  tokens.set(op.inputMint, -(requote.input + requote.costs.flashLoanFee));
-  tokens.set(op.outputMint, (tokens.get(op.outputMint) ?? 0n) + requote.output);
-  const balanceChanges: BalanceChanges = { lamports: -(fees + tip), tokens, fee: fees };
+  const balanceChanges = paperBalanceChanges(op, requote.input, requote.output, fees, tip);
   return {
     ok: true,
     status: 'paper',

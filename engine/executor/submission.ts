@@ -47,6 +47,10 @@ export interface BalanceChanges {
   tokens: ReadonlyMap<string, bigint>;
   /** The transaction fee(s) the wallet paid, lamports. */
   fee: bigint;
+  /** Lamports the wallet tipped in these transactions (a bundle's tip transfer); absent: none. */
+  tip?: bigint;
+  /** Lamports the transactions locked as rent in token accounts of the wallet they created and left open (LandedTransaction.rent); absent: none. */
+  rent?: bigint;
 }
 
 interface OutcomeBase {

@@ -196,6 +196,13 @@ export class TradeStore {
     };
   }
 
+  /** What a trade's route sold first and bought last (its trade_routes rows), or null without rows. */
+  async routeAmounts(tradeId: string): Promise<{ input: bigint; output: bigint } | null> {
+    const rows = await this.db.query<{ input_amount: bigint; output_amount: bigint }>('SELECT input_amount, output_amount FROM trade_routes WHERE trade_id = $1 ORDER BY step', [tradeId]);
+    if (rows.length === 0) return null;
+    return { input: BigInt(rows[0]!.input_amount), output: BigInt(rows[rows.length - 1]!.output_amount) };
+  }
+
   /** One executor_metrics row. */
   async recordMetrics(executorId: string, at: Date, txSubmitted: number, successRate: number | null): Promise<void> {
     await this.db.query('INSERT INTO executor_metrics ("timestamp", executor_id, tx_submitted, success_rate) VALUES ($1, $2, $3, $4) ON CONFLICT (executor_id, "timestamp") DO NOTHING', [at, executorId, txSubmitted, successRate]);

@@ -77,9 +77,13 @@ export interface ExecutionResult {
   profitMint: string;
   expectedProfit: bigint;
   actualProfit?: bigint;
-  /** The wallet's actual spend of the input mint (confirmed, failed with a change, paper). */
+  /**
+   * The wallet's actual spend of the input mint (confirmed, failed with a change, paper): its token
+   * accounts' change; for wrapped SOL also the native SOL the swap wrapped, fees, tip and the rent
+   * of new token accounts left out (engine/executor filledAmountsOf).
+   */
   filledInput?: bigint;
-  /** The wallet's actual receipt of the output mint. */
+  /** The wallet's actual receipt of the output mint (wrapped SOL: with the SOL unwrapped, as above). */
   filledOutput?: bigint;
   fees: bigint;
   tip: bigint;

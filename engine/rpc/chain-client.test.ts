@@ -101,7 +101,7 @@ describe('ChainClient', () => {
     const canned = new ChainClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
     try {
       const landed = await canned.getTransaction('s', owner);
-      expect(landed).toEqual({ slot: 77n, err: null, fee: 5000n, lamports: -5000n, tokens: new Map([[USDC_MINT, 18446744073709551614n]]) });
+      expect(landed).toEqual({ slot: 77n, err: null, fee: 5000n, lamports: -5000n, tokens: new Map([[USDC_MINT, 18446744073709551614n]]), rent: 0n });
     } finally {
       await canned.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,4 +1,4 @@
-import { TOKEN_PROGRAM_ID, base58, type Commitment } from '../chain/index.js';
+import { TOKEN_PROGRAM_ID, WSOL_MINT, base58, type Commitment } from '../chain/index.js';
 import { RpcFailure } from './rpc-errors.js';
 import { JsonRpcHttpClient } from './json-rpc-http-client.js';
 
@@ -41,6 +41,13 @@ export interface LandedTransaction {
   lamports: bigint;
   /** post − pre per mint, summed over the token accounts whose `owner` is the owner. */
   tokens: Map<string, bigint>;
+  /**
+   * Lamports paid into rent of the owner's token accounts the transaction created and left open
+   * (in its post token balances, not in its pre ones, with no lamports before): each one's post
+   * lamports less, for wrapped SOL, its token amount. A wSOL account created and closed in the
+   * same transaction is in neither (its rent came back).
+   */
+  rent: bigint;
 }
 
 export interface SimulationOutcome {
@@ -230,12 +237,21 @@ export class ChainClient {
     };
     addTokens(meta.postTokenBalances, 1n);
     addTokens(meta.preTokenBalances, -1n);
+    const existed = new Set<number>();
+    for (const b of (meta.preTokenBalances ?? []) as { accountIndex?: unknown }[]) if (typeof b?.accountIndex === 'number') existed.add(b.accountIndex);
+    let rent = 0n;
+    for (const b of (meta.postTokenBalances ?? []) as { accountIndex?: unknown; owner?: unknown; mint?: unknown; uiTokenAmount?: { amount?: unknown } }[]) {
+      const i = b?.accountIndex;
+      if (b?.owner !== owner || typeof i !== 'number' || existed.has(i) || pre[i] !== 0n || post[i] === undefined) continue;
+      rent += post[i]! - (b.mint === WSOL_MINT ? BigInt(b.uiTokenAmount!.amount as string) : 0n);
+    }
     return {
       slot: BigInt(r.slot),
       err: meta.err ?? null,
       fee: BigInt(fee[1]!),
       lamports: index < 0 ? 0n : post[index]! - pre[index]!,
       tokens,
+      rent,
     };
   }
 
