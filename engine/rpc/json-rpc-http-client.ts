@@ -133,7 +133,7 @@ export class JsonRpcHttpClient {
     } catch (err) {
       const code = (err as { code?: unknown } | null)?.code;
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-        throw new RpcFailure('timeout', `${method}: no answer within ${this.timeoutMs} ms at ${at}`, { endpoint: at, method, cause: err });
+        throw new RpcFailure('timeout', `${method}: no answer within ${this.timeoutMs} ms`, { endpoint: at, method, cause: err });
       }
       const suffix = typeof code === 'string' && code !== '' ? ` (${code})` : '';
       throw new RpcFailure('network', `${method}: ${maskSecretsInText((err as Error).message)}${suffix} at ${at}`, { endpoint: at, method, cause: err });
