@@ -11,6 +11,9 @@ import {
   TokenInstruction,
   isNativeTokenAccount,
   isTokenAccount,
+  mintAuthority,
+  mintDecimals,
+  mintSupply,
   nativeReserve,
   setTokenAmount,
   tokenAccountMintBytes,
@@ -18,6 +21,8 @@ import {
   tokenAccountOwnerIs,
   tokenAccountState,
   tokenAmount,
+  withMintSupply,
+  withTokenAmount,
 } from './spl-token.js';
 import { moveTokens, transferFeeOf } from './token-transfer.js';
 import { IxError, type InstructionErrorValue } from './tx-errors.js';
@@ -30,6 +35,8 @@ import { IxError, type InstructionErrorValue } from './tx-errors.js';
  *   accounts must be the program's own. Token-2022 withholds its mint's transfer fee of the
  *   block's epoch on TransferChecked (at the destination's TransferFeeAmount) and refuses a plain
  *   Transfer out of an account that withholds fees (MintRequiredForTransfer), as the program does.
+ *   MintTo (7) and MintToChecked (14) credit a token account and the mint's supply, signed by the
+ *   mint authority (the simulator's token faucet uses them: faucet.ts).
  *   SyncNative (17) sets a wrapped SOL account's amount to its lamports above the rent reserve;
  *   CloseAccount (9) sends every lamport of an account to the destination and deletes it (a
  *   wrapped SOL account with its balance, which unwraps it; any other only when empty).
@@ -75,6 +82,8 @@ function tokenInstruction(ctx: InvokeContext, programId: string): InstructionErr
   if (data.length === 0) return IxError.InvalidInstructionData;
   if (data[0] === TokenInstruction.SyncNative && data.length === 1) return syncNative(ctx, programId);
   if (data[0] === TokenInstruction.CloseAccount && data.length === 1) return closeAccount(ctx, programId);
+  if (data[0] === TokenInstruction.MintTo && data.length === 9) return mintTo(ctx, programId, -1);
+  if (data[0] === TokenInstruction.MintToChecked && data.length === 10) return mintTo(ctx, programId, data[9]!);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const source = 0;
   let destination = 1;
@@ -97,6 +106,41 @@ function tokenInstruction(ctx: InvokeContext, programId: string): InstructionErr
   }
   if (ctx.accountCount <= owner) return IxError.NotEnoughAccountKeys;
   return transferTokens(ctx, programId, source, destination, owner, amount, mintIndex, decimals);
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+
+/**
+ * `process_mint_to`: accounts [mint (w), destination (w), mint authority (signer)], data the u64
+ * amount (and the decimals for MintToChecked, `decimals` ≥ 0). The destination must be an
+ * initialized, unfrozen, non-native account of the mint; the mint must have an authority
+ * (FixedSupply) and it must sign; the account's amount and the supply grow by `amount`.
+ */
+function mintTo(ctx: InvokeContext, programId: string, decimals: number): InstructionErrorValue | null {
+  ctx.consume(decimals < 0 ? 4_500 : 4_600);
+  if (ctx.accountCount < 3) return IxError.NotEnoughAccountKeys;
+  const amount = new DataView(ctx.data.buffer, ctx.data.byteOffset, ctx.data.byteLength).getBigUint64(1, true);
+  const mint = ctx.account(0);
+  const destination = ctx.account(1);
+  if (mint === null || destination === null) return IxError.InvalidAccountData;
+  if (mint.owner !== programId || destination.owner !== programId) return IxError.IncorrectProgramId;
+  if (!isTokenAccount(destination.data)) return IxError.InvalidAccountData;
+  if (tokenAccountState(destination.data) === AccountState.Frozen) return { Custom: TokenError.AccountFrozen };
+  if (isNativeTokenAccount(destination.data)) return { Custom: TokenError.NativeNotSupported };
+  if (!tokenAccountMintIs(destination.data, pubkeyBytes(ctx.keys[0]!))) return { Custom: TokenError.MintMismatch };
+  const mintDecimalsValue = mintDecimals(mint.data);
+  if (mintDecimalsValue === undefined) return IxError.InvalidAccountData;
+  if (decimals >= 0 && decimals !== mintDecimalsValue) return { Custom: TokenError.MintDecimalsMismatch };
+  const authority = mintAuthority(mint.data);
+  if (authority === null) return { Custom: TokenError.FixedSupply };
+  if (authority !== ctx.keys[2]) return { Custom: TokenError.OwnerMismatch };
+  if (!ctx.isSigner(2)) return IxError.MissingRequiredSignature;
+  const credited = tokenAmount(destination.data) + amount;
+  const supply = mintSupply(mint.data) + amount;
+  if (credited > U64_MAX || supply > U64_MAX) return { Custom: TokenError.Overflow };
+  const err = ctx.put(1, withTokenAmount(destination, credited));
+  if (err !== null) return err;
+  return ctx.put(0, withMintSupply(mint, supply));
 }
 
 /** `process_sync_native`: accounts [account (w)]. */

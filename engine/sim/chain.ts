@@ -30,6 +30,7 @@ import {
   type TokenBalance,
 } from './chain-backend.js';
 import { blockTimeOf, epochOf } from './chain-time.js';
+import { DEFAULT_FAUCET_CAP_SOL, SimFaucet, type AirdropOptions, type TokenGrant } from './faucet.js';
 import { TransactionFlow } from './flow.js';
 import { createGenesis, type Genesis } from './genesis.js';
 import { deriveBundleId } from './http/bundle-id.js';
@@ -125,6 +126,8 @@ export interface SimChainOptions {
   slotsPerEpoch?: number;
   /** Slots advance only through advanceSlot() (tests). Default false: start() runs the clock. */
   manual?: boolean;
+  /** requestAirdrop's per-request cap, SOL (faucet.ts). Default 1,000. */
+  faucetCapSol?: number;
   logger?: Logger;
 }
 
@@ -161,6 +164,8 @@ export const SLOT_PIECES = 16;
 export class SimChain implements RpcChainBackend, MarketView {
   readonly genesis: Genesis;
   readonly settings: Required<Omit<SimChainOptions, 'logger'>>;
+  /** Funds wallets with real transactions: requestAirdrop, simRequestTokens (faucet.ts). */
+  readonly faucet: SimFaucet;
   private readonly log: Logger | undefined;
   private readonly db: AccountsDb;
   private readonly keys = new KeyCache();
@@ -215,6 +220,7 @@ export class SimChain implements RpcChainBackend, MarketView {
       txsPerEntry: options.txsPerEntry ?? 64,
       slotsPerEpoch: options.slotsPerEpoch ?? DEFAULT_SLOTS_PER_EPOCH,
       manual: options.manual ?? false,
+      faucetCapSol: options.faucetCapSol ?? DEFAULT_FAUCET_CAP_SOL,
     };
     if (!Number.isInteger(this.settings.slotsPerEpoch) || this.settings.slotsPerEpoch < 1) {
       throw new RangeError(`slotsPerEpoch must be a positive integer, got ${this.settings.slotsPerEpoch}`);
@@ -260,6 +266,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.genesisHashText = base58.encode(this.genesis.hash);
     this.blockhashes.remember(0n, this.genesisHashText);
     this.producer = new BlockProducer(this.runtime, this.statusCache, this.blockhashes, this.counters);
+    this.faucet = new SimFaucet(this, s.seed, s.faucetCapSol);
   }
 
   // ---- the clock
@@ -576,6 +583,16 @@ export class SimChain implements RpcChainBackend, MarketView {
   /** getRecentPrioritizationFees: the last 150 slots' minimum prices (see prioritization-fees.ts). */
   recentPrioritizationFees(accounts: readonly string[] = []): { slot: bigint; prioritizationFee: bigint }[] {
     return this.prioritizationFees.recent(accounts);
+  }
+
+  /** requestAirdrop: a System Transfer from the faucet, sent without preflight (faucet.ts). */
+  requestAirdrop(to: string, lamports: bigint, options: AirdropOptions = {}): string {
+    return this.faucet.airdrop(to, lamports, options);
+  }
+
+  /** simRequestTokens: mint (or wrap) into the owner's associated token account (faucet.ts). */
+  requestTokens(owner: string, token: string, amount: bigint, commitment?: Commitment): TokenGrant {
+    return this.faucet.grantTokens(owner, token, amount, commitment);
   }
 
   private isQueued(key: string): boolean {

@@ -20,6 +20,7 @@ import {
   TOKEN_PROGRAM_ID,
   VOTE_PROGRAM_ID,
 } from './known-accounts.js';
+import { FAUCET_LAMPORTS, faucetKeypair } from './faucet.js';
 import { createMarket, type MarketGenesis, type MarketSettings } from './market.js';
 import { findProgramAddress } from '../chain/index.js';
 import { seededBytes32 } from './prng.js';
@@ -28,8 +29,9 @@ import { addSwapProgramAccounts } from './swap-program-accounts.js';
 /**
  * The chain at slot 0: the market (market.ts), the actors (actors.ts), the program accounts
  * (native builtins under the native loader, SPL programs under BPF loader 2, the DEX programs as
- * upgradeable programs pointing at their program data), the Jito tip accounts, and the address
- * lookup tables holding the pools' swap accounts (address-lookup-tables.ts).
+ * upgradeable programs pointing at their program data), the Jito tip accounts, the address
+ * lookup tables holding the pools' swap accounts (address-lookup-tables.ts), and the faucet
+ * (faucet.ts).
  */
 
 export interface Genesis {
@@ -80,6 +82,7 @@ export function createGenesis(settings: MarketSettings): Genesis {
   klend[0] = 2;
   klend.set(base58.decodePubkey(findProgramAddress([base58.decodePubkey(lending.programId)], BPF_LOADER_UPGRADEABLE_ID).address), 4);
   accounts.set(lending.programId, executable(BPF_LOADER_UPGRADEABLE_ID, klend, 1_141_440n));
+  accounts.set(faucetKeypair(settings.seed).address, systemAccount(FAUCET_LAMPORTS));
   return { market, actors, accounts, lookupTables, lending, hash: seededBytes32(settings.seed, 'genesis-hash') };
 }
 

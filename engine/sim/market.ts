@@ -1,4 +1,4 @@
-import { keypairFromSeed } from '../chain/index.js';
+import { keypairFromSeed, type Keypair } from '../chain/index.js';
 import { Dex, DEX_KINDS, encodeMint as encodeExtendedMint, type TransferFeeConfig } from '../dex/index.js';
 import type { AccountRecord } from './chain-backend.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, USDC_MINT, WSOL_MINT, rentExemptMinimum, RENT_EPOCH_EXEMPT } from './known-accounts.js';
@@ -47,8 +47,6 @@ const DECIMALS = [5, 6, 6, 8, 9, 9];
 /** Reference prices of the other tokens, USD per whole token, spread log-uniformly. */
 const MIN_TOKEN_PRICE_USD = 0.0005;
 const MAX_TOKEN_PRICE_USD = 250;
-/** Mint authority of USDC on mainnet; the other mints get seeded ones. */
-const USDC_MINT_AUTHORITY = 'BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG';
 /** Supply written into every Mint account (raw atoms): fixed, large, and never checked. */
 const MINT_SUPPLY_WHOLE_TOKENS = 10_000_000_000n;
 
@@ -188,9 +186,16 @@ export function createMarket(settings: MarketSettings): MarketGenesis {
   return { tokens, pools, accounts };
 }
 
+/**
+ * The mint authority the simulator holds for `mint` (every mint but wrapped SOL, which has none;
+ * USDC's too, in place of mainnet's): its token faucet signs MintTo with it (faucet.ts).
+ */
+export function mintAuthorityKeypair(seed: number, mint: string): Keypair {
+  return keypairFromSeed(seededBytes32(seed, `mint-authority:${mint}`));
+}
+
 function mintAccount(seed: number, token: SimToken): AccountRecord {
-  const authority =
-    token.mint === WSOL_MINT ? null : token.mint === USDC_MINT ? USDC_MINT_AUTHORITY : keypairFromSeed(seededBytes32(seed, `mint-authority:${token.mint}`)).address;
+  const authority = token.mint === WSOL_MINT ? null : mintAuthorityKeypair(seed, token.mint).address;
   if (token.programId === TOKEN_2022_PROGRAM_ID) {
     const data = encodeExtendedMint({
       programId: TOKEN_2022_PROGRAM_ID,

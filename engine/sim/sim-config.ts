@@ -22,6 +22,7 @@ export const simSchema = {
   'sim.poolsPerKind': setting({ description: 'pools of each of the four kinds', parse: int({ min: 1, max: 256 }), default: 4, env: 'SIM_POOLS_PER_KIND', flag: 'pools-per-kind' }),
   'sim.slotsPerEpoch': setting({ description: 'slots per epoch (getEpochInfo; the epoch selects the Token-2022 mint TOLL\'s transfer fee, whose newer fee starts at epoch 2)', parse: int({ min: 1, max: 1_000_000_000 }), default: 432_000, env: 'SIM_SLOTS_PER_EPOCH', flag: 'slots-per-epoch' }),
   'sim.txsPerEntry': setting({ description: 'transactions per entry', parse: int({ min: 1, max: 1024 }), default: 64, env: 'SIM_TXS_PER_ENTRY', flag: 'txs-per-entry' }),
+  'sim.faucetCapSol': setting({ description: 'per-request cap of requestAirdrop, in SOL (the faucet holds 1,000,000 SOL at genesis); a larger request is refused with -32603 as a test validator\'s faucet refuses one', parse: int({ min: 0, max: 1_000_000 }), default: 1000, env: 'SIM_FAUCET_CAP_SOL', flag: 'faucet-cap-sol' }),
   'sim.faultStall': setting({ description: 'start with the entry stream stalled', parse: bool(), default: false, env: 'SIM_FAULT_STALL', flag: 'fault-stall' }),
   'sim.faultGarbageRate': setting({ description: 'share of entry messages replaced by random bytes', parse: num({ min: 0, max: 1 }), default: 0, env: 'SIM_FAULT_GARBAGE_RATE', flag: 'fault-garbage-rate' }),
   'sim.faultTruncateRate': setting({ description: 'share of entry messages truncated', parse: num({ min: 0, max: 1 }), default: 0, env: 'SIM_FAULT_TRUNCATE_RATE', flag: 'fault-truncate-rate' }),

@@ -86,6 +86,7 @@ export function createSimulator(config: SimConfig, options: SimulatorOptions = {
     poolsPerKind: config['sim.poolsPerKind'],
     txsPerEntry: config['sim.txsPerEntry'],
     slotsPerEpoch: config['sim.slotsPerEpoch'],
+    faucetCapSol: config['sim.faucetCapSol'],
     manual: options.manual ?? false,
     logger: log,
   });

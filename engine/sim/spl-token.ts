@@ -38,13 +38,17 @@ const ACCOUNT_IS_NATIVE = 109;
 export const AccountState = { Uninitialized: 0, Initialized: 1, Frozen: 2 } as const;
 
 /** SPL Token instruction tags the simulator executes. */
-export const TokenInstruction = { Transfer: 3, CloseAccount: 9, TransferChecked: 12, SyncNative: 17 } as const;
+export const TokenInstruction = { Transfer: 3, MintTo: 7, CloseAccount: 9, TransferChecked: 12, MintToChecked: 14, SyncNative: 17 } as const;
 
 /** SPL Token `TokenError` codes, reported as `{Custom: n}` like the program does. */
 export const TokenError = {
   InsufficientFunds: 1,
   MintMismatch: 3,
   OwnerMismatch: 4,
+  /** MintTo on a mint without a mint authority. */
+  FixedSupply: 5,
+  /** MintTo into a wrapped SOL account. */
+  NativeNotSupported: 10,
   /** CloseAccount of an account that is not wrapped SOL and still holds tokens. */
   NonNativeHasBalance: 11,
   InvalidState: 13,
@@ -73,6 +77,23 @@ export function encodeMint(fields: MintFields): Uint8Array {
   data[MINT_INITIALIZED] = 1;
   writeOptionalKey(data, MINT_FREEZE_AUTHORITY, fields.freezeAuthority);
   return data;
+}
+
+/** A mint's mint authority (base58), or null when it has none (fixed supply). */
+export function mintAuthority(data: Uint8Array): string | null {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  return view.getUint32(MINT_AUTHORITY, true) === 1 ? base58.encodeAt(data, MINT_AUTHORITY + 4, 32) : null;
+}
+
+export function mintSupply(data: Uint8Array): bigint {
+  return new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(MINT_SUPPLY, true);
+}
+
+/** A copy of a mint record with `supply`. */
+export function withMintSupply(record: AccountRecord, supply: bigint): AccountRecord {
+  const data = record.data.slice();
+  new DataView(data.buffer, data.byteOffset, data.byteLength).setBigUint64(MINT_SUPPLY, supply, true);
+  return { ...record, data };
 }
 
 /** The decimals of an initialized mint (either program, extended or not). */

@@ -7,8 +7,10 @@ import { simSchema } from '../../sim/index.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/index.js';
 import { readCommandSettings, serveUntilSignal } from '../service-command.js';
 import type { Command } from '../command.js';
+import { runSimFaucet } from './sim-faucet.js';
 
 const HELP = `Usage: tidepool sim [options]
+       tidepool sim faucet --wallet PUBKEY (--sol | --mint MINT|SYMBOL) --amount ATOMS   (see tidepool sim faucet --help)
 
 Runs the local chain simulator: a deterministic, seeded Solana chain with pools of the four DEX
 kinds and a flow of signed swap transactions, served over the real protocols:
@@ -22,6 +24,10 @@ Options (flag, environment variable; a JSON config file via --config FILE or TID
   --pools-out FILE                             write the pool addresses as {"pools": [...]} once started
                                                (a pools file for 'tidepool scanner', MONITORED_POOLS_FILE)
 ${describeSchema(simSchema)}
+
+Funding a wallet of your own (real transactions from the simulator's faucet; see docs/command-line.md):
+  tidepool sim faucet --wallet <pubkey> --sol --amount 2000000000        # requestAirdrop
+  tidepool sim faucet --wallet <pubkey> --mint USDC --amount 1000000000  # simRequestTokens (simulator only)
 
 Faults at run time (loopback HTTP):
   curl -s localhost:8890/admin/faults                                  # current faults
@@ -37,6 +43,7 @@ export const simCommand: Command = {
   help: HELP,
   settings: simSchema,
   async run(argv, io) {
+    if (argv[0] === 'faucet') return runSimFaucet(argv.slice(1), io);
     const { loaded, options } = readCommandSettings(argv, simSchema, io, { options: { 'pools-out': { type: 'string', description: 'pools file to write' } } });
     const logger = createLogger({ name: 'sim', level: io.env.LOG_LEVEL });
     const sim = createSimulator(loaded.values, { logger });
@@ -57,6 +64,7 @@ export const simCommand: Command = {
         'Try:',
         `  curl -s '${endpoints.http}/quote?inputMint=${WSOL_MINT}&outputMint=${USDC_MINT}&amount=1000000000'`,
         `  curl -s ${endpoints.rpc} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"getSlot"}'`,
+        `  tidepool sim faucet --rpc-url ${endpoints.rpc} --wallet <pubkey> --sol --amount 1000000000`,
         '',
       ].join('\n'),
     );

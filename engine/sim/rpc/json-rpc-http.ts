@@ -27,6 +27,7 @@ import {
   type RpcNodeInfo,
 } from './rpc-backend.js';
 import { getTokenAccountsByOwner } from './token-account-methods.js';
+import { requestAirdrop, simRequestTokens } from './faucet-methods.js';
 import { getSignatureStatuses, sendTransaction, simulateTransaction } from './transaction-methods.js';
 import { getTransaction } from './transaction-history-methods.js';
 import { getMinimumBalanceForRentExemption, getRecentPrioritizationFees } from './fee-methods.js';
@@ -60,6 +61,9 @@ export const RPC_HTTP_METHODS: ReadonlyMap<string, RpcMethodHandler<RpcMethodCon
   ['getTransaction', getTransaction],
   ['getRecentPrioritizationFees', getRecentPrioritizationFees],
   ['getMinimumBalanceForRentExemption', getMinimumBalanceForRentExemption],
+  ['requestAirdrop', requestAirdrop],
+  // The simulator's own: a real node answers -32601 Method not found.
+  ['simRequestTokens', simRequestTokens],
 ]);
 
 export const DEFAULT_RPC_HTTP_PORT = 8899;

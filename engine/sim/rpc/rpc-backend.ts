@@ -1,4 +1,5 @@
 import type { AccountRecord, ChainBackend, Commitment, EpochInfo } from '../chain-backend.js';
+import type { TokenGrant } from '../faucet.js';
 import type { ConfirmedTransaction } from '../transaction-history.js';
 
 /**
@@ -31,6 +32,13 @@ export interface RpcChainExtras {
   transaction?(signature: string, commitment: Commitment): ConfirmedTransaction | undefined;
   /** getRecentPrioritizationFees, ascending by slot. */
   recentPrioritizationFees?(accounts: readonly string[]): { slot: bigint; prioritizationFee: bigint }[];
+  /**
+   * requestAirdrop: sends `lamports` from the chain's faucet to `to`; returns the signature. A chain
+   * without a faucet leaves it out (the node's -32600 Invalid request). Throws RpcError.
+   */
+  requestAirdrop?(to: string, lamports: bigint, options: { commitment?: Commitment; recentBlockhash?: string }): string;
+  /** simRequestTokens (simulator only): credits `amount` atoms of `token` (mint or symbol) to `owner`'s associated account. Throws RpcError. */
+  requestTokens?(owner: string, token: string, amount: bigint, commitment?: Commitment): TokenGrant;
 }
 
 export type RpcChainBackend = ChainBackend & RpcChainExtras;
