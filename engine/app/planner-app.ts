@@ -29,7 +29,7 @@ import { duration, flashLoanSchema, int, oneOf, str, uniqueList } from '../confi
 import { createDecoderRegistry } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
-import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyAdmin, StrategyConfigWatcher, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
+import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyAdmin, StrategyConfigWatcher, StrategyStore, priceOf, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
 import { decodeExecutionResult, decodeMarketEvent, decodeTradeSignal, STRATEGIES, type Strategy } from '../messages/index.js';
@@ -185,7 +185,16 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
         },
       });
 
-      addStrategyRoutes(host, new StrategyAdmin(opened.db, opened.keys));
+      addStrategyRoutes(
+        host,
+        new StrategyAdmin(opened.db, {
+          keys: opened.keys,
+          price: (address, token) => {
+            const loaded = pools.loaded(address);
+            return loaded === undefined ? undefined : priceOf(loaded, token);
+          },
+        }),
+      );
 
       const app: PlannerApp = {
         host,

@@ -173,7 +173,12 @@ describe('planner strategy API', () => {
     expect(detail.body.recentOrders.map((o: { status: string }) => o.status).sort()).toEqual(['filled', 'partial', 'pending']);
     // u64 amounts as decimal strings, exact
     expect(detail.body.recentOrders.find((o: { status: string }) => o.status === 'pending')).toMatchObject({ priceLevel: 0.5, amount: '18446744073709551615', filled: '0' });
-    expect(detail.body.position).toEqual({ token: pool.pool.tokenA, held: '1000000', levelsHeld: 1 });
+    // held: level 0 (bought at 0.5, not sold), its cost at that price, valued at the pool's price now
+    const position = detail.body.position;
+    expect(position).toMatchObject({ token: pool.pool.tokenA, held: '1000000', cost: '500000', levelsHeld: 1 });
+    expect(position.markPrice).toBeGreaterThan(0);
+    expect(position.value).toBe(BigInt(Math.floor(1_000_000 * position.markPrice)).toString());
+    expect(BigInt(position.unrealizedPnl)).toBe(BigInt(position.value) - 500_000n);
     const listed = (await call('GET', '/strategies')).body.strategies.find((s: { id: string }) => s.id === id);
     expect(listed.openOrders.map((o: { status: string }) => o.status)).toEqual(['pending', 'partial']);
     expect(listed.position.held).toBe('1000000');
@@ -209,7 +214,9 @@ describe('planner strategy API', () => {
     expect((await call('GET', `/strategies/${id}`)).body.position).toBeNull();
     await app.state.keys.setStrategyState(id, { version: 1, startAt: 0, lastInterval: 3, position: '12345678901234567890', cost: '24691357802469135780', exits: 0, decisions: [] });
     const detail = await call('GET', `/strategies/${id}`);
-    expect(detail.body.position).toEqual({ token: pool.pool.tokenA, held: '12345678901234567890', cost: '24691357802469135780', averageFillPrice: 2 });
+    expect(detail.body.position).toMatchObject({ token: pool.pool.tokenA, held: '12345678901234567890', cost: '24691357802469135780', averageFillPrice: 2 });
+    expect(detail.body.position.markPrice).toBeGreaterThan(0);
+    expect(BigInt(detail.body.position.unrealizedPnl)).toBe(BigInt(detail.body.position.value) - 24691357802469135780n);
     await call('DELETE', `/strategies/${id}`);
   });
 });

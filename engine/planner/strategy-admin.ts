@@ -16,15 +16,17 @@
  *
  * `overview` / `show` add what the strategy itself keeps in `strategy:state:{id}` (given a key
  * space): DCA its position and what it cost (actual fills), grid the token it holds (levels bought
- * and not sold yet, × amountPerLevel). The planner's HTTP API (engine/app/planner-app.ts) and the
- * console read strategies only through this class.
+ * and not sold yet, × amountPerLevel, at the levels' buy prices). Given the pool's current price
+ * (a running planner's pool cache), the position is also valued and its unrealized P&L given, in
+ * quote atoms. The planner's HTTP API (engine/app/planner-strategy-routes.ts) and the console read
+ * strategies only through this class.
  */
 import { ErrorCode, TpError } from '../errors.js';
 import { STRATEGIES, type Strategy } from '../messages/index.js';
 import type { KeySpace, SqlQueryable } from '../state/index.js';
 import { arbitrageSettingsOf } from './arbitrage-strategy.js';
 import { dcaConfigOf, type DcaState } from './dca-strategy.js';
-import { gridParametersOf, type GridState } from './grid-strategy.js';
+import { gridLevels, gridParametersOf, type GridState } from './grid-strategy.js';
 import { signalConfigOf } from './signal-strategy.js';
 import { StrategyStore, type StrategyConfigRow } from './strategy-store.js';
 
@@ -126,10 +128,24 @@ export interface StrategyDetail extends StrategySummary {
 export interface StrategyPosition {
   token: string;
   held: bigint;
-  cost?: bigint;
+  /** Quote atoms paid for `held`: DCA the actual fills, grid the held levels' buy prices. */
+  cost: bigint;
   averageFillPrice?: number;
   /** Grid: levels bought and not sold yet. */
   levelsHeld?: number;
+  /** The pool's price now (quote atoms per token atom), when the planner has the pool. */
+  markPrice?: number;
+  /** held × markPrice, quote atoms (rounded down). */
+  value?: bigint;
+  /** value − cost, quote atoms. */
+  unrealizedPnl?: bigint;
+}
+
+export interface StrategyAdminOptions {
+  /** The key space the planners keep their state in (positions); without it no position is shown. */
+  keys?: KeySpace;
+  /** The price of `token` in `pool` now (quote atoms per token atom), undefined when unknown. */
+  price?: (pool: string, token: string) => number | undefined;
 }
 
 /** A strategy with its open grid orders and position (GET /strategies, the console). */
@@ -153,17 +169,24 @@ function orderOf(o: RawOrder): GridOrderRow {
   return { id: o.id, priceLevel: Number(o.price_level), amount: BigInt(o.amount), filled: BigInt(o.filled), status: o.status };
 }
 
+/** Quote atoms of a computed amount, rounded down. */
+function atomsOf(amount: number): bigint {
+  return Number.isFinite(amount) && amount > 0 ? BigInt(Math.floor(amount)) : 0n;
+}
+
 const UUID_PREFIX = /^[0-9a-f-]{4,36}$/i;
 
 export class StrategyAdmin {
   private readonly store: StrategyStore;
 
-  /** `keys`: the key space the planners keep their state in (positions); without it none are shown. */
+  private readonly keys: KeySpace | undefined;
+
   constructor(
     private readonly db: SqlQueryable,
-    private readonly keys?: KeySpace,
+    private readonly options: StrategyAdminOptions = {},
   ) {
     this.store = new StrategyStore(db);
+    this.keys = options.keys;
   }
 
   async add(type: Strategy, params: Record<string, unknown>, enabled = true): Promise<StrategyConfigRow> {
@@ -239,16 +262,20 @@ export class StrategyAdmin {
       if (row.strategyType === 'dca') {
         const state = await this.keys.getStrategyState<DcaState>(row.id);
         if (state === null || state === undefined) return null;
+        const c = dcaConfigOf(row.parameters);
         const held = BigInt(state.position);
         const cost = BigInt(state.cost ?? '0');
-        return { token: dcaConfigOf(row.parameters).token, held, cost, ...(held > 0n ? { averageFillPrice: Number(cost) / Number(held) } : {}) };
+        return this.marked({ token: c.token, held, cost, ...(held > 0n ? { averageFillPrice: Number(cost) / Number(held) } : {}) }, c.pool);
       }
       if (row.strategyType === 'grid') {
         const state = await this.keys.getStrategyState<GridState>(row.id);
         if (state === null || state === undefined) return null;
         const g = gridParametersOf(row.parameters);
-        const levelsHeld = state.levels.filter((l) => l.buyFilled && !l.sellFilled).length;
-        return { token: g.token, held: BigInt(levelsHeld) * g.amountPerLevel, levelsHeld };
+        const levels = gridLevels(g);
+        // A state of another number of levels (the grid was edited) holds nothing of these levels.
+        const held = state.levels.length === levels.length ? levels.filter((_l, i) => state.levels[i]!.buyFilled && !state.levels[i]!.sellFilled) : [];
+        const cost = held.reduce((sum, l) => sum + atomsOf(Number(g.amountPerLevel) * l.buyPrice), 0n);
+        return this.marked({ token: g.token, held: BigInt(held.length) * g.amountPerLevel, cost, levelsHeld: held.length }, g.pool);
       }
     } catch {
       // Parameters edited by SQL into something the strategy refuses, or a state of another shape: no position shown.
@@ -279,6 +306,13 @@ export class StrategyAdmin {
     const cancelled = await this.cancelOpenOrders(row.id);
     await this.store.delete(row.id);
     return { row, cancelled };
+  }
+
+  private marked(position: StrategyPosition, pool: string): StrategyPosition {
+    const price = this.options.price?.(pool, position.token);
+    if (price === undefined || !Number.isFinite(price)) return position;
+    const value = atomsOf(Number(position.held) * price);
+    return { ...position, markPrice: price, value, unrealizedPnl: value - position.cost };
   }
 
   private async cancelOpenOrders(id: string): Promise<number> {
