@@ -194,6 +194,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
             return loaded === undefined ? undefined : priceOf(loaded, token);
           },
         }),
+        () => new Set(service.strategies.map((s) => s.id)),
       );
 
       const app: PlannerApp = {

@@ -92,13 +92,14 @@ describe('planner strategy API', () => {
     const before = await call('GET', '/strategies');
     expect(before.status).toBe(200);
     expect(before.body.strategies).toHaveLength(1);
-    expect(before.body.strategies[0]).toMatchObject({ strategyType: 'arbitrage', enabled: true, status: 'enabled', openOrders: [], position: null });
+    expect(before.body.strategies[0]).toMatchObject({ strategyType: 'arbitrage', enabled: true, status: 'enabled', running: true, openOrders: [], position: null });
     const added = await call('POST', '/strategies', { type: 'arbitrage', params: { minProfitThreshold: '20000', tip: '5500' } });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ strategyType: 'arbitrage', enabled: true, status: 'enabled', parameters: { minProfitThreshold: '20000', tip: '5500' } });
     expect(added.headers.get('location')).toBe(`/strategies/${added.body.id}`);
     const running = await eventually(async () => (app.service.strategies.some((s) => s.id === added.body.id) ? app.service.strategies : undefined), 10_000, 'the added strategy running');
     expect(running).toHaveLength(2);
+    expect((await call('GET', `/strategies/${added.body.id}`)).body.running).toBe(true);
 
     // paused over HTTP: the planner stops it; resumed: runs again
     const paused = await call('PATCH', `/strategies/${added.body.id}`, { enabled: false });
@@ -169,7 +170,8 @@ describe('planner strategy API', () => {
 
     const detail = await call('GET', `/strategies/${id}`);
     expect(detail.status).toBe(200);
-    expect(detail.body).toMatchObject({ id, strategyType: 'grid', status: 'enabled', parameters: gridParams(), orders: { pending: 1, partial: 1, filled: 1 } });
+    // enabled, but this planner runs arbitrage only: a grid planner runs it
+    expect(detail.body).toMatchObject({ id, strategyType: 'grid', status: 'enabled', running: false, parameters: gridParams(), orders: { pending: 1, partial: 1, filled: 1 } });
     expect(detail.body.recentOrders.map((o: { status: string }) => o.status).sort()).toEqual(['filled', 'partial', 'pending']);
     // u64 amounts as decimal strings, exact
     expect(detail.body.recentOrders.find((o: { status: string }) => o.status === 'pending')).toMatchObject({ priceLevel: 0.5, amount: '18446744073709551615', filled: '0' });

@@ -6,6 +6,8 @@
  *
  *   GET    /strategies        200 {strategies: [StrategyView]}: status, order counts, open grid orders, position
  *   GET    /strategies/{id}   200 detail: parameters, the latest grid orders with their status, position
+ *                             (both with `running`: whether this planner runs the strategy now; an
+ *                             enabled row of a type it was not started for runs in another planner)
  *   POST   /strategies        {type, params, enabled?} → 201 the row (400 naming the bad field)
  *   PATCH  /strategies/{id}   {enabled?, params?}: params merged over the row's (null drops a key),
  *                             checked, then enabled false pauses (open grid orders cancelled) and
@@ -89,13 +91,14 @@ function rowJson(row: StrategyConfigRow): Record<string, unknown> {
   return { ...row, status: row.enabled ? 'enabled' : 'paused' };
 }
 
-/** Adds the strategy routes to the planner's host. */
-export function addStrategyRoutes(host: ServiceHost, admin: StrategyAdmin): void {
+/** Adds the strategy routes to the planner's host; `running()`: the ids of the strategies it runs now. */
+export function addStrategyRoutes(host: ServiceHost, admin: StrategyAdmin, running: () => ReadonlySet<string>): void {
   const route = (method: string, path: string, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): void => host.route({ method, path, auth: true, handle });
 
   route('GET', '/strategies', async (_req, res) => {
     const strategies = await admin.overview();
-    sendJson(res, 200, { strategies: strategies.map((s) => ({ ...s, status: s.enabled ? 'enabled' : 'paused' })) });
+    const now = running();
+    sendJson(res, 200, { strategies: strategies.map((s) => ({ ...s, status: s.enabled ? 'enabled' : 'paused', running: now.has(s.id) })) });
   });
 
   route('POST', '/strategies', async (req, res) => {
@@ -111,7 +114,7 @@ export function addStrategyRoutes(host: ServiceHost, admin: StrategyAdmin): void
 
   route('GET', '/strategies/*', async (req, res) => {
     const detail = await admin.show(idOf(req), 100);
-    sendJson(res, 200, { ...detail, status: detail.enabled ? 'enabled' : 'paused' });
+    sendJson(res, 200, { ...detail, status: detail.enabled ? 'enabled' : 'paused', running: running().has(detail.id) });
   });
 
   route('PATCH', '/strategies/*', async (req, res) => {

@@ -110,6 +110,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the console strategies view', () => {
 
     const grid = page.locator(`tr[data-strategy="${gridId}"]`);
     expect(await grid.getAttribute('data-status')).toBe('enabled');
+    // this planner runs arbitrage only: the grid is enabled for a grid planner
+    expect(await grid.locator('td').nth(2).textContent()).toBe('enabled (other planner)');
     expect(await grid.locator('td.orders').getAttribute('data-open')).toBe('2');
     expect(await grid.locator('td.orders .order').evaluateAll((els) => els.map((e) => e.getAttribute('data-status')))).toEqual(['pending', 'partial']);
     expect(await grid.locator('td.orders .order[data-status="partial"]').textContent()).toBe('@1 partial 500\u2009000/2\u2009000\u2009000');

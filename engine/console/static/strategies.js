@@ -47,7 +47,7 @@ export function renderStrategies(answer, onToggle) {
         { 'data-strategy': s.id, 'data-status': s.status, class: s.enabled ? '' : 'paused' },
         el('td', { title: s.id, text: short(s.id) }),
         el('td', { text: s.strategyType }),
-        el('td', { class: `state ${s.enabled ? 'up' : 'degraded'}`, text: s.status }),
+        el('td', { class: `state ${s.enabled ? 'up' : 'degraded'}`, title: s.running === false && s.enabled ? 'enabled, run by a planner started for its type (not the one the console asks)' : '', text: s.status + (s.running === false && s.enabled ? ' (other planner)' : '') }),
         ordersCell(s),
         ...positionCells(s.position),
         el('td', { text: timeText(s.lastRun ? Date.parse(s.lastRun) : null) }),
