@@ -15,7 +15,9 @@
  *   HTTP:  GET /health, GET /ready (bus, database, key space), GET /metrics on planner.port (8084);
  *          POST /signals: a TradeSignal (JSON), checked and published on signals.<source>, where the
  *          consumer above takes it like any other (JWT bearer auth as the other write endpoints:
- *          on unless the port is bound to loopback, TIDEPOOL_AUTH)
+ *          on unless the port is bound to loopback, TIDEPOOL_AUTH);
+ *          GET, POST /strategies, GET, PATCH, DELETE /strategies/{id}: the strategies, managed through
+ *          StrategyAdmin as `tidepool strategies` does (planner-strategy-routes.ts; same JWT auth)
  */
 import type { NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
@@ -27,7 +29,7 @@ import { duration, flashLoanSchema, int, oneOf, str, uniqueList } from '../confi
 import { createDecoderRegistry } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
-import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyConfigWatcher, StrategyStore, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
+import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyAdmin, StrategyConfigWatcher, StrategyStore, priceOf, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
 import { decodeExecutionResult, decodeMarketEvent, decodeTradeSignal, STRATEGIES, type Strategy } from '../messages/index.js';
@@ -37,6 +39,7 @@ import { EpochClock, RpcPoolLoader } from '../pools/index.js';
 import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import { readAccountsOf } from '../lending/index.js';
 import { scannerSchema } from '../scanner/index.js';
+import { addStrategyRoutes } from './planner-strategy-routes.js';
 import { ServiceHost, sendJson } from './service-host.js';
 
 export const plannerSchema = {
@@ -52,7 +55,7 @@ export const plannerSchema = {
   'planner.strategies': setting({ description: 'strategies this process runs (their enabled strategy_configs rows): arbitrage, grid, dca, signal', parse: uniqueList(oneOf(STRATEGIES), { min: 1 }), default: ['arbitrage'] as Strategy[], env: 'PLANNER_STRATEGIES', flag: 'strategy' }),
   'planner.id': setting({ description: 'planner id: planner_metrics.planner_id and the durable consumer planner_<id> (replicas with one id share the events)', parse: str({ nonEmpty: true }), default: 'planner-1', env: 'PLANNER_ID', flag: 'planner-id' }),
   'planner.host': setting({ description: 'bind address of the probes and /metrics', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'PLANNER_HOST', flag: 'host' }),
-  'planner.port': setting({ description: 'HTTP port: /health, /ready, /metrics', parse: int({ min: 0, max: 65_535 }), default: 8084, env: 'PLANNER_PORT', flag: 'port' }),
+  'planner.port': setting({ description: 'HTTP port: /health, /ready, /metrics, POST /signals, /strategies', parse: int({ min: 0, max: 65_535 }), default: 8084, env: 'PLANNER_PORT', flag: 'port' }),
   'planner.strategyReloadInterval': setting({ description: 'time between two reads of strategy_configs: a strategy added, paused, resumed or removed runs (or stops) within it', parse: duration({ min: 100 }), default: 2_000, env: 'PLANNER_STRATEGY_RELOAD_INTERVAL', flag: 'strategy-reload-interval' }),
   'planner.metricsInterval': setting({ description: 'time between two planner_metrics rows', parse: duration({ min: 100 }), default: 10_000, env: 'PLANNER_METRICS_INTERVAL', flag: 'metrics-interval' }),
   ...authSchema,
@@ -80,7 +83,7 @@ export interface PlannerAppOptions {
 }
 
 export interface PlannerApp {
-  /** The bus, the ops port (probes, metrics, POST /signals), the heartbeat and the close stack. */
+  /** The bus, the ops port (probes, metrics, POST /signals, /strategies), the heartbeat and the close stack. */
   readonly host: ServiceHost;
   readonly service: PlannerService;
   readonly strategies: readonly PlannerStrategy[];
@@ -181,6 +184,18 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
           sendJson(res, 202, { id: signal.id, subject: stored.subject, seq: stored.seq, duplicate: stored.duplicate, taken: takesSignals });
         },
       });
+
+      addStrategyRoutes(
+        host,
+        new StrategyAdmin(opened.db, {
+          keys: opened.keys,
+          price: (address, token) => {
+            const loaded = pools.loaded(address);
+            return loaded === undefined ? undefined : priceOf(loaded, token);
+          },
+        }),
+        () => new Set(service.strategies.map((s) => s.id)),
+      );
 
       const app: PlannerApp = {
         host,

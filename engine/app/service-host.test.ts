@@ -48,6 +48,7 @@ describe('ServiceHost', () => {
     new Counter({ name: 'host_test_total', help: 'a counter of the service', registers: [host.registry] }).inc(3);
     host.route({ method: 'GET', path: '/stats', handle: (_req, res) => sendJson(res, 200, { big: 10n ** 20n }) });
     host.route({ method: 'POST', path: '/fail', handle: () => Promise.reject(new TpError(ErrorCode.BadParameter, 'bad x', { context: { parameter: 'x' } })) });
+    host.route({ method: 'GET', path: '/items/*', handle: (req, res) => sendJson(res, 200, { url: req.url }) });
     const bus = await host.openBus();
     expect(bus.connected).toBe(true);
     const { http } = await host.start();
@@ -69,6 +70,11 @@ describe('ServiceHost', () => {
     const wrongMethod = await fetch(`${http}/stats`, { method: 'POST', body: '' });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('GET');
+    // `/items/*`: one more segment under /items, not the prefix itself nor two segments
+    expect(await (await fetch(`${http}/items/abc?x=1`)).json()).toEqual({ url: '/items/abc?x=1' });
+    expect((await fetch(`${http}/items/abc`, { method: 'DELETE' })).headers.get('allow')).toBe('GET');
+    expect((await fetch(`${http}/items`)).status).toBe(404);
+    expect((await fetch(`${http}/items/a/b`)).status).toBe(404);
     const missing = await fetch(`${http}/nope`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe(ErrorCode.NotFound);

@@ -44,6 +44,7 @@ export const BUS_SERVERS_SETTING = 'bus.servers (BUS_SERVERS, --bus-servers)';
 
 export interface HostRoute {
   method: string;
+  /** The exact path, or `/prefix/*`: any path of one more segment under `/prefix` (`/strategies/{id}`). */
   path: string;
   /** Ask the host's authorizer first: 401 TP_ERR_UNAUTHENTICATED without a valid bearer token. */
   auth?: boolean;
@@ -315,7 +316,7 @@ export class ServiceHost {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { path, query } = requestTarget(req);
     try {
-      const own = this.routes.get(path);
+      const own = this.routes.get(path) ?? (path.lastIndexOf('/') > 0 ? this.routes.get(`${path.slice(0, path.lastIndexOf('/'))}/*`) : undefined);
       if (own !== undefined) {
         const route = own.find((r) => r.method === req.method);
         if (route === undefined) return sendError(res, 405, ErrorCode.MethodNotAllowed, `${path} takes ${own.map((r) => r.method).join(', ')}`, { allow: own.map((r) => r.method).join(', ') });

@@ -20,6 +20,8 @@ export interface ConsoleAppOptions {
   services: readonly ServiceProbe[];
   /** The quote service's base URL (the quote box asks its GET /quote). */
   quoteUrl: string;
+  /** The planner's base URL (the strategies view asks its /strategies API); absent or empty: none. */
+  plannerUrl?: string;
   pools: PoolRowSource;
   latency: { quote?: LatencySeriesSource; stream?: LatencySeriesSource };
   /** NATS servers of TRADE_OPPORTUNITIES; empty or absent: no feed. */
@@ -76,7 +78,7 @@ export async function startConsole(options: ConsoleAppOptions): Promise<ConsoleA
     });
     hub.setOpportunityFeed(feed.status);
   }
-  const server = new ConsoleServer({ hub, quoteUrl: options.quoteUrl, host: options.host, port: options.port, verifier, logger: log, ...(pingMs === undefined ? {} : { pingIntervalMs: pingMs }) });
+  const server = new ConsoleServer({ hub, quoteUrl: options.quoteUrl, plannerUrl: options.plannerUrl, host: options.host, port: options.port, verifier, logger: log, ...(pingMs === undefined ? {} : { pingIntervalMs: pingMs }) });
   await hub.start();
   let port: number;
   try {

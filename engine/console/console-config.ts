@@ -36,6 +36,7 @@ export const consoleSchema = {
   scannerMetricsUrl: consoleUrl('scanner metrics (stream → cache latency chart)', 'http://127.0.0.1:9091/metrics', 'CONSOLE_SCANNER_METRICS_URL', 'scanner-metrics-url'),
   aggregatorUrl: consoleUrl('quote aggregator HTTP (/health)', 'http://127.0.0.1:8082', 'CONSOLE_AGGREGATOR_URL', 'aggregator-url'),
   externalUrl: consoleUrl('external quote service health and metrics port (/health)', 'http://127.0.0.1:9093', 'CONSOLE_EXTERNAL_URL', 'external-url'),
+  plannerUrl: consoleUrl('planner HTTP (/health, /ready, the /strategies API of the strategies view); empty: no strategies view', 'http://127.0.0.1:8084', 'CONSOLE_PLANNER_URL', 'planner-url'),
   rpcProxyUrl: consoleUrl('RPC proxy (/rpc/health, /ready); empty: not watched', 'http://127.0.0.1:8083', 'CONSOLE_RPC_PROXY_URL', 'rpc-proxy-url'),
   'rpc.endpoints': setting({ description: 'Solana JSON-RPC read for the pool table', parse: uniqueList(url(), { min: 1 }), default: ['http://127.0.0.1:8899'], env: 'RPC_ENDPOINTS', flag: 'rpc-endpoints' }),
   staleAfter: setting({ description: 'pool state age shown as stale', parse: duration({ min: 100 }), default: 30_000, env: 'STALENESS_THRESHOLD', flag: 'stale-after' }),

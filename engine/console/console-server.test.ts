@@ -37,6 +37,7 @@ function firstMessage(url: string, protocols?: string[]): Promise<ConsoleMessage
 describe('the console server', () => {
   let quote: Server;
   let quoteUrl: string;
+  let planner: Server;
   let open: ConsoleApp;
   let guarded: ConsoleApp;
 
@@ -49,15 +50,27 @@ describe('the console server', () => {
     });
     await new Promise<void>((r) => quote.listen(0, '127.0.0.1', r));
     quoteUrl = `http://127.0.0.1:${(quote.address() as AddressInfo).port}`;
+    // A stand-in planner: echoes what it was asked (method, path, Authorization, body), 207 to tell its answer apart.
+    planner = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        res.writeHead(207, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ method: req.method, path: req.url, authorization: req.headers.authorization ?? null, body }));
+      });
+    });
+    await new Promise<void>((r) => planner.listen(0, '127.0.0.1', r));
+    const plannerUrl = `http://127.0.0.1:${(planner.address() as AddressInfo).port}`;
     const base = { host: '127.0.0.1', port: 0, services: [], quoteUrl, pools: fixedPools, latency: {}, logger };
     open = await startConsole({ ...base, intervals: { pingMs: 50 }, auth: { 'auth.mode': 'auto', 'auth.jwtSecret': '', 'auth.jwtPublicKeyFile': '', 'auth.jwtAudience': '', 'auth.jwtIssuer': '' } });
-    guarded = await startConsole({ ...base, auth: { 'auth.mode': 'on', 'auth.jwtSecret': SECRET, 'auth.jwtPublicKeyFile': '', 'auth.jwtAudience': '', 'auth.jwtIssuer': '' } });
+    guarded = await startConsole({ ...base, plannerUrl, auth: { 'auth.mode': 'on', 'auth.jwtSecret': SECRET, 'auth.jwtPublicKeyFile': '', 'auth.jwtAudience': '', 'auth.jwtIssuer': '' } });
   });
 
   afterAll(async () => {
     await open?.close();
     await guarded?.close();
     await new Promise((r) => quote.close(r));
+    await new Promise((r) => planner.close(r));
   });
 
   it('serves the page, its modules and uPlot from the package', async () => {
@@ -65,7 +78,7 @@ describe('the console server', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await page.text()).toContain('<script type="module" src="/app.js">');
-    for (const path of ['/app.js', '/panels.js', '/format.js', '/style.css', '/vendor/uplot/uPlot.esm.js', '/vendor/uplot/uPlot.min.css']) {
+    for (const path of ['/app.js', '/panels.js', '/strategies.js', '/format.js', '/style.css', '/vendor/uplot/uPlot.esm.js', '/vendor/uplot/uPlot.min.css']) {
       const res = await fetch(`${open.url}${path}`);
       expect(res.status, path).toBe(200);
       expect((await res.arrayBuffer()).byteLength, path).toBeGreaterThan(100);
@@ -138,5 +151,24 @@ describe('the console server', () => {
     expect(((await state.json()) as { pools: PoolRow[] }).pools).toEqual([ROW]);
     const m = await firstMessage(`${guarded.url.replace('http', 'ws')}/ws`, [WS_BEARER_PROTOCOL, jwt]);
     expect(m.type).toBe('snapshot');
+  });
+
+  it("passes the strategies view to the planner with the caller's token; 503 without a planner", async () => {
+    const jwt = await token();
+    const id = '6b1d0f3e-8c3a-4d1e-9f00-0123456789ab';
+    const list = await fetch(`${guarded.url}/api/strategies`, { headers: { authorization: `Bearer ${jwt}` } });
+    expect(list.status).toBe(207);
+    expect(await list.json()).toEqual({ method: 'GET', path: '/strategies', authorization: `Bearer ${jwt}`, body: '' });
+    const patch = await fetch(`${guarded.url}/api/strategies/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${jwt}` }, body: '{"enabled":false}' });
+    expect(await patch.json()).toEqual({ method: 'PATCH', path: `/strategies/${id}`, authorization: `Bearer ${jwt}`, body: '{"enabled":false}' });
+    // the console's own auth first; a body over 4 KiB and other methods or paths refused
+    expect((await fetch(`${guarded.url}/api/strategies`)).status).toBe(401);
+    const big = await fetch(`${guarded.url}/api/strategies/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${jwt}` }, body: 'x'.repeat(5_000) });
+    expect(big.status).toBe(413);
+    expect((await fetch(`${guarded.url}/api/strategies/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${jwt}` } })).status).toBe(405);
+    expect((await fetch(`${guarded.url}/api/strategies/not-an-id`, { method: 'PATCH', headers: { authorization: `Bearer ${jwt}` }, body: '{}' })).status).toBe(405);
+    const none = await fetch(`${open.url}/api/strategies`);
+    expect(none.status).toBe(503);
+    expect(((await none.json()) as { error: { message: string } }).error.message).toContain('CONSOLE_PLANNER_URL');
   });
 });

@@ -6,6 +6,11 @@
  *   GET /vendor/uplot/uPlot.esm.js, /vendor/uplot/uPlot.min.css   from node_modules/uplot/dist
  *   GET /api/quote?…              the quote service's GET /quote, same query, same answer and status
  *   GET /api/state                the whole console state as JSON (what a WebSocket gets first)
+ *   GET /api/strategies           the planner's GET /strategies (status, open grid orders, position, P&L)
+ *   PATCH /api/strategies/{id}    the planner's PATCH /strategies/{id} (the page's pause / resume)
+ *                                 Both pass the caller's Authorization header on (the planner checks
+ *                                 the same JWTs) and the planner's answer back unchanged; 503 without
+ *                                 a planner (CONSOLE_PLANNER_URL).
  *   GET /health                   200 {"status":"ok"} (open, like every service's probe)
  *   WS  /ws                       {type:"snapshot"} then one message per change (console-hub.ts)
  *
@@ -23,12 +28,16 @@ import { WebSocketServer, type WebSocket } from 'ws';
 
 import type { JwtVerifier } from '../auth/index.js';
 import { clientErrorOf } from '../error-status.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, TpError } from '../errors.js';
 import { packagePath } from '../package-files.js';
 import { closeServer, listenOn, requestTarget, type Logger } from '../obs/index.js';
+import { readLimitedBody } from '../scanner/index.js';
 import type { ConsoleHub, ConsoleMessage } from './console-hub.js';
 
 export const WS_BEARER_PROTOCOL = 'tidepool.bearer';
+/** A pause / resume body is a few bytes; the planner takes parameter changes directly. */
+export const MAX_STRATEGY_PATCH_BYTES = 4 * 1024;
+const STRATEGY_PATH = /^\/api\/strategies\/[0-9a-fA-F-]{36}$/;
 /** A client further behind than this many bytes is dropped (it reconnects and gets a snapshot). */
 export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** Every WebSocket is pinged this often; one that has not answered the previous ping is cut. */
@@ -55,6 +64,8 @@ export interface ConsoleServerOptions {
   hub: ConsoleHub;
   /** The quote service's base URL (its GET /quote). */
   quoteUrl: string;
+  /** The planner's base URL (its /strategies API); undefined or empty: no strategies view. */
+  plannerUrl?: string | undefined;
   host: string;
   port: number;
   /** Set when auth is on. */
@@ -170,9 +181,10 @@ export class ConsoleServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { path, query } = requestTarget(req);
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
+    const strategyPatch = req.method === 'PATCH' && STRATEGY_PATH.test(path);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !strategyPatch) {
       res.setHeader('Allow', 'GET, HEAD');
-      sendError(res, ErrorCode.MethodNotAllowed, `${req.method} is not served; use GET`);
+      sendError(res, ErrorCode.MethodNotAllowed, `${req.method} is not served; use GET (PATCH /api/strategies/{id} only)`);
       return;
     }
     if (path === '/health') {
@@ -189,6 +201,7 @@ export class ConsoleServer {
       }
       if (path === '/api/quote') return this.quote(query, res);
       if (path === '/api/state') return sendJson(res, 200, this.options.hub.snapshot());
+      if (path === '/api/strategies' || strategyPatch) return this.planner(req, path.slice('/api'.length), res);
       sendError(res, ErrorCode.NotFound, `no such path ${path}`);
       return;
     }
@@ -199,6 +212,41 @@ export class ConsoleServer {
     }
     res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length, 'Cache-Control': 'no-cache' });
     res.end(req.method === 'HEAD' ? undefined : file.body);
+  }
+
+  /** The planner's answer to the same strategy request (method, body, Authorization), passed through with its status. */
+  private async planner(req: IncomingMessage, path: string, res: ServerResponse): Promise<void> {
+    const base = this.options.plannerUrl;
+    if (base === undefined || base === '') {
+      sendError(res, ErrorCode.Unavailable, 'no planner configured: set CONSOLE_PLANNER_URL (tidepool console --planner-url)');
+      return;
+    }
+    let body: string | undefined;
+    if (req.method === 'PATCH') {
+      try {
+        body = await readLimitedBody(req, MAX_STRATEGY_PATCH_BYTES);
+      } catch (err) {
+        const e = err instanceof TpError ? err : new TpError(ErrorCode.BadParameter, 'request body not read');
+        sendError(res, e.code, e.message);
+        return;
+      }
+    }
+    const authorization = req.headers.authorization;
+    let upstream: Response;
+    try {
+      upstream = await fetch(`${base}${path}`, {
+        method: req.method === 'PATCH' ? 'PATCH' : 'GET',
+        headers: { ...(authorization === undefined ? {} : { authorization }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body }),
+        signal: AbortSignal.timeout(5_000),
+      });
+    } catch (err) {
+      sendError(res, ErrorCode.Unavailable, `planner at ${base} did not answer: ${(err as Error).message}`);
+      return;
+    }
+    const answer = Buffer.from(await upstream.arrayBuffer());
+    res.writeHead(upstream.status, { 'Content-Type': upstream.headers.get('content-type') ?? 'application/json', 'Content-Length': answer.length });
+    res.end(req.method === 'HEAD' ? undefined : answer);
   }
 
   /** The quote service's answer to the same query, passed through with its status. */
@@ -231,7 +279,7 @@ function sendError(res: ServerResponse, code: ErrorCode, message: string): void 
 function loadFiles(): Map<string, { type: string; body: Buffer }> {
   const out = new Map<string, { type: string; body: Buffer }>();
   const dir = staticDir();
-  for (const name of ['index.html', 'app.js', 'panels.js', 'format.js', 'style.css']) {
+  for (const name of ['index.html', 'app.js', 'panels.js', 'strategies.js', 'format.js', 'style.css']) {
     const path = resolve(dir, name);
     if (!path.startsWith(dir + sep) || !existsSync(path)) continue;
     out.set(`/${name}`, { type: TYPES[extname(name)] ?? 'application/octet-stream', body: readFileSync(path) });

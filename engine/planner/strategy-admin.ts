@@ -11,14 +11,22 @@
  * strings, prices and counts become numbers, lists are comma-separated.
  *
  * Pausing or removing a grid cancels its open orders (grid_orders pending | partial → cancelled);
- * removing deletes the row and, by the foreign key, its grid_orders.
+ * removing deletes the row and, by the foreign key, its grid_orders. `update` edits the parameters
+ * (merged over the row's, checked the same way); a running planner rebuilds the strategy from them.
+ *
+ * `overview` / `show` add what the strategy itself keeps in `strategy:state:{id}` (given a key
+ * space): DCA its position and what it cost (actual fills), grid the token it holds (levels bought
+ * and not sold yet, × amountPerLevel, at the levels' buy prices). Given the pool's current price
+ * (a running planner's pool cache), the position is also valued and its unrealized P&L given, in
+ * quote atoms. The planner's HTTP API (engine/app/planner-strategy-routes.ts) and the console read
+ * strategies only through this class.
  */
 import { ErrorCode, TpError } from '../errors.js';
 import { STRATEGIES, type Strategy } from '../messages/index.js';
-import type { SqlQueryable } from '../state/index.js';
+import type { KeySpace, SqlQueryable } from '../state/index.js';
 import { arbitrageSettingsOf } from './arbitrage-strategy.js';
-import { dcaConfigOf } from './dca-strategy.js';
-import { gridParametersOf } from './grid-strategy.js';
+import { dcaConfigOf, type DcaState } from './dca-strategy.js';
+import { gridLevels, gridParametersOf, type GridState } from './grid-strategy.js';
 import { signalConfigOf } from './signal-strategy.js';
 import { StrategyStore, type StrategyConfigRow } from './strategy-store.js';
 
@@ -109,6 +117,61 @@ export interface GridOrderRow {
 
 export interface StrategyDetail extends StrategySummary {
   recentOrders: GridOrderRow[];
+  position: StrategyPosition | null;
+}
+
+/**
+ * What a strategy holds, from its own state: `held` token atoms; DCA also `cost` (quote atoms
+ * actually spent on `held`) and the average fill price. null: the strategy keeps no position
+ * (arbitrage, or nothing stored yet).
+ */
+export interface StrategyPosition {
+  token: string;
+  held: bigint;
+  /** Quote atoms paid for `held`: DCA the actual fills, grid the held levels' buy prices. */
+  cost: bigint;
+  averageFillPrice?: number;
+  /** Grid: levels bought and not sold yet. */
+  levelsHeld?: number;
+  /** The pool's price now (quote atoms per token atom), when the planner has the pool. */
+  markPrice?: number;
+  /** held × markPrice, quote atoms (rounded down). */
+  value?: bigint;
+  /** value − cost, quote atoms. */
+  unrealizedPnl?: bigint;
+}
+
+export interface StrategyAdminOptions {
+  /** The key space the planners keep their state in (positions); without it no position is shown. */
+  keys?: KeySpace;
+  /** The price of `token` in `pool` now (quote atoms per token atom), undefined when unknown. */
+  price?: (pool: string, token: string) => number | undefined;
+}
+
+/** A strategy with its open grid orders and position (GET /strategies, the console). */
+export interface StrategyView extends StrategySummary {
+  openOrders: GridOrderRow[];
+  position: StrategyPosition | null;
+}
+
+/** Open grid orders listed per strategy by `overview`. */
+export const OPEN_ORDERS_SHOWN = 100;
+
+interface RawOrder {
+  id: string;
+  price_level: number;
+  amount: string;
+  filled: string;
+  status: string;
+}
+
+function orderOf(o: RawOrder): GridOrderRow {
+  return { id: o.id, priceLevel: Number(o.price_level), amount: BigInt(o.amount), filled: BigInt(o.filled), status: o.status };
+}
+
+/** Quote atoms of a computed amount, rounded down. */
+function atomsOf(amount: number): bigint {
+  return Number.isFinite(amount) && amount > 0 ? BigInt(Math.floor(amount)) : 0n;
 }
 
 const UUID_PREFIX = /^[0-9a-f-]{4,36}$/i;
@@ -116,8 +179,14 @@ const UUID_PREFIX = /^[0-9a-f-]{4,36}$/i;
 export class StrategyAdmin {
   private readonly store: StrategyStore;
 
-  constructor(private readonly db: SqlQueryable) {
+  private readonly keys: KeySpace | undefined;
+
+  constructor(
+    private readonly db: SqlQueryable,
+    private readonly options: StrategyAdminOptions = {},
+  ) {
     this.store = new StrategyStore(db);
+    this.keys = options.keys;
   }
 
   async add(type: Strategy, params: Record<string, unknown>, enabled = true): Promise<StrategyConfigRow> {
@@ -129,6 +198,21 @@ export class StrategyAdmin {
     const rows = await this.store.all();
     const counts = await this.orderCounts(null);
     return rows.map((r) => ({ ...r, orders: counts.get(r.id) ?? {} }));
+  }
+
+  /** Every strategy with its order counts, open grid orders (up to OPEN_ORDERS_SHOWN each) and position. */
+  async overview(): Promise<StrategyView[]> {
+    const summaries = await this.list();
+    const open = await this.db.query<RawOrder & { strategy_id: string }>(
+      "SELECT strategy_id, id, price_level, amount::text AS amount, filled::text AS filled, status FROM grid_orders WHERE status IN ('pending', 'partial') ORDER BY strategy_id, price_level, id",
+    );
+    const byStrategy = new Map<string, GridOrderRow[]>();
+    for (const o of open) {
+      const list = byStrategy.get(o.strategy_id) ?? [];
+      if (list.length < OPEN_ORDERS_SHOWN) list.push(orderOf(o));
+      byStrategy.set(o.strategy_id, list);
+    }
+    return Promise.all(summaries.map(async (s) => ({ ...s, openOrders: byStrategy.get(s.id) ?? [], position: await this.positionOf(s) })));
   }
 
   /** The row whose id is `idOrPrefix` or the only one starting with it. */
@@ -143,15 +227,61 @@ export class StrategyAdmin {
   async show(idOrPrefix: string, recent = 20): Promise<StrategyDetail> {
     const row = await this.resolve(idOrPrefix);
     const counts = await this.orderCounts(row.id);
-    const orders = await this.db.query<{ id: string; price_level: number; amount: string; filled: string; status: string }>(
+    const orders = await this.db.query<RawOrder>(
       'SELECT id, price_level, amount::text AS amount, filled::text AS filled, status FROM grid_orders WHERE strategy_id = $1 ORDER BY status, price_level, id LIMIT $2',
       [row.id, recent],
     );
     return {
       ...row,
       orders: counts.get(row.id) ?? {},
-      recentOrders: orders.map((o) => ({ id: o.id, priceLevel: Number(o.price_level), amount: BigInt(o.amount), filled: BigInt(o.filled), status: o.status })),
+      recentOrders: orders.map(orderOf),
+      position: await this.positionOf(row),
     };
+  }
+
+  /**
+   * Edits the parameters: `changes` merged over the row's (a key set to null is dropped), checked as
+   * the strategy reads them before anything is written. Throws TP_ERR_CONFIG_INVALID naming the field.
+   */
+  async update(idOrPrefix: string, changes: Record<string, unknown>): Promise<StrategyConfigRow> {
+    const row = await this.resolve(idOrPrefix);
+    const parameters: Record<string, unknown> = { ...row.parameters };
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === null) delete parameters[key];
+      else parameters[key] = value;
+    }
+    validateStrategyParameters(row.strategyType, parameters);
+    await this.store.setParameters(row.id, parameters);
+    return { ...row, parameters };
+  }
+
+  /** The strategy's position from its own state (null without a key space, or for arbitrage / signal). */
+  async positionOf(row: StrategyConfigRow): Promise<StrategyPosition | null> {
+    if (this.keys === undefined) return null;
+    try {
+      if (row.strategyType === 'dca') {
+        const state = await this.keys.getStrategyState<DcaState>(row.id);
+        if (state === null || state === undefined) return null;
+        const c = dcaConfigOf(row.parameters);
+        const held = BigInt(state.position);
+        const cost = BigInt(state.cost ?? '0');
+        return this.marked({ token: c.token, held, cost, ...(held > 0n ? { averageFillPrice: Number(cost) / Number(held) } : {}) }, c.pool);
+      }
+      if (row.strategyType === 'grid') {
+        const state = await this.keys.getStrategyState<GridState>(row.id);
+        if (state === null || state === undefined) return null;
+        const g = gridParametersOf(row.parameters);
+        const levels = gridLevels(g);
+        // A state of another number of levels (the grid was edited) holds nothing of these levels.
+        const held = state.levels.length === levels.length ? levels.filter((_l, i) => state.levels[i]!.buyFilled && !state.levels[i]!.sellFilled) : [];
+        const cost = held.reduce((sum, l) => sum + atomsOf(Number(g.amountPerLevel) * l.buyPrice), 0n);
+        return this.marked({ token: g.token, held: BigInt(held.length) * g.amountPerLevel, cost, levelsHeld: held.length }, g.pool);
+      }
+    } catch {
+      // Parameters edited by SQL into something the strategy refuses, or a state of another shape: no position shown.
+      return null;
+    }
+    return null;
   }
 
   /** Disables the row; a grid's open orders are cancelled. Resolves with the orders cancelled. */
@@ -176,6 +306,13 @@ export class StrategyAdmin {
     const cancelled = await this.cancelOpenOrders(row.id);
     await this.store.delete(row.id);
     return { row, cancelled };
+  }
+
+  private marked(position: StrategyPosition, pool: string): StrategyPosition {
+    const price = this.options.price?.(pool, position.token);
+    if (price === undefined || !Number.isFinite(price)) return position;
+    const value = atomsOf(Number(position.held) * price);
+    return { ...position, markPrice: price, value, unrealizedPnl: value - position.cost };
   }
 
   private async cancelOpenOrders(id: string): Promise<number> {

@@ -83,6 +83,10 @@ export class StrategyStore {
     await this.db.query('UPDATE strategy_configs SET enabled = $2 WHERE id = $1', [id, enabled]);
   }
 
+  async setParameters(id: string, parameters: Record<string, unknown>): Promise<void> {
+    await this.db.query('UPDATE strategy_configs SET parameters = $2::jsonb WHERE id = $1', [id, JSON.stringify(parameters)]);
+  }
+
   /** Deletes the row (grid_orders rows go with it, ON DELETE CASCADE). */
   async delete(id: string): Promise<void> {
     await this.db.query('DELETE FROM strategy_configs WHERE id = $1', [id]);

@@ -43,6 +43,7 @@ export const consoleCommand: Command = {
     if (v.scannerUrl) services.push({ name: 'scanner', health: `${v.scannerUrl}/health`, ready: `${v.scannerUrl}/ready`, ...(v.scannerMetricsUrl ? { metrics: v.scannerMetricsUrl } : {}) });
     if (v.aggregatorUrl) services.push({ name: 'aggregator', health: `${v.aggregatorUrl}/health`, ready: `${v.aggregatorUrl}/ready`, metrics: `${v.aggregatorUrl}/metrics` });
     if (v.externalUrl) services.push({ name: 'external-quotes', health: `${v.externalUrl}/health`, ready: `${v.externalUrl}/ready`, metrics: `${v.externalUrl}/metrics` });
+    if (v.plannerUrl) services.push({ name: 'planner', health: `${v.plannerUrl}/health`, ready: `${v.plannerUrl}/ready`, metrics: `${v.plannerUrl}/metrics` });
     if (v.rpcProxyUrl) services.push({ name: 'rpc-proxy', health: `${v.rpcProxyUrl}/rpc/health`, ready: `${v.rpcProxyUrl}/ready`, metrics: `${v.rpcProxyUrl}/rpc/metrics` });
     // The console's own HTTP/WebSocket port and its optional opportunities feed stay its own
     // (engine/console); the host gives it the close stack, the shutdown handling and, with
@@ -71,6 +72,7 @@ export const consoleCommand: Command = {
         auth: v,
         services,
         quoteUrl: v.quoteUrl,
+        plannerUrl: v.plannerUrl,
         pools,
         latency: {
           ...(v.quoteMetricsUrl ? { quote: quoteLatencySource(v.quoteMetricsUrl) } : {}),

@@ -3,6 +3,7 @@
 import uPlot from '/vendor/uplot/uPlot.esm.js';
 import { ageText } from './format.js';
 import { renderOpportunities, renderPaper, renderPools, renderQuote, renderServices, renderTrades, renderWallets } from './panels.js';
+import { renderStrategies } from './strategies.js';
 
 const state = { services: [], pools: [], latency: [], opportunities: [], opportunityFeed: 'off', platform: { database: false, trades: [], paper: { trades: [], pnl: [] }, wallets: [], transfers: [], errors: [] } };
 const TOKEN_KEY = 'tidepool.console.token';
@@ -155,6 +156,7 @@ document.getElementById('auth').addEventListener('submit', (e) => {
   sessionStorage.setItem(TOKEN_KEY, token);
   document.getElementById('auth').hidden = true;
   connect();
+  watchStrategies();
 });
 
 // --- quote box --------------------------------------------------------------------------------
@@ -178,4 +180,39 @@ document.getElementById('quote-form').addEventListener('submit', async (e) => {
   box.dataset.state = 'done';
 });
 
-if (!(await needsToken())) connect();
+// --- strategies (the planner's API, through /api/strategies) ----------------------------------
+async function loadStrategies() {
+  try {
+    const res = await fetch('/api/strategies', { headers: headers() });
+    const body = await res.json().catch(() => ({}));
+    renderStrategies(res.ok ? body : { status: res.status, error: body.error ?? { code: String(res.status), message: 'no answer' } }, toggleStrategy);
+  } catch (err) {
+    renderStrategies({ status: 0, error: { code: 'network', message: String(err) } }, toggleStrategy);
+  }
+}
+
+async function toggleStrategy(strategy, button) {
+  button.disabled = true;
+  try {
+    const res = await fetch(`/api/strategies/${encodeURIComponent(strategy.id)}`, { method: 'PATCH', headers: { ...headers(), 'content-type': 'application/json' }, body: JSON.stringify({ enabled: !strategy.enabled }) });
+    if (!res.ok) {
+      const body = await res.json().catch(() => ({}));
+      renderStrategies({ status: res.status, error: body.error ?? { code: String(res.status), message: 'no answer' } }, toggleStrategy);
+      return;
+    }
+  } finally {
+    button.disabled = false;
+  }
+  await loadStrategies();
+}
+
+let strategiesTimer;
+function watchStrategies() {
+  void loadStrategies();
+  strategiesTimer ??= setInterval(loadStrategies, 2_000);
+}
+
+if (!(await needsToken())) {
+  connect();
+  watchStrategies();
+}
