@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ErrorCode, isTpError } from '../../errors.js';
 import { KEY_TTL_MS, KeySpace } from './key-space.js';
+import type { KvStore } from './kv-store.js';
 import { RedisStore } from './redis-store.js';
 import { KV_BACKENDS, type TestKeySpace } from './testing.js';
 
@@ -100,6 +101,22 @@ describe.each(KV_BACKENDS)('key space on $name', ({ create }) => {
     const next = await t.keys.acquireExecutorLock('w-contend', 'tx-c');
     expect(next?.value.transactionId).toBe('tx-c');
     await next!.release();
+  });
+
+  it('executor lock: a SET NX sent again after a lost reply finds its own token and holds the lock', async () => {
+    // ioredis resends a command whose reply a dropped connection lost: the first SET stored the
+    // lock, the resent one finds the key taken. The lock is this holder's all the same.
+    const resent: KvStore = Object.create(t.store) as KvStore;
+    resent.setIfAbsent = async (key, value, ttlMs) => {
+      await t.store.setIfAbsent(key, value, ttlMs);
+      return false;
+    };
+    const keys = new KeySpace(resent, t.keys.prefix);
+    const lock = await keys.acquireExecutorLock('w-resent', 'tx-1');
+    expect(lock).not.toBeNull();
+    expect(await lock!.held()).toBe(true);
+    expect(await keys.acquireExecutorLock('w-resent', 'tx-2')).toBeNull();
+    expect(await lock!.release()).toBe(true);
   });
 
   it('executor lock: an expired lock is free for the next contender, and the old holder can no longer release it', async () => {

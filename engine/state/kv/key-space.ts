@@ -251,12 +251,17 @@ export class KeySpace {
    * Takes `lock:executor:{walletId}` if nobody holds it (SET NX with a 30 s expiry), for
    * `transactionId`, with a fresh random owner token. Null when it is held.
    * `ttlMs` exists for tests of expiry; production uses the spec's 30 s.
+   *
+   * A refused SET NX is checked once against the key: when it holds this call's own token, the
+   * lock is this call's. That is the case where Redis stored the first SET but its reply was lost
+   * with the connection, and the client sent the command again after reconnecting (ioredis
+   * resends unanswered commands): without the check the wallet would sit locked by nobody for 30 s.
    */
   async acquireExecutorLock(walletId: string, transactionId: string, ttlMs: number = KEY_TTL_MS.executorLock): Promise<ExecutorLock | null> {
     const key = this.executorLockKey(walletId);
     const value: ExecutorLockValue = { transactionId, owner: randomBytes(16).toString('hex'), acquiredAt: Date.now() };
     const text = toJsonText(value);
-    if (!(await this.store.setIfAbsent(key, text, ttlMs))) return null;
+    if (!(await this.store.setIfAbsent(key, text, ttlMs)) && (await this.store.get(key)) !== text) return null;
     return new ExecutorLock(this.store, key, walletId, value, text);
   }
 
