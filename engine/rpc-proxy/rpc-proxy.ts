@@ -1,7 +1,7 @@
 import { serverTlsOf } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
-import { RateLimiter } from '../quote/rate-limiter.js';
+import { RateLimiter } from '../common/index.js';
 import { CallRouter } from './call-router.js';
 import { createProxyAuthorizer, proxyAuthIssues } from './client-auth.js';
 import { EndpointSet } from './endpoint-set.js';
