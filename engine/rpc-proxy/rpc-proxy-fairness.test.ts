@@ -1,3 +1,4 @@
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Simulator } from '../sim/index.js';
@@ -11,6 +12,7 @@ import { WsProbe, addNodes, call, eventually, postFrom, startProxy, startSim } f
  * a WebSocket client that leaves more than max_ws_buffered_bytes unread is disconnected. Clients
  * are told apart by their loopback source address (127.0.0.x) or their API key.
  */
+const SECRET = 'an-rpc-proxy-fairness-secret-of-32-bytes!!';
 let sim: Simulator;
 let limited: { proxy: RpcProxy; url: string; ws: string };
 let keyed: { proxy: RpcProxy; url: string; ws: string };
@@ -21,7 +23,7 @@ beforeAll(async () => {
   const nodes = await addNodes(sim, [{}]);
   [limited, keyed, bounded] = await Promise.all([
     startProxy(nodes, { rate_limit_rps: 1 }),
-    startProxy(nodes, { rate_limit_rps: 1, 'auth.mode': 'on', 'auth.apiKeys': ['key-of-a', 'key-of-b'] }),
+    startProxy(nodes, { rate_limit_rps: 1, 'auth.mode': 'on', 'auth.apiKeys': ['key-of-a', 'key-of-b'], 'auth.jwtSecret': SECRET }),
     startProxy(nodes, { max_ws_buffered_bytes: 64 * 1024 }),
   ]);
 });
@@ -67,7 +69,7 @@ describe('RPC proxy: per-client rate limit', () => {
     expect(typeof again.json.result).toBe('number');
   });
 
-  it('keys clients apart: by address with auth off, by API key with auth on', async () => {
+  it('keys clients apart: by address with auth off, by API key or JWT subject with auth on', async () => {
     // 127.0.0.4 spends its bucket; 127.0.0.5 is another client and is answered.
     expect((await callUntilRefused(limited.url, '127.0.0.4')).at(-1)!.status).toBe(429);
     expect((await postFrom(limited.url, call('getSlot'), '127.0.0.5')).status).toBe(200);
@@ -76,6 +78,12 @@ describe('RPC proxy: per-client rate limit', () => {
     const b = await postFrom(keyed.url, call('getSlot'), '127.0.0.6', { 'x-api-key': 'key-of-b' });
     expect(b.status).toBe(200);
     expect(typeof b.json.result).toBe('number');
+    // A JWT's subject is the client: executor-2 is answered after executor-1 is refused, same address.
+    const bearer = async (subject: string): Promise<Record<string, string>> => ({
+      authorization: `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(SECRET))}`,
+    });
+    expect((await callUntilRefused(keyed.url, '127.0.0.9', await bearer('executor-1'))).at(-1)!.status).toBe(429);
+    expect((await postFrom(keyed.url, call('getSlot'), '127.0.0.9', await bearer('executor-2'))).status).toBe(200);
   });
 
   it('answers a WebSocket call over the limit with a JSON-RPC error carrying its id; another client is answered', async () => {
