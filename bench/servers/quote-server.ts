@@ -35,7 +35,7 @@ import { quoteFromCache } from '../../engine/quote/cache-quoter.js';
 import { QuoteEngine } from '../../engine/quote/quote-engine.js';
 import { QuoteHttpServer } from '../../engine/quote-http/quote-http-server.js';
 import { QuoteStreamServer } from '../../engine/quote-grpc/quote-stream-server.js';
-import { RateLimiter } from '../../engine/quote/rate-limiter.js';
+import { RateLimiter } from '../../engine/common/index.js';
 import type { SimPoolView, SimToken } from '../../engine/sim/market-view.js';
 import { finishStartup } from './common.js';
 

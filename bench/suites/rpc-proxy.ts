@@ -14,11 +14,19 @@
  * maxima, latency from each request's due time). Each figure is checked: every answer 200, and the
  * proxy's answer equal byte for byte to the endpoint's.
  *
- * Run alone: `npm run bench -- rpc-proxy` (about 40 s). Needs wrk and gcc (Debian packages).
+ * Fairness (issue 26 item 4): one client's getSlot p50/p99 (a Node client on 127.0.0.2, one call
+ * every 5 ms) alone, then while another client (wrk on 127.0.0.1) floods the same proxy as fast
+ * as it can, in the same run: through a proxy with `rate_limit_rps` set (its own process), and
+ * through the default proxy (no limit) for contrast. The endpoint answers every call alike.
+ *
+ * Run alone: `npm run bench -- rpc-proxy` (about 60 s). Needs wrk and gcc (Debian packages).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import { Agent, request as undiciRequest } from 'undici';
 
 import { createLogger } from '../../engine/obs/index.js';
 import { createSimulator, simSchema } from '../../engine/sim/index.js';
@@ -54,6 +62,33 @@ const LATENCY_MAX_CONNECTIONS = 4096;
 const LATENCY_SECONDS = 4;
 const LATENCY_WARMUP_SECONDS = 1;
 const LATENCY_ROUNDS = 2;
+
+/** The fairness rows: the limited proxy's rate_limit_rps, the measured client's pace, each phase's length. */
+const FAIR_RPS = 1_000;
+const FAIR_PACE_MS = 5;
+const FAIR_SECONDS = 4;
+/** The added p50 a flood may cause the other client (the issue: "not more than a few milliseconds"). */
+const GOAL_FAIR_ADDED_P50_US = 3_000;
+const FAIR_CLIENT_ADDRESS = '127.0.0.2';
+const GET_SLOT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' });
+
+/** One client's getSlot round trips, one call every FAIR_PACE_MS from its own address, for `seconds`. */
+async function measureGetSlot(url: string, agent: Agent, seconds: number): Promise<LatencyRecorder> {
+  const recorder = new LatencyRecorder();
+  const end = performance.now() + seconds * 1000;
+  let due = performance.now();
+  while (performance.now() < end) {
+    const started = process.hrtime.bigint();
+    const res = await undiciRequest(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: GET_SLOT, dispatcher: agent });
+    await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`the measured client got HTTP ${res.statusCode} at ${url}: its calls are under every limit`);
+    recorder.recordNs(process.hrtime.bigint() - started);
+    due += FAIR_PACE_MS;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+  return recorder;
+}
 
 const WRK_POST_SCRIPT = `-- POSTs the JSON body of the file given after --, preformatted once.
 local req
@@ -119,6 +154,8 @@ export const rpcProxySuite: Suite = {
       const proxy = await startServer<{ endpointState: string }>('proxy', 'rpc-proxy-server.js', ['--endpoint', `http://127.0.0.1:${upstream.ready.port}`], 30_000);
       servers.push(proxy);
       if (proxy.ready.endpointState !== 'up') throw new Error(`the proxy's health check says the endpoint is ${proxy.ready.endpointState}`);
+      const limitedProxy = await startServer('proxy-limited', 'rpc-proxy-server.js', ['--endpoint', `http://127.0.0.1:${upstream.ready.port}`, '--rate-limit-rps', String(FAIR_RPS)], 30_000);
+      servers.push(limitedProxy);
       const forwarder = await startServer('forwarder', 'bare-forwarder.js', ['--endpoint', `http://127.0.0.1:${upstream.ready.port}`], 30_000);
       servers.push(forwarder);
       const port: Record<Side, number> = { direct: upstream.ready.port, proxy: proxy.ready.port, forwarder: forwarder.ready.port };
@@ -182,6 +219,28 @@ export const rpcProxySuite: Suite = {
         }
       }
 
+      // Fairness: the measured client alone, then beside a flood, through each proxy.
+      const fairAgent = new Agent({ localAddress: FAIR_CLIENT_ADDRESS, connections: 1 });
+      const fair: Record<'limited' | 'open', { alone: LatencyRecorder; flooded: LatencyRecorder; flood: { rps: number; requests: number; non2xx: number } }> = {} as never;
+      try {
+        for (const [which, p] of [['limited', limitedProxy.ready.port], ['open', port.proxy]] as const) {
+          const rpcUrl = `http://127.0.0.1:${p}/rpc`;
+          await measureGetSlot(rpcUrl, fairAgent, 1); // warm-up
+          await settle();
+          const alone = await measureGetSlot(rpcUrl, fairAgent, FAIR_SECONDS);
+          const flooding = runWrk(tools.wrk, { threads: WRK_THREADS, connections: WRK_CONNECTIONS, seconds: FAIR_SECONDS + 1, script, url: rpcUrl, scriptArgs: [requestFile], allowNon2xx: true });
+          await new Promise((r) => setTimeout(r, 500));
+          const flooded = await measureGetSlot(rpcUrl, fairAgent, FAIR_SECONDS);
+          const flood = await flooding;
+          fair[which] = { alone, flooded, flood };
+          process.stderr.write(
+            `bench rpc-proxy: fairness ${which}: getSlot p50 ${us(alone.percentileUs(50))} alone, ${us(flooded.percentileUs(50))} beside a flood of ${Math.round(flood.rps).toLocaleString('en-US')} req/s (${flood.non2xx.toLocaleString('en-US')} refused)\n`,
+          );
+        }
+      } finally {
+        await fairAgent.close();
+      }
+
       const loadAfter = loadavg()[0]!;
       const machine = `1-min load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after, on ${cpus().length} CPUs (a shared box)`;
       const p = latency.proxy.summary();
@@ -196,7 +255,30 @@ export const rpcProxySuite: Suite = {
       const directRps = median(rps.direct);
       const fmtRounds = (xs: number[]): string => xs.map((x) => Math.round(x).toLocaleString('en-US')).join(', ');
       const tool = `bench/loadgen/openloop.c (open loop, latency from the due time) at ${RATE.toLocaleString('en-US')} req/s, ${LATENCY_CONNECTIONS} connections (up to ${LATENCY_MAX_CONNECTIONS} when all are busy), ${LATENCY_ROUNDS}×${LATENCY_SECONDS} s per side after ${LATENCY_WARMUP_SECONDS} s warm-up, interleaved`;
+      const lim = fair.limited;
+      const open = fair.open;
+      const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
+      const fairLine = (f: typeof lim): string =>
+        `p50 ${us(f.alone.percentileUs(50))} → ${us(f.flooded.percentileUs(50))} (${ratio(f.flooded.percentileUs(50), f.alone.percentileUs(50))}), ` +
+        `p99 ${us(f.alone.percentileUs(99))} → ${us(f.flooded.percentileUs(99))} (${ratio(f.flooded.percentileUs(99), f.alone.percentileUs(99))}); ` +
+        `the flood ${Math.round(f.flood.rps).toLocaleString('en-US')} req/s, ${f.flood.non2xx.toLocaleString('en-US')} of ${f.flood.requests.toLocaleString('en-US')} refused (429)`;
+      const fairAdded = lim.flooded.percentileUs(50) - lim.alone.percentileUs(50);
       return [
+        {
+          name: `getSlot p50 of one client beside another flooding the proxy (rate_limit_rps ${FAIR_RPS.toLocaleString('en-US')})`,
+          unit: 'µs',
+          value: lim.flooded.percentileUs(50),
+          higherIsBetter: false,
+          baseline: { name: 'the same client alone, same proxy, same run', value: lim.alone.percentileUs(50) },
+          p50Us: lim.flooded.percentileUs(50),
+          p99Us: lim.flooded.percentileUs(99),
+          p999Us: lim.flooded.percentileUs(99.9),
+          goal: `p50 moved by < ${us(GOAL_FAIR_ADDED_P50_US)}`,
+          goalMet: fairAdded < GOAL_FAIR_ADDED_P50_US,
+          note:
+            `${machine}; measured client ${FAIR_CLIENT_ADDRESS}, one getSlot every ${FAIR_PACE_MS} ms, ${FAIR_SECONDS} s per phase; flood wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS} from 127.0.0.1 (another client); ` +
+            `with the limit: ${fairLine(lim)}; the default proxy (no limit), same run: ${fairLine(open)}`,
+        },
         {
           name: `getAccountInfo throughput through the proxy (wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS}, closed loop)`,
           unit: 'req/s',

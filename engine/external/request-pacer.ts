@@ -1,6 +1,6 @@
 /**
  * The provider's rate limit: a token bucket of `rps` tokens a second holding at most `burst`
- * (default 1, i.e. evenly paced requests). Unlike engine/quote/rate-limiter.ts, which answers many
+ * (default 1, i.e. evenly paced requests). Unlike engine/common/rate-limiter.ts, which answers many
  * clients with a whole-second Retry-After and a 2 × rate burst, the poller needs one bucket, the
  * exact time of the next token (to sleep until then), and no burst: a provider's limit is "N per
  * second", and a 2 × burst would exceed it in the first second.

@@ -13,7 +13,7 @@ import { QuoteHttpServer } from '../quote-http/quote-http-server.js';
 import { QuoteStreamServer } from './quote-stream-server.js';
 import { MAX_BATCH_QUOTES } from '../quote/quote-request.js';
 import { pairId, type UpstreamQuote } from '../quote/quote-wire.js';
-import { RateLimiter } from '../quote/rate-limiter.js';
+import { RateLimiter } from '../common/index.js';
 import { FakeClock, manualSimulator, storePool } from '../quote/testing.js';
 
 /**

@@ -10,7 +10,7 @@ import { DEX_LABELS } from '../swap-api/index.js';
 import { CircuitBreaker } from '../common/index.js';
 import { MAX_BATCH_QUOTES } from '../quote/quote-request.js';
 import type { QuoteHttpServer } from './quote-http-server.js';
-import { RateLimiter } from '../quote/rate-limiter.js';
+import { RateLimiter } from '../common/index.js';
 import { FakeClock, manualSimulator, quoteHttpServer, storePool } from '../quote/testing.js';
 
 /**

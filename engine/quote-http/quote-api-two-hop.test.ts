@@ -10,7 +10,7 @@ import { QuoteEngine } from '../quote/quote-engine.js';
 import { QuoteHttpServer } from './quote-http-server.js';
 import { QuoteStreamServer } from '../quote-grpc/quote-stream-server.js';
 import type { UpstreamQuote } from '../quote/quote-wire.js';
-import { RateLimiter } from '../quote/rate-limiter.js';
+import { RateLimiter } from '../common/index.js';
 import { FakeClock, manualSimulator, storePool } from '../quote/testing.js';
 
 /**

@@ -10,7 +10,7 @@ import { quoteFromCache } from '../quote/cache-quoter.js';
 import { QuoteErrorCode } from '../quote/errors.js';
 import type { QuoteHttpServer } from './quote-http-server.js';
 import { quoteToJson } from '../quote/answer-json.js';
-import { RateLimiter } from '../quote/rate-limiter.js';
+import { RateLimiter } from '../common/index.js';
 import { FakeClock, manualSimulator, quoteHttpServer, storePool, syntheticAddress, syntheticAmmPool } from '../quote/testing.js';
 
 /**

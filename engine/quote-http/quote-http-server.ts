@@ -16,7 +16,7 @@ import type { JwtVerifier } from '../auth/index.js';
 import type { PoolCache } from '../cache/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { acquireHeapSampling, releaseHeapSampling, type Logger, type QuoteMetrics } from '../obs/index.js';
-import { quoteOfAnswer, type QuoteAnswer, QuoteBodyWriter, type QuoteEngine, type QuoteResult, isQuoteFailure, RateLimiter, ValidatedPubkeys, quoteToJson } from '../quote/index.js';
+import { quoteOfAnswer, type QuoteAnswer, QuoteBodyWriter, type QuoteEngine, type QuoteResult, isQuoteFailure, ClientAddressKeys, RateLimiter, ValidatedPubkeys, quoteToJson } from '../quote/index.js';
 import { STATUS, errorBody, httpError, httpErrorOfFailure, statusLine, type HttpError } from './http-errors.js';
 import { checkBearer, verifiedSubjectOf } from './http-bearer-auth.js';
 import { mountQuoteApiRoutes } from './quote-api-routes.js';
@@ -83,9 +83,6 @@ const STATUS_200 = uwsString(STATUS[200]);
 const CONTENT_TYPE = uwsString('Content-Type');
 const APPLICATION_JSON = uwsString('application/json');
 
-/** Distinct IPv4 rate-limit keys kept for reuse (all forgotten when full). */
-const MAX_ADDRESS_KEYS = 4096;
-
 export class QuoteHttpServer {
   readonly engine: QuoteEngine;
   private readonly pubkeys = new ValidatedPubkeys();
@@ -102,8 +99,8 @@ export class QuoteHttpServer {
     excludeDexes: undefined,
     onlyDirectRoutes: undefined,
   };
-  /** IPv4 address (as an int32) → its rate-limit key, so a request builds no key string. */
-  private readonly addressKeys = new Map<number, string>();
+  /** The rate-limit keys of clients known by their address. */
+  private readonly addressKeys = new ClientAddressKeys();
   private readonly limiter: RateLimiter | undefined;
   private readonly host: string;
   private readonly heapProfile: boolean;
@@ -337,7 +334,7 @@ export class QuoteHttpServer {
   private rateLimit(res: uws.HttpResponse, authorization: string): HttpError | undefined {
     if (this.limiter === undefined) return undefined;
     const subject = this.auth === undefined ? undefined : verifiedSubjectOf(this.auth, authorization);
-    const retryAfter = this.limiter.take(subject !== undefined && subject !== '' ? `sub:${subject}` : this.addressKey(res));
+    const retryAfter = this.limiter.take(subject !== undefined && subject !== '' ? `sub:${subject}` : this.addressKeys.of(res));
     if (retryAfter <= 0) return undefined;
     const message = `rate limit of ${this.limiter.rps} requests per second exceeded`;
     return httpError(ErrorCode.RateLimited, message, [['Retry-After', String(retryAfter)]]);
@@ -347,24 +344,6 @@ export class QuoteHttpServer {
   private bodyOf(answer: QuoteAnswer): uws.RecognizedString {
     if (answer.body === undefined) return JSON.stringify(quoteToJson(quoteOfAnswer(answer)));
     return this.bodies.write(answer.body, answer.stateAgeMs, this.engine.contextSlotText(), answer.slippage);
-  }
-
-  /**
-   * The rate-limit key of a client without an API key: `addr:` and its address as text. IPv4 keys
-   * are kept per address (as an int32), so a known client costs no string building.
-   */
-  private addressKey(res: uws.HttpResponse): string {
-    const raw = res.getRemoteAddress();
-    if (raw.byteLength !== 4) return `addr:${Buffer.from(res.getRemoteAddressAsText()).toString()}`;
-    const b = new Uint8Array(raw);
-    const ip = (b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!;
-    let key = this.addressKeys.get(ip);
-    if (key === undefined) {
-      key = `addr:${b[0]!}.${b[1]!}.${b[2]!}.${b[3]!}`;
-      if (this.addressKeys.size >= MAX_ADDRESS_KEYS) this.addressKeys.clear();
-      this.addressKeys.set(ip, key);
-    }
-    return key;
   }
 
   /** An answer that comes later (the RPC fallback): written guarded by onAborted, inside cork. */

@@ -18,7 +18,8 @@ export { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS, HealthSta
 export { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo, type MemoizedQuote, type QuoteMemoOptions } from './quote-memo.js';
 export { QuoteBodyWriter, quoteBodyParts, quoteToJson } from './answer-json.js';
 export { QuoteErrorCode, isQuoteError, quoteError } from './errors.js';
-export { DEFAULT_MAX_CLIENTS, DEFAULT_RATE_LIMIT_MAX_BYTES, DEFAULT_RATE_LIMIT_RPS, RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
+// The per-client limiter lives in engine/common (the RPC proxy uses it too); exported here as before.
+export { ClientAddressKeys, DEFAULT_MAX_CLIENTS, DEFAULT_RATE_LIMIT_MAX_BYTES, DEFAULT_RATE_LIMIT_RPS, RateLimiter, type RateLimiterOptions, type RemoteAddressSource } from '../common/index.js';
 export { DEFAULT_DIRECTORY_MAX_POOLS, PoolDirectory, type PoolIdentity } from './pool-directory.js';
 export { RpcQuoter, updateOfLoadedPool, type RpcQuote, type RpcQuoterOptions } from './rpc-quoter.js';
 export { DEFAULT_VALIDATION_SAMPLE_SIZE, PoolValidator, differsFromCache, type PoolValidatorOptions, type ValidationRound } from './pool-validator.js';

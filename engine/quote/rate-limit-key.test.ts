@@ -6,7 +6,7 @@ import { PoolCache } from '../cache/index.js';
 import { ErrorCode } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import type { QuoteHttpServer } from '../quote-http/quote-http-server.js';
-import { RateLimiter } from './rate-limiter.js';
+import { RateLimiter } from '../common/index.js';
 import { FakeClock, manualSimulator, quoteHttpServer, storePool } from './testing.js';
 
 /**

@@ -23,8 +23,13 @@ export interface Credentials {
   apiKey: string;
 }
 
-/** Resolves when the credentials are good; rejects with TP_ERR_UNAUTHENTICATED saying why (never echoing them). */
-export type ProxyAuthorizer = (credentials: Credentials) => Promise<void>;
+/**
+ * Resolves when the credentials are good, with the caller's identity for its rate limit: `key:N`
+ * for the operator's N-th API key, `sub:SUBJECT` for a JWT with a subject, undefined for a JWT
+ * without one (the caller is then known by its address). Never the credential itself. Rejects with
+ * TP_ERR_UNAUTHENTICATED saying why (never echoing them).
+ */
+export type ProxyAuthorizer = (credentials: Credentials) => Promise<string | undefined>;
 
 /** Problems of the settings for a proxy bound to `host`; empty when fine. */
 export function proxyAuthIssues(v: ProxyAuthSettings, host: string): string[] {
@@ -42,12 +47,16 @@ export function createProxyAuthorizer(v: ProxyAuthSettings, host: string): Proxy
   return async ({ authorization, apiKey }) => {
     if (apiKey !== '') {
       const given = Buffer.from(apiKey);
-      if (keys.some((k) => k.length === given.length && timingSafeEqual(k, given))) return;
+      const index = keys.findIndex((k) => k.length === given.length && timingSafeEqual(k, given));
+      if (index >= 0) return `key:${index}`;
       throw new TpError(ErrorCode.Unauthenticated, 'unauthenticated: unknown API key');
     }
     if (verifier === undefined) throw new TpError(ErrorCode.Unauthenticated, 'unauthenticated: missing API key (x-api-key header or api-key query parameter)');
     try {
-      await verifier.verify(bearerTokenOfHeader(authorization === '' ? undefined : authorization));
+      const token = bearerTokenOfHeader(authorization === '' ? undefined : authorization);
+      await verifier.verify(token);
+      const subject = verifier.verifiedSubject(token);
+      return subject === undefined || subject === '' ? undefined : `sub:${subject}`;
     } catch (err) {
       throw new TpError(ErrorCode.Unauthenticated, `unauthenticated: ${err instanceof TpError ? err.message : 'token invalid'}`);
     }

@@ -15,6 +15,7 @@ import { ErrorCode } from '../errors.js';
  * | -32090 | TP_ERR_RPC_PROXY_UNAVAILABLE          | reached no endpoint: send it again            | 503                |
  * | -32091 | TP_ERR_RPC_PROXY_UPSTREAM_FAILED      | a read no endpoint answered: send it again    | 502, 504 on timeout |
  * | -32092 | TP_ERR_RPC_PROXY_WRITE_OUTCOME_UNKNOWN | a write one endpoint took and failed to answer: may have landed; check before sending again | 502, 504 on timeout |
+ * | -32093 | TP_ERR_RATE_LIMITED                   | over the client's rate limit, not sent: send it again after `retryAfter` s | 429 with Retry-After |
  *
  * Inside a batch every answer is per call and the HTTP status is 200.
  */
@@ -27,6 +28,7 @@ export const JsonRpcErrorCode = {
   Unavailable: -32090,
   UpstreamFailed: -32091,
   WriteOutcomeUnknown: -32092,
+  RateLimited: -32093,
 } as const;
 export type JsonRpcErrorCode = (typeof JsonRpcErrorCode)[keyof typeof JsonRpcErrorCode];
 
@@ -35,6 +37,7 @@ export const PROXY_ERROR_CODES: Readonly<Partial<Record<JsonRpcErrorCode, ErrorC
   [JsonRpcErrorCode.Unavailable]: ErrorCode.RpcProxyUnavailable,
   [JsonRpcErrorCode.UpstreamFailed]: ErrorCode.RpcProxyUpstreamFailed,
   [JsonRpcErrorCode.WriteOutcomeUnknown]: ErrorCode.RpcProxyWriteOutcomeUnknown,
+  [JsonRpcErrorCode.RateLimited]: ErrorCode.RateLimited,
 };
 
 /** What a proxy error's `data` holds besides its tidepoolCode. */
@@ -45,6 +48,8 @@ export interface ProxyErrorData {
   attempts?: number;
   /** What went wrong, e.g. `timeout after 10000 ms`. */
   reason?: string;
+  /** Whole seconds after which the client's rate limit takes a call again. */
+  retryAfter?: number;
 }
 
 const NULL_ID = Buffer.from('null');

@@ -5,7 +5,7 @@
  * error reporting are the shared loader's (flag > environment variable > config file > default).
  */
 import { authSchema } from '../auth/index.js';
-import { duration, int, loadConfig, oneOf, port, serverTlsSchema, setting, SettingIssue, str, uniqueList, type ConfigValues, type LoadedConfig, type LoadOptions, type SettingParser } from '../config/index.js';
+import { duration, int, loadConfig, num, oneOf, port, serverTlsSchema, setting, SettingIssue, str, uniqueList, type ConfigValues, type LoadedConfig, type LoadOptions, type SettingParser } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
 import { proxyAuthIssues } from './client-auth.js';
@@ -26,6 +26,13 @@ export const DEFAULT_MAX_BODY_BYTES = 50 * 1024;
 /** Calls one batch may hold (as RPC providers bound them): a larger batch is refused with one error. */
 export const DEFAULT_MAX_BATCH_ITEMS = 100;
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Calls a second one client may make (token bucket, burst 2 × rate); 0: no limit. */
+export const DEFAULT_RATE_LIMIT_RPS = 0;
+/**
+ * Answer and notification bytes a WebSocket client may leave unread in the proxy before it is
+ * disconnected: 300 clients that never read hold at most 300 MiB.
+ */
+export const DEFAULT_MAX_WS_BUFFERED_BYTES = 1024 * 1024;
 /** Endpoints are told apart by a bit each in a 32-bit mask on the request path. */
 export const MAX_ENDPOINTS = 32;
 
@@ -82,6 +89,8 @@ export const rpcProxySchema = {
   failure_threshold: setting({ description: 'consecutive failed requests (network error, timeout, 5xx) that take an endpoint out before its next health check', parse: int({ min: 1, max: 1000 }), default: DEFAULT_FAILURE_THRESHOLD, env: 'RPC_PROXY_FAILURE_THRESHOLD', flag: 'failure-threshold' }),
   max_body_bytes: setting({ description: 'largest request body (POST /rpc) and WebSocket message accepted', parse: int({ min: 256, max: 64 * 1024 * 1024 }), default: DEFAULT_MAX_BODY_BYTES, env: 'RPC_PROXY_MAX_BODY_BYTES', flag: 'max-body-bytes' }),
   max_batch_items: setting({ description: 'calls one JSON-RPC batch may hold; a larger batch is answered with one error, none of its calls sent', parse: int({ min: 1, max: 100_000 }), default: DEFAULT_MAX_BATCH_ITEMS, env: 'RPC_PROXY_MAX_BATCH_ITEMS', flag: 'max-batch-items' }),
+  rate_limit_rps: setting({ description: 'calls per second per client (token bucket, burst 2 x rate; keyed by API key, JWT subject, else remote address; an HTTP request or a WebSocket message is one call); over it: HTTP 429 with Retry-After, a JSON-RPC error on the WebSocket; 0: no limit', parse: num({ min: 0 }), default: DEFAULT_RATE_LIMIT_RPS, env: 'RPC_PROXY_RATE_LIMIT_RPS', flag: 'rate-limit-rps' }),
+  max_ws_buffered_bytes: setting({ description: 'answer and notification bytes a WebSocket client may leave unread before the proxy disconnects it', parse: int({ min: 64 * 1024, max: 1024 * 1024 * 1024 }), default: DEFAULT_MAX_WS_BUFFERED_BYTES, env: 'RPC_PROXY_MAX_WS_BUFFERED_BYTES', flag: 'max-ws-buffered-bytes' }),
   host: setting({ description: 'bind address', parse: str({ nonEmpty: true }), default: '127.0.0.1', env: 'RPC_PROXY_HOST', flag: 'host' }),
   port: setting({ description: 'port of /rpc, /rpc/ws, /rpc/health, /rpc/metrics, /health, /ready', parse: port(), default: DEFAULT_RPC_PROXY_PORT, env: 'RPC_PROXY_PORT', flag: 'port' }),
   shutdown_timeout: setting({ description: 'on SIGTERM, how long requests in flight may take to finish', parse: duration(), default: DEFAULT_SHUTDOWN_TIMEOUT_MS, env: 'RPC_PROXY_SHUTDOWN_TIMEOUT', flag: 'shutdown-timeout' }),

@@ -25,6 +25,8 @@ export const RPC_PROXY_METRIC_NAMES = {
   wsSubscriptions: 'rpc_proxy_ws_subscriptions',
   wsResubscriptions: 'rpc_proxy_ws_resubscriptions_total',
   wsNotifications: 'rpc_proxy_ws_notifications_total',
+  rateLimited: 'rpc_proxy_rate_limited_total',
+  wsSlowClientsClosed: 'rpc_proxy_ws_slow_clients_closed_total',
 } as const;
 
 /** How an upstream attempt failed (`kind` of rpc_proxy_errors_total), or how the proxy refused a call. */
@@ -75,6 +77,10 @@ export interface RpcProxyMetrics {
   readonly healthChecks: Counter<'endpoint' | 'outcome'>;
   readonly wsResubscriptions: Counter<'endpoint'>;
   readonly wsNotifications: Counter<'endpoint'>;
+  /** Calls refused over their client's rate limit, by transport (`http`: requests, `ws`: messages). */
+  readonly rateLimited: Counter<'transport'>;
+  /** WebSocket clients disconnected for leaving more than max_ws_buffered_bytes unread. */
+  readonly wsSlowClientsClosed: Counter;
 }
 
 export function createRpcProxyMetrics(sources: RpcProxyMetricsSources, options: MetricsRegistryOptions = {}): RpcProxyMetrics {
@@ -90,6 +96,8 @@ export function createRpcProxyMetrics(sources: RpcProxyMetricsSources, options: 
   const healthChecks = new Counter({ name: n.healthChecks, help: 'Health checks (getHealth + getSlot) by endpoint and outcome (up, down, lagging).', labelNames: ['endpoint', 'outcome'] as const, registers });
   const wsResubscriptions = new Counter({ name: n.wsResubscriptions, help: 'Client subscriptions subscribed again on another endpoint after theirs failed, by the new endpoint.', labelNames: ['endpoint'] as const, registers });
   const wsNotifications = new Counter({ name: n.wsNotifications, help: 'Subscription notifications relayed to clients, by the endpoint they came from.', labelNames: ['endpoint'] as const, registers });
+  const rateLimited = new Counter({ name: n.rateLimited, help: 'Calls refused over their client\'s rate limit (rate_limit_rps), by transport: HTTP requests (429) and WebSocket messages.', labelNames: ['transport'] as const, registers });
+  const wsSlowClientsClosed = new Counter({ name: n.wsSlowClientsClosed, help: 'WebSocket clients disconnected for leaving more than max_ws_buffered_bytes of answers and notifications unread.', registers });
   new Gauge({
     name: n.endpointUp,
     help: 'Whether the endpoint is in rotation (1) or out of it (0: down, lagging, or not checked yet).',
@@ -145,5 +153,5 @@ export function createRpcProxyMetrics(sources: RpcProxyMetricsSources, options: 
       for (const [endpoint, count] of sources.wsSubscriptions()) this.labels(endpoint).set(count);
     },
   });
-  return { registry, calls, callDuration, requests, errors, requestDuration, retries, healthChecks, wsResubscriptions, wsNotifications };
+  return { registry, calls, callDuration, requests, errors, requestDuration, retries, healthChecks, wsResubscriptions, wsNotifications, rateLimited, wsSlowClientsClosed };
 }

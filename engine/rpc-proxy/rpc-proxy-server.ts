@@ -10,7 +10,11 @@
  *
  * Request bodies over `maxBodyBytes` are refused (413 with a JSON-RPC -32600 body, connection
  * closed) without being buffered; WebSocket messages over it close the connection (uWS's
- * maxPayloadLength). uWS rules kept: request headers are read in the handler, every response
+ * maxPayloadLength). With a rate limiter, each client (its API key or JWT subject when auth is on,
+ * else its remote address, as the quote service keys it) gets `rps` calls a second, burst 2 × rps:
+ * an HTTP request over it gets 429 with Retry-After and a -32093 body (its body read, not parsed),
+ * a WebSocket message a -32093 reply with the call's id. A WebSocket client that leaves more than
+ * `maxWsBufferedBytes` of answers and notifications unread is disconnected. uWS rules kept: request headers are read in the handler, every response
  * written later is guarded by onAborted and corked; a WebSocket is never used after its close.
  */
 import { performance } from 'node:perf_hooks';
@@ -20,11 +24,12 @@ import uws from '@trufflesuite/uws-js-unofficial';
 import { httpStatusOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
+import { ClientAddressKeys, type RateLimiter } from '../common/index.js';
 import type { CallRouter, ProxyAnswer } from './call-router.js';
 import { replyKind } from './json-scan.js';
 import { parseRequest, type RpcCall } from './json-rpc-request.js';
 import { JsonRpcErrorCode, errorReply } from './proxy-errors.js';
-import { DEFAULT_MAX_BATCH_ITEMS } from './rpc-proxy-config.js';
+import { DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_WS_BUFFERED_BYTES } from './rpc-proxy-config.js';
 import { isSubscribeMethod, isUnsubscribeMethod, methodLabel } from './rpc-methods.js';
 import { ErrorKind, NO_ENDPOINT, type RpcProxyMetrics } from './rpc-proxy-metrics.js';
 import type { SubscriptionHub, WsClient } from './subscription-hub.js';
@@ -65,14 +70,16 @@ const NOT_FOUND_BODY = JSON.stringify({ error: { code: ErrorCode.NotFound, messa
 const METRICS_FAILED_BODY = JSON.stringify({ error: { code: ErrorCode.Internal, message: 'metrics failed' } });
 const SHUTTING_DOWN_BODY = JSON.stringify({ error: { code: ErrorCode.RpcProxyUnavailable, message: 'shutting down' } });
 const EMPTY = Buffer.alloc(0);
-/** Outgoing WebSocket bytes a slow client may have buffered before it is disconnected. */
-const MAX_WS_BACKPRESSURE = 16 * 1024 * 1024;
 
 export interface RpcProxyServerOptions {
   host: string;
   maxBodyBytes: number;
   /** Calls a batch may hold; default DEFAULT_MAX_BATCH_ITEMS. */
   maxBatchItems?: number;
+  /** Calls a second per client (rate_limit_rps); absent: no limit. */
+  rateLimiter?: RateLimiter | undefined;
+  /** Unread bytes a WebSocket client may leave before it is disconnected; default DEFAULT_MAX_WS_BUFFERED_BYTES. */
+  maxWsBufferedBytes?: number;
   /** Who may call /rpc and /rpc/ws (client-auth.ts); absent: anyone (auth off). */
   authorize?: ProxyAuthorizer;
   router: CallRouter;
@@ -90,8 +97,12 @@ export interface RpcProxyServerOptions {
 class PendingPost {
   aborted = false;
   refused = false;
-  /** The caller's credentials being checked (auth on), settled before the body is answered. */
-  authorized: Promise<void> | undefined;
+  /** The caller's credentials being checked (auth on), settled before the body is answered: its identity. */
+  authorized: Promise<string | undefined> | undefined;
+  /** Over its client's rate limit (known at the headers, auth off): the Retry-After seconds; else 0. */
+  retryAfter = 0;
+  /** The client's rate-limit key by address (read at the headers; a verified identity takes its place). */
+  addressKey = '';
   chunks: Buffer[] | null = null;
   size = 0;
 
@@ -108,6 +119,11 @@ class PendingPost {
       this.refused = true;
       this.chunks = null;
       this.server.refuseTooLarge(this);
+      return;
+    }
+    if (this.retryAfter > 0) {
+      // Refused whatever it holds: read to its end (the connection stays usable), never kept.
+      if (isLast) this.server.refuseRateLimited(this, this.retryAfter);
       return;
     }
     // uWS reuses the chunk's memory once this returns: copy it.
@@ -130,11 +146,18 @@ interface CallMetrics {
 interface SocketData {
   client: WsClient | null;
   closed: boolean;
+  /** The client's rate-limit key: its verified identity, else `addr:` its address. */
+  key: string;
 }
 
 export class RpcProxyServer {
   readonly maxBodyBytes: number;
   readonly maxBatchItems: number;
+  readonly maxWsBufferedBytes: number;
+  private readonly limiter: RateLimiter | undefined;
+  private readonly addressKeys = new ClientAddressKeys();
+  /** The 429 bodies by Retry-After seconds: a refusal builds nothing. */
+  private readonly rateLimitedBodies = new Map<number, Buffer>();
   private readonly app: uws.TemplatedApp;
   private readonly options: RpcProxyServerOptions;
   private readonly router: CallRouter;
@@ -154,6 +177,8 @@ export class RpcProxyServer {
     this.options = options;
     this.maxBodyBytes = options.maxBodyBytes;
     this.maxBatchItems = options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS;
+    this.maxWsBufferedBytes = options.maxWsBufferedBytes ?? DEFAULT_MAX_WS_BUFFERED_BYTES;
+    this.limiter = options.rateLimiter;
     this.router = options.router;
     this.hub = options.hub;
     this.metrics = options.metrics;
@@ -167,7 +192,8 @@ export class RpcProxyServer {
       .ws<SocketData>(RpcProxyPath.Ws, {
         compression: uws.DISABLED,
         maxPayloadLength: options.maxBodyBytes,
-        maxBackpressure: MAX_WS_BACKPRESSURE,
+        // sendWs disconnects first (counted, logged); uWS's own limit is the net under it.
+        maxBackpressure: this.maxWsBufferedBytes,
         closeOnBackpressureLimit: 1,
         idleTimeout: 120,
         sendPingsAutomatically: true,
@@ -202,6 +228,7 @@ export class RpcProxyServer {
           return;
         }
         this.listenSocket = socket;
+        this.limiter?.startSweeping();
         this.boundPort = uws.us_socket_local_port(socket as unknown as uws.us_socket);
         resolve(this.boundPort);
       });
@@ -231,6 +258,7 @@ export class RpcProxyServer {
   /** Calls answered or not: closes every WebSocket (1001) and connection. */
   close(): void {
     this.draining = true;
+    this.limiter?.stopSweeping();
     for (const ws of [...this.sockets]) ws.end(1001, 'rpc proxy shutting down');
     this.sockets.clear();
     if (this.listenSocket !== undefined) {
@@ -249,6 +277,11 @@ export class RpcProxyServer {
       return;
     }
     const pending = new PendingPost(this, res, started);
+    if (this.limiter !== undefined) {
+      pending.addressKey = this.addressKeys.of(res);
+      // Auth off: the address is the client, known now; auth on: its identity, once checked.
+      if (this.options.authorize === undefined) pending.retryAfter = this.limiter.take(pending.addressKey);
+    }
     // Headers are only readable now (uWS); the check runs while the body arrives.
     if (this.options.authorize !== undefined) {
       pending.authorized = this.options.authorize(credentialsOf(req));
@@ -276,6 +309,30 @@ export class RpcProxyServer {
     });
   }
 
+  /** @internal 429 with Retry-After and a -32093 body: the request is over its client's rate limit. */
+  refuseRateLimited(p: PendingPost, retryAfter: number): void {
+    this.metrics.rateLimited.labels('http').inc();
+    if (p.aborted) return;
+    const body = this.rateLimitedBody(retryAfter);
+    p.res.cork(() => {
+      p.res.writeStatus(statusLine(429)).writeHeader('Content-Type', JSON_TYPE).writeHeader('Retry-After', String(retryAfter)).end(body, this.draining);
+    });
+  }
+
+  private rateLimitedBody(retryAfter: number): Buffer {
+    let body = this.rateLimitedBodies.get(retryAfter);
+    if (body === undefined) {
+      body = this.rateLimitedReply(retryAfter, null);
+      if (this.rateLimitedBodies.size < 64) this.rateLimitedBodies.set(retryAfter, body);
+    }
+    return body;
+  }
+
+  private rateLimitedReply(retryAfter: number, id: Uint8Array | null): Buffer {
+    const message = `rate limit of ${this.limiter?.rps ?? 0} calls per second exceeded; the call was not sent`;
+    return errorReply(JsonRpcErrorCode.RateLimited, message, id, { retryAfter });
+  }
+
   /** @internal A complete POST body. */
   handlePost(p: PendingPost, body: Buffer): void {
     if (p.authorized !== undefined) {
@@ -283,9 +340,11 @@ export class RpcProxyServer {
       p.authorized = undefined;
       this.inflight++;
       check.then(
-        () => {
+        (identity) => {
           this.inflight--;
-          this.handlePost(p, body);
+          const retryAfter = this.limiter?.take(identity ?? p.addressKey) ?? 0;
+          if (retryAfter > 0) this.refuseRateLimited(p, retryAfter);
+          else this.handlePost(p, body);
         },
         (err: unknown) => {
           this.metrics.errors.labels(NO_ENDPOINT, 'none', ErrorKind.Unauthenticated).inc();
@@ -399,8 +458,9 @@ export class RpcProxyServer {
     const protocol = req.getHeader('sec-websocket-protocol');
     const extensions = req.getHeader('sec-websocket-extensions');
     const authorize = this.options.authorize;
+    const addressKey = this.addressKeys.of(res);
     if (authorize === undefined) {
-      res.upgrade<SocketData>({ client: null, closed: false }, key, protocol, extensions, context);
+      res.upgrade<SocketData>({ client: null, closed: false, key: addressKey }, key, protocol, extensions, context);
       return;
     }
     // The check is asynchronous: the upgrade happens later, if the socket is still there.
@@ -409,8 +469,8 @@ export class RpcProxyServer {
       aborted = true;
     });
     authorize(credentialsOf(req)).then(
-      () => {
-        if (!aborted) res.cork(() => res.upgrade<SocketData>({ client: null, closed: false }, key, protocol, extensions, context));
+      (identity) => {
+        if (!aborted) res.cork(() => res.upgrade<SocketData>({ client: null, closed: false, key: identity ?? addressKey }, key, protocol, extensions, context));
       },
       (err: unknown) => {
         this.metrics.errors.labels(NO_ENDPOINT, 'none', ErrorKind.Unauthenticated).inc();
@@ -423,9 +483,27 @@ export class RpcProxyServer {
     const data = ws.getUserData();
     this.sockets.add(ws);
     // Sends happen outside uWS's callbacks (upstream events, answers): corked, as uWS wants them.
-    data.client = this.hub.connect((bytes) => {
-      if (!data.closed) ws.cork(() => ws.send(bytes, false));
-    });
+    data.client = this.hub.connect((bytes) => this.sendWs(ws, bytes));
+  }
+
+  /**
+   * Sends to a WebSocket client unless it has left too much unread: a client with bytes still
+   * buffered that would hold more than maxWsBufferedBytes is disconnected (counted, logged), so
+   * clients that never read cannot pile the proxy's memory up. One message of any size is sent to
+   * a client with nothing buffered.
+   */
+  private sendWs(ws: uws.WebSocket<SocketData>, bytes: Uint8Array): void {
+    const data = ws.getUserData();
+    if (data.closed) return;
+    const buffered = ws.getBufferedAmount();
+    if (buffered > 0 && buffered + bytes.length > this.maxWsBufferedBytes) {
+      data.closed = true;
+      this.metrics.wsSlowClientsClosed.inc();
+      this.log?.warn({ client: data.key, bufferedBytes: buffered, maxWsBufferedBytes: this.maxWsBufferedBytes }, 'rpc proxy disconnected a WebSocket client that does not read its answers');
+      ws.close();
+      return;
+    }
+    ws.cork(() => ws.send(bytes, false));
   }
 
   private onWsClose(ws: uws.WebSocket<SocketData>): void {
@@ -442,7 +520,7 @@ export class RpcProxyServer {
     const started = performance.now();
     const bytes = Buffer.copyBytesFrom(new Uint8Array(message));
     const send = (reply: Buffer | null): void => {
-      if (reply !== null && !data.closed) ws.cork(() => ws.send(reply, false));
+      if (reply !== null) this.sendWs(ws, reply);
     };
     const fail = (err: unknown): void => send(this.internalError(err).body);
     let parsed;
@@ -450,6 +528,14 @@ export class RpcProxyServer {
       parsed = parseRequest(bytes, this.maxBatchItems);
     } catch (err) {
       fail(err);
+      return;
+    }
+    const retryAfter = this.limiter?.take(data.key) ?? 0;
+    if (retryAfter > 0) {
+      // Over the client's rate limit: nothing sent upstream; a call gets the error with its id.
+      this.metrics.rateLimited.labels('ws').inc();
+      if (parsed.kind === 'call' && !parsed.call.hasId) return;
+      send(this.rateLimitedReply(retryAfter, parsed.kind === 'call' ? parsed.call.id : null));
       return;
     }
     if (parsed.kind === 'reply') {

@@ -1,6 +1,7 @@
 import { serverTlsOf } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
+import { RateLimiter } from '../common/index.js';
 import { CallRouter } from './call-router.js';
 import { createProxyAuthorizer, proxyAuthIssues } from './client-auth.js';
 import { EndpointSet } from './endpoint-set.js';
@@ -155,6 +156,9 @@ export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions 
     tls,
     maxBodyBytes: config.max_body_bytes,
     maxBatchItems: config.max_batch_items,
+    // Per client, keyed as the quote service keys its clients; 0: no limit.
+    rateLimiter: config.rate_limit_rps > 0 ? new RateLimiter({ rps: config.rate_limit_rps }) : undefined,
+    maxWsBufferedBytes: config.max_ws_buffered_bytes,
     ...(authorize === undefined ? {} : { authorize }),
     router,
     hub: theHub,

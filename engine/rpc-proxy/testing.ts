@@ -4,7 +4,8 @@
  */
 import { once } from 'node:events';
 
-import { WebSocket } from 'ws';
+import { Agent, request } from 'undici';
+import { WebSocket, type ClientOptions } from 'ws';
 
 import { buildTransaction } from '../chain/index.js';
 import { loadConfig } from '../config/index.js';
@@ -78,6 +79,22 @@ export async function post(url: string, body: unknown, path = '/rpc'): Promise<H
   return { status: res.status, text, json };
 }
 
+/** Per local address, one keep-alive agent: calls from 127.0.0.2 are another client to the proxy's rate limit. */
+const agents = new Map<string, Agent>();
+
+/** POSTs `body` (JSON-encoded) from `localAddress` (a loopback address other than 127.0.0.1 is another client); the Retry-After header too. */
+export async function postFrom(url: string, body: unknown, localAddress: string, headers: Record<string, string> = {}): Promise<HttpAnswer & { retryAfter: string | null }> {
+  let agent = agents.get(localAddress);
+  if (agent === undefined) {
+    agent = new Agent({ localAddress });
+    agents.set(localAddress, agent);
+  }
+  const res = await request(`${url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), dispatcher: agent });
+  const text = await res.body.text();
+  const retryAfter = res.headers['retry-after'];
+  return { status: res.statusCode, text, json: text === '' ? undefined : JSON.parse(text), retryAfter: typeof retryAfter === 'string' ? retryAfter : null };
+}
+
 export async function getJson(url: string, path: string): Promise<{ status: number; json: any }> {
   const res = await fetch(`${url}${path}`);
   return { status: res.status, json: await res.json() };
@@ -121,8 +138,8 @@ export class WsProbe {
     });
   }
 
-  static async open(url: string): Promise<WsProbe> {
-    const socket = new WebSocket(url);
+  static async open(url: string, options?: ClientOptions): Promise<WsProbe> {
+    const socket = new WebSocket(url, options);
     const probe = new WsProbe(socket);
     await once(socket, 'open');
     return probe;

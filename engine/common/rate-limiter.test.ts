@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { RateLimiter } from './rate-limiter.js';
-import { FakeClock } from './testing.js';
+import { FakeClock } from '../quote/testing.js';
 
 describe('RateLimiter', () => {
   it('allows a burst of 2 × rps, then answers the seconds to wait', () => {
