@@ -14,7 +14,9 @@
  *   pool's accounts makes the scanner read and publish that pool again, under the signature of the
  *   transaction that wrote it (txn_signature); the writes that arrive in one turn of the event loop
  *   are coalesced into one refresh per pool and transaction. The stream's slots drive the scanner's
- *   slot clock and liveness (/health).
+ *   slot clock and liveness (/health). Each monitored pool is read once when the stream is live (at
+ *   its first slot, or the first after the pool joined), so every account of it is followed from
+ *   then on even if the pool account itself is never written.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -53,6 +55,8 @@ export class GeyserStateSource {
   /** Pools to refresh at the next turn: per pool, each writing transaction (by signature) with its slot. */
   private readonly pending = new Map<string, Map<string, PendingWrite>>();
   private flushScheduled = false;
+  /** Monitored pools read once through `track` (their accounts followed), or asked to be. */
+  private readonly primed = new Set<string>();
   private scanner: Scanner | undefined;
 
   constructor(options: GeyserStateSourceOptions) {
@@ -62,7 +66,7 @@ export class GeyserStateSource {
       accounts: options.pools,
       readAccounts: options.readAccounts,
       onUpdate: (u) => this.onUpdate(u),
-      onSlot: (slot) => this.scanner?.noteSlot(slot),
+      onSlot: (slot) => this.onSlot(slot),
       logger: options.logger.child({ component: 'geyser' }),
     });
     this.reader = new StreamedAccountReader(this.stream, options.fallback, options.pools);
@@ -72,6 +76,7 @@ export class GeyserStateSource {
   track(loader: PoolLoader): PoolLoader {
     return {
       load: async (addresses, options) => {
+        for (const address of addresses) this.primed.add(address);
         const results: PoolLoadResult[] = await loader.load(addresses, options);
         for (const r of results) {
           if (!r.ok || r.value.accounts === undefined) continue;
@@ -99,6 +104,22 @@ export class GeyserStateSource {
   /** Refreshes go to `scanner` from now on. */
   attach(scanner: Scanner): void {
     this.scanner = scanner;
+  }
+
+  /**
+   * A slot of the stream: the scanner's clock; and each monitored pool not read through the tracked
+   * loader yet (at start, or added since) is read once, so its vaults and tick or bin arrays are
+   * followed before any write of the pool account itself.
+   */
+  private onSlot(slot: bigint): void {
+    const scanner = this.scanner;
+    if (scanner === undefined) return;
+    scanner.noteSlot(slot);
+    for (const pool of scanner.pools) {
+      if (this.primed.has(pool)) continue;
+      this.primed.add(pool);
+      scanner.refresh(pool, slot);
+    }
   }
 
   private onUpdate(update: AccountUpdate): void {

@@ -99,6 +99,7 @@ export class GeyserAccountStream {
   private lastSlot = 0n;
   private healing: Promise<void> | undefined;
   private pingId = 0;
+  private filterWriteScheduled = false;
 
   constructor(options: GeyserStreamOptions) {
     this.options = options;
@@ -115,6 +116,11 @@ export class GeyserAccountStream {
     return this.call !== undefined;
   }
 
+  /** How many accounts the subscription follows (its `account` filter). */
+  get followedAccounts(): number {
+    return this.accounts.length;
+  }
+
   /** The held state of `address`, or undefined when none arrived yet. */
   get(address: string): StreamedAccount | undefined {
     return this.held.get(address);
@@ -127,10 +133,19 @@ export class GeyserAccountStream {
     this.open();
   }
 
-  /** Replaces the followed accounts (written on the open stream; Yellowstone replaces the filters). */
+  /**
+   * Replaces the followed accounts (written on the open stream; Yellowstone replaces the filters).
+   * The calls of one turn of the event loop go out as one request (a pool's first load follows its
+   * accounts one by one: one request each would queue dozens of growing filters on the stream).
+   */
   setAccounts(accounts: readonly string[]): void {
     this.accounts = [...accounts];
-    this.call?.write(this.request(undefined));
+    if (this.filterWriteScheduled) return;
+    this.filterWriteScheduled = true;
+    setImmediate(() => {
+      this.filterWriteScheduled = false;
+      this.call?.write(this.request(undefined));
+    });
   }
 
   /** Sends a ping; the pong is counted in stats.pongs. */

@@ -232,6 +232,11 @@ export class Scanner {
     return this.accountStream?.connected ?? this.stream.connected;
   }
 
+  /** The account stream pool state comes from (scanner.stateSource geyser); undefined otherwise. */
+  get geyserStream(): GeyserAccountStream | undefined {
+    return this.accountStream;
+  }
+
   /** Highest slot seen on the stream (0n before the first entry). */
   get streamSlot(): bigint {
     return this.lastSlot;

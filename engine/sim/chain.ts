@@ -837,6 +837,28 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.announceWrite(address, record, slot);
   }
 
+  /**
+   * Writes `record` (null: deletes) at `address` in the slot being built, as an account change no
+   * swap made (tests: a tick or bin array that changes without its pool account, as an out-of-range
+   * position's liquidity does). The account stream hears it at once (no signature); it commits, and
+   * reads and account subscribers see it, with that slot.
+   */
+  writeAccount(address: string, record: AccountRecord | null): void {
+    const b = (this.building ??= this.beginSlot());
+    b.state.set(address, record);
+    if (this.listeners.writes.size === 0) return;
+    const writes = new Map([[address, record]]);
+    for (const listener of [...this.listeners.writes]) this.call(() => listener(writes, b.slot, undefined));
+  }
+
+  /**
+   * Makes the next piece of the slot being built (a manual chain: tests that look inside a slot);
+   * true when it finished the slot.
+   */
+  advancePiece(): boolean {
+    return this.makePiece();
+  }
+
   /** Counts of generated transactions by kind. */
   flowCounts(): Readonly<TransactionFlow['counts']> {
     return { ...this.flow.counts };

@@ -62,6 +62,8 @@ export interface GeyserServerOptions {
 
 export interface GeyserServerStats {
   subscribers: number;
+  /** Accounts named by the filters of the open streams (each stream's filters counted apart). */
+  filteredAccounts: number;
   subscribersTotal: number;
   accountUpdatesSent: number;
   slotUpdatesSent: number;
@@ -142,7 +144,7 @@ export class GeyserServer {
   private reorderArmed = false;
   /** A committed slot whose writes reorderNext holds until the next commit. */
   private held: SlotInProgress | undefined;
-  private readonly counters: Omit<GeyserServerStats, 'subscribers'> = {
+  private readonly counters: Omit<GeyserServerStats, 'subscribers' | 'filteredAccounts'> = {
     subscribersTotal: 0,
     accountUpdatesSent: 0,
     slotUpdatesSent: 0,
@@ -235,7 +237,9 @@ export class GeyserServer {
   }
 
   stats(): GeyserServerStats {
-    return { subscribers: this.subscribers.size, ...this.counters };
+    let filteredAccounts = 0;
+    for (const sub of this.subscribers) for (const f of sub.filters) filteredAccounts += f.accounts.size;
+    return { subscribers: this.subscribers.size, filteredAccounts, ...this.counters };
   }
 
   private onWrites(writes: ReadonlyMap<string, AccountRecord | null>, slot: bigint, signature: Uint8Array | undefined): void {
