@@ -1,4 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+import { Ajv } from 'ajv';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -17,6 +20,7 @@ import { PARSE_WORKER, eventually, startEngineUnderSim, type EngineUnderSim } fr
  */
 
 const built = existsSync(PARSE_WORKER);
+const validateEvent = new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(resolve(import.meta.dirname, '../../schemas/pool-state-update-event.schema.json'), 'utf8')) as object);
 const ONE_SOL = 1_000_000_000n;
 
 interface QuoteBody {
@@ -95,6 +99,8 @@ describe.skipIf(!built)('the engine on the Geyser state source', () => {
     expect(chain.slot()).toBe(committed);
     expect(event.pool.address).toBe(before.pool);
     expect(BigInt(event.state.slot)).toBe(committed + 1n);
+    expect(BigInt(event.state.writeVersion!)).toBeGreaterThan(0n); // orders it within its slot, on the bus too
+    expect(validateEvent(event), JSON.stringify(validateEvent.errors)).toBe(true);
     const moved = await eventually(async () => {
       const q = await quote(e);
       return q.pool === before.pool && BigInt(q.outputAmount) > BigInt(before.outputAmount) ? q : undefined;
