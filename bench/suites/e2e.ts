@@ -64,7 +64,8 @@ export const e2eSuite: Suite = {
  * (txn_signature); the engine's events carry it, so a probe's publish is found by its signature on
  * both paths. Start, as on the block-entry path: the simulator emits the entry batch holding the
  * probe (its account writes were streamed a moment before, in the same piece); the stages read
- * transport = until the scanner has the account update, parse = 0, queue and read as above.
+ * transport = until the scanner has the account update, parse = the wait for the refresh (the
+ * writes of one event-loop turn are coalesced), queue, read (from the held accounts) and store as above.
  */
 async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'block-entries'): Promise<Figure> {
   const logger = createLogger({ name: 'bench-e2e', level: 'silent' });
