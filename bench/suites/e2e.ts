@@ -42,12 +42,6 @@ import type { Figure, Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
 
 const PROBES = Number(process.env.BENCH_E2E_PROBES ?? 400);
-/**
- * Probes of the Geyser rows: the simulator's Geyser server sends a slot's account writes when the
- * slot is committed (one 400 ms slot apart), so a probe takes a slot; 100 keep the suite within its
- * time limit.
- */
-const GEYSER_PROBES = Number(process.env.BENCH_E2E_GEYSER_PROBES ?? 100);
 const PROBE_GAP_MS = 15;
 
 function percentileOf(sorted: number[], p: number): number {
@@ -65,9 +59,13 @@ export const e2eSuite: Suite = {
 };
 
 /**
- * `geyser`: the engine on scanner.stateSource geyser. Its events carry no transaction signature, so a
- * probe's publish is the first publish of the probe's pool after the probe was sent (exact on the quiet
- * chain; under the flow another swap's state of the same pool may be taken for it).
+ * `geyser`: the engine on scanner.stateSource geyser. The simulator's Geyser server streams each
+ * transaction's account writes as the chain applies them, with the transaction's signature
+ * (txn_signature); the engine's events carry it, so a probe's publish is found by its signature on
+ * both paths. Start, as on the block-entry path: the simulator emits the entry batch holding the
+ * probe (its account writes were streamed a moment before, in the same piece); the stages read
+ * transport = until the scanner has the account update, parse = the wait for the refresh (the
+ * writes of one event-loop turn are coalesced), queue, read (from the held accounts) and store as above.
  */
 async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'block-entries'): Promise<Figure> {
   const logger = createLogger({ name: 'bench-e2e', level: 'silent' });
@@ -104,10 +102,7 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
     const stateBehind = BigInt(event.state.slot) < engine.scanner.streamSlot;
     if (!published.has(event.transaction.signature)) published.set(event.transaction.signature, { ...t, stateBehind });
     waiting.get(event.transaction.signature)?.();
-    const byPool = waitingPool.get(event.pool.address);
-    if (byPool !== undefined && perfToNs(t.publishedAt) > byPool.afterNs) byPool.done({ ...t, stateBehind });
   });
-  const waitingPool = new Map<string, { afterNs: bigint; done: (t: PublishTiming & { stateBehind: boolean }) => void }>();
   const waiting = new Map<string, () => void>();
   const stages = { transport: new LatencyRecorder(), parse: new LatencyRecorder(), queue: new LatencyRecorder(), read: new LatencyRecorder(), store: new LatencyRecorder() };
   const e2e = new LatencyRecorder();
@@ -125,17 +120,10 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   await new Promise((r) => setTimeout(r, 2_000)); // warm-up: stream connected, first refresh done
   let lost = 0;
   let refused = 0;
-  const probes = source === 'geyser' ? GEYSER_PROBES : PROBES;
-  for (let i = 0; i < probes; i++) {
+  for (let i = 0; i < PROBES; i++) {
     const { address, dex } = pools[i % pools.length]!;
     let sent: { signature: string; emittedNs: bigint };
     let seen: Promise<boolean>;
-    let byPool: PublishTiming & { stateBehind: boolean } | undefined;
-    const sentAfterNs = process.hrtime.bigint();
-    const poolSeen = source !== 'geyser' ? undefined : new Promise<boolean>((r) => {
-      waitingPool.set(address, { afterNs: sentAfterNs, done: (t) => { byPool = t; r(true); } });
-      setTimeout(() => r(false), 3_000);
-    });
     try {
       // The signature is known only once sent; catch a publish that beats the reply.
       const ready = sim.swap(address, i % 2 === 0, 10_000_000n);
@@ -144,8 +132,7 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
       refused++; // preflight refused it (e.g. the pool cannot pay that much right now)
       continue;
     }
-    if (poolSeen !== undefined) seen = poolSeen;
-    else if (published.has(sent.signature)) seen = Promise.resolve(true);
+    if (published.has(sent.signature)) seen = Promise.resolve(true);
     else {
       seen = Promise.race([
         new Promise<boolean>((r) => waiting.set(sent.signature, () => r(true))),
@@ -155,7 +142,7 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
     if (!(await seen)) {
       lost++;
     } else {
-      const t = byPool ?? published.get(sent.signature)!;
+      const t = published.get(sent.signature)!;
       const ms = Number(perfToNs(t.publishedAt) - sent.emittedNs) / 1e6;
       e2e.recordNs(ms * 1e6);
       stages.transport.recordNs(Number(perfToNs(t.receivedAt) - sent.emittedNs));
@@ -167,7 +154,6 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
       byDex.set(dex, [...(byDex.get(dex) ?? []), ms]);
     }
     waiting.delete(sent.signature);
-    waitingPool.delete(address);
     published.delete(sent.signature);
     // The floor: one read of this pool's account, under the same load; then the reference read of
     // all its swap accounts.

@@ -119,6 +119,39 @@ describe('tidepool market-scanner', () => {
     }
   });
 
+  it('in blockstream mode on scanner.stateSource geyser publishes a large swap from the account stream, under its signature', async () => {
+    const prefix = `${uniqueName('MSG')}_`;
+    prefixes.push(prefix);
+    const pool = sim.chain.pools().find((p) => p.dex === 'dexa_amm' && p.transferFees === undefined)!;
+    // The block-entry stream points at a closed port: only the account stream can bring the swap.
+    const flags = { accounts: pool.address, 'state-source': 'geyser', 'geyser-url': `http://${endpoints.geyser}`, 'blockstream-port': '1' };
+    const app = await createMarketScannerApp(settings('blockstream', prefix, flags), { logger, accounts: [pool.address], parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
+    try {
+      await app.start();
+      const geyser = sim.servers.geyser;
+      await eventually(() => (geyser.stats().subscribers > 0 ? true : undefined), 10_000, 'the Geyser subscription');
+      const jsm = await nc.jetstreamManager();
+      await eventually(() => jsm.streams.info(`${prefix}MARKET_EVENTS`).catch(() => undefined), 10_000, 'the market events stream');
+      openPriceGap(sim.chain, { pool: pool.address, gapBps: 5 });
+      sim.chain.advanceSlot();
+      await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
+      const gap = openPriceGap(sim.chain, { pool: pool.address, gapBps: 50, direction: 'down' });
+      sim.chain.advanceSlot();
+      const swaps = await eventually(() => marketEvents(prefix, 'large_swap'), 10_000, 'a large_swap');
+      expect(swaps[0]).toMatchObject({ type: 'large_swap', protocol: 'dexa_amm', poolAddress: pool.address });
+      expect(swaps[0]!.data['signature']).toBe(gap.signature);
+    } finally {
+      await app.close();
+      await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
+    }
+  });
+
+  it('refuses scanner.stateSource geyser outside blockstream mode', async () => {
+    const flags = { 'state-source': 'geyser', 'geyser-url': `http://${endpoints.geyser}` };
+    await expect(createMarketScannerApp(settings('rpc-polling', 'X_', flags), { logger, accounts: ['11111111111111111111111111111111'] })).rejects.toSatisfy((e: unknown) => isTpError(e, ErrorCode.ConfigInvalid));
+    await expect(createMarketScannerApp(settings('websocket', 'X_', flags), { logger, accounts: ['11111111111111111111111111111111'] })).rejects.toSatisfy((e: unknown) => isTpError(e, ErrorCode.ConfigInvalid));
+  });
+
   it('leaves the pool state out of pool_update with --event-state false', async () => {
     const prefix = `${uniqueName('MS')}_`;
     prefixes.push(prefix);

@@ -3,7 +3,9 @@
  * MARKET_EVENTS stream, from the pool-state scanner's own pipeline.
  *
  *   mode blockstream:  block stream ─▶ parse workers ─▶ account reads ─▶ decode ─▶ MarketDataSink
- *                      (createScannerService: the pool-state scanner with another sink; no second parser)
+ *                      (createScannerService: the pool-state scanner with another sink; no second parser);
+ *                      with scanner.stateSource geyser, the pool-state scanner's account stream instead
+ *                      (scanner.geyserUrl). The other modes refuse scanner.stateSource geyser.
  *   mode rpc-polling:  every pollIntervalMs, getMultipleAccounts of the accounts (RpcPoolLoader) ─▶ the
  *                      pools whose account data changed ─▶ MarketDataSink
  *   mode websocket:    one PubSub WebSocket (market.wsUrl), accountSubscribe per account ─▶ each
@@ -37,7 +39,7 @@ import { openKeySpace, redisSchema, type KeySpace } from '../state/index.js';
 import { pubsubUrlOf } from '../rpc-proxy/index.js';
 import { scannerSchema } from '../scanner/index.js';
 import { epochSourceOf } from './quote-fallbacks.js';
-import { createAccountReads, createPoolLoader, createScannerService, type ScannerService } from './scanner-service.js';
+import { createAccountReads, createPoolLoader, createScannerService, createStateSource, type ScannerService } from './scanner-service.js';
 import { ServiceHost } from './service-host.js';
 
 export const MarketScannerMode = { Blockstream: 'blockstream', Websocket: 'websocket', RpcPolling: 'rpc-polling' } as const;
@@ -88,6 +90,10 @@ export interface MarketScannerAppOptions {
 
 /** Throws TP_ERR_CONFIG_INVALID for a setting the market scanner cannot run with. */
 export function checkMarketScannerConfig(config: MarketScannerConfig, accounts: readonly string[]): void {
+  // The account stream replaces the pool-state scanner's RPC re-reads: the blockstream mode's pipeline.
+  if (config['scanner.stateSource'] === 'geyser' && config['market.mode'] !== MarketScannerMode.Blockstream) {
+    throw new TpError(ErrorCode.ConfigInvalid, `scanner.stateSource geyser needs market.mode blockstream (the pool-state scanner's pipeline); market.mode ${config['market.mode']} reads pools its own way`, { context: { setting: 'scanner.stateSource' } });
+  }
   if (config['market.mode'] === MarketScannerMode.Websocket) {
     const ws = marketWsUrl(config);
     if (!/^wss?:\/\/[^/]/.test(ws)) throw new TpError(ErrorCode.ConfigInvalid, `market.wsUrl: ${ws} is not a ws:// or wss:// URL`, { context: { setting: 'market.wsUrl' } });
@@ -159,7 +165,11 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
       const eventState = withState ? new EventStateWriter({ snapshotIntervalMs: config['market.stateSnapshotInterval'], arraysEachSide: DEFAULT_ARRAYS_EACH_SIDE }) : undefined;
       const sink = new MarketDataSink(published, { largeSwapBps: config['market.largeSwapBps'], liquidityChangeBps: config['market.liquidityChangeBps'] }, Date.now, eventState);
       const loaderOptions = { keepAccounts: withState };
-      const loader = createPoolLoader(config, reads.fetcher, epochs?.epochs, loaderOptions);
+      // scanner.stateSource geyser (blockstream mode only, checkMarketScannerConfig): the scanner's pool
+      // state from the account stream, read through its reader, as the pool-state scanner does.
+      const stateSource = createStateSource(config, options.accounts, reads.fetcher, log.child({ component: 'market-scanner' }));
+      host.onClose('state source', () => stateSource.close());
+      const loader = createPoolLoader(config, stateSource.reader, epochs?.epochs, { keepAccounts: withState || stateSource.geyser !== undefined });
       const service =
         mode === MarketScannerMode.Blockstream
           ? createScannerService({
@@ -169,6 +179,7 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
               fetcher: reads.fetcher,
               pools: options.accounts,
               metricsPort: config['metrics.prometheusPort'],
+              ...(stateSource.geyser === undefined ? {} : { geyser: stateSource.geyser }),
               configView: () => redactedValues(marketScannerSchema, loaded),
               busStatus: () => bus.status,
               logger: log.child({ component: 'market-scanner' }),

@@ -17,6 +17,7 @@ export function poolStateOfLoaded(loaded: LoadedPool): PoolStateUpdate {
     reserveA: reserves[0],
     reserveB: reserves[1],
     slot: loaded.slot,
+    ...(loaded.writeVersion !== undefined ? { writeVersion: loaded.writeVersion } : {}),
     pool,
     ...(loaded.context !== undefined ? { context: loaded.context } : {}),
     ...(loaded.transferFees !== undefined ? { transferFees: loaded.transferFees } : {}),

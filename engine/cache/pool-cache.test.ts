@@ -56,6 +56,19 @@ describe('PoolCache slot rule (spec 02 cache entry state table)', () => {
     expect(cache.stats()).toMatchObject({ ignoredEqualSlot: 1, ignoredOlderSlot: 0 });
   });
 
+  it('replaces an equal-slot entry with a later account-stream write of that slot, never an earlier one', () => {
+    const { cache } = cacheWith();
+    cache.upsert(update('P1', 10n, { writeVersion: 5n }));
+    expect(cache.upsert(update('P1', 10n, { reserveA: 5n, writeVersion: 7n }))).toBe(UpsertOutcome.Replaced);
+    expect(cache.get('P1')!.reserveA).toBe(5n);
+    expect(cache.upsert(update('P1', 10n, { reserveA: 6n, writeVersion: 6n }))).toBe(UpsertOutcome.IgnoredEqualSlot);
+    expect(cache.upsert(update('P1', 10n, { reserveA: 6n }))).toBe(UpsertOutcome.IgnoredEqualSlot);
+    expect(cache.get('P1')!.reserveA).toBe(5n);
+    // A state read over RPC (no write version) is its slot's end: no write of that slot replaces it.
+    cache.upsert(update('P2', 10n));
+    expect(cache.upsert(update('P2', 10n, { reserveA: 5n, writeVersion: 9n }))).toBe(UpsertOutcome.IgnoredEqualSlot);
+  });
+
   it('ignores an update whose slot is lower, and counts it as stale', () => {
     const { cache, advance } = cacheWith();
     cache.upsert(update('P1', 10n));

@@ -57,6 +57,8 @@ export class PoolCache {
   private readonly reserveA: BigUint64Array;
   private readonly reserveB: BigUint64Array;
   private readonly slot: BigUint64Array;
+  /** Write version of the stored state within its slot; 0 when unknown (an RPC read: its slot's end). */
+  private readonly writeVersion: BigUint64Array;
   /** Unix ms (cache clock) when the entry was stored. */
   private readonly lastUpdated: Float64Array;
   private readonly feeNumerator: BigUint64Array;
@@ -138,6 +140,7 @@ export class PoolCache {
     this.reserveA = new BigUint64Array(max);
     this.reserveB = new BigUint64Array(max);
     this.slot = new BigUint64Array(max);
+    this.writeVersion = new BigUint64Array(max);
     this.lastUpdated = new Float64Array(max);
     this.firstSeen = new Float64Array(max);
     this.rateBounds = new Float64Array(2 * max).fill(Infinity);
@@ -165,7 +168,8 @@ export class PoolCache {
 
   /**
    * Stores `update` under the slot rule (spec 02): absent → inserted; newer slot → replaced; equal
-   * slot → ignored silently; lower slot → ignored and counted (the caller logs it as stale). Past
+   * slot → ignored silently, unless both carry an account-stream write version and the update's is
+   * higher (a later write of the same slot: replaced); lower slot → ignored and counted (the caller logs it as stale). Past
    * `maxPoolCount`, the least recently updated entry is evicted first and counted.
    * Throws TpError(InvalidAmount) for a reserve, slot or fee outside u64 and TpError(AccountInvalid)
    * for an unknown DEX, leaving the cache unchanged.
@@ -184,6 +188,7 @@ export class PoolCache {
     checkU64(update.reserveA, 'reserveA', update.address);
     checkU64(update.reserveB, 'reserveB', update.address);
     checkU64(update.slot, 'slot', update.address);
+    if (update.writeVersion !== undefined) checkU64(update.writeVersion, 'writeVersion', update.address);
     if (update.feeNumerator !== undefined) checkU64(update.feeNumerator, 'feeNumerator', update.address);
     if (update.feeDenominator !== undefined) checkU64(update.feeDenominator, 'feeDenominator', update.address);
 
@@ -191,8 +196,11 @@ export class PoolCache {
     let outcome: UpsertOutcome;
     if (id !== NO_ID) {
       const stored = this.slot[id]!;
-      // slot rule: equal slots are ignored silently; lower slots are ignored and counted.
-      if (update.slot === stored && !overwriteEqualSlot) {
+      // slot rule: equal slots are ignored silently (unless a newer write version of the slot, from
+      // the account stream, comes over a stored one that has one); lower slots are ignored and counted.
+      const storedVersion = this.writeVersion[id]!;
+      const newerWrite = update.writeVersion !== undefined && storedVersion !== 0n && update.writeVersion > storedVersion;
+      if (update.slot === stored && !overwriteEqualSlot && !newerWrite) {
         this.ignoredEqualSlot++;
         return UpsertOutcome.IgnoredEqualSlot;
       }
@@ -225,6 +233,7 @@ export class PoolCache {
     this.reserveA[id] = update.reserveA;
     this.reserveB[id] = update.reserveB;
     this.slot[id] = update.slot;
+    this.writeVersion[id] = update.writeVersion ?? 0n;
     const now = this.now();
     this.lastUpdated[id] = now;
     if (outcome === UpsertOutcome.Inserted) this.firstSeen[id] = now;

@@ -10,7 +10,7 @@ export const UpsertOutcome = {
   Inserted: 'inserted',
   /** present, new slot > stored slot: entry replaced. */
   Replaced: 'replaced',
-  /** present, new slot = stored slot: ignored silently. */
+  /** present, new slot = stored slot (and no newer write version): ignored silently. */
   IgnoredEqualSlot: 'ignored_equal_slot',
   /** present, new slot < stored slot: ignored, counted; the caller logs it as stale. */
   IgnoredOlderSlot: 'ignored_older_slot',
@@ -26,6 +26,13 @@ export interface PoolStateUpdate {
   reserveA: bigint;
   reserveB: bigint;
   slot: bigint;
+  /**
+   * The account stream's write version of the newest write this state includes, within `slot`
+   * (scanner.stateSource geyser). At an equal slot, an update with a higher write version than the
+   * stored one replaces it; a state without one (an RPC read: the end of its slot) is never replaced
+   * by one of the same slot.
+   */
+  writeVersion?: bigint;
   /**
    * Optional in the event. When absent, taken from `pool` when it carries a fee (AMM numerator /
    * denominator; concentrated pools feeRate / 1,000,000), else 0 / 0 meaning "unknown: the swap

@@ -25,6 +25,12 @@ export interface LoadedPool {
    * of that and its vaults' slots (its reserves are the vaults').
    */
   slot: bigint;
+  /**
+   * With an account-stream source (scanner.stateSource geyser): the write version of the newest
+   * write the state includes, within `slot` (which is then the newest slot of the pool's accounts'
+   * writes). Orders two states of one slot; undefined for a state read over RPC.
+   */
+  writeVersion?: bigint;
   /** The raw pool account data (for the event's optional `state.rawData`). */
   data: Uint8Array;
   /**

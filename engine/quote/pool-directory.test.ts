@@ -57,6 +57,16 @@ describe('PoolUpdateHandler', () => {
     expect(h.handleMessage(event({ rawData: 12 }))).toBe('parse_error');
     expect(h.handleMessage(event({}))).toBe('inserted');
     expect(h.handleMessage(event({ slot: '4' }))).toBe('ignored_older_slot');
+    expect(h.handleMessage(event({ writeVersion: 'x' }))).toBe('parse_error');
+  });
+
+  it('orders two states of one slot by their account-stream write version', () => {
+    const cache = new PoolCache();
+    const h = new PoolUpdateHandler({ cache, directory: new PoolDirectory(), metrics: createQuoteMetrics() });
+    expect(h.handleMessage(event({ writeVersion: '10' }))).toBe('inserted');
+    expect(h.handleMessage(event({ writeVersion: '12', reserveA: '7' }))).toBe('replaced');
+    expect(h.handleMessage(event({ writeVersion: '11', reserveA: '8' }))).toBe('ignored_equal_slot');
+    expect(cache.get(identity(0).address)!.reserveA).toBe(7n);
   });
 
   it('with the cache disabled, only feeds the directory', () => {

@@ -148,6 +148,8 @@ export class PoolUpdateHandler {
       reserveB: u64(state.reserveB, 'state.reserveB')!,
       slot: u64(state.slot, 'state.slot')!,
     };
+    const writeVersion = u64(state.writeVersion, 'state.writeVersion', true);
+    if (writeVersion !== undefined) update.writeVersion = writeVersion;
     const feeNumerator = u64(state.feeNumerator, 'state.feeNumerator', true);
     const feeDenominator = u64(state.feeDenominator, 'state.feeDenominator', true);
     if (feeNumerator !== undefined && feeDenominator !== undefined) {

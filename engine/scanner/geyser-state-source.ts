@@ -6,12 +6,20 @@
  *   (first read of an account over RPC, then followed on the stream), so decoding, the event and the
  *   sink (the pool cache, or the bus) are the block-entry path's, unchanged.
  * - `track(loader)` wraps the loader to learn which accounts (pool, vaults, tick or bin arrays) each
- *   pool was read from.
+ *   pool was read from, and stamps each loaded state with the version of the newest write it
+ *   includes: `slot` = the newest slot among its accounts' held writes, `writeVersion` = the highest
+ *   write version within that slot. So a tick or bin array written without its pool account moves
+ *   the state forward (the cache and the scanner order states by slot, then write version).
  * - `attach(scanner)`: an applied write (slot/write-version rule of GeyserAccountStream) of any of a
- *   pool's accounts makes the scanner read and publish that pool again; the writes of one slot that
- *   arrive together are coalesced into one refresh per pool. The stream's slots drive the scanner's
- *   slot clock and liveness (/health).
+ *   pool's accounts makes the scanner read and publish that pool again, under the signature of the
+ *   transaction that wrote it (txn_signature); the writes that arrive in one turn of the event loop
+ *   are coalesced into one refresh per pool and transaction. The stream's slots drive the scanner's
+ *   slot clock and liveness (/health). Each monitored pool is read once when the stream is live (at
+ *   its first slot, or the first after the pool joined), so every account of it is followed from
+ *   then on even if the pool account itself is never written.
  */
+import { performance } from 'node:perf_hooks';
+
 import type { Logger } from '../obs/index.js';
 import type { PoolLoader, PoolLoadResult } from '../pools/index.js';
 import type { AccountReader, MultipleAccountsResult } from '../rpc/index.js';
@@ -31,14 +39,24 @@ export interface GeyserStateSourceOptions {
   logger: Logger;
 }
 
+/** One transaction's write of a pool's account, waiting for the refresh. */
+interface PendingWrite {
+  slot: bigint;
+  /** 64 bytes; undefined when the stream did not name the transaction (or an RPC heal). */
+  signature: Uint8Array | undefined;
+  receivedAt: number;
+}
+
 export class GeyserStateSource {
   readonly stream: GeyserAccountStream;
   readonly reader: StreamedAccountReader;
   /** Pools read from each followed account. */
   private readonly poolsOf = new Map<string, Set<string>>();
-  /** Pools to refresh at the next turn, with the newest slot written. */
-  private readonly pending = new Map<string, bigint>();
+  /** Pools to refresh at the next turn: per pool, each writing transaction (by signature) with its slot. */
+  private readonly pending = new Map<string, Map<string, PendingWrite>>();
   private flushScheduled = false;
+  /** Monitored pools read once through `track` (their accounts followed), or asked to be. */
+  private readonly primed = new Set<string>();
   private scanner: Scanner | undefined;
 
   constructor(options: GeyserStateSourceOptions) {
@@ -48,7 +66,7 @@ export class GeyserStateSource {
       accounts: options.pools,
       readAccounts: options.readAccounts,
       onUpdate: (u) => this.onUpdate(u),
-      onSlot: (slot) => this.scanner?.noteSlot(slot),
+      onSlot: (slot) => this.onSlot(slot),
       logger: options.logger.child({ component: 'geyser' }),
     });
     this.reader = new StreamedAccountReader(this.stream, options.fallback, options.pools);
@@ -58,14 +76,25 @@ export class GeyserStateSource {
   track(loader: PoolLoader): PoolLoader {
     return {
       load: async (addresses, options) => {
+        for (const address of addresses) this.primed.add(address);
         const results: PoolLoadResult[] = await loader.load(addresses, options);
         for (const r of results) {
           if (!r.ok || r.value.accounts === undefined) continue;
+          let slot = r.value.slot;
+          let writeVersion = 0n;
           for (const account of r.value.accounts.keys()) {
             let pools = this.poolsOf.get(account);
             if (pools === undefined) this.poolsOf.set(account, (pools = new Set()));
             pools.add(r.value.address);
+            const held = this.stream.get(account);
+            if (held === undefined || held.slot < slot) continue;
+            if (held.slot > slot) {
+              slot = held.slot;
+              writeVersion = held.writeVersion;
+            } else if (held.writeVersion > writeVersion) writeVersion = held.writeVersion;
           }
+          r.value.slot = slot;
+          if (writeVersion > 0n) r.value.writeVersion = writeVersion;
         }
         return results;
       },
@@ -77,12 +106,33 @@ export class GeyserStateSource {
     this.scanner = scanner;
   }
 
+  /**
+   * A slot of the stream: the scanner's clock; and each monitored pool not read through the tracked
+   * loader yet (at start, or added since) is read once, so its vaults and tick or bin arrays are
+   * followed before any write of the pool account itself.
+   */
+  private onSlot(slot: bigint): void {
+    const scanner = this.scanner;
+    if (scanner === undefined) return;
+    scanner.noteSlot(slot);
+    for (const pool of scanner.pools) {
+      if (this.primed.has(pool)) continue;
+      this.primed.add(pool);
+      scanner.refresh(pool, slot);
+    }
+  }
+
   private onUpdate(update: AccountUpdate): void {
     const pools = this.poolsOf.get(update.address);
     if (pools === undefined) return;
+    const key = update.signature === undefined ? '' : Buffer.from(update.signature.buffer, update.signature.byteOffset, 64).toString('latin1');
+    const receivedAt = performance.now();
     for (const pool of pools) {
-      const have = this.pending.get(pool);
-      if (have === undefined || update.slot > have) this.pending.set(pool, update.slot);
+      let writes = this.pending.get(pool);
+      if (writes === undefined) this.pending.set(pool, (writes = new Map()));
+      const have = writes.get(key);
+      if (have === undefined) writes.set(key, { slot: update.slot, signature: update.signature, receivedAt });
+      else if (update.slot > have.slot) have.slot = update.slot;
     }
     if (this.flushScheduled) return;
     this.flushScheduled = true;
@@ -92,7 +142,10 @@ export class GeyserStateSource {
   private flush(): void {
     this.flushScheduled = false;
     const monitored = new Set(this.scanner?.pools ?? []);
-    for (const [pool, slot] of this.pending) if (monitored.has(pool)) this.scanner!.refresh(pool, slot);
+    for (const [pool, writes] of this.pending) {
+      if (!monitored.has(pool)) continue;
+      for (const w of writes.values()) this.scanner!.refresh(pool, w.slot, w.signature, w.receivedAt);
+    }
     this.pending.clear();
   }
 }

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { base58 } from '../chain/index.js';
 import type { AccountData, MultipleAccountsResult } from '../rpc/index.js';
 import type { SimChain } from '../sim/chain.js';
 import { GeyserServer } from '../sim/stream/geyser-server.js';
-import { poolStateAddresses, testChain } from '../sim/testing/chain-fixtures.js';
+import { poolStateAddresses, swapTransaction, testChain, trader } from '../sim/testing/chain-fixtures.js';
 import { GeyserAccountStream, type AccountUpdate } from './geyser-stream.js';
 
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -94,6 +95,29 @@ describe('GeyserAccountStream against the simulator', () => {
       expect(a.slot < b.slot || (a.slot === b.slot && a.writeVersion < b.writeVersion)).toBe(true);
     }
     expect(r.stream.stats.staleUpdates).toBe(0);
+    expect(heldEqualsChain(r)).toBe(true);
+  });
+
+  it("streams a transaction's writes before its slot commits, under the transaction's signature", async () => {
+    const r = await rig();
+    await subscribed(r);
+    const committed = r.chain.slot();
+    const info = r.chain.poolInfo(r.chain.pools()[0]!.address)!;
+    const signature = r.chain.sendTransaction(swapTransaction(r.chain, trader(r.chain), info, { aToB: true, exactIn: true, amount: 1_000_000n, threshold: 0n }));
+    r.chain.advancePiece(); // the first piece of the next slot runs the swap; the slot is not done
+    const named = (u: AccountUpdate): boolean => u.signature !== undefined && base58.encode(u.signature) === signature;
+    await until(() => r.updates.some(named), "the swap's writes");
+    expect(r.chain.slot()).toBe(committed);
+    expect(r.stream.slot).toBe(committed); // no slot update yet: the writes came first
+    const swapWrites = r.updates.filter(named);
+    expect(swapWrites.every((u) => u.slot === committed + 1n && u.source === 'stream')).toBe(true);
+    expect(swapWrites.map((u) => u.address)).toEqual(expect.arrayContaining(poolStateAddresses(info)));
+    // Every streamed write of a transaction names it (the generated flow's too), in rising write versions.
+    const streamed = r.updates.filter((u) => u.source === 'stream');
+    expect(streamed.every((u) => u.signature?.length === 64)).toBe(true);
+    for (let i = 1; i < streamed.length; i++) expect(streamed[i]!.writeVersion).toBeGreaterThan(streamed[i - 1]!.writeVersion);
+    const last = r.chain.advanceSlot();
+    await until(() => r.stream.slot >= last, 'the slot commit');
     expect(heldEqualsChain(r)).toBe(true);
   });
 

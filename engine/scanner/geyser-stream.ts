@@ -16,7 +16,8 @@
  * with one getMultipleAccounts (`readAccounts`, up to 100 keys per call) and applied by the rule.
  *
  * Every applied change is reported to `onUpdate` (address, slot, write version, from RPC or the
- * stream): the scanner's pool-update path takes it from there.
+ * stream, and the writing transaction's signature when the stream names it: txn_signature): the
+ * scanner's pool-update path takes it from there.
  */
 import * as grpc from '@grpc/grpc-js';
 
@@ -39,6 +40,8 @@ export interface AccountUpdate {
   slot: bigint;
   writeVersion: bigint;
   source: 'stream' | 'rpc';
+  /** The writing transaction's signature (64 bytes), when the stream names it (txn_signature). */
+  signature?: Uint8Array;
 }
 
 export interface GeyserStreamOptions {
@@ -78,7 +81,7 @@ const MAX_KEYS_PER_READ = 100;
 
 interface UpdateWire {
   update_oneof?: string;
-  account?: { slot: string; account: { pubkey: Buffer; lamports: string; owner: Buffer; executable: boolean; data: Buffer; write_version: string } };
+  account?: { slot: string; account: { pubkey: Buffer; lamports: string; owner: Buffer; executable: boolean; data: Buffer; write_version: string; txn_signature?: Buffer | null } };
   slot?: { slot: string; parent?: string | null };
   pong?: { id: number };
 }
@@ -96,6 +99,7 @@ export class GeyserAccountStream {
   private lastSlot = 0n;
   private healing: Promise<void> | undefined;
   private pingId = 0;
+  private filterWriteScheduled = false;
 
   constructor(options: GeyserStreamOptions) {
     this.options = options;
@@ -112,6 +116,11 @@ export class GeyserAccountStream {
     return this.call !== undefined;
   }
 
+  /** How many accounts the subscription follows (its `account` filter). */
+  get followedAccounts(): number {
+    return this.accounts.length;
+  }
+
   /** The held state of `address`, or undefined when none arrived yet. */
   get(address: string): StreamedAccount | undefined {
     return this.held.get(address);
@@ -124,10 +133,19 @@ export class GeyserAccountStream {
     this.open();
   }
 
-  /** Replaces the followed accounts (written on the open stream; Yellowstone replaces the filters). */
+  /**
+   * Replaces the followed accounts (written on the open stream; Yellowstone replaces the filters).
+   * The calls of one turn of the event loop go out as one request (a pool's first load follows its
+   * accounts one by one: one request each would queue dozens of growing filters on the stream).
+   */
   setAccounts(accounts: readonly string[]): void {
     this.accounts = [...accounts];
-    this.call?.write(this.request(undefined));
+    if (this.filterWriteScheduled) return;
+    this.filterWriteScheduled = true;
+    setImmediate(() => {
+      this.filterWriteScheduled = false;
+      this.call?.write(this.request(undefined));
+    });
   }
 
   /** Sends a ping; the pong is counted in stats.pongs. */
@@ -233,7 +251,9 @@ export class GeyserAccountStream {
         lamports === 0n && info.data.length === 0
           ? null
           : { data: new Uint8Array(info.data), owner: base58.encode(info.owner), lamports, executable: info.executable, slot: BigInt(u.account.slot) };
-      this.apply({ address: base58.encode(info.pubkey), account, slot: BigInt(u.account.slot), writeVersion: BigInt(info.write_version), source: 'stream' });
+      const update: AccountUpdate = { address: base58.encode(info.pubkey), account, slot: BigInt(u.account.slot), writeVersion: BigInt(info.write_version), source: 'stream' };
+      if (info.txn_signature !== undefined && info.txn_signature !== null && info.txn_signature.length === 64) update.signature = new Uint8Array(info.txn_signature);
+      this.apply(update);
     } else if (u.update_oneof === 'slot' && u.slot !== undefined) {
       const slot = BigInt(u.slot.slot);
       const parent = u.slot.parent === undefined || u.slot.parent === null ? undefined : BigInt(u.slot.parent);

@@ -18,6 +18,11 @@ export interface PoolStateUpdateEvent {
   pool: { address: string; dex: Dex; tokenA: string; tokenB: string };
   state: {
     slot: string;
+    /**
+     * The account stream's write version of the newest write the state includes, within `slot`
+     * (scanner.stateSource geyser only): consumers order two states of one slot by it.
+     */
+    writeVersion?: string;
     reserveA: string;
     reserveB: string;
     feeNumerator?: string;
@@ -63,6 +68,7 @@ export function buildPoolStateUpdateEvent(input: EventInput): PoolStateUpdateEve
     reserveA: input.reserves[0].toString(),
     reserveB: input.reserves[1].toString(),
   };
+  if (loaded.writeVersion !== undefined) state.writeVersion = loaded.writeVersion.toString();
   const fee = feeOf(pool);
   if (fee !== undefined) {
     state.feeNumerator = fee[0].toString();

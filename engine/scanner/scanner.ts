@@ -162,8 +162,8 @@ export class Scanner {
   /** Pool addresses by key-table version (pool id = index). */
   private readonly keyVersions = new Map<number, readonly string[]>();
   private currentPools: readonly string[] = [];
-  /** Highest published slot per pool. */
-  private readonly publishedSlot = new Map<string, bigint>();
+  /** Newest published state per pool: its slot and (account stream) write version within it. */
+  private readonly publishedSlot = new Map<string, { slot: bigint; writeVersion: bigint | undefined }>();
   /** Pools to re-read once the stream passes `afterSlot`. */
   private readonly settles = new Map<string, { afterSlot: bigint; update: PendingUpdate }>();
   private readonly publishedListeners: PublishedListener[] = [];
@@ -230,6 +230,11 @@ export class Scanner {
 
   get connected(): boolean {
     return this.accountStream?.connected ?? this.stream.connected;
+  }
+
+  /** The account stream pool state comes from (scanner.stateSource geyser); undefined otherwise. */
+  get geyserStream(): GeyserAccountStream | undefined {
+    return this.accountStream;
   }
 
   /** Highest slot seen on the stream (0n before the first entry). */
@@ -309,13 +314,15 @@ export class Scanner {
   }
 
   /**
-   * The account stream changed an account of `address` (a monitored pool) at `slot`: the pool is
-   * read again (from the stream's held accounts) and published, as a block-entry match would be.
+   * The account stream changed an account of `address` (a monitored pool) at `slot`, written by the
+   * transaction `signature` (64 bytes; all zeros when the stream did not name it): the pool is read
+   * again (from the stream's held accounts) and published under that signature, as a block-entry
+   * match would be. `receivedAt`: performance.now() when the write arrived (default now).
    */
-  refresh(address: string, slot: bigint): void {
+  refresh(address: string, slot: bigint, signature: Uint8Array = NO_SIGNATURE, receivedAt = performance.now()): void {
     if (this.closing) return;
     const now = performance.now();
-    this.enqueue({ address, signature: NO_SIGNATURE, slot, receivedAt: now, matchedAt: now, settle: 0 });
+    this.enqueue({ address, signature, slot, receivedAt, matchedAt: now, settle: 0 });
     this.metrics.processingQueueSize.set(this.queue.size);
   }
 
@@ -454,12 +461,12 @@ export class Scanner {
    */
   private publish(update: PendingUpdate, loaded: LoadedPool, dequeuedAt: number): Promise<void> | undefined {
     const published = this.publishedSlot.get(update.address);
-    if (published !== undefined && loaded.slot <= published) {
+    if (published !== undefined && !isNewerState(loaded, published)) {
       // Consumers would ignore this state (slot rule): re-read once the stream is past the slot.
-      this.armSettle(update, published);
+      this.armSettle(update, published.slot);
       if (update.settle > 0) return; // a settle that did not get past the slot publishes nothing
     } else {
-      this.publishedSlot.set(update.address, loaded.slot);
+      this.publishedSlot.set(update.address, { slot: loaded.slot, writeVersion: loaded.writeVersion });
       const pending = this.settles.get(update.address);
       if (pending !== undefined && pending.afterSlot < loaded.slot) this.settles.delete(update.address); // this read covers it
       if (update.settle > 0) this.counters.settles++;
@@ -527,6 +534,15 @@ export class Scanner {
       }
     }
   }
+}
+
+/**
+ * The slot rule, with the account stream's write version: a newer slot, or the same slot with a
+ * higher write version when both states carry one (a later write of that slot, streamed).
+ */
+function isNewerState(loaded: LoadedPool, published: { slot: bigint; writeVersion: bigint | undefined }): boolean {
+  if (loaded.slot !== published.slot) return loaded.slot > published.slot;
+  return loaded.writeVersion !== undefined && published.writeVersion !== undefined && loaded.writeVersion > published.writeVersion;
 }
 
 function validatePools(pools: readonly string[]): void {

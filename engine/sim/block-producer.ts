@@ -1,7 +1,7 @@
 import { base58 } from '../chain/index.js';
 import { AccountOverlay } from './accounts-db.js';
 import type { BlockhashQueue } from './blockhash-queue.js';
-import type { BundleStatus } from './chain-backend.js';
+import type { AccountRecord, BundleStatus } from './chain-backend.js';
 import type { SlotFees } from './prioritization-fees.js';
 import type { Execution, Runtime } from './runtime.js';
 import { recordTransaction, type ConfirmedTransaction } from './transaction-history.js';
@@ -54,12 +54,19 @@ export interface ProductionCounters {
 
 type Landed = Extract<Execution, { landed: true }>;
 
+/**
+ * Told of each landed transaction's account writes as they are applied to the slot being built
+ * (the Geyser account stream's replay-time notifications): `changes` is valid during the call only.
+ */
+export type AppliedListener = (slot: bigint, changes: ReadonlyMap<string, AccountRecord | null>, signature: Uint8Array) => void;
+
 export class BlockProducer {
   constructor(
     private readonly runtime: Runtime,
     private readonly statusCache: StatusCache,
     private readonly blockhashes: BlockhashQueue,
     private readonly counters: ProductionCounters,
+    private readonly onApplied?: AppliedListener,
   ) {}
 
   /** The leader's checks before running a submitted transaction; null when it may run. */
@@ -93,7 +100,7 @@ export class BlockProducer {
   runBundle(b: SlotBuild, bundle: PendingBundle, included: Uint8Array[]): BundleStatus {
     const work = new AccountOverlay(b.state);
     const statuses = new Map<string, TransactionErrorValue | null>(b.statuses);
-    const landed: { tx: SimTransaction; result: Landed; record: ConfirmedTransaction }[] = [];
+    const landed: { tx: SimTransaction; result: Landed; record: ConfirmedTransaction; changes: ReadonlyMap<string, AccountRecord | null> | undefined }[] = [];
     let failure: TransactionErrorValue | null = null;
     for (const tx of bundle.txs) {
       const refused = this.admit(tx, b.slot, statuses, true);
@@ -106,7 +113,9 @@ export class BlockProducer {
         failure = result.err;
         break;
       }
-      landed.push({ tx, result, record: recordTransaction(tx, result, work, b.slot, b.blockTime) });
+      // Kept apart for onApplied: committing into `work` empties the transaction's own changes.
+      const changes = this.onApplied === undefined ? undefined : new Map(result.changes.changes);
+      landed.push({ tx, result, record: recordTransaction(tx, result, work, b.slot, b.blockTime), changes });
       result.changes.commitInto(work);
       statuses.set(tx.signatureKey, null);
     }
@@ -116,9 +125,10 @@ export class BlockProducer {
       return status;
     }
     work.commitInto(b.state);
-    for (const { tx, result, record } of landed) {
+    for (const { tx, result, record, changes } of landed) {
       b.records.set(signatureOf(tx), record);
       b.fees.add(tx, result.keys, result.writable, result.unitPrice);
+      if (changes !== undefined) this.onApplied?.(b.slot, changes, signatureBytesOf(tx));
     }
     for (const tx of bundle.txs) {
       b.statuses.set(tx.signatureKey, null);
@@ -131,12 +141,18 @@ export class BlockProducer {
 
   private land(b: SlotBuild, tx: SimTransaction, result: Landed, included: Uint8Array[]): void {
     b.fees.add(tx, result.keys, result.writable, result.unitPrice);
+    this.onApplied?.(b.slot, result.changes.changes, signatureBytesOf(tx));
     result.changes.commitInto(b.state);
     b.statuses.set(tx.signatureKey, result.err);
     included.push(tx.bytes);
     this.counters.transactions++;
     if (result.err !== null) this.counters.failedTransactions++;
   }
+}
+
+/** The transaction's first signature, 64 bytes (a view of its bytes). */
+function signatureBytesOf(tx: SimTransaction): Uint8Array {
+  return tx.bytes.subarray(tx.signaturesOffset, tx.signaturesOffset + 64);
 }
 
 function signatureOf(tx: SimTransaction): string {

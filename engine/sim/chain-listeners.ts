@@ -3,8 +3,13 @@ import type { AccountRecord, EntryBatch } from './chain-backend.js';
 export type SlotListener = (slot: bigint, parent: bigint, root: bigint) => void;
 export type AccountListener = (account: AccountRecord | null, slot: bigint) => void;
 export type EntriesListener = (batch: EntryBatch) => void;
-/** Every account a slot (or a direct write) changed, by address; null for a deleted account. */
-export type AccountWritesListener = (writes: ReadonlyMap<string, AccountRecord | null>, slot: bigint) => void;
+/**
+ * Every account one landed transaction (or a direct write) changed, by address; null for a deleted
+ * account. Called as the transaction is applied to the slot being built (before the slot commits),
+ * with that slot and the transaction's first signature (64 bytes; undefined for a direct write).
+ * `writes` and `signature` are valid during the call only: copy what you keep.
+ */
+export type AccountWritesListener = (writes: ReadonlyMap<string, AccountRecord | null>, slot: bigint, signature: Uint8Array | undefined) => void;
 
 /**
  * The subscription side of ChainBackend (onSlot, onAccount, onEntries), shared by the simulated
@@ -37,7 +42,7 @@ export class ChainListeners {
     return () => this.entries.delete(listener);
   }
 
-  /** Every account write of every address (the Geyser account stream). */
+  /** Every account write of every address, transaction by transaction (the Geyser account stream). */
   onAccountWrites(listener: AccountWritesListener): () => void {
     this.writes.add(listener);
     return () => this.writes.delete(listener);

@@ -265,7 +265,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.pohRng = SimRandom.derive(s.seed, 'poh');
     this.genesisHashText = base58.encode(this.genesis.hash);
     this.blockhashes.remember(0n, this.genesisHashText);
-    this.producer = new BlockProducer(this.runtime, this.statusCache, this.blockhashes, this.counters);
+    this.producer = new BlockProducer(this.runtime, this.statusCache, this.blockhashes, this.counters, (slot, changes, signature) => this.announceApplied(slot, changes, signature));
     this.faucet = new SimFaucet(this, s.seed, s.faucetCapSol);
   }
 
@@ -393,7 +393,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.market.invalidate(blockTimeOf(slot + 1n, this.settings.slotMs), this.epochAt(slot + 1n));
     this.counters.slot = slot;
 
-    for (const listener of [...this.listeners.writes]) this.call(() => listener(b.state.changes, slot));
+    // The account-write listeners heard each transaction's writes as it was applied (announceApplied).
     for (const listener of [...this.listeners.slot]) this.call(() => listener(slot, parent, root));
     if (this.listeners.account.size > 0) {
       for (const [address, record] of b.state.changes) {
@@ -698,9 +698,19 @@ export class SimChain implements RpcChainBackend, MarketView {
     return this.listeners.onEntries(listener);
   }
 
-  /** Every account write: each slot's changes as it commits, and each direct write (createPool, closePool, extendLookupTable). */
+  /**
+   * Every account write: each landed transaction's changes as it is applied to the slot being built
+   * (before that slot commits, as a validator's Geyser plugin hears them during replay), and each
+   * direct write (createPool, closePool, extendLookupTable) into the newest committed slot.
+   */
   onAccountWrites(listener: AccountWritesListener): () => void {
     return this.listeners.onAccountWrites(listener);
+  }
+
+  /** Tells the account-write listeners of one landed transaction's writes, as they join the slot being built. */
+  private announceApplied(slot: bigint, changes: ReadonlyMap<string, AccountRecord | null>, signature: Uint8Array): void {
+    if (this.listeners.writes.size === 0 || changes.size === 0) return;
+    for (const listener of [...this.listeners.writes]) this.call(() => listener(changes, slot, signature));
   }
 
   /** Tells the address's account subscribers and the account-write listeners of a write outside a slot build. */
@@ -709,7 +719,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     if (listeners !== undefined) for (const listener of [...listeners]) this.call(() => listener(record, slot));
     if (this.listeners.writes.size > 0) {
       const writes = new Map([[address, record]]);
-      for (const listener of [...this.listeners.writes]) this.call(() => listener(writes, slot));
+      for (const listener of [...this.listeners.writes]) this.call(() => listener(writes, slot, undefined));
     }
   }
 
@@ -829,6 +839,41 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.market.remove(address);
     this.announceWrite(address, null, this.processed);
     return true;
+  }
+
+  /**
+   * Writes `record` (null: deletes) at `address` into the newest committed slot, as an account
+   * change no swap made (tests: a tick or bin array that changes without its pool account, as an
+   * out-of-range position's liquidity does). Account subscribers and the account stream are told;
+   * the pools' views are read again.
+   */
+  amendAccount(address: string, record: AccountRecord | null): void {
+    const slot = this.processed;
+    this.db.amend(address, record);
+    this.market.invalidate(blockTimeOf(slot + 1n, this.settings.slotMs), this.epochAt(slot + 1n));
+    this.announceWrite(address, record, slot);
+  }
+
+  /**
+   * Writes `record` (null: deletes) at `address` in the slot being built, as an account change no
+   * swap made (tests: a tick or bin array that changes without its pool account, as an out-of-range
+   * position's liquidity does). The account stream hears it at once (no signature); it commits, and
+   * reads and account subscribers see it, with that slot.
+   */
+  writeAccount(address: string, record: AccountRecord | null): void {
+    const b = (this.building ??= this.beginSlot());
+    b.state.set(address, record);
+    if (this.listeners.writes.size === 0) return;
+    const writes = new Map([[address, record]]);
+    for (const listener of [...this.listeners.writes]) this.call(() => listener(writes, b.slot, undefined));
+  }
+
+  /**
+   * Makes the next piece of the slot being built (a manual chain: tests that look inside a slot);
+   * true when it finished the slot.
+   */
+  advancePiece(): boolean {
+    return this.makePiece();
   }
 
   /** Counts of generated transactions by kind. */

@@ -11,20 +11,26 @@ import type { AccountWritesListener, SlotListener } from '../chain-listeners.js'
  * The simulator's Yellowstone gRPC (Geyser) endpoint: `geyser.Geyser/Subscribe` and `Ping` of
  * proto/geyser.proto, served from the simulated chain's own account writes.
  *
- * Each slot the chain commits becomes, for every subscriber, one SubscribeUpdateAccount per written
- * account its filters match (slot, pubkey, lamports, owner, data, write_version: one counter over
- * every write, as the validator's), then one SubscribeUpdateSlot (slot, parent, SLOT_PROCESSED)
- * when it asked for slots. Filters (`accounts`) match by `account` or `owner`; a filter with
+ * Account writes are streamed as the chain applies them, transaction by transaction, while the
+ * slot is still being built (as a validator's Yellowstone plugin notifies them during replay): one
+ * SubscribeUpdateAccount per written account its filters match (slot: the slot being built, pubkey,
+ * lamports, owner, data, write_version: one rising counter over every write, as the validator's;
+ * txn_signature: the transaction that wrote it, absent for a direct write such as createPool).
+ * When the slot commits, a SubscribeUpdateSlot (slot, parent, SLOT_PROCESSED) follows for the
+ * streams that asked for slots. Filters (`accounts`) match by `account` or `owner`; a filter with
  * neither matches every account; the update's `filters` names those that matched. A request written
  * later on the same stream replaces the filters; one with `ping` is answered with `pong{id}`. The
  * server pings each stream every `pingIntervalMs`. `from_slot` replays the kept history (the last
- * `historySlots` slots) from that slot before the live updates; a slot older than the history is
- * refused with INVALID_ARGUMENT, as Yellowstone refuses one outside its replay buffer.
+ * `historySlots` committed slots) from that slot, then the writes of the slot being built so far,
+ * before the live updates; a slot older than the history is refused with INVALID_ARGUMENT, as
+ * Yellowstone refuses one outside its replay buffer.
  *
- * Faults (tests, benches): `disconnectAll()` ends every stream with UNAVAILABLE; `skipSlots(n)`
- * sends nothing of the next n slots to the streams open now (a gap: the history keeps them, so a
- * from_slot replay has them); `reorderNext()` holds the account updates of the next slot and sends
- * them after those of the slot that follows (older writes arriving after newer ones).
+ * Faults (tests, benches), each taking effect from the next slot whose first write (or commit)
+ * comes after the call: `disconnectAll()` ends every stream with UNAVAILABLE (at once);
+ * `skipSlots(n)` sends nothing of the next n slots (neither their writes nor their slot updates:
+ * a gap; the history keeps them, so a from_slot replay has them); `reorderNext()` holds the account
+ * updates of the next slot and sends them when the slot after it commits, after that slot's own
+ * writes (older writes arriving after newer ones).
  */
 
 export const GEYSER_DEFAULT_HOST = '127.0.0.1';
@@ -56,12 +62,14 @@ export interface GeyserServerOptions {
 
 export interface GeyserServerStats {
   subscribers: number;
+  /** Accounts named by the filters of the open streams (each stream's filters counted apart). */
+  filteredAccounts: number;
   subscribersTotal: number;
   accountUpdatesSent: number;
   slotUpdatesSent: number;
   /** Slots not sent because of skipSlots. */
   slotsSkipped: number;
-  /** Slots whose account updates were sent late (reorderNext). */
+  /** Slots whose account updates were held and sent after the next slot's (reorderNext). */
   slotsReordered: number;
   disconnects: number;
   pongs: number;
@@ -71,11 +79,23 @@ interface AccountWrite {
   pubkey: string;
   record: AccountRecord | null;
   writeVersion: bigint;
+  /** The writing transaction's signature (64 bytes); undefined for a direct write. */
+  signature: Buffer | undefined;
 }
 
 interface SlotRecord {
   slot: bigint;
   parent: bigint;
+  writes: AccountWrite[];
+}
+
+/** What the faults make of a slot: its writes sent live, not at all, or held until the next commit. */
+type SlotMode = 'send' | 'skip' | 'hold';
+
+/** The slot the chain is building: its writes so far and what the faults made of it. */
+interface SlotInProgress {
+  slot: bigint;
+  mode: SlotMode;
   writes: AccountWrite[];
 }
 
@@ -117,14 +137,14 @@ export class GeyserServer {
   private pingTimer: NodeJS.Timeout | undefined;
   private readonly subscribers = new Set<Subscriber>();
   private readonly history: SlotRecord[] = [];
-  /** Writes of the slot being committed (the chain announces writes, then the slot). */
-  private pendingWrites: AccountWrite[] = [];
+  /** The slot being built (the chain announces each transaction's writes, then commits the slot). */
+  private building: SlotInProgress | undefined;
   private writeVersion = 0n;
   private skipping = 0;
   private reorderArmed = false;
-  private held: AccountWrite[] | undefined;
-  private heldSlot = 0n;
-  private readonly counters: Omit<GeyserServerStats, 'subscribers'> = {
+  /** A committed slot whose writes reorderNext holds until the next commit. */
+  private held: SlotInProgress | undefined;
+  private readonly counters: Omit<GeyserServerStats, 'subscribers' | 'filteredAccounts'> = {
     subscribersTotal: 0,
     accountUpdatesSent: 0,
     slotUpdatesSent: 0,
@@ -170,7 +190,7 @@ export class GeyserServer {
     });
     this.server = server;
     this.unsubscribe = [
-      this.backend.onAccountWrites((writes, slot) => this.onWrites(writes, slot)),
+      this.backend.onAccountWrites((writes, slot, signature) => this.onWrites(writes, slot, signature)),
       this.backend.onSlot((slot, parent) => this.onSlot(slot, parent)),
     ];
     this.pingTimer = setInterval(() => this.pingAll(), this.pingIntervalMs);
@@ -217,12 +237,15 @@ export class GeyserServer {
   }
 
   stats(): GeyserServerStats {
-    return { subscribers: this.subscribers.size, ...this.counters };
+    let filteredAccounts = 0;
+    for (const sub of this.subscribers) for (const f of sub.filters) filteredAccounts += f.accounts.size;
+    return { subscribers: this.subscribers.size, filteredAccounts, ...this.counters };
   }
 
-  private onWrites(writes: ReadonlyMap<string, AccountRecord | null>, slot: bigint): void {
+  private onWrites(writes: ReadonlyMap<string, AccountRecord | null>, slot: bigint, signature: Uint8Array | undefined): void {
+    const txnSignature = signature === undefined ? undefined : Buffer.from(signature);
     const list: AccountWrite[] = [];
-    for (const [pubkey, record] of writes) list.push({ pubkey, record, writeVersion: ++this.writeVersion });
+    for (const [pubkey, record] of writes) list.push({ pubkey, record, writeVersion: ++this.writeVersion, signature: txnSignature });
     const last = this.history.at(-1);
     if (last !== undefined && last.slot === slot) {
       // A write outside a slot build (createPool, closePool): into the slot already committed.
@@ -230,31 +253,37 @@ export class GeyserServer {
       this.sendAccounts(list, slot);
       return;
     }
-    this.pendingWrites.push(...list);
+    if (this.building === undefined || this.building.slot !== slot) this.building = { slot, mode: this.modeOfNextSlot(), writes: [] };
+    this.building.writes.push(...list);
+    if (this.building.mode === 'send') this.sendAccounts(list, slot);
   }
 
-  private onSlot(slot: bigint, parent: bigint): void {
-    const writes = this.pendingWrites;
-    this.pendingWrites = [];
-    this.history.push({ slot, parent, writes });
-    if (this.history.length > this.historySlots) this.history.shift();
+  /** What the armed faults make of the slot that starts now. */
+  private modeOfNextSlot(): SlotMode {
     if (this.skipping > 0) {
       this.skipping--;
       this.counters.slotsSkipped++;
-      return;
+      return 'skip';
     }
     if (this.reorderArmed) {
       this.reorderArmed = false;
-      this.held = writes;
-      this.heldSlot = slot;
       this.counters.slotsReordered++;
-    } else {
-      this.sendAccounts(writes, slot);
-      if (this.held !== undefined) {
-        this.sendAccounts(this.held, this.heldSlot);
-        this.held = undefined;
-      }
+      return 'hold';
     }
+    return 'send';
+  }
+
+  private onSlot(slot: bigint, parent: bigint): void {
+    const built = this.building !== undefined && this.building.slot === slot ? this.building : { slot, mode: this.modeOfNextSlot(), writes: [] };
+    this.building = undefined;
+    this.history.push({ slot, parent, writes: built.writes });
+    if (this.history.length > this.historySlots) this.history.shift();
+    if (built.mode === 'skip') return;
+    // The held slot's writes go out after the newer writes of this one, streamed already.
+    const held = this.held;
+    this.held = undefined;
+    if (held !== undefined) this.sendAccounts(held.writes, held.slot);
+    if (built.mode === 'hold') this.held = built;
     for (const sub of this.subscribers) if (sub.live && sub.slots) this.write(sub, slotUpdate(slot, parent));
   }
 
@@ -326,6 +355,9 @@ export class GeyserServer {
         for (const w of record.writes) this.sendAccount(sub, w, record.slot);
         if (sub.slots) this.write(sub, slotUpdate(record.slot, record.parent));
       }
+      // The slot being built: its writes so far (the live ones follow).
+      const building = this.building;
+      if (building !== undefined && building.mode === 'send') for (const w of building.writes) this.sendAccount(sub, w, building.slot);
     }
     sub.live = true;
   }
@@ -379,6 +411,7 @@ function accountUpdate(filters: string[], w: AccountWrite, slot: bigint): Subscr
         rent_epoch: (r?.rentEpoch ?? 0n).toString(),
         data: Buffer.from(r?.data ?? new Uint8Array(0)),
         write_version: w.writeVersion.toString(),
+        ...(w.signature !== undefined ? { txn_signature: w.signature } : {}),
       },
     },
     created_at: timestampNow(),
