@@ -88,9 +88,10 @@ async function startExecutor(): Promise<ChildProcess> {
 }
 
 beforeAll(async () => {
-  // 200 ms slots: the 30 s ack wait is 150 slots, within the simulator's 300 slots of signature
-  // statuses (it keeps no older ones, even for searchTransactionHistory; a node's ledger does).
-  ({ sim, endpoints } = await startSimulator(200));
+  // The default 25 ms slots: the 30 s ack wait is 1,200 slots, past the 300 slots of the status
+  // cache; the restarted executor finds the landed transaction with searchTransactionHistory, from
+  // the simulator's ledger (its transaction history), as from a node's.
+  ({ sim, endpoints } = await startSimulator());
   proxy = new FlakyJsonRpcProxy(endpoints.rpc);
   rpcUrl = await proxy.start();
   nc = await connectLocal();
