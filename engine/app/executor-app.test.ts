@@ -9,7 +9,7 @@ import { hasPromtool, runPromtool } from '../obs/promtool.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { EXECUTOR_METRIC_NAMES, tradeIdOf } from '../executor/index.js';
 import { WSOL_MINT } from '../chain/index.js';
-import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
+import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
 import { type SqlClient } from '../state/index.js';
 import { type WalletRecord } from '../wallets/index.js';
 import { FlakyJsonRpcProxy } from '../executor/testing/flaky-json-rpc-proxy.js';
@@ -17,7 +17,7 @@ import { startSimulator } from '../executor/testing/submitter-sim.js';
 import type { Trader } from '../sim/actors.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { TEST_PASSPHRASE, arbitrageOpportunity, holdingsOf, importWorkers, orderOpportunityOn, plantGap } from './testing/executor.js';
+import { TEST_PASSPHRASE, arbitrageOpportunity, executionOrdersStored, holdingsOf, importWorkers, orderOpportunityOn, plantGap } from './testing/executor.js';
 import { eventually } from './testing.js';
 
 /**
@@ -90,7 +90,7 @@ beforeAll(async () => {
   app = await createExecutorApp(loaded, { logger, retryDelayMs: 50, pollMs: 40, wrapDb: (state) => failingTransactions(state.db) });
   traders = [sim.chain.genesis.actors.traders[2]!, sim.chain.genesis.actors.traders[3]!];
   workers = await importWorkers(app.state.db, traders);
-  sub = nc.subscribe(`${prefix}execution.orders.>`);
+  sub = nc.subscribe(executionResultFilter(prefix));
   void (async () => {
     for await (const m of sub) {
       const r = decodeExecutionResult(m.data);
@@ -317,6 +317,20 @@ describe('tidepool executor', () => {
     expect(result.filledOutput).toBe(after.tokens.get(op.outputMint)! - before1.tokens.get(op.outputMint)!);
     expect(proxy.received('sendTransaction') - sends).toBe(1);
     await nothingPending();
+  });
+
+  it('each trade\'s ExecutionRequest (its wallet, path, re-quoted amounts) is in the stream before its result', async () => {
+    const orders = await executionOrdersStored(nc, prefix);
+    const requests = orders.flatMap((o) => (o.kind === 'request' ? [o] : []));
+    const results = orders.flatMap((o) => (o.kind === 'result' ? [o] : []));
+    expect(results.length).toBeGreaterThanOrEqual(6);
+    for (const { seq, result } of results) {
+      const request = requests.find((o) => o.request.tradeId === result.tradeId);
+      expect(request, `the request of trade ${result.tradeId}`).toBeDefined();
+      expect(request!.seq).toBeLessThan(seq);
+      expect(request!.request).toMatchObject({ opportunityId: result.opportunityId, strategy: result.strategy, path: result.path, paper: false, walletAddress: result.walletAddress, executorId: 'test-executor' });
+      expect(request!.request.walletId).toBeDefined();
+    }
   });
 
   it.skipIf(!hasPromtool())('its /metrics pass promtool check metrics, with the names the ops rules use', async () => {

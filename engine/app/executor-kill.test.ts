@@ -14,7 +14,7 @@ import { loadConfig } from '../config/loader.js';
 import { tradeIdOf } from '../executor/index.js';
 import { FlakyJsonRpcProxy } from '../executor/testing/flaky-json-rpc-proxy.js';
 import { startSimulator } from '../executor/testing/submitter-sim.js';
-import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../messages/index.js';
+import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../messages/index.js';
 import type { Trader } from '../sim/actors.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
@@ -104,7 +104,7 @@ beforeAll(async () => {
   trader = { keypair, tokenAccounts: new Map([WSOL_MINT, USDC_MINT].map((m) => [m, associatedTokenAddress(keypair.address, m)])) };
   state = await openPlatformState(loadConfig(executorSchema, { env: {}, flags: executorFlags() }).values);
   await importWorkers(state.db, [trader]);
-  sub = nc.subscribe(`${prefix}execution.orders.>`);
+  sub = nc.subscribe(executionResultFilter(prefix));
   void (async () => {
     for await (const m of sub) {
       const r = decodeExecutionResult(m.data);
