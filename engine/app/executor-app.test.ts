@@ -319,6 +319,31 @@ describe('tidepool executor', () => {
     await nothingPending();
   });
 
+  it('a bundle trade settled from the chain after the outcome could not be written: its actual profit counts the tip transfer', async () => {
+    await plantGap(sim.chain, 120);
+    const op = arbitrageOpportunity(sim.chain);
+    const before = traders.map((t) => holdingsOf(sim.chain, t));
+    failedTransactions = 0;
+    // the pending insert passes; `submitted` and the five attempts at the outcome fail; then it is back
+    transactionScript.push(false, true, true, true, true, true, true);
+    await publish(op);
+    const result = await resultOf(op);
+    expect(transactionScript).toEqual([]);
+    expect(failedTransactions).toBe(6);
+    expect(result).toMatchObject({ status: 'confirmed', path: 'bundle', tip: op.costs.tip });
+    const [stored] = await app.state.db.query<{ tip_signature: string | null }>('SELECT tip_signature FROM trade_submissions WHERE trade_id = $1', [tradeIdOf(op.id)]);
+    expect(stored!.tip_signature).not.toBeNull();
+    expect(sim.chain.transaction(stored!.tip_signature!)).toBeDefined();
+    // the wallet's wSOL and lamports, the tip transfer and its fee included
+    const trader = traderOfWallet(result.walletAddress!);
+    const onChain = walletProfit(trader, before[traders.indexOf(trader)]!, WSOL_MINT);
+    expect(result.actualProfit).toBe(onChain);
+    const rows = await tradeRows(op);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'confirmed', actual_profit: onChain, signature: result.signature });
+    await nothingPending();
+  });
+
   it('each trade\'s ExecutionRequest (its wallet, path, re-quoted amounts) is in the stream before its result', async () => {
     const orders = await executionOrdersStored(nc, prefix);
     const requests = orders.flatMap((o) => (o.kind === 'request' ? [o] : []));

@@ -332,6 +332,8 @@ export class ExecutorService {
       const outcome = await this.options.submitters![path].submit(
         { opportunityId: op.id, transaction, blockhash, lastValidBlockHeight, wallet: held.keypair, ...(path === 'bundle' ? { tipLamports: tip } : {}), mints: [...new Set([op.inputMint, op.outputMint, op.profitMint])] },
         {
+          // The tip transfer's signature before the bundle goes out: a redelivery settles it too.
+          prepared: (info) => this.options.trades.recordTipSignature(tradeId, info.tipSignature),
           submitted: async (info) => {
             submittedAt = info.at;
             metrics.recordSubmitted(path, op.strategy, info.at - receivedAt);
@@ -489,7 +491,7 @@ export class ExecutorService {
       const [status] = await this.options.chain.getSignatureStatuses([t.signature]);
       let outcome: { status: 'confirmed' | 'failed' | 'expired'; slot?: bigint; error?: string; changes?: BalanceChanges | null };
       if (status !== null && status !== undefined && status.confirmationStatus !== 'processed' && status.confirmationStatus !== null) {
-        const changes = (await this.options.balanceChanges?.(t.signature, held.wallet.address, [...new Set([op.inputMint, op.outputMint, op.profitMint])])) ?? null;
+        const changes = await this.landedChanges(t, held.wallet.address, [...new Set([op.inputMint, op.outputMint, op.profitMint])]);
         outcome = status.err === null ? { status: 'confirmed', slot: status.slot, changes } : { status: 'failed', slot: status.slot, error: `landed with an error: ${JSON.stringify(status.err)}`, changes };
       } else {
         const height = await this.options.chain.getBlockHeight();
@@ -516,6 +518,27 @@ export class ExecutorService {
     } finally {
       await held.lock.release().catch(() => false);
     }
+  }
+
+  /**
+   * The wallet's balance changes in a landed trade read back by its signatures: the swap, and for a
+   * bundle its recorded tip transfer (the same bundle landed both, all or nothing), summed as the
+   * bundle submitter sums them, so the actual profit counts the tip and its fee. Null when the swap
+   * cannot be read.
+   */
+  private async landedChanges(t: StoredTrade, wallet: string, mints: readonly string[]): Promise<BalanceChanges | null> {
+    const read = this.options.balanceChanges;
+    if (read === undefined || t.signature === null) return null;
+    const swap = await read(t.signature, wallet, mints);
+    if (swap === null || t.tipSignature === null) return swap;
+    const tip = await read(t.tipSignature, wallet, mints);
+    if (tip === null) {
+      this.options.logger?.warn({ tradeId: t.id, tipSignature: t.tipSignature }, 'the tip transfer of a landed bundle cannot be read; the actual profit leaves it out');
+      return swap;
+    }
+    const tokens = new Map(swap.tokens);
+    for (const [mint, change] of tip.tokens) tokens.set(mint, (tokens.get(mint) ?? 0n) + change);
+    return { lamports: swap.lamports + tip.lamports, tokens, fee: swap.fee + tip.fee, tip: t.tip, rent: (swap.rent ?? 0n) + (tip.rent ?? 0n) };
   }
 
   /**
