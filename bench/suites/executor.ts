@@ -26,7 +26,7 @@ import { loadConfig } from '../../engine/config/loader.js';
 import { createLogger } from '../../engine/obs/logger.js';
 import { TEST_PG_ADMIN_URL, createServerDatabase } from '../../engine/state/db/testing.js';
 import { ChainClient } from '../../engine/rpc/index.js';
-import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../../engine/messages/index.js';
+import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../../engine/messages/index.js';
 import { startSimulator, swapSubmission } from '../../engine/executor/testing/submitter-sim.js';
 import { p99Figure, type Figure, type Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
@@ -71,7 +71,7 @@ export const executorSuite: Suite = {
       await app.start();
       const results: ExecutionResult[] = [];
       let wake: (() => void) | undefined;
-      const sub = nc.subscribe(`${prefix}execution.orders.>`, {
+      const sub = nc.subscribe(executionResultFilter(prefix), {
         callback: (_err, m) => {
           results.push(decodeExecutionResult(m.data));
           wake?.();

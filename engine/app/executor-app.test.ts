@@ -9,7 +9,7 @@ import { hasPromtool, runPromtool } from '../obs/promtool.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { EXECUTOR_METRIC_NAMES, tradeIdOf } from '../executor/index.js';
 import { WSOL_MINT } from '../chain/index.js';
-import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
+import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
 import { type SqlClient } from '../state/index.js';
 import { type WalletRecord } from '../wallets/index.js';
 import { FlakyJsonRpcProxy } from '../executor/testing/flaky-json-rpc-proxy.js';
@@ -17,7 +17,7 @@ import { startSimulator } from '../executor/testing/submitter-sim.js';
 import type { Trader } from '../sim/actors.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { TEST_PASSPHRASE, arbitrageOpportunity, holdingsOf, importWorkers, orderOpportunityOn, plantGap } from './testing/executor.js';
+import { TEST_PASSPHRASE, arbitrageOpportunity, executionOrdersStored, holdingsOf, importWorkers, orderOpportunityOn, plantGap } from './testing/executor.js';
 import { eventually } from './testing.js';
 
 /**
@@ -90,7 +90,7 @@ beforeAll(async () => {
   app = await createExecutorApp(loaded, { logger, retryDelayMs: 50, pollMs: 40, wrapDb: (state) => failingTransactions(state.db) });
   traders = [sim.chain.genesis.actors.traders[2]!, sim.chain.genesis.actors.traders[3]!];
   workers = await importWorkers(app.state.db, traders);
-  sub = nc.subscribe(`${prefix}execution.orders.>`);
+  sub = nc.subscribe(executionResultFilter(prefix));
   void (async () => {
     for await (const m of sub) {
       const r = decodeExecutionResult(m.data);
@@ -317,6 +317,45 @@ describe('tidepool executor', () => {
     expect(result.filledOutput).toBe(after.tokens.get(op.outputMint)! - before1.tokens.get(op.outputMint)!);
     expect(proxy.received('sendTransaction') - sends).toBe(1);
     await nothingPending();
+  });
+
+  it('a bundle trade settled from the chain after the outcome could not be written: its actual profit counts the tip transfer', async () => {
+    await plantGap(sim.chain, 120);
+    const op = arbitrageOpportunity(sim.chain);
+    const before = traders.map((t) => holdingsOf(sim.chain, t));
+    failedTransactions = 0;
+    // the pending insert passes; `submitted` and the five attempts at the outcome fail; then it is back
+    transactionScript.push(false, true, true, true, true, true, true);
+    await publish(op);
+    const result = await resultOf(op);
+    expect(transactionScript).toEqual([]);
+    expect(failedTransactions).toBe(6);
+    expect(result).toMatchObject({ status: 'confirmed', path: 'bundle', tip: op.costs.tip });
+    const [stored] = await app.state.db.query<{ tip_signature: string | null }>('SELECT tip_signature FROM trade_submissions WHERE trade_id = $1', [tradeIdOf(op.id)]);
+    expect(stored!.tip_signature).not.toBeNull();
+    expect(sim.chain.transaction(stored!.tip_signature!)).toBeDefined();
+    // the wallet's wSOL and lamports, the tip transfer and its fee included
+    const trader = traderOfWallet(result.walletAddress!);
+    const onChain = walletProfit(trader, before[traders.indexOf(trader)]!, WSOL_MINT);
+    expect(result.actualProfit).toBe(onChain);
+    const rows = await tradeRows(op);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'confirmed', actual_profit: onChain, signature: result.signature });
+    await nothingPending();
+  });
+
+  it('each trade\'s ExecutionRequest (its wallet, path, re-quoted amounts) is in the stream before its result', async () => {
+    const orders = await executionOrdersStored(nc, prefix);
+    const requests = orders.flatMap((o) => (o.kind === 'request' ? [o] : []));
+    const results = orders.flatMap((o) => (o.kind === 'result' ? [o] : []));
+    expect(results.length).toBeGreaterThanOrEqual(6);
+    for (const { seq, result } of results) {
+      const request = requests.find((o) => o.request.tradeId === result.tradeId);
+      expect(request, `the request of trade ${result.tradeId}`).toBeDefined();
+      expect(request!.seq).toBeLessThan(seq);
+      expect(request!.request).toMatchObject({ opportunityId: result.opportunityId, strategy: result.strategy, path: result.path, paper: false, walletAddress: result.walletAddress, executorId: 'test-executor' });
+      expect(request!.request.walletId).toBeDefined();
+    }
   });
 
   it.skipIf(!hasPromtool())('its /metrics pass promtool check metrics, with the names the ops rules use', async () => {

@@ -10,7 +10,7 @@ import { loadConfig } from '../config/loader.js';
 import { tradeIdOf } from '../executor/index.js';
 import { flashLoanFee } from '../lending/index.js';
 import { createLogger } from '../obs/logger.js';
-import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
+import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { type WalletRecord } from '../wallets/index.js';
 import { startSimulator } from '../executor/testing/submitter-sim.js';
@@ -78,7 +78,7 @@ beforeAll(async () => {
   });
   app = await createExecutorApp(loaded, { logger, retryDelayMs: 50, pollMs: 40 });
   workers = await importWorkers(app.state.db, [{ keypair: borrower } as Trader, funded]);
-  sub = nc.subscribe(`${prefix}execution.orders.>`);
+  sub = nc.subscribe(executionResultFilter(prefix));
   void (async () => {
     for await (const m of sub) {
       const r = decodeExecutionResult(m.data);

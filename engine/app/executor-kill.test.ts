@@ -14,7 +14,7 @@ import { loadConfig } from '../config/loader.js';
 import { tradeIdOf } from '../executor/index.js';
 import { FlakyJsonRpcProxy } from '../executor/testing/flaky-json-rpc-proxy.js';
 import { startSimulator } from '../executor/testing/submitter-sim.js';
-import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../messages/index.js';
+import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../messages/index.js';
 import type { Trader } from '../sim/actors.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
@@ -88,9 +88,10 @@ async function startExecutor(): Promise<ChildProcess> {
 }
 
 beforeAll(async () => {
-  // 200 ms slots: the 30 s ack wait is 150 slots, within the simulator's 300 slots of signature
-  // statuses (it keeps no older ones, even for searchTransactionHistory; a node's ledger does).
-  ({ sim, endpoints } = await startSimulator(200));
+  // The default 25 ms slots: the 30 s ack wait is 1,200 slots, past the 300 slots of the status
+  // cache; the restarted executor finds the landed transaction with searchTransactionHistory, from
+  // the simulator's ledger (its transaction history), as from a node's.
+  ({ sim, endpoints } = await startSimulator());
   proxy = new FlakyJsonRpcProxy(endpoints.rpc);
   rpcUrl = await proxy.start();
   nc = await connectLocal();
@@ -103,7 +104,7 @@ beforeAll(async () => {
   trader = { keypair, tokenAccounts: new Map([WSOL_MINT, USDC_MINT].map((m) => [m, associatedTokenAddress(keypair.address, m)])) };
   state = await openPlatformState(loadConfig(executorSchema, { env: {}, flags: executorFlags() }).values);
   await importWorkers(state.db, [trader]);
-  sub = nc.subscribe(`${prefix}execution.orders.>`);
+  sub = nc.subscribe(executionResultFilter(prefix));
   void (async () => {
     for await (const m of sub) {
       const r = decodeExecutionResult(m.data);

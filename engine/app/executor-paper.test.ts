@@ -5,12 +5,12 @@ import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } 
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
-import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../messages/index.js';
+import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../messages/index.js';
 import { tradeIdOf } from '../executor/index.js';
 import { startSimulator } from '../executor/testing/submitter-sim.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { arbitrageOpportunity, orderOpportunityOn, plantGap } from './testing/executor.js';
+import { arbitrageOpportunity, executionOrdersStored, orderOpportunityOn, plantGap } from './testing/executor.js';
 import { eventually } from './testing.js';
 
 /** `tidepool executor --paper`: the same pipeline, nothing sent, trades recorded as paper. */
@@ -50,7 +50,7 @@ describe('tidepool executor --paper', () => {
     const op = arbitrageOpportunity(sim.chain);
     const poolBytes = (): string[] => op.route.map((h) => Buffer.from(sim.chain.getAccount(h.pool, 'processed')!.data).toString('hex'));
     const before = poolBytes();
-    const sub = nc.subscribe(`${prefix}execution.orders.>`, { max: 1 });
+    const sub = nc.subscribe(executionResultFilter(prefix), { max: 1 });
     const got = (async (): Promise<ExecutionResult> => {
       for await (const m of sub) return decodeExecutionResult(m.data);
       throw new Error('no result');
@@ -73,12 +73,16 @@ describe('tidepool executor --paper', () => {
     // nothing sent: the route's pools are as the planner saw them
     expect(poolBytes()).toEqual(before);
     expect(app.service.stats.paperTrades).toBe(1);
+    // the decision was published first: the paper request, then the result
+    const orders = await executionOrdersStored(nc, prefix);
+    expect(orders.map((o) => o.kind)).toEqual(['request', 'result']);
+    expect(orders[0]).toMatchObject({ kind: 'request', request: { tradeId: result.tradeId, opportunityId: op.id, paper: true, path: 'bundle', tip: op.costs.tip, inputAmount: op.inputAmount } });
   });
 
   it('an order redelivered after its paper trade: the same fill is published again, read from the trade\'s routes', async () => {
     const op = orderOpportunityOn(sim.chain);
     const next = (): Promise<ExecutionResult> => {
-      const sub = nc.subscribe(`${prefix}execution.orders.>`, { max: 1 });
+      const sub = nc.subscribe(executionResultFilter(prefix), { max: 1 });
       return (async (): Promise<ExecutionResult> => {
         for await (const m of sub) return decodeExecutionResult(m.data);
         throw new Error('no result');

@@ -10,7 +10,7 @@ import { simCommand } from '../cli/commands/sim.js';
 import { loadConfig } from '../config/loader.js';
 import { tradeIdOf } from '../executor/index.js';
 import { startSimulator } from '../executor/testing/submitter-sim.js';
-import { decodeExecutionResult, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
+import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
 import { createLogger } from '../obs/logger.js';
 import type { Trader } from '../sim/actors.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
@@ -137,7 +137,7 @@ beforeAll(async () => {
   apps.push(await executor('A'));
   apps.push(await executor('B'));
   workers = await importWorkers(apps[0]!.state.db, traders);
-  sub = nc.subscribe(`${prefix}execution.orders.>`);
+  sub = nc.subscribe(executionResultFilter(prefix));
   void (async () => {
     for await (const m of sub) {
       const r = decodeExecutionResult(m.data);

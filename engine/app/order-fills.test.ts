@@ -8,7 +8,7 @@ import { priceOf, StrategyStore, type DcaState } from '../planner/index.js';
 import type { LoadedPool } from '../pools/index.js';
 import { openMigratedDatabase, type SqlClient } from '../state/index.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
-import { decodeExecutionResult, decodeTradeOpportunity, deterministicUuid, encodeMarketEvent, marketEventSubject, type ExecutionResult, type MarketEvent, type TradeOpportunity } from '../messages/index.js';
+import { decodeExecutionResult, executionResultFilter, decodeTradeOpportunity, deterministicUuid, encodeMarketEvent, marketEventSubject, type ExecutionResult, type MarketEvent, type TradeOpportunity } from '../messages/index.js';
 import { openPriceGap, type SimPoolView } from '../sim/index.js';
 import { startSimulator } from '../executor/testing/submitter-sim.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
@@ -67,7 +67,7 @@ beforeAll(async () => {
   ({ sim, endpoints } = await startSimulator(40));
   nc = await connectLocal();
   collect(`${prefix}trade.opportunities.>`, decodeTradeOpportunity, (op) => opportunities.set(op.id, op));
-  collect(`${prefix}execution.orders.>`, decodeExecutionResult, (r) => results.set(r.opportunityId, r));
+  collect(executionResultFilter(prefix), decodeExecutionResult, (r) => results.set(r.opportunityId, r));
   database = await createServerDatabase();
   db = (await openMigratedDatabase({ url: database.url! })).db;
   const plain = sim.chain.pools().filter((p) => p.transferFees === undefined);

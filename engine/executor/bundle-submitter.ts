@@ -94,6 +94,7 @@ export class BundleSubmitter implements Submitter {
       instructions: [systemTransferInstruction(submission.wallet.address, tipAccount, tip)],
       recentBlockhash: submission.blockhash,
     });
+    await events.prepared?.({ tipSignature: tipTransaction.signature });
     const o = this.options;
     const settings = { chain: o.chain, pollMs: o.pollMs, resendInitialMs: o.resendInitialMs, resendMaxMs: o.resendMaxMs, defaultTimeoutMs: BUNDLE_MONITOR_TIMEOUT_MS, logger: o.logger };
     return new SubmissionRun(settings, submission, new BundlePath(o, submission, tipTransaction), events).run();

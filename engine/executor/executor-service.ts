@@ -10,14 +10,19 @@
  *                  back when the trade is refused) ─▶ state too old? re-quote refused or no longer
  *                  profitable? ─▶ skipped
  *               ─▶ path (spec 03 selection) and tip
- *   paper:      ─▶ paper fill on that state ─▶ trade `paper` + routes ─▶ ExecutionResult
+ *   paper:      ─▶ paper fill on that state ─▶ ExecutionRequest ─▶ trade `paper` + routes ─▶ ExecutionResult
  *   real:       ─▶ worker wallet (lock:executor:{wallet_id}; busy → wait and come back; none → skipped)
  *               ─▶ swap transaction planned on the re-quoted state and signed (with a flash loan:
- *                  borrow before the swaps, repay after them, flash-loans.ts)
+ *                  borrow before the swaps, repay after them, flash-loans.ts) ─▶ ExecutionRequest
  *               ─▶ trade `pending` + routes + journal, one database transaction (nothing is sent
  *                  before it commits; the database down → the message comes back)
  *               ─▶ submitter (bundle or direct) ─▶ `submitted` ─▶ confirmed | failed | expired,
  *                  actual profit from the wallet's balance changes ─▶ ExecutionResult ─▶ lock released
+ *
+ * The ExecutionRequest (the decision: wallet, path, re-quoted amounts) goes to
+ * execution.orders.request.<strategy> while the trade is recorded and sent, not in their way; the
+ * result waits for its acknowledgement, so a trade's request is always before its result in the
+ * stream. A request that cannot be published is logged, the trade goes on.
  *
  * `handle` resolves with what happened; it throws when the message must come back (database or
  * RPC unavailable before anything was sent; an outcome that could not be recorded). A redelivered
@@ -30,7 +35,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import { flashLoanFee } from '../lending/index.js';
 import type { Logger } from '../obs/index.js';
 import type { ChainClient, OperatorLookupTables } from '../rpc/index.js';
-import { Strategy, type TradeOpportunity, encodeExecutionResult, executionResultSubject, type ExecutionRequest, type ExecutionResult, type ExecutionStatus, type ExecutionPath } from '../messages/index.js';
+import { Strategy, type TradeOpportunity, encodeExecutionRequest, encodeExecutionResult, executionRequestMessageId, executionRequestSubject, executionResultSubject, type ExecutionRequest, type ExecutionResult, type ExecutionStatus, type ExecutionPath } from '../messages/index.js';
 
 import { SkipReason, type ExecutorMetrics } from './executor-metrics.js';
 import { FLASH_LOAN_COMPUTE_UNITS, FlashLoans } from './flash-loans.js';
@@ -66,7 +71,7 @@ export interface ExecutorSettings {
   busyRetryMs: number;
 }
 
-/** What publishes the results (a JetStream client, with the message id for deduplication). */
+/** What publishes the requests and results (a JetStream client, with the message id for deduplication). */
 export interface ResultPublisher {
   publish(subject: string, data: Uint8Array, options: { msgID: string }): Promise<unknown>;
 }
@@ -249,7 +254,7 @@ export class ExecutorService {
     if (s.paper) {
       const fill = paperFill(op, pools.source, { path, tip, computeUnitPriceMicroLamports: s.computeUnitPriceMicroLamports });
       if (!fill.ok) return this.skip(op, SkipReason.RequoteRefused, `${fill.reason}: ${fill.message}`);
-      request(routeComputeUnits(op.route, op.inputMint, op.flashLoan), requote.output);
+      const requested = this.publishRequest(request(routeComputeUnits(op.route, op.inputMint, op.flashLoan), requote.output));
       await this.options.trades.insertPaper({
         id: tradeId,
         opportunityId: op.id,
@@ -287,6 +292,7 @@ export class ExecutorService {
         latency: { receivedAt, executionMs: completedAt - receivedAt },
         completedAt,
       };
+      await requested;
       await this.publish(result);
       return { kind: 'traded', result };
     }
@@ -305,7 +311,7 @@ export class ExecutorService {
       const loan = op.flashLoan ? FlashLoans.wrap(this.options.flashLoans!.reserveFor(op.inputMint)!, held.keypair.address, op.inputAmount) : undefined;
       const computeUnitLimit = Math.min(plan.computeUnits + (loan === undefined ? 0 : FLASH_LOAN_COMPUTE_UNITS), MAX_COMPUTE_UNIT_LIMIT);
       const transaction = buildSwapRouteTransaction(plan, { payer: held.keypair, recentBlockhash: blockhash, computeUnitPrice: s.computeUnitPriceMicroLamports, computeUnitLimit, lookupTables, ...(loan === undefined ? {} : { loan }) });
-      request(computeUnitLimit, plan.otherAmountThreshold, held);
+      const requested = this.publishRequest(request(computeUnitLimit, plan.otherAmountThreshold, held));
       // The pending row (with the signature) before anything is sent; a failure here sends nothing.
       await this.options.trades.insertPending({
         id: tradeId,
@@ -326,6 +332,8 @@ export class ExecutorService {
       const outcome = await this.options.submitters![path].submit(
         { opportunityId: op.id, transaction, blockhash, lastValidBlockHeight, wallet: held.keypair, ...(path === 'bundle' ? { tipLamports: tip } : {}), mints: [...new Set([op.inputMint, op.outputMint, op.profitMint])] },
         {
+          // The tip transfer's signature before the bundle goes out: a redelivery settles it too.
+          prepared: (info) => this.options.trades.recordTipSignature(tradeId, info.tipSignature),
           submitted: async (info) => {
             submittedAt = info.at;
             metrics.recordSubmitted(path, op.strategy, info.at - receivedAt);
@@ -341,6 +349,7 @@ export class ExecutorService {
       await this.recordOutcome(tradeId, outcome, result);
       metrics.recordOutcome(path, op.strategy, outcome.status, result.latency.executionMs);
       this.stats.traded++;
+      await requested;
       await this.publish(result);
       return { kind: 'traded', result };
     } finally {
@@ -416,6 +425,18 @@ export class ExecutorService {
     }
   }
 
+  /**
+   * Publishes a trade's request (message id: executionRequestMessageId). Never rejects: the
+   * request informs, the trade does not wait on it; a failure is logged.
+   */
+  private async publishRequest(request: ExecutionRequest): Promise<void> {
+    try {
+      await this.options.results.publish(executionRequestSubject(request.strategy, this.options.subjectPrefix ?? ''), encodeExecutionRequest(request), { msgID: executionRequestMessageId(request.tradeId) });
+    } catch (err) {
+      this.options.logger?.warn({ tradeId: request.tradeId, err: errorText(err) }, 'execution request not published; the trade goes on');
+    }
+  }
+
   private async publish(result: ExecutionResult): Promise<void> {
     await this.options.results.publish(executionResultSubject(result.strategy, this.options.subjectPrefix ?? ''), encodeExecutionResult(result), { msgID: result.tradeId });
     this.stats.recent.unshift(result);
@@ -470,7 +491,7 @@ export class ExecutorService {
       const [status] = await this.options.chain.getSignatureStatuses([t.signature]);
       let outcome: { status: 'confirmed' | 'failed' | 'expired'; slot?: bigint; error?: string; changes?: BalanceChanges | null };
       if (status !== null && status !== undefined && status.confirmationStatus !== 'processed' && status.confirmationStatus !== null) {
-        const changes = (await this.options.balanceChanges?.(t.signature, held.wallet.address, [...new Set([op.inputMint, op.outputMint, op.profitMint])])) ?? null;
+        const changes = await this.landedChanges(t, held.wallet.address, [...new Set([op.inputMint, op.outputMint, op.profitMint])]);
         outcome = status.err === null ? { status: 'confirmed', slot: status.slot, changes } : { status: 'failed', slot: status.slot, error: `landed with an error: ${JSON.stringify(status.err)}`, changes };
       } else {
         const height = await this.options.chain.getBlockHeight();
@@ -497,6 +518,27 @@ export class ExecutorService {
     } finally {
       await held.lock.release().catch(() => false);
     }
+  }
+
+  /**
+   * The wallet's balance changes in a landed trade read back by its signatures: the swap, and for a
+   * bundle its recorded tip transfer (the same bundle landed both, all or nothing), summed as the
+   * bundle submitter sums them, so the actual profit counts the tip and its fee. Null when the swap
+   * cannot be read.
+   */
+  private async landedChanges(t: StoredTrade, wallet: string, mints: readonly string[]): Promise<BalanceChanges | null> {
+    const read = this.options.balanceChanges;
+    if (read === undefined || t.signature === null) return null;
+    const swap = await read(t.signature, wallet, mints);
+    if (swap === null || t.tipSignature === null) return swap;
+    const tip = await read(t.tipSignature, wallet, mints);
+    if (tip === null) {
+      this.options.logger?.warn({ tradeId: t.id, tipSignature: t.tipSignature }, 'the tip transfer of a landed bundle cannot be read; the actual profit leaves it out');
+      return swap;
+    }
+    const tokens = new Map(swap.tokens);
+    for (const [mint, change] of tip.tokens) tokens.set(mint, (tokens.get(mint) ?? 0n) + change);
+    return { lamports: swap.lamports + tip.lamports, tokens, fee: swap.fee + tip.fee, tip: t.tip, rent: (swap.rent ?? 0n) + (tip.rent ?? 0n) };
   }
 
   /**

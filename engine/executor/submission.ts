@@ -35,6 +35,11 @@ export interface TradeSubmission {
 }
 
 export interface SubmissionEvents {
+  /**
+   * Once, before anything is sent, with the signatures of the transactions sent beside the swap (a
+   * bundle's tip transfer), so they can be recorded first. A rejection sends nothing: submit rejects.
+   */
+  prepared?(info: { tipSignature: string }): void | Promise<void>;
   /** Once, when the RPC node (direct) or the block engine (bundle) first accepted the trade. */
   submitted?(info: { at: number; signature: string; bundleId?: string }): void | Promise<void>;
 }

@@ -1,6 +1,6 @@
 /**
  * The executor's records in PostgreSQL: spec 03's `trades` and `trade_routes`, the journal row of
- * `trade_submissions` (schemas/sql/004_trade_submissions.sql) and `executor_metrics`.
+ * `trade_submissions` (schemas/sql/004_trade_submissions.sql, 005_trade_tip_signature.sql) and `executor_metrics`.
  *
  * Trade states (spec 03 gives `pending` on insert; the rest are ours):
  *
@@ -80,6 +80,8 @@ export interface StoredTrade {
   transaction: string | null;
   lastValidBlockHeight: bigint | null;
   bundleId: string | null;
+  /** A bundle's tip transfer (migration 005), recorded before anything is sent; null otherwise. */
+  tipSignature: string | null;
   submittedAt: Date | null;
 }
 
@@ -103,6 +105,7 @@ interface StoredRow {
   transaction: string | null;
   last_valid_block_height: bigint | null;
   bundle_id: string | null;
+  tip_signature: string | null;
   submitted_at: Date | null;
 }
 
@@ -141,6 +144,11 @@ export class TradeStore {
     await this.db.transaction((tx) => this.insertTrade(tx, t, 'paper', { actualProfit: t.actualProfit, slot: t.slot, fees: t.fees, paper: true }));
   }
 
+  /** The signature of a bundle trade's tip transfer, before the bundle is sent. */
+  async recordTipSignature(tradeId: string, tipSignature: string): Promise<void> {
+    await this.db.query('UPDATE trade_submissions SET tip_signature = $2 WHERE trade_id = $1', [tradeId, tipSignature]);
+  }
+
   /** pending → submitted (only from pending: a later status is never overwritten). */
   async markSubmitted(tradeId: string, at: Date, bundleId?: string): Promise<void> {
     await this.db.transaction(async (tx) => {
@@ -166,7 +174,7 @@ export class TradeStore {
   async byOpportunity(opportunityId: string): Promise<StoredTrade | null> {
     const rows = await this.db.query<StoredRow>(
       `SELECT t.id, s.opportunity_id, t.strategy, t.wallet_id, t.status, t.signature, t.expected_profit, t.actual_profit, t.error_message, t.slot,
-              t.confirmed_at, s.path, s.paper, s.profit_mint, s.tip, s.fees, s.transaction, s.last_valid_block_height, s.bundle_id, s.submitted_at
+              t.confirmed_at, s.path, s.paper, s.profit_mint, s.tip, s.fees, s.transaction, s.last_valid_block_height, s.bundle_id, s.tip_signature, s.submitted_at
          FROM trade_submissions s JOIN trades t ON t.id = s.trade_id WHERE s.opportunity_id = $1`,
       [opportunityId],
     );
@@ -192,6 +200,7 @@ export class TradeStore {
       transaction: r.transaction,
       lastValidBlockHeight: r.last_valid_block_height,
       bundleId: r.bundle_id,
+      tipSignature: r.tip_signature,
       submittedAt: r.submitted_at,
     };
   }

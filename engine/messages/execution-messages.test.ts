@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 
+import { connectLocal, uniqueName } from '../bus/testing/local-nats.js';
 import { TpError } from '../errors.js';
 import {
   decodeExecutionRequest,
   decodeExecutionResult,
   encodeExecutionRequest,
   encodeExecutionResult,
+  executionRequestFilter,
+  executionRequestMessageId,
+  executionRequestSubject,
+  executionResultFilter,
   executionResultSubject,
   type ExecutionRequest,
   type ExecutionResult,
@@ -81,5 +86,33 @@ describe('ExecutionResult and ExecutionRequest', () => {
     expect(() => decodeExecutionResult(bad)).toThrow(/\/status/);
     expect(() => decodeExecutionResult({ ...bad, version: 2 })).toThrow(/version 2/);
     expect(() => encodeExecutionRequest({ ...request, tradeId: 'x' })).toThrow(/\/tradeId/);
+  });
+
+  it('requests and results share execution.orders.>, each filter takes its own kind only (on NATS)', async () => {
+    const prefix = `${uniqueName('EXM')}_`;
+    expect(executionRequestSubject('grid', 'T_')).toBe('T_execution.orders.request.grid');
+    expect(executionRequestMessageId(result.tradeId)).not.toBe(result.tradeId);
+    const nc = await connectLocal();
+    try {
+      const seen = (filter: string): string[] => {
+        const got: string[] = [];
+        nc.subscribe(filter, { callback: (_err, m) => got.push(m.subject) });
+        return got;
+      };
+      const all = seen(`${prefix}execution.orders.>`);
+      const results = seen(executionResultFilter(prefix));
+      const requests = seen(executionRequestFilter(prefix));
+      for (const strategy of ['arbitrage', 'grid', 'dca', 'signal'] as const) {
+        nc.publish(executionRequestSubject(strategy, prefix), encodeExecutionRequest({ ...request, strategy }));
+        nc.publish(executionResultSubject(strategy, prefix), encodeExecutionResult({ ...result, strategy }));
+      }
+      await nc.flush();
+      await nc.drain();
+      expect(all).toHaveLength(8);
+      expect(results).toEqual(['arbitrage', 'grid', 'dca', 'signal'].map((s) => `${prefix}execution.orders.${s}`));
+      expect(requests).toEqual(['arbitrage', 'grid', 'dca', 'signal'].map((s) => `${prefix}execution.orders.request.${s}`));
+    } finally {
+      if (!nc.isClosed()) await nc.close();
+    }
   });
 });

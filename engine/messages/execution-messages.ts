@@ -5,7 +5,11 @@
  *
  *   encodeExecutionResult(r) → JSON bytes (validated); published on execution.orders.<strategy>
  *   decodeExecutionResult(bytes) → ExecutionResult, or TP_ERR_MESSAGE_INVALID naming the field
- *   (the same pair for ExecutionRequest)
+ *   (the same pair for ExecutionRequest, published on execution.orders.request.<strategy>)
+ *
+ * Both share the EXECUTION_ORDERS stream (`execution.orders.>`). A consumer of the results alone
+ * filters on executionResultFilter (`execution.orders.*`: one token after the root, where a
+ * request's subject has two); of the requests alone on executionRequestFilter.
  */
 import { assertSchema, invalidMessage, parseMessageJson } from './message-schema.js';
 import type { Strategy } from './trade-opportunity.js';
@@ -19,9 +23,32 @@ export const EXECUTION_ORDERS_SUBJECT_ROOT = 'execution.orders';
 export const ExecutionPath = { Bundle: 'bundle', Direct: 'direct' } as const;
 export type ExecutionPath = (typeof ExecutionPath)[keyof typeof ExecutionPath];
 
+/** The token between the root and the strategy on a request's subject. */
+export const EXECUTION_REQUEST_TOKEN = 'request';
+
 /** `execution.orders.<strategy>`, with an optional test prefix in front. */
 export function executionResultSubject(strategy: Strategy, prefix = ''): string {
   return `${prefix}${EXECUTION_ORDERS_SUBJECT_ROOT}.${strategy}`;
+}
+
+/** `execution.orders.request.<strategy>`: the executor's decision, published before anything is sent. */
+export function executionRequestSubject(strategy: Strategy, prefix = ''): string {
+  return `${prefix}${EXECUTION_ORDERS_SUBJECT_ROOT}.${EXECUTION_REQUEST_TOKEN}.${strategy}`;
+}
+
+/** Every strategy's results and no request: `execution.orders.*`. */
+export function executionResultFilter(prefix = ''): string {
+  return `${prefix}${EXECUTION_ORDERS_SUBJECT_ROOT}.*`;
+}
+
+/** Every strategy's requests and no result: `execution.orders.request.*`. */
+export function executionRequestFilter(prefix = ''): string {
+  return `${prefix}${EXECUTION_ORDERS_SUBJECT_ROOT}.${EXECUTION_REQUEST_TOKEN}.*`;
+}
+
+/** The message id of a trade's request (its result's is the trade id). */
+export function executionRequestMessageId(tradeId: string): string {
+  return `${tradeId}:${EXECUTION_REQUEST_TOKEN}`;
 }
 
 export interface ExecutionRequest {

@@ -36,6 +36,14 @@ export interface SignatureStatus {
   confirmationStatus: Commitment;
 }
 
+export interface SignatureStatusOptions {
+  /**
+   * Also search the ledger (the kept transaction history) for a status no longer in the recent
+   * status cache, as getSignatureStatuses does with `{searchTransactionHistory: true}`.
+   */
+  searchTransactionHistory?: boolean;
+}
+
 /** A JSON-RPC error as a node returns it: the code and message real clients switch on. */
 export class RpcError extends Error {
   constructor(
@@ -114,7 +122,7 @@ export interface ChainBackend {
   sendTransaction(tx: Uint8Array, options?: { skipPreflight?: boolean }): string;
   /** `accounts`: addresses whose post-simulation state to return in `SimulationResult.accounts`. */
   simulateTransaction(tx: Uint8Array, options?: { sigVerify?: boolean; replaceRecentBlockhash?: boolean; accounts?: readonly string[] }): SimulationResult;
-  signatureStatus(signature: string): SignatureStatus | null;
+  signatureStatus(signature: string, options?: SignatureStatusOptions): SignatureStatus | null;
   /** Block engine: all-or-nothing bundle of up to 5 transactions, landing in the next slot. Throws RpcError. */
   sendBundle(txs: Uint8Array[]): string;
   bundleStatus(bundleId: string): BundleStatus | null;

@@ -26,6 +26,7 @@ import {
   type EntryBatch,
   type EpochInfo,
   type SignatureStatus,
+  type SignatureStatusOptions,
   type SimulationResult,
   type TokenBalance,
 } from './chain-backend.js';
@@ -612,7 +613,12 @@ export class SimChain implements RpcChainBackend, MarketView {
     }
   }
 
-  signatureStatus(signature: string): SignatureStatus | null {
+  /**
+   * The status of a landed transaction: from the status cache (the last 300 slots), or with
+   * `searchTransactionHistory` also from the kept history of submitted transactions (a node's
+   * ledger; transaction-history.ts), which outlives the cache.
+   */
+  signatureStatus(signature: string, options: SignatureStatusOptions = {}): SignatureStatus | null {
     let bytes: Uint8Array;
     try {
       bytes = base58.decode(signature);
@@ -621,8 +627,10 @@ export class SimChain implements RpcChainBackend, MarketView {
     }
     if (bytes.length !== 64) return null;
     const found = this.statusCache.get(signatureKeyOf(bytes));
-    if (found === undefined) return null;
-    return this.statusAt(found.slot, found.err);
+    if (found !== undefined) return this.statusAt(found.slot, found.err);
+    if (options.searchTransactionHistory !== true) return null;
+    const record = this.history.get(signature);
+    return record === undefined ? null : this.statusAt(record.slot, record.meta.err);
   }
 
   private statusAt(slot: bigint, err: unknown): SignatureStatus {

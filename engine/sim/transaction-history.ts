@@ -11,10 +11,17 @@ import { isTokenAccount, mintDecimals, tokenAccountMint, tokenAccountOwner, toke
  * fee, error, pre and post lamports of every account key, pre and post token balances of the
  * token accounts among them, logs, compute units, the addresses loaded through lookup tables.
  * Kept for the transactions submitted to the chain (sendTransaction and bundles), not the
- * generated flow, for the last KEEP slots.
+ * generated flow, for the last TRANSACTION_HISTORY_SLOTS slots and at most
+ * TRANSACTION_HISTORY_MAX transactions (the oldest slots go first). This is the simulator's ledger:
+ * it outlives the 300 slots of the status cache, so getSignatureStatuses with
+ * searchTransactionHistory and getTransaction answer for a transaction after its status has left
+ * the cache, as a node answers from its ledger.
  */
 
-export const TRANSACTION_HISTORY_SLOTS = 300;
+/** An hour of 400 ms slots (four minutes of a test's 25 ms slots). */
+export const TRANSACTION_HISTORY_SLOTS = 9_000;
+/** The memory bound: a record is a few kilobytes (wire bytes, meta, logs). */
+export const TRANSACTION_HISTORY_MAX = 20_000;
 
 export interface RecordedTokenBalance {
   accountIndex: number;
@@ -110,14 +117,22 @@ export class TransactionHistory {
   private readonly bySignature = new Map<string, ConfirmedTransaction>();
   private readonly slots: { slot: bigint; signatures: string[] }[] = [];
 
-  constructor(private readonly keepSlots = TRANSACTION_HISTORY_SLOTS) {}
+  constructor(
+    private readonly keepSlots = TRANSACTION_HISTORY_SLOTS,
+    private readonly maxTransactions = TRANSACTION_HISTORY_MAX,
+  ) {}
 
-  /** Records a slot's transactions, keyed by their first signature (base58); slots in order. */
+  /**
+   * Records a slot's transactions, keyed by their first signature (base58); every slot in order
+   * (an empty one too: it ages the kept ones).
+   */
   addSlot(slot: bigint, records: ReadonlyMap<string, ConfirmedTransaction>): void {
-    if (records.size === 0) return;
-    for (const [signature, record] of records) this.bySignature.set(signature, record);
-    this.slots.push({ slot, signatures: [...records.keys()] });
-    while (this.slots.length > 0 && this.slots[0]!.slot <= slot - BigInt(this.keepSlots)) {
+    if (records.size > 0) {
+      for (const [signature, record] of records) this.bySignature.set(signature, record);
+      this.slots.push({ slot, signatures: [...records.keys()] });
+    }
+    const oldest = slot - BigInt(this.keepSlots);
+    while (this.slots.length > 0 && (this.slots[0]!.slot <= oldest || this.bySignature.size > this.maxTransactions)) {
       for (const signature of this.slots.shift()!.signatures) this.bySignature.delete(signature);
     }
   }

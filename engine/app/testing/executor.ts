@@ -14,7 +14,9 @@ import { keypairSeed, WSOL_MINT } from '../../chain/index.js';
 import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, orderOpportunity, type ArbitrageSettings } from '../../planner/index.js';
 import { WalletManager, WalletPassphrase, secretKeyBytes, type WalletRecord } from '../../wallets/index.js';
 import { type SqlClient } from '../../state/index.js';
-import { type TradeOpportunity } from '../../messages/index.js';
+import type { NatsConnection } from 'nats';
+
+import { EXECUTION_REQUEST_TOKEN, decodeExecutionRequest, decodeExecutionResult, type ExecutionRequest, type ExecutionResult, type TradeOpportunity } from '../../messages/index.js';
 import { storePool } from '../../quote/testing.js';
 import type { Trader } from '../../sim/actors.js';
 import type { SimChain } from '../../sim/chain.js';
@@ -96,4 +98,20 @@ export function holdingsOf(chain: SimChain, trader: Trader): { lamports: bigint;
   const tokens = new Map<string, bigint>();
   for (const [mint, account] of trader.tokenAccounts) tokens.set(mint, chain.getTokenBalance(account, 'confirmed')?.amount ?? 0n);
   return { lamports: chain.getAccount(trader.keypair.address, 'confirmed')?.lamports ?? 0n, tokens };
+}
+
+export type ExecutionOrder = { kind: 'request'; seq: number; request: ExecutionRequest } | { kind: 'result'; seq: number; result: ExecutionResult };
+
+/** Every message of the EXECUTION_ORDERS stream, in stream order, decoded by its subject. */
+export async function executionOrdersStored(nc: NatsConnection, prefix: string): Promise<ExecutionOrder[]> {
+  const jsm = await nc.jetstreamManager();
+  const stream = `${prefix}EXECUTION_ORDERS`;
+  const { state } = await jsm.streams.info(stream);
+  const out: ExecutionOrder[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const m = await jsm.streams.getMessage(stream, { seq });
+    if (m.subject.startsWith(`${prefix}execution.orders.${EXECUTION_REQUEST_TOKEN}.`)) out.push({ kind: 'request', seq, request: decodeExecutionRequest(m.data) });
+    else out.push({ kind: 'result', seq, result: decodeExecutionResult(m.data) });
+  }
+  return out;
 }

@@ -192,17 +192,22 @@ function readAccountsConfig(v: unknown): { encoding: AccountEncoding | undefined
   return { encoding, addresses };
 }
 
-/** `[[signature ≤256], {searchTransactionHistory}]` → RpcResponse<(TransactionStatus | null)[]>. */
+/**
+ * `[[signature ≤256], {searchTransactionHistory}]` → RpcResponse<(TransactionStatus | null)[]>:
+ * from the recent status cache, and with searchTransactionHistory also from the ledger.
+ */
 export function getSignatureStatuses(ctx: RpcMethodContext, params: unknown): string {
   const args = trailingArgs(params, 1, 1);
   const signatures = readStringList(args[0]);
   const config = readStruct(args[1], 'RpcSignatureStatusConfig');
+  let searchTransactionHistory = false;
   if (config !== null) {
     let search: boolean | undefined;
     for (const key in config) {
       if (key === 'searchTransactionHistory') search = readBool(config[key]);
     }
     if (search === undefined) throw missingField('searchTransactionHistory');
+    searchTransactionHistory = search;
   }
   if (signatures.length > MAX_SIGNATURE_STATUSES) {
     throw invalidParams(`Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
@@ -212,7 +217,7 @@ export function getSignatureStatuses(ctx: RpcMethodContext, params: unknown): st
   let value = '[';
   for (let i = 0; i < signatures.length; i++) {
     if (i > 0) value += ',';
-    const status = ctx.backend.signatureStatus(signatures[i] as string);
+    const status = ctx.backend.signatureStatus(signatures[i] as string, { searchTransactionHistory });
     value += status === null ? 'null' : writeTransactionStatus(status);
   }
   return writeRpcResponse(ctx, slot, value + ']');

@@ -85,20 +85,21 @@ describe.each(TEST_BACKENDS)('migrations on $name', ({ create }) => {
 
   it('applies every migration once; a second run is a no-op', async () => {
     const first = await migrateUp(t.db);
-    expect(first.applied.map((m) => m.version)).toEqual([1, 2, 3, 4]);
+    expect(first.applied.map((m) => m.version)).toEqual([1, 2, 3, 4, 5]);
     expect(first.applied.every((m) => m.variant === 'plain')).toBe(true);
     const second = await migrateUp(t.db);
     expect(second.applied).toEqual([]);
-    expect(second.skipped).toBe(4);
+    expect(second.skipped).toBe(5);
     const status = await migrationStatus(t.db);
     expect(status.map((s) => [s.version, s.state])).toEqual([
       [1, 'applied'],
       [2, 'applied'],
       [3, 'applied'],
       [4, 'applied'],
+      [5, 'applied'],
     ]);
     const rows = await t.db.query<{ n: bigint }>(`SELECT count(*) AS n FROM ${MIGRATIONS_TABLE}`);
-    expect(rows[0]!.n).toBe(4n);
+    expect(rows[0]!.n).toBe(5n);
   });
 
   it('creates the spec 03 tables with exactly their columns, types, defaults and indexes', async () => {
@@ -172,14 +173,14 @@ describe.each(TEST_BACKENDS)('migrations on $name', ({ create }) => {
     const dir = mkdtempSync(join(tmpdir(), 'tp-migrations-'));
     try {
       cpSync(migrationsDir(), dir, { recursive: true });
-      writeFileSync(join(dir, '005_broken.sql'), 'CREATE TABLE tp_half_done (a int);\nSELECT no_such_function();\n');
+      writeFileSync(join(dir, '006_broken.sql'), 'CREATE TABLE tp_half_done (a int);\nSELECT no_such_function();\n');
       const err = await migrateUp(t.db, { dir }).catch((e: unknown) => e);
       expect(isTpError(err, ErrorCode.DbMigration)).toBe(true);
-      expect((err as Error).message).toMatch(/005_broken\.sql failed: .*no_such_function/);
+      expect((err as Error).message).toMatch(/006_broken\.sql failed: .*no_such_function/);
       expect(await t.db.query("SELECT to_regclass('tp_half_done')::text AS t")).toEqual([{ t: null }]);
-      expect((await migrationStatus(t.db, { dir })).find((s) => s.version === 5)?.state).toBe('pending');
+      expect((await migrationStatus(t.db, { dir })).find((s) => s.version === 6)?.state).toBe('pending');
 
-      rmSync(join(dir, '005_broken.sql'));
+      rmSync(join(dir, '006_broken.sql'));
       appendFileSync(join(dir, '001_platform_tables.sql'), '\n-- edited\n');
       const changed = await migrateUp(t.db, { dir }).catch((e: unknown) => e);
       expect(isTpError(changed, ErrorCode.DbMigration)).toBe(true);
@@ -207,7 +208,7 @@ describe('migrations on the real server under concurrency', () => {
       const applied = results.flatMap((r) => r.applied.map((m) => m.version)).sort();
       expect(applied).toEqual(readMigrationFiles().filter((f) => f.variant === 'plain').map((f) => f.version));
       const rows = await t.db.query<{ version: number }>(`SELECT version FROM ${MIGRATIONS_TABLE} ORDER BY version`);
-      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4]);
+      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
     } finally {
       await Promise.all(clients.map((c) => c.close()));
     }
