@@ -202,6 +202,8 @@ describe('grid and DCA orders, executor to planner over the bus', () => {
     expect(again.filled).toBe(amount);
     const statuses = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM grid_orders WHERE strategy_id = $1 GROUP BY status', [gridId]);
     expect(statuses).toEqual([{ status: 'filled', n: 4 }]);
+    // The executor's requests beside the results are not the planner's: none is dead-lettered.
+    expect((await (await nc.jetstreamManager()).streams.info(`${prefix}DEAD_LETTERS`)).state.messages).toBe(0);
   });
 
   it('a level the pool fills short of its amount is partial at what was filled, then expires', async () => {

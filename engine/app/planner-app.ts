@@ -32,7 +32,7 @@ import type { Logger } from '../obs/index.js';
 import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyAdmin, StrategyConfigWatcher, StrategyStore, priceOf, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
-import { decodeExecutionResult, decodeMarketEvent, decodeTradeSignal, STRATEGIES, type Strategy } from '../messages/index.js';
+import { decodeExecutionResult, decodeMarketEvent, decodeTradeSignal, executionResultFilter, STRATEGIES, type Strategy } from '../messages/index.js';
 import { readLimitedBody } from '../scanner/index.js';
 import { SignalPublisher } from '../signals/index.js';
 import { EpochClock, RpcPoolLoader } from '../pools/index.js';
@@ -161,10 +161,11 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
       const signalStream = `${prefix}${PlatformStream.Signals}`;
       const signalConsumer = `${consumerName}_signals`;
       if (takesSignals) await ensureConsumer(jsm, platformConsumerSpec(signalStream, signalConsumer, `${prefix}signals.>`));
-      // Order reconciliation (grid, DCA): the executors' results come back on EXECUTION_ORDERS.
+      // Order reconciliation (grid, DCA): the executors' results come back on EXECUTION_ORDERS
+      // (results only: the requests beside them, execution.orders.request.*, are not the planner's).
       const executionStream = `${prefix}${PlatformStream.ExecutionOrders}`;
       const executionConsumer = `${consumerName}_executions`;
-      await ensureConsumer(jsm, platformConsumerSpec(executionStream, executionConsumer, `${prefix}execution.orders.>`));
+      await ensureConsumer(jsm, platformConsumerSpec(executionStream, executionConsumer, executionResultFilter(prefix)));
       const signalPublisher = new SignalPublisher(nc.jetstream(), prefix);
       const service = new PlannerService({ plannerId: config['planner.id'], strategies, pools, publisher: new OpportunityPublisher(nc.jetstream(), prefix), metrics, store, logger: log.child({ component: 'planner' }), now });
       host.onClose('planner service', () => service.close());

@@ -21,8 +21,9 @@ trade with status paper. No wallet passphrase is needed.
 
 Real mode opens the worker wallets' keys with TIDEPOOL_WALLET_PASSPHRASE (or --key-file), as
 \`tidepool wallets\` does. executor_metrics rows every --metrics-interval; /health, /ready, /metrics
-and /stats on --port (8085). Watch: nats sub 'execution.orders.>'. SIGTERM drains (trades in flight
-finish and are recorded) and exits 0.
+and /stats on --port (8085). Watch: nats sub 'execution.orders.>' (each trade's request on
+execution.orders.request.<strategy>, then its result on execution.orders.<strategy>). SIGTERM
+drains (trades in flight finish and are recorded) and exits 0.
 
 ${settingsHelp(executorSchema)}
 `;
