@@ -30,7 +30,7 @@ describe.skipIf(!existsSync(bin))('tidepool console', () => {
   it('watches the services it is given and reads the scanner\'s pools by RPC; SIGTERM exits 0', async () => {
     const child = spawn(
       process.execPath,
-      [bin, 'console', '--port', '0', '--quote-url', e.endpoints.quote, '--quote-metrics-url', e.endpoints.quoteMetrics, '--scanner-url', e.endpoints.scanner, '--scanner-metrics-url', e.endpoints.scannerMetrics, '--rpc-endpoints', e.simEndpoints.rpc, '--aggregator-url=', '--external-url=', '--rpc-proxy-url='],
+      [bin, 'console', '--port', '0', '--quote-url', e.endpoints.quote, '--quote-metrics-url', e.endpoints.quoteMetrics, '--scanner-url', e.endpoints.scanner, '--scanner-metrics-url', e.endpoints.scannerMetrics, '--rpc-endpoints', e.simEndpoints.rpc, '--aggregator-url=', '--external-url=', '--rpc-proxy-url=', '--planner-url='],
       { env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';
