@@ -204,7 +204,7 @@ export class ExecutorService {
     walletChoice?.catch(() => undefined);
     const giveBack = async (outcome: HandleOutcome): Promise<HandleOutcome> => {
       const choice = await walletChoice?.catch(() => undefined);
-      if (choice?.kind === 'held') await choice.held.lock.release().catch(() => false);
+      if (choice?.kind === 'held') await this.options.wallets!.release(choice.held).catch(() => false);
       return outcome;
     };
     await pools.refresh(addresses);
@@ -345,7 +345,7 @@ export class ExecutorService {
       return { kind: 'traded', result };
     } finally {
       clearInterval(keepAlive);
-      await held.lock.release().catch(() => false);
+      await this.options.wallets!.release(held).catch(() => false);
     }
   }
 
@@ -495,7 +495,7 @@ export class ExecutorService {
       await this.publish(result);
       return { kind: 'traded', result };
     } finally {
-      await held.lock.release().catch(() => false);
+      await this.options.wallets!.release(held).catch(() => false);
     }
   }
 
