@@ -209,7 +209,7 @@ export class ExecutorService {
     walletChoice?.catch(() => undefined);
     const giveBack = async (outcome: HandleOutcome): Promise<HandleOutcome> => {
       const choice = await walletChoice?.catch(() => undefined);
-      if (choice?.kind === 'held') await choice.held.lock.release().catch(() => false);
+      if (choice?.kind === 'held') await this.options.wallets!.release(choice.held).catch(() => false);
       return outcome;
     };
     await pools.refresh(addresses);
@@ -354,7 +354,7 @@ export class ExecutorService {
       return { kind: 'traded', result };
     } finally {
       clearInterval(keepAlive);
-      await held.lock.release().catch(() => false);
+      await this.options.wallets!.release(held).catch(() => false);
     }
   }
 
@@ -516,7 +516,7 @@ export class ExecutorService {
       await this.publish(result);
       return { kind: 'traded', result };
     } finally {
-      await held.lock.release().catch(() => false);
+      await this.options.wallets!.release(held).catch(() => false);
     }
   }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { migrateUp } from '../state/db/migrations.js';
+import type { SqlClient, SqlQueryable } from '../state/db/sql-client.js';
 import { TEST_BACKENDS, type TestDatabase } from '../state/db/testing.js';
 import type { RouteHop } from '../messages/trade-opportunity.js';
 import { WalletRepository } from '../wallets/wallet-repository.js';
@@ -48,6 +49,35 @@ describe.each(TEST_BACKENDS)('TradeStore on $name', ({ create }) => {
       { step: 1, protocol: 'dexc_whirlpool', input_amount: 150n, output_amount: 1_020n },
     ]);
     expect(tradeIdOf(opp)).toBe(tradeIdOf(opp));
+  });
+
+  it('writes a pending trade in one statement: BEGIN, it and COMMIT, whatever the length of the route', async () => {
+    let roundTrips = 0;
+    const count = (q: SqlQueryable): SqlQueryable => ({
+      query: (text, params) => {
+        roundTrips++;
+        return q.query(text, params);
+      },
+      exec: (script) => {
+        roundTrips++;
+        return q.exec(script);
+      },
+    });
+    const counting: SqlClient = {
+      ...count(t.db),
+      kind: t.db.kind,
+      target: t.db.target,
+      // BEGIN and COMMIT are round trips too.
+      transaction: (fn) => t.db.transaction((tx) => ((roundTrips += 2), fn(count(tx)))),
+      withConnection: (fn) => t.db.withConnection((c) => fn(count(c))),
+      ping: () => t.db.ping(),
+      close: () => Promise.resolve(),
+    };
+    const opp = '11111111-0000-4000-8000-000000000010';
+    await new TradeStore(counting).insertPending(trade(opp));
+    expect(roundTrips).toBe(3);
+    expect(await store.byOpportunity(opp)).toMatchObject({ status: 'pending', lastValidBlockHeight: 99n });
+    expect(await t.db.query('SELECT step FROM trade_routes WHERE trade_id = $1 ORDER BY step', [tradeIdOf(opp)])).toEqual([{ step: 0 }, { step: 1 }]);
   });
 
   it('rolls the whole insert back when one statement fails: no trade, no routes, no journal row', async () => {

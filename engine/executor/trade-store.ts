@@ -10,11 +10,11 @@
  *   paper: a paper trade, written once with its routes (nothing sent)
  *
  * `insertPending` writes the trade (with the signature of the signed swap transaction), its route
- * rows and the journal row in ONE database transaction, rolled back as a whole when any statement
- * fails; nothing is sent before it commits. The trade id is derived from the opportunity id
+ * rows and the journal row in ONE statement (BEGIN, it, COMMIT), all or nothing; nothing is sent
+ * before it commits. The trade id is derived from the opportunity id
  * (`tradeIdOf`), and the journal's opportunity_id is unique, so an opportunity can have one trade.
  */
-import type { SqlClient, SqlQueryable } from '../state/index.js';
+import type { SqlClient, SqlParam } from '../state/index.js';
 import { deterministicUuid, type RouteHop, type Strategy, type ExecutionPath } from '../messages/index.js';
 
 export type TradeStatus = 'pending' | 'submitted' | 'confirmed' | 'failed' | 'expired' | 'paper';
@@ -117,31 +117,35 @@ function clip(text: string | undefined): string | null {
 export class TradeStore {
   constructor(readonly db: SqlClient) {}
 
-  private async insertTrade(tx: SqlQueryable, t: NewTrade, status: 'pending' | 'paper', extra: { actualProfit?: bigint; slot?: bigint; fees?: bigint; paper: boolean }): Promise<void> {
-    await tx.query(
-      'INSERT INTO trades (id, strategy, wallet_id, signature, expected_profit, actual_profit, status, slot) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-      [t.id, t.strategy, t.walletId, t.signature ?? null, t.expectedProfit, extra.actualProfit ?? null, status, extra.slot ?? null],
-    );
-    for (const h of t.route) {
-      await tx.query(
-        'INSERT INTO trade_routes (trade_id, step, protocol, pool, input_mint, output_mint, input_amount, output_amount) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-        [t.id, h.step, h.dex, h.pool, h.inputMint, h.outputMint, h.inputAmount, h.outputAmount],
-      );
-    }
-    await tx.query(
-      'INSERT INTO trade_submissions (trade_id, opportunity_id, executor_id, path, paper, profit_mint, tip, fees, transaction, last_valid_block_height) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-      [t.id, t.opportunityId, t.executorId, t.path, extra.paper, t.profitMint, t.tip, extra.fees ?? null, t.transaction ?? null, t.lastValidBlockHeight ?? null],
-    );
+  /**
+   * The trade, its route rows and its journal row in ONE statement (data-modifying CTEs), whatever
+   * the route's length: BEGIN, the statement, COMMIT, where one INSERT per row took six round trips
+   * for a two-hop route (the executor waits for it before it sends; issue 23). The statement is
+   * atomic by itself; it stays in `transaction` because that is what a database outage is modelled
+   * on in engine/app/executor-app.test.ts (then it can be a single round trip).
+   */
+  private async insertTrade(t: NewTrade, status: 'pending' | 'paper', extra: { actualProfit?: bigint; slot?: bigint; fees?: bigint; paper: boolean }): Promise<void> {
+    const params: SqlParam[] = [];
+    const row = (values: readonly SqlParam[]): string => `(${values.map((v) => `$${params.push(v)}`).join(', ')})`;
+    const trade = row([t.id, t.strategy, t.walletId, t.signature ?? null, t.expectedProfit, extra.actualProfit ?? null, status, extra.slot ?? null]);
+    const routes = t.route.map((h) => row([t.id, h.step, h.dex, h.pool, h.inputMint, h.outputMint, h.inputAmount, h.outputAmount]));
+    const submission = row([t.id, t.opportunityId, t.executorId, t.path, extra.paper, t.profitMint, t.tip, extra.fees ?? null, t.transaction ?? null, t.lastValidBlockHeight ?? null]);
+    const text = [
+      `WITH trade AS (INSERT INTO trades (id, strategy, wallet_id, signature, expected_profit, actual_profit, status, slot) VALUES ${trade})`,
+      ...(routes.length === 0 ? [] : [`, routes AS (INSERT INTO trade_routes (trade_id, step, protocol, pool, input_mint, output_mint, input_amount, output_amount) VALUES ${routes.join(', ')})`]),
+      `INSERT INTO trade_submissions (trade_id, opportunity_id, executor_id, path, paper, profit_mint, tip, fees, transaction, last_valid_block_height) VALUES ${submission}`,
+    ].join(' ');
+    await this.db.transaction((tx) => tx.query(text, params));
   }
 
-  /** The pending trade, its routes and its journal row, in one database transaction. */
+  /** The pending trade, its routes and its journal row, in one statement (all or nothing). */
   async insertPending(t: NewTrade): Promise<void> {
-    await this.db.transaction((tx) => this.insertTrade(tx, t, 'pending', { paper: false }));
+    await this.insertTrade(t, 'pending', { paper: false });
   }
 
-  /** A paper trade (status `paper`), its routes and its journal row, in one database transaction. */
+  /** A paper trade (status `paper`), its routes and its journal row, in one statement (all or nothing). */
   async insertPaper(t: PaperTrade): Promise<void> {
-    await this.db.transaction((tx) => this.insertTrade(tx, t, 'paper', { actualProfit: t.actualProfit, slot: t.slot, fees: t.fees, paper: true }));
+    await this.insertTrade(t, 'paper', { actualProfit: t.actualProfit, slot: t.slot, fees: t.fees, paper: true });
   }
 
   /** The signature of a bundle trade's tip transfer, before the bundle is sent. */

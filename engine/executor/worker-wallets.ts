@@ -12,6 +12,11 @@
  * - `none`: no enabled worker wallet holds enough: the opportunity is skipped.
  *
  * Keys are opened once per wallet (scrypt is slow) and kept in memory for the process.
+ *
+ * A wallet this executor holds for a trade in flight is passed over without asking Redis (its lock
+ * cannot be free): with as many trades in flight as wallets, that was one failed SET NX round trip
+ * per trade on average before the wallet's balances could be read (issue 23). Give a held wallet
+ * back with `release`, never with `held.lock.release()` alone.
  */
 import type { Keypair } from '../chain/index.js';
 import type { Logger } from '../obs/index.js';
@@ -54,6 +59,8 @@ export class WorkerWallets {
   private readonly keypairs = new Map<string, Keypair>();
   private readonly lastUsed = new Map<string, number>();
   private useCounter = 0;
+  /** Wallets this process holds for a trade in flight (their locks are ours). */
+  private readonly heldHere = new Set<string>();
 
   constructor(private readonly options: WorkerWalletsOptions) {}
 
@@ -100,6 +107,10 @@ export class WorkerWallets {
     const list = await this.candidates();
     if (list.length === 0) return { kind: 'none', reason: 'no enabled worker wallet' };
     for (const wallet of list) {
+      if (this.heldHere.has(wallet.id)) {
+        locked++;
+        continue;
+      }
       const lock = await this.options.keys.acquireExecutorLock(wallet.id, transactionId, ...(this.options.lockTtlMs === undefined ? [] : [this.options.lockTtlMs]));
       if (lock === null) {
         locked++;
@@ -108,8 +119,10 @@ export class WorkerWallets {
       try {
         const h = await this.holdings(wallet, need.mint);
         if (h.tokens >= need.amount && h.lamports >= need.lamports + LAMPORT_RESERVE) {
+          const keypair = await this.keypairOf(wallet);
           this.lastUsed.set(wallet.id, ++this.useCounter);
-          return { kind: 'held', held: { wallet, keypair: await this.keypairOf(wallet), lock } };
+          this.heldHere.add(wallet.id);
+          return { kind: 'held', held: { wallet, keypair, lock } };
         }
       } catch (err) {
         await lock.release().catch(() => false);
@@ -130,9 +143,17 @@ export class WorkerWallets {
   /** A specific wallet (a redelivered trade's), locked; null while another trade holds it. */
   async acquireById(walletId: string, transactionId: string): Promise<HeldWallet | null> {
     const wallet = await this.options.wallets.repo.byId(walletId);
-    if (wallet === null) return null;
+    if (wallet === null || this.heldHere.has(wallet.id)) return null;
+    const keypair = await this.keypairOf(wallet);
     const lock = await this.options.keys.acquireExecutorLock(wallet.id, transactionId, ...(this.options.lockTtlMs === undefined ? [] : [this.options.lockTtlMs]));
     if (lock === null) return null;
-    return { wallet, keypair: await this.keypairOf(wallet), lock };
+    this.heldHere.add(wallet.id);
+    return { wallet, keypair, lock };
+  }
+
+  /** Gives a held wallet back: its lock released, and free again for this executor's next trade. */
+  async release(held: HeldWallet): Promise<boolean> {
+    this.heldHere.delete(held.wallet.id);
+    return held.lock.release();
   }
 }

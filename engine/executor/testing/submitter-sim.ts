@@ -19,21 +19,27 @@ import type { TradeSubmission } from '../submission.js';
 export const SOL = 1_000_000_000n;
 export const TRADE_MINTS = [WSOL_MINT, USDC_MINT] as const;
 
+/** The chain of these tests: seed, market size, no generated flow. */
+export const SUBMITTER_SIM_MARKET = { seed: 21, tokens: 2, poolsPerKind: 1 } as const;
+
+/** The `tidepool sim` flags of that chain with `slotMs` slots, every server on port 0. */
+export function submitterSimFlags(slotMs: number): Record<string, string> {
+  return {
+    seed: String(SUBMITTER_SIM_MARKET.seed),
+    'rpc-port': '0',
+    'ws-port': '0',
+    'stream-port': '0',
+    'geyser-port': '0',
+    'http-port': '0',
+    'tx-rate': '0',
+    'slot-ms': String(slotMs),
+    tokens: String(SUBMITTER_SIM_MARKET.tokens),
+    'pools-per-kind': String(SUBMITTER_SIM_MARKET.poolsPerKind),
+  };
+}
+
 export async function startSimulator(slotMs = 25): Promise<{ sim: Simulator; endpoints: SimEndpoints }> {
-  const config = loadConfig(simSchema, {
-    env: {},
-    flags: {
-      seed: '21',
-      'rpc-port': '0',
-      'ws-port': '0',
-      'stream-port': '0', 'geyser-port': '0',
-      'http-port': '0',
-      'tx-rate': '0',
-      'slot-ms': String(slotMs),
-      tokens: '2',
-      'pools-per-kind': '1',
-    },
-  }).values;
+  const config = loadConfig(simSchema, { env: {}, flags: submitterSimFlags(slotMs) }).values;
   const sim = createSimulator(config, { logger: createLogger({ name: 'sim-test', level: 'silent' }) });
   const endpoints = await sim.start();
   return { sim, endpoints };
