@@ -38,6 +38,16 @@ export interface AggregatorDeps {
   load?: LoadSignal;
 }
 
+/** The settings that move the aggregator's two ports, as a person writes them (in a port-in-use error). */
+export const AGGREGATOR_GRPC_PORT_SETTING = 'grpcPort (AGGREGATOR_GRPC_PORT, --grpc-port)';
+export const AGGREGATOR_HTTP_PORT_SETTING = 'httpPort (AGGREGATOR_HTTP_PORT, --http-port)';
+
+/**
+ * Binds one port with `bind` (the service host's `listen`: a failure names `port.setting`); the
+ * default binds as is.
+ */
+export type BindPort = (port: { what: string; host: string; port: number; setting: string }, bind: () => Promise<number>) => Promise<number>;
+
 export interface AggregatorPorts {
   grpcPort: number;
   httpPort: number;
@@ -74,7 +84,8 @@ export interface AggregatorStatsSnapshot {
 }
 
 export interface Aggregator {
-  start(): Promise<AggregatorPorts>;
+  /** Binds the gRPC port, then the HTTP port, each through `listen` when given. */
+  start(listen?: BindPort): Promise<AggregatorPorts>;
   /** Stops accepting, ends streams, closes upstream channels, flushes the publisher. Idempotent. */
   close(): Promise<void>;
   stats(): AggregatorStatsSnapshot;
@@ -184,11 +195,12 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
     core,
     metrics,
     stats,
-    async start() {
+    async start(listen: BindPort = (_port, bind) => bind()) {
       core.start();
-      grpcServer = createAggregatorGrpcServer(core, { logger, version: AGGREGATOR_VERSION, defaultProviderUptime: config.defaultProviderUptime, auth, admission });
-      const grpcPort = await bindGrpc(grpcServer, config.host, config.grpcPort, tls);
-      const httpPort = await http.start(config.httpPort);
+      const server = createAggregatorGrpcServer(core, { logger, version: AGGREGATOR_VERSION, defaultProviderUptime: config.defaultProviderUptime, auth, admission });
+      grpcServer = server;
+      const grpcPort = await listen({ what: 'aggregator gRPC server', host: config.host, port: config.grpcPort, setting: AGGREGATOR_GRPC_PORT_SETTING }, () => bindGrpc(server, config.host, config.grpcPort, tls));
+      const httpPort = await listen({ what: 'aggregator HTTP server', host: config.host, port: config.httpPort, setting: AGGREGATOR_HTTP_PORT_SETTING }, () => http.start(config.httpPort));
       logger.info({ grpcPort, httpPort, local: config.localQuoteAddr, external: config.externalQuoteAddr }, 'aggregator listening');
       return { grpcPort, httpPort };
     },

@@ -22,6 +22,17 @@ import { startServiceState, type ServiceState, type ServiceStateOptions } from '
 
 const schema = { ...databaseSchema, ...redisSchema, ...scannerMetricsSchema };
 
+/**
+ * The key space of a split-deployment service's `system:health:{service}` heartbeat, from the
+ * environment (REDIS_URL, REDIS_PASSWORD, REDIS_KEY_PREFIX); undefined without REDIS_URL (nothing to
+ * share between processes). For a service whose host writes the heartbeat (ServiceHost.heartbeatTo).
+ */
+export async function openSplitKeySpace(env: NodeJS.ProcessEnv): Promise<KeySpace | undefined> {
+  const { values: v } = loadConfig(redisSchema, { env: { ...env, TIDEPOOL_CONFIG: '' } });
+  if (v['redis.url'] === '') return undefined;
+  return openKeySpace({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'] });
+}
+
 export interface SplitServiceStateOptions {
   service: string;
   env: NodeJS.ProcessEnv;
