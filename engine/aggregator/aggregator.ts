@@ -12,6 +12,7 @@ import { createGrpcAuth } from '../auth/index.js';
 import { StreamAdmission } from '../quote-grpc/index.js';
 import { acquireLoadMonitor, releaseLoadMonitor, type LoadSignal } from '../quote/index.js';
 import { healthThresholdsOf, httpLimitsOf, serverTlsOf } from '../config/index.js';
+import { bindAsIs, type BindPort } from '../obs/index.js';
 import type { AggregatorConfig } from './aggregator-config.js';
 import { AggregatorCore } from './aggregator-core.js';
 import { AggregatorMetrics } from './aggregator-metrics.js';
@@ -41,12 +42,6 @@ export interface AggregatorDeps {
 /** The settings that move the aggregator's two ports, as a person writes them (in a port-in-use error). */
 export const AGGREGATOR_GRPC_PORT_SETTING = 'grpcPort (AGGREGATOR_GRPC_PORT, --grpc-port)';
 export const AGGREGATOR_HTTP_PORT_SETTING = 'httpPort (AGGREGATOR_HTTP_PORT, --http-port)';
-
-/**
- * Binds one port with `bind` (the service host's `listen`: a failure names `port.setting`); the
- * default binds as is.
- */
-export type BindPort = (port: { what: string; host: string; port: number; setting: string }, bind: () => Promise<number>) => Promise<number>;
 
 export interface AggregatorPorts {
   grpcPort: number;
@@ -195,7 +190,7 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
     core,
     metrics,
     stats,
-    async start(listen: BindPort = (_port, bind) => bind()) {
+    async start(listen: BindPort = bindAsIs) {
       core.start();
       const server = createAggregatorGrpcServer(core, { logger, version: AGGREGATOR_VERSION, defaultProviderUptime: config.defaultProviderUptime, auth, admission });
       grpcServer = server;

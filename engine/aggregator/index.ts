@@ -1,5 +1,5 @@
 /** What the rest of the engine may use of the quote aggregator (spec 01). */
-export { createAggregator, AGGREGATOR_GRPC_PORT_SETTING, AGGREGATOR_HTTP_PORT_SETTING, AGGREGATOR_VERSION, type Aggregator, type BindPort, type AggregatorDeps, type AggregatorPorts, type AggregatorStatsSnapshot } from './aggregator.js';
+export { createAggregator, AGGREGATOR_GRPC_PORT_SETTING, AGGREGATOR_HTTP_PORT_SETTING, AGGREGATOR_VERSION, type Aggregator, type AggregatorDeps, type AggregatorPorts, type AggregatorStatsSnapshot } from './aggregator.js';
 export {
   aggregatorSchema,
   defaultAggregatorConfig,

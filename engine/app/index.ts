@@ -1,4 +1,5 @@
 export { aggregatorEndpointLines, createAggregatorApp, type AggregatorApp } from './aggregator-app.js';
+export { createExternalQuotesApp, type ExternalQuotesApp } from './external-quotes-app.js';
 export { createEngine, type EngineEndpoints } from './engine-app.js';
 export { engineSchema, loadEngineConfig } from './engine-config.js';
 export { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema, type QuoteAppConfig } from './quote-app.js';
