@@ -222,14 +222,27 @@ export class ServiceHost {
     const o = this.options.bus;
     if (o === undefined) throw new TpError(ErrorCode.Internal, `${this.service}: no bus settings given to its host`);
     if (this.busConnection !== undefined) return this.busConnection;
+    const bus = this.openBusInBackground();
+    const waitMs = o.startWaitMs ?? BUS_START_WAIT_MS;
+    if (waitMs > 0) await this.waitForBus(bus, waitMs, o);
+    return bus;
+  }
+
+  /**
+   * Opens the service's one bus connection without waiting for its first connect, for an app built
+   * synchronously that starts with the bus down (its `startWaitMs` is 0). Throws TP_ERR_CONFIG_INVALID
+   * for unusable credentials.
+   */
+  openBusInBackground(): BusConnection {
+    const o = this.options.bus;
+    if (o === undefined) throw new TpError(ErrorCode.Internal, `${this.service}: no bus settings given to its host`);
+    if (this.busConnection !== undefined) return this.busConnection;
     const bus = BusConnection.open({ servers: o.servers, name: o.name ?? `tidepool-${this.service}`, logger: this.log.child({ component: 'bus' }), ...(o.auth === undefined ? {} : { auth: o.auth }) });
     this.busConnection = bus;
     const closeTimeoutMs = o.closeTimeoutMs;
     this.onClose('bus', () => (closeTimeoutMs === undefined ? bus.close() : closeWithin(bus, closeTimeoutMs)));
     // The heartbeat says `ok` again as soon as the bus is back, not one interval later.
     bus.onConnect(() => this.heartbeatWriter?.beat());
-    const waitMs = o.startWaitMs ?? BUS_START_WAIT_MS;
-    if (waitMs > 0) await this.waitForBus(bus, waitMs, o);
     return bus;
   }
 
