@@ -3,7 +3,7 @@ export { createExternalQuotesApp, type ExternalQuotesApp } from './external-quot
 export { createEngine, type EngineEndpoints } from './engine-app.js';
 export { engineSchema, loadEngineConfig } from './engine-config.js';
 export { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema, type QuoteApp, type QuoteAppConfig } from './quote-app.js';
-export { createScannerApp, scannerServiceSchema } from './scanner-app.js';
+export { createScannerApp, scannerServiceSchema, type ScannerApp } from './scanner-app.js';
 export { aggregatorConfigUnderSim, checkStartConfig, engineConfigUnderSim, externalConfigUnderSim, startSchema } from './start-config.js';
 export { MarketScannerMode, checkMarketScannerConfig, createMarketScannerApp, marketScannerSchema, type MarketScannerApp, type MarketScannerConfig } from './market-scanner-app.js';
 export { startPaperTrading, startPaperTradingSchema, type StartPaperTrading, type StartPaperTradingOptions } from './start-paper-trading.js';
