@@ -12,6 +12,7 @@ import { createGrpcAuth } from '../auth/index.js';
 import { StreamAdmission } from '../quote-grpc/index.js';
 import { acquireLoadMonitor, releaseLoadMonitor, type LoadSignal } from '../quote/index.js';
 import { healthThresholdsOf, httpLimitsOf, serverTlsOf } from '../config/index.js';
+import { bindAsIs, type BindPort } from '../obs/index.js';
 import type { AggregatorConfig } from './aggregator-config.js';
 import { AggregatorCore } from './aggregator-core.js';
 import { AggregatorMetrics } from './aggregator-metrics.js';
@@ -37,6 +38,10 @@ export interface AggregatorDeps {
   /** What says the process is overloaded (interval re-sends are then shed); default the process's LoadMonitor. */
   load?: LoadSignal;
 }
+
+/** The settings that move the aggregator's two ports, as a person writes them (in a port-in-use error). */
+export const AGGREGATOR_GRPC_PORT_SETTING = 'grpcPort (AGGREGATOR_GRPC_PORT, --grpc-port)';
+export const AGGREGATOR_HTTP_PORT_SETTING = 'httpPort (AGGREGATOR_HTTP_PORT, --http-port)';
 
 export interface AggregatorPorts {
   grpcPort: number;
@@ -74,7 +79,8 @@ export interface AggregatorStatsSnapshot {
 }
 
 export interface Aggregator {
-  start(): Promise<AggregatorPorts>;
+  /** Binds the gRPC port, then the HTTP port, each through `listen` when given. */
+  start(listen?: BindPort): Promise<AggregatorPorts>;
   /** Stops accepting, ends streams, closes upstream channels, flushes the publisher. Idempotent. */
   close(): Promise<void>;
   stats(): AggregatorStatsSnapshot;
@@ -184,11 +190,12 @@ export function createAggregator(config: AggregatorConfig, deps: AggregatorDeps)
     core,
     metrics,
     stats,
-    async start() {
+    async start(listen: BindPort = bindAsIs) {
       core.start();
-      grpcServer = createAggregatorGrpcServer(core, { logger, version: AGGREGATOR_VERSION, defaultProviderUptime: config.defaultProviderUptime, auth, admission });
-      const grpcPort = await bindGrpc(grpcServer, config.host, config.grpcPort, tls);
-      const httpPort = await http.start(config.httpPort);
+      const server = createAggregatorGrpcServer(core, { logger, version: AGGREGATOR_VERSION, defaultProviderUptime: config.defaultProviderUptime, auth, admission });
+      grpcServer = server;
+      const grpcPort = await listen({ what: 'aggregator gRPC server', host: config.host, port: config.grpcPort, setting: AGGREGATOR_GRPC_PORT_SETTING }, () => bindGrpc(server, config.host, config.grpcPort, tls));
+      const httpPort = await listen({ what: 'aggregator HTTP server', host: config.host, port: config.httpPort, setting: AGGREGATOR_HTTP_PORT_SETTING }, () => http.start(config.httpPort));
       logger.info({ grpcPort, httpPort, local: config.localQuoteAddr, external: config.externalQuoteAddr }, 'aggregator listening');
       return { grpcPort, httpPort };
     },

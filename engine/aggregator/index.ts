@@ -1,5 +1,5 @@
 /** What the rest of the engine may use of the quote aggregator (spec 01). */
-export { createAggregator, AGGREGATOR_VERSION, type Aggregator, type AggregatorDeps, type AggregatorPorts, type AggregatorStatsSnapshot } from './aggregator.js';
+export { createAggregator, AGGREGATOR_GRPC_PORT_SETTING, AGGREGATOR_HTTP_PORT_SETTING, AGGREGATOR_VERSION, type Aggregator, type AggregatorDeps, type AggregatorPorts, type AggregatorStatsSnapshot } from './aggregator.js';
 export {
   aggregatorSchema,
   defaultAggregatorConfig,
@@ -12,4 +12,4 @@ export { disabledRoutePublisher } from './disabled-publisher.js';
 export { CONFIDENCE_WEIGHTS, DECISION_THRESHOLDS, decisionFor, scoreQuote } from './confidence.js';
 export { SWAP_ROUTE_SUBJECT, pairId, routeHash, encodeSwapRouteEvent, decodeSwapRouteEvent, type SwapRouteEventFields } from './swap-route-event.js';
 export { OraclePrices } from './oracle-prices.js';
-export { SwapRoutePublisher } from './route-publisher.js';
+export { ROUTE_PUBLISHER_CONNECTION_NAME, SwapRoutePublisher } from './route-publisher.js';

@@ -1,8 +1,9 @@
 export { aggregatorEndpointLines, createAggregatorApp, type AggregatorApp } from './aggregator-app.js';
+export { createExternalQuotesApp, type ExternalQuotesApp } from './external-quotes-app.js';
 export { createEngine, type EngineEndpoints } from './engine-app.js';
 export { engineSchema, loadEngineConfig } from './engine-config.js';
-export { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema, type QuoteAppConfig } from './quote-app.js';
-export { createScannerApp, scannerServiceSchema } from './scanner-app.js';
+export { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema, type QuoteApp, type QuoteAppConfig } from './quote-app.js';
+export { createScannerApp, scannerServiceSchema, type ScannerApp } from './scanner-app.js';
 export { aggregatorConfigUnderSim, checkStartConfig, engineConfigUnderSim, externalConfigUnderSim, startSchema } from './start-config.js';
 export { MarketScannerMode, checkMarketScannerConfig, createMarketScannerApp, marketScannerSchema, type MarketScannerApp, type MarketScannerConfig } from './market-scanner-app.js';
 export { startPaperTrading, startPaperTradingSchema, type StartPaperTrading, type StartPaperTradingOptions } from './start-paper-trading.js';

@@ -20,7 +20,7 @@
  * durable would split the updates among them; see engine/bus/pool-updates.ts).
  */
 import type { PoolCache } from '../cache/index.js';
-import { BusConnection, disabledBusStatus, PoolUpdateConsumer } from '../bus/index.js';
+import { BusStatus, disabledBusStatus, PoolUpdateConsumer, type BusConnection } from '../bus/index.js';
 import { busAuthOf, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { loadQuoteConfig, quoteSchema, type QuoteServiceConfig, createQuoteCache, createQuoteService, type QuoteService, fallbackLoaderFromConfig } from '../quote-service/index.js';
@@ -29,7 +29,9 @@ import type { Logger } from '../obs/index.js';
 import type { PoolLoader } from '../pools/index.js';
 import { PoolContextReader, PoolRefresher, type SharedQuoteCache } from '../quote/index.js';
 
+import { HeartbeatStatus, type KeySpace } from '../state/index.js';
 import { externalFallbackOf } from './quote-fallbacks.js';
+import { ServiceHost } from './service-host.js';
 
 /**
  * The settings of `tidepool quote-service`: the quote service's own and the monitored pools,
@@ -90,9 +92,13 @@ export interface QuoteAppOptions {
    * `openSplitQuoteCache`): answers written to `quote:` / `price:`, `quote:` read before RPC.
    */
   sharedQuoteCache?: SharedQuoteCache;
+  /** Where the `system:health:quote-service` heartbeat goes (the host closes its store); none: no heartbeat. */
+  heartbeat?: KeySpace;
 }
 
 export interface QuoteApp {
+  /** The bus (when enabled), the heartbeat, the close stack, SIGTERM. */
+  readonly host: ServiceHost;
   readonly quote: QuoteService;
   /** The monitored pools read at start and at every refresh (see the module comment). */
   readonly monitored: readonly string[];
@@ -118,23 +124,55 @@ function dexAndAddress(subject: string): [string, string] {
 
 export function createQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions): QuoteApp {
   const log = options.logger;
+  const host = new ServiceHost({
+    service: 'quote-service',
+    logger: log,
+    ...(config['bus.enabled']
+      ? {
+          // No start wait: the quote service starts with the bus down (RPC fallback, refresher) and
+          // consumes once it is there; /health and /ready say how the bus is.
+          bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-quote-service', startWaitMs: 0 },
+        }
+      : {}),
+    // Its heartbeat says ok, as before the host: /health and /ready tell the bus's state.
+    heartbeatStatus: () => ({ status: HeartbeatStatus.Ok }),
+  });
+  try {
+    return assembleQuoteApp(config, options, host);
+  } catch (err) {
+    // Built synchronously: what was opened closes in the background, the failure goes on now.
+    void host.close();
+    throw err;
+  }
+}
+
+function assembleQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions, host: ServiceHost): QuoteApp {
+  const log = options.logger;
+  const keys = options.heartbeat;
+  if (keys !== undefined) {
+    host.onClose('key space', () => keys.store.close());
+    host.heartbeatTo(keys);
+  }
   const cache = createQuoteCache(config);
   const loader = options.loader ?? fallbackLoaderFromConfig(config);
   const monitored = monitoredPoolsOf(config, !config['bus.enabled']);
   if (monitored.length > 0 && (loader === undefined || !config['cache.enabled'])) {
     throw new TpError(ErrorCode.ConfigInvalid, `monitored pools need rpc.endpoints (RPC_ENDPOINTS) and cache.enabled to be read and kept`, { context: { setting: 'pools.monitored' } });
   }
-  const bus = config['bus.enabled'] ? BusConnection.open({ servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-quote-service', logger: log.child({ component: 'bus' }) }) : undefined;
   const external = externalFallbackOf(config);
   const quote = createQuoteService(config, {
     cache,
     ...(loader === undefined ? {} : { loader }),
     ...(external === undefined ? {} : { external }),
     logger: log.child({ component: 'quote' }),
-    busStatus: bus === undefined ? disabledBusStatus : () => bus.status,
+    busStatus: config['bus.enabled'] ? () => host.bus?.status ?? BusStatus.Connecting : disabledBusStatus,
     ...(options.sharedQuoteCache === undefined ? {} : { sharedCache: options.sharedQuoteCache }),
   });
+  // Closed last: its ports answer /health until everything before them is closed.
+  host.onClose('quote service', () => quote.close());
+  const bus = config['bus.enabled'] ? host.openBusInBackground() : undefined;
   const contexts = loader === undefined || !config['cache.enabled'] ? undefined : new PoolContextReader({ loader, cache, logger: log.child({ component: 'contexts' }) });
+  if (contexts !== undefined) host.onClose('pool contexts', () => contexts.close());
   const consumer =
     bus === undefined
       ? undefined
@@ -160,6 +198,7 @@ export function createQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions)
                 },
               }),
         });
+  if (consumer !== undefined) host.onClose('pool update consumer', () => consumer.close());
   const refresher =
     loader === undefined || !config['cache.enabled']
       ? undefined
@@ -171,9 +210,10 @@ export function createQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions)
           intervalMs: config.refreshSeconds * 1000,
           logger: log.child({ component: 'refresher' }),
         });
+  if (refresher !== undefined) host.onClose('refresher', () => refresher.close());
 
-  let closed: Promise<void> | undefined;
   return {
+    host,
     quote,
     monitored,
     cache,
@@ -182,23 +222,15 @@ export function createQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions)
     contexts,
     refresher,
     async start() {
-      const { port, metricsPort, grpcPort } = await quote.start();
+      const { port, metricsPort, grpcPort } = await quote.start((port, bind) => host.listen(port, bind));
       consumer?.start();
       // The first round reads the monitored pools (none: a no-op, later rounds read what the bus named).
       const first = await refresher?.start();
       if (monitored.length > 0) log.info({ pools: monitored.length, stored: first?.stored ?? 0, failed: first?.failed ?? 0 }, 'monitored pools loaded');
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      return { quote: `${config['tls.certFile'] ? 'https' : 'http'}://${host}:${port}`, quoteMetrics: `http://${host}:${metricsPort}/metrics`, localQuotes: `${host}:${grpcPort}` };
+      await host.start();
+      const at = config.host.includes(':') ? `[${config.host}]` : config.host;
+      return { quote: `${config['tls.certFile'] ? 'https' : 'http'}://${at}:${port}`, quoteMetrics: `http://${at}:${metricsPort}/metrics`, localQuotes: `${at}:${grpcPort}` };
     },
-    close() {
-      closed ??= (async () => {
-        await refresher?.close();
-        await consumer?.close();
-        await contexts?.close();
-        await bus?.close();
-        await quote.close();
-      })();
-      return closed;
-    },
+    close: () => host.close(),
   };
 }

@@ -12,13 +12,15 @@
 import { authSchema } from '../auth/index.js';
 import { busAuthOf, redactedValues, setting, type LoadedConfig } from '../config/index.js';
 import { bool } from '../config/index.js';
-import { BusConnection } from '../bus/index.js';
+import type { BusConnection } from '../bus/index.js';
 import { PoolUpdatePublisher } from '../bus/index.js';
 import { poolUpdatesStreamSpec } from '../bus/index.js';
 import { ensureStream } from '../bus/index.js';
 import type { Logger } from '../obs/index.js';
 import { scannerSchema } from '../scanner/index.js';
+import { HeartbeatStatus, type KeySpace } from '../state/index.js';
 import { createAccountReads, createPoolLoader, createScannerService, createStateSource, type ScannerService } from './scanner-service.js';
+import { ServiceHost } from './service-host.js';
 
 export const scannerServiceSchema = {
   ...scannerSchema,
@@ -39,6 +41,8 @@ export interface ScannerAppEndpoints {
 }
 
 export interface ScannerApp {
+  /** The bus, the heartbeat, the close stack, SIGTERM. */
+  readonly host: ServiceHost;
   readonly service: ScannerService;
   readonly bus: BusConnection;
   readonly publisher: PoolUpdatePublisher;
@@ -54,12 +58,44 @@ export interface ScannerAppOptions {
   rpcWorkerFilename?: string;
   /** Subject root other than `pool.state.updated` (tests). */
   subjectRoot?: string;
+  /** Where the `system:health:scanner` heartbeat goes (the host closes its store); none: no heartbeat. */
+  heartbeat?: KeySpace;
 }
 
 export function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchema>, options: ScannerAppOptions): ScannerApp {
   const config = loaded.values;
+  const host = new ServiceHost({
+    service: 'scanner',
+    logger: options.logger,
+    // No start wait: the scanner starts with the bus down, counts what it cannot publish meanwhile
+    // and says so in /health (bus_unavailable).
+    bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-scanner', startWaitMs: 0 },
+    // Its heartbeat says ok, as before the host: /health tells the bus's state.
+    heartbeatStatus: () => ({ status: HeartbeatStatus.Ok }),
+  });
+  try {
+    return assembleScannerApp(loaded, options, host);
+  } catch (err) {
+    // Built synchronously: what was opened closes in the background, the failure goes on now.
+    void host.close();
+    throw err;
+  }
+}
+
+function assembleScannerApp(loaded: LoadedConfig<typeof scannerServiceSchema>, options: ScannerAppOptions, host: ServiceHost): ScannerApp {
+  const config = loaded.values;
   const log = options.logger;
-  const bus = BusConnection.open({ servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-scanner', logger: log.child({ component: 'bus' }) });
+  const keys = options.heartbeat;
+  if (keys !== undefined) {
+    host.onClose('key space', () => keys.store.close());
+    host.heartbeatTo(keys);
+  }
+  const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
+  host.onClose('account reads', () => reads.close());
+  // scanner.stateSource geyser: pool state from the account stream, read through its reader.
+  const stateSource = createStateSource(config, options.pools, reads.fetcher, log.child({ component: 'scanner' }));
+  host.onClose('state source', () => stateSource.close());
+  const bus = host.openBusInBackground();
   const streamSpec = poolUpdatesStreamSpec({
     streamName: config['bus.streamName'],
     maxAgeMs: config['bus.maxAge'],
@@ -73,9 +109,6 @@ export function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchem
     streamName: streamSpec.name,
     ...(options.subjectRoot === undefined ? {} : { subjectRoot: options.subjectRoot }),
   });
-  const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
-  // scanner.stateSource geyser: pool state from the account stream, read through its reader.
-  const stateSource = createStateSource(config, options.pools, reads.fetcher, log.child({ component: 'scanner' }));
   const loader = createPoolLoader(config, stateSource.reader, undefined, { keepAccounts: stateSource.geyser !== undefined });
   const service = createScannerService({
     config,
@@ -91,24 +124,19 @@ export function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchem
     ...(stateSource.geyser === undefined ? {} : { geyser: stateSource.geyser }),
     ...(options.parseWorkerFilename === undefined ? {} : { parseWorkerFilename: options.parseWorkerFilename }),
   });
+  // Closed first: the stream stops and what the scanner holds is published before the bus drains.
+  host.onClose('scanner', () => service.close());
 
-  let closed: Promise<void> | undefined;
   return {
+    host,
     service,
     bus,
     publisher,
     async start() {
-      const { port, metricsPort } = await service.start();
+      const { port, metricsPort } = await service.start((port, bind) => host.listen(port, bind));
+      await host.start();
       return { scanner: `http://127.0.0.1:${port}`, scannerMetrics: `http://127.0.0.1:${metricsPort}/metrics` };
     },
-    close() {
-      closed ??= (async () => {
-        await service.close();
-        await bus.close();
-        await stateSource.close();
-        await reads.close();
-      })();
-      return closed;
-    },
+    close: () => host.close(),
   };
 }

@@ -10,7 +10,7 @@ import { metricsResponse } from '../common/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import { createHttpAuth, DEFAULT_AUTH_SETTINGS, type AuthSettings } from '../auth/index.js';
 import { healthThresholdsOf, httpLimitsOf } from '../config/index.js';
-import type { Logger } from '../obs/index.js';
+import { bindAsIs, type BindPort, type Logger } from '../obs/index.js';
 import { createScannerMetrics, type ScannerMetrics } from '../obs/index.js';
 import { RpcPoolLoader, type EpochSource } from '../pools/index.js';
 import { AccountFetcher, type AccountReader } from '../rpc/index.js';
@@ -76,6 +76,8 @@ export interface ScannerServiceOptions {
   pools: readonly string[];
   /** The scanner's metrics port (`metrics.prometheusPort`, or the engine's `scanner.metricsPort`). */
   metricsPort: number;
+  /** The setting that moves `metricsPort`; default SCANNER_METRICS_PORT_SETTING. */
+  metricsPortSetting?: string;
   /** Bind address of both ports; default 127.0.0.1. */
   host?: string;
   /** What GET /config answers (redacted settings). */
@@ -93,14 +95,18 @@ export interface ScannerServiceOptions {
   geyser?: GeyserStateSource;
 }
 
+/** The settings that move the scanner's two ports, as a person writes them (in a port-in-use error). */
+export const SCANNER_HEALTH_PORT_SETTING = 'health.port (HEALTH_PORT, --health-port)';
+export const SCANNER_METRICS_PORT_SETTING = 'metrics.prometheusPort (METRICS_PORT, --metrics-port)';
+
 export interface ScannerService {
   readonly scanner: Scanner;
   readonly metrics: ScannerMetrics;
   readonly http: ScannerHttpServer;
   /** Pool discovery keeping the monitored set current (`pools.discoverMints`); none when off. */
   readonly keeper: MonitoredPoolKeeper | undefined;
-  /** Binds both ports, then starts the stream; resolves with the bound ports. */
-  start(): Promise<{ port: number; metricsPort: number }>;
+  /** Binds both ports (each through `listen` when given), then starts the stream; resolves with the bound ports. */
+  start(listen?: BindPort): Promise<{ port: number; metricsPort: number }>;
   /** Stops the stream, publishes what the scanner already holds, closes both ports. Idempotent. */
   close(): Promise<void>;
 }
@@ -166,9 +172,9 @@ export function createScannerService(options: ScannerServiceOptions): ScannerSer
     metrics,
     http,
     keeper,
-    async start() {
-      const port = await http.start(config['health.port']);
-      const metricsPort = await metricsServer.start(options.metricsPort);
+    async start(listen: BindPort = bindAsIs) {
+      const port = await listen({ what: 'scanner HTTP server', host, port: config['health.port'], setting: SCANNER_HEALTH_PORT_SETTING }, () => http.start(config['health.port']));
+      const metricsPort = await listen({ what: 'scanner metrics server', host, port: options.metricsPort, setting: options.metricsPortSetting ?? SCANNER_METRICS_PORT_SETTING }, () => metricsServer.start(options.metricsPort));
       scanner.start();
       keeper?.start();
       return { port, metricsPort };

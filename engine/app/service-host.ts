@@ -61,6 +61,27 @@ export interface ServiceHostBusOptions {
   setting?: string;
   /** How long `openBus` waits for the first connect; 0: not at all (the service picks the bus up later). Default 5 s. */
   startWaitMs?: number;
+  /** How long close waits for the drain before it drops the connection; default no bound. */
+  closeTimeoutMs?: number;
+}
+
+/** One of the app's own serving ports (gRPC, its HTTP API): where it binds and the setting that moves it. */
+export interface PortBinding {
+  /** What listens there, for the message: `aggregator gRPC`. */
+  what: string;
+  host: string;
+  port: number;
+  /** The setting that moves the port, as a person writes it: `grpcPort (AGGREGATOR_GRPC_PORT, --grpc-port)`. */
+  setting: string;
+}
+
+/** TP_ERR_IO for a port that cannot be bound, naming the setting that moves it (one line). */
+export function portBindError(binding: PortBinding, err: unknown): TpError {
+  const cause = isTpError(err) && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+  return new TpError(ErrorCode.Io, `${binding.what} cannot listen on ${binding.host}:${binding.port} (${cause.split('\n')[0]}): free the port or set ${binding.setting}`, {
+    context: { setting: binding.setting, host: binding.host, port: binding.port },
+    cause: err,
+  });
 }
 
 export interface ServiceHostHttpOptions {
@@ -102,6 +123,18 @@ export interface ServiceHostOptions {
 interface Closer {
   what: string;
   close: () => Promise<unknown>;
+}
+
+/** Drains the bus within `ms`; an unresponsive server must not hold shutdown past it (then dropped). */
+async function closeWithin(bus: BusConnection, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    const drained = await Promise.race([bus.close().then(() => true), timedOut]);
+    if (!drained) await bus.connection?.close().catch(() => undefined);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** JSON with bigints as decimal strings. */
@@ -189,13 +222,27 @@ export class ServiceHost {
     const o = this.options.bus;
     if (o === undefined) throw new TpError(ErrorCode.Internal, `${this.service}: no bus settings given to its host`);
     if (this.busConnection !== undefined) return this.busConnection;
-    const bus = BusConnection.open({ servers: o.servers, name: o.name ?? `tidepool-${this.service}`, logger: this.log.child({ component: 'bus' }), ...(o.auth === undefined ? {} : { auth: o.auth }) });
-    this.busConnection = bus;
-    this.onClose('bus', () => bus.close());
-    // The heartbeat says `ok` again as soon as the bus is back, not one interval later.
-    bus.onConnect(() => this.heartbeatWriter?.beat());
+    const bus = this.openBusInBackground();
     const waitMs = o.startWaitMs ?? BUS_START_WAIT_MS;
     if (waitMs > 0) await this.waitForBus(bus, waitMs, o);
+    return bus;
+  }
+
+  /**
+   * Opens the service's one bus connection without waiting for its first connect, for an app built
+   * synchronously that starts with the bus down (its `startWaitMs` is 0). Throws TP_ERR_CONFIG_INVALID
+   * for unusable credentials.
+   */
+  openBusInBackground(): BusConnection {
+    const o = this.options.bus;
+    if (o === undefined) throw new TpError(ErrorCode.Internal, `${this.service}: no bus settings given to its host`);
+    if (this.busConnection !== undefined) return this.busConnection;
+    const bus = BusConnection.open({ servers: o.servers, name: o.name ?? `tidepool-${this.service}`, logger: this.log.child({ component: 'bus' }), ...(o.auth === undefined ? {} : { auth: o.auth }) });
+    this.busConnection = bus;
+    const closeTimeoutMs = o.closeTimeoutMs;
+    this.onClose('bus', () => (closeTimeoutMs === undefined ? bus.close() : closeWithin(bus, closeTimeoutMs)));
+    // The heartbeat says `ok` again as soon as the bus is back, not one interval later.
+    bus.onConnect(() => this.heartbeatWriter?.beat());
     return bus;
   }
 
@@ -256,16 +303,7 @@ export class ServiceHost {
       const server = createLimitedServer((req, res) => void this.handle(req, res), http.limits ?? DEFAULT_HTTP_LIMITS);
       this.server = server;
       this.onClose('ops port', () => closeServer(server));
-      let port: number;
-      try {
-        port = await listenOn(server, http.host, http.port, `${this.service} port`);
-      } catch (err) {
-        const cause = isTpError(err) && err.cause instanceof Error ? err.cause.message : (err as Error).message;
-        throw new TpError(ErrorCode.Io, `${this.service} cannot listen on ${http.host}:${http.port} (${cause}): free the port or set ${http.portSetting}`, {
-          context: { setting: http.portSetting, host: http.host, port: http.port },
-          cause: err,
-        });
-      }
+      const port = await this.listen({ what: this.service, host: http.host, port: http.port, setting: http.portSetting }, () => listenOn(server, http.host, http.port, `${this.service} port`));
       this.boundUrl = `http://${http.host.includes(':') ? `[${http.host}]` : http.host}:${port}`;
     }
     const beat = this.heartbeatTarget;
@@ -288,6 +326,19 @@ export class ServiceHost {
     const bus = this.busConnection;
     if (bus !== undefined && !bus.connected) return { status: HeartbeatStatus.Degraded, detail: { bus: bus.status } };
     return { status: HeartbeatStatus.Ok };
+  }
+
+  /**
+   * Binds one of the app's own serving ports with `bind` (which resolves with the bound port); a
+   * failure is TP_ERR_IO naming the setting that moves it. The app puts the port's close on the
+   * stack itself (before binding, so a half-bound start closes it).
+   */
+  async listen(binding: PortBinding, bind: () => Promise<number>): Promise<number> {
+    try {
+      return await bind();
+    } catch (err) {
+      throw portBindError(binding, err);
+    }
   }
 
   /** Closes everything on the stack, last opened first; a failure is logged and the rest still closes. Idempotent. */

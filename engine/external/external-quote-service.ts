@@ -6,7 +6,7 @@
 import { createGrpcAuth } from '../auth/index.js';
 import { ErrorCode } from '../errors.js';
 import { httpLimitsOf, serverTlsOf } from '../config/index.js';
-import { createLogger, type Logger } from '../obs/index.js';
+import { bindAsIs, createLogger, type BindPort, type Logger } from '../obs/index.js';
 import { CircuitBreaker, CircuitState, type CircuitBreakerOptions } from '../common/index.js';
 import { providerNameOf, type ExternalQuotesConfig } from './external-config.js';
 import { ExternalHttpServer, HealthStatus, type ExternalHealth } from './external-http-server.js';
@@ -41,13 +41,20 @@ export interface ExternalQuoteService {
   readonly breaker: CircuitBreaker;
   readonly tracker: ProviderTracker;
   readonly metrics: ExternalMetrics;
-  /** Binds the gRPC and metrics ports (0: any free port) and starts polling for streams. */
-  start(): Promise<ExternalEndpoints>;
+  /**
+   * Binds the gRPC and metrics ports (0: any free port), each through `listen` when given, and
+   * starts polling for streams.
+   */
+  start(listen?: BindPort): Promise<ExternalEndpoints>;
   /** The /health body now. */
   health(): ExternalHealth;
   /** Ends the streams, stops polling, closes the ports and the provider connections. Idempotent. */
   close(): Promise<void>;
 }
+
+/** The settings that move the two ports, as a person writes them (in a port-in-use error). */
+export const EXTERNAL_GRPC_PORT_SETTING = 'grpcPort (EXTERNAL_QUOTES_GRPC_PORT, --grpc-port)';
+export const EXTERNAL_METRICS_PORT_SETTING = 'metrics.port (EXTERNAL_QUOTES_METRICS_PORT, --metrics-port)';
 
 const GAUGE = { [CircuitState.Closed]: 0, [CircuitState.HalfOpen]: 1, [CircuitState.Open]: 2 } as const;
 
@@ -130,11 +137,11 @@ export function createExternalQuoteService(config: ExternalQuotesConfig, deps: E
     tracker,
     metrics,
     health,
-    async start() {
-      const grpcPort = await grpcServer.start(config.grpcPort);
+    async start(listen: BindPort = bindAsIs) {
+      const grpcPort = await listen({ what: 'external quotes gRPC server', host: config.host, port: config.grpcPort, setting: EXTERNAL_GRPC_PORT_SETTING }, () => grpcServer.start(config.grpcPort));
       let metricsPort: number;
       try {
-        metricsPort = await httpServer.start(config['metrics.port']);
+        metricsPort = await listen({ what: 'external quotes metrics server', host: config.host, port: config['metrics.port'], setting: EXTERNAL_METRICS_PORT_SETTING }, () => httpServer.start(config['metrics.port']));
       } catch (err) {
         await grpcServer.close();
         throw err;

@@ -3,7 +3,7 @@
  * GET /quote API polled within its rate limit, behind a circuit breaker, served over
  * tidepool.v1.QuoteService.StreamBatchQuotes. What the rest of the engine may use.
  */
-export { createExternalQuoteService, type ExternalEndpoints, type ExternalQuoteService, type ExternalQuoteServiceDeps } from './external-quote-service.js';
+export { createExternalQuoteService, EXTERNAL_GRPC_PORT_SETTING, EXTERNAL_METRICS_PORT_SETTING, type ExternalEndpoints, type ExternalQuoteService, type ExternalQuoteServiceDeps } from './external-quote-service.js';
 export {
   DEFAULT_EXTERNAL_GRPC_PORT,
   DEFAULT_EXTERNAL_METRICS_PORT,

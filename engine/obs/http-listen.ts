@@ -20,6 +20,16 @@ export function listenOn(server: Server, host: string, port: number, what: strin
   });
 }
 
+/**
+ * Binds one of a service's serving ports with `bind` (resolving with the bound port). A service
+ * host passes its own (`ServiceHost.listen`: a failure is TP_ERR_IO naming `port.setting`);
+ * `bindAsIs` binds without it.
+ */
+export type BindPort = (port: { what: string; host: string; port: number; setting: string }, bind: () => Promise<number>) => Promise<number>;
+
+/** Binds as is (a service run without a host). */
+export const bindAsIs: BindPort = (_port, bind) => bind();
+
 /** Stops listening and closes idle and open connections. Idempotent. */
 export function closeServer(server: Server): Promise<void> {
   if (!server.listening) return Promise.resolve();

@@ -22,7 +22,7 @@ export { hasPromtool, runPromtool, type PromtoolResult } from './promtool.js';
 export { initTracing, rpcSpanName, rpcAttributes, tracer, type Tracing } from './tracing.js';
 export { grpcMetadataGetter, grpcMetadataSetter } from './trace-context.js';
 export { HEAP_PROFILE_FILENAMES, acquireHeapSampling, heapProfilePprofGzip, heapSamplingActive, releaseHeapSampling, sampleHeapProfile } from './heap-profile.js';
-export { closeServer, listenOn, requestTarget } from './http-listen.js';
+export { bindAsIs, closeServer, listenOn, requestTarget, type BindPort } from './http-listen.js';
 export { LogThrottle } from './log-throttle.js';
 export { applyHttpLimits, createLimitedServer, type HttpServerLimits } from './http-limits.js';
 export { OutcomeWindow, judgeOutcomes, type HealthThresholds, type OutcomeCounts, type WindowedOutcomes } from './outcome-window.js';

@@ -4,4 +4,4 @@
  */
 export { DEFAULT_EXTERNAL_FALLBACK_TIMEOUT_MS, DEFAULT_EXTERNAL_QUOTE_URL, DEFAULT_QUOTE_METRICS_PORT, DEFAULT_QUOTE_PORT, defaultQuoteConfig, loadQuoteConfig, quoteSchema, type QuoteServiceConfig } from './quote-config.js';
 export { createFallbackLoader, fallbackLoaderFromConfig } from './rpc-loader.js';
-export { createQuoteCache, createQuoteService, type QuoteService, type QuoteServiceDeps, type QuoteServicePorts } from './quote-service.js';
+export { createQuoteCache, createQuoteService, QUOTE_GRPC_PORT_SETTING, QUOTE_METRICS_PORT_SETTING, QUOTE_PORT_SETTING, type QuoteService, type QuoteServiceDeps, type QuoteServicePorts } from './quote-service.js';

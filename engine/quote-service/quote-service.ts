@@ -7,7 +7,7 @@
 import { createGrpcAuth } from '../auth/index.js';
 import { PoolCache } from '../cache/index.js';
 import { healthThresholdsOf, httpLimitsOf, serverTlsOf } from '../config/index.js';
-import { type Logger, createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
+import { bindAsIs, type BindPort, type Logger, createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import { LimitedPoolLoader, PoolDirectory, PoolUpdateHandler, PoolValidator, QuoteEngine, RateLimiter, type ExternalQuoter, type SharedQuoteCache } from '../quote/index.js';
 import type { PoolLoader } from '../pools/index.js';
 import { CircuitBreaker, MetricsHttpServer } from '../common/index.js';
@@ -78,8 +78,8 @@ export interface QuoteService {
   readonly updates: PoolUpdateHandler;
   /** The periodic cache-versus-RPC validation (hybridMode.validateInterval); none without RPC or cache. */
   readonly validator: PoolValidator | undefined;
-  /** Binds the quote, metrics and gRPC ports; resolves with the bound ports. */
-  start(): Promise<QuoteServicePorts>;
+  /** Binds the quote, metrics and gRPC ports, each through `listen` when given; resolves with the bound ports. */
+  start(listen?: BindPort): Promise<QuoteServicePorts>;
   /** Stops the timers, ends the quote streams, lets RPC fallbacks in flight answer, closes every port. Idempotent. */
   close(): Promise<void>;
 }
@@ -92,6 +92,11 @@ export function createQuoteCache(config: QuoteServiceConfig, now?: () => number)
     ...(now === undefined ? {} : { now }),
   });
 }
+
+/** The settings that move the quote service's three ports, as a person writes them (in a port-in-use error). */
+export const QUOTE_PORT_SETTING = 'port (PORT, --port)';
+export const QUOTE_METRICS_PORT_SETTING = 'metrics.port (METRICS_PORT, --metrics-port)';
+export const QUOTE_GRPC_PORT_SETTING = 'grpc.port (GRPC_PORT, --grpc-port)';
 
 export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServiceDeps): QuoteService {
   const log = deps.logger;
@@ -208,13 +213,14 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     fallbackLimiter,
     updates,
     validator,
-    start(): Promise<QuoteServicePorts> {
+    start(listen: BindPort = bindAsIs): Promise<QuoteServicePorts> {
       if (closing !== undefined) return Promise.reject(new Error('the quote service was closed'));
       started ??= (async () => {
         try {
-          const port = await server.start(config.port);
-          const metricsPort = await metricsServer.start(config['metrics.port']);
-          const grpcPort = await stream.start(config['grpc.port']);
+          const at = (port: number, setting: string, what: string) => ({ what: `quote service ${what}`, host: config.host, port, setting });
+          const port = await listen(at(config.port, QUOTE_PORT_SETTING, 'HTTP server'), () => server.start(config.port));
+          const metricsPort = await listen(at(config['metrics.port'], QUOTE_METRICS_PORT_SETTING, 'metrics server'), () => metricsServer.start(config['metrics.port']));
+          const grpcPort = await listen(at(config['grpc.port'], QUOTE_GRPC_PORT_SETTING, 'gRPC server'), () => stream.start(config['grpc.port']));
           evictionTimer = setInterval(evictionTick, config['cache.evictionInterval']);
           evictionTimer.unref();
           validator?.start();

@@ -9,4 +9,4 @@ export { databaseOptions, databaseStatus, openPlatformState, type PlatformState,
 export { ScannerMetricsRecorder, quantileBetween, type ScannerMetricsRecorderOptions } from './scanner-metrics-recorder.js';
 export { startServiceState, type ServiceState, type ServiceStateOptions } from './service-state.js';
 export { startEmbeddedPlatform, type EmbeddedPlatform, type EmbeddedPlatformOptions } from './embedded-platform.js';
-export { openQuoteCache, openSplitQuoteCache, startSplitServiceState, type QuoteCacheHandle, type SplitServiceStateOptions } from './split-service-state.js';
+export { openQuoteCache, openSplitKeySpace, openSplitQuoteCache, startSplitServiceState, type QuoteCacheHandle, type SplitServiceStateOptions } from './split-service-state.js';

@@ -22,6 +22,17 @@ import { startServiceState, type ServiceState, type ServiceStateOptions } from '
 
 const schema = { ...databaseSchema, ...redisSchema, ...scannerMetricsSchema };
 
+/**
+ * The key space of a split-deployment service's `system:health:{service}` heartbeat, from the
+ * environment (REDIS_URL, REDIS_PASSWORD, REDIS_KEY_PREFIX); undefined without REDIS_URL (nothing to
+ * share between processes). For a service whose host writes the heartbeat (ServiceHost.heartbeatTo).
+ */
+export async function openSplitKeySpace(env: NodeJS.ProcessEnv): Promise<KeySpace | undefined> {
+  const { values: v } = loadConfig(redisSchema, { env: { ...env, TIDEPOOL_CONFIG: '' } });
+  if (v['redis.url'] === '') return undefined;
+  return openKeySpace({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'] });
+}
+
 export interface SplitServiceStateOptions {
   service: string;
   env: NodeJS.ProcessEnv;
@@ -29,13 +40,16 @@ export interface SplitServiceStateOptions {
   scanner?: { metrics: ScannerMetrics; scannerId: string };
   /** The heartbeat's status, read at every beat; default ok. */
   status?: ServiceStateOptions['status'];
+  /** Write the heartbeat here (default); false: its service host writes it (openSplitKeySpace). */
+  heartbeat?: boolean;
 }
 
 export async function startSplitServiceState(options: SplitServiceStateOptions): Promise<ServiceState | undefined> {
   // Environment only: the command's own config file holds the command's settings, not these.
   const { values: v } = loadConfig(schema, { env: { ...options.env, TIDEPOOL_CONFIG: '' } });
   const wantsDb = options.scanner !== undefined && v['database.url'] !== '';
-  if (v['redis.url'] === '' && !wantsDb) return undefined;
+  const beats = options.heartbeat !== false;
+  if ((v['redis.url'] === '' || !beats) && !wantsDb) return undefined;
   const store = v['redis.url'] === '' ? new MemoryStore() : await RedisStore.connect({ url: v['redis.url'], ...(v['redis.password'] ? { password: v['redis.password'] } : {}) });
   const keys = new KeySpace(store, v['redis.keyPrefix']);
   let db: PgClient | undefined;
@@ -45,7 +59,7 @@ export async function startSplitServiceState(options: SplitServiceStateOptions):
       await migrateUp(db);
     }
     const state = await startServiceState({
-      services: [options.service],
+      services: beats ? [options.service] : [],
       keys,
       ...(db === undefined ? {} : { db }),
       ...(options.scanner === undefined ? {} : { scanner: { ...options.scanner, intervalMs: v['platform.scannerMetricsInterval'] } }),

@@ -4,8 +4,8 @@ import { initTracing } from '../../obs/index.js';
 import { aggregatorSchema, loadAggregatorConfig, type AggregatorConfig } from '../../aggregator/index.js';
 import type { AggregatorPorts } from '../../aggregator/index.js';
 import { aggregatorEndpointLines, createAggregatorApp, type AggregatorApp } from '../../app/index.js';
-import { startSplitServiceState } from '../../state/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import { openSplitKeySpace, type KeySpace } from '../../state/index.js';
+import { readCommandSettings, settingsHelp } from '../service-command.js';
 import type { CliIo, Command } from '../command.js';
 
 const HELP = `Usage: tidepool aggregator [options]
@@ -26,23 +26,32 @@ ${settingsHelp(aggregatorSchema)}
 export interface RunningAggregator {
   ports: AggregatorPorts;
   logger: Logger;
+  /** Its host: the bus, the heartbeat (with REDIS_URL), the close stack, SIGTERM. */
+  app: AggregatorApp;
+  /** Closes the app, then flushes the traces. */
   close(): Promise<void>;
 }
 
-/** Builds and starts the aggregator with its real publisher and oracle, from the command line. */
+/**
+ * Builds and starts the aggregator with its real publisher and oracle, from the command line; with
+ * REDIS_URL its host writes the `system:health:aggregator` heartbeat there.
+ */
 export async function startAggregatorService(argv: string[], io: CliIo): Promise<RunningAggregator> {
   const { loaded } = readCommandSettings(argv, aggregatorSchema, io, { load: loadAggregatorConfig });
   const config: AggregatorConfig = loaded.values;
   const logger = createLogger({ name: 'aggregator', level: config['log.level'] });
   const tracing = await initTracing({ serviceName: 'tidepool-aggregator', logger, env: io.env });
   let app: AggregatorApp | undefined;
+  let heartbeat: KeySpace | undefined;
   const close = async (): Promise<void> => {
-    await app?.close();
+    // Once the app is built its host owns the heartbeat's store.
+    await (app === undefined ? heartbeat?.store.close() : app.close());
     await tracing.shutdown();
   };
   let ports: AggregatorPorts;
   try {
-    app = await createAggregatorApp(config, { logger });
+    heartbeat = await openSplitKeySpace(io.env);
+    app = await createAggregatorApp(config, { logger, ...(heartbeat === undefined ? {} : { heartbeat }) });
     ports = await app.start();
   } catch (err) {
     await close().catch(() => undefined);
@@ -58,7 +67,7 @@ export async function startAggregatorService(argv: string[], io: CliIo): Promise
       '',
     ].join('\n'),
   );
-  return { ports, logger, close };
+  return { ports, logger, app, close };
 }
 
 export const aggregatorCommand: Command = {
@@ -68,13 +77,8 @@ export const aggregatorCommand: Command = {
   settings: aggregatorSchema,
   async run(argv, io) {
     const running = await startAggregatorService(argv, io);
-    const state = await startSplitServiceState({ service: 'aggregator', env: io.env, logger: running.logger }).catch(async (err: unknown) => {
-      await running.close();
-      throw err;
-    });
-    return serveUntilSignal(running.logger, 'aggregator', async () => {
-      await state?.close();
-      await running.close();
-    });
+    const code = await running.app.host.untilShutdown();
+    await running.close();
+    return code;
   },
 };

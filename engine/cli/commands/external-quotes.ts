@@ -1,10 +1,11 @@
 import { redactedValues } from '../../config/index.js';
-import { createExternalQuoteService } from '../../external/index.js';
+import type { ExternalEndpoints } from '../../external/index.js';
+import { createExternalQuotesApp, type ExternalQuotesApp } from '../../app/index.js';
 import { externalSchema, loadExternalConfig, providerNameOf } from '../../external/index.js';
 import { createLogger } from '../../obs/index.js';
 import { initTracing } from '../../obs/index.js';
-import { startSplitServiceState } from '../../state/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import { openSplitKeySpace, type KeySpace } from '../../state/index.js';
+import { readCommandSettings, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool external-quotes [options]
@@ -33,15 +34,22 @@ export const externalQuotesCommand: Command = {
     const { loaded } = readCommandSettings(argv, externalSchema, io, { load: loadExternalConfig });
     const logger = createLogger({ name: 'external-quotes', level: loaded.values['log.level'] });
     const tracing = await initTracing({ serviceName: 'tidepool-external-quotes', env: io.env, logger });
-    const service = createExternalQuoteService(loaded.values, { logger, defaultMetrics: true });
-    let endpoints;
+    // With REDIS_URL the host writes the system:health:external-quotes heartbeat there.
+    let heartbeat: KeySpace | undefined;
+    let app: ExternalQuotesApp | undefined;
+    let started: { running: ExternalQuotesApp; endpoints: ExternalEndpoints };
     try {
-      endpoints = await service.start();
+      heartbeat = await openSplitKeySpace(io.env);
+      const running = await createExternalQuotesApp(loaded.values, { logger, defaultMetrics: true, ...(heartbeat === undefined ? {} : { heartbeat }) });
+      app = running;
+      started = { running, endpoints: await running.start() };
     } catch (err) {
-      await service.close().catch(() => undefined);
+      // Once the app is built its host owns the heartbeat's store.
+      await (app === undefined ? heartbeat?.store.close() : app.close())?.catch(() => undefined);
       await tracing.shutdown();
       throw err;
     }
+    const { endpoints } = started;
     logger.info({ endpoints, config: redactedValues(externalSchema, loaded) }, 'external quote service running');
     const url = new URL(loaded.values.quoteUrl);
     io.stderr.write(
@@ -53,14 +61,8 @@ export const externalQuotesCommand: Command = {
         '',
       ].join('\n'),
     );
-    const state = await startSplitServiceState({ service: 'external-quotes', env: io.env, logger }).catch(async (err: unknown) => {
-      await service.close();
-      throw err;
-    });
-    return serveUntilSignal(logger, 'external quote service', async () => {
-      await state?.close();
-      await service.close();
-      await tracing.shutdown();
-    });
+    const code = await started.running.host.untilShutdown();
+    await tracing.shutdown();
+    return code;
   },
 };

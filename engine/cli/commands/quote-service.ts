@@ -1,9 +1,9 @@
-import { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema } from '../../app/index.js';
+import { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema, type QuoteApp } from '../../app/index.js';
 import { redactedValues, refuseLoopbackDefaults } from '../../config/index.js';
 import { maskSecretsInText } from '../../secret-mask.js';
 import { createLogger } from '../../obs/index.js';
-import { openSplitQuoteCache, startSplitServiceState } from '../../state/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import { openSplitKeySpace, openSplitQuoteCache } from '../../state/index.js';
+import { readCommandSettings, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool quote-service [options]
@@ -36,7 +36,19 @@ export const quoteServiceCommand: Command = {
     // quote: / price: keys: over Redis when REDIS_URL is set (replicas read each other's answers
     // before RPC), else in this process (written only).
     const quoteCache = await openSplitQuoteCache({ env: io.env, logger: logger.child({ component: 'quote-cache' }) });
-    const app = createQuoteApp(loaded.values, { logger, sharedQuoteCache: quoteCache.cache });
+    // With REDIS_URL the host writes the system:health:quote-service heartbeat there.
+    const heartbeat = await openSplitKeySpace(io.env).catch(async (err: unknown) => {
+      await quoteCache.close();
+      throw err;
+    });
+    let app: QuoteApp;
+    try {
+      app = createQuoteApp(loaded.values, { logger, sharedQuoteCache: quoteCache.cache, ...(heartbeat === undefined ? {} : { heartbeat }) });
+    } catch (err) {
+      // A half-built app closes its host (and with it the heartbeat's store) itself.
+      await quoteCache.close();
+      throw err;
+    }
     let endpoints;
     try {
       endpoints = await app.start();
@@ -59,15 +71,8 @@ export const quoteServiceCommand: Command = {
         '',
       ].join('\n'),
     );
-    const state = await startSplitServiceState({ service: 'quote-service', env: io.env, logger }).catch(async (err: unknown) => {
-      await app.close();
-      await quoteCache.close();
-      throw err;
-    });
-    return serveUntilSignal(logger, 'quote service', async () => {
-      await state?.close();
-      await app.close();
-      await quoteCache.close();
-    });
+    const code = await app.host.untilShutdown();
+    await quoteCache.close();
+    return code;
   },
 };

@@ -1,9 +1,9 @@
-import { createScannerApp, scannerServiceSchema } from '../../app/index.js';
+import { createScannerApp, scannerServiceSchema, type ScannerApp } from '../../app/index.js';
 import { redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { checkScannerConfig, monitoredPools } from '../../scanner/index.js';
-import { startSplitServiceState } from '../../state/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import { openSplitKeySpace, startSplitServiceState } from '../../state/index.js';
+import { readCommandSettings, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool scanner [options]
@@ -31,12 +31,22 @@ export const scannerCommand: Command = {
     checkScannerConfig(loaded.values);
     const logger = createLogger({ name: 'scanner', level: loaded.values['metrics.logLevel'] });
     const pools = monitoredPools(loaded.values);
-    const app = createScannerApp(loaded, { logger, pools });
+    // With REDIS_URL the host writes the system:health:scanner heartbeat there.
+    const heartbeat = await openSplitKeySpace(io.env);
+    let app: ScannerApp;
+    try {
+      app = createScannerApp(loaded, { logger, pools, ...(heartbeat === undefined ? {} : { heartbeat }) });
+    } catch (err) {
+      // Refused before its host took the store (closing twice is harmless).
+      await heartbeat?.store.close();
+      throw err;
+    }
     let endpoints;
-    let state;
     try {
       endpoints = await app.start();
-      state = await startSplitServiceState({ service: 'scanner', env: io.env, logger, scanner: { metrics: app.service.metrics, scannerId: 'scanner' } });
+      // With DATABASE_URL the scanner_metrics rows; closed before the rest of the host.
+      const state = await startSplitServiceState({ service: 'scanner', env: io.env, logger, scanner: { metrics: app.service.metrics, scannerId: 'scanner' }, heartbeat: false });
+      if (state !== undefined) app.host.onClose('scanner metrics', () => state.close());
     } catch (err) {
       await app.close().catch(() => undefined);
       throw err;
@@ -50,9 +60,6 @@ export const scannerCommand: Command = {
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'scanner', async () => {
-      await state?.close();
-      await app.close();
-    });
+    return app.host.untilShutdown();
   },
 };

@@ -1,0 +1,68 @@
+/**
+ * The split scanner on its service host: a start that fails half way (its metrics port taken, after
+ * the health port was bound) closes what it had opened (that port, the bus, the heartbeat's store)
+ * and names the setting that moves the port.
+ */
+import { createServer, type Server } from 'node:net';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { BusStatus } from '../bus/index.js';
+import { LOCAL_NATS_URL, deadPort, uniqueName } from '../bus/testing/local-nats.js';
+import { loadConfig } from '../config/index.js';
+import { ErrorCode, isTpError, type TpError } from '../errors.js';
+import { createLogger } from '../obs/logger.js';
+import { KeySpace, RedisStore } from '../state/index.js';
+import { TEST_REDIS_URL, createRedisKeySpace } from '../state/kv/testing.js';
+import { startOrClose } from '../cli/service-command.js';
+import { createScannerApp, scannerServiceSchema } from './scanner-app.js';
+import { PARSE_WORKER, RPC_WORKER } from './testing.js';
+
+const logger = createLogger({ name: 'scanner-app-test', level: process.env.TEST_LOG ?? 'silent' });
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+function listening(port: number): Promise<boolean> {
+  const probe: Server = createServer();
+  return new Promise((resolve) => {
+    probe.once('error', () => resolve(true));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
+  });
+}
+
+describe('the split scanner on its service host', () => {
+  it('a start whose metrics port is taken closes what it opened and names metrics.prometheusPort', async () => {
+    const kv = await createRedisKeySpace();
+    cleanup.push(() => kv.drop());
+    const heartbeat = new KeySpace(await RedisStore.connect({ url: TEST_REDIS_URL }), kv.keys.prefix);
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise((resolve) => blocker.close(resolve)));
+    const metricsPort = (blocker.address() as { port: number }).port;
+    const healthPort = await deadPort();
+    const loaded = loadConfig(scannerServiceSchema, {
+      env: {},
+      flags: {
+        'rpc-endpoints': `http://127.0.0.1:${await deadPort()}`,
+        'health-port': String(healthPort),
+        'metrics-port': String(metricsPort),
+        'parse-workers': '1',
+        'bus-servers': LOCAL_NATS_URL,
+        'bus-stream-name': uniqueName('SCANNER_HALF'),
+      },
+    });
+    const app = createScannerApp(loaded, { logger, pools: [], heartbeat, parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
+    cleanup.push(() => app.close());
+    const failed = await startOrClose(app).catch((err: unknown) => err);
+    expect(isTpError(failed) && failed.code).toBe(ErrorCode.Io);
+    expect((failed as TpError).message).toContain('metrics.prometheusPort (METRICS_PORT, --metrics-port)');
+    expect((failed as TpError).message).toContain(`127.0.0.1:${metricsPort}`);
+    expect((failed as TpError).message).not.toContain('\n');
+    // The health port it had bound is closed, the bus too; the heartbeat never started.
+    expect(await listening(healthPort)).toBe(false);
+    expect(app.host.bus?.status).toBe(BusStatus.Disconnected);
+    expect(await kv.keys.getHealth('scanner')).toBeNull();
+  });
+});
