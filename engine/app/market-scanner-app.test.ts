@@ -132,6 +132,10 @@ describe('tidepool market-scanner', () => {
       await eventually(() => (geyser.stats().subscribers > 0 ? true : undefined), 10_000, 'the Geyser subscription');
       const jsm = await nc.jetstreamManager();
       await eventually(() => jsm.streams.info(`${prefix}MARKET_EVENTS`).catch(() => undefined), 10_000, 'the market events stream');
+      // The stream's first slot: the pool is read once (its vaults then join the filter). A swap
+      // before that read has returned would reach the scanner through the read, with no signature.
+      sim.chain.advanceSlot();
+      await eventually(() => (geyser.stats().filteredAccounts > 1 ? true : undefined), 10_000, 'the pool\'s vaults followed');
       openPriceGap(sim.chain, { pool: pool.address, gapBps: 5 });
       sim.chain.advanceSlot();
       await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
