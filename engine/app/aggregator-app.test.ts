@@ -3,7 +3,6 @@
  * what it had opened (the gRPC port it bound, the bus, the heartbeat's store) and names the setting
  * that moves the port; a full start beats `system:health:aggregator` and says `stopped` at close.
  */
-import { createServer, type Server } from 'node:net';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -12,10 +11,9 @@ import { BusStatus } from '../bus/index.js';
 import { LOCAL_NATS_URL, deadPort } from '../bus/testing/local-nats.js';
 import { ErrorCode, isTpError, type TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
-import { KeySpace, RedisStore } from '../state/index.js';
-import { TEST_REDIS_URL, createRedisKeySpace } from '../state/kv/testing.js';
 import { createAggregatorApp, type AggregatorApp } from './aggregator-app.js';
 import { startOrClose } from '../cli/service-command.js';
+import { heartbeatKeys, listening, takenPort } from './testing/host-probes.js';
 
 const logger = createLogger({ name: 'aggregator-app-test', level: process.env.TEST_LOG ?? 'silent' });
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -23,28 +21,12 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/** A key space of its own for the app (its host closes the store) beside the test's reader. */
-async function heartbeatKeys(): Promise<{ app: KeySpace; reader: KeySpace }> {
-  const kv = await createRedisKeySpace();
-  cleanup.push(() => kv.drop());
-  return { app: new KeySpace(await RedisStore.connect({ url: TEST_REDIS_URL }), kv.keys.prefix), reader: kv.keys };
-}
 
-function listening(port: number): Promise<boolean> {
-  const probe: Server = createServer();
-  return new Promise((resolve) => {
-    probe.once('error', () => resolve(true));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
-  });
-}
 
 describe('the aggregator app on its service host', () => {
   it('a start whose HTTP port is taken closes what it opened and names httpPort', async () => {
-    const keys = await heartbeatKeys();
-    const blocker: Server = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    cleanup.push(() => new Promise((resolve) => blocker.close(resolve)));
-    const httpPort = (blocker.address() as { port: number }).port;
+    const keys = await heartbeatKeys(cleanup);
+    const httpPort = await takenPort(cleanup);
     const grpcPort = await deadPort();
     const config = defaultAggregatorConfig({ host: '127.0.0.1', grpcPort, httpPort, busUrl: LOCAL_NATS_URL, busEnabled: true, shutdownTimeout: 2_000 });
     const app: AggregatorApp = await createAggregatorApp(config, { logger, heartbeat: keys.app, defaultMetrics: false });
@@ -61,10 +43,7 @@ describe('the aggregator app on its service host', () => {
   });
 
   it('a start whose gRPC port is taken names grpcPort', async () => {
-    const blocker: Server = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    cleanup.push(() => new Promise((resolve) => blocker.close(resolve)));
-    const grpcPort = (blocker.address() as { port: number }).port;
+    const grpcPort = await takenPort(cleanup);
     const app = await createAggregatorApp(defaultAggregatorConfig({ host: '127.0.0.1', grpcPort, httpPort: 0, busEnabled: false }), { logger, defaultMetrics: false });
     cleanup.push(() => app.close());
     const failed = await startOrClose(app).catch((err: unknown) => err);
@@ -73,7 +52,7 @@ describe('the aggregator app on its service host', () => {
   });
 
   it('beats system:health:aggregator while it runs, ok without the bus, and says stopped at close', async () => {
-    const keys = await heartbeatKeys();
+    const keys = await heartbeatKeys(cleanup);
     const config = defaultAggregatorConfig({ host: '127.0.0.1', grpcPort: 0, httpPort: 0, busUrl: `nats://127.0.0.1:${await deadPort()}`, busEnabled: true, shutdownTimeout: 500 });
     const app = await createAggregatorApp(config, { logger, heartbeat: keys.app, defaultMetrics: false });
     cleanup.push(() => app.close());

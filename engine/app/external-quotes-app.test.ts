@@ -4,7 +4,6 @@
  * setting that moves the port; a full start beats `system:health:external-quotes` and says
  * `stopped` at close.
  */
-import { createServer, type Server } from 'node:net';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -12,9 +11,8 @@ import { deadPort } from '../bus/testing/local-nats.js';
 import { ErrorCode, isTpError, type TpError } from '../errors.js';
 import { defaultExternalConfig } from '../external/external-config.js';
 import { createLogger } from '../obs/logger.js';
-import { KeySpace, RedisStore } from '../state/index.js';
-import { TEST_REDIS_URL, createRedisKeySpace } from '../state/kv/testing.js';
 import { startOrClose } from '../cli/service-command.js';
+import { heartbeatKeys, listening, takenPort } from './testing/host-probes.js';
 import { createExternalQuotesApp } from './external-quotes-app.js';
 
 const logger = createLogger({ name: 'external-quotes-app-test', level: process.env.TEST_LOG ?? 'silent' });
@@ -23,32 +21,13 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/** A key space of its own for the app (its host closes the store) beside the test's reader. */
-async function heartbeatKeys(): Promise<{ app: KeySpace; reader: KeySpace }> {
-  const kv = await createRedisKeySpace();
-  cleanup.push(() => kv.drop());
-  return { app: new KeySpace(await RedisStore.connect({ url: TEST_REDIS_URL }), kv.keys.prefix), reader: kv.keys };
-}
 
-async function takenPort(): Promise<number> {
-  const blocker: Server = createServer();
-  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-  cleanup.push(() => new Promise((resolve) => blocker.close(resolve)));
-  return (blocker.address() as { port: number }).port;
-}
 
-function listening(port: number): Promise<boolean> {
-  const probe: Server = createServer();
-  return new Promise((resolve) => {
-    probe.once('error', () => resolve(true));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
-  });
-}
 
 describe('the external quote service on its service host', () => {
   it('a start whose metrics port is taken closes what it opened and names metrics.port', async () => {
-    const keys = await heartbeatKeys();
-    const metricsPort = await takenPort();
+    const keys = await heartbeatKeys(cleanup);
+    const metricsPort = await takenPort(cleanup);
     const grpcPort = await deadPort();
     const app = await createExternalQuotesApp(defaultExternalConfig({ grpcPort, 'metrics.port': metricsPort }), { logger, heartbeat: keys.app, defaultMetrics: false });
     cleanup.push(() => app.close());
@@ -63,7 +42,7 @@ describe('the external quote service on its service host', () => {
   });
 
   it('a start whose gRPC port is taken names grpcPort', async () => {
-    const grpcPort = await takenPort();
+    const grpcPort = await takenPort(cleanup);
     const app = await createExternalQuotesApp(defaultExternalConfig({ grpcPort, 'metrics.port': 0 }), { logger, defaultMetrics: false });
     cleanup.push(() => app.close());
     const failed = await startOrClose(app).catch((err: unknown) => err);
@@ -72,7 +51,7 @@ describe('the external quote service on its service host', () => {
   });
 
   it('beats system:health:external-quotes while it runs and says stopped at close', async () => {
-    const keys = await heartbeatKeys();
+    const keys = await heartbeatKeys(cleanup);
     const app = await createExternalQuotesApp(defaultExternalConfig({ grpcPort: 0, 'metrics.port': 0 }), { logger, heartbeat: keys.app, defaultMetrics: false });
     cleanup.push(() => app.close());
     const endpoints = await app.start();

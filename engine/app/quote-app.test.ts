@@ -4,7 +4,6 @@
  * heartbeat's store) and names the setting that moves the port; a full start with the bus down
  * still starts (no start wait), beats `system:health:quote-service` and says `stopped` at close.
  */
-import { createServer, type Server } from 'node:net';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -13,9 +12,8 @@ import { LOCAL_NATS_URL, deadPort } from '../bus/testing/local-nats.js';
 import { ErrorCode, isTpError, type TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
 import { defaultQuoteConfig } from '../quote-service/quote-config.js';
-import { KeySpace, RedisStore } from '../state/index.js';
-import { TEST_REDIS_URL, createRedisKeySpace } from '../state/kv/testing.js';
 import { startOrClose } from '../cli/service-command.js';
+import { heartbeatKeys, listening, takenPort } from './testing/host-probes.js';
 import { createQuoteApp } from './quote-app.js';
 
 const logger = createLogger({ name: 'quote-app-test', level: process.env.TEST_LOG ?? 'silent' });
@@ -24,32 +22,13 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/** A key space of its own for the app (its host closes the store) beside the test's reader. */
-async function heartbeatKeys(): Promise<{ app: KeySpace; reader: KeySpace }> {
-  const kv = await createRedisKeySpace();
-  cleanup.push(() => kv.drop());
-  return { app: new KeySpace(await RedisStore.connect({ url: TEST_REDIS_URL }), kv.keys.prefix), reader: kv.keys };
-}
 
-async function takenPort(): Promise<number> {
-  const blocker: Server = createServer();
-  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-  cleanup.push(() => new Promise((resolve) => blocker.close(resolve)));
-  return (blocker.address() as { port: number }).port;
-}
 
-function listening(port: number): Promise<boolean> {
-  const probe: Server = createServer();
-  return new Promise((resolve) => {
-    probe.once('error', () => resolve(true));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
-  });
-}
 
 describe('the quote service on its service host', () => {
   it('a start whose gRPC port is taken closes what it opened and names grpc.port', async () => {
-    const keys = await heartbeatKeys();
-    const grpcPort = await takenPort();
+    const keys = await heartbeatKeys(cleanup);
+    const grpcPort = await takenPort(cleanup);
     const [port, metricsPort] = [await deadPort(), await deadPort()];
     const config = defaultQuoteConfig({ host: '127.0.0.1', port, 'metrics.port': metricsPort, 'grpc.port': grpcPort, 'bus.enabled': true, 'bus.servers': [LOCAL_NATS_URL], 'rpc.endpoints': [] });
     const app = createQuoteApp(config, { logger, heartbeat: keys.app });
@@ -67,7 +46,7 @@ describe('the quote service on its service host', () => {
   });
 
   it('a start whose quote port is taken names port (PORT)', async () => {
-    const port = await takenPort();
+    const port = await takenPort(cleanup);
     const app = createQuoteApp(defaultQuoteConfig({ host: '127.0.0.1', port, 'metrics.port': 0, 'grpc.port': 0, 'bus.enabled': false, 'rpc.endpoints': [] }), { logger });
     cleanup.push(() => app.close());
     const failed = await startOrClose(app).catch((err: unknown) => err);
@@ -76,7 +55,7 @@ describe('the quote service on its service host', () => {
   });
 
   it('starts with the bus down, beats system:health:quote-service and says stopped at close', async () => {
-    const keys = await heartbeatKeys();
+    const keys = await heartbeatKeys(cleanup);
     const config = defaultQuoteConfig({ host: '127.0.0.1', port: 0, 'metrics.port': 0, 'grpc.port': 0, 'bus.enabled': true, 'bus.servers': [`nats://127.0.0.1:${await deadPort()}`], 'rpc.endpoints': [] });
     const app = createQuoteApp(config, { logger, heartbeat: keys.app });
     cleanup.push(() => app.close());

@@ -3,7 +3,6 @@
  * the health port was bound) closes what it had opened (that port, the bus, the heartbeat's store)
  * and names the setting that moves the port.
  */
-import { createServer, type Server } from 'node:net';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -12,9 +11,8 @@ import { LOCAL_NATS_URL, deadPort, uniqueName } from '../bus/testing/local-nats.
 import { loadConfig } from '../config/index.js';
 import { ErrorCode, isTpError, type TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
-import { KeySpace, RedisStore } from '../state/index.js';
-import { TEST_REDIS_URL, createRedisKeySpace } from '../state/kv/testing.js';
 import { startOrClose } from '../cli/service-command.js';
+import { heartbeatKeys, listening, takenPort } from './testing/host-probes.js';
 import { createScannerApp, scannerServiceSchema } from './scanner-app.js';
 import { PARSE_WORKER, RPC_WORKER } from './testing.js';
 
@@ -24,23 +22,11 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-function listening(port: number): Promise<boolean> {
-  const probe: Server = createServer();
-  return new Promise((resolve) => {
-    probe.once('error', () => resolve(true));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
-  });
-}
 
 describe('the split scanner on its service host', () => {
   it('a start whose metrics port is taken closes what it opened and names metrics.prometheusPort', async () => {
-    const kv = await createRedisKeySpace();
-    cleanup.push(() => kv.drop());
-    const heartbeat = new KeySpace(await RedisStore.connect({ url: TEST_REDIS_URL }), kv.keys.prefix);
-    const blocker: Server = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    cleanup.push(() => new Promise((resolve) => blocker.close(resolve)));
-    const metricsPort = (blocker.address() as { port: number }).port;
+    const { app: heartbeat, reader } = await heartbeatKeys(cleanup);
+    const metricsPort = await takenPort(cleanup);
     const healthPort = await deadPort();
     const loaded = loadConfig(scannerServiceSchema, {
       env: {},
@@ -63,6 +49,6 @@ describe('the split scanner on its service host', () => {
     // The health port it had bound is closed, the bus too; the heartbeat never started.
     expect(await listening(healthPort)).toBe(false);
     expect(app.host.bus?.status).toBe(BusStatus.Disconnected);
-    expect(await kv.keys.getHealth('scanner')).toBeNull();
+    expect(await reader.getHealth('scanner')).toBeNull();
   });
 });
