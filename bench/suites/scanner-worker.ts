@@ -1,6 +1,7 @@
 /**
  * Consumer thread of the scanner suite: `ring` drains a ByteRing until it is closed; `message`
- * counts structured-clone messages (the baseline). Both post one summary when done.
+ * counts structured-clone messages (the baseline). Both post `ready` once they consume, and one
+ * summary when done.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ByteRingReader } from '../../engine/threads/byte-ring.js';
@@ -8,6 +9,7 @@ import { ByteRingReader } from '../../engine/threads/byte-ring.js';
 const data = workerData as { mode: 'ring'; ring: SharedArrayBuffer } | { mode: 'message'; count: number };
 if (data.mode === 'ring') {
   const reader = new ByteRingReader(data.ring);
+  parentPort!.postMessage('ready');
   let records = 0;
   let bytes = 0;
   for (;;) {
@@ -30,4 +32,5 @@ if (data.mode === 'ring') {
     bytes += m[0]! + m.length;
     if (records === data.count) parentPort!.postMessage({ records, bytes });
   });
+  parentPort!.postMessage('ready');
 }

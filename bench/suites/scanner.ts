@@ -21,28 +21,49 @@ import type { Figure, Suite } from '../harness.js';
 const consumerFile = fileURLToPath(new URL('./scanner-worker.js', import.meta.url));
 const parseWorkerFile = fileURLToPath(new URL('../../engine/scanner/parse-worker.js', import.meta.url));
 
+/** No progress for this long: the suite fails with what it saw instead of waiting for its time limit. */
+const STALL_MS = 30_000;
+
 interface Summary {
   records: number;
   bytes: number;
 }
 
-function consumer(workerData: unknown): { worker: Worker; done: Promise<Summary> } {
+/**
+ * The consumer thread, once it consumes (`ready`: its first message), and its summary (`done`).
+ * The producer must not start before `ready`: the ring producer spins on the main thread, and a
+ * worker still starting (a loaded box) then never drains the ring.
+ */
+async function consumer(workerData: unknown): Promise<{ worker: Worker; done: Promise<Summary> }> {
   const worker = new Worker(consumerFile, { workerData });
-  const done = new Promise<Summary>((resolve, reject) => {
-    worker.once('message', resolve);
+  let ready: () => void = () => undefined;
+  const started = new Promise<void>((resolve, reject) => {
+    ready = resolve;
     worker.once('error', reject);
   });
+  const done = new Promise<Summary>((resolve, reject) => {
+    worker.on('message', (m: Summary | 'ready') => (m === 'ready' ? ready() : resolve(m)));
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`scanner bench consumer exited (${code}) before its summary`)));
+  });
+  done.catch(() => undefined); // awaited by the caller; a failure before `ready` throws from here
+  await started;
   return { worker, done };
 }
 
 async function ringRate(records: number, payload: Uint8Array): Promise<number> {
   const ring = createByteRing(1 << 22);
-  const { worker, done } = consumer({ mode: 'ring', ring });
-  await new Promise((r) => setTimeout(r, 100));
+  const { worker, done } = await consumer({ mode: 'ring', ring });
   const writer = new ByteRingWriter(ring);
   const started = performance.now();
   for (let i = 0; i < records; i++) {
-    while (!writer.fits(payload.length));
+    // Spins while the consumer drains; a consumer that stopped draining fails the suite, named.
+    for (let spins = 0; !writer.fits(payload.length); spins++) {
+      if ((spins & 0xfffff) === 0xfffff && performance.now() - started > STALL_MS) {
+        await worker.terminate();
+        throw new Error(`ring consumer stopped draining: ${i} of ${records} records written in ${STALL_MS / 1000} s`);
+      }
+    }
     writer.tryWrite(i, started, payload);
   }
   writer.close();
@@ -54,8 +75,7 @@ async function ringRate(records: number, payload: Uint8Array): Promise<number> {
 }
 
 async function messageRate(records: number, payload: Uint8Array): Promise<number> {
-  const { worker, done } = consumer({ mode: 'message', count: records });
-  await new Promise((r) => setTimeout(r, 100));
+  const { worker, done } = await consumer({ mode: 'message', count: records });
   const started = performance.now();
   for (let i = 0; i < records; i++) worker.postMessage(payload);
   await done;
@@ -64,21 +84,38 @@ async function messageRate(records: number, payload: Uint8Array): Promise<number
   return records / seconds;
 }
 
-async function poolRate(batches: Uint8Array[], keys: Uint8Array[], txPerBatch: number, count: number): Promise<number> {
+async function poolRate(batches: Uint8Array[], keys: Uint8Array[], txPerBatch: number, count: number): Promise<{ txPerSecond: number; resultDrops: number }> {
   const pool = new ParsePool({ workers: 2, keys, filename: parseWorkerFile });
   pool.start();
   await new Promise((r) => setTimeout(r, 200));
   let submitted = 0;
   let seen = 0;
   const started = performance.now();
-  while (seen < count) {
-    while (submitted < count && pool.submit(submitted, 0, batches[submitted % batches.length]!)) submitted++;
-    seen += pool.drainResults(() => {});
-    if (seen < count) await pool.waitForResults(100);
+  let progressAt = started;
+  // A worker whose results ring is full drops that batch's result and counts it (it never blocks
+  // on this thread): every batch is answered by a result or by a counted drop.
+  let dropped = 0;
+  while (seen + dropped < count) {
+    // Results are drained between submissions, as the scanner's thread does between entry batches.
+    let drained = pool.drainResults(() => {});
+    while (submitted < count && pool.submit(submitted, 0, batches[submitted % batches.length]!)) {
+      submitted++;
+      drained += pool.drainResults(() => {});
+    }
+    seen += drained;
+    const droppedNow = pool.statistics().resultDrops;
+    const now = performance.now();
+    if (drained > 0 || droppedNow > dropped) progressAt = now;
+    else if (now - progressAt > STALL_MS) {
+      await pool.close();
+      throw new Error(`parse pool stopped answering: ${seen} of ${count} batches parsed, ${dropped} results dropped, none for ${STALL_MS / 1000} s`);
+    }
+    dropped = droppedNow;
+    if (seen + dropped < count) await pool.waitForResults(100);
   }
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
-  return (count * txPerBatch) / seconds;
+  return { txPerSecond: (count * txPerBatch) / seconds, resultDrops: dropped };
 }
 
 function mainThreadRate(batches: Uint8Array[], keys: Uint8Array[], txPerBatch: number, count: number): number {
@@ -128,10 +165,10 @@ export const scannerSuite: Suite = {
       {
         name: 'parse pool, 2 workers (400-tx batches)',
         unit: 'tx/s',
-        value: pooled,
+        value: pooled.txPerSecond,
         higherIsBetter: true,
         baseline: { name: 'parse + match on the main thread', value: alone },
-        note: `batch ${Math.round(batches.reduce((s, b) => s + b.length, 0) / batches.length / 1024)} KiB; parser ${parseEntries.name}`,
+        note: `batch ${Math.round(batches.reduce((s, b) => s + b.length, 0) / batches.length / 1024)} KiB; parser ${parseEntries.name}; ${pooled.resultDrops} of ${count} results dropped (results ring full while this thread submitted)`,
       },
     ];
   },
