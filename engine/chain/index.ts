@@ -72,7 +72,7 @@ export {
   createAssociatedTokenInstruction,
   type CreateAssociatedTokenInput,
 } from './associated-token.js';
-export { TokenInstructionTag, closeAccountInstruction, syncNativeInstruction, systemTransferInstruction, tokenTransferInstruction } from './token-instructions.js';
+export { TokenInstructionTag, closeAccountInstruction, mintToCheckedInstruction, syncNativeInstruction, systemTransferInstruction, tokenTransferInstruction } from './token-instructions.js';
 export {
   buildFittedTransaction,
   signedTransactionSize,

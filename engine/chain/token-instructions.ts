@@ -9,6 +9,7 @@ import type { InstructionInput } from './transaction-builder.js';
  * |----------------------------|-----------|------------------------------|-------------------------------------------|
  * | System Transfer            | System    | u32 2, u64 lamports          | from (signer, w), to (w)                  |
  * | Token Transfer             | token     | u8 3, u64 amount             | source (w), destination (w), owner (signer)|
+ * | Token MintToChecked        | token     | u8 14, u64 amount, u8 decimals | mint (w), destination (w), authority (signer)|
  * | Token CloseAccount         | token     | u8 9                         | account (w), destination (w), owner (signer)|
  * | Token SyncNative           | token     | u8 17                        | account (w)                               |
  *
@@ -18,7 +19,7 @@ import type { InstructionInput } from './transaction-builder.js';
  * Token-2022 encodes the instruction the same way.
  */
 
-export const TokenInstructionTag = { Transfer: 3, CloseAccount: 9, SyncNative: 17 } as const;
+export const TokenInstructionTag = { Transfer: 3, CloseAccount: 9, MintToChecked: 14, SyncNative: 17 } as const;
 const SYSTEM_TRANSFER = 2;
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -52,6 +53,23 @@ export function tokenTransferInstruction(source: string, destination: string, ow
       { pubkey: source, isSigner: false, isWritable: true },
       { pubkey: destination, isSigner: false, isWritable: true },
       { pubkey: owner, isSigner: true, isWritable: false },
+    ],
+    data,
+  };
+}
+
+/** Mints `amount` into `destination`, signed by the mint's authority; the program checks `decimals`. */
+export function mintToCheckedInstruction(mint: string, destination: string, authority: string, amount: bigint, decimals: number, tokenProgram: string = TOKEN_PROGRAM_ID): InstructionInput {
+  const data = new Uint8Array(10);
+  data[0] = TokenInstructionTag.MintToChecked;
+  new DataView(data.buffer).setBigUint64(1, u64(amount, 'amount'), true);
+  data[9] = decimals;
+  return {
+    programId: tokenProgram,
+    accounts: [
+      { pubkey: mint, isSigner: false, isWritable: true },
+      { pubkey: destination, isSigner: false, isWritable: true },
+      { pubkey: authority, isSigner: true, isWritable: false },
     ],
     data,
   };

@@ -2,6 +2,7 @@ import {
   associatedTokenAddress,
   buildTransaction,
   createAssociatedTokenIdempotentInstruction,
+  mintToCheckedInstruction,
   syncNativeInstruction,
   systemTransferInstruction,
   type InstructionInput,
@@ -12,7 +13,6 @@ import { RpcError, RpcErrorCode, type BlockhashInfo, type Commitment } from './c
 import { LAMPORTS_PER_SOL, TOKEN_PROGRAM_ID, WSOL_MINT } from './known-accounts.js';
 import { mintAuthorityKeypair } from './market.js';
 import type { SimToken } from './market-view.js';
-import { TokenInstruction } from './spl-token.js';
 
 /**
  * The simulator's faucets: how a user funds a wallet of their own on the simulated chain.
@@ -142,23 +142,6 @@ export class SimFaucet {
     if (found === undefined) throw invalid(`no token ${JSON.stringify(token)} on this simulator; its tokens: ${tokens.map((t) => `${t.symbol} ${t.mint}`).join(', ')}`);
     return found;
   }
-}
-
-/** SPL Token MintToChecked (tag 14): mint (w), destination (w), mint authority (signer); u64 amount, u8 decimals. */
-export function mintToCheckedInstruction(mint: string, destination: string, authority: string, amount: bigint, decimals: number): InstructionInput {
-  const data = new Uint8Array(10);
-  data[0] = TokenInstruction.MintToChecked;
-  new DataView(data.buffer).setBigUint64(1, amount, true);
-  data[9] = decimals;
-  return {
-    programId: TOKEN_PROGRAM_ID,
-    accounts: [
-      { pubkey: mint, isSigner: false, isWritable: true },
-      { pubkey: destination, isSigner: false, isWritable: true },
-      { pubkey: authority, isSigner: true, isWritable: false },
-    ],
-    data,
-  };
 }
 
 function invalid(message: string): RpcError {

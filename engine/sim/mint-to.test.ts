@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { associatedTokenAddress, buildTransaction, type InstructionInput, type Keypair } from '../chain/index.js';
-import { mintToCheckedInstruction } from './faucet.js';
+import { associatedTokenAddress, buildTransaction, mintToCheckedInstruction, type InstructionInput, type Keypair } from '../chain/index.js';
 import { USDC_MINT, WSOL_MINT } from './known-accounts.js';
 import { mintAuthorityKeypair } from './market.js';
 import { TokenInstruction, mintSupply } from './spl-token.js';
