@@ -172,7 +172,7 @@ export class QuoteMemo {
   ): MemoizedQuote | QuoteFailure {
     const cache = this.cache;
     const filterKey = routeFilterKey(filter);
-    if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey, undefined, '');
+    if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey, 0, undefined, '');
     const version = this.search.versionOf(x, y, filterKey);
     const key = this.keyOf(x, y, mode, filterKey);
     let pair = this.pairs.get(key);
@@ -202,7 +202,7 @@ export class QuoteMemo {
       pair = { byAmount: new Map() };
       this.pairs.set(key, pair);
     }
-    return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey, pair, text);
+    return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey, version, pair, text);
   }
 
   /** The slippage bounds of `entry` at `bps`: the entry's last ones when `bps` is the last asked. */
@@ -259,7 +259,10 @@ export class QuoteMemo {
     this.count = 0;
   }
 
-  /** Computes the quote (CacheRouteSearch) and, with `pair`, keeps it under `text`. */
+  /**
+   * Computes the quote (CacheRouteSearch) and, with `pair`, keeps it under `text` at `version` (the
+   * route version the caller read: the search changes no state, so it is the version after it too).
+   */
   private compute(
     x: number,
     y: number,
@@ -269,6 +272,7 @@ export class QuoteMemo {
     mode: SwapMode,
     maxStateAgeMs: number,
     filterKey: number,
+    version: number,
     pair: PairEntries | undefined,
     text: string,
   ): MemoizedQuote | QuoteFailure {
@@ -285,7 +289,7 @@ export class QuoteMemo {
       route,
       poolId: found.poolIds[0]!,
       secondPoolId: found.poolIds[1] ?? NO_ID,
-      version: x === NO_ID || y === NO_ID ? 0 : this.search.versionOf(x, y, filterKey),
+      version,
       standing: found.standing,
       excludedNewest: found.excludedNewest,
       body: quoteBodyParts(quote),
