@@ -123,10 +123,25 @@ describe.skipIf(!OPENSSL)('the aggregator with tls.certFile and tls.keyFile', ()
     }
   });
 
+  /** A plaintext external upstream answering `output` for every quote. */
+  async function plainUpstream(output: bigint): Promise<FakeUpstream> {
+    const upstream = new FakeUpstream();
+    upstream.respond = (p) => makeQuote(p, output);
+    await upstream.start();
+    return upstream;
+  }
+
+  /** The aggregator's first answer quoted by both upstreams. */
+  function quotedByBoth(client: Parameters<typeof unaryCall>[0]): Promise<WireAggregatedQuote> {
+    return eventually(async () => {
+      const answer = await unaryCall<WireAggregatedQuote>(client, 'GetAggregatedQuote', QUOTE_REQUEST);
+      expect(answer.sourceClass).toBe('SOURCE_CLASS_BOTH');
+      return answer;
+    });
+  }
+
   it('reaches one upstream over TLS (https://) and the other in plaintext (http://) at once', async () => {
-    const plainExternal = new FakeUpstream();
-    plainExternal.respond = (p) => makeQuote(p, 148_000_000n);
-    await plainExternal.start();
+    const plainExternal = await plainUpstream(148_000_000n);
     // tls.upstream stays off: only the https:// scheme asks for TLS, towards the local upstream.
     const mixed = await startTestAggregator(`https://${local.address}`, `http://${plainExternal.address}`, {
       localTimeout: 1000,
@@ -134,11 +149,7 @@ describe.skipIf(!OPENSSL)('the aggregator with tls.certFile and tls.keyFile', ()
       'tls.upstreamCaFile': upstreamCert.certFile,
     });
     try {
-      const q = await eventually(async () => {
-        const answer = await unaryCall<WireAggregatedQuote>(mixed.client, 'GetAggregatedQuote', QUOTE_REQUEST);
-        expect(answer.sourceClass).toBe('SOURCE_CLASS_BOTH');
-        return answer;
-      });
+      const q = await quotedByBoth(mixed.client);
       expect(q.localQuote?.outputAmount).toBe('150000000');
       expect(q.externalQuote?.outputAmount).toBe('148000000');
       const upstreams = mixed.aggregator.stats().upstreams;
@@ -151,9 +162,7 @@ describe.skipIf(!OPENSSL)('the aggregator with tls.certFile and tls.keyFile', ()
   });
 
   it('a scheme wins over tls.upstream: grpc:// stays plaintext with tls.upstream on', async () => {
-    const plainExternal = new FakeUpstream();
-    plainExternal.respond = (p) => makeQuote(p, 147_000_000n);
-    await plainExternal.start();
+    const plainExternal = await plainUpstream(147_000_000n);
     const mixed = await startTestAggregator(local.address, `grpc://${plainExternal.address}`, {
       localTimeout: 1000,
       externalTimeout: 1000,
@@ -161,11 +170,7 @@ describe.skipIf(!OPENSSL)('the aggregator with tls.certFile and tls.keyFile', ()
       'tls.upstreamCaFile': upstreamCert.certFile,
     });
     try {
-      const q = await eventually(async () => {
-        const answer = await unaryCall<WireAggregatedQuote>(mixed.client, 'GetAggregatedQuote', QUOTE_REQUEST);
-        expect(answer.sourceClass).toBe('SOURCE_CLASS_BOTH');
-        return answer;
-      });
+      const q = await quotedByBoth(mixed.client);
       expect(q.localQuote?.outputAmount).toBe('150000000');
       expect(q.externalQuote?.outputAmount).toBe('147000000');
     } finally {
