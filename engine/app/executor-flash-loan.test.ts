@@ -44,7 +44,7 @@ let sub: Subscription;
 const results = new Map<string, ExecutionResult>();
 const prefix = `${uniqueName('EXFL')}_`;
 const keyPrefix = `${uniqueName('exfl')}:`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
+const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 
 beforeAll(async () => {
   ({ sim, endpoints } = await startSimulator(40));

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { BusStatus } from '../bus/index.js';
-import { LOCAL_NATS_URL, deadPort, uniqueName } from '../bus/testing/local-nats.js';
+import { LOCAL_NATS_URL, connectLocal, deadPort, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/index.js';
 import { ErrorCode, isTpError, type TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
@@ -28,6 +28,12 @@ describe('the split scanner on its service host', () => {
     const { app: heartbeat, reader } = await heartbeatKeys(cleanup);
     const metricsPort = await takenPort(cleanup);
     const healthPort = await deadPort();
+    const streamName = uniqueName('SCANNER_HALF');
+    cleanup.push(async () => {
+      const nc = await connectLocal();
+      await deleteStreams(nc, [streamName]);
+      await nc.close();
+    });
     const loaded = loadConfig(scannerServiceSchema, {
       env: {},
       flags: {
@@ -36,7 +42,7 @@ describe('the split scanner on its service host', () => {
         'metrics-port': String(metricsPort),
         'parse-workers': '1',
         'bus-servers': LOCAL_NATS_URL,
-        'bus-stream-name': uniqueName('SCANNER_HALF'),
+        'bus-stream-name': streamName,
       },
     });
     const app = createScannerApp(loaded, { logger, pools: [], heartbeat, parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
