@@ -1,5 +1,6 @@
 export { aggregatorEndpointLines, createAggregatorApp, type AggregatorApp } from './aggregator-app.js';
 export { createExternalQuotesApp, type ExternalQuotesApp } from './external-quotes-app.js';
+export { RPC_PROXY_PORT_SETTING, createRpcProxyApp, type RpcProxyApp } from './rpc-proxy-app.js';
 export { createEngine, type EngineEndpoints } from './engine-app.js';
 export { engineSchema, loadEngineConfig } from './engine-config.js';
 export { createQuoteApp, loadQuoteServiceConfig, quoteServiceSchema, type QuoteApp, type QuoteAppConfig } from './quote-app.js';

@@ -86,7 +86,7 @@ beforeAll(async () => {
   const loaded = loadQuoteServiceConfig({
     env: { BUS_ENABLED: 'false', RPC_ENDPOINTS: rpcUrl, MONITORED_POOLS: monitored.join(','), PORT: '0', METRICS_PORT: '0', GRPC_PORT: '0', REFRESH_SECONDS: '3600', RATE_LIMIT_RPS: '100000' },
   });
-  app = createQuoteApp(loaded.values, { logger });
+  app = await createQuoteApp(loaded.values, { logger });
   base = (await app.start()).quote;
 }, 60_000);
 

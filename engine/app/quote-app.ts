@@ -122,28 +122,27 @@ function dexAndAddress(subject: string): [string, string] {
   return [subject.slice(before + 1, last), subject.slice(last + 1)];
 }
 
-export function createQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions): QuoteApp {
-  const log = options.logger;
-  const host = new ServiceHost({
-    service: 'quote-service',
-    logger: log,
-    ...(config['bus.enabled']
-      ? {
-          // No start wait: the quote service starts with the bus down (RPC fallback, refresher) and
-          // consumes once it is there; /health and /ready say how the bus is.
-          bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-quote-service', startWaitMs: 0 },
-        }
-      : {}),
-    // Its heartbeat says ok, as before the host: /health and /ready tell the bus's state.
-    heartbeatStatus: () => ({ status: HeartbeatStatus.Ok }),
-  });
-  try {
-    return assembleQuoteApp(config, options, host);
-  } catch (err) {
-    // Built synchronously: what was opened closes in the background, the failure goes on now.
-    void host.close();
-    throw err;
-  }
+/**
+ * Builds the quote service on its host (nothing listens until `start`). A build that fails half way
+ * has closed what it had opened (in reverse) before the promise rejects.
+ */
+export async function createQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions): Promise<QuoteApp> {
+  return ServiceHost.assemble(
+    {
+      service: 'quote-service',
+      logger: options.logger,
+      ...(config['bus.enabled']
+        ? {
+            // No start wait: the quote service starts with the bus down (RPC fallback, refresher) and
+            // consumes once it is there; /health and /ready say how the bus is.
+            bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-quote-service', startWaitMs: 0 },
+          }
+        : {}),
+      // Its heartbeat says ok, as before the host: /health and /ready tell the bus's state.
+      heartbeatStatus: () => ({ status: HeartbeatStatus.Ok }),
+    },
+    async (host) => assembleQuoteApp(config, options, host),
+  );
 }
 
 function assembleQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions, host: ServiceHost): QuoteApp {

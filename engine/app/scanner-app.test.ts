@@ -12,7 +12,7 @@ import { loadConfig } from '../config/index.js';
 import { ErrorCode, isTpError, type TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
 import { startOrClose } from '../cli/service-command.js';
-import { heartbeatKeys, listening, takenPort } from './testing/host-probes.js';
+import { heartbeatKeys, listening, takenPort, watchClose } from './testing/host-probes.js';
 import { createScannerApp, scannerServiceSchema } from './scanner-app.js';
 import { PARSE_WORKER, RPC_WORKER } from './testing.js';
 
@@ -45,7 +45,7 @@ describe('the split scanner on its service host', () => {
         'bus-stream-name': streamName,
       },
     });
-    const app = createScannerApp(loaded, { logger, pools: [], heartbeat, parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
+    const app = await createScannerApp(loaded, { logger, pools: [], heartbeat, parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
     cleanup.push(() => app.close());
     const failed = await startOrClose(app).catch((err: unknown) => err);
     expect(isTpError(failed) && failed.code).toBe(ErrorCode.Io);
@@ -56,5 +56,19 @@ describe('the split scanner on its service host', () => {
     expect(await listening(healthPort)).toBe(false);
     expect(app.host.bus?.status).toBe(BusStatus.Disconnected);
     expect(await reader.getHealth('scanner')).toBeNull();
+  });
+
+  it('a build that fails half way has closed what it opened before it rejects', async () => {
+    const { app: heartbeat } = await heartbeatKeys(cleanup);
+    const store = watchClose(heartbeat);
+    // auth on without a key to check tokens with: the scanner service refuses to be made, after
+    // the host took the heartbeat's store and opened the account reads and the bus.
+    const loaded = loadConfig(scannerServiceSchema, {
+      env: {},
+      flags: { 'rpc-endpoints': `http://127.0.0.1:${await deadPort()}`, 'health-port': '0', 'metrics-port': '0', 'parse-workers': '1', 'bus-servers': LOCAL_NATS_URL, auth: 'on' },
+    });
+    const failed = await createScannerApp(loaded, { logger, pools: [], heartbeat, parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER }).catch((err: unknown) => err);
+    expect(isTpError(failed) && failed.code).toBe(ErrorCode.ConfigInvalid);
+    expect(store.closed()).toBe(true);
   });
 });

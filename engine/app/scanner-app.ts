@@ -62,24 +62,24 @@ export interface ScannerAppOptions {
   heartbeat?: KeySpace;
 }
 
-export function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchema>, options: ScannerAppOptions): ScannerApp {
+/**
+ * Builds the scanner on its host (nothing listens until `start`). A build that fails half way has
+ * closed what it had opened (in reverse) before the promise rejects.
+ */
+export async function createScannerApp(loaded: LoadedConfig<typeof scannerServiceSchema>, options: ScannerAppOptions): Promise<ScannerApp> {
   const config = loaded.values;
-  const host = new ServiceHost({
-    service: 'scanner',
-    logger: options.logger,
-    // No start wait: the scanner starts with the bus down, counts what it cannot publish meanwhile
-    // and says so in /health (bus_unavailable).
-    bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-scanner', startWaitMs: 0 },
-    // Its heartbeat says ok, as before the host: /health tells the bus's state.
-    heartbeatStatus: () => ({ status: HeartbeatStatus.Ok }),
-  });
-  try {
-    return assembleScannerApp(loaded, options, host);
-  } catch (err) {
-    // Built synchronously: what was opened closes in the background, the failure goes on now.
-    void host.close();
-    throw err;
-  }
+  return ServiceHost.assemble(
+    {
+      service: 'scanner',
+      logger: options.logger,
+      // No start wait: the scanner starts with the bus down, counts what it cannot publish meanwhile
+      // and says so in /health (bus_unavailable).
+      bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: 'tidepool-scanner', startWaitMs: 0 },
+      // Its heartbeat says ok, as before the host: /health tells the bus's state.
+      heartbeatStatus: () => ({ status: HeartbeatStatus.Ok }),
+    },
+    async (host) => assembleScannerApp(loaded, options, host),
+  );
 }
 
 function assembleScannerApp(loaded: LoadedConfig<typeof scannerServiceSchema>, options: ScannerAppOptions, host: ServiceHost): ScannerApp {

@@ -38,7 +38,7 @@ async function quote(base: string, input: string, output: string, amount: bigint
 
 describe.skipIf(!built)('split scanner and quote service over NATS under the simulator', () => {
   /** A quote service on the test's stream and the simulator's RPC, consuming as `consumer`. */
-  function quoteApp(consumer: string, overrides: Partial<QuoteServiceConfig> = {}, lagIntervalMs?: number): QuoteApp {
+  function quoteApp(consumer: string, overrides: Partial<QuoteServiceConfig> = {}, lagIntervalMs?: number): Promise<QuoteApp> {
     return createQuoteApp(
       defaultQuoteConfig({
         port: 0,
@@ -80,8 +80,8 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
         'bus-stream-name': stream,
       },
     });
-    scanner = createScannerApp(loaded, { logger, pools: e.sim.chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: root });
-    service = quoteApp('quote-service', {}, 100);
+    scanner = await createScannerApp(loaded, { logger, pools: e.sim.chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: root });
+    service = await quoteApp('quote-service', {}, 100);
     await scanner.start();
     quoteBase = (await service.start()).quote;
     await eventually(() => (e.engine.scanner.connected && scanner.service.scanner.connected && service.consumer?.consuming === true ? true : undefined), 15_000, 'streams and consumer');
@@ -134,7 +134,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
 
   it('a second scanner (another region) publishing the same transactions under other event ids: the cache converges to the same state', async () => {
     const streamUrl = e.simEndpoints.stream;
-    const regionB = createScannerApp(
+    const regionB = await createScannerApp(
       loadConfig(scannerServiceSchema, {
         env: {},
         flags: {
@@ -192,7 +192,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
     const known = service.cache.pools().length;
     expect(known).toBeGreaterThan(0);
     await service.close();
-    service = quoteApp('quote-service', {}, 100);
+    service = await quoteApp('quote-service', {}, 100);
     quoteBase = (await service.start()).quote;
     await waitFor(() => service.cache.pools().length === known, 15_000, 'every pool back in the restarted cache');
     const after = await eventually(async () => {
@@ -205,7 +205,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
   it('bus down: the scanner counts publish errors; a quote service that gets no more updates falls back to RPC', async () => {
     const port = await deadPort();
     const chain = e.sim.chain;
-    const deadScanner = createScannerApp(
+    const deadScanner = await createScannerApp(
       loadConfig(scannerServiceSchema, {
         env: {},
         flags: {
@@ -223,7 +223,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
     );
     // The quote side: a service that knew the pools over the bus, then gets nothing more (delivery
     // stopped), with a short staleness threshold: its quotes fall back to RPC.
-    const lonely = quoteApp('lonely', { 'cache.stalenessThreshold': 300 });
+    const lonely = await quoteApp('lonely', { 'cache.stalenessThreshold': 300 });
     try {
       await deadScanner.start();
       const base = (await lonely.start()).quote;
@@ -262,7 +262,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
   // Last: it stops the shared scanner.
   it('scanner crash: the quote service serves its cached data until it goes stale, then falls back to RPC', async () => {
     const chain = e.sim.chain;
-    const survivor = quoteApp('survivor', { 'cache.stalenessThreshold': 3_000 });
+    const survivor = await quoteApp('survivor', { 'cache.stalenessThreshold': 3_000 });
     try {
       const base = (await survivor.start()).quote;
       await waitFor(() => survivor.consumer?.consuming === true, 15_000, 'consumer');

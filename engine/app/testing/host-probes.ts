@@ -33,3 +33,18 @@ export async function heartbeatKeys(cleanup: Cleanup): Promise<{ app: KeySpace; 
   cleanup.push(() => kv.drop());
   return { app: new KeySpace(await RedisStore.connect({ url: TEST_REDIS_URL }), kv.keys.prefix), reader: kv.keys };
 }
+
+/**
+ * Watches the close of `keys`' store: `closed()` says whether a close has finished (a close that
+ * was only begun, not awaited, says false: the store's QUIT is still on its way to Redis).
+ */
+export function watchClose(keys: KeySpace): { closed: () => boolean } {
+  const store = keys.store;
+  const close = store.close.bind(store);
+  let done = false;
+  store.close = async () => {
+    await close();
+    done = true;
+  };
+  return { closed: () => done };
+}

@@ -43,9 +43,9 @@ export const quoteServiceCommand: Command = {
     });
     let app: QuoteApp;
     try {
-      app = createQuoteApp(loaded.values, { logger, sharedQuoteCache: quoteCache.cache, ...(heartbeat === undefined ? {} : { heartbeat }) });
+      app = await createQuoteApp(loaded.values, { logger, sharedQuoteCache: quoteCache.cache, ...(heartbeat === undefined ? {} : { heartbeat }) });
     } catch (err) {
-      // A half-built app closes its host (and with it the heartbeat's store) itself.
+      // A half-built app has closed its host (and with it the heartbeat's store) before it rejects.
       await quoteCache.close();
       throw err;
     }

@@ -1,7 +1,8 @@
+import { createRpcProxyApp, type RpcProxyApp } from '../../app/index.js';
 import { createLogger } from '../../obs/index.js';
-import { createRpcProxy, loadRpcProxyConfig, rpcProxySchema } from '../../rpc-proxy/index.js';
-import { startSplitServiceState } from '../../state/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import { loadRpcProxyConfig, rpcProxySchema } from '../../rpc-proxy/index.js';
+import { openSplitKeySpace, type KeySpace } from '../../state/index.js';
+import { readCommandSettings, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 
 const HELP = `Usage: tidepool rpc-proxy [options]
@@ -39,16 +40,24 @@ export const rpcProxyCommand: Command = {
     const { loaded } = readCommandSettings(argv, rpcProxySchema, io, { load: loadRpcProxyConfig });
     const config = loaded.values;
     const logger = createLogger({ name: 'rpc-proxy', level: config['log.level'] });
-    const proxy = createRpcProxy(config, { logger, defaultMetrics: true });
-    let port: number;
+    // With REDIS_URL the host writes the system:health:rpc-proxy heartbeat there: ok, degraded
+    // (some endpoints out of rotation) or down (none in rotation).
+    let heartbeat: KeySpace | undefined;
+    let app: RpcProxyApp | undefined;
+    let started: { running: RpcProxyApp; port: number };
     try {
-      port = await proxy.start();
+      heartbeat = await openSplitKeySpace(io.env);
+      const running = await createRpcProxyApp(config, { logger, defaultMetrics: true, ...(heartbeat === undefined ? {} : { heartbeat }) });
+      app = running;
+      started = { running, port: await running.start() };
     } catch (err) {
-      await proxy.close().catch(() => undefined);
+      // Once the app is built its host owns the heartbeat's store.
+      await (app === undefined ? heartbeat?.store.close() : app.close())?.catch(() => undefined);
       throw err;
     }
+    const { running, port } = started;
     const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    const endpoints = proxy.healthReport().endpoints;
+    const endpoints = running.proxy.healthReport().endpoints;
     logger.info(
       { port, settings: { ...config, endpoints: endpoints.map((e) => e.name), ws_endpoints: config.ws_endpoints.length } },
       'rpc proxy running',
@@ -64,21 +73,6 @@ export const rpcProxyCommand: Command = {
         '',
       ].join('\n'),
     );
-    // system:health:rpc-proxy in Redis when REDIS_URL is set: ok, degraded (some endpoints out of
-    // rotation) or down (none in rotation).
-    const HEARTBEAT_STATUS = { ok: 'ok', degraded: 'degraded', unavailable: 'down' } as const;
-    const state = await startSplitServiceState({
-      service: 'rpc-proxy',
-      env: io.env,
-      logger,
-      status: () => ({ status: HEARTBEAT_STATUS[proxy.healthReport().status] }),
-    }).catch(async (err: unknown) => {
-      await proxy.close();
-      throw err;
-    });
-    return serveUntilSignal(logger, 'rpc proxy', async () => {
-      await state?.close();
-      await proxy.close();
-    });
+    return running.host.untilShutdown();
   },
 };

@@ -35,9 +35,10 @@ export const scannerCommand: Command = {
     const heartbeat = await openSplitKeySpace(io.env);
     let app: ScannerApp;
     try {
-      app = createScannerApp(loaded, { logger, pools, ...(heartbeat === undefined ? {} : { heartbeat }) });
+      app = await createScannerApp(loaded, { logger, pools, ...(heartbeat === undefined ? {} : { heartbeat }) });
     } catch (err) {
-      // Refused before its host took the store (closing twice is harmless).
+      // A half-built app has closed its host (and with it the heartbeat's store); closing twice is
+      // harmless, and covers a refusal before the host took the store.
       await heartbeat?.store.close();
       throw err;
     }

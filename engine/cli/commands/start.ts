@@ -1,15 +1,14 @@
-import { createEngine } from '../../app/index.js';
-import { aggregatorEndpointLines, createAggregatorApp } from '../../app/index.js';
+import { ServiceHost, createEngine } from '../../app/index.js';
+import { aggregatorEndpointLines, createAggregatorApp, createExternalQuotesApp } from '../../app/index.js';
 import { aggregatorConfigUnderSim, checkStartConfig, engineConfigUnderSim, externalConfigUnderSim, startSchema } from '../../app/index.js';
 import { cachePoolRows, quoteLatencySource, startConsole, streamLatencySource, type ConsoleApp } from '../../console/index.js';
-import { createExternalQuoteService } from '../../external/index.js';
 import { initTracing } from '../../obs/index.js';
 import { createLogger } from '../../obs/index.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/index.js';
 import { startSimulatorThread } from '../../sim/index.js';
 import type { SimConfig } from '../../sim/index.js';
 import { openQuoteCache, startEmbeddedPlatform, type EmbeddedPlatform, type QuoteCacheHandle } from '../../state/index.js';
-import { readCommandSettings, serveUntilSignal, settingsHelp } from '../service-command.js';
+import { readCommandSettings, settingsHelp } from '../service-command.js';
 import type { Command } from '../command.js';
 import { endpointLines } from './engine.js';
 import { startPaperTrading, type StartPaperTrading } from '../../app/index.js';
@@ -42,81 +41,72 @@ export const startCommand: Command = {
   async run(argv, io) {
     const { loaded } = readCommandSettings(argv, startSchema, io);
     checkStartConfig(loaded.values);
-    const logger = createLogger({ name: 'tidepool', level: loaded.values['log.level'] });
-    // The chain runs on its own thread, as a node would beside the engine.
-    const sim = await startSimulatorThread(loaded.values as unknown as SimConfig, { logLevel: loaded.values['log.level'] });
-    const simEndpoints = sim.endpoints;
-    const pools = loaded.values['pools.monitored'].length > 0 ? loaded.values['pools.monitored'] : sim.pools.map((p) => p.address);
-    const tracing = await initTracing({ serviceName: 'tidepool', logger, env: io.env });
-    // The shared quote cache (quote: / price: keys) is part of the platform state; it is opened
-    // before the engine, whose quote engine takes it at construction, and its key space is the
-    // platform's (heartbeats included).
     const v = loaded.values;
-    let quoteCache: QuoteCacheHandle | undefined;
-    if (v['platform.enabled']) {
-      try {
-        quoteCache = await openQuoteCache({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'], logger: logger.child({ component: 'platform' }) });
-      } catch (err) {
-        await sim.close();
-        throw err;
+    const logger = createLogger({ name: 'tidepool', level: v['log.level'] });
+    // One close stack for the whole process (ServiceHost): each part goes on it as it opens, and it
+    // unwinds last opened first, on SIGTERM and after a start that fails half way: the console and
+    // paper trading before the aggregator, whose streams end and events flush before its upstreams
+    // (the external quote service, the engine) go; the chain last.
+    const running = await ServiceHost.assemble({ service: 'tidepool', logger }, async (host) => {
+      const tracing = await initTracing({ serviceName: 'tidepool', logger, env: io.env });
+      host.onClose('tracing', () => tracing.shutdown());
+      // The chain runs on its own thread, as a node would beside the engine.
+      const sim = await startSimulatorThread(v as unknown as SimConfig, { logLevel: v['log.level'] });
+      host.onClose('simulator', () => sim.close());
+      const simEndpoints = sim.endpoints;
+      const pools = v['pools.monitored'].length > 0 ? v['pools.monitored'] : sim.pools.map((p) => p.address);
+      // The shared quote cache (quote: / price: keys) is part of the platform state; it is opened
+      // before the engine, whose quote engine takes it at construction, and its key space is the
+      // platform's (heartbeats included). Its close flushes the cache, then closes the store.
+      let quoteCache: QuoteCacheHandle | undefined;
+      if (v['platform.enabled']) {
+        const opened = await openQuoteCache({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'], logger: logger.child({ component: 'platform' }) });
+        quoteCache = opened;
+        host.onClose('quote cache', () => opened.close());
       }
-    }
-    const engine = createEngine(engineConfigUnderSim(loaded, simEndpoints), { logger, pools, ...(quoteCache === undefined ? {} : { sharedQuoteCache: quoteCache.cache }) });
-    const external = createExternalQuoteService(externalConfigUnderSim(loaded, simEndpoints), { logger: logger.child({ component: 'external-quotes' }) });
-    let aggregatorApp: Awaited<ReturnType<typeof createAggregatorApp>> | undefined;
-    let platform: EmbeddedPlatform | undefined;
-    let consoleApp: ConsoleApp | undefined;
-    let paper: StartPaperTrading | undefined;
-    // Last started, first stopped: the aggregator's streams end and its events flush before its upstreams go.
-    const close = async (): Promise<void> => {
-      await paper?.close();
-      await consoleApp?.close();
-      await quoteCache?.cache.close();
-      await platform?.close();
-      await quoteCache?.close();
-      await aggregatorApp?.close();
-      await external.close();
-      await engine.close();
-      await sim.close();
-      await tracing.shutdown();
-    };
-    let endpoints;
-    let externalEndpoints;
-    let aggregatorConfig;
-    let aggregatorPorts;
-    try {
-      endpoints = await engine.start();
-      externalEndpoints = await external.start();
-      aggregatorConfig = aggregatorConfigUnderSim(loaded, simEndpoints, { local: endpoints.localQuotes, external: externalEndpoints.grpc });
-      aggregatorApp = await createAggregatorApp(aggregatorConfig, { logger: logger.child({ component: 'aggregator' }) });
-      aggregatorPorts = await aggregatorApp.start();
-      if (loaded.values['platform.enabled']) {
-        platform = await startEmbeddedPlatform({
-          settings: loaded.values,
+      const engine = createEngine(engineConfigUnderSim(loaded, simEndpoints), { logger, pools, ...(quoteCache === undefined ? {} : { sharedQuoteCache: quoteCache.cache }) });
+      host.onClose('engine', () => engine.close());
+      const endpoints = await engine.start();
+      const external = await createExternalQuotesApp(externalConfigUnderSim(loaded, simEndpoints), { logger: logger.child({ component: 'external-quotes' }), defaultMetrics: false });
+      host.onClose('external quotes', () => external.close());
+      const externalEndpoints = await external.start();
+      const aggregatorConfig = aggregatorConfigUnderSim(loaded, simEndpoints, { local: endpoints.localQuotes, external: externalEndpoints.grpc });
+      const aggregatorApp = await createAggregatorApp(aggregatorConfig, { logger: logger.child({ component: 'aggregator' }) });
+      host.onClose('aggregator', () => aggregatorApp.close());
+      const aggregatorPorts = await aggregatorApp.start();
+      let platform: EmbeddedPlatform | undefined;
+      if (v['platform.enabled']) {
+        const opened = await startEmbeddedPlatform({
+          settings: v,
           services: ['scanner', 'quote-service', 'external-quotes', 'aggregator'],
           scanner: { metrics: engine.scanner.metrics, scannerId: 'scanner' },
           logger: logger.child({ component: 'platform' }),
           ...(quoteCache === undefined ? {} : { keys: quoteCache.cache.keys }),
         });
+        platform = opened;
+        host.onClose('platform state', () => opened.close());
       }
-      if (platform !== undefined && loaded.values['paper.enabled']) {
-        paper = await startPaperTrading({
+      let paper: StartPaperTrading | undefined;
+      if (platform !== undefined && v['paper.enabled']) {
+        const opened = await startPaperTrading({
           rpcUrl: simEndpoints.rpc,
           pools,
           flashLoanReserves: sim.reserves,
           database: platform.database,
-          host: loaded.values.host,
-          port: loaded.values['paper.port'],
-          intervalMs: loaded.values['paper.interval'],
+          host: v.host,
+          port: v['paper.port'],
+          intervalMs: v['paper.interval'],
           logger: logger.child({ component: 'paper-trading' }),
         });
+        paper = opened;
+        host.onClose('paper trading', () => opened.close());
       }
-      if (loaded.values['console.enabled']) {
+      let consoleApp: ConsoleApp | undefined;
+      if (v['console.enabled']) {
         let db: Awaited<EmbeddedPlatform['database']>;
         void platform?.database.then((opened) => (db = opened));
-        const v = loaded.values;
         const aggregatorHost = aggregatorConfig.host.includes(':') ? `[${aggregatorConfig.host}]` : aggregatorConfig.host;
-        consoleApp = await startConsole({
+        const opened = await startConsole({
           host: v.host,
           port: v['console.port'],
           auth: v,
@@ -139,21 +129,22 @@ export const startCommand: Command = {
           ...(platform === undefined ? {} : { db: () => db, keys: platform.keys }),
           logger: logger.child({ component: 'console' }),
         });
+        consoleApp = opened;
+        host.onClose('console', () => opened.close());
       }
-    } catch (err) {
-      await close().catch(() => undefined);
-      throw err;
-    }
+      return { host, simEndpoints, pools, endpoints, external, externalEndpoints, aggregatorConfig, aggregatorPorts, platform, paper, consoleApp };
+    });
+    const { simEndpoints, pools, endpoints, external, externalEndpoints, aggregatorConfig, aggregatorPorts, platform, paper, consoleApp } = running;
     logger.info({ endpoints, external: externalEndpoints, aggregator: aggregatorPorts, sim: simEndpoints, pools: pools.length }, 'tidepool started');
     io.stderr.write(
       [
         `tidepool is running (simulated chain, ${pools.length} pools monitored):`,
         ...endpointLines(endpoints),
-        `  external quotes   grpc://${externalEndpoints.grpc}   (polling ${external.provider}; /health, /metrics on ${externalEndpoints.metrics})`,
+        `  external quotes   grpc://${externalEndpoints.grpc}   (polling ${external.service.provider}; /health, /metrics on ${externalEndpoints.metrics})`,
         ...aggregatorEndpointLines(aggregatorConfig, aggregatorPorts),
         `  chain JSON-RPC    ${simEndpoints.rpc}   (PubSub ${simEndpoints.ws}, ShredStream ${simEndpoints.stream})`,
         `  chain quote API   ${simEndpoints.http}/quote   (block engine /api/v1/bundles, faults /admin/faults)`,
-        ...(platform === undefined ? [] : [`  platform state    ${platformLine(loaded.values)}`]),
+        ...(platform === undefined ? [] : [`  platform state    ${platformLine(v)}`]),
         ...(paper === undefined ? [] : [`  paper trading     ${paper.url}/stats   (arbitrage planner + paper executor: trades with status paper; /metrics, /health)`]),
         ...(consoleApp === undefined ? [] : [`  web console       ${consoleApp.url}/   (live over a WebSocket${consoleApp.authEnabled ? '; JWT bearer auth on' : ''})`]),
         'Try (1 wrapped SOL to USDC):',
@@ -162,6 +153,6 @@ export const startCommand: Command = {
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'tidepool', close);
+    return running.host.untilShutdown();
   },
 };
