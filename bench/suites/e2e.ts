@@ -42,6 +42,8 @@ import type { Figure, Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
 
 const PROBES = Number(process.env.BENCH_E2E_PROBES ?? 400);
+/** Cases to run (profiling one path): a comma list of quiet-rpc, quiet-geyser, flow-rpc, flow-geyser; default all. */
+const CASES = (process.env.BENCH_E2E_CASES ?? 'quiet-rpc,quiet-geyser,flow-rpc,flow-geyser').split(',');
 const PROBE_GAP_MS = 15;
 
 function percentileOf(sorted: number[], p: number): number {
@@ -54,7 +56,19 @@ export const e2eSuite: Suite = {
   async run(): Promise<Figure[]> {
     // The engine's own pipeline on a quiet chain (only the probes), then under the default flow.
     // Each beside the same pipeline on the Geyser state source (scanner.stateSource geyser).
-    return [await measure(0), await measure(0, 'geyser'), await measure(2_000), await measure(2_000, 'geyser')];
+    const figures: Figure[] = [];
+    for (const [name, txRate, source] of [
+      ['quiet-rpc', 0, 'block-entries'],
+      ['quiet-geyser', 0, 'geyser'],
+      ['flow-rpc', 2_000, 'block-entries'],
+      ['flow-geyser', 2_000, 'geyser'],
+    ] as const) {
+      if (!CASES.includes(name)) continue;
+      const figure = await measure(txRate, source);
+      process.stderr.write(`bench: e2e ${name}: p95 ${figure.value.toFixed(2)} ms, ${figure.baseline.name} ${figure.baseline.value.toFixed(2)} ms; ${figure.note}\n`);
+      figures.push(figure);
+    }
+    return figures;
   },
 };
 
@@ -164,6 +178,7 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
     await rpc.getMultipleAccounts(swapAccounts.get(address)!);
     fullRead.recordNs((performance.now() - started) * 1e6);
     await new Promise((r) => setTimeout(r, PROBE_GAP_MS));
+    if (process.env.BENCH_E2E_PROGRESS !== undefined && (i + 1) % 50 === 0) process.stderr.write(`bench: e2e ${source} ${txRate} tx/s: ${i + 1} probes, ${lost} lost, ${refused} refused\n`);
   }
   const stats = engine.scanner.stats();
   const loads = engine.loader.stats.loads;

@@ -108,6 +108,8 @@ describe.skipIf(!built)('the engine on the Geyser state source', () => {
     chain.advanceSlot(1); // the rest of the slot: nothing else moved the pool
     const after = await servedMatchesChain(e, before.pool, 'quote once the slot committed');
     expect(after.outputAmount).toBe(moved.outputAmount);
+    // The swap's writes (pool, vaults, arrays) arrive together and make one refresh: one event.
+    expect(e.events.filter((ev) => ev.transaction.signature === signature && ev.pool.address === before.pool)).toHaveLength(1);
   });
 
   it('moves the quote when a bin array changes without a write of its pool account', async () => {

@@ -136,14 +136,16 @@ describe('tidepool market-scanner', () => {
       // before that read has returned would reach the scanner through the read, with no signature.
       sim.chain.advanceSlot();
       await eventually(() => (geyser.stats().filteredAccounts > 1 ? true : undefined), 10_000, 'the pool\'s vaults followed');
-      openPriceGap(sim.chain, { pool: pool.address, gapBps: 5 });
+      const first = openPriceGap(sim.chain, { pool: pool.address, gapBps: 5 });
       sim.chain.advanceSlot();
       await eventually(() => marketEvents(prefix, 'pool_update'), 10_000, 'a first pool_update');
       const gap = openPriceGap(sim.chain, { pool: pool.address, gapBps: 50, direction: 'down' });
       sim.chain.advanceSlot();
       const swaps = await eventually(() => marketEvents(prefix, 'large_swap'), 10_000, 'a large_swap');
       expect(swaps[0]).toMatchObject({ type: 'large_swap', protocol: 'dexa_amm', poolAddress: pool.address });
-      expect(swaps[0]!.data['signature']).toBe(gap.signature);
+      // Both swaps take more than large-swap-bps of the reserve (the first one's 25 bps, seen once a
+      // transaction's writes reach the scanner together); the subject keeps the newest.
+      expect([first.signature, gap.signature]).toContain(swaps[0]!.data['signature']);
     } finally {
       await app.close();
       await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));

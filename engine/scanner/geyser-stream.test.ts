@@ -177,6 +177,8 @@ describe('GeyserAccountStream against the simulator', () => {
     r.stream.setAccounts([...r.accounts, info.address]);
     const last = r.chain.advanceSlot();
     await until(() => r.stream.slot >= last, 'the next slot');
+    // The new filter reaches the server on its own time: a write before it is not the stream's.
+    await until(() => r.server.stats().filteredAccounts === r.accounts.length + 1, 'the new filter on the server');
     r.chain.closePool(info.address);
     await until(() => r.updates.some((u) => u.address === info.address && u.account === null), 'the closed pool');
   });

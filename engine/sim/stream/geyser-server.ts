@@ -107,10 +107,29 @@ interface Filter {
 
 interface Subscriber {
   readonly call: grpc.ServerDuplexStream<SubscribeRequestWire, SubscribeUpdateWire>;
+  /**
+   * grpc-js's call under the stream (ServerInterceptingCall), when there: every message of the
+   * stream is handed to it directly. Through the stream's Writable, a message waits until the
+   * previous one reached the socket (one message per turn of the event loop): a transaction's
+   * writes went out over several turns and a client saw them in several reads, and refreshed the
+   * pool on a part of them. Directly, the messages of one synchronous run (one transaction's
+   * writes) leave in one socket write, as a Yellowstone server sends them; their order is the
+   * HTTP/2 stream's. Undefined: the public `write` (another grpc-js).
+   */
+  readonly direct: DirectCall | undefined;
   filters: Filter[];
   slots: boolean;
   /** Live updates start after the replay is written. */
   live: boolean;
+}
+
+interface DirectCall {
+  sendMessage(message: unknown, callback: (err?: Error | null) => void): void;
+}
+
+function directCallOf(call: grpc.ServerDuplexStream<SubscribeRequestWire, SubscribeUpdateWire>): DirectCall | undefined {
+  const inner = (call as unknown as { call?: Partial<DirectCall> }).call;
+  return typeof inner?.sendMessage === 'function' ? (inner as DirectCall) : undefined;
 }
 
 /** SubscribeRequest as the proto loader gives it (keepCase, u64 as strings). */
@@ -311,7 +330,7 @@ export class GeyserServer {
       call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: 'x-token missing or wrong' });
       return;
     }
-    const sub: Subscriber = { call, filters: [], slots: false, live: false };
+    const sub: Subscriber = { call, direct: directCallOf(call), filters: [], slots: false, live: false };
     this.subscribers.add(sub);
     this.counters.subscribersTotal++;
     const leave = (): void => {
@@ -365,7 +384,9 @@ export class GeyserServer {
   private write(sub: Subscriber, update: SubscribeUpdateWire): void {
     if (!sub.call.writable) return;
     if (update['slot'] !== undefined) this.counters.slotUpdatesSent++;
-    sub.call.write(update);
+    const direct = sub.direct;
+    if (direct === undefined) sub.call.write(update);
+    else direct.sendMessage(update, () => {});
   }
 
   private pingAll(): void {
