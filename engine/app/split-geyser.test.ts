@@ -97,8 +97,8 @@ describe.skipIf(!built)('split scanner on the Geyser state source and quote serv
         'bus-stream-name': stream,
       },
     });
-    scanner = createScannerApp(loaded, { logger, pools: sim.chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: root });
-    service = createQuoteApp(
+    scanner = await createScannerApp(loaded, { logger, pools: sim.chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: root });
+    service = await createQuoteApp(
       defaultQuoteConfig({
         port: 0,
         'metrics.port': 0,
