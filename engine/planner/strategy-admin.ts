@@ -25,6 +25,7 @@
 import { ErrorCode, TpError } from '../errors.js';
 import { STRATEGIES, type Strategy } from '../messages/index.js';
 import type { KeySpace, SqlQueryable } from '../state/index.js';
+import { checkArbitrageSettings } from './arbitrage-planner.js';
 import { arbitrageSettingsOf } from './arbitrage-strategy.js';
 import { dcaConfigOf, type DcaState } from './dca-strategy.js';
 import { gridLevels, gridParametersOf, type GridState } from './grid-strategy.js';
@@ -90,7 +91,9 @@ export function validateStrategyParameters(type: Strategy, params: Record<string
   for (const key of Object.keys(params)) if (PARAMETER_KINDS[type][key] === undefined) throw unknownKey(type, key);
   switch (type) {
     case 'arbitrage':
-      arbitrageSettingsOf('validation', params);
+      // The range checks (tip 5,000 to 6,000, maxLegs 2 or 3, ...) are the planner's: without them a
+      // refused value was written and then held back by every running planner.
+      checkArbitrageSettings(arbitrageSettingsOf('validation', params));
       return;
     case 'grid':
       gridParametersOf(params);
