@@ -36,7 +36,7 @@ describe('pnlOfFills: average cost', () => {
     // Selling 1,500,000 for 900,000: 1,000,000 of them close the long (proceeds ⌊900,000 × 2/3⌋ =
     // 600,000, realized 600,000 − 525,001 = 74,999), 500,000 open a short that got 300,000.
     fills.push(fill('sell', 1_500_000n, 900_000n));
-    expect(pnlOfFills(TOKEN, fills)).toMatchObject({ realizedPnl: 199_999n, position: -500_000n, costBasis: 300_000n });
+    expect(pnlOfFills(TOKEN, fills)).toMatchObject({ realizedPnl: 199_999n, position: -500_000n, costBasis: -300_000n });
     // Buying the 500,000 back for 280,000 realizes 300,000 − 280,000 = 20,000 more.
     fills.push(fill('buy', 500_000n, 280_000n));
     expect(pnlOfFills(TOKEN, fills)).toMatchObject({ realizedPnl: 219_999n, position: 0n, costBasis: 0n, fills: 5 });

@@ -8,15 +8,13 @@
  * amounts its transaction was built for, whose output the chain guarantees only down to
  * minimumOutput).
  *
- * Grid, DCA and signal strategies: position-based, at average cost, in atoms of the quote mint.
- *   - A buy (quote → `token`) of q tokens for Q quote atoms adds q to the position and Q to its cost.
- *   - A sell (`token` → quote) of q tokens for Q quote atoms closes c = min(q, position) tokens:
- *     their cost is ⌊cost × c / position⌋, the proceeds of those c tokens ⌊Q × c / q⌋, and the
- *     realized P&L grows by proceeds − cost; the position and its cost shrink by c and that cost.
- *   - Selling more than is held (a grid starts by selling the levels above the price from the
- *     wallet's inventory) opens a short position the same way, its "cost" the proceeds received;
- *     buying it back realizes cost − paid. So a buy then a sell of the same tokens realizes
- *     exactly what the sell brought minus what the buy cost, whichever came first.
+ * Grid, DCA and signal strategies: position-based at average cost, in atoms of the quote mint, by
+ * the backtest's book (position-book.ts, so a live strategy and its replay count alike): a buy of q tokens for Q quote atoms adds q to the position and Q to its cost; a sell
+ * closes min(q, held) tokens at the average cost (⌊cost × closed / held⌋) against the matching part
+ * of its proceeds (⌊Q × closed / q⌋), the difference realized. Selling more than is held (a grid
+ * starts by selling the levels above the price from the wallet's inventory) opens a short, whose
+ * cost is minus what the sale brought; buying it back realizes the difference. So a buy then a sell
+ * of the same tokens realizes exactly what the sell brought minus what the buy cost.
  * Arbitrage: the sum of the fills' `actual_profit` (atoms of each trade's profit mint; spec 03's
  * profit, after fees and tip); no position.
  *
@@ -25,6 +23,7 @@
  * bundle trades that filled), both lamports. Grid/DCA/signal P&L is before them (they are lamports,
  * the P&L quote atoms); arbitrage's actual_profit already has them deducted.
  */
+import { Position } from './position-book.js';
 import type { Strategy } from '../messages/index.js';
 import type { SqlQueryable } from '../state/index.js';
 
@@ -35,7 +34,7 @@ export interface StrategyPnl {
   realizedPnl: bigint;
   /** Token atoms the fills leave held (negative: sold more than bought); 0 for arbitrage. */
   position: bigint;
-  /** What the open position cost at average cost, atoms of `mint` (a short's: the proceeds it got). */
+  /** What the open position cost at average cost, atoms of `mint` (a short: minus what selling it brought). */
   costBasis: bigint;
   /** Trades that filled (confirmed or paper). */
   fills: number;
@@ -70,59 +69,39 @@ export function emptyPnl(): StrategyPnl {
 
 const FILLED = new Set(['confirmed', 'paper']);
 
-function abs(n: bigint): bigint {
-  return n < 0n ? -n : n;
-}
-
 /**
  * Average-cost P&L of `token` traded against one quote mint, over `fills` in the order they were
  * made (see the module comment); arbitrage (`token` null) sums the actual profit.
  */
 export function pnlOfFills(token: string | null, fills: readonly StrategyFill[]): StrategyPnl {
   const pnl = emptyPnl();
+  let book: Position | undefined;
   for (const f of fills) {
     pnl.fees += f.fees ?? 0n;
     if (!FILLED.has(f.status)) continue;
-    if (f.path === 'bundle') pnl.tips += f.tip ?? 0n;
-    if (token === null) {
-      if (pnl.mint !== null && f.profitMint !== pnl.mint) {
-        pnl.skipped++;
-        continue;
-      }
-      pnl.fills++;
-      pnl.realizedPnl += f.actualProfit ?? 0n;
-      pnl.mint ??= f.profitMint;
-      continue;
-    }
-    const buy = f.outputMint === token && f.inputMint !== token;
-    const sell = f.inputMint === token && f.outputMint !== token;
-    const quoteMint = buy ? f.inputMint : f.outputMint;
-    if ((!buy && !sell) || f.inputAmount === null || f.outputAmount === null || (pnl.mint !== null && quoteMint !== pnl.mint)) {
+    const tip = f.path === 'bundle' ? (f.tip ?? 0n) : 0n;
+    const mint = token === null ? f.profitMint : f.outputMint === token ? f.inputMint : f.outputMint;
+    const buy = token !== null && f.outputMint === token && f.inputMint !== token;
+    const sell = token !== null && f.inputMint === token && f.outputMint !== token;
+    const priced = token === null || ((buy || sell) && f.inputAmount !== null && f.outputAmount !== null);
+    if (!priced || (pnl.mint !== null && mint !== pnl.mint)) {
       pnl.skipped++;
       continue;
     }
-    pnl.mint ??= quoteMint;
+    pnl.mint ??= mint;
     pnl.fills++;
-    const qty = buy ? f.outputAmount : f.inputAmount;
-    const quote = buy ? f.inputAmount : f.outputAmount;
-    const direction = buy ? 1n : -1n;
-    if (qty === 0n) continue;
-    // The part of this trade that closes the open position (a buy closes a short, a sell a long).
-    const closing = pnl.position === 0n || (pnl.position > 0n) === buy ? 0n : abs(pnl.position) < qty ? abs(pnl.position) : qty;
-    let quoteLeft = quote;
-    if (closing > 0n) {
-      const closedCost = (pnl.costBasis * closing) / abs(pnl.position);
-      const closedQuote = (quote * closing) / qty;
-      pnl.realizedPnl += buy ? closedCost - closedQuote : closedQuote - closedCost;
-      pnl.costBasis -= closedCost;
-      pnl.position += direction * closing;
-      quoteLeft -= closedQuote;
+    pnl.tips += tip;
+    if (token === null) {
+      pnl.realizedPnl += f.actualProfit ?? 0n;
+      continue;
     }
-    // The rest opens or adds to a position in the trade's direction.
-    if (qty > closing) {
-      pnl.position += direction * (qty - closing);
-      pnl.costBasis += quoteLeft;
-    }
+    book ??= new Position({ strategy: '', strategyId: '', pool: '', token, quoteMint: mint ?? '' });
+    book.fill({ side: buy ? 'buy' : 'sell', base: buy ? f.outputAmount! : f.inputAmount!, quote: buy ? f.inputAmount! : f.outputAmount!, fees: 0n, tip: 0n });
+  }
+  if (book !== undefined) {
+    pnl.realizedPnl = book.realized;
+    pnl.position = book.held;
+    pnl.costBasis = book.cost;
   }
   return pnl;
 }
