@@ -1,14 +1,15 @@
 /**
  * Realized P&L per strategy (strategy-pnl.ts): the average-cost rule on hand-computed fills, then
- * on real PostgreSQL with the trades written by the executor's own TradeStore (trades.strategy_id,
+ * on PostgreSQL (the server and PGlite) with the trades written by the executor's own TradeStore (trades.strategy_id,
  * migration 006), read through StrategyAdmin as `tidepool strategies` and the planner's API do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { TradeStore, tradeIdOf, type NewTrade } from '../executor/trade-store.js';
 import type { RouteHop } from '../messages/index.js';
-import { openMigratedDatabase, type SqlClient } from '../state/index.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
+import { migrateUp } from '../state/db/migrations.js';
+import type { SqlClient } from '../state/index.js';
+import { TEST_BACKENDS, type TestDatabase } from '../state/db/testing.js';
 import { StrategyAdmin } from './strategy-admin.js';
 import { pnlOfFills, type StrategyFill } from './strategy-pnl.js';
 
@@ -58,7 +59,7 @@ describe('pnlOfFills: average cost', () => {
   });
 });
 
-describe('strategy P&L from the trades table (PostgreSQL)', () => {
+describe.each(TEST_BACKENDS)('strategy P&L from the trades table ($name)', ({ create }) => {
   let database: TestDatabase;
   let db: SqlClient;
   let trades: TradeStore;
@@ -66,14 +67,14 @@ describe('strategy P&L from the trades table (PostgreSQL)', () => {
   let seq = 0;
 
   beforeAll(async () => {
-    database = await createServerDatabase();
-    db = (await openMigratedDatabase({ url: database.url! })).db;
+    database = await create();
+    db = database.db;
+    await migrateUp(db);
     trades = new TradeStore(db);
     admin = new StrategyAdmin(db);
   }, 60_000);
 
   afterAll(async () => {
-    await db?.close();
     await database?.drop();
   });
 
