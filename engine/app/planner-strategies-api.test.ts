@@ -6,6 +6,8 @@ import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } 
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
+import { TradeStore, tradeIdOf } from '../executor/trade-store.js';
+import { ArbitrageStrategy } from '../planner/index.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type Simulator } from '../sim/simulator.js';
 import type { SimPoolView } from '../sim/index.js';
@@ -15,8 +17,8 @@ import { eventually } from './testing.js';
 
 /**
  * The planner's strategy API over a real socket, with the real PostgreSQL and NATS: every route,
- * refusals naming the field, a strategy added over HTTP picked up by the running planner, a pause
- * cancelling the open grid orders, and JWT auth.
+ * refusals naming the field, a strategy added or edited over HTTP picked up by the running
+ * planner, a pause cancelling the open grid orders, realized P&L from the trades, and JWT auth.
  */
 const logger = createLogger({ name: 'planner-strategies-test', level: process.env.TEST_LOG ?? 'silent' });
 const SECRET = 'a-test-secret-of-at-least-thirty-two-bytes!';
@@ -115,6 +117,53 @@ describe('planner strategy API', () => {
     expect(removed.body.strategy.id).toBe(added.body.id);
     expect((await call('GET', `/strategies/${added.body.id}`)).status).toBe(404);
     await eventually(async () => (app.service.strategies.every((s) => s.id !== added.body.id) ? true : undefined), 10_000, 'the removed strategy stopped');
+  });
+
+  it('a parameter edited over HTTP is used by the running planner; a refused edit changes nothing', async () => {
+    const added = await call('POST', '/strategies', { type: 'arbitrage', params: { minProfitThreshold: '20000' } });
+    const id = added.body.id as string;
+    const runningSettings = (): ArbitrageStrategy['planner']['settings'] | undefined => {
+      const s = app.service.strategies.find((x) => x.id === id);
+      return s instanceof ArbitrageStrategy ? s.planner.settings : undefined;
+    };
+    expect((await eventually(async () => runningSettings(), 10_000, 'the added strategy running')).minProfitThreshold).toBe(20_000n);
+    const before = app.service.strategies.find((x) => x.id === id);
+
+    const refused = await call('PATCH', `/strategies/${id}`, { params: { maxLegs: 4, minProfitThreshold: '1' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'TP_ERR_BAD_PARAMETER' });
+    expect(refused.body.error.message).toContain('params.maxLegs');
+    expect((await call('GET', `/strategies/${id}`)).body.parameters).toEqual({ minProfitThreshold: '20000' });
+
+    const changed = await call('PATCH', `/strategies/${id}`, { params: { minProfitThreshold: '35000', maxLegs: 2 } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.strategy.parameters).toEqual({ minProfitThreshold: '35000', maxLegs: 2 });
+    const used = await eventually(async () => (runningSettings()?.minProfitThreshold === 35_000n ? runningSettings() : undefined), 10_000, 'the planner using the edited threshold');
+    expect(used.maxLegs).toBe(2);
+    // The refused edit never reached the planner: the object it ran until the good edit was the first one.
+    expect(before).toBeInstanceOf(ArbitrageStrategy);
+    expect((before as ArbitrageStrategy).planner.settings.minProfitThreshold).toBe(20_000n);
+    await call('DELETE', `/strategies/${id}`);
+  });
+
+  it('gives each strategy its realized P&L from its trades, amounts as decimal strings', async () => {
+    const added = await call('POST', '/strategies', { type: 'grid', params: gridParams(), enabled: false });
+    const id = added.body.id as string;
+    const [token, quote] = [pool.pool.tokenA, pool.pool.tokenB];
+    const trades = new TradeStore(database.db);
+    const paper = async (n: number, inputMint: string, inputAmount: bigint, outputMint: string, outputAmount: bigint): Promise<void> => {
+      const opportunityId = `44444444-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      const hop = { step: 0, pool: pool.address, dex: pool.dex, inputMint, outputMint, inputAmount, outputAmount, fee: 0n, feeMint: inputMint, priceImpact: 0, slot: 1n };
+      await trades.insertPaper({ id: tradeIdOf(opportunityId), opportunityId, executorId: 'api-test', strategy: 'grid', strategyId: id, walletId: null, path: 'direct', profitMint: quote, expectedProfit: 0n, tip: 0n, route: [hop], actualProfit: 0n, fees: 5_000n, slot: 1n });
+    };
+    // Buys 3,000,000 tokens for 1,500,000 quote atoms; sells 1,000,000 of them for 600,000:
+    // their average cost is 500,000, so 100,000 realized; 2,000,000 held at a cost of 1,000,000.
+    await paper(1, quote, 1_500_000n, token, 3_000_000n);
+    await paper(2, token, 1_000_000n, quote, 600_000n);
+    const expected = { mint: quote, realizedPnl: '100000', position: '2000000', costBasis: '1000000', fills: 2, skipped: 0, fees: '10000', tips: '0' };
+    expect((await call('GET', `/strategies/${id}`)).body.pnl).toEqual(expected);
+    expect((await call('GET', '/strategies')).body.strategies.find((s: { id: string }) => s.id === id).pnl).toEqual(expected);
+    await call('DELETE', `/strategies/${id}`);
   });
 
   it('refuses bad input with 400 naming the field, and writes nothing', async () => {

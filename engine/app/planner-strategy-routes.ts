@@ -4,8 +4,9 @@
  * (the same checks as `tidepool strategies`); the running planner picks a change up within
  * planner.strategyReloadInterval (StrategyConfigWatcher).
  *
- *   GET    /strategies        200 {strategies: [StrategyView]}: status, order counts, open grid orders, position
- *   GET    /strategies/{id}   200 detail: parameters, the latest grid orders with their status, position
+ *   GET    /strategies        200 {strategies: [StrategyView]}: status, order counts, open grid orders, position,
+ *                             pnl (realized P&L, position, cost basis, fills, fees, tips: engine/planner/strategy-pnl.ts)
+ *   GET    /strategies/{id}   200 detail: parameters, the latest grid orders with their side and status, position, pnl
  *                             (both with `running`: whether this planner runs the strategy now; an
  *                             enabled row of a type it was not started for runs in another planner)
  *   POST   /strategies        {type, params, enabled?} → 201 the row (400 naming the bad field)

@@ -11,14 +11,14 @@
  * - worst drawdown = the largest fall of the cumulative net P&L from its running peak (the peak
  *   starts at 0, before the first trade), in the profit mint's atoms, trades taken in stream order.
  *
- * The order strategies (grid, DCA, signal) are reported by position instead (position-book.ts): per
+ * The order strategies (grid, DCA, signal) are reported by position instead (engine/planner/position-book.ts): per
  * strategy and token the base held, quote spent and received, average cost, realized P&L, P&L
  * unrealized at the last replayed price, trades and fees; the arbitrage report is unchanged.
  *
  * Amounts are bigint inside and decimal strings in the JSON. Nothing in it depends on when or where
  * the backtest ran: the same trades give the same bytes (`reportJson`).
  */
-import { PositionBook, type Position, type PositionKey } from './position-book.js';
+import { PositionBook, type Position, type PositionKey } from '../planner/index.js';
 
 /** Strategies reported by position (one-hop orders of a token against a quote mint). */
 export const POSITION_STRATEGIES: ReadonlySet<string> = new Set(['grid', 'dca', 'signal']);

@@ -6,4 +6,4 @@ export { readMarketEventRange, type MarketEventRangeOptions, type RangeMessage }
 export { parseTimeBound, parseTimeRange } from './time-bound.js';
 export { BACKTEST_STRATEGIES, backtestStrategy, backtestStrategyType, type BacktestStrategy, type BacktestStrategyOptions } from './backtest-strategy.js';
 export { FillImpact } from './fill-impact.js';
-export { Position, PositionBook, type PositionFill, type PositionKey } from './position-book.js';
+export { Position, PositionBook, type PositionFill, type PositionKey } from '../planner/index.js';

@@ -1,7 +1,8 @@
 /**
  * The console's strategies view in a real browser (headless Chromium, playwright-core) against a
  * running `tidepool planner` (real NATS, PostgreSQL and key space, manual simulator): the page lists
- * the planner's strategies with their status, open grid orders, position and P&L; its pause button
+ * the planner's strategies with their status, open grid orders, position, unrealized and realized
+ * P&L; its pause button
  * pauses a grid through the planner's API (open orders cancelled); markup in a row stays text.
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { DEFAULT_AUTH_SETTINGS } from '../auth/index.js';
 import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
+import { TradeStore, tradeIdOf } from '../executor/trade-store.js';
 import { StrategyStore } from '../planner/index.js';
 import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { simSchema } from '../sim/sim-config.js';
@@ -71,6 +73,15 @@ describe.skipIf(!existsSync(CHROMIUM))('the console strategies view', () => {
     gridId = ((await added.json()) as { id: string }).id;
     await database.db.query("INSERT INTO grid_orders (strategy_id, price_level, amount, filled, status) VALUES ($1, 0.5, 2000000, 0, 'pending'), ($1, 1.0, 2000000, 500000, 'partial'), ($1, 1.0, 2000000, 2000000, 'filled')", [gridId]);
     await planner.state.keys.setStrategyState(gridId, { version: 1, levels: [{ buyFilled: true, sellFilled: false, round: 0 }, { buyFilled: false, sellFilled: false, round: 0 }], open: {} });
+    // Two paper fills of the grid: 4,000,000 tokens bought for 2,000,000 quote atoms, 1,000,000 sold
+    // for 700,000: 700,000 − 500,000 = 200,000 realized.
+    const trades = new TradeStore(database.db);
+    for (const [n, buy] of [[1, true], [2, false]] as const) {
+      const opportunityId = `55555555-0000-4000-8000-00000000000${n}`;
+      const [inputMint, inputAmount, outputMint, outputAmount] = buy ? [pool.pool.tokenB, 2_000_000n, pool.pool.tokenA, 4_000_000n] : [pool.pool.tokenA, 1_000_000n, pool.pool.tokenB, 700_000n];
+      const route = [{ step: 0, pool: pool.address, dex: pool.dex, inputMint, outputMint, inputAmount, outputAmount, fee: 0n, feeMint: inputMint, priceImpact: 0, slot: 1n }];
+      await trades.insertPaper({ id: tradeIdOf(opportunityId), opportunityId, executorId: 'console-test', strategy: 'grid', strategyId: gridId, walletId: null, path: 'direct', profitMint: pool.pool.tokenB, expectedProfit: 0n, tip: 0n, route, actualProfit: 0n, fees: 5_000n, slot: 1n });
+    }
     // A paused row edited by SQL with markup in it: the page must show it as text.
     markupId = (await new StrategyStore(database.db).insert('dca', { token: MARKUP }, false)).id;
 
@@ -120,6 +131,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the console strategies view', () => {
     expect(await grid.locator('td.cost').textContent()).toBe('1\u2009000\u2009000');
     const detail = (await (await fetch(`${plannerUrl}/strategies/${gridId}`)).json()) as { position: { unrealizedPnl: string } };
     expect((await grid.locator('td.pnl').textContent())!.replace(/\u2009/g, '')).toBe(detail.position.unrealizedPnl);
+    expect(await grid.locator('td.realized').getAttribute('data-fills')).toBe('2');
+    expect(await grid.locator('td.realized').textContent()).toMatch(/^200\u2009000 /);
+    expect(await grid.locator('td.realized').getAttribute('title')).toContain('position 3000000, cost 1500000');
+    expect(await page.locator(`tr[data-strategy="${arbitrage}"] td.realized`).textContent()).toBe('–');
     expect(await grid.locator('button.toggle').textContent()).toBe('pause');
 
     // markup from the row is text: no element made of it, nothing run

@@ -30,6 +30,8 @@ export interface NewTrade {
   opportunityId: string;
   executorId: string;
   strategy: Strategy;
+  /** The TradeOpportunity's strategyId (the strategy_configs row): trades.strategy_id, migration 006. */
+  strategyId?: string;
   /** Null only for a paper trade run without worker wallets. */
   walletId: string | null;
   path: ExecutionPath;
@@ -127,11 +129,11 @@ export class TradeStore {
   private async insertTrade(t: NewTrade, status: 'pending' | 'paper', extra: { actualProfit?: bigint; slot?: bigint; fees?: bigint; paper: boolean }): Promise<void> {
     const params: SqlParam[] = [];
     const row = (values: readonly SqlParam[]): string => `(${values.map((v) => `$${params.push(v)}`).join(', ')})`;
-    const trade = row([t.id, t.strategy, t.walletId, t.signature ?? null, t.expectedProfit, extra.actualProfit ?? null, status, extra.slot ?? null]);
+    const trade = row([t.id, t.strategy, t.strategyId ?? null, t.walletId, t.signature ?? null, t.expectedProfit, extra.actualProfit ?? null, status, extra.slot ?? null]);
     const routes = t.route.map((h) => row([t.id, h.step, h.dex, h.pool, h.inputMint, h.outputMint, h.inputAmount, h.outputAmount]));
     const submission = row([t.id, t.opportunityId, t.executorId, t.path, extra.paper, t.profitMint, t.tip, extra.fees ?? null, t.transaction ?? null, t.lastValidBlockHeight ?? null]);
     const text = [
-      `WITH trade AS (INSERT INTO trades (id, strategy, wallet_id, signature, expected_profit, actual_profit, status, slot) VALUES ${trade})`,
+      `WITH trade AS (INSERT INTO trades (id, strategy, strategy_id, wallet_id, signature, expected_profit, actual_profit, status, slot) VALUES ${trade})`,
       ...(routes.length === 0 ? [] : [`, routes AS (INSERT INTO trade_routes (trade_id, step, protocol, pool, input_mint, output_mint, input_amount, output_amount) VALUES ${routes.join(', ')})`]),
       `INSERT INTO trade_submissions (trade_id, opportunity_id, executor_id, path, paper, profit_mint, tip, fees, transaction, last_valid_block_height) VALUES ${submission}`,
     ].join(' ');

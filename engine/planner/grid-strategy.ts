@@ -134,7 +134,7 @@ export class GridStrategy implements PlannerStrategy {
     await this.expire(state, now);
     const quote = loaded.pool.tokenA === this.params.token ? loaded.pool.tokenB : loaded.pool.tokenA;
     const ops: TradeOpportunity[] = [];
-    const rows: { id: string; price: number; amount: bigint }[] = [];
+    const rows: { id: string; side: 'buy' | 'sell'; price: number; amount: bigint }[] = [];
     for (const level of this.levels) {
       const ls = state.levels[level.index]!;
       for (const side of ['buy', 'sell'] as const) {
@@ -154,7 +154,7 @@ export class GridStrategy implements PlannerStrategy {
         else ls.sellFilled = true;
         ls.round++;
         state.open[id] = { level: level.index, side, expiresAt: op.expiresAt };
-        rows.push({ id, price: levelPrice, amount: side === 'buy' ? this.params.amountPerLevel : amount });
+        rows.push({ id, side, price: levelPrice, amount: side === 'buy' ? this.params.amountPerLevel : amount });
         ops.push(op);
       }
     }
@@ -162,7 +162,7 @@ export class GridStrategy implements PlannerStrategy {
       // State first: a restart after this point never triggers these levels again.
       await this.deps.keys.setStrategyState(this.id, state);
       for (const r of rows) {
-        await this.deps.db.query('INSERT INTO grid_orders (id, strategy_id, price_level, amount, filled, status) VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT (id) DO NOTHING', [r.id, this.id, r.price, r.amount.toString(), GridOrderStatus.Pending]);
+        await this.deps.db.query('INSERT INTO grid_orders (id, strategy_id, side, price_level, amount, filled, status) VALUES ($1, $2, $3, $4, $5, 0, $6) ON CONFLICT (id) DO NOTHING', [r.id, this.id, r.side, r.price, r.amount.toString(), GridOrderStatus.Pending]);
       }
     }
     return ops;

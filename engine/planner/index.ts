@@ -11,6 +11,8 @@ export { ConfiguredFunding, FUNDING_REFRESH_MS, SPEC_FLASH_LOAN_FUNDING, refresh
 export { OpportunityPublisher, type PublishedOpportunity } from './opportunity-publisher.js';
 export { StrategyStore, type StrategyConfigRow } from './strategy-store.js';
 export { StrategyAdmin, OPEN_ORDERS_SHOWN, PARAMETER_KINDS, parametersFromPairs, parseStrategyType, validateStrategyParameters, type GridOrderRow, type ParameterKind, type StrategyDetail, type StrategyAdminOptions, type StrategyPosition, type StrategySummary, type StrategyView } from './strategy-admin.js';
+export { Position, PositionBook, type PositionFill, type PositionKey } from './position-book.js';
+export { emptyPnl, pnlOfFills, readStrategyPnl, type StrategyFill, type StrategyPnl } from './strategy-pnl.js';
 export { StrategyConfigWatcher, type StrategyConfigWatcherOptions } from './strategy-config-watcher.js';
 export { PlannerMetrics, PLANNER_METRIC_NAMES } from './planner-metrics.js';
 export { PlannerService, type OpportunitySink, type PlannerServiceOptions, type PlannerStrategy } from './planner-service.js';

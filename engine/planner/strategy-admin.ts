@@ -18,16 +18,19 @@
  * space): DCA its position and what it cost (actual fills), grid the token it holds (levels bought
  * and not sold yet, × amountPerLevel, at the levels' buy prices). Given the pool's current price
  * (a running planner's pool cache), the position is also valued and its unrealized P&L given, in
- * quote atoms. The planner's HTTP API (engine/app/planner-strategy-routes.ts) and the console read
+ * quote atoms. Every summary also carries the realized P&L, position, fills and fees computed from
+ * the strategy's trades (strategy-pnl.ts). The planner's HTTP API (engine/app/planner-strategy-routes.ts) and the console read
  * strategies only through this class.
  */
 import { ErrorCode, TpError } from '../errors.js';
 import { STRATEGIES, type Strategy } from '../messages/index.js';
 import type { KeySpace, SqlQueryable } from '../state/index.js';
+import { checkArbitrageSettings } from './arbitrage-planner.js';
 import { arbitrageSettingsOf } from './arbitrage-strategy.js';
 import { dcaConfigOf, type DcaState } from './dca-strategy.js';
 import { gridLevels, gridParametersOf, type GridState } from './grid-strategy.js';
 import { signalConfigOf } from './signal-strategy.js';
+import { emptyPnl, readStrategyPnl, type StrategyPnl } from './strategy-pnl.js';
 import { StrategyStore, type StrategyConfigRow } from './strategy-store.js';
 
 export type ParameterKind = 'address' | 'u64' | 'number' | 'list';
@@ -88,7 +91,9 @@ export function validateStrategyParameters(type: Strategy, params: Record<string
   for (const key of Object.keys(params)) if (PARAMETER_KINDS[type][key] === undefined) throw unknownKey(type, key);
   switch (type) {
     case 'arbitrage':
-      arbitrageSettingsOf('validation', params);
+      // The range checks (tip 5,000 to 6,000, maxLegs 2 or 3, ...) are the planner's: without them a
+      // refused value was written and then held back by every running planner.
+      checkArbitrageSettings(arbitrageSettingsOf('validation', params));
       return;
     case 'grid':
       gridParametersOf(params);
@@ -105,10 +110,14 @@ export function validateStrategyParameters(type: Strategy, params: Record<string
 export interface StrategySummary extends StrategyConfigRow {
   /** grid_orders per status (grid strategies; empty for the others). */
   orders: Record<string, number>;
+  /** Realized P&L, position, fills and fees from the strategy's trades (strategy-pnl.ts). */
+  pnl: StrategyPnl;
 }
 
 export interface GridOrderRow {
   id: string;
+  /** buy | sell; null for an order written before migration 006. */
+  side: string | null;
   priceLevel: number;
   amount: bigint;
   filled: bigint;
@@ -159,6 +168,7 @@ export const OPEN_ORDERS_SHOWN = 100;
 
 interface RawOrder {
   id: string;
+  side: string | null;
   price_level: number;
   amount: string;
   filled: string;
@@ -166,7 +176,7 @@ interface RawOrder {
 }
 
 function orderOf(o: RawOrder): GridOrderRow {
-  return { id: o.id, priceLevel: Number(o.price_level), amount: BigInt(o.amount), filled: BigInt(o.filled), status: o.status };
+  return { id: o.id, side: o.side, priceLevel: Number(o.price_level), amount: BigInt(o.amount), filled: BigInt(o.filled), status: o.status };
 }
 
 /** Quote atoms of a computed amount, rounded down. */
@@ -197,14 +207,15 @@ export class StrategyAdmin {
   async list(): Promise<StrategySummary[]> {
     const rows = await this.store.all();
     const counts = await this.orderCounts(null);
-    return rows.map((r) => ({ ...r, orders: counts.get(r.id) ?? {} }));
+    const pnl = await readStrategyPnl(this.db, rows);
+    return rows.map((r) => ({ ...r, orders: counts.get(r.id) ?? {}, pnl: pnl.get(r.id) ?? emptyPnl() }));
   }
 
   /** Every strategy with its order counts, open grid orders (up to OPEN_ORDERS_SHOWN each) and position. */
   async overview(): Promise<StrategyView[]> {
     const summaries = await this.list();
     const open = await this.db.query<RawOrder & { strategy_id: string }>(
-      "SELECT strategy_id, id, price_level, amount::text AS amount, filled::text AS filled, status FROM grid_orders WHERE status IN ('pending', 'partial') ORDER BY strategy_id, price_level, id",
+      "SELECT strategy_id, id, side, price_level, amount::text AS amount, filled::text AS filled, status FROM grid_orders WHERE status IN ('pending', 'partial') ORDER BY strategy_id, price_level, id",
     );
     const byStrategy = new Map<string, GridOrderRow[]>();
     for (const o of open) {
@@ -228,12 +239,14 @@ export class StrategyAdmin {
     const row = await this.resolve(idOrPrefix);
     const counts = await this.orderCounts(row.id);
     const orders = await this.db.query<RawOrder>(
-      'SELECT id, price_level, amount::text AS amount, filled::text AS filled, status FROM grid_orders WHERE strategy_id = $1 ORDER BY status, price_level, id LIMIT $2',
+      'SELECT id, side, price_level, amount::text AS amount, filled::text AS filled, status FROM grid_orders WHERE strategy_id = $1 ORDER BY status, price_level, id LIMIT $2',
       [row.id, recent],
     );
+    const pnl = await readStrategyPnl(this.db, [row]);
     return {
       ...row,
       orders: counts.get(row.id) ?? {},
+      pnl: pnl.get(row.id) ?? emptyPnl(),
       recentOrders: orders.map(orderOf),
       position: await this.positionOf(row),
     };

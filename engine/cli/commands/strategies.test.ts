@@ -2,6 +2,8 @@ import { PassThrough, Readable } from 'node:stream';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { TradeStore, tradeIdOf } from '../../executor/trade-store.js';
+import type { RouteHop } from '../../messages/index.js';
 import { StrategyConfigWatcher, StrategyStore, type PlannerStrategy, type StrategyConfigRow } from '../../planner/index.js';
 import { createServerDatabase, type TestDatabase } from '../../state/db/testing.js';
 import type { CliIo } from '../command.js';
@@ -109,6 +111,51 @@ describe('tidepool strategies', () => {
     expect((await t.db.query('SELECT id FROM strategy_configs')).length).toBe(before);
   });
 
+  it('shows and lists a grid\'s realized P&L from its trades, and the side of its orders', async () => {
+    const id = (JSON.parse((await cli([...gridArgs, '--json'], env)).stdout) as { id: string }).id;
+    const trades = new TradeStore(t.db);
+    const paper = async (n: number, inputMint: string, inputAmount: bigint, outputMint: string, outputAmount: bigint): Promise<void> => {
+      const opportunityId = `33333333-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      const hop: RouteHop = { step: 0, pool: POOL, dex: 'dexa_amm', inputMint, outputMint, inputAmount, outputAmount, fee: 0n, feeMint: inputMint, priceImpact: 0, slot: 1n };
+      await trades.insertPaper({ id: tradeIdOf(opportunityId), opportunityId, executorId: 'cli-test', strategy: 'grid', strategyId: id, walletId: null, path: 'direct', profitMint: QUOTE, expectedProfit: 0n, tip: 0n, route: [hop], actualProfit: 0n, fees: 5_000n, slot: 1n });
+    };
+    // Buys 1,000,000 tokens (TOKEN) for 950,000 quote atoms, sells them for 1,010,000: 60,000 realized.
+    await paper(1, QUOTE, 950_000n, TOKEN, 1_000_000n);
+    await paper(2, TOKEN, 1_000_000n, QUOTE, 1_010_000n);
+    await t.db.query("INSERT INTO grid_orders (strategy_id, side, price_level, amount, filled, status) VALUES ($1, 'buy', 0.95, 1000000, 1000000, 'filled')", [id]);
+    const show = await cli(['strategies', 'show', id], env);
+    expect(show.stdout).toContain(`pnl 60000 (${QUOTE}) position 0 cost 0 fills 2 fees 10000`);
+    expect(show.stdout).toMatch(/buy {2}filled {4}price 0\.95/);
+    expect((await cli(['strategies', 'list'], env)).stdout).toContain(`${id}  grid      enabled  -  pnl 60000 fills 2`);
+    const json = JSON.parse((await cli(['strategies', 'show', id, '--json'], env)).stdout) as { pnl: Record<string, unknown> };
+    expect(json.pnl).toMatchObject({ realizedPnl: '60000', position: '0', fills: 2, fees: '10000', mint: QUOTE });
+    await cli(['strategies', 'remove', id], env);
+  });
+
+  it('edits a parameter; an invalid edit names the field and changes nothing', async () => {
+    const id = (JSON.parse((await cli([...gridArgs, '--json'], env)).stdout) as { id: string }).id;
+    const params = async (): Promise<Record<string, unknown>> => (await t.db.query<{ parameters: Record<string, unknown> }>('SELECT parameters FROM strategy_configs WHERE id = $1', [id]))[0]!.parameters;
+    const edited = await cli(['strategies', 'edit', id.slice(0, 8), 'levels=7', 'slippageBps=30'], env);
+    expect(edited.stderr).toBe('');
+    expect(edited.code).toBe(0);
+    expect(edited.stdout).toContain(`edited grid strategy ${id}`);
+    expect(await params()).toEqual({ pool: POOL, token: TOKEN, lowerPrice: 0.9, upperPrice: 1.1, levels: 7, amountPerLevel: '1000000', slippageBps: 30 });
+    expect((await cli(['strategies', 'edit', id, '--params', '{"slippageBps": null}'], env)).code).toBe(0);
+    expect(await params()).not.toHaveProperty('slippageBps');
+
+    const before = await params();
+    for (const [change, field] of [['levels=1', 'levels'], ['upperPrice=0.5', 'upperPrice'], ['amountPerLevel=-3', 'amountPerLevel'], ['levelz=3', 'levelz']] as const) {
+      const refused = await cli(['strategies', 'edit', id, change], env);
+      expect(refused.code, change).toBe(1);
+      expect(refused.stderr).toContain('TP_ERR_CONFIG_INVALID');
+      expect(refused.stderr).toContain(field);
+      expect(await params()).toEqual(before);
+    }
+    expect((await cli(['strategies', 'edit', id], env)).code).toBe(2);
+    expect((await cli(['strategies', 'edit', id, 'levels=4', '--params', '{}'], env)).code).toBe(2);
+    await cli(['strategies', 'remove', id], env);
+  });
+
   it('refuses an unknown type or action as a usage error (exit 2)', async () => {
     expect((await cli(['strategies', 'add', 'martingale'], env)).code).toBe(2);
     expect((await cli(['strategies', 'launch'], env)).code).toBe(2);
@@ -122,8 +169,10 @@ describe('StrategyConfigWatcher', () => {
     const built: string[] = [];
     const cancelled: string[] = [];
     let running: PlannerStrategy[] = [];
+    const builtParams: Record<string, unknown>[] = [];
     const build = (row: StrategyConfigRow): PlannerStrategy & { cancelOpen(): Promise<number> } => {
       built.push(row.id);
+      builtParams.push(row.parameters);
       return { id: row.id, type: row.strategyType, onMarketEvent: () => [], cancelOpen: async () => (cancelled.push(row.id), 1) };
     };
     const watcher = new StrategyConfigWatcher({ store, types: ['grid'], initial: [], build, apply: (next) => (running = next) });
@@ -147,9 +196,10 @@ describe('StrategyConfigWatcher', () => {
     expect(await watcher.poll()).toBe(true);
     expect(running.map((s) => s.id)).toEqual([id]);
 
-    await t.db.query("UPDATE strategy_configs SET parameters = parameters || '{\"levels\": 7}'::jsonb WHERE id = $1", [id]);
+    expect((await cli(['strategies', 'edit', id, 'levels=7'], env)).code).toBe(0);
     expect(await watcher.poll()).toBe(true);
     expect(built).toEqual([id, id, id]);
+    expect(builtParams.at(-1)).toMatchObject({ levels: 7 });
 
     await cli(['strategies', 'remove', id], env);
     expect(await watcher.poll()).toBe(true);

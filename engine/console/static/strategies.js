@@ -1,5 +1,6 @@
 // The strategies view: the planner's GET /strategies (through the console's /api/strategies) as a
-// table, each strategy with its status, open grid orders, position and unrealized P&L, and a
+// table, each strategy with its status, open grid orders, position, unrealized P&L and the realized
+// P&L of its trades (engine/planner/strategy-pnl.ts), and a
 // pause / resume button (PATCH /api/strategies/{id}). Every string goes in as text (el's `text`).
 import { atoms, el, mintName, short, timeText } from './format.js';
 
@@ -8,7 +9,7 @@ const ORDERS_LISTED = 5;
 function ordersCell(s) {
   const open = s.openOrders ?? [];
   const counts = Object.entries(s.orders ?? {}).map(([status, n]) => `${status} ${n}`).join(' · ');
-  const lines = open.slice(0, ORDERS_LISTED).map((o) => el('div', { class: 'order', 'data-order': o.id, 'data-status': o.status, text: `@${o.priceLevel} ${o.status} ${atoms(o.filled)}/${atoms(o.amount)}` }));
+  const lines = open.slice(0, ORDERS_LISTED).map((o) => el('div', { class: 'order', 'data-order': o.id, 'data-status': o.status, text: `${o.side ? `${o.side} ` : ''}@${o.priceLevel} ${o.status} ${atoms(o.filled)}/${atoms(o.amount)}` }));
   if (open.length > ORDERS_LISTED) lines.push(el('div', { class: 'muted', text: `… ${open.length - ORDERS_LISTED} more` }));
   return el('td', { class: 'orders', 'data-open': String(open.length) }, el('div', { class: 'muted', text: counts === '' ? (s.strategyType === 'grid' ? 'no orders yet' : '–') : counts }), ...lines);
 }
@@ -22,6 +23,14 @@ function positionCells(p) {
     el('td', { class: 'num cost', text: atoms(p.cost) }),
     el('td', { class: `num pnl ${sign}`, title: p.markPrice === undefined ? 'no current price' : `value ${p.value} at ${p.markPrice}`, text: pnl === undefined ? '–' : atoms(pnl) }),
   ];
+}
+
+/** Realized P&L of the strategy's trades; its title: the mint, position, fills, fees and tips. */
+function realizedCell(p) {
+  if (!p) return el('td', { class: 'num realized', text: '–' });
+  const sign = p.realizedPnl === '0' ? '' : p.realizedPnl.startsWith('-') ? 'down' : 'up';
+  const title = `${p.fills} fill(s)${p.mint ? ` · in ${p.mint}` : ''} · position ${p.position}, cost ${p.costBasis} · fees ${p.fees} lamports${p.tips !== '0' ? `, tips ${p.tips}` : ''}`;
+  return el('td', { class: `num realized ${sign}`, 'data-fills': String(p.fills), title, text: p.fills === 0 ? '–' : `${atoms(p.realizedPnl)}${p.mint ? ` ${mintName(p.mint)}` : ''}` });
 }
 
 /** Renders the strategies; `onToggle(strategy)` is called by a row's pause / resume button. */
@@ -50,6 +59,7 @@ export function renderStrategies(answer, onToggle) {
         el('td', { class: `state ${s.enabled ? 'up' : 'degraded'}`, title: s.running === false && s.enabled ? 'enabled, run by a planner started for its type (not the one the console asks)' : '', text: s.status + (s.running === false && s.enabled ? ' (other planner)' : '') }),
         ordersCell(s),
         ...positionCells(s.position),
+        realizedCell(s.pnl),
         el('td', { text: timeText(s.lastRun ? Date.parse(s.lastRun) : null) }),
         el('td', { class: 'json params', text: JSON.stringify(s.parameters) }),
         el('td', {}, button),

@@ -1,6 +1,8 @@
 /**
- * Position-based P&L of the order strategies (grid, DCA, signal) in a backtest: per strategy and
- * traded token, the position its paper fills built, by average cost.
+ * Position-based P&L of the order strategies (grid, DCA, signal): per strategy and traded token, the
+ * position its fills built, by average cost. A backtest books its paper fills here
+ * (engine/backtest/backtest-report.ts); a live strategy's realized P&L books its trades
+ * (strategy-pnl.ts).
  *
  * Every fill of an order is one swap on the strategy's pool: a buy pays `quote` atoms of the quote
  * mint for `base` atoms of the token, a sell the other way round. The position is signed (a grid
