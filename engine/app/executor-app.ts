@@ -84,6 +84,8 @@ export interface ExecutorApp {
   /** The bus, the ops port (probes, metrics, GET /stats), the heartbeat and the close stack. */
   readonly host: ServiceHost;
   readonly service: ExecutorService;
+  /** The route pools the service reads before a trade (their template counts; the bench times their reads). */
+  readonly routePools: RoutePools;
   readonly state: PlatformState;
   readonly registry: Registry;
   readonly config: ExecutorConfig;
@@ -204,6 +206,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       const app: ExecutorApp = {
         host,
         service,
+        routePools: pools,
         state,
         registry,
         config,
