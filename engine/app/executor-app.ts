@@ -84,6 +84,8 @@ export interface ExecutorApp {
   /** The bus, the ops port (probes, metrics, GET /stats), the heartbeat and the close stack. */
   readonly host: ServiceHost;
   readonly service: ExecutorService;
+  /** The route pools the service reads before a trade (their template counts; the bench times their reads). */
+  readonly routePools: RoutePools;
   readonly state: PlatformState;
   readonly registry: Registry;
   readonly config: ExecutorConfig;
@@ -130,7 +132,15 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       const registryOfDex = createDecoderRegistry();
       const fetcher = new AccountFetcher(rpc);
       const loader = new RpcPoolLoader({ fetcher, registry: registryOfDex, readMints: true, epochs: new EpochClock({ getEpochInfo: () => rpc.getEpochInfo() }) });
-      const pools = new RoutePools(new PlannerPools(loader, { ...(options.now === undefined ? {} : { now: options.now }) }), registryOfDex);
+      // Route templates (route_template:{hash}): a route's first read here is one getMultipleAccounts.
+      const pools = new RoutePools(new PlannerPools(loader, { ...(options.now === undefined ? {} : { now: options.now }) }), registryOfDex, {
+        loader,
+        templates: state.keys,
+        metrics,
+        logger: log.child({ component: 'route-pools' }),
+        ...(options.now === undefined ? {} : { now: options.now }),
+      });
+      host.onClose('route templates', () => pools.settled());
       const flashLoans = await FlashLoans.load(readAccountsOf(rpc), config['flashLoan.reserves']);
 
       let wallets: WorkerWallets | undefined;
@@ -196,6 +206,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       const app: ExecutorApp = {
         host,
         service,
+        routePools: pools,
         state,
         registry,
         config,

@@ -14,6 +14,8 @@
  * | `executor_paper_trades_total`              | counter   | path, strategy           | paper fills recorded                                  |
  * | `executor_success_rate`                    | gauge     | (none)                   | landed / trades finished in the last metrics interval |
  * | `executor_trades_in_flight`                | gauge     | (none)                   | trades between wallet lock and recorded outcome       |
+ * | `executor_route_templates_total`           | counter   | result                   | pool re-reads that consulted the route's template:    |
+ * |                                            |           |                          | hit, miss, stale (route-template.ts)                  |
  *
  * `interval()` closes a metrics interval and gives its `executor_metrics` row: tx_submitted (trades
  * accepted in the interval) and success_rate (of the trades that reached their final status in the
@@ -32,6 +34,7 @@ export const EXECUTOR_METRIC_NAMES = {
   paper: 'executor_paper_trades_total',
   successRate: 'executor_success_rate',
   inFlight: 'executor_trades_in_flight',
+  routeTemplates: 'executor_route_templates_total',
 } as const;
 
 /** Why an opportunity was not traded (label `reason` of the skipped counter). */
@@ -58,6 +61,7 @@ export class ExecutorMetrics {
   readonly paper: Counter<'path' | 'strategy'>;
   readonly successRate: Gauge;
   readonly inFlight: Gauge;
+  readonly routeTemplates: Counter<'result'>;
   private intervalSubmitted = 0;
   private intervalLanded = 0;
   private intervalFinished = 0;
@@ -73,6 +77,7 @@ export class ExecutorMetrics {
     this.paper = new Counter({ name: EXECUTOR_METRIC_NAMES.paper, help: 'Paper trades recorded (nothing sent).', labelNames: ['path', 'strategy'], registers });
     this.successRate = new Gauge({ name: EXECUTOR_METRIC_NAMES.successRate, help: 'Landed / finished trades over the last metrics interval (0 when none finished).', registers });
     this.inFlight = new Gauge({ name: EXECUTOR_METRIC_NAMES.inFlight, help: 'Trades between wallet lock and recorded outcome.', registers });
+    this.routeTemplates = new Counter({ name: EXECUTOR_METRIC_NAMES.routeTemplates, help: 'Route pool re-reads that consulted the route template (result: hit, miss, stale).', labelNames: ['result'], registers });
   }
 
   recordSubmitted(path: string, strategy: string, receivedToSubmittedMs: number): void {

@@ -6,8 +6,9 @@
  *               ─▶ expired? stale state? a flash loan no configured reserve lends? ─▶ skipped
  *                  (counted, acknowledged, no row)
  *               ─▶ semaphore (maxConcurrentTrades)
- *               ─▶ route pools read again over RPC (real: the worker wallet taken meanwhile, given
- *                  back when the trade is refused) ─▶ state too old? re-quote refused or no longer
+ *               ─▶ route pools read again over RPC, with the route's template the first time
+ *                  (route-pools.ts; real: the worker wallet taken meanwhile, given back when the
+ *                  trade is refused) ─▶ state too old? re-quote refused or no longer
  *                  profitable? ─▶ skipped
  *               ─▶ path (spec 03 selection) and tip
  *   paper:      ─▶ paper fill on that state ─▶ ExecutionRequest ─▶ trade `paper` + routes ─▶ ExecutionResult
@@ -212,7 +213,7 @@ export class ExecutorService {
       if (choice?.kind === 'held') await this.options.wallets!.release(choice.held).catch(() => false);
       return outcome;
     };
-    await pools.refresh(addresses);
+    await pools.refresh(op.route);
     const slot = pools.oldestSlot(addresses) ?? op.slot;
     if (slot - op.slot > s.maxSlotLag) return giveBack(this.skip(op, SkipReason.StaleState, `state read at slot ${slot}, ${slot - op.slot} slots after the opportunity's ${op.slot} (limit ${s.maxSlotLag})`));
     const requote = requoteRoute(op, pools.source);

@@ -9,7 +9,8 @@ export { FLASH_LOAN_COMPUTE_UNITS, FlashLoans, type FlashLoanWrap } from './flas
 export { ExecutorService, type BalanceChangesReader, type ExecutorServiceOptions, type ExecutorSettings, type ExecutorStats, type HandleOutcome, type ResultPublisher } from './executor-service.js';
 export { BUNDLE_SIGNATURES, paperFill, realPathFees, routeComputeUnits, type PaperFill, type RealPathCosts } from './paper-fill.js';
 export { BUNDLE_PROFIT_THRESHOLD, selectExecutionPath, tipFor } from './path-selection.js';
-export { RoutePools } from './route-pools.js';
+export { RoutePools, type RoutePoolsOptions, type RoutePoolsStats } from './route-pools.js';
+export { RouteTemplateResult, routeTemplateHash, type RouteTemplateHop } from './route-template.js';
 export {
   RequoteRefusal,
   plannerPoolsSource,

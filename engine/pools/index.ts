@@ -10,7 +10,9 @@ export { EpochClock, type EpochClockOptions, type EpochClockStats, type EpochSou
 export {
   RpcPoolLoader,
   createRpcPoolLoader,
+  type PlannedAccounts,
   type PoolLoadOptions,
+  type PoolLoadRounds,
   type RpcPoolLoaderOptions,
   type RpcPoolLoaderStats,
 } from './rpc-pool-loader.js';

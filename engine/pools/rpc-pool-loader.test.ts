@@ -324,6 +324,37 @@ describe.each(FETCHERS)('RpcPoolLoader against the simulator, reading through $n
       expect(loader.stats.reusedDecodes).toBeGreaterThan(0);
     });
 
+    it('a first load given the accounts another loader planned (prefetch) is one round, with the same state', async () => {
+      const { loader: known } = setup();
+      const addresses = sim.chain.pools().map((v) => v.address);
+      const first = await known.loadWithRounds(addresses);
+      expect(first.rounds).toBe(2);
+      expect(addresses.every((a) => known.knows(a))).toBe(true);
+      const prefetch = addresses.flatMap((a) => known.plannedAccounts(a)!.accounts);
+      expect(prefetch.length).toBeGreaterThan(addresses.length);
+
+      const { fetcher, loader } = setup();
+      expect(loader.knows(addresses[0]!)).toBe(false);
+      expect(loader.plannedAccounts(addresses[0]!)).toBeUndefined();
+      const { results, rounds } = await loader.loadWithRounds(addresses, { prefetch });
+      expect(rounds).toBe(1);
+      expect(loader.stats.secondRounds).toBe(0);
+      expect(fetcher.stats.calls).toBe(1);
+      for (let i = 0; i < addresses.length; i++) {
+        const a = loaded(results[i]);
+        const b = loaded(first.results[i]);
+        expect(a.pool).toEqual(b.pool);
+        expect(a.context).toEqual(b.context);
+        expect(loader.plannedAccounts(addresses[i]!)).toEqual(known.plannedAccounts(addresses[i]!));
+      }
+
+      // A prefetch that names other accounts: they are dropped and the planned ones read in round 2.
+      const { loader: misled } = setup();
+      const wrong = await misled.loadWithRounds(addresses, { prefetch: [base58.encode(new Prng(5).bytes(32))] });
+      expect(wrong.rounds).toBe(2);
+      expect(wrong.results.map((r) => loaded(r).context)).toEqual(first.results.map((r) => loaded(r).context));
+    });
+
     it('answers each pool it cannot load with its reason, and loads the others of the call', async () => {
       const { loader } = setup();
       const pool = sim.chain.pools().find((v) => v.dex === Dex.Whirlpool)!;

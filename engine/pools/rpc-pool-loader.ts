@@ -34,6 +34,13 @@
  * `epochs`), ready for `quoteSwap(pool, req, context, transferFees)`. A mint read that fails is an
  * 'rpc' failure of the pool, a mint that is missing or does not decode a 'decode' failure, and a
  * fee-charging pool without an epoch an 'rpc' failure: a quote without its fees would be wrong.
+ *
+ * Prefetch (`PoolLoadOptions.prefetch`, a route template of the executor): accounts read in round
+ * 1 beside the pools, for pools the loader does not remember yet (a new process, an executor just
+ * restarted). They are only a guess of what the pools' plans will name: a pool still reads what its
+ * own decode plans, a planned account the prefetch held needs no second round, one it did not is
+ * read in round 2 as without a prefetch, and a prefetched account no plan names is dropped.
+ * `plannedAccounts(pool)` says what a pool's plan named on its last load (to write the template).
  */
 import { hash } from 'node:crypto';
 
@@ -94,6 +101,23 @@ export interface PoolLoadOptions {
   fresh?: boolean;
   /** Stops the load: it rejects with the signal's reason and reads and decodes nothing more. */
   signal?: AbortSignal;
+  /** Context accounts read in round 1 beside the pools (see the module comment, Prefetch). */
+  prefetch?: readonly string[];
+}
+
+/** A load with the number of read rounds it took (1: every account was known before the pools were decoded). */
+export interface PoolLoadRounds {
+  results: PoolLoadResult[];
+  rounds: 1 | 2;
+}
+
+/** What a pool's last load planned to read beside the pool account, in reading order. */
+export interface PlannedAccounts {
+  /** The pool account's owner program. */
+  owner: string;
+  dex: Dex;
+  /** Tick or bin arrays (ascending), Raydium's AmmConfig, the reserve vaults read, the mints (readMints). */
+  accounts: string[];
 }
 
 export interface RpcPoolLoaderStats {
@@ -191,7 +215,27 @@ export class RpcPoolLoader implements PoolLoader {
     return this.memos.size;
   }
 
+  /** Whether the loader remembers the pool's context accounts (its next load reads them in round 1). */
+  knows(address: string): boolean {
+    return this.memos.has(address);
+  }
+
+  /** What the pool's last load planned to read beside it; undefined for a pool not remembered. */
+  plannedAccounts(address: string): PlannedAccounts | undefined {
+    const memo = this.memos.get(address);
+    if (memo === undefined) return undefined;
+    const accounts = [...memo.swapAccounts];
+    if (memo.reserveAccounts !== undefined && memo.readsReserves) accounts.push(...memo.reserveAccounts);
+    if (this.readMints) accounts.push(...memo.mints);
+    return { owner: memo.programId, dex: memo.dex, accounts };
+  }
+
   async load(addresses: readonly string[], options: PoolLoadOptions = {}): Promise<PoolLoadResult[]> {
+    return (await this.loadWithRounds(addresses, options)).results;
+  }
+
+  /** `load`, telling how many read rounds it took. */
+  async loadWithRounds(addresses: readonly string[], options: PoolLoadOptions = {}): Promise<PoolLoadRounds> {
     const signal = options.signal;
     signal?.throwIfAborted();
     this.stats.loads++;
@@ -226,6 +270,7 @@ export class RpcPoolLoader implements PoolLoader {
         want(memo.mints[1]);
       }
     }
+    for (const a of options.prefetch ?? []) want(a);
     await abortable(resolveAll(reads), signal);
 
     const outcomes = new Map<string, PoolLoadResult | Pending>();
@@ -281,7 +326,7 @@ export class RpcPoolLoader implements PoolLoader {
       }
       results[i] = outcome;
     }
-    return results;
+    return { results, rounds: round2 ? 2 : 1 };
   }
 
   /** Every account read for the pending pool (a read that failed has already failed the pool). */

@@ -15,6 +15,8 @@ export {
   type ExecutorLockValue,
   type HealthValue,
   type PriceValue,
+  type RouteTemplatePool,
+  type RouteTemplateValue,
   type VolumeValue,
   type WalletBalanceValue,
 } from './key-space.js';

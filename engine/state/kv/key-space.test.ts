@@ -41,7 +41,7 @@ describe.each(KV_BACKENDS)('key space on $name', ({ create }) => {
     await k.setPrice(SOL, 'dexa_amm', { price: 151.25, timestamp: 1_700_000_000_000 });
     await k.setQuote(SOL, USDC, 18_446_744_073_709_551_615n, { outputAmount: 123n, source: 'cache' });
     await k.setVolume(SOL, { volume: '900000000000', averageTradeSize: '1500000' });
-    await k.setRouteTemplate('ab12', { hops: [{ pool: 'P', input: SOL, output: USDC }] });
+    await k.setRouteTemplate('ab12', { version: 1, writtenAt: 1_700_000_000_003, pools: [{ address: 'P', owner: 'Prog', dex: 'dexa_amm', accounts: ['VaultA', 'VaultB', SOL, USDC] }] });
     await k.setWalletBalance('Wallet1', SOL, { expected: '5000000000', actual: '4999995000', lastSync: 1_700_000_000_001 });
     await k.setStrategyState('grid-1', { level: 3, filled: '10' });
     await k.setHealth('quote-service', { status: 'ok', lastHeartbeat: 1_700_000_000_002 });
@@ -68,6 +68,9 @@ describe.each(KV_BACKENDS)('key space on $name', ({ create }) => {
     expect(await k.getWalletBalance('Wallet1', SOL)).toEqual({ expected: '5000000000', actual: '4999995000', lastSync: 1_700_000_000_001 });
     expect(await k.getStrategyState('grid-1')).toEqual({ level: 3, filled: '10' });
     expect(await k.getHealth('quote-service')).toEqual({ status: 'ok', lastHeartbeat: 1_700_000_000_002 });
+    expect(await k.getRouteTemplate('ab12')).toEqual({ version: 1, writtenAt: 1_700_000_000_003, pools: [{ address: 'P', owner: 'Prog', dex: 'dexa_amm', accounts: ['VaultA', 'VaultB', SOL, USDC] }] });
+    expect(await k.deleteRouteTemplate('ab12')).toBe(true);
+    expect(await k.getRouteTemplate('ab12')).toBeNull();
     expect(await k.executorLockHolder('wallet-uuid')).toMatchObject({ transactionId: 'tx-1', owner: lock!.value.owner });
     await lock!.release();
   });

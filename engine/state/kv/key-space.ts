@@ -12,7 +12,8 @@ import type { KvEntry, KvStore } from './kv-store.js';
  * | price:{token}:{dex}                  | {price, timestamp}                             | 5 min      |
  * | quote:{input}:{output}:{amount}      | the quote response                             | 5 min      |
  * | volume:{token}:24h                   | {volume, averageTradeSize}                     | 12 h       |
- * | route_template:{hash}                | the route template                             | 12 h       |
+ * | route_template:{hash}                | {version, writtenAt, pools: [{address, owner,  | 12 h       |
+ * |                                      |  dex, accounts}]} (RouteTemplateValue)         |            |
  * | wallet:balance:{address}:{token}     | {expected, actual, lastSync}                   | persistent |
  * | strategy:state:{strategy_id}         | the strategy's state                           | persistent |
  * | system:health:{service}              | {status, lastHeartbeat}                        | persistent |
@@ -49,6 +50,28 @@ export interface VolumeValue {
   volume: string;
   /** Atoms, decimal. */
   averageTradeSize: string;
+}
+
+/**
+ * A route's accounts, as the executor read them before a trade (engine/executor/route-template.ts):
+ * per pool of the route, in route order, its owner program and DEX (what decodes it) and the
+ * accounts its quote depends on, in the order the pool loader reads them (tick or bin arrays
+ * ascending, Raydium's AmmConfig, the reserve vaults, the two mints). `{hash}` is the route's hash
+ * (routeTemplateHash).
+ */
+export interface RouteTemplateValue {
+  version: 1;
+  /** Unix ms. */
+  writtenAt: number;
+  pools: RouteTemplatePool[];
+}
+
+export interface RouteTemplatePool {
+  address: string;
+  /** The pool account's owner (the DEX program). */
+  owner: string;
+  dex: string;
+  accounts: string[];
 }
 
 export interface WalletBalanceValue {
@@ -206,13 +229,18 @@ export class KeySpace {
     return parseJson<VolumeValue>(await this.store.get(key), key);
   }
 
-  setRouteTemplate(hash: string, template: unknown): Promise<void> {
+  setRouteTemplate(hash: string, template: RouteTemplateValue): Promise<void> {
     return this.store.set(this.routeTemplateKey(hash), toJsonText(template), KEY_TTL_MS.routeTemplate);
   }
 
-  async getRouteTemplate<T = unknown>(hash: string): Promise<T | null> {
+  async getRouteTemplate(hash: string): Promise<RouteTemplateValue | null> {
     const key = this.routeTemplateKey(hash);
-    return parseJson<T>(await this.store.get(key), key);
+    return parseJson<RouteTemplateValue>(await this.store.get(key), key);
+  }
+
+  /** Forgets a route's template (a pool of the route is gone); whether there was one. */
+  deleteRouteTemplate(hash: string): Promise<boolean> {
+    return this.store.del(this.routeTemplateKey(hash));
   }
 
   setWalletBalance(address: string, token: string, value: WalletBalanceValue): Promise<void> {
