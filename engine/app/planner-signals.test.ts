@@ -32,7 +32,7 @@ beforeAll(async () => {
   ({ sim } = await fx.manualSimulator({ seed: 43 }));
   pool = sim.chain.pools().find((p) => p.dex === 'dexc_whirlpool' && p.transferFees === undefined)!;
   ({ nc, prefix } = await fx.bus('PS'));
-  const database = await fx.database();
+  const database = await fx.database({ migrate: true });
   await new StrategyStore(database.db).insert('signal', {
     token: pool.pool.tokenA,
     quoteCurrency: pool.pool.tokenB,

@@ -98,11 +98,14 @@ export class PlatformFixture {
     return (this.busPart = { nc, prefix, streams });
   }
 
-  /** A fresh database on the shared PostgreSQL, migrated unless `migrate` is false; dropped at close. */
+  /**
+   * A fresh, empty database on the shared PostgreSQL (the apps under test migrate it as they do in
+   * a deployment), or migrated here with `migrate` for a test that writes rows first; dropped at close.
+   */
   async database(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
     const database = await createServerDatabase();
     this.onClose('the test database', () => database.drop());
-    if (options.migrate ?? true) await migrateUp(database.db);
+    if (options.migrate === true) await migrateUp(database.db);
     return (this.databasePart = database);
   }
 
