@@ -91,11 +91,24 @@ export class PlatformFixture {
    */
   async bus(tag: string): Promise<FixtureBus> {
     const nc = await connectLocal();
+    this.onClose('the bus connection', () => nc.close());
+    this.busPart = { nc, prefix: '', streams: [] };
+    const { prefix, streams } = this.busPrefix(tag);
+    return Object.assign(this.busPart, { prefix, streams });
+  }
+
+  /**
+   * One more prefix named after `tag` on the fixture's connection, for a test that lays down
+   * streams of its own; they are deleted at close, or at once with `dropStreams` (streams reserve
+   * storage on the shared server).
+   */
+  busPrefix(tag: string): { prefix: string; streams: string[]; dropStreams(): Promise<void> } {
+    const { nc } = this.requireBus();
     const prefix = `${uniqueName(tag)}_`;
     const streams = platformStreamNames(prefix);
-    this.onClose('the bus connection', () => nc.close());
-    this.onClose('the test streams', () => deleteStreams(nc, streams));
-    return (this.busPart = { nc, prefix, streams });
+    const dropStreams = (): Promise<void> => deleteStreams(nc, streams);
+    this.onClose(`the streams under ${prefix}`, dropStreams);
+    return { prefix, streams, dropStreams };
   }
 
   /**
