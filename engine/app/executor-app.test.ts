@@ -1,7 +1,6 @@
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../config/loader.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
 import { hasPromtool, runPromtool } from '../obs/promtool.js';
@@ -13,8 +12,8 @@ import { type WalletRecord } from '../wallets/index.js';
 import { FlakyJsonRpcProxy } from '../executor/testing/flaky-json-rpc-proxy.js';
 import type { Trader } from '../sim/actors.js';
 import type { Simulator } from '../sim/simulator.js';
-import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { TEST_PASSPHRASE, arbitrageOpportunity, executionOrdersStored, executionResultsByTrade, holdingsOf, importWorkers, orderOpportunityOn, plantGap, publishOpportunity, resultOfTrade } from './testing/executor.js';
+import { createExecutorApp, type ExecutorApp } from './executor-app.js';
+import { arbitrageOpportunity, executionOrdersStored, executionResultsByTrade, holdingsOf, importWorkers, orderOpportunityOn, plantGap, publishOpportunity, resultOfTrade, realExecutorConfig } from './testing/executor.js';
 import { PlatformFixture, type FixtureBus } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
@@ -65,20 +64,16 @@ beforeAll(async () => {
   ({ nc, prefix } = bus);
   await fx.database();
   await fx.keySpace();
-  const loaded = loadConfig(executorSchema, {
-    env: { TIDEPOOL_WALLET_PASSPHRASE: TEST_PASSPHRASE },
-    flags: {
-      ...fx.serviceFlags(),
-      'rpc-endpoints': rpc,
-      'executor-id': 'test-executor',
-      'metrics-interval': '200',
-      'block-engine-url': started.endpoints.http,
-      'busy-retry': '50',
-      'max-concurrent-trades': '4',
-      // the arbitrage below borrows its input (the planner's default funding): the simulator's reserves and tables
-      'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(','),
-      'lookup-tables': sim.chain.lookupTableAddresses().join(','),
-    },
+  const loaded = realExecutorConfig(fx, {
+    'rpc-endpoints': rpc,
+    'executor-id': 'test-executor',
+    'metrics-interval': '200',
+    'block-engine-url': started.endpoints.http,
+    'busy-retry': '50',
+    'max-concurrent-trades': '4',
+    // the arbitrage below borrows its input (the planner's default funding): the simulator's reserves and tables
+    'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(','),
+    'lookup-tables': sim.chain.lookupTableAddresses().join(','),
   });
   app = fx.closing(await createExecutorApp(loaded, { logger, retryDelayMs: 50, pollMs: 40, wrapDb: (state) => failingTransactions(state.db) }), 'the executor');
   traders = [sim.chain.genesis.actors.traders[2]!, sim.chain.genesis.actors.traders[3]!];

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { WSOL_MINT, associatedTokenAddress, buildFittedTransaction, systemTransferInstruction, type Keypair } from '../chain/index.js';
 import { USDC_MINT } from '../sim/known-accounts.js';
-import { loadConfig } from '../config/loader.js';
 import { tradeIdOf } from '../executor/index.js';
 import { flashLoanFee } from '../lending/index.js';
 import { createLogger } from '../obs/logger.js';
@@ -14,8 +13,8 @@ import type { Trader } from '../sim/actors.js';
 import type { SimReserve } from '../sim/lending-genesis.js';
 import type { Simulator } from '../sim/simulator.js';
 import { strangerKeypair } from '../sim/testing/chain-fixtures.js';
-import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { TEST_PASSPHRASE, arbitrageOpportunity, confirmedOn, executionResultsByTrade, importWorkers, plantGap, publishOpportunity, resultOfTrade } from './testing/executor.js';
+import { createExecutorApp, type ExecutorApp } from './executor-app.js';
+import { arbitrageOpportunity, confirmedOn, executionResultsByTrade, importWorkers, plantGap, publishOpportunity, resultOfTrade, realExecutorConfig } from './testing/executor.js';
 import { PlatformFixture, type FixtureBus } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
@@ -51,18 +50,14 @@ beforeAll(async () => {
   bus = await fx.bus('EXFL');
   await fx.database();
   await fx.keySpace();
-  const loaded = loadConfig(executorSchema, {
-    env: { TIDEPOOL_WALLET_PASSPHRASE: TEST_PASSPHRASE },
-    flags: {
-      ...fx.serviceFlags(),
-      'executor-id': 'flash-executor',
-      'block-engine-url': started.endpoints.http,
-      'busy-retry': '50',
-      // only the wrapped SOL reserve: a loan of any other mint has no lender here
-      'flash-loan-reserves': reserve.reserve,
-      // the simulator's tables: the shared one holds the lending market's accounts
-      'lookup-tables': chain.lookupTableAddresses().join(','),
-    },
+  const loaded = realExecutorConfig(fx, {
+    'executor-id': 'flash-executor',
+    'block-engine-url': started.endpoints.http,
+    'busy-retry': '50',
+    // only the wrapped SOL reserve: a loan of any other mint has no lender here
+    'flash-loan-reserves': reserve.reserve,
+    // the simulator's tables: the shared one holds the lending market's accounts
+    'lookup-tables': chain.lookupTableAddresses().join(','),
   });
   app = fx.closing(await createExecutorApp(loaded, { logger, retryDelayMs: 50, pollMs: 40 }), 'the executor');
   workers = await importWorkers(app.state.db, [{ keypair: borrower } as Trader, funded]);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../config/loader.js';
 import { tradeIdOf } from '../executor/index.js';
 import { type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
 import { createLogger } from '../obs/logger.js';
@@ -8,8 +7,8 @@ import type { Trader } from '../sim/actors.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import type { ExecutorLock, PlatformState } from '../state/index.js';
 import type { WalletRecord } from '../wallets/index.js';
-import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { TEST_PASSPHRASE, executionResultsByTrade, faucetFundedTrader, importWorkers, orderOpportunityOn, publishOpportunity } from './testing/executor.js';
+import { createExecutorApp, type ExecutorApp } from './executor-app.js';
+import { executionResultsByTrade, faucetFundedTrader, importWorkers, orderOpportunityOn, publishOpportunity, realExecutorConfig } from './testing/executor.js';
 import { PlatformFixture, type FixtureBus } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
@@ -74,18 +73,14 @@ async function fundedWallet(): Promise<Trader> {
 }
 
 async function executor(name: string): Promise<ExecutorApp> {
-  const loaded = loadConfig(executorSchema, {
-    env: { TIDEPOOL_WALLET_PASSPHRASE: TEST_PASSPHRASE },
-    flags: {
-      ...fx.serviceFlags(),
-      'executor-id': 'lock-test',
-      'block-engine-url': endpoints.http,
-      'busy-retry': '50',
-      'max-concurrent-trades': '2',
-      // Trades of both executors land on one pool within a slot or two: with the default 0 (the
-      // exact re-quote) one trade's output falls short of a threshold quoted before the other landed.
-      'slippage-bps': '100',
-    },
+  const loaded = realExecutorConfig(fx, {
+    'executor-id': 'lock-test',
+    'block-engine-url': endpoints.http,
+    'busy-retry': '50',
+    'max-concurrent-trades': '2',
+    // Trades of both executors land on one pool within a slot or two: with the default 0 (the
+    // exact re-quote) one trade's output falls short of a threshold quoted before the other landed.
+    'slippage-bps': '100',
   });
   return createExecutorApp(loaded, {
     logger: logger.child({ executor: name }),

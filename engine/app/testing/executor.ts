@@ -37,6 +37,8 @@ import { storePool } from '../../quote/testing.js';
 import type { Trader } from '../../sim/actors.js';
 import type { SimChain } from '../../sim/chain.js';
 import { PriceGapError, openPriceGap } from '../../sim/index.js';
+import { loadConfig } from '../../config/loader.js';
+import { executorSchema } from '../executor-app.js';
 import type { FixtureBus, PlatformFixture } from './platform-fixture.js';
 
 export const TEST_PASSPHRASE = 'executor-test-passphrase';
@@ -176,4 +178,9 @@ export async function faucetFundedTrader(rpcUrl: string): Promise<{ trader: Trad
     usdc: (await faucet(rpcUrl, '--wallet', wallet, '--mint', 'USDC', '--amount', FAUCET_FUNDING.usdc)).balance!,
   };
   return { trader: { keypair, tokenAccounts: new Map([WSOL_MINT, USDC_MINT].map((m) => [m, associatedTokenAddress(wallet, m)])) }, balances };
+}
+
+/** A real-mode executor's configuration on the fixture's parts (`serviceFlags`) with the test passphrase; `flags` win. */
+export function realExecutorConfig(fx: PlatformFixture, flags: Record<string, string>): ReturnType<typeof loadConfig<typeof executorSchema>> {
+  return loadConfig(executorSchema, { env: { TIDEPOOL_WALLET_PASSPHRASE: TEST_PASSPHRASE }, flags: { ...fx.serviceFlags(), ...flags } });
 }
