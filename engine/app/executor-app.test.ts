@@ -1,23 +1,20 @@
-import type { NatsConnection, Subscription } from 'nats';
+import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
-import { loadConfig } from '../config/loader.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
 import { hasPromtool, runPromtool } from '../obs/promtool.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { EXECUTOR_METRIC_NAMES, tradeIdOf } from '../executor/index.js';
 import { WSOL_MINT } from '../chain/index.js';
-import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
+import { type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
 import { type SqlClient } from '../state/index.js';
 import { type WalletRecord } from '../wallets/index.js';
 import { FlakyJsonRpcProxy } from '../executor/testing/flaky-json-rpc-proxy.js';
-import { startSimulator } from '../executor/testing/submitter-sim.js';
 import type { Trader } from '../sim/actors.js';
-import type { SimEndpoints, Simulator } from '../sim/simulator.js';
-import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { TEST_PASSPHRASE, arbitrageOpportunity, executionOrdersStored, holdingsOf, importWorkers, orderOpportunityOn, plantGap } from './testing/executor.js';
+import type { Simulator } from '../sim/simulator.js';
+import { createExecutorApp, type ExecutorApp } from './executor-app.js';
+import { arbitrageOpportunity, executionOrdersStored, executionResultsByTrade, holdingsOf, importWorkers, orderOpportunityOn, plantGap, publishOpportunity, resultOfTrade, realExecutorConfig } from './testing/executor.js';
+import { PlatformFixture, type FixtureBus } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 /**
@@ -26,20 +23,17 @@ import { eventually } from './testing.js';
  */
 
 const logger = createLogger({ name: 'executor-test', level: process.env.TEST_LOG ?? 'silent' });
+const fx = new PlatformFixture();
 let sim: Simulator;
-let endpoints: SimEndpoints;
 let proxy: FlakyJsonRpcProxy;
+let bus: FixtureBus;
 let nc: NatsConnection;
-let database: TestDatabase;
+let prefix: string;
 let app: ExecutorApp;
 let http: string;
 let workers: WalletRecord[];
 let traders: Trader[];
-let sub: Subscription;
-const results = new Map<string, ExecutionResult>();
-const prefix = `${uniqueName('EX')}_`;
-const keyPrefix = `${uniqueName('ex')}:`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
+let results: Map<string, ExecutionResult>;
 /** The database wrapper's switch: while true, every transaction fails (the pending insert among them). */
 let transactionsFail = false;
 let failedTransactions = 0;
@@ -62,61 +56,36 @@ function failingTransactions(db: SqlClient): SqlClient {
 }
 
 beforeAll(async () => {
-  ({ sim, endpoints } = await startSimulator(40));
-  proxy = new FlakyJsonRpcProxy(endpoints.rpc);
+  const started = await fx.runningSimulator(40);
+  sim = started.sim;
+  proxy = fx.closing(new FlakyJsonRpcProxy(started.endpoints.rpc), 'the JSON-RPC proxy');
   const rpc = await proxy.start();
-  nc = await connectLocal();
-  database = await createServerDatabase();
-  const loaded = loadConfig(executorSchema, {
-    env: { TIDEPOOL_WALLET_PASSPHRASE: TEST_PASSPHRASE },
-    flags: {
-      'rpc-endpoints': rpc,
-      'database-url': database.url!,
-      'redis-url': 'redis://127.0.0.1:6379',
-      'redis-key-prefix': keyPrefix,
-      port: '0',
-      'subject-prefix': prefix,
-      'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE),
-      'executor-id': 'test-executor',
-      'metrics-interval': '200',
-      'block-engine-url': endpoints.http,
-      'busy-retry': '50',
-      'max-concurrent-trades': '4',
-      // the arbitrage below borrows its input (the planner's default funding): the simulator's reserves and tables
-      'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(','),
-      'lookup-tables': sim.chain.lookupTableAddresses().join(','),
-    },
+  bus = await fx.bus('EX');
+  ({ nc, prefix } = bus);
+  await fx.database();
+  await fx.keySpace();
+  const loaded = realExecutorConfig(fx, {
+    'rpc-endpoints': rpc,
+    'executor-id': 'test-executor',
+    'metrics-interval': '200',
+    'block-engine-url': started.endpoints.http,
+    'busy-retry': '50',
+    'max-concurrent-trades': '4',
+    // the arbitrage below borrows its input (the planner's default funding): the simulator's reserves and tables
+    'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(','),
+    'lookup-tables': sim.chain.lookupTableAddresses().join(','),
   });
-  app = await createExecutorApp(loaded, { logger, retryDelayMs: 50, pollMs: 40, wrapDb: (state) => failingTransactions(state.db) });
+  app = fx.closing(await createExecutorApp(loaded, { logger, retryDelayMs: 50, pollMs: 40, wrapDb: (state) => failingTransactions(state.db) }), 'the executor');
   traders = [sim.chain.genesis.actors.traders[2]!, sim.chain.genesis.actors.traders[3]!];
   workers = await importWorkers(app.state.db, traders);
-  sub = nc.subscribe(executionResultFilter(prefix));
-  void (async () => {
-    for await (const m of sub) {
-      const r = decodeExecutionResult(m.data);
-      results.set(r.tradeId, r);
-    }
-  })();
+  results = executionResultsByTrade(fx, prefix);
   ({ http } = await app.start());
 }, 60_000);
 
-afterAll(async () => {
-  sub?.unsubscribe();
-  await app?.close();
-  await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  await database?.drop();
-  await proxy?.close();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
-async function publish(op: TradeOpportunity, msgID = op.id): Promise<void> {
-  await nc.jetstream().publish(tradeOpportunitySubject(op.strategy, prefix), encodeTradeOpportunity(op), { msgID });
-}
-
-function resultOf(op: TradeOpportunity, ms = 30_000): Promise<ExecutionResult> {
-  return eventually(() => results.get(tradeIdOf(op.id)), ms, `the result of ${op.id}`);
-}
+const publish = (op: TradeOpportunity, msgID = op.id): Promise<void> => publishOpportunity(bus, op, msgID);
+const resultOf = (op: TradeOpportunity, ms?: number): Promise<ExecutionResult> => resultOfTrade(results, op, ms);
 
 async function tradeRows(op: TradeOpportunity): Promise<{ status: string; actual_profit: bigint | null; signature: string | null; wallet_id: string; error_message: string | null }[]> {
   return app.state.db.query('SELECT status, actual_profit, signature, wallet_id, error_message FROM trades WHERE id = $1', [tradeIdOf(op.id)]);

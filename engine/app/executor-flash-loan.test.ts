@@ -1,25 +1,21 @@
 import { randomUUID } from 'node:crypto';
 
-import type { NatsConnection, Subscription } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { WSOL_MINT, associatedTokenAddress, buildFittedTransaction, systemTransferInstruction, type Keypair } from '../chain/index.js';
 import { USDC_MINT } from '../sim/known-accounts.js';
-import { loadConfig } from '../config/loader.js';
 import { tradeIdOf } from '../executor/index.js';
 import { flashLoanFee } from '../lending/index.js';
 import { createLogger } from '../obs/logger.js';
-import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
+import { type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
 import { type WalletRecord } from '../wallets/index.js';
-import { startSimulator } from '../executor/testing/submitter-sim.js';
 import type { Trader } from '../sim/actors.js';
 import type { SimReserve } from '../sim/lending-genesis.js';
-import type { SimEndpoints, Simulator } from '../sim/simulator.js';
+import type { Simulator } from '../sim/simulator.js';
 import { strangerKeypair } from '../sim/testing/chain-fixtures.js';
-import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { TEST_PASSPHRASE, arbitrageOpportunity, confirmedOn, importWorkers, plantGap } from './testing/executor.js';
+import { createExecutorApp, type ExecutorApp } from './executor-app.js';
+import { arbitrageOpportunity, confirmedOn, executionResultsByTrade, importWorkers, plantGap, publishOpportunity, resultOfTrade, realExecutorConfig } from './testing/executor.js';
+import { PlatformFixture, type FixtureBus } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 /**
@@ -30,24 +26,20 @@ import { eventually } from './testing.js';
 
 const logger = createLogger({ name: 'executor-flash-loan-test', level: process.env.TEST_LOG ?? 'silent' });
 const SOL = 1_000_000_000n;
+const fx = new PlatformFixture();
 let sim: Simulator;
-let endpoints: SimEndpoints;
-let nc: NatsConnection;
-let database: TestDatabase;
+let bus: FixtureBus;
 let app: ExecutorApp;
 let http: string;
 let borrower: Keypair;
 let workers: WalletRecord[];
 let funded: Trader;
 let reserve: SimReserve;
-let sub: Subscription;
-const results = new Map<string, ExecutionResult>();
-const prefix = `${uniqueName('EXFL')}_`;
-const keyPrefix = `${uniqueName('exfl')}:`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
+let results: Map<string, ExecutionResult>;
 
 beforeAll(async () => {
-  ({ sim, endpoints } = await startSimulator(40));
+  const started = await fx.runningSimulator(40);
+  sim = started.sim;
   const chain = sim.chain;
   reserve = chain.genesis.lending.reserves.find((r) => r.liquidityMint === WSOL_MINT)!;
   // The borrower: lamports for fees, nothing else.
@@ -55,55 +47,28 @@ beforeAll(async () => {
   funded = chain.genesis.actors.traders[2]!;
   const fund = buildFittedTransaction({ payer: chain.genesis.actors.traders[0]!.keypair, recentBlockhash: chain.latestBlockhash().blockhash, instructions: [systemTransferInstruction(chain.genesis.actors.traders[0]!.keypair.address, borrower.address, SOL)] });
   await confirmedOn(chain, chain.sendTransaction(fund.bytes));
-  nc = await connectLocal();
-  database = await createServerDatabase();
-  const loaded = loadConfig(executorSchema, {
-    env: { TIDEPOOL_WALLET_PASSPHRASE: TEST_PASSPHRASE },
-    flags: {
-      'rpc-endpoints': endpoints.rpc,
-      'database-url': database.url!,
-      'redis-url': 'redis://127.0.0.1:6379',
-      'redis-key-prefix': keyPrefix,
-      port: '0',
-      'subject-prefix': prefix,
-      'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE),
-      'executor-id': 'flash-executor',
-      'block-engine-url': endpoints.http,
-      'busy-retry': '50',
-      // only the wrapped SOL reserve: a loan of any other mint has no lender here
-      'flash-loan-reserves': reserve.reserve,
-      // the simulator's tables: the shared one holds the lending market's accounts
-      'lookup-tables': chain.lookupTableAddresses().join(','),
-    },
+  bus = await fx.bus('EXFL');
+  await fx.database();
+  await fx.keySpace();
+  const loaded = realExecutorConfig(fx, {
+    'executor-id': 'flash-executor',
+    'block-engine-url': started.endpoints.http,
+    'busy-retry': '50',
+    // only the wrapped SOL reserve: a loan of any other mint has no lender here
+    'flash-loan-reserves': reserve.reserve,
+    // the simulator's tables: the shared one holds the lending market's accounts
+    'lookup-tables': chain.lookupTableAddresses().join(','),
   });
-  app = await createExecutorApp(loaded, { logger, retryDelayMs: 50, pollMs: 40 });
+  app = fx.closing(await createExecutorApp(loaded, { logger, retryDelayMs: 50, pollMs: 40 }), 'the executor');
   workers = await importWorkers(app.state.db, [{ keypair: borrower } as Trader, funded]);
-  sub = nc.subscribe(executionResultFilter(prefix));
-  void (async () => {
-    for await (const m of sub) {
-      const r = decodeExecutionResult(m.data);
-      results.set(r.tradeId, r);
-    }
-  })();
+  results = executionResultsByTrade(fx, bus.prefix);
   ({ http } = await app.start());
 }, 60_000);
 
-afterAll(async () => {
-  sub?.unsubscribe();
-  await app?.close();
-  await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  await database?.drop();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
-async function publish(op: TradeOpportunity): Promise<void> {
-  await nc.jetstream().publish(tradeOpportunitySubject(op.strategy, prefix), encodeTradeOpportunity(op), { msgID: op.id });
-}
-
-function resultOf(op: TradeOpportunity): Promise<ExecutionResult> {
-  return eventually(() => results.get(tradeIdOf(op.id)), 30_000, `the result of ${op.id}`);
-}
+const publish = (op: TradeOpportunity): Promise<void> => publishOpportunity(bus, op);
+const resultOf = (op: TradeOpportunity): Promise<ExecutionResult> => resultOfTrade(results, op);
 
 async function tradeRow(op: TradeOpportunity): Promise<{ status: string; actual_profit: bigint | null; expected_profit: bigint } | undefined> {
   const [row] = await app.state.db.query<{ status: string; actual_profit: bigint | null; expected_profit: bigint }>('SELECT status, actual_profit, expected_profit FROM trades WHERE id = $1', [tradeIdOf(op.id)]);

@@ -1,26 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
 
-import type { NatsConnection, Subscription } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
-import { associatedTokenAddress, keypairFromSeed, USDC_MINT, WSOL_MINT } from '../chain/index.js';
-import { simCommand } from '../cli/commands/sim.js';
+import { USDC_MINT, WSOL_MINT } from '../chain/index.js';
 import { loadConfig } from '../config/loader.js';
 import { tradeIdOf } from '../executor/index.js';
 import { FlakyJsonRpcProxy } from '../executor/testing/flaky-json-rpc-proxy.js';
-import { startSimulator } from '../executor/testing/submitter-sim.js';
-import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../messages/index.js';
+import { type ExecutionResult } from '../messages/index.js';
 import type { Trader } from '../sim/actors.js';
-import type { SimEndpoints, Simulator } from '../sim/simulator.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
+import type { Simulator } from '../sim/simulator.js';
 import { openPlatformState, type PlatformState } from '../state/index.js';
 import { executorSchema } from './executor-app.js';
-import { TEST_PASSPHRASE, holdingsOf, importWorkers, orderOpportunityOn } from './testing/executor.js';
+import { TEST_PASSPHRASE, executionResultsByTrade, faucetFundedTrader, holdingsOf, importWorkers, orderOpportunityOn, publishOpportunity } from './testing/executor.js';
+import { PlatformFixture, type FixtureBus } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 /**
@@ -34,40 +28,24 @@ import { eventually } from './testing.js';
  */
 
 const bin = resolve(import.meta.dirname, '../../dist/engine/cli/main.js');
-const prefix = `${uniqueName('EXK')}_`;
-const keyPrefix = `${uniqueName('exk')}:`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 
+const fx = new PlatformFixture();
 let sim: Simulator;
-let endpoints: SimEndpoints;
+let blockEngineUrl: string;
 let proxy: FlakyJsonRpcProxy;
 let rpcUrl: string;
-let nc: NatsConnection;
-let database: TestDatabase;
+let bus: FixtureBus;
 let state: PlatformState;
 let trader: Trader;
-let sub: Subscription;
+let results: Map<string, ExecutionResult>;
 const children: ChildProcess[] = [];
-const results = new Map<string, ExecutionResult>();
-
-async function faucet(...args: string[]): Promise<void> {
-  const stdout = new PassThrough();
-  stdout.resume();
-  const code = await simCommand.run(['faucet', '--rpc-url', endpoints.rpc, ...args], { stdout, stderr: new PassThrough(), stdin: new PassThrough(), env: {} });
-  expect(code).toBe(0);
-}
 
 function executorFlags(): Record<string, string> {
   return {
+    ...fx.serviceFlags(),
     'rpc-endpoints': rpcUrl,
-    'database-url': database.url!,
-    'redis-url': 'redis://127.0.0.1:6379',
-    'redis-key-prefix': keyPrefix,
-    port: '0',
-    'subject-prefix': prefix,
-    'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE),
     'executor-id': 'kill-test',
-    'block-engine-url': endpoints.http,
+    'block-engine-url': blockEngineUrl,
     'slippage-bps': '100',
   };
 }
@@ -91,38 +69,25 @@ beforeAll(async () => {
   // The default 25 ms slots: the 30 s ack wait is 1,200 slots, past the 300 slots of the status
   // cache; the restarted executor finds the landed transaction with searchTransactionHistory, from
   // the simulator's ledger (its transaction history), as from a node's.
-  ({ sim, endpoints } = await startSimulator());
-  proxy = new FlakyJsonRpcProxy(endpoints.rpc);
+  const started = await fx.runningSimulator();
+  sim = started.sim;
+  blockEngineUrl = started.endpoints.http;
+  proxy = fx.closing(new FlakyJsonRpcProxy(started.endpoints.rpc), 'the JSON-RPC proxy');
   rpcUrl = await proxy.start();
-  nc = await connectLocal();
-  database = await createServerDatabase();
+  bus = await fx.bus('EXK');
+  await fx.database();
+  await fx.keySpace();
   // The wallet: fresh, funded only by the faucets.
-  const keypair = keypairFromSeed(randomBytes(32));
-  await faucet('--wallet', keypair.address, '--sol', '--amount', '20000000000');
-  await faucet('--wallet', keypair.address, '--mint', 'SOL', '--amount', '5000000000');
-  await faucet('--wallet', keypair.address, '--mint', 'USDC', '--amount', '10000000');
-  trader = { keypair, tokenAccounts: new Map([WSOL_MINT, USDC_MINT].map((m) => [m, associatedTokenAddress(keypair.address, m)])) };
-  state = await openPlatformState(loadConfig(executorSchema, { env: {}, flags: executorFlags() }).values);
+  ({ trader } = await faucetFundedTrader(started.endpoints.rpc));
+  state = fx.closing(await openPlatformState(loadConfig(executorSchema, { env: {}, flags: executorFlags() }).values), 'the test\'s platform state');
   await importWorkers(state.db, [trader]);
-  sub = nc.subscribe(executionResultFilter(prefix));
-  void (async () => {
-    for await (const m of sub) {
-      const r = decodeExecutionResult(m.data);
-      results.set(r.tradeId, r);
-    }
-  })();
+  results = executionResultsByTrade(fx, bus.prefix);
+  fx.onClose('the executor processes', () => {
+    for (const c of children) c.kill('SIGKILL');
+  });
 }, 90_000);
 
-afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  sub?.unsubscribe();
-  await state?.close();
-  await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  await database?.drop();
-  await proxy?.close();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
 describe('kill -9 of a real-mode executor mid-trade', () => {
   it.skipIf(!existsSync(bin))('after a restart, nothing is sent twice and the trade is recorded once, settled from the chain', async () => {
@@ -130,7 +95,7 @@ describe('kill -9 of a real-mode executor mid-trade', () => {
     const before = holdingsOf(sim.chain, trader);
     sim.chain.stop();
     const op = orderOpportunityOn(sim.chain, 50_000_000n);
-    await nc.jetstream().publish(tradeOpportunitySubject(op.strategy, prefix), encodeTradeOpportunity(op), { msgID: op.id });
+    await publishOpportunity(bus, op);
     // Sent, recorded with its signature, and unable to land: kill it now.
     const row = await eventually(async () => {
       const [r] = await state.db.query<{ status: string; signature: string | null }>('SELECT status, signature FROM trades WHERE id = $1', [tradeIdOf(op.id)]);

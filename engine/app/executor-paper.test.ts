@@ -1,48 +1,38 @@
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult } from '../messages/index.js';
 import { tradeIdOf } from '../executor/index.js';
-import { startSimulator } from '../executor/testing/submitter-sim.js';
-import type { SimEndpoints, Simulator } from '../sim/simulator.js';
+import type { Simulator } from '../sim/simulator.js';
 import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
 import { arbitrageOpportunity, executionOrdersStored, orderOpportunityOn, plantGap } from './testing/executor.js';
+import { PlatformFixture } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 /** `tidepool executor --paper`: the same pipeline, nothing sent, trades recorded as paper. */
 
 const logger = createLogger({ name: 'executor-paper-test', level: process.env.TEST_LOG ?? 'silent' });
+const fx = new PlatformFixture();
 let sim: Simulator;
-let endpoints: SimEndpoints;
 let nc: NatsConnection;
-let database: TestDatabase;
+let prefix: string;
 let app: ExecutorApp;
-const prefix = `${uniqueName('EXP')}_`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 
 beforeAll(async () => {
-  ({ sim, endpoints } = await startSimulator(40));
-  nc = await connectLocal();
-  database = await createServerDatabase();
+  ({ sim } = await fx.runningSimulator(40));
+  ({ nc, prefix } = await fx.bus('EXP'));
+  await fx.database();
   const loaded = loadConfig(executorSchema, {
     env: { PAPER_TRADING: 'true' },
-    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'executor-id': 'paper-executor', 'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(',') },
+    flags: { ...fx.serviceFlags(), 'executor-id': 'paper-executor', 'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(',') },
   });
-  app = await createExecutorApp(loaded, { logger });
+  app = fx.closing(await createExecutorApp(loaded, { logger }), 'the executor');
   await app.start();
 }, 60_000);
 
-afterAll(async () => {
-  await app?.close();
-  await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  await database?.drop();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
 describe('tidepool executor --paper', () => {
   it('fills on the live state with the real path\'s fees and tip, records the trade as paper with its routes, sends nothing', async () => {

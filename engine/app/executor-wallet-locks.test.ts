@@ -1,24 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { PassThrough } from 'node:stream';
-
-import type { NatsConnection, Subscription } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
-import { associatedTokenAddress, keypairFromSeed, USDC_MINT, WSOL_MINT } from '../chain/index.js';
-import { simCommand } from '../cli/commands/sim.js';
-import { loadConfig } from '../config/loader.js';
 import { tradeIdOf } from '../executor/index.js';
-import { startSimulator } from '../executor/testing/submitter-sim.js';
-import { decodeExecutionResult, executionResultFilter, encodeTradeOpportunity, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
+import { type ExecutionResult, type TradeOpportunity } from '../messages/index.js';
 import { createLogger } from '../obs/logger.js';
 import type { Trader } from '../sim/actors.js';
 import type { SimEndpoints, Simulator } from '../sim/simulator.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import type { ExecutorLock, PlatformState } from '../state/index.js';
 import type { WalletRecord } from '../wallets/index.js';
-import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
-import { TEST_PASSPHRASE, importWorkers, orderOpportunityOn } from './testing/executor.js';
+import { createExecutorApp, type ExecutorApp } from './executor-app.js';
+import { executionResultsByTrade, faucetFundedTrader, importWorkers, orderOpportunityOn, publishOpportunity, realExecutorConfig } from './testing/executor.js';
+import { PlatformFixture, type FixtureBus } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 /**
@@ -32,21 +23,17 @@ import { eventually } from './testing.js';
  */
 
 const logger = createLogger({ name: 'executor-locks-test', level: process.env.TEST_LOG ?? 'silent' });
-const prefix = `${uniqueName('EXL')}_`;
-const keyPrefix = `${uniqueName('exl')}:`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 const TRADES = 6;
 /** The transaction id of the holds taken from outside the executors. */
 const OUTSIDE = 'outside-hold';
 
+const fx = new PlatformFixture();
 let sim: Simulator;
 let endpoints: SimEndpoints;
-let nc: NatsConnection;
-let database: TestDatabase;
+let bus: FixtureBus;
 const apps: ExecutorApp[] = [];
-let sub: Subscription;
 let workers: WalletRecord[];
-const results = new Map<string, ExecutionResult>();
+let results: Map<string, ExecutionResult>;
 
 interface LockEvent {
   kind: 'granted' | 'refused' | 'released';
@@ -78,44 +65,22 @@ function observeLocks(state: PlatformState, name: string): void {
   };
 }
 
-async function faucet(...args: string[]): Promise<Record<string, string>> {
-  const stdout = new PassThrough();
-  let text = '';
-  stdout.on('data', (c) => (text += String(c)));
-  const code = await simCommand.run(['faucet', '--rpc-url', endpoints.rpc, ...args], { stdout, stderr: new PassThrough(), stdin: new PassThrough(), env: {} });
-  expect(code).toBe(0);
-  return JSON.parse(text) as Record<string, string>;
-}
-
 /** A wallet nobody has used, funded only through the faucets: SOL, wrapped SOL to sell, a USDC account. */
 async function fundedWallet(): Promise<Trader> {
-  const keypair = keypairFromSeed(randomBytes(32));
-  const wallet = keypair.address;
-  expect((await faucet('--wallet', wallet, '--sol', '--amount', '20000000000')).balance).toBe('20000000000');
-  expect((await faucet('--wallet', wallet, '--mint', 'SOL', '--amount', '5000000000')).balance).toBe('5000000000');
-  expect((await faucet('--wallet', wallet, '--mint', 'USDC', '--amount', '10000000')).balance).toBe('10000000');
-  return { keypair, tokenAccounts: new Map([WSOL_MINT, USDC_MINT].map((m) => [m, associatedTokenAddress(wallet, m)])) };
+  const { trader, balances } = await faucetFundedTrader(endpoints.rpc);
+  expect(balances).toEqual({ lamports: '20000000000', wrappedSol: '5000000000', usdc: '10000000' });
+  return trader;
 }
 
 async function executor(name: string): Promise<ExecutorApp> {
-  const loaded = loadConfig(executorSchema, {
-    env: { TIDEPOOL_WALLET_PASSPHRASE: TEST_PASSPHRASE },
-    flags: {
-      'rpc-endpoints': endpoints.rpc,
-      'database-url': database.url!,
-      'redis-url': 'redis://127.0.0.1:6379',
-      'redis-key-prefix': keyPrefix,
-      port: '0',
-      'subject-prefix': prefix,
-      'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE),
-      'executor-id': 'lock-test',
-      'block-engine-url': endpoints.http,
-      'busy-retry': '50',
-      'max-concurrent-trades': '2',
-      // Trades of both executors land on one pool within a slot or two: with the default 0 (the
-      // exact re-quote) one trade's output falls short of a threshold quoted before the other landed.
-      'slippage-bps': '100',
-    },
+  const loaded = realExecutorConfig(fx, {
+    'executor-id': 'lock-test',
+    'block-engine-url': endpoints.http,
+    'busy-retry': '50',
+    'max-concurrent-trades': '2',
+    // Trades of both executors land on one pool within a slot or two: with the default 0 (the
+    // exact re-quote) one trade's output falls short of a threshold quoted before the other landed.
+    'slippage-bps': '100',
   });
   return createExecutorApp(loaded, {
     logger: logger.child({ executor: name }),
@@ -129,36 +94,23 @@ async function executor(name: string): Promise<ExecutorApp> {
 }
 
 beforeAll(async () => {
-  ({ sim, endpoints } = await startSimulator(40));
-  nc = await connectLocal();
-  database = await createServerDatabase();
+  ({ sim, endpoints } = await fx.runningSimulator(40));
+  bus = await fx.bus('EXL');
+  await fx.database();
+  await fx.keySpace();
   const traders = [await fundedWallet(), await fundedWallet()];
+  fx.onClose('the executors', () => Promise.all(apps.map((a) => a.close())));
   // One after the other: the first opens (and migrates) the database the second then shares.
   apps.push(await executor('A'));
   apps.push(await executor('B'));
   workers = await importWorkers(apps[0]!.state.db, traders);
-  sub = nc.subscribe(executionResultFilter(prefix));
-  void (async () => {
-    for await (const m of sub) {
-      const r = decodeExecutionResult(m.data);
-      results.set(r.tradeId, r);
-    }
-  })();
+  results = executionResultsByTrade(fx, bus.prefix);
   for (const app of apps) await app.start();
 }, 90_000);
 
-afterAll(async () => {
-  sub?.unsubscribe();
-  await Promise.all(apps.map((a) => a.close()));
-  await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  await database?.drop();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
-async function publish(op: TradeOpportunity): Promise<void> {
-  await nc.jetstream().publish(tradeOpportunitySubject(op.strategy, prefix), encodeTradeOpportunity(op), { msgID: op.id });
-}
+const publish = (op: TradeOpportunity): Promise<void> => publishOpportunity(bus, op);
 
 describe('two real-mode executors sharing Redis and PostgreSQL', () => {
   it('never hold the same wallet at once; every opportunity trades once, with faucet-funded wallets', async () => {

@@ -1,40 +1,30 @@
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { PLATFORM_STREAMS } from '../bus/index.js';
-import { LOCAL_NATS_URL, TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { LOCAL_NATS_URL, TEST_STREAM_MAX_BYTES_SCALE } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { ErrorCode, isTpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
-import { KeySpace } from '../state/kv/key-space.js';
-import { RedisStore } from '../state/kv/redis-store.js';
-import { TEST_REDIS_URL, testPrefix } from '../state/kv/testing.js';
+import { TEST_REDIS_URL, createRedisKeySpace } from '../state/kv/testing.js';
 import { decodeMarketEvent, type MarketEvent } from '../messages/index.js';
 import { openPriceGap } from '../sim/index.js';
-import { simSchema } from '../sim/sim-config.js';
-import { createSimulator, type SimEndpoints, type Simulator } from '../sim/simulator.js';
+import type { SimEndpoints, Simulator } from '../sim/simulator.js';
 import { createMarketScannerApp, marketScannerSchema, marketWsUrl, type MarketScannerConfig } from './market-scanner-app.js';
+import { PlatformFixture } from './testing/platform-fixture.js';
 import { PARSE_WORKER, RPC_WORKER, eventually } from './testing.js';
 
 const logger = createLogger({ name: 'market-test', level: process.env.TEST_LOG ?? 'silent' });
+const fx = new PlatformFixture();
 let sim: Simulator;
 let endpoints: SimEndpoints;
 let nc: NatsConnection;
-const prefixes: string[] = [];
 
 beforeAll(async () => {
-  const config = loadConfig(simSchema, { env: {}, flags: { seed: '12', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
-  sim = createSimulator(config, { manual: true, logger });
-  endpoints = await sim.start();
-  sim.chain.advanceSlot(1);
-  nc = await connectLocal();
+  ({ sim, endpoints } = await fx.manualSimulator({ seed: 12 }));
+  ({ nc } = await fx.bus('MS'));
 });
 
-afterAll(async () => {
-  await deleteStreams(nc, prefixes.flatMap((p) => PLATFORM_STREAMS.map((s) => `${p}${s.name}`)));
-  await nc?.close();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
 function settings(mode: string, prefix: string, extra: Record<string, string> = {}) {
   const stream = endpoints.stream;
@@ -79,8 +69,7 @@ async function largeSwapCount(prefix: string): Promise<number> {
 
 describe('tidepool market-scanner', () => {
   it.each(['blockstream', 'rpc-polling'])('in %s mode creates the platform streams and publishes a large swap on a watched pool', async (mode) => {
-    const prefix = `${uniqueName('MS')}_`;
-    prefixes.push(prefix);
+    const { prefix, dropStreams } = fx.busPrefix('MS');
     const pool = sim.chain.pools().find((p) => p.dex === 'dexa_amm' && p.transferFees === undefined)!;
     const app = await createMarketScannerApp(settings(mode, prefix, { accounts: pool.address }), { logger, accounts: [pool.address], parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
     try {
@@ -115,13 +104,12 @@ describe('tidepool market-scanner', () => {
     } finally {
       await app.close();
       // The four streams reserve 36 GiB of the server's storage between them: give it back at once.
-      await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
+      await dropStreams();
     }
   });
 
   it('in blockstream mode on scanner.stateSource geyser publishes a large swap from the account stream, under its signature', async () => {
-    const prefix = `${uniqueName('MSG')}_`;
-    prefixes.push(prefix);
+    const { prefix, dropStreams } = fx.busPrefix('MSG');
     const pool = sim.chain.pools().find((p) => p.dex === 'dexa_amm' && p.transferFees === undefined)!;
     // The block-entry stream points at a closed port: only the account stream can bring the swap.
     const flags = { accounts: pool.address, 'state-source': 'geyser', 'geyser-url': `http://${endpoints.geyser}`, 'blockstream-port': '1' };
@@ -148,7 +136,7 @@ describe('tidepool market-scanner', () => {
       expect([first.signature, gap.signature]).toContain(swaps[0]!.data['signature']);
     } finally {
       await app.close();
-      await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
+      await dropStreams();
     }
   });
 
@@ -159,8 +147,7 @@ describe('tidepool market-scanner', () => {
   });
 
   it('leaves the pool state out of pool_update with --event-state false', async () => {
-    const prefix = `${uniqueName('MS')}_`;
-    prefixes.push(prefix);
+    const { prefix, dropStreams } = fx.busPrefix('MS');
     const pool = sim.chain.pools().find((p) => p.dex === 'dexa_amm' && p.transferFees === undefined)!;
     const app = await createMarketScannerApp(settings('rpc-polling', prefix, { accounts: pool.address, 'event-state': 'false' }), { logger, accounts: [pool.address], parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER });
     try {
@@ -170,13 +157,12 @@ describe('tidepool market-scanner', () => {
       expect(first!.data['state']).toBeUndefined();
     } finally {
       await app.close();
-      await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
+      await dropStreams();
     }
   });
 
   it('in websocket mode publishes from accountSubscribe notifications, and subscribes again after the PubSub connection drops', async () => {
-    const prefix = `${uniqueName('MS')}_`;
-    prefixes.push(prefix);
+    const { prefix, dropStreams } = fx.busPrefix('MS');
     const pool = sim.chain.pools().find((p) => p.dex === 'dexa_amm' && p.transferFees === undefined)!;
     const app = await createMarketScannerApp(settings('websocket', prefix, { accounts: pool.address, 'ws-url': endpoints.ws }), { logger, accounts: [pool.address], rpcWorkerFilename: RPC_WORKER });
     try {
@@ -206,17 +192,16 @@ describe('tidepool market-scanner', () => {
       expect(source.stats.notifications).toBeGreaterThan(notificationsBefore);
     } finally {
       await app.close();
-      await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
+      await dropStreams();
     }
   });
 
   it.each(['rpc-polling', 'websocket'])('in %s mode answers /health, /ready and /metrics on health.port and writes its heartbeat, then stopped', async (mode) => {
-    const prefix = `${uniqueName('MS')}_`;
-    prefixes.push(prefix);
-    const keyPrefix = testPrefix();
-    const keys = new KeySpace(await RedisStore.connect({ url: TEST_REDIS_URL }), keyPrefix);
+    const { prefix, dropStreams } = fx.busPrefix('MS');
+    const kv = await createRedisKeySpace();
+    const { keys } = kv;
     const pool = sim.chain.pools().find((p) => p.dex === 'dexa_amm' && p.transferFees === undefined)!;
-    const extra = { accounts: pool.address, 'redis-url': TEST_REDIS_URL, 'redis-key-prefix': keyPrefix, ...(mode === 'websocket' ? { 'ws-url': endpoints.ws } : {}) };
+    const extra = { accounts: pool.address, 'redis-url': TEST_REDIS_URL, 'redis-key-prefix': keys.prefix, ...(mode === 'websocket' ? { 'ws-url': endpoints.ws } : {}) };
     const app = await createMarketScannerApp(settings(mode, prefix, extra), { logger, accounts: [pool.address], rpcWorkerFilename: RPC_WORKER });
     try {
       const { http } = await app.start();
@@ -234,9 +219,8 @@ describe('tidepool market-scanner', () => {
     } finally {
       await app.close();
       expect(await keys.getHealth('market-scanner')).toMatchObject({ status: 'stopped' });
-      for (const key of await keys.store.keys(keyPrefix)) await keys.store.del(key);
-      await keys.store.close();
-      await deleteStreams(nc, PLATFORM_STREAMS.map((s) => `${prefix}${s.name}`));
+      await kv.drop();
+      await dropStreams();
     }
   });
 

@@ -1,20 +1,18 @@
-import type { NatsConnection, Subscription } from 'nats';
+import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { priceOf, StrategyStore, type DcaState } from '../planner/index.js';
 import type { LoadedPool } from '../pools/index.js';
 import { openMigratedDatabase, type SqlClient } from '../state/index.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { decodeExecutionResult, executionResultFilter, decodeTradeOpportunity, deterministicUuid, encodeMarketEvent, marketEventSubject, type ExecutionResult, type MarketEvent, type TradeOpportunity } from '../messages/index.js';
 import { openPriceGap, type SimPoolView } from '../sim/index.js';
-import { startSimulator } from '../executor/testing/submitter-sim.js';
-import type { SimEndpoints, Simulator } from '../sim/simulator.js';
+import type { Simulator } from '../sim/simulator.js';
 import { createExecutorApp, executorSchema, type ExecutorApp } from './executor-app.js';
 import { createPlannerApp, plannerSchema, type PlannerApp } from './planner-app.js';
 import { confirmedOn } from './testing/executor.js';
+import { PlatformFixture } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 /**
@@ -31,10 +29,10 @@ import { eventually } from './testing.js';
  */
 
 const logger = createLogger({ name: 'order-fills-test', level: process.env.TEST_LOG ?? 'silent' });
+const fx = new PlatformFixture();
 let sim: Simulator;
-let endpoints: SimEndpoints;
 let nc: NatsConnection;
-let database: TestDatabase;
+let prefix: string;
 let db: SqlClient;
 let planner: PlannerApp;
 let executor: ExecutorApp;
@@ -46,57 +44,40 @@ let gridId: string;
 let dcaId: string;
 let shortGridId: string;
 let cappedDcaId: string;
-const prefix = `${uniqueName('OF')}_`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 const opportunities = new Map<string, TradeOpportunity>();
 const results = new Map<string, ExecutionResult>();
-const subscriptions: Subscription[] = [];
 
 /** The message with `id` once the test's own subscription has it. */
 const seen = <T>(from: Map<string, T>, id: string): Promise<T> => eventually(() => from.get(id), 10_000, `message ${id}`);
 
-function collect<T>(subject: string, decode: (data: Uint8Array) => T, into: (value: T) => void): void {
-  const sub = nc.subscribe(subject);
-  subscriptions.push(sub);
-  void (async () => {
-    for await (const m of sub) into(decode(m.data));
-  })();
-}
-
 beforeAll(async () => {
-  ({ sim, endpoints } = await startSimulator(40));
-  nc = await connectLocal();
-  collect(`${prefix}trade.opportunities.>`, decodeTradeOpportunity, (op) => opportunities.set(op.id, op));
-  collect(executionResultFilter(prefix), decodeExecutionResult, (r) => results.set(r.opportunityId, r));
-  database = await createServerDatabase();
-  db = (await openMigratedDatabase({ url: database.url! })).db;
+  ({ sim } = await fx.runningSimulator(40));
+  ({ nc, prefix } = await fx.bus('OF'));
+  fx.collect(`${prefix}trade.opportunities.>`, decodeTradeOpportunity, (op) => opportunities.set(op.id, op));
+  fx.collect(executionResultFilter(prefix), decodeExecutionResult, (r) => results.set(r.opportunityId, r));
+  const database = await fx.database();
+  db = fx.closing((await openMigratedDatabase({ url: database.url! })).db, 'the test\'s database client');
   const plain = sim.chain.pools().filter((p) => p.transferFees === undefined);
   gridPool = plain.find((p) => p.dex === 'dexa_amm')!;
   dcaPool = plain.find((p) => p.dex === 'dexc_whirlpool')!;
   shortPool = plain.find((p) => p.dex === 'dexa_clmm')!;
   cappedPool = plain.find((p) => p.dex === 'dexb_dlmm')!;
-  const common = { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE) };
+  const common = fx.serviceFlags();
   await addStrategies();
-  executor = await createExecutorApp(loadConfig(executorSchema, { env: { PAPER_TRADING: 'true' }, flags: { ...common, 'executor-id': 'fills-executor' } }), { logger });
+  executor = fx.closing(await createExecutorApp(loadConfig(executorSchema, { env: { PAPER_TRADING: 'true' }, flags: { ...common, 'executor-id': 'fills-executor' } }), { logger }), 'the executor');
   await executor.start();
-  planner = await createPlannerApp(loadConfig(plannerSchema, { env: {}, flags: { ...common, strategy: 'grid,dca', 'planner-id': 'fills-planner', 'strategy-reload-interval': '200' } }), {
-    logger,
-    pools: [gridPool.address, dcaPool.address, shortPool.address, cappedPool.address],
-    retryDelayMs: 20,
-  });
+  planner = fx.closing(
+    await createPlannerApp(loadConfig(plannerSchema, { env: {}, flags: { ...common, strategy: 'grid,dca', 'planner-id': 'fills-planner', 'strategy-reload-interval': '200' } }), {
+      logger,
+      pools: [gridPool.address, dcaPool.address, shortPool.address, cappedPool.address],
+      retryDelayMs: 20,
+    }),
+    'the planner',
+  );
   await planner.start();
 }, 60_000);
 
-afterAll(async () => {
-  for (const s of subscriptions) s.unsubscribe();
-  await planner?.close();
-  await executor?.close();
-  await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  await db?.close();
-  await database?.drop();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
 /** The pool's price of its token A (quote: token B atoms per token A atom), as the planner computes it. */
 function priceNow(pool: SimPoolView): number {

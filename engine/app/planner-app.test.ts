@@ -1,48 +1,36 @@
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { StrategyAdmin } from '../planner/index.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { decodeTradeOpportunity, encodeMarketEvent, marketEventSubject, type MarketEvent } from '../messages/index.js';
 import { PriceGapError, openPriceGap, type SimPoolView } from '../sim/index.js';
-import { simSchema } from '../sim/sim-config.js';
-import { createSimulator, type SimEndpoints, type Simulator } from '../sim/simulator.js';
+import type { Simulator } from '../sim/simulator.js';
 import { createPlannerApp, plannerSchema, type PlannerApp } from './planner-app.js';
+import { PlatformFixture } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 const logger = createLogger({ name: 'planner-test', level: process.env.TEST_LOG ?? 'silent' });
+const fx = new PlatformFixture();
 let sim: Simulator;
-let endpoints: SimEndpoints;
 let nc: NatsConnection;
-let database: TestDatabase;
+let prefix: string;
 let app: PlannerApp;
-const prefix = `${uniqueName('PL')}_`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 
 beforeAll(async () => {
-  const config = loadConfig(simSchema, { env: {}, flags: { seed: '41', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
-  sim = createSimulator(config, { manual: true, logger });
-  endpoints = await sim.start();
-  sim.chain.advanceSlot(1);
-  nc = await connectLocal();
-  database = await createServerDatabase();
+  ({ sim } = await fx.manualSimulator({ seed: 41 }));
+  ({ nc, prefix } = await fx.bus('PL'));
+  await fx.database();
   const loaded = loadConfig(plannerSchema, {
     env: {},
-    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'test-planner', 'metrics-interval': '200', 'strategy-reload-interval': '200', 'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(',') },
+    flags: { ...fx.serviceFlags(), 'planner-id': 'test-planner', 'metrics-interval': '200', 'strategy-reload-interval': '200', 'flash-loan-reserves': sim.chain.genesis.lending.reserves.map((r) => r.reserve).join(',') },
   });
-  app = await createPlannerApp(loaded, { logger, pools: sim.chain.pools().map((p) => p.address), retryDelayMs: 20 });
+  app = fx.closing(await createPlannerApp(loaded, { logger, pools: sim.chain.pools().map((p) => p.address), retryDelayMs: 20 }), 'the planner');
 }, 60_000);
 
-afterAll(async () => {
-  await app?.close();
-  await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  await database?.drop();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
 /** A gap on an AMM pool against another pool of its pair whose token A is wrapped SOL (the default base). */
 function plantGap(): SimPoolView {

@@ -7,45 +7,31 @@
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { marketEventSubject, type MarketEvent } from '../messages/index.js';
-import { simSchema } from '../sim/sim-config.js';
-import { createSimulator, type Simulator } from '../sim/simulator.js';
+import type { Simulator } from '../sim/simulator.js';
 import { createPlannerApp, plannerSchema, type PlannerApp } from './planner-app.js';
+import { PlatformFixture } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 const logger = createLogger({ name: 'planner-hostile-test', level: process.env.TEST_LOG ?? 'silent' });
+const fx = new PlatformFixture();
 let sim: Simulator;
 let nc: NatsConnection;
-let database: TestDatabase;
+let prefix: string;
 let app: PlannerApp;
-const prefix = `${uniqueName('PH')}_`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 
 beforeAll(async () => {
-  const config = loadConfig(simSchema, { env: {}, flags: { seed: '43', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '1' } }).values;
-  sim = createSimulator(config, { manual: true, logger });
-  const endpoints = await sim.start();
-  sim.chain.advanceSlot(1);
-  nc = await connectLocal();
-  database = await createServerDatabase();
-  const loaded = loadConfig(plannerSchema, {
-    env: {},
-    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'hostile-planner' },
-  });
-  app = await createPlannerApp(loaded, { logger, pools: sim.chain.pools().map((p) => p.address), retryDelayMs: 20 });
+  ({ sim } = await fx.manualSimulator({ seed: 43, poolsPerKind: 1 }));
+  ({ nc, prefix } = await fx.bus('PH'));
+  await fx.database();
+  const loaded = loadConfig(plannerSchema, { env: {}, flags: { ...fx.serviceFlags(), 'planner-id': 'hostile-planner' } });
+  app = fx.closing(await createPlannerApp(loaded, { logger, pools: sim.chain.pools().map((p) => p.address), retryDelayMs: 20 }), 'the planner');
 }, 60_000);
 
-afterAll(async () => {
-  await app?.close();
-  if (nc !== undefined) await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  await database?.drop();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
 describe('hostile market events on the bus', () => {
   it('dead-letters, with a reason naming the field, a u64-max or out-of-range slot, a negative or oversize reserve, a price that is not a number, forged mints', async () => {

@@ -2,17 +2,15 @@ import { SignJWT } from 'jose';
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { StrategyStore } from '../planner/index.js';
-import { migrateUp } from '../state/db/migrations.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { decodeTradeOpportunity, encodeTradeSignal, tradeOpportunitySubject, tradeSignalSubject, type TradeSignal } from '../messages/index.js';
-import { simSchema } from '../sim/sim-config.js';
-import { createSimulator, type Simulator } from '../sim/simulator.js';
 import type { SimPoolView } from '../sim/index.js';
+import type { Simulator } from '../sim/simulator.js';
 import { createPlannerApp, plannerSchema, type PlannerApp } from './planner-app.js';
+import { PlatformFixture } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 /**
@@ -22,24 +20,19 @@ import { eventually } from './testing.js';
  */
 const logger = createLogger({ name: 'planner-signals-test', level: process.env.TEST_LOG ?? 'silent' });
 const SECRET = 'a-test-secret-of-at-least-thirty-two-bytes!';
+const fx = new PlatformFixture();
 let sim: Simulator;
 let nc: NatsConnection;
-let database: TestDatabase;
+let prefix: string;
 let app: PlannerApp;
 let http: string;
 let pool: SimPoolView;
-const prefix = `${uniqueName('PS')}_`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 
 beforeAll(async () => {
-  const config = loadConfig(simSchema, { env: {}, flags: { seed: '43', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
-  sim = createSimulator(config, { manual: true, logger });
-  const endpoints = await sim.start();
-  sim.chain.advanceSlot(1);
+  ({ sim } = await fx.manualSimulator({ seed: 43 }));
   pool = sim.chain.pools().find((p) => p.dex === 'dexc_whirlpool' && p.transferFees === undefined)!;
-  nc = await connectLocal();
-  database = await createServerDatabase();
-  await migrateUp(database.db);
+  ({ nc, prefix } = await fx.bus('PS'));
+  const database = await fx.database({ migrate: true });
   await new StrategyStore(database.db).insert('signal', {
     token: pool.pool.tokenA,
     quoteCurrency: pool.pool.tokenB,
@@ -49,21 +42,12 @@ beforeAll(async () => {
     minConfidence: 0.6,
     cooldownMs: 0,
   });
-  const loaded = loadConfig(plannerSchema, {
-    env: { TIDEPOOL_AUTH: 'on', TIDEPOOL_JWT_SECRET: SECRET },
-    flags: { strategy: 'signal', 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'signals-planner' },
-  });
-  app = await createPlannerApp(loaded, { logger, pools: [pool.address], retryDelayMs: 20 });
+  const loaded = loadConfig(plannerSchema, { env: { TIDEPOOL_AUTH: 'on', TIDEPOOL_JWT_SECRET: SECRET }, flags: { ...fx.serviceFlags(), strategy: 'signal', 'planner-id': 'signals-planner' } });
+  app = fx.closing(await createPlannerApp(loaded, { logger, pools: [pool.address], retryDelayMs: 20 }), 'the planner');
   ({ http } = await app.start());
 }, 60_000);
 
-afterAll(async () => {
-  await app?.close();
-  await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  await database?.drop();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
 let n = 0;
 function signal(over: Partial<TradeSignal> = {}): TradeSignal {

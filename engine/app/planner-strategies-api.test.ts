@@ -1,18 +1,16 @@
 import { SignJWT } from 'jose';
-import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
-import { createServerDatabase, type TestDatabase } from '../state/db/testing.js';
 import { TradeStore, tradeIdOf } from '../executor/trade-store.js';
 import { ArbitrageStrategy } from '../planner/index.js';
-import { simSchema } from '../sim/sim-config.js';
-import { createSimulator, type Simulator } from '../sim/simulator.js';
 import type { SimPoolView } from '../sim/index.js';
+import type { Simulator } from '../sim/simulator.js';
+import type { TestDatabase } from '../state/db/testing.js';
 import { createPlannerApp, plannerSchema, type PlannerApp } from './planner-app.js';
 import { MAX_STRATEGY_BODY_BYTES } from './planner-strategy-routes.js';
+import { PlatformFixture } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 /**
@@ -22,38 +20,27 @@ import { eventually } from './testing.js';
  */
 const logger = createLogger({ name: 'planner-strategies-test', level: process.env.TEST_LOG ?? 'silent' });
 const SECRET = 'a-test-secret-of-at-least-thirty-two-bytes!';
+const fx = new PlatformFixture();
 let sim: Simulator;
-let nc: NatsConnection;
 let database: TestDatabase;
 let app: PlannerApp;
 let http: string;
 let pool: SimPoolView;
-const prefix = `${uniqueName('PSA')}_`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 
 beforeAll(async () => {
-  const config = loadConfig(simSchema, { env: {}, flags: { seed: '47', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': '0', tokens: '2', 'pools-per-kind': '2' } }).values;
-  sim = createSimulator(config, { manual: true, logger });
-  const endpoints = await sim.start();
-  sim.chain.advanceSlot(1);
+  ({ sim } = await fx.manualSimulator({ seed: 47 }));
   pool = sim.chain.pools().find((p) => p.transferFees === undefined)!;
-  nc = await connectLocal();
-  database = await createServerDatabase();
+  await fx.bus('PSA');
+  database = await fx.database();
   const loaded = loadConfig(plannerSchema, {
     env: { TIDEPOOL_AUTH: 'on', TIDEPOOL_JWT_SECRET: SECRET },
-    flags: { 'rpc-endpoints': endpoints.rpc, 'database-url': database.url!, port: '0', 'subject-prefix': prefix, 'stream-max-bytes-scale': String(TEST_STREAM_MAX_BYTES_SCALE), 'planner-id': 'strategies-planner', 'strategy-reload-interval': '200' },
+    flags: { ...fx.serviceFlags(), 'planner-id': 'strategies-planner', 'strategy-reload-interval': '200' },
   });
-  app = await createPlannerApp(loaded, { logger, pools: [pool.address], retryDelayMs: 20 });
+  app = fx.closing(await createPlannerApp(loaded, { logger, pools: [pool.address], retryDelayMs: 20 }), 'the planner');
   ({ http } = await app.start());
 }, 60_000);
 
-afterAll(async () => {
-  await app?.close();
-  await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  await database?.drop();
-  await sim?.close();
-});
+afterAll(() => fx.close());
 
 async function token(): Promise<string> {
   return new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('trader').setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
+import { TEST_STREAM_MAX_BYTES_SCALE, uniqueName } from '../bus/testing/local-nats.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { decodeTradeSignal, encodeMarketEvent, marketEventSubject, type MarketEvent, type TradeSignal } from '../messages/index.js';
 import { ensurePlatformStreams } from '../bus/index.js';
 import { createSignalSourceApp, signalSourceSchema, type SignalSourceApp } from './signal-source-app.js';
+import { PlatformFixture } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
 /**
@@ -22,11 +23,11 @@ const logger = createLogger({ name: 'signal-source-test', level: process.env.TES
 const SOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const POOL = '58oQChx4yWmvKdwLLZzBi4ChoCc2fqCUWBkwMihLYQo2';
+const fx = new PlatformFixture();
 let nc: NatsConnection;
+let prefix: string;
 let dir: string;
 let app: SignalSourceApp | undefined;
-const prefix = `${uniqueName('SS')}_`;
-const STREAMS = ['MARKET_EVENTS', 'TRADE_OPPORTUNITIES', 'EXECUTION_ORDERS', 'SYSTEM_METRICS', 'SIGNALS', 'DEAD_LETTERS'].map((n) => `${prefix}${n}`);
 
 // A model that speaks from the sixth event it has seen on: a warm-up it must get from history.
 const MODEL = `
@@ -45,18 +46,15 @@ export default function createSignalModel(options) {
 `;
 
 beforeAll(async () => {
-  nc = await connectLocal();
+  ({ nc, prefix } = await fx.bus('SS'));
   dir = mkdtempSync(join(tmpdir(), 'tp-signal-model-'));
+  fx.onClose('the model directory', () => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'model.mjs'), MODEL);
   await ensurePlatformStreams(await nc.jetstreamManager(), { nc, prefix, maxBytesScale: TEST_STREAM_MAX_BYTES_SCALE });
+  fx.onClose('the signal source', () => app?.close());
 });
 
-afterAll(async () => {
-  await app?.close();
-  await deleteStreams(nc, STREAMS);
-  await nc?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => fx.close());
 
 function event(i: number): MarketEvent {
   return { version: 1, id: uniqueName(`ev${i}`), type: 'pool_update', protocol: 'dexa_amm', poolAddress: POOL, tokenA: SOL, tokenB: USDC, timestamp: Date.now(), slot: String(100 + i), data: { price: 150 + i } };

@@ -2,25 +2,44 @@
  * Test support of the executor: worker wallets made of genesis traders (they hold wrapped SOL and
  * every token in associated token accounts), opportunities planted on a running simulator (a price
  * gap, then the arbitrage planner over the simulator's pool states, or a one-hop order), and the
- * balances the chain holds for a wallet.
+ * balances the chain holds for a wallet, wallets funded through the simulator's faucets, and the
+ * opportunities and results on the bus.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 
 import { PoolCache } from '../../cache/index.js';
-import { keypairSeed, WSOL_MINT } from '../../chain/index.js';
+import { associatedTokenAddress, keypairFromSeed, keypairSeed, USDC_MINT, WSOL_MINT } from '../../chain/index.js';
+import { simCommand } from '../../cli/commands/sim.js';
+import { tradeIdOf } from '../../executor/index.js';
 import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, orderOpportunity, type ArbitrageSettings } from '../../planner/index.js';
 import { WalletManager, WalletPassphrase, secretKeyBytes, type WalletRecord } from '../../wallets/index.js';
 import { type SqlClient } from '../../state/index.js';
 import type { NatsConnection } from 'nats';
 
-import { EXECUTION_REQUEST_TOKEN, decodeExecutionRequest, decodeExecutionResult, type ExecutionRequest, type ExecutionResult, type TradeOpportunity } from '../../messages/index.js';
+import { eventually } from '../testing.js';
+
+import {
+  EXECUTION_REQUEST_TOKEN,
+  decodeExecutionRequest,
+  decodeExecutionResult,
+  encodeTradeOpportunity,
+  executionResultFilter,
+  tradeOpportunitySubject,
+  type ExecutionRequest,
+  type ExecutionResult,
+  type TradeOpportunity,
+} from '../../messages/index.js';
 import { storePool } from '../../quote/testing.js';
 import type { Trader } from '../../sim/actors.js';
 import type { SimChain } from '../../sim/chain.js';
 import { PriceGapError, openPriceGap } from '../../sim/index.js';
+import { loadConfig } from '../../config/loader.js';
+import { executorSchema } from '../executor-app.js';
+import type { FixtureBus, PlatformFixture } from './platform-fixture.js';
 
 export const TEST_PASSPHRASE = 'executor-test-passphrase';
 
@@ -114,4 +133,54 @@ export async function executionOrdersStored(nc: NatsConnection, prefix: string):
     else out.push({ kind: 'result', seq, result: decodeExecutionResult(m.data) });
   }
   return out;
+}
+
+/** Publishes `op` on trade.opportunities.<strategy> under the bus's prefix, as the planner does. */
+export async function publishOpportunity(bus: FixtureBus, op: TradeOpportunity, msgID = op.id): Promise<void> {
+  await bus.nc.jetstream().publish(tradeOpportunitySubject(op.strategy, bus.prefix), encodeTradeOpportunity(op), { msgID });
+}
+
+/** Every execution result published under the fixture's bus prefix from now on, by trade id. */
+export function executionResultsByTrade(fx: PlatformFixture, prefix: string): Map<string, ExecutionResult> {
+  const results = new Map<string, ExecutionResult>();
+  fx.collect(executionResultFilter(prefix), decodeExecutionResult, (r) => results.set(r.tradeId, r));
+  return results;
+}
+
+/** The result of `op`'s trade once `results` (from `executionResultsByTrade`) has it. */
+export function resultOfTrade(results: ReadonlyMap<string, ExecutionResult>, op: TradeOpportunity, ms = 30_000): Promise<ExecutionResult> {
+  return eventually(() => results.get(tradeIdOf(op.id)), ms, `the result of ${op.id}`);
+}
+
+/** The amounts `faucetFundedTrader` asks the faucets for: SOL, wrapped SOL to sell, USDC. */
+export const FAUCET_FUNDING = { lamports: '20000000000', wrappedSol: '5000000000', usdc: '10000000' } as const;
+
+/** `tidepool sim faucet` against `rpcUrl`: its JSON answer; throws unless it exits 0. */
+async function faucet(rpcUrl: string, ...args: string[]): Promise<Record<string, string>> {
+  const stdout = new PassThrough();
+  let text = '';
+  stdout.on('data', (c) => (text += String(c)));
+  const code = await simCommand.run(['faucet', '--rpc-url', rpcUrl, ...args], { stdout, stderr: new PassThrough(), stdin: new PassThrough(), env: {} });
+  if (code !== 0) throw new Error(`tidepool sim faucet ${args.join(' ')} exited ${code}`);
+  return JSON.parse(text) as Record<string, string>;
+}
+
+/**
+ * A wallet nobody has used, funded only through the faucets (`FAUCET_FUNDING`): SOL, wrapped SOL
+ * to sell, a USDC account; with the balances each faucet answered.
+ */
+export async function faucetFundedTrader(rpcUrl: string): Promise<{ trader: Trader; balances: { lamports: string; wrappedSol: string; usdc: string } }> {
+  const keypair = keypairFromSeed(randomBytes(32));
+  const wallet = keypair.address;
+  const balances = {
+    lamports: (await faucet(rpcUrl, '--wallet', wallet, '--sol', '--amount', FAUCET_FUNDING.lamports)).balance!,
+    wrappedSol: (await faucet(rpcUrl, '--wallet', wallet, '--mint', 'SOL', '--amount', FAUCET_FUNDING.wrappedSol)).balance!,
+    usdc: (await faucet(rpcUrl, '--wallet', wallet, '--mint', 'USDC', '--amount', FAUCET_FUNDING.usdc)).balance!,
+  };
+  return { trader: { keypair, tokenAccounts: new Map([WSOL_MINT, USDC_MINT].map((m) => [m, associatedTokenAddress(wallet, m)])) }, balances };
+}
+
+/** A real-mode executor's configuration on the fixture's parts (`serviceFlags`) with the test passphrase; `flags` win. */
+export function realExecutorConfig(fx: PlatformFixture, flags: Record<string, string>): ReturnType<typeof loadConfig<typeof executorSchema>> {
+  return loadConfig(executorSchema, { env: { TIDEPOOL_WALLET_PASSPHRASE: TEST_PASSPHRASE }, flags: { ...fx.serviceFlags(), ...flags } });
 }
