@@ -9,12 +9,15 @@ import type { SwapMode } from '../dex/index.js';
 import type { Slippage } from './slippage.js';
 
 /**
- * A quote's /quote body serialized once (answer-json.ts): the UTF-8 bytes before and after the
- * fields that change with every response.
+ * A quote's /quote body serialized once (answer-json.ts): one buffer of UTF-8 bytes, the part before
+ * the fields that change with every response (`[0, headEnd)`) followed by the part after them. One
+ * small object per memoized answer (the bytes are a view of Node's shared buffer pool), so a memo
+ * entry the scavenger has to copy or promote carries one body object, not two typed arrays and
+ * their two array buffers.
  */
 export interface QuoteBodyParts {
-  readonly head: Uint8Array;
-  readonly tail: Uint8Array;
+  readonly bytes: Buffer;
+  readonly headEnd: number;
 }
 
 /** Where the pool states behind an answer came from. */

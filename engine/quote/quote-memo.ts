@@ -43,7 +43,7 @@ import { type PoolCache, NO_ID } from '../cache/index.js';
 import { SwapMode } from '../dex/index.js';
 import { CacheRouteSearch, type RouteStanding } from './cache-route-search.js';
 import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote, type QuoteBodyParts } from './quote-answer.js';
-import { quoteBodyParts } from './answer-json.js';
+import { routeBodyParts } from './answer-json.js';
 import type { QuoteFailure } from './quote-failure.js';
 import type { RouteFilter } from './quote-request.js';
 import { FILTER_KEY_COUNT, routeFilterKey } from './route-filter.js';
@@ -276,14 +276,12 @@ export class QuoteMemo {
     pair: PairEntries | undefined,
     text: string,
   ): MemoizedQuote | QuoteFailure {
-    const cache = this.cache;
     this.misses++;
     const found = this.search.search(inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey);
     if (!found.ok) return found;
     const stateAgeMs = found.ageMs;
     const route = found.route;
     const slippage = slippageOf(mode, route.inputAmount, route.outputAmount, DEFAULT_SLIPPAGE_BPS);
-    const quote = quoteOfAnswer({ ok: true, quote: route, source: QuoteSource.Cache, stateAgeMs, contextSlot: cache.newestSlot, slippage, body: undefined });
     const entry: MemoizedQuote = {
       ok: true,
       route,
@@ -292,7 +290,7 @@ export class QuoteMemo {
       version,
       standing: found.standing,
       excludedNewest: found.excludedNewest,
-      body: quoteBodyParts(quote),
+      body: routeBodyParts(route, QuoteSource.Cache),
       lastSlippage: slippage,
     };
     this.stateAgeMs = stateAgeMs;
