@@ -223,10 +223,14 @@ export class QuoteBodyWriter {
     const most =
       parts.headEnd + 24 + CONTEXT_SLOT.length + this.slotBytes.length + SLIPPAGE_BPS.length + 24 + MIN_OUTPUT.length + minText.length +
       MAX_INPUT.length + maxText.length + (parts.bytes.length - parts.headEnd);
-    if (most > this.buffer.length) this.grow(most);
-    const out = this.buffer;
+    // The stored bytes are parked past the body's room and moved into place with copyWithin: a copy
+    // of part of a buffer by Buffer.copy or subarray would allocate a view per response.
     const bytes = parts.bytes;
-    bytes.copy(out, 0, 0, parts.headEnd);
+    const stage = most;
+    if (stage + bytes.length > this.buffer.length) this.grow(stage + bytes.length);
+    const out = this.buffer;
+    out.set(bytes, stage);
+    out.copyWithin(0, stage, stage + parts.headEnd);
     let at = this.writeNumber(stateAgeMs, parts.headEnd);
     out.set(CONTEXT_SLOT, at);
     at += CONTEXT_SLOT.length;
@@ -238,7 +242,8 @@ export class QuoteBodyWriter {
     at = this.writeDigits(minText, at + MIN_OUTPUT.length);
     out.set(MAX_INPUT, at);
     at = this.writeDigits(maxText, at + MAX_INPUT.length);
-    at += bytes.copy(out, at, parts.headEnd);
+    out.copyWithin(at, stage + parts.headEnd, stage + bytes.length);
+    at += bytes.length - parts.headEnd;
     return this.views[at] ?? (this.views[at] = out.subarray(0, at));
   }
 
