@@ -70,7 +70,7 @@ export interface MemoizedQuote {
    * beat it (QuoteMemo, "still the best"). Written by the memo only.
    */
   version: number;
-  /** The route's own standing (RouteStanding): its pools' state versions, its legs' amounts and its place among routes. */
+  /** The route's own standing (RouteStanding): its pools, their state versions and its place among routes. */
   readonly standing: RouteStanding;
   /**
    * When the newest pool of any leg read that was not a candidate was stored; -Infinity when none.
@@ -245,7 +245,7 @@ export class QuoteMemo {
    * entry takes the new version and the newest pool left out by the legs read.
    */
   private stillBest(entry: MemoizedQuote, x: number, y: number, amount: bigint, mode: SwapMode, maxStateAgeMs: number, filterKey: number, version: number): boolean {
-    const excluded = this.search.stillBest(entry.standing, x, y, amount, mode, maxStateAgeMs, filterKey);
+    const excluded = this.search.stillBest(entry.standing, entry.route, x, y, amount, mode, maxStateAgeMs, filterKey);
     if (excluded === undefined) return false;
     this.revalidated++;
     entry.version = version;
@@ -285,8 +285,8 @@ export class QuoteMemo {
     const entry: MemoizedQuote = {
       ok: true,
       route,
-      poolId: found.poolIds[0]!,
-      secondPoolId: found.poolIds[1] ?? NO_ID,
+      poolId: found.standing.firstPool,
+      secondPoolId: found.standing.secondPool,
       version,
       standing: found.standing,
       excludedNewest: found.excludedNewest,
