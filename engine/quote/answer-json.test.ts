@@ -97,7 +97,7 @@ describe('routeBodyParts', () => {
       const answer = { ok: true as const, quote: route, source: QuoteSource.Cache, stateAgeMs: 3, contextSlot: 99n, slippage, body: undefined };
       const parts = routeBodyParts(route, QuoteSource.Cache);
       expect(decoder.decode(writer.write(parts, 3, '99', slippage))).toBe(JSON.stringify(quoteToJson(quoteOfAnswer(answer))));
-      expect(Buffer.compare(parts.bytes, quoteBodyParts(quoteOfAnswer(answer)).bytes)).toBe(0);
+      expect(parts.latin1).toBe(quoteBodyParts(quoteOfAnswer(answer)).latin1);
     }
   });
 });

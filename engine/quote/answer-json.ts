@@ -1,7 +1,7 @@
 /**
  * The /quote body of a cache quote, serialized once and written per response as bytes.
  *
- * A memoized quote keeps its body in one buffer of UTF-8 bytes, split at `headEnd` around the fields
+ * A memoized quote keeps its body as one string of its UTF-8 bytes (one latin1 character each), split at `headEnd` around the fields
  * that may change with every response: `stateAgeMs`, `contextSlot` and the slippage fields
  * (`slippageBps`, `minOutputAmount`, `maxInputAmount`, which follow the request's tolerance). The
  * head ends with `"stateAgeMs":`, the tail starts with the quote closing the maximum input's digits. `QuoteBodyWriter.write` joins them with
@@ -59,7 +59,7 @@ const INITIAL_BYTES = 4096;
 /**
  * JSON written straight into one reused scratch buffer: the body of a memoized quote is built
  * without the strings and objects of `JSON.stringify(quoteToJson(q))` (they were ~2.5 KB of garbage
- * per recomputation), then copied out once. Strings that need no escaping (mints, pool addresses,
+ * per recomputation), then kept as one latin1 string of those bytes. Strings that need no escaping (mints, pool addresses,
  * DEX names: ASCII) are copied char by char; any other goes through JSON.stringify, so the bytes
  * are JSON.stringify's (answer-json.test.ts). Single-threaded, not re-entrant.
  */
@@ -114,12 +114,11 @@ class JsonScratch {
     this.raw('"');
   }
 
-  /** The bytes written so far, in a buffer of their own (a view of Node's pool when small). */
-  take(): Buffer {
-    const out = Buffer.allocUnsafe(this.at);
-    this.buffer.copy(out, 0, 0, this.at);
+  /** The bytes written so far, one latin1 character per byte. */
+  take(): string {
+    const text = this.buffer.toString('latin1', 0, this.at);
     this.at = 0;
-    return out;
+    return text;
   }
 }
 
@@ -198,7 +197,7 @@ function bodyParts(
     w.raw('}');
   }
   w.raw(']}');
-  return { bytes: w.take(), headEnd };
+  return { latin1: w.take(), headEnd };
 }
 
 /**
@@ -222,14 +221,15 @@ export class QuoteBodyWriter {
     const maxText = slippage.maxInputText;
     const most =
       parts.headEnd + 24 + CONTEXT_SLOT.length + this.slotBytes.length + SLIPPAGE_BPS.length + 24 + MIN_OUTPUT.length + minText.length +
-      MAX_INPUT.length + maxText.length + (parts.bytes.length - parts.headEnd);
-    // The stored bytes are parked past the body's room and moved into place with copyWithin: a copy
-    // of part of a buffer by Buffer.copy or subarray would allocate a view per response.
-    const bytes = parts.bytes;
+      MAX_INPUT.length + maxText.length + (parts.latin1.length - parts.headEnd);
+    // The stored bytes are parked past the body's room and moved into place with copyWithin: writing
+    // part of the string would slice it, and a partial Buffer.copy or subarray makes a view, each
+    // an allocation per response.
+    const stored = parts.latin1;
     const stage = most;
-    if (stage + bytes.length > this.buffer.length) this.grow(stage + bytes.length);
+    if (stage + stored.length > this.buffer.length) this.grow(stage + stored.length);
     const out = this.buffer;
-    out.set(bytes, stage);
+    out.write(stored, stage, stored.length, 'latin1');
     out.copyWithin(0, stage, stage + parts.headEnd);
     let at = this.writeNumber(stateAgeMs, parts.headEnd);
     out.set(CONTEXT_SLOT, at);
@@ -242,8 +242,8 @@ export class QuoteBodyWriter {
     at = this.writeDigits(minText, at + MIN_OUTPUT.length);
     out.set(MAX_INPUT, at);
     at = this.writeDigits(maxText, at + MAX_INPUT.length);
-    out.copyWithin(at, stage + parts.headEnd, stage + bytes.length);
-    at += bytes.length - parts.headEnd;
+    out.copyWithin(at, stage + parts.headEnd, stage + stored.length);
+    at += stored.length - parts.headEnd;
     return this.views[at] ?? (this.views[at] = out.subarray(0, at));
   }
 

@@ -9,14 +9,14 @@ import type { SwapMode } from '../dex/index.js';
 import type { Slippage } from './slippage.js';
 
 /**
- * A quote's /quote body serialized once (answer-json.ts): one buffer of UTF-8 bytes, the part before
- * the fields that change with every response (`[0, headEnd)`) followed by the part after them. One
- * small object per memoized answer (the bytes are a view of Node's shared buffer pool), so a memo
- * entry the scavenger has to copy or promote carries one body object, not two typed arrays and
- * their two array buffers.
+ * A quote's /quote body serialized once (answer-json.ts): its UTF-8 bytes, one latin1 character per
+ * byte, the part before the fields that change with every response (`[0, headEnd)`) followed by the
+ * part after them. A string lives in the V8 heap: one compact object per memoized answer, no
+ * array buffer (a body promoted and then dropped under pool updates holds no external memory
+ * until a full collection, as a pooled Buffer's 8 KB slab would).
  */
 export interface QuoteBodyParts {
-  readonly bytes: Buffer;
+  readonly latin1: string;
   readonly headEnd: number;
 }
 
