@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import { Prng } from '../dex/testing/prng.js';
 import { SwapMode } from '../dex/index.js';
-import type { Quote } from './quote-answer.js';
-import { QuoteBodyWriter, quoteBodyParts, quoteToJson } from './answer-json.js';
+import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote } from './quote-answer.js';
+import { QuoteBodyWriter, quoteBodyParts, quoteToJson, routeBodyParts } from './answer-json.js';
 import { slippageOf, type Slippage } from './slippage.js';
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
@@ -71,5 +71,33 @@ describe('QuoteBodyWriter', () => {
     expect(text).toBe(JSON.stringify(quoteToJson(answered(big, 5, 77n, s))));
     const parts = quoteBodyParts(q);
     expect(writer.write(parts, 5, '77', s)).toBe(writer.write(parts, 6, '77', s));
+  });
+});
+
+describe('routeBodyParts', () => {
+  it('writes the body of the route\'s quote, one and two hops, as quoteBodyParts of quoteOfAnswer does', () => {
+    const rng = new Prng(11);
+    const writer = new QuoteBodyWriter();
+    const decoder = new TextDecoder();
+    for (let i = 0; i < 200; i++) {
+      const q = randomQuote(rng);
+      const hop = q.route[0]!;
+      const hops = rng.chance(0.5) ? [hop] : [hop, { ...hop, pool: 'second "hop" é', inputMint: hop.outputMint, outputMint: 'mint2', feeMint: 'mint2' }];
+      const route: RouteQuote = {
+        mode: q.swapMode,
+        inputMint: q.inputMint,
+        outputMint: hops[hops.length - 1]!.outputMint,
+        inputAmount: q.inputAmount,
+        outputAmount: q.outputAmount,
+        priceImpact: q.priceImpact,
+        hops,
+        slot: q.slot,
+      };
+      const slippage = slippageOf(route.mode, route.inputAmount, route.outputAmount, 50);
+      const answer = { ok: true as const, quote: route, source: QuoteSource.Cache, stateAgeMs: 3, contextSlot: 99n, slippage, body: undefined };
+      const parts = routeBodyParts(route, QuoteSource.Cache);
+      expect(decoder.decode(writer.write(parts, 3, '99', slippage))).toBe(JSON.stringify(quoteToJson(quoteOfAnswer(answer))));
+      expect(parts.latin1).toBe(quoteBodyParts(quoteOfAnswer(answer)).latin1);
+    }
   });
 });

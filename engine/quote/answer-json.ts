@@ -1,15 +1,15 @@
 /**
  * The /quote body of a cache quote, serialized once and written per response as bytes.
  *
- * A memoized quote keeps its body in two UTF-8 parts around the fields that may change with every
- * response: `stateAgeMs`, `contextSlot` and the slippage fields (`slippageBps`, `minOutputAmount`,
- * `maxInputAmount`, which follow the request's tolerance). `head` ends with `"stateAgeMs":`, `tail`
- * starts with the quote closing the maximum input's digits. `QuoteBodyWriter.write` joins them with
+ * A memoized quote keeps its body as one string of its UTF-8 bytes (one latin1 character each), split at `headEnd` around the fields
+ * that may change with every response: `stateAgeMs`, `contextSlot` and the slippage fields
+ * (`slippageBps`, `minOutputAmount`, `maxInputAmount`, which follow the request's tolerance). The
+ * head ends with `"stateAgeMs":`, the tail starts with the quote closing the maximum input's digits. `QuoteBodyWriter.write` joins them with
  * the per-response values in a reused buffer, so a response builds no string and uWS copies the
  * bytes as they are (a JS string would be converted to UTF-8 on every `end`). The bytes are
  * exactly `JSON.stringify(quoteToJson(q))` for the quote with those values (tested).
  */
-import type { Quote, QuoteBodyParts } from './quote-answer.js';
+import type { Quote, QuoteBodyParts, QuoteSource, RouteHop, RouteQuote } from './quote-answer.js';
 import type { Slippage } from './slippage.js';
 
 /**
@@ -56,25 +56,148 @@ const NULL = utf8.encode('null');
 const ZERO_CODE = 0x30;
 const INITIAL_BYTES = 4096;
 
+/**
+ * JSON written straight into one reused scratch buffer: the body of a memoized quote is built
+ * without the strings and objects of `JSON.stringify(quoteToJson(q))` (they were ~2.5 KB of garbage
+ * per recomputation), then kept as one latin1 string of those bytes. Strings that need no escaping (mints, pool addresses,
+ * DEX names: ASCII) are copied char by char; any other goes through JSON.stringify, so the bytes
+ * are JSON.stringify's (answer-json.test.ts). Single-threaded, not re-entrant.
+ */
+class JsonScratch {
+  buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
+  at = 0;
+
+  /** Room for `bytes` more. */
+  private room(bytes: number): void {
+    if (this.at + bytes <= this.buffer.length) return;
+    let size = this.buffer.length;
+    while (size < this.at + bytes) size *= 2;
+    const grown = Buffer.allocUnsafeSlow(size);
+    this.buffer.copy(grown, 0, 0, this.at);
+    this.buffer = grown;
+  }
+
+  /** Text known to be ASCII needing no escape (keys, punctuation, digits). */
+  raw(text: string): void {
+    this.room(text.length);
+    const out = this.buffer;
+    let at = this.at;
+    for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+    this.at = at;
+  }
+
+  /** A JSON string literal of `text`, quotes included. */
+  string(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) {
+        const escaped = Buffer.from(JSON.stringify(text));
+        this.room(escaped.length);
+        escaped.copy(this.buffer, this.at);
+        this.at += escaped.length;
+        return;
+      }
+    }
+    this.room(text.length + 2);
+    const out = this.buffer;
+    let at = this.at;
+    out[at++] = 0x22;
+    for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+    out[at++] = 0x22;
+    this.at = at;
+  }
+
+  /** A u64 as a JSON string of its decimal digits. */
+  amount(value: bigint): void {
+    this.raw('"');
+    this.raw(value.toString());
+    this.raw('"');
+  }
+
+  /** The bytes written so far, one latin1 character per byte. */
+  take(): string {
+    const text = this.buffer.toString('latin1', 0, this.at);
+    this.at = 0;
+    return text;
+  }
+}
+
+const scratch = new JsonScratch();
+
 /** The constant parts of `q`'s body (its own stateAgeMs, contextSlot and slippage fields are left out). */
 export function quoteBodyParts(q: Quote): QuoteBodyParts {
-  const json = quoteToJson(q);
-  const head = JSON.stringify({
-    inputMint: json.inputMint,
-    outputMint: json.outputMint,
-    swapMode: json.swapMode,
-    inputAmount: json.inputAmount,
-    outputAmount: json.outputAmount,
-    pool: json.pool,
-    dex: json.dex,
-    priceImpact: json.priceImpact,
-    fee: json.fee,
-    slot: json.slot,
-  });
-  return {
-    head: utf8.encode(`${head.slice(0, -1)},"stateAgeMs":`),
-    tail: utf8.encode(`","source":${JSON.stringify(json.source)},"route":${JSON.stringify(json.route)}}`),
-  };
+  return bodyParts(q.inputMint, q.outputMint, q.swapMode, q.inputAmount, q.outputAmount, q.pool, q.dex, q.priceImpact, q.fee, q.slot, q.source, q.route);
+}
+
+/** `quoteBodyParts` of the quote of `route` from `source` (quoteOfAnswer's fields), without building that quote. */
+export function routeBodyParts(route: RouteQuote, source: QuoteSource): QuoteBodyParts {
+  const first = route.hops[0]!;
+  return bodyParts(route.inputMint, route.outputMint, route.mode, route.inputAmount, route.outputAmount, first.pool, first.dex, route.priceImpact, first.fee, route.slot, source, route.hops);
+}
+
+function bodyParts(
+  inputMint: string,
+  outputMint: string,
+  swapMode: string,
+  inputAmount: bigint,
+  outputAmount: bigint,
+  pool: string,
+  dex: string,
+  priceImpact: number,
+  fee: bigint,
+  slot: bigint,
+  source: string,
+  hops: readonly RouteHop[],
+): QuoteBodyParts {
+  const w = scratch;
+  w.at = 0;
+  w.raw('{"inputMint":');
+  w.string(inputMint);
+  w.raw(',"outputMint":');
+  w.string(outputMint);
+  w.raw(',"swapMode":');
+  w.string(swapMode);
+  w.raw(',"inputAmount":');
+  w.amount(inputAmount);
+  w.raw(',"outputAmount":');
+  w.amount(outputAmount);
+  w.raw(',"pool":');
+  w.string(pool);
+  w.raw(',"dex":');
+  w.string(dex);
+  w.raw(',"priceImpact":');
+  w.raw(JSON.stringify(priceImpact));
+  w.raw(',"fee":');
+  w.amount(fee);
+  w.raw(',"slot":');
+  w.amount(slot);
+  w.raw(',"stateAgeMs":');
+  const headEnd = w.at;
+  w.raw('","source":');
+  w.string(source);
+  w.raw(',"route":[');
+  for (let i = 0; i < hops.length; i++) {
+    const h = hops[i]!;
+    w.raw(i === 0 ? '{"pool":' : ',{"pool":');
+    w.string(h.pool);
+    w.raw(',"dex":');
+    w.string(h.dex);
+    w.raw(',"inputMint":');
+    w.string(h.inputMint);
+    w.raw(',"outputMint":');
+    w.string(h.outputMint);
+    w.raw(',"inAmount":');
+    w.amount(h.inAmount);
+    w.raw(',"outAmount":');
+    w.amount(h.outAmount);
+    w.raw(',"fee":');
+    w.amount(h.fee);
+    w.raw(',"feeMint":');
+    w.string(h.feeMint);
+    w.raw('}');
+  }
+  w.raw(']}');
+  return { latin1: w.take(), headEnd };
 }
 
 /**
@@ -82,7 +205,7 @@ export function quoteBodyParts(q: Quote): QuoteBodyParts {
  * copies what it sends before `end` returns). One writer per server; not re-entrant.
  */
 export class QuoteBodyWriter {
-  private buffer = new Uint8Array(INITIAL_BYTES);
+  private buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
   /** Views of the buffer by length, made once each: a response allocates no view. */
   private views: (Uint8Array | undefined)[] = [];
   private slotText = '';
@@ -97,12 +220,18 @@ export class QuoteBodyWriter {
     const minText = slippage.minOutputText;
     const maxText = slippage.maxInputText;
     const most =
-      parts.head.length + 24 + CONTEXT_SLOT.length + this.slotBytes.length + SLIPPAGE_BPS.length + 24 + MIN_OUTPUT.length + minText.length +
-      MAX_INPUT.length + maxText.length + parts.tail.length;
-    if (most > this.buffer.length) this.grow(most);
+      parts.headEnd + 24 + CONTEXT_SLOT.length + this.slotBytes.length + SLIPPAGE_BPS.length + 24 + MIN_OUTPUT.length + minText.length +
+      MAX_INPUT.length + maxText.length + (parts.latin1.length - parts.headEnd);
+    // The stored bytes are parked past the body's room and moved into place with copyWithin: writing
+    // part of the string would slice it, and a partial Buffer.copy or subarray makes a view, each
+    // an allocation per response.
+    const stored = parts.latin1;
+    const stage = most;
+    if (stage + stored.length > this.buffer.length) this.grow(stage + stored.length);
     const out = this.buffer;
-    out.set(parts.head, 0);
-    let at = this.writeNumber(stateAgeMs, parts.head.length);
+    out.write(stored, stage, stored.length, 'latin1');
+    out.copyWithin(0, stage, stage + parts.headEnd);
+    let at = this.writeNumber(stateAgeMs, parts.headEnd);
     out.set(CONTEXT_SLOT, at);
     at += CONTEXT_SLOT.length;
     out.set(this.slotBytes, at);
@@ -113,8 +242,8 @@ export class QuoteBodyWriter {
     at = this.writeDigits(minText, at + MIN_OUTPUT.length);
     out.set(MAX_INPUT, at);
     at = this.writeDigits(maxText, at + MAX_INPUT.length);
-    out.set(parts.tail, at);
-    at += parts.tail.length;
+    out.copyWithin(at, stage + parts.headEnd, stage + stored.length);
+    at += stored.length - parts.headEnd;
     return this.views[at] ?? (this.views[at] = out.subarray(0, at));
   }
 
@@ -147,7 +276,7 @@ export class QuoteBodyWriter {
   private grow(bytes: number): void {
     let size = this.buffer.length;
     while (size < bytes) size *= 2;
-    this.buffer = new Uint8Array(size);
+    this.buffer = Buffer.allocUnsafeSlow(size);
     this.views = [];
   }
 }

@@ -32,8 +32,6 @@ import { betterSwap, boundCannotBeat, chooseRoute, routeQuoteOf, routeValue, sam
 export interface CacheRoute {
   readonly ok: true;
   readonly route: RouteQuote;
-  /** The cache ids of the route's pools, in hop order (valid while the versions stand). */
-  readonly poolIds: readonly number[];
   /** Age in ms of the oldest state the route used, at the search's clock reading. */
   readonly ageMs: number;
   /** When the newest pool left out for its age (any leg read) was stored; -Infinity: none. */
@@ -44,26 +42,22 @@ export interface CacheRoute {
 
 /**
  * A chosen route's place: which route it is in the search's order (0 the direct one, i + 1 through
- * intermediate i: ties go to the earlier), its value (route-search.ts routeValue) and its hops.
+ * intermediate i: ties go to the earlier), its value (route-search.ts routeValue), and the cache id
+ * and state version (PoolCache.poolVersionAt) of each hop's pool. The rest of a hop's standing is
+ * its RouteHop: the amount the leg was asked for (exact in: `inAmount`; exact out: `outAmount`)
+ * and the hop's value for it (the other one).
+ *
+ * Flat, one object per memoized route (it lives as long as the memo entry, so every object here is
+ * one the scavenger copies or promotes under pool updates).
  */
 export interface RouteStanding {
   readonly position: number;
   readonly value: bigint;
-  readonly hops: readonly HopStanding[];
-}
-
-/**
- * A chosen hop: its pool and the pool's state version (PoolCache.poolVersionAt), the amount the
- * leg was asked for (exact in: sold into it; exact out: bought from it) and the hop's value for
- * that amount (exact in: its output; exact out: its input).
- */
-export interface HopStanding {
-  readonly pool: number;
-  readonly version: number;
-  readonly inputMint: string;
-  readonly outputMint: string;
-  readonly amount: bigint;
-  readonly value: bigint;
+  readonly firstPool: number;
+  readonly firstVersion: number;
+  /** NO_ID (and version -1) for a direct route. */
+  readonly secondPool: number;
+  readonly secondVersion: number;
 }
 
 /** What NoPoolsInCache says when the route filter, not the cache, left no pool. */
@@ -157,18 +151,17 @@ export class CacheRouteSearch implements HopFinder<number> {
       return this.failure(inputMint, outputMint);
     }
     cache.recordHit();
-    const poolIds = chosen.map((hop) => hop.pool);
     let ageMs = 0;
-    for (const id of poolIds) {
-      const age = cache.ageAt(id, this.now);
+    for (let k = 0; k < chosen.length; k++) {
+      const age = cache.ageAt(chosen[k]!.pool, this.now);
       if (age > ageMs) ageMs = age;
     }
     const route = routeQuoteOf(mode, chosen, (id) => this.factsOf(id));
-    return { ok: true, route, poolIds, ageMs, excludedNewest: this.newestExcluded, standing: this.standingOf(chosen, mode) };
+    return { ok: true, route, ageMs, excludedNewest: this.newestExcluded, standing: this.standingOf(chosen, mode) };
   }
 
   /**
-   * Whether a route of `standing`, chosen for (x → y, `amount`, `mode`) when some pools a route
+   * Whether `route` of `standing`, chosen for (x → y, `amount`, `mode`) when some pools a route
    * may use held other states, is still what a full search gives now. Yes when its own pools are
    * in the states of then (so its exact amounts are unchanged) and rate bounds (engine/dex
    * rate-bound.ts) show that nothing else can take its place: no other candidate of each of its
@@ -178,23 +171,25 @@ export class CacheRouteSearch implements HopFinder<number> {
    * age by the legs read was stored (-Infinity: none), or undefined when the route must be
    * searched again.
    */
-  stillBest(standing: RouteStanding, x: number, y: number, amount: bigint, mode: SwapMode, maxAgeMs: number, filterKey: number): number | undefined {
+  stillBest(standing: RouteStanding, route: RouteQuote, x: number, y: number, amount: bigint, mode: SwapMode, maxAgeMs: number, filterKey: number): number | undefined {
     const cache = this.cache;
-    const hops = standing.hops;
-    for (let k = 0; k < hops.length; k++) {
-      const hop = hops[k]!;
-      if (cache.poolVersionAt(hop.pool) !== hop.version) return undefined;
-    }
+    const hops = route.hops;
+    if (cache.poolVersionAt(standing.firstPool) !== standing.firstVersion) return undefined;
+    if (hops.length > 1 && cache.poolVersionAt(standing.secondPool) !== standing.secondVersion) return undefined;
     const inputMint = cache.mintOf(x);
     const outputMint = cache.mintOf(y);
     if (inputMint === undefined || outputMint === undefined) return undefined;
     this.begin(maxAgeMs, filterKey);
+    const exactIn = mode === SwapMode.ExactIn;
     for (let k = 0; k < hops.length; k++) {
       const hop = hops[k]!;
+      const pool = k === 0 ? standing.firstPool : standing.secondPool;
+      const asked = exactIn ? hop.inAmount : hop.outAmount;
+      const value = exactIn ? hop.outAmount : hop.inAmount;
       const leg = this.leg(hop.inputMint, hop.outputMint);
       if (leg === undefined) return undefined;
       for (let i = 0; i < leg.count; i++) {
-        if (leg.ids[i] !== hop.pool && !boundCannotBeat(hop.amount, leg.bounds[i]!, hop.value, mode, true)) return undefined;
+        if (leg.ids[i] !== pool && !boundCannotBeat(asked, leg.bounds[i]!, value, mode, true)) return undefined;
       }
     }
     const position = standing.position;
@@ -227,17 +222,17 @@ export class CacheRouteSearch implements HopFinder<number> {
   /** The standing of route `chosen` (one hop, or two through an intermediate) at the cache's versions now. */
   private standingOf(chosen: readonly HopChoice<number>[], mode: SwapMode): RouteStanding {
     const cache = this.cache;
-    const exactIn = mode === SwapMode.ExactIn;
-    const hops = chosen.map(({ pool, swap, inputMint, outputMint }) => ({
-      pool,
-      version: cache.poolVersionAt(pool),
-      inputMint,
-      outputMint,
-      amount: exactIn ? swap.amountIn : swap.amountOut,
-      value: exactIn ? swap.amountOut : swap.amountIn,
-    }));
+    const first = chosen[0]!.pool;
+    const second = chosen.length > 1 ? chosen[1]!.pool : NO_ID;
     const position = chosen.length === 1 ? 0 : this.intermediates.indexOf(chosen[0]!.outputMint) + 1;
-    return { position, value: routeValue(chosen, mode), hops };
+    return {
+      position,
+      value: routeValue(chosen, mode),
+      firstPool: first,
+      firstVersion: cache.poolVersionAt(first),
+      secondPool: second,
+      secondVersion: second === NO_ID ? -1 : cache.poolVersionAt(second),
+    };
   }
 
   /** HopFinder: the largest rate bound among the leg's candidates; 0 when it has none. */

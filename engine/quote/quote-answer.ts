@@ -9,12 +9,15 @@ import type { SwapMode } from '../dex/index.js';
 import type { Slippage } from './slippage.js';
 
 /**
- * A quote's /quote body serialized once (answer-json.ts): the UTF-8 bytes before and after the
- * fields that change with every response.
+ * A quote's /quote body serialized once (answer-json.ts): its UTF-8 bytes, one latin1 character per
+ * byte, the part before the fields that change with every response (`[0, headEnd)`) followed by the
+ * part after them. A string lives in the V8 heap: one compact object per memoized answer, no
+ * array buffer (a body promoted and then dropped under pool updates holds no external memory
+ * until a full collection, as a pooled Buffer's 8 KB slab would).
  */
 export interface QuoteBodyParts {
-  readonly head: Uint8Array;
-  readonly tail: Uint8Array;
+  readonly latin1: string;
+  readonly headEnd: number;
 }
 
 /** Where the pool states behind an answer came from. */

@@ -43,7 +43,7 @@ import { type PoolCache, NO_ID } from '../cache/index.js';
 import { SwapMode } from '../dex/index.js';
 import { CacheRouteSearch, type RouteStanding } from './cache-route-search.js';
 import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote, type QuoteBodyParts } from './quote-answer.js';
-import { quoteBodyParts } from './answer-json.js';
+import { routeBodyParts } from './answer-json.js';
 import type { QuoteFailure } from './quote-failure.js';
 import type { RouteFilter } from './quote-request.js';
 import { FILTER_KEY_COUNT, routeFilterKey } from './route-filter.js';
@@ -70,7 +70,7 @@ export interface MemoizedQuote {
    * beat it (QuoteMemo, "still the best"). Written by the memo only.
    */
   version: number;
-  /** The route's own standing (RouteStanding): its pools' state versions, its legs' amounts and its place among routes. */
+  /** The route's own standing (RouteStanding): its pools, their state versions and its place among routes. */
   readonly standing: RouteStanding;
   /**
    * When the newest pool of any leg read that was not a candidate was stored; -Infinity when none.
@@ -245,7 +245,7 @@ export class QuoteMemo {
    * entry takes the new version and the newest pool left out by the legs read.
    */
   private stillBest(entry: MemoizedQuote, x: number, y: number, amount: bigint, mode: SwapMode, maxStateAgeMs: number, filterKey: number, version: number): boolean {
-    const excluded = this.search.stillBest(entry.standing, x, y, amount, mode, maxStateAgeMs, filterKey);
+    const excluded = this.search.stillBest(entry.standing, entry.route, x, y, amount, mode, maxStateAgeMs, filterKey);
     if (excluded === undefined) return false;
     this.revalidated++;
     entry.version = version;
@@ -276,23 +276,21 @@ export class QuoteMemo {
     pair: PairEntries | undefined,
     text: string,
   ): MemoizedQuote | QuoteFailure {
-    const cache = this.cache;
     this.misses++;
     const found = this.search.search(inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey);
     if (!found.ok) return found;
     const stateAgeMs = found.ageMs;
     const route = found.route;
     const slippage = slippageOf(mode, route.inputAmount, route.outputAmount, DEFAULT_SLIPPAGE_BPS);
-    const quote = quoteOfAnswer({ ok: true, quote: route, source: QuoteSource.Cache, stateAgeMs, contextSlot: cache.newestSlot, slippage, body: undefined });
     const entry: MemoizedQuote = {
       ok: true,
       route,
-      poolId: found.poolIds[0]!,
-      secondPoolId: found.poolIds[1] ?? NO_ID,
+      poolId: found.standing.firstPool,
+      secondPoolId: found.standing.secondPool,
       version,
       standing: found.standing,
       excludedNewest: found.excludedNewest,
-      body: quoteBodyParts(quote),
+      body: routeBodyParts(route, QuoteSource.Cache),
       lastSlippage: slippage,
     };
     this.stateAgeMs = stateAgeMs;
