@@ -14,6 +14,10 @@
  * maxima, latency from each request's due time). Each figure is checked: every answer 200, and the
  * proxy's answer equal byte for byte to the endpoint's.
  *
+ * The bare forwarder runs beside them in every round (wrk and open loop), and has rows of its own
+ * (throughput, added p99) plus the proxy's p99 less the forwarder's: what any Node hop on this stack
+ * costs, separated from what the proxy's features cost.
+ *
  * Fairness (issue 26 item 4): one client's getSlot p50/p99 (a Node client on 127.0.0.2, one call
  * every 5 ms) alone, then while another client (wrk on 127.0.0.1) floods the same proxy as fast
  * as it can, in the same run: through a proxy with `rate_limit_rps` set (its own process), and
@@ -332,6 +336,40 @@ export const rpcProxySuite: Suite = {
             `generator lateness (counted in the latency) p50/p99: proxy run ${us(lag.proxy.percentileUs(50))}/${us(lag.proxy.percentileUs(99))}, ` +
             `direct run ${us(lag.direct.percentileUs(50))}/${us(lag.direct.percentileUs(99))}; most connections open: proxy ${opened.proxy}, direct ${opened.direct}; pipelined sends: proxy ${pipelined.proxy}, direct ${pipelined.direct}; ` +
             `the bare forwarder at the same rate: p50 ${us(f.p50Us)} p99 ${us(f.p99Us)} (adds ${us(f.p99Us - d.p99Us)} at p99); ${tool}`,
+        },
+        // The bare forwarder's own rows: what any Node hop on this stack costs in the same run, so
+        // that the proxy's figures above split into the hop's cost and the proxy's own.
+        {
+          name: `bare forwarder: getAccountInfo throughput (wrk -t${WRK_THREADS} -c${WRK_CONNECTIONS}, closed loop)`,
+          unit: 'req/s',
+          value: median(rps.forwarder),
+          higherIsBetter: true,
+          baseline: { name: 'straight to the same endpoint', value: directRps },
+          note: `${machine}; the cheapest forwarder on the proxy's stack (uWS in, undici out, no features); median of ${WRK_ROUNDS} interleaved ${WRK_SECONDS} s rounds: ${fmtRounds(rps.forwarder)}; the proxy's median ${Math.round(proxyRps).toLocaleString('en-US')} req/s is ${ratio(proxyRps, median(rps.forwarder))} the forwarder's`,
+        },
+        {
+          name: `bare forwarder: added latency p99 at ${RATE.toLocaleString('en-US')} req/s (forwarder p99 − direct p99, open loop)`,
+          unit: 'µs',
+          value: f.p99Us - d.p99Us,
+          higherIsBetter: false,
+          baseline: { name: 'direct p99', value: d.p99Us },
+          p50Us: f.p50Us,
+          p99Us: f.p99Us,
+          p999Us: f.p999Us,
+          note:
+            `${noisy}${machine}; percentiles of the forwarded calls in the p columns; forwarder p50 ${us(f.p50Us)} p99 ${us(f.p99Us)} p99.9 ${us(f.p999Us)} max ${us(f.maxUs)}, ${f.count} calls; ` +
+            `generator lateness p50/p99 ${us(lag.forwarder.percentileUs(50))}/${us(lag.forwarder.percentileUs(99))}; most connections open ${opened.forwarder}; pipelined sends ${pipelined.forwarder}; ${tool}`,
+        },
+        {
+          name: `the proxy's own added latency p99 at ${RATE.toLocaleString('en-US')} req/s (proxy p99 − bare forwarder p99, open loop)`,
+          unit: 'µs',
+          value: p.p99Us - f.p99Us,
+          higherIsBetter: false,
+          baseline: { name: 'bare forwarder p99', value: f.p99Us },
+          p50Us: p.p50Us,
+          p99Us: p.p99Us,
+          p999Us: p.p999Us,
+          note: `${noisy}${machine}; what the proxy's features cost at p99 beyond a Node hop on the same stack; proxy p50 − forwarder p50: ${us(p.p50Us - f.p50Us)}; percentiles of the proxied calls in the p columns; ${tool}`,
         },
       ];
     } finally {

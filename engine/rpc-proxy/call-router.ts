@@ -1,6 +1,5 @@
-import type { Counter, Histogram } from 'prom-client';
-
 import type { EndpointSet } from './endpoint-set.js';
+import type { PreboundCounterChild, PreboundHistogramChild } from './prebound-metrics.js';
 import { arrayItems, member, objectMembers, replyKind } from './json-scan.js';
 import type { RpcCall } from './json-rpc-request.js';
 import { JsonRpcErrorCode, errorReply, httpStatusOf, type ProxyErrorData } from './proxy-errors.js';
@@ -45,8 +44,8 @@ const JSON_TYPE = 'application/json';
 
 /** The metric children of one (endpoint, method), so the request path does not hash labels. */
 interface Children {
-  requests: ReturnType<Counter<'endpoint' | 'method'>['labels']>;
-  duration: ReturnType<Histogram<'endpoint' | 'method'>['labels']>;
+  requests: PreboundCounterChild;
+  duration: PreboundHistogramChild;
 }
 
 export class CallRouter {

@@ -1,5 +1,5 @@
 import { ErrorCode, TpError } from '../errors.js';
-import { arrayItems, member, objectMembers, type Member, type Span } from './json-scan.js';
+import { arrayItems, member, objectMembers, skipSpace, validStringEnd, validValueEnd, type Member, type Span } from './json-scan.js';
 import { EMPTY_BATCH_REPLY, JsonRpcErrorCode, PARSE_ERROR_REPLY, errorReply } from './proxy-errors.js';
 import { isReadMethod } from './rpc-methods.js';
 
@@ -110,6 +110,13 @@ function readCall(value: unknown, bytes: Buffer, span: Span): RpcCall | Buffer {
  * not buy one error object per item.
  */
 export function parseRequest(bytes: Buffer, maxBatchItems = Number.MAX_SAFE_INTEGER): ParsedRequest {
+  const fast = plainSingleCall(bytes);
+  if (fast !== null) return { kind: 'call', call: fast };
+  return parseRequestWithJson(bytes, maxBatchItems);
+}
+
+/** @internal parseRequest without its fast path: every body through JSON.parse (the tests compare both). */
+export function parseRequestWithJson(bytes: Buffer, maxBatchItems = Number.MAX_SAFE_INTEGER): ParsedRequest {
   let value: unknown;
   try {
     value = JSON.parse(utf8.decode(bytes));
@@ -130,4 +137,78 @@ export function parseRequest(bytes: Buffer, maxBatchItems = Number.MAX_SAFE_INTE
   const items = new Array<RpcCall | Buffer>(value.length);
   for (let i = 0; i < value.length; i++) items[i] = readCall(value[i], bytes, spans[i]!);
   return { kind: 'batch', items };
+}
+
+const JSONRPC_2 = '"2.0"';
+const NULL_BYTES = 'null';
+
+/** Whether bytes[start, end) are exactly the ASCII text `text`. */
+function bytesAre(bytes: Uint8Array, start: number, end: number, text: string): boolean {
+  if (end - start !== text.length) return false;
+  for (let k = 0; k < text.length; k++) if (bytes[start + k] !== text.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
+ * The common case read without JSON.parse (which would build every params value only to throw it
+ * away): one valid call, in ASCII, each member once, keys and method without escapes, jsonrpc
+ * "2.0", params an array, an object or null, id absent, null, a string or plain digits. Its params
+ * and id are checked as JSON.parse checks them (json-scan.ts validValueEnd). Anything else, valid
+ * or not, answers null and is read by the JSON.parse path, which then gives the same call or the
+ * error reply it always gave. Exported for its tests.
+ */
+export function plainSingleCall(bytes: Buffer): RpcCall | null {
+  const end = bytes.length;
+  let i = skipSpace(bytes, 0, end);
+  if (bytes[i] !== 0x7b) return null;
+  let method: string | null = null;
+  let jsonrpc = false;
+  let params = false;
+  let hasId = false;
+  i = skipSpace(bytes, i + 1, end);
+  for (;;) {
+    if (bytes[i] !== 0x22) return null;
+    const keyEnd = validStringEnd(bytes, i, end);
+    if (keyEnd < 0) return null;
+    const keyStart = i;
+    i = skipSpace(bytes, keyEnd, end);
+    if (bytes[i] !== 0x3a) return null;
+    const valueStart = skipSpace(bytes, i + 1, end);
+    const valueEnd = validValueEnd(bytes, valueStart, end);
+    if (valueEnd < 0) return null;
+    const first = bytes[valueStart];
+    if (bytesAre(bytes, keyStart, keyEnd, '"jsonrpc"')) {
+      if (jsonrpc || !bytesAre(bytes, valueStart, valueEnd, JSONRPC_2)) return null;
+      jsonrpc = true;
+    } else if (bytesAre(bytes, keyStart, keyEnd, '"method"')) {
+      if (method !== null || first !== 0x22 || valueEnd - valueStart < 3 || bytes.subarray(valueStart, valueEnd).includes(0x5c)) return null;
+      method = bytes.toString('latin1', valueStart + 1, valueEnd - 1);
+    } else if (bytesAre(bytes, keyStart, keyEnd, '"params"')) {
+      if (params || (first !== 0x5b && first !== 0x7b && !bytesAre(bytes, valueStart, valueEnd, NULL_BYTES))) return null;
+      params = true;
+    } else if (bytesAre(bytes, keyStart, keyEnd, '"id"')) {
+      if (hasId || !plainId(bytes, valueStart, valueEnd)) return null;
+      hasId = true;
+    } else {
+      return null;
+    }
+    i = skipSpace(bytes, valueEnd, end);
+    if (bytes[i] === 0x2c) {
+      i = skipSpace(bytes, i + 1, end);
+      continue;
+    }
+    if (bytes[i] !== 0x7d || skipSpace(bytes, i + 1, end) !== end) return null;
+    break;
+  }
+  if (!jsonrpc || method === null) return null;
+  return new RpcCall(bytes, { start: 0, end }, method, hasId);
+}
+
+/** An id the fast path takes as it is (already validated JSON): null, a string, or digits only (an unsigned integer). */
+function plainId(bytes: Uint8Array, start: number, end: number): boolean {
+  const first = bytes[start];
+  if (first === 0x22) return true;
+  if (bytesAre(bytes, start, end, NULL_BYTES)) return true;
+  for (let k = start; k < end; k++) if (bytes[k]! < 0x30 || bytes[k]! > 0x39) return false;
+  return end > start;
 }

@@ -186,3 +186,107 @@ export function member(members: readonly Member[], key: string): Span | undefine
   for (let k = members.length - 1; k >= 0; k--) if (members[k]!.key === key) return members[k]!.value;
   return undefined;
 }
+
+/** Nesting beyond this is left to JSON.parse (validValueEnd answers -1). */
+const MAX_VALIDATED_DEPTH = 64;
+
+function isDigit(b: number | undefined): boolean {
+  return b !== undefined && b >= 0x30 && b <= 0x39;
+}
+
+function isHex(b: number | undefined): boolean {
+  return b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66));
+}
+
+function literalEnd(buf: Uint8Array, i: number, end: number, word: string): number {
+  if (i + word.length > end) return -1;
+  for (let k = 0; k < word.length; k++) if (buf[i + k] !== word.charCodeAt(k)) return -1;
+  return i + word.length;
+}
+
+/** The index after the ASCII JSON string at `i` (a `"`), every escape checked; -1 otherwise. */
+export function validStringEnd(buf: Uint8Array, i: number, end: number): number {
+  for (i++; i < end; i++) {
+    const b = buf[i]!;
+    if (b === QUOTE) return i + 1;
+    if (b < 0x20 || b >= 0x80) return -1;
+    if (b !== BACKSLASH) continue;
+    const e = buf[++i];
+    if (e === 0x75) {
+      // \uXXXX
+      if (!isHex(buf[i + 1]) || !isHex(buf[i + 2]) || !isHex(buf[i + 3]) || !isHex(buf[i + 4])) return -1;
+      i += 4;
+    } else if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) {
+      return -1;
+    }
+  }
+  return -1;
+}
+
+function validNumberEnd(buf: Uint8Array, i: number, end: number): number {
+  if (buf[i] === 0x2d) i++;
+  if (i >= end) return -1;
+  if (buf[i] === 0x30) i++;
+  else if (buf[i]! >= 0x31 && buf[i]! <= 0x39) while (i < end && isDigit(buf[i])) i++;
+  else return -1;
+  if (buf[i] === 0x2e) {
+    i++;
+    if (!isDigit(buf[i])) return -1;
+    while (i < end && isDigit(buf[i])) i++;
+  }
+  if (buf[i] === 0x65 || buf[i] === 0x45) {
+    i++;
+    if (buf[i] === 0x2b || buf[i] === 0x2d) i++;
+    if (!isDigit(buf[i])) return -1;
+    while (i < end && isDigit(buf[i])) i++;
+  }
+  return i;
+}
+
+/**
+ * The index after the JSON value at `i` (no leading space) when it is valid JSON made of ASCII
+ * bytes only, checked in full as JSON.parse checks it (strings and their escapes, numbers,
+ * literals, brackets); -1 otherwise, and for anything it does not vouch for (non-ASCII bytes,
+ * nesting deeper than 64): the caller then falls back to JSON.parse. Used to read a single call
+ * without decoding its params.
+ */
+export function validValueEnd(buf: Uint8Array, i: number, end: number, depth = 0): number {
+  if (i >= end) return -1;
+  const b = buf[i]!;
+  if (b === QUOTE) return validStringEnd(buf, i, end);
+  if (b === 0x2d || isDigit(b)) return validNumberEnd(buf, i, end);
+  if (b === 0x74) return literalEnd(buf, i, end, 'true');
+  if (b === 0x66) return literalEnd(buf, i, end, 'false');
+  if (b === 0x6e) return literalEnd(buf, i, end, 'null');
+  if (depth >= MAX_VALIDATED_DEPTH) return -1;
+  if (b === OPEN_BRACKET) {
+    i = skipSpace(buf, i + 1, end);
+    if (buf[i] === CLOSE_BRACKET) return i + 1;
+    for (;;) {
+      i = validValueEnd(buf, i, end, depth + 1);
+      if (i < 0) return -1;
+      i = skipSpace(buf, i, end);
+      if (buf[i] === CLOSE_BRACKET) return i + 1;
+      if (buf[i] !== COMMA) return -1;
+      i = skipSpace(buf, i + 1, end);
+    }
+  }
+  if (b === OPEN_BRACE) {
+    i = skipSpace(buf, i + 1, end);
+    if (buf[i] === CLOSE_BRACE) return i + 1;
+    for (;;) {
+      if (buf[i] !== QUOTE) return -1;
+      i = validStringEnd(buf, i, end);
+      if (i < 0) return -1;
+      i = skipSpace(buf, i, end);
+      if (buf[i] !== COLON) return -1;
+      i = validValueEnd(buf, skipSpace(buf, i + 1, end), end, depth + 1);
+      if (i < 0) return -1;
+      i = skipSpace(buf, i, end);
+      if (buf[i] === CLOSE_BRACE) return i + 1;
+      if (buf[i] !== COMMA) return -1;
+      i = skipSpace(buf, i + 1, end);
+    }
+  }
+  return -1;
+}

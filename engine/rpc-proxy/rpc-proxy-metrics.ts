@@ -5,9 +5,10 @@
  * URLs (they may carry API keys); `method` labels are bounded (rpc-methods.ts `methodLabel`).
  * Gauges that mirror state are read at scrape time through `collect`.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 
 import { LATENCY_SECONDS_BUCKETS, createMetricsRegistry, type MetricsRegistryOptions } from '../obs/index.js';
+import { PreboundCounter, PreboundHistogram } from './prebound-metrics.js';
 
 export const RPC_PROXY_METRIC_NAMES = {
   calls: 'rpc_proxy_calls_total',
@@ -64,14 +65,15 @@ export interface RpcProxyMetricsSources {
 
 export interface RpcProxyMetrics {
   readonly registry: Registry;
-  /** Calls clients made, by method and transport (`http` or `ws`); batch items count one each. */
-  readonly calls: Counter<'method' | 'transport'>;
-  /** From a call's arrival to its answer being written, retries included, by method. */
-  readonly callDuration: Histogram<'method'>;
-  /** Upstream HTTP requests (attempts), by endpoint and method (`batch` for a batch). */
-  readonly requests: Counter<'endpoint' | 'method'>;
+  /** Calls clients made, by method and transport (`http` or `ws`); batch items count one each. Per call: prebound. */
+  readonly calls: PreboundCounter<'method' | 'transport'>;
+  /** From a call's arrival to its answer being written, retries included, by method. Per call: prebound. */
+  readonly callDuration: PreboundHistogram<'method'>;
+  /** Upstream HTTP requests (attempts), by endpoint and method (`batch` for a batch). Per call: prebound. */
+  readonly requests: PreboundCounter<'endpoint' | 'method'>;
   readonly errors: Counter<'endpoint' | 'method' | 'kind'>;
-  readonly requestDuration: Histogram<'endpoint' | 'method'>;
+  /** Per call: prebound. */
+  readonly requestDuration: PreboundHistogram<'endpoint' | 'method'>;
   /** Attempts after a call's first, by the endpoint tried and method. */
   readonly retries: Counter<'endpoint' | 'method'>;
   readonly healthChecks: Counter<'endpoint' | 'outcome'>;
@@ -87,11 +89,12 @@ export function createRpcProxyMetrics(sources: RpcProxyMetricsSources, options: 
   const registry = createMetricsRegistry(options);
   const n = RPC_PROXY_METRIC_NAMES;
   const registers = [registry];
-  const calls = new Counter({ name: n.calls, help: 'JSON-RPC calls received from clients, by method and transport (batch items count one each).', labelNames: ['method', 'transport'] as const, registers });
-  const callDuration = new Histogram({ name: n.callDuration, help: 'Time from a call arriving to its answer being sent, retries included, by method.', labelNames: ['method'] as const, buckets: [...LATENCY_SECONDS_BUCKETS], registers });
-  const requests = new Counter({ name: n.requests, help: 'Upstream HTTP requests (attempts), by endpoint and method ("batch" for a batch request).', labelNames: ['endpoint', 'method'] as const, registers });
+  // The per-call series: label children bound once, a few arithmetic operations a call (prebound-metrics.ts).
+  const calls = new PreboundCounter(n.calls, 'JSON-RPC calls received from clients, by method and transport (batch items count one each).', ['method', 'transport'] as const, registers);
+  const callDuration = new PreboundHistogram(n.callDuration, 'Time from a call arriving to its answer being sent, retries included, by method.', ['method'] as const, LATENCY_SECONDS_BUCKETS, registers);
+  const requests = new PreboundCounter(n.requests, 'Upstream HTTP requests (attempts), by endpoint and method ("batch" for a batch request).', ['endpoint', 'method'] as const, registers);
   const errors = new Counter({ name: n.errors, help: 'Failed upstream attempts by endpoint, method and kind; endpoint "none": calls the proxy refused itself.', labelNames: ['endpoint', 'method', 'kind'] as const, registers });
-  const requestDuration = new Histogram({ name: n.requestDuration, help: 'Duration of upstream HTTP attempts, answered or not, by endpoint and method.', labelNames: ['endpoint', 'method'] as const, buckets: [...LATENCY_SECONDS_BUCKETS], registers });
+  const requestDuration = new PreboundHistogram(n.requestDuration, 'Duration of upstream HTTP attempts, answered or not, by endpoint and method.', ['endpoint', 'method'] as const, LATENCY_SECONDS_BUCKETS, registers);
   const retries = new Counter({ name: n.retries, help: 'Attempts after the first of a call, by the endpoint tried and method.', labelNames: ['endpoint', 'method'] as const, registers });
   const healthChecks = new Counter({ name: n.healthChecks, help: 'Health checks (getHealth + getSlot) by endpoint and outcome (up, down, lagging).', labelNames: ['endpoint', 'outcome'] as const, registers });
   const wsResubscriptions = new Counter({ name: n.wsResubscriptions, help: 'Client subscriptions subscribed again on another endpoint after theirs failed, by the new endpoint.', labelNames: ['endpoint'] as const, registers });

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool, type Dispatcher } from 'undici';
 
 import { basicAuthHeader } from '../rpc/index.js';
+import { DeadlineQueue, type Deadline } from './deadline-queue.js';
 
 /**
  * One upstream Solana RPC endpoint: its keep-alive connection pool (undici), its health as the
@@ -53,61 +54,78 @@ export type UpstreamResult = UpstreamAnswer | UpstreamFailure;
  */
 const JSON_HEADERS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
 
-/** One attempt, as undici's low-level handler: no streams, the body gathered as chunks. */
-class Attempt implements Dispatcher.DispatchHandler {
+const CONTENT_TYPE = 'content-type';
+
+/**
+ * One attempt, as undici's low-level handler in its raw form (onConnect, onHeaders with the raw
+ * header list, onData, onComplete): no streams, no parsed header object, the body gathered as
+ * chunks. Its deadline waits in the endpoint's DeadlineQueue, not in a timer of its own.
+ */
+class Attempt implements Dispatcher.DispatchHandler, Deadline {
   private readonly started0 = performance.now();
-  private controller: Dispatcher.DispatchController | null = null;
+  private abort: ((err?: Error) => void) | null = null;
   private sent = false;
   private settled = false;
   private status = 0;
   private contentType: string | undefined;
   private readonly chunks: Buffer[] = [];
   private size = 0;
-  private readonly timer: NodeJS.Timeout;
+  deadlineAt = 0;
+  prevDeadline: Deadline | null = null;
+  nextDeadline: Deadline | null = null;
 
   constructor(
+    private readonly endpoint: UpstreamEndpoint,
+    private readonly deadlines: DeadlineQueue,
     private readonly resolve: (result: UpstreamResult) => void,
-    private readonly timeoutMs: number,
   ) {
-    this.timer = setTimeout(() => this.onTimeout(), timeoutMs);
+    deadlines.add(this, this.started0);
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
+  onConnect(abort: (err?: Error) => void): void {
     // The deadline passed while the request waited for a connection: abort before it is written.
     if (this.settled) {
-      controller.abort(new Error('deadline passed while queued'));
+      abort(new Error('deadline passed while queued'));
       return;
     }
-    this.controller = controller;
+    this.abort = abort;
     this.sent = true;
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    if (statusCode < 200) return;
+  onHeaders(statusCode: number, headers: Buffer[]): boolean {
+    if (statusCode < 200) return true;
     this.status = statusCode;
-    const type = headers['content-type'];
-    this.contentType = Array.isArray(type) ? type[0] : type;
+    // Raw headers: name, value, name, value ...; the first Content-Type wins, as before.
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      const name = headers[i]!;
+      if (name.length === CONTENT_TYPE.length && name.toString('latin1').toLowerCase() === CONTENT_TYPE) {
+        this.contentType = headers[i + 1]!.toString('latin1');
+        break;
+      }
+    }
+    return true;
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     this.chunks.push(chunk);
     this.size += chunk.length;
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.timer);
+    this.deadlines.remove(this);
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
-    this.resolve({ ok: true, status: this.status, body, contentType: this.contentType, ms: performance.now() - this.started0 });
+    this.finish({ ok: true, status: this.status, body, contentType: this.contentType, ms: performance.now() - this.started0 });
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+  onError(err: Error): void {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.timer);
+    this.deadlines.remove(this);
     const code = (err as { code?: string }).code ?? '';
-    this.resolve({
+    this.finish({
       ok: false,
       kind: this.sent ? 'network' : 'connect',
       sent: this.sent,
@@ -116,12 +134,18 @@ class Attempt implements Dispatcher.DispatchHandler {
     });
   }
 
-  private onTimeout(): void {
+  /** The deadline passed (DeadlineQueue). */
+  expire(): void {
     if (this.settled) return;
     this.settled = true;
-    this.resolve({ ok: false, kind: 'timeout', sent: this.sent, message: `no answer within ${this.timeoutMs} ms`, ms: performance.now() - this.started0 });
-    // Frees the connection (an answer may still be coming on it); a queued request is aborted in onRequestStart.
-    this.controller?.abort(new Error('timeout'));
+    this.finish({ ok: false, kind: 'timeout', sent: this.sent, message: `no answer within ${this.deadlines.lengthMs} ms`, ms: performance.now() - this.started0 });
+    // Frees the connection (an answer may still be coming on it); a queued request is aborted in onConnect.
+    this.abort?.(new Error('timeout'));
+  }
+
+  private finish(result: UpstreamResult): void {
+    this.endpoint.inFlight--;
+    this.resolve(result);
   }
 }
 
@@ -162,6 +186,9 @@ export class UpstreamEndpoint {
   readonly errors: Record<'connect' | 'network' | 'timeout' | 'http' | 'rpc', number> = { connect: 0, network: 0, timeout: 0, http: 0, rpc: 0 };
 
   private readonly headers: Record<string, string>;
+  /** The attempts' deadlines: the queue of the first length asked for, and any others by length. */
+  private deadlines: DeadlineQueue | null = null;
+  private readonly otherDeadlines = new Map<number, DeadlineQueue>();
 
   constructor(options: UpstreamEndpointOptions) {
     this.index = options.index;
@@ -173,7 +200,7 @@ export class UpstreamEndpoint {
     this.path = `${url.pathname}${url.search}`;
     // The pools are keyed by the origin, which drops the URL's user info: send it as Basic auth.
     this.headers = { ...JSON_HEADERS, ...basicAuthHeader(url) };
-    // Attempts have their own deadline (Attempt), so undici's own timeouts are off. An idle
+    // Attempts have their own deadline (Attempt, DeadlineQueue), so undici's own timeouts are off. An idle
     // connection is dropped after 4 s (undici's default) unless the server's Keep-Alive header says
     // how long it keeps one: servers that close idle connections silently (uWS after 10 s) would
     // otherwise race our next request on a socket they are closing, taking a healthy endpoint out
@@ -201,18 +228,26 @@ export class UpstreamEndpoint {
   private dispatch(pool: Pool, body: Buffer | string, timeoutMs: number): Promise<UpstreamResult> {
     this.inFlight++;
     return new Promise<UpstreamResult>((resolve) => {
-      const done = (result: UpstreamResult): void => {
-        this.inFlight--;
-        resolve(result);
-      };
-      const attempt = new Attempt(done, timeoutMs);
+      const attempt = new Attempt(this, this.deadlinesOf(timeoutMs), resolve);
       try {
         pool.dispatch({ path: this.path, method: 'POST', headers: this.headers, body }, attempt);
       } catch (err) {
         // A closed or destroyed pool throws synchronously.
-        attempt.onResponseError(null as unknown as Dispatcher.DispatchController, err as Error);
+        attempt.onError(err as Error);
       }
     });
+  }
+
+  /** The queue of deadlines `timeoutMs` long (one in practice: request_timeout). */
+  private deadlinesOf(timeoutMs: number): DeadlineQueue {
+    if (this.deadlines !== null && this.deadlines.lengthMs === timeoutMs) return this.deadlines;
+    let q = this.otherDeadlines.get(timeoutMs);
+    if (q === undefined) {
+      q = new DeadlineQueue(timeoutMs);
+      if (this.deadlines === null) this.deadlines = q;
+      else this.otherDeadlines.set(timeoutMs, q);
+    }
+    return q;
   }
 
   /** Keep-alive connections: open and busy. */
