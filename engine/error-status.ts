@@ -88,6 +88,17 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   [ErrorCode.ExternalServerError]: s(503, G.UNAVAILABLE),
   [ErrorCode.ExternalUnreachable]: s(503, G.UNAVAILABLE),
   [ErrorCode.ExternalMalformed]: s(503, G.UNAVAILABLE),
+  // chain RPC: a node or the engine's own worker failed; details are not the client's. The simulated
+  // node's refusal goes out as its JSON-RPC error (context.rpcCode), the swap API's refusal with its
+  // own status (context.status); these rows are for a server that only has the code.
+  [ErrorCode.RpcFailed]: s(502, G.UNAVAILABLE, false),
+  [ErrorCode.FetchQueueFull]: s(503, G.RESOURCE_EXHAUSTED, false),
+  [ErrorCode.RpcWorkerUnavailable]: s(503, G.UNAVAILABLE, false),
+  [ErrorCode.PubsubConnectionLost]: s(502, G.UNAVAILABLE, false),
+  [ErrorCode.NodeRpcError]: s(400, G.INVALID_ARGUMENT),
+  [ErrorCode.SwapApiRefused]: s(400, G.INVALID_ARGUMENT),
+  // cancellation: the engine stopped the work itself (closing)
+  [ErrorCode.Aborted]: s(503, G.CANCELLED, false),
   // message bus
   [ErrorCode.BusSetup]: s(503, G.UNAVAILABLE, false),
   [ErrorCode.BusPublish]: s(503, G.UNAVAILABLE, false),

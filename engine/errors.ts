@@ -70,6 +70,25 @@ export const ErrorCode = {
   RpcProxyUpstreamFailed: 'TP_ERR_RPC_PROXY_UPSTREAM_FAILED',
   /** A write reached one endpoint, which failed before answering: it may have been applied; not sent again. */
   RpcProxyWriteOutcomeUnknown: 'TP_ERR_RPC_PROXY_WRITE_OUTCOME_UNKNOWN',
+  // chain RPC clients (engine/rpc) and the simulated node (engine/sim)
+  /**
+   * A JSON-RPC call to a node failed; `context.kind` says how (rpc, timeout, http, network,
+   * malformed), with the endpoint, the method and, as sent, the node's error code or HTTP status.
+   */
+  RpcFailed: 'TP_ERR_RPC_FAILED',
+  /** An account fetch was refused, not queued: the fetcher's queue or request ring is full (`context.limit`). */
+  FetchQueueFull: 'TP_ERR_FETCH_QUEUE_FULL',
+  /** The RPC worker thread cannot answer: the fetcher was closed, or the worker ended (`context.reason`). */
+  RpcWorkerUnavailable: 'TP_ERR_RPC_WORKER_UNAVAILABLE',
+  /** A PubSub (websocket) connection to a node was lost, or a call on it failed before its answer. */
+  PubsubConnectionLost: 'TP_ERR_PUBSUB_CONNECTION_LOST',
+  /** The simulated node refuses a JSON-RPC call with this error object (`context.rpcCode`, `context.data`). */
+  NodeRpcError: 'TP_ERR_NODE_RPC_ERROR',
+  /** The swap API (quote, swap) refuses a request, in the real API's shape (`context.errorCode`, `context.status`). */
+  SwapApiRefused: 'TP_ERR_SWAP_API_REFUSED',
+  // cancellation
+  /** The operation was cancelled by its caller (a close, a SIGTERM) before it finished; `context.reason` says why. */
+  Aborted: 'TP_ERR_ABORTED',
   // message bus (engine/bus)
   /** A JetStream stream or consumer could not be created or updated. */
   BusSetup: 'TP_ERR_BUS_SETUP',
@@ -127,6 +146,44 @@ export interface ErrorContexts {
   [ErrorCode.MessageInvalid]: { path: string } & ErrorFields;
   /** The mint no pool of the cache or the directory knows. */
   [ErrorCode.UnknownMint]: { mint: string } & ErrorFields;
+  /** How the call failed, where and, as the node sent them, its JSON-RPC error code (and data) or HTTP status. */
+  [ErrorCode.RpcFailed]: RpcFailedContext;
+  /** The bound that was reached: addresses waiting, or bytes of the worker's request ring (`ringBytes`). */
+  [ErrorCode.FetchQueueFull]: { limit: number; ringBytes?: number } & ErrorFields;
+  /** `closed`: the fetcher was closed; `exited`: the worker ended before answering. */
+  [ErrorCode.RpcWorkerUnavailable]: { reason: 'closed' | 'exited' } & ErrorFields;
+  /** The JSON-RPC error object the simulated node answers with. */
+  [ErrorCode.NodeRpcError]: { rpcCode: number; data?: unknown } & ErrorFields;
+  /** The real swap API's error code (or an injected status's text as a code) and the HTTP status it answers with. */
+  [ErrorCode.SwapApiRefused]: { errorCode: string; status: number } & ErrorFields;
+  /** Why the operation was cancelled (the abort signal's reason, as text). */
+  [ErrorCode.Aborted]: { reason: string } & ErrorFields;
+}
+
+/** What failed in a JSON-RPC call (ErrorCode.RpcFailed). */
+export type RpcFailureKind =
+  /** The node answered with a JSON-RPC error object. */
+  | 'rpc'
+  /** No answer within the per-request timeout. */
+  | 'timeout'
+  /** A non-200 HTTP status. */
+  | 'http'
+  /** Connection refused, reset, DNS, ... */
+  | 'network'
+  /** The answer was not the JSON-RPC shape expected. */
+  | 'malformed';
+
+export interface RpcFailedContext {
+  kind: RpcFailureKind;
+  endpoint: string;
+  method: string;
+  /** JSON-RPC error code (kind `rpc`). */
+  rpcCode?: number | undefined;
+  /** The JSON-RPC error's `data` (kind `rpc`; a failed preflight's simulation). */
+  data?: unknown;
+  /** HTTP status (kind `http`). */
+  httpStatus?: number | undefined;
+  [field: string]: unknown;
 }
 
 /** Free-form context fields. */

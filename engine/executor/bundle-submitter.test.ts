@@ -68,7 +68,7 @@ describe('BlockEngineClient', () => {
   it('a failed getTipAccounts is asked again next time', async () => {
     await flakyBlockEngine(async (proxy, client) => {
       proxy.plan('getTipAccounts', 'dropBefore');
-      await expect(client.getTipAccounts()).rejects.toMatchObject({ name: 'RpcFailure', kind: 'network' });
+      await expect(client.getTipAccounts()).rejects.toMatchObject({ code: 'TP_ERR_RPC_FAILED', context: { kind: 'network' } });
       expect(await client.getTipAccounts()).toEqual(JITO_TIP_ACCOUNTS);
       expect(proxy.received('getTipAccounts')).toBe(2);
     });

@@ -1,19 +1,17 @@
 import { describe, expect, it } from 'vitest';
 
-import { RpcFailure, type RpcFailureKind } from '../rpc/index.js';
-import type { RpcFailureWithData } from '../rpc/json-rpc-http-client.js';
+import { rpcFailure, type RpcFailure, type RpcFailureKind } from '../rpc/index.js';
 import { SendFailure, classifySendFailure } from './send-failure.js';
 import { resendBackoff } from './submission-run.js';
 
 function failure(kind: RpcFailureKind, details: { rpcCode?: number; httpStatus?: number; data?: unknown; message?: string } = {}): RpcFailure {
-  const f: RpcFailureWithData = new RpcFailure(kind, details.message ?? `sendTransaction: ${kind}`, {
+  return rpcFailure(kind, details.message ?? `sendTransaction: ${kind}`, {
     endpoint: 'http://node',
     method: 'sendTransaction',
     ...(details.rpcCode === undefined ? {} : { rpcCode: details.rpcCode }),
     ...(details.httpStatus === undefined ? {} : { httpStatus: details.httpStatus }),
+    data: details.data,
   });
-  f.data = details.data;
-  return f;
 }
 
 describe('classifySendFailure', () => {

@@ -1,4 +1,4 @@
-import { isRpcFailure, PREFLIGHT_FAILURE, type RpcFailureWithData } from '../rpc/index.js';
+import { isRpcFailure, PREFLIGHT_FAILURE } from '../rpc/index.js';
 
 /**
  * What a failed send (sendTransaction, sendBundle) means for the trade, so both submitters decide
@@ -25,15 +25,15 @@ const TRANSIENT_RPC_CODES = new Set([-32603, -32005, -32004, -32016]);
 export function classifySendFailure(err: unknown): SendFailure {
   // Not a failure of the request (a bad argument, a bug): sending the same again cannot help.
   if (!isRpcFailure(err)) return SendFailure.Refused;
-  if (err.kind !== 'rpc') return SendFailure.Transient;
+  if (err.context.kind !== 'rpc') return SendFailure.Transient;
   // Rate limited or a server in trouble, whatever the error object says.
-  if (err.httpStatus !== undefined && (err.httpStatus === 429 || err.httpStatus >= 500)) return SendFailure.Transient;
-  if (err.rpcCode === PREFLIGHT_FAILURE) {
-    const reason = ((err as RpcFailureWithData).data as { err?: unknown } | null | undefined)?.err;
+  if (err.context.httpStatus !== undefined && (err.context.httpStatus === 429 || err.context.httpStatus >= 500)) return SendFailure.Transient;
+  if (err.context.rpcCode === PREFLIGHT_FAILURE) {
+    const reason = (err.context.data as { err?: unknown } | null | undefined)?.err;
     if (reason === 'AlreadyProcessed' || /already been processed/i.test(err.message)) return SendFailure.AlreadyProcessed;
     if (reason === 'BlockhashNotFound' || /blockhash not found/i.test(err.message)) return SendFailure.BlockhashNotFound;
     return SendFailure.Refused;
   }
-  if (err.rpcCode !== undefined && TRANSIENT_RPC_CODES.has(err.rpcCode)) return SendFailure.Transient;
+  if (err.context.rpcCode !== undefined && TRANSIENT_RPC_CODES.has(err.context.rpcCode)) return SendFailure.Transient;
   return SendFailure.Refused;
 }

@@ -13,6 +13,7 @@
  * - `malformed`: a state that does not read as format 1.
  */
 import { createDecoderRegistry, type DecoderRegistry } from '../dex/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 import { RpcPoolLoader, type LoadedPool, type PoolLoader, type PoolLoadResult } from '../pools/index.js';
 import type { AccountData, AccountFetcherStats, AccountReader } from '../rpc/index.js';
 import { EVENT_STATE_FORMAT, type EventState, type EventStateAccount } from './event-state.js';
@@ -144,7 +145,7 @@ export class EventStateReplay implements PoolLoader {
         registry: this.registry,
         arraysEachSide: pool.arraysEachSide,
         readMints: pool.mints,
-        epochs: { current: () => (this.epoch === undefined ? Promise.reject(new Error('the event state carries no epoch')) : Promise.resolve(this.epoch)) },
+        epochs: { current: () => (this.epoch === undefined ? Promise.reject(new TpError(ErrorCode.ConfigFile, 'the event state carries no epoch')) : Promise.resolve(this.epoch)) },
       });
       this.loaders.set(key, loader);
     }

@@ -28,7 +28,7 @@ import { Dex, reserveAccountsOf } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import type { LoadedPool, RpcPoolLoader } from '../pools/index.js';
 import type { AccountData, AccountReader } from '../rpc/index.js';
-import { ConnectionLost, UpstreamPubsub, type Notification, type PubsubPeer } from '../rpc-proxy/index.js';
+import { connectionLost, UpstreamPubsub, type Notification, type PubsubPeer } from '../rpc-proxy/index.js';
 
 /** Pool accounts are a few KB; a DLMM or CLMM pool with its extension stays well below this. */
 const MAX_NOTIFICATION_BYTES = 1 << 20;
@@ -201,9 +201,9 @@ export class PubsubPoolSource {
       this.early = [];
       for (const address of this.options.accounts) {
         const answer = await conn.call('accountSubscribe', Buffer.from(JSON.stringify([address, { encoding: 'base64', commitment: this.commitment }])));
-        if ('error' in answer) throw new ConnectionLost(`accountSubscribe ${address}: ${answer.error.toString('utf8')}`);
+        if ('error' in answer) throw connectionLost(`accountSubscribe ${address}: ${answer.error.toString('utf8')}`);
         const id = Number(answer.result.toString('latin1'));
-        if (!Number.isSafeInteger(id) || id < 0) throw new ConnectionLost(`accountSubscribe ${address} answered ${answer.result.toString('utf8')}, not a subscription id`);
+        if (!Number.isSafeInteger(id) || id < 0) throw connectionLost(`accountSubscribe ${address} answered ${answer.result.toString('utf8')}, not a subscription id`);
         this.bySubscription.set(id, address);
         this.stats.subscriptions++;
         const early: { n: Notification; bytes: Buffer }[] = this.early ?? [];
@@ -276,9 +276,9 @@ export class PubsubPoolSource {
       this.watchedVaults.add(vault);
       try {
         const answer = await conn.call('accountSubscribe', Buffer.from(JSON.stringify([vault, { encoding: 'base64', commitment: this.commitment }])));
-        if ('error' in answer) throw new ConnectionLost(`accountSubscribe ${vault}: ${answer.error.toString('utf8')}`);
+        if ('error' in answer) throw connectionLost(`accountSubscribe ${vault}: ${answer.error.toString('utf8')}`);
         const id = Number(answer.result.toString('latin1'));
-        if (!Number.isSafeInteger(id) || id < 0) throw new ConnectionLost(`accountSubscribe ${vault} answered ${answer.result.toString('utf8')}, not a subscription id`);
+        if (!Number.isSafeInteger(id) || id < 0) throw connectionLost(`accountSubscribe ${vault} answered ${answer.result.toString('utf8')}, not a subscription id`);
         if (conn !== this.conn) return;
         this.vaultSubscriptions.set(id, loaded.address);
         this.stats.subscriptions++;

@@ -27,7 +27,7 @@
 import { clientErrorOf } from '../error-status.js';
 import { ErrorCode } from '../errors.js';
 import {
-  QuoteApiError,
+  isQuoteApiError,
   QuoteErrorCode,
   formatFraction,
   labelOfDex,
@@ -68,7 +68,7 @@ export function parseSwapApiQuery(rawQuery: string, defaultSlippageBps: number, 
   try {
     params = parseQuoteParams(query, (mint) => pubkeys.isPubkey(mint));
   } catch (err) {
-    if (err instanceof QuoteApiError) return errorOf(err.status, err.errorCode, err.message);
+    if (isQuoteApiError(err)) return errorOf(err.context.status, err.context.errorCode, err.message);
     throw err;
   }
   if (params.amount === 0n) return NO_ROUTE;

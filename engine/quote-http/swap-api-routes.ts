@@ -18,7 +18,7 @@ import type uws from '@trufflesuite/uws-js-unofficial';
 
 import { ErrorCode, isTpError } from '../errors.js';
 import type { PubkeyCheck, QuoteEngine, QuoteResult } from '../quote/index.js';
-import { QuoteApiError, QuoteErrorCode, parseSwapRequest, type SwapInstructionsResponse, type SwapRequest, type SwapResponse } from '../swap-api/index.js';
+import { isQuoteApiError, quoteErrorBody, QuoteErrorCode, parseSwapRequest, type SwapInstructionsResponse, type SwapRequest, type SwapResponse } from '../swap-api/index.js';
 import { readBody } from './http-body.js';
 import { STATUS, statusLine, type HttpError } from './http-errors.js';
 import type { RouteGate } from './route-gate.js';
@@ -55,9 +55,9 @@ function sendSwapApiError(res: uws.HttpResponse, e: SwapApiError, headers?: read
 
 /** The API error of what a swap build threw: its own refusals as they are, a dead RPC 503, anything else 500. */
 function swapErrorOf(err: unknown): SwapApiError {
-  if (err instanceof QuoteApiError) return { status: err.status, body: JSON.stringify(err.body()) };
+  if (isQuoteApiError(err)) return { status: err.context.status, body: JSON.stringify(quoteErrorBody(err)) };
   if (isTpError(err, ErrorCode.Unavailable)) return swapApiErrorOfCode(ErrorCode.Unavailable, err.message);
-  if (err instanceof Error && err.name === 'RpcFailure') return swapApiErrorOfCode(ErrorCode.Unavailable, `the RPC endpoint failed: ${err.message}`);
+  if (isTpError(err, ErrorCode.RpcFailed)) return swapApiErrorOfCode(ErrorCode.Unavailable, `the RPC endpoint failed: ${err.message}`);
   return swapApiErrorOfCode(ErrorCode.Internal, err instanceof Error ? err.message : String(err));
 }
 

@@ -5,6 +5,7 @@
  * and the sampling heap profiler, all from a `QuoteServiceConfig`.
  */
 import { createGrpcAuth } from '../auth/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 import { PoolCache } from '../cache/index.js';
 import { healthThresholdsOf, httpLimitsOf, serverTlsOf } from '../config/index.js';
 import { bindAsIs, type BindPort, type Logger, createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
@@ -214,7 +215,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     updates,
     validator,
     start(listen: BindPort = bindAsIs): Promise<QuoteServicePorts> {
-      if (closing !== undefined) return Promise.reject(new Error('the quote service was closed'));
+      if (closing !== undefined) return Promise.reject(new TpError(ErrorCode.Unavailable, 'the quote service was closed'));
       started ??= (async () => {
         try {
           const at = (port: number, setting: string, what: string) => ({ what: `quote service ${what}`, host: config.host, port, setting });

@@ -18,6 +18,6 @@ export { JsonRpcErrorCode } from './proxy-errors.js';
 export { READ_METHODS, isReadMethod } from './rpc-methods.js';
 export { RPC_PROXY_METRIC_NAMES } from './rpc-proxy-metrics.js';
 export { EndpointState } from './upstream-endpoint.js';
-export { UpstreamPubsub, ConnectionLost, type CallAnswer, type PubsubPeer, type UpstreamPubsubEvents } from './upstream-pubsub.js';
+export { UpstreamPubsub, connectionLost, type CallAnswer, type PubsubPeer, type UpstreamPubsubEvents } from './upstream-pubsub.js';
 export type { Notification } from './pubsub-message.js';
 export { MAX_SUBSCRIPTIONS_PER_CLIENT } from './subscription-hub.js';

@@ -7,7 +7,7 @@ import { endsSubscription, withSubscriptionId, type Notification } from './pubsu
 import { subscriptionKind } from './rpc-methods.js';
 import { NO_ENDPOINT, type RpcProxyMetrics } from './rpc-proxy-metrics.js';
 import type { UpstreamEndpoint } from './upstream-endpoint.js';
-import { ConnectionLost, UpstreamPubsub, type CallAnswer } from './upstream-pubsub.js';
+import { connectionLost, UpstreamPubsub, type CallAnswer } from './upstream-pubsub.js';
 import { subscriptionKey } from './subscription-key.js';
 
 /**
@@ -77,7 +77,7 @@ class UpstreamSub {
     this.confirmed = subscribe.then((answer) => {
       if ('error' in answer) throw new Rejected(answer.error);
       const id = Number(answer.result.toString('latin1'));
-      if (!Number.isSafeInteger(id) || id < 0) throw new ConnectionLost(`${conn.endpoint.name}: ${method} answered a subscription id that is not a number`);
+      if (!Number.isSafeInteger(id) || id < 0) throw connectionLost(`${conn.endpoint.name}: ${method} answered a subscription id that is not a number`);
       this.upstreamId = id;
     });
   }
@@ -216,7 +216,7 @@ export class SubscriptionHub {
       if (us !== undefined && us.upstreamId !== null && !conn.isLost && conn.endpoint.inRotation && (avoid & conn.endpoint.bit) === 0) return us;
     }
     let tried = avoid;
-    let last: Error = new ConnectionLost('no endpoint');
+    let last: Error = connectionLost('no endpoint');
     for (let attempt = 0; attempt < this.set.list.length; attempt++) {
       const e = this.set.pick(tried);
       if ((tried & e.bit) !== 0 && attempt > 0) break;
@@ -245,7 +245,7 @@ export class SubscriptionHub {
       }
       try {
         await us.confirmed;
-        if (conn.isLost) throw new ConnectionLost(`${e.name}: PubSub connection lost`);
+        if (conn.isLost) throw connectionLost(`${e.name}: PubSub connection lost`);
         return st.byId.get(us.upstreamId!) ?? us;
       } catch (err) {
         if (err instanceof Rejected) throw err;

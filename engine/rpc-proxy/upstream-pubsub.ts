@@ -1,5 +1,6 @@
 import { WebSocket, type RawData } from 'ws';
 
+import { ErrorCode, TpError } from '../errors.js';
 import { member, objectMembers } from './json-scan.js';
 import { readNotification, type Notification } from './pubsub-message.js';
 import type { UpstreamEndpoint } from './upstream-endpoint.js';
@@ -10,7 +11,7 @@ import type { UpstreamEndpoint } from './upstream-endpoint.js';
  * id, notifications handed up with their upstream subscription id. A ping every 30 s finds a dead
  * peer that never closed (no pong by the next ping: the connection is cut). Any loss (close, error,
  * missed pong, a call timing out on it) is reported once through `onLost`, and every call waiting
- * fails with ConnectionLost.
+ * fails with TP_ERR_PUBSUB_CONNECTION_LOST.
  */
 
 export const PING_INTERVAL_MS = 30_000;
@@ -18,8 +19,9 @@ export const PING_INTERVAL_MS = 30_000;
 /** A call's answer: the raw `result` or `error` value. */
 export type CallAnswer = { result: Buffer } | { error: Buffer };
 
-export class ConnectionLost extends Error {
-  override readonly name = 'ConnectionLost';
+/** The connection was lost, or a call on it failed before its answer (ErrorCode.PubsubConnectionLost). */
+export function connectionLost(message: string): TpError<typeof ErrorCode.PubsubConnectionLost> {
+  return new TpError(ErrorCode.PubsubConnectionLost, message);
 }
 
 /**
@@ -52,7 +54,7 @@ function asBuffer(data: RawData): Buffer {
 
 export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
   readonly endpoint: E;
-  /** Resolves once open; rejects with ConnectionLost when the connection fails first. */
+  /** Resolves once open; rejects with TP_ERR_PUBSUB_CONNECTION_LOST when the connection fails first. */
   readonly ready: Promise<void>;
   private readonly socket: WebSocket;
   private readonly waiting = new Map<number, Waiting>();
@@ -70,7 +72,7 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
     this.socket = new WebSocket(endpoint.wsUrl, { perMessageDeflate: false, maxPayload: options.maxPayload, handshakeTimeout: options.timeoutMs });
     this.ready = new Promise<void>((resolve, reject) => {
       this.socket.once('open', () => resolve());
-      this.socket.once('close', () => reject(new ConnectionLost(`${endpoint.name}: PubSub connection closed before it opened`)));
+      this.socket.once('close', () => reject(connectionLost(`${endpoint.name}: PubSub connection closed before it opened`)));
     });
     this.ready.catch(() => undefined);
     this.socket.on('message', (data) => this.onMessage(asBuffer(data)));
@@ -87,10 +89,10 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
     return this.lost;
   }
 
-  /** Sends a call once the connection is open; its answer, or ConnectionLost (timeouts also end the connection). */
+  /** Sends a call once the connection is open; its answer, or TP_ERR_PUBSUB_CONNECTION_LOST (timeouts also end the connection). */
   async call(method: string, params: Uint8Array | null): Promise<CallAnswer> {
     await this.ready;
-    if (this.lost) throw new ConnectionLost(`${this.endpoint.name}: PubSub connection lost`);
+    if (this.lost) throw connectionLost(`${this.endpoint.name}: PubSub connection lost`);
     const id = this.nextId++;
     const text =
       params === null
@@ -99,7 +101,7 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
     return new Promise<CallAnswer>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
-        reject(new ConnectionLost(`${this.endpoint.name}: no answer to ${method} within ${this.options.timeoutMs} ms`));
+        reject(connectionLost(`${this.endpoint.name}: no answer to ${method} within ${this.options.timeoutMs} ms`));
         // A node that does not answer a subscribe cannot be trusted with notifications either.
         this.close(`${method} timed out`);
       }, this.options.timeoutMs);
@@ -151,7 +153,7 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
     const error = member(members, 'error');
     if (result !== undefined) w.resolve({ result: bytes.subarray(result.start, result.end) });
     else if (error !== undefined) w.resolve({ error: bytes.subarray(error.start, error.end) });
-    else w.reject(new ConnectionLost(`${this.endpoint.name}: an answer without result or error`));
+    else w.reject(connectionLost(`${this.endpoint.name}: an answer without result or error`));
   }
 
   private fail(reason: string): void {
@@ -160,7 +162,7 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
     clearInterval(this.pinger);
     for (const w of this.waiting.values()) {
       clearTimeout(w.timer);
-      w.reject(new ConnectionLost(`${this.endpoint.name}: ${reason}`));
+      w.reject(connectionLost(`${this.endpoint.name}: ${reason}`));
     }
     this.waiting.clear();
     if (this.socket.readyState !== WebSocket.CLOSED) this.socket.terminate();

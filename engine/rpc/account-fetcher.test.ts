@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { AccountFetcher } from './account-fetcher.js';
 import { RpcClient } from './rpc-client.js';
-import { FetchQueueFull, isRpcFailure, type RpcFailure } from './rpc-errors.js';
+import { ErrorCode } from '../errors.js';
+import { isRpcFailure, type RpcFailure } from './rpc-errors.js';
 import { dataAccount, startRpcFixture, testAddress, type RpcFixture } from '../scanner/testing/rpc-fixture.js';
 
 /** Keys asked in each getMultipleAccounts POST the server answered. */
@@ -110,7 +111,7 @@ describe('AccountFetcher over the simulator JSON-RPC', () => {
       expect(r.status).toBe('rejected');
       const err = (r as PromiseRejectedResult).reason as unknown;
       expect(isRpcFailure(err, 'rpc')).toBe(true);
-      expect((err as RpcFailure).rpcCode).toBe(-32603);
+      expect((err as RpcFailure).context.rpcCode).toBe(-32603);
     }
     expect(fetcher.stats.failedCalls).toBe(2);
     expect(fetcher.outstanding).toBe(0);
@@ -129,7 +130,7 @@ describe('AccountFetcher over the simulator JSON-RPC', () => {
   it('refuses fetches beyond the queue limit instead of buffering them', async () => {
     const fetcher = new AccountFetcher(client, { batchSize: 100, maxQueued: 3 });
     const ok = [1, 2, 3].map((i) => fetcher.fetch(testAddress(i)));
-    await expect(fetcher.fetch(testAddress(4))).rejects.toBeInstanceOf(FetchQueueFull);
+    await expect(fetcher.fetch(testAddress(4))).rejects.toMatchObject({ code: ErrorCode.FetchQueueFull });
     // A queued address still coalesces when the queue is full.
     const again = fetcher.fetch(testAddress(1));
     expect(fetcher.stats.refused).toBe(1);

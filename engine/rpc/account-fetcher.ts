@@ -1,5 +1,5 @@
 import { MAX_KEYS_PER_CALL, type AccountData, type MultipleAccountsResult } from './rpc-client.js';
-import { FetchQueueFull } from './rpc-errors.js';
+import { fetchQueueFull } from './rpc-errors.js';
 
 /**
  * Batched, coalesced account reads: `fetch(address)` queues the address; the queue flushes as one
@@ -106,7 +106,7 @@ export class AccountFetcher implements AccountReader {
     }
     if (this.queue.length >= this.maxQueued) {
       this.stats.refused++;
-      return Promise.reject(new FetchQueueFull(this.maxQueued));
+      return Promise.reject(fetchQueueFull(this.maxQueued));
     }
     let resolve!: Waiter['resolve'];
     let reject!: Waiter['reject'];

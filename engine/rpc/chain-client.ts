@@ -1,5 +1,5 @@
 import { TOKEN_PROGRAM_ID, WSOL_MINT, base58, type Commitment } from '../chain/index.js';
-import { RpcFailure } from './rpc-errors.js';
+import { rpcFailure } from './rpc-errors.js';
 import { JsonRpcHttpClient } from './json-rpc-http-client.js';
 
 export type { Commitment };
@@ -113,7 +113,7 @@ export class ChainClient {
   async getSlot(): Promise<bigint> {
     const { text } = await this.call('getSlot', [{ commitment: this.commitment }]);
     const m = /"result"\s*:\s*(\d+)/.exec(text);
-    if (m === null) throw new RpcFailure('malformed', 'getSlot: no slot', { endpoint: this.url, method: 'getSlot' });
+    if (m === null) throw rpcFailure('malformed', 'getSlot: no slot', { endpoint: this.url, method: 'getSlot' });
     return BigInt(m[1]!);
   }
 
@@ -121,7 +121,7 @@ export class ChainClient {
   async getBalance(address: string): Promise<bigint> {
     const { text } = await this.call('getBalance', [address, { commitment: this.commitment }]);
     const m = VALUE_U64_RE.exec(text);
-    if (m === null) throw new RpcFailure('malformed', 'getBalance: no value', { endpoint: this.url, method: 'getBalance' });
+    if (m === null) throw rpcFailure('malformed', 'getBalance: no value', { endpoint: this.url, method: 'getBalance' });
     return BigInt(m[1]!);
   }
 
@@ -130,15 +130,15 @@ export class ChainClient {
     const method = 'getTokenAccountsByOwner';
     const { result } = await this.call(method, [owner, { programId }, { encoding: 'base64', commitment: this.commitment }]);
     const value = (result as { value?: unknown } | null)?.value;
-    if (!Array.isArray(value)) throw new RpcFailure('malformed', `${method}: result.value is not an array`, { endpoint: this.url, method });
+    if (!Array.isArray(value)) throw rpcFailure('malformed', `${method}: result.value is not an array`, { endpoint: this.url, method });
     const out: TokenAccountInfo[] = [];
     for (const item of value as { pubkey?: unknown; account?: { data?: unknown } }[]) {
       const data = item?.account?.data;
       if (typeof item?.pubkey !== 'string' || !Array.isArray(data) || typeof data[0] !== 'string' || data[1] !== 'base64') {
-        throw new RpcFailure('malformed', `${method}: an item is not {pubkey, account: {data: [base64, "base64"]}}`, { endpoint: this.url, method });
+        throw rpcFailure('malformed', `${method}: an item is not {pubkey, account: {data: [base64, "base64"]}}`, { endpoint: this.url, method });
       }
       const bytes = Buffer.from(data[0], 'base64');
-      if (bytes.length < 72) throw new RpcFailure('malformed', `${method}: token account ${item.pubkey} is ${bytes.length} bytes`, { endpoint: this.url, method });
+      if (bytes.length < 72) throw rpcFailure('malformed', `${method}: token account ${item.pubkey} is ${bytes.length} bytes`, { endpoint: this.url, method });
       out.push({
         address: item.pubkey,
         mint: base58.encode(bytes.subarray(0, 32)),
@@ -154,7 +154,7 @@ export class ChainClient {
     const blockhash = (result as { value?: { blockhash?: unknown } } | null)?.value?.blockhash;
     const m = /"lastValidBlockHeight"\s*:\s*(\d+)/.exec(text);
     if (typeof blockhash !== 'string' || m === null) {
-      throw new RpcFailure('malformed', 'getLatestBlockhash: no blockhash', { endpoint: this.url, method: 'getLatestBlockhash' });
+      throw rpcFailure('malformed', 'getLatestBlockhash: no blockhash', { endpoint: this.url, method: 'getLatestBlockhash' });
     }
     return { blockhash, lastValidBlockHeight: BigInt(m[1]!) };
   }
@@ -162,7 +162,7 @@ export class ChainClient {
   async getBlockHeight(): Promise<bigint> {
     const { text } = await this.call('getBlockHeight', [{ commitment: this.commitment }]);
     const m = /"result"\s*:\s*(\d+)/.exec(text);
-    if (m === null) throw new RpcFailure('malformed', 'getBlockHeight: no height', { endpoint: this.url, method: 'getBlockHeight' });
+    if (m === null) throw rpcFailure('malformed', 'getBlockHeight: no height', { endpoint: this.url, method: 'getBlockHeight' });
     return BigInt(m[1]!);
   }
 
@@ -172,7 +172,7 @@ export class ChainClient {
       Buffer.from(tx).toString('base64'),
       { encoding: 'base64', skipPreflight: options.skipPreflight ?? false, preflightCommitment: this.commitment },
     ]);
-    if (typeof result !== 'string') throw new RpcFailure('malformed', 'sendTransaction: no signature', { endpoint: this.url, method: 'sendTransaction' });
+    if (typeof result !== 'string') throw rpcFailure('malformed', 'sendTransaction: no signature', { endpoint: this.url, method: 'sendTransaction' });
     return result;
   }
 
@@ -181,7 +181,7 @@ export class ChainClient {
     const { result } = await this.call('getSignatureStatuses', [signatures, { searchTransactionHistory: true }]);
     const value = (result as { value?: unknown } | null)?.value;
     if (!Array.isArray(value) || value.length !== signatures.length) {
-      throw new RpcFailure('malformed', 'getSignatureStatuses: value does not match the signatures', { endpoint: this.url, method: 'getSignatureStatuses' });
+      throw rpcFailure('malformed', 'getSignatureStatuses: value does not match the signatures', { endpoint: this.url, method: 'getSignatureStatuses' });
     }
     return value.map((v: unknown) => {
       if (v === null) return null;

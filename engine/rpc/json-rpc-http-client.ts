@@ -1,5 +1,5 @@
 import { maskSecretsInText } from '../secret-mask.js';
-import { RpcFailure } from './rpc-errors.js';
+import { rpcFailure, type RpcFailure } from './rpc-errors.js';
 import { failsOver, openRpcEndpoint, type RpcEndpoint } from './rpc-endpoint.js';
 
 /**
@@ -31,8 +31,6 @@ export interface JsonRpcHttpClientOptions {
   spread?: boolean;
 }
 
-/** An RpcFailure of kind `rpc` also carries the error's `data` (a failed preflight's simulation). */
-export type RpcFailureWithData = RpcFailure & { data?: unknown };
 
 /** A 200 reply as it came: its bytes, and the endpoint that sent it (masked). */
 export interface RpcReplyBytes {
@@ -85,12 +83,12 @@ export class JsonRpcHttpClient {
     try {
       reply = JSON.parse(text) as JsonRpcReply;
     } catch (err) {
-      throw new RpcFailure('malformed', `${method}: reply is not JSON`, { endpoint, method, cause: err });
+      throw rpcFailure('malformed', `${method}: reply is not JSON`, { endpoint, method, cause: err });
     }
-    if (typeof reply !== 'object' || reply === null) throw new RpcFailure('malformed', `${method}: no result`, { endpoint, method });
+    if (typeof reply !== 'object' || reply === null) throw rpcFailure('malformed', `${method}: no result`, { endpoint, method });
     const failure = rpcErrorOf(reply, method, endpoint, 200);
     if (failure !== undefined) throw failure;
-    if (!('result' in reply)) throw new RpcFailure('malformed', `${method}: no result`, { endpoint, method });
+    if (!('result' in reply)) throw rpcFailure('malformed', `${method}: no result`, { endpoint, method });
     return { text, result: reply.result };
   }
 
@@ -118,7 +116,7 @@ export class JsonRpcHttpClient {
 
   /** An RpcFailure of kind malformed for `method` at this endpoint. */
   malformed(method: string, what: string): RpcFailure {
-    return new RpcFailure('malformed', `${method}: ${what}`, { endpoint: this.url, method });
+    return rpcFailure('malformed', `${method}: ${what}`, { endpoint: this.url, method });
   }
 
   private async post(endpoint: RpcEndpoint, method: string, body: string): Promise<RpcReplyBytes> {
@@ -133,10 +131,10 @@ export class JsonRpcHttpClient {
     } catch (err) {
       const code = (err as { code?: unknown } | null)?.code;
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-        throw new RpcFailure('timeout', `${method}: no answer within ${this.timeoutMs} ms`, { endpoint: at, method, cause: err });
+        throw rpcFailure('timeout', `${method}: no answer within ${this.timeoutMs} ms`, { endpoint: at, method, cause: err });
       }
       const suffix = typeof code === 'string' && code !== '' ? ` (${code})` : '';
-      throw new RpcFailure('network', `${method}: ${maskSecretsInText((err as Error).message)}${suffix} at ${at}`, { endpoint: at, method, cause: err });
+      throw rpcFailure('network', `${method}: ${maskSecretsInText((err as Error).message)}${suffix} at ${at}`, { endpoint: at, method, cause: err });
     }
     const reply = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (status === 200) return { endpoint: at, body: reply };
@@ -147,22 +145,21 @@ export class JsonRpcHttpClient {
       parsed = undefined;
     }
     const failure = typeof parsed === 'object' && parsed !== null ? rpcErrorOf(parsed as JsonRpcReply, method, at, status) : undefined;
-    throw failure ?? new RpcFailure('http', `${method}: HTTP ${status} at ${at}`, { endpoint: at, method, httpStatus: status });
+    throw failure ?? rpcFailure('http', `${method}: HTTP ${status} at ${at}`, { endpoint: at, method, httpStatus: status });
   }
 }
 
 /** The reply's JSON-RPC error as an RpcFailure of kind rpc (carrying its `data`), or undefined. */
-function rpcErrorOf(reply: JsonRpcReply, method: string, endpoint: string, httpStatus: number): RpcFailureWithData | undefined {
+function rpcErrorOf(reply: JsonRpcReply, method: string, endpoint: string, httpStatus: number): RpcFailure | undefined {
   const error = reply.error;
   if (error === undefined || error === null || typeof error !== 'object') return undefined;
   const code = typeof error.code === 'number' ? error.code : undefined;
   const message = typeof error.message === 'string' ? error.message : 'unknown error';
-  const failure: RpcFailureWithData = new RpcFailure('rpc', `${method}: ${message}${code === undefined ? '' : ` (${code})`}`, {
+  return rpcFailure('rpc', `${method}: ${message}${code === undefined ? '' : ` (${code})`}`, {
     endpoint,
     method,
     rpcCode: code,
+    data: error.data,
     ...(httpStatus === 200 ? {} : { httpStatus }),
   });
-  failure.data = error.data;
-  return failure;
 }

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { parseEpochInfo, parseMultipleAccounts, parseRpcEndpoints, RpcClient } from './rpc-client.js';
-import { isRpcFailure, RpcFailure } from './rpc-errors.js';
+import { ErrorCode } from '../errors.js';
+import { isRpcFailure, type RpcFailure } from './rpc-errors.js';
 import { dataAccount, startRpcFixture, testAddress, type RpcFixture } from '../scanner/testing/rpc-fixture.js';
 
 describe('RpcClient.getMultipleAccounts against the simulator JSON-RPC', () => {
@@ -43,7 +44,7 @@ describe('RpcClient.getMultipleAccounts against the simulator JSON-RPC', () => {
     const client = new RpcClient({ endpoints: [fx.httpUrl] });
     const err = await client.getMultipleAccounts([testAddress(1)]).catch((e: unknown) => e);
     expect(isRpcFailure(err, 'rpc')).toBe(true);
-    expect((err as RpcFailure).rpcCode).toBe(-32005);
+    expect((err as RpcFailure).context.rpcCode).toBe(-32005);
     expect((err as RpcFailure).message).toContain('Node is behind');
   });
 
@@ -52,7 +53,7 @@ describe('RpcClient.getMultipleAccounts against the simulator JSON-RPC', () => {
     const client = new RpcClient({ endpoints: [fx.httpUrl], timeoutMs: 50 });
     const err = await client.getMultipleAccounts([testAddress(1)]).catch((e: unknown) => e);
     expect(isRpcFailure(err, 'timeout')).toBe(true);
-    expect((err as RpcFailure).endpoint).toBe(fx.httpUrl);
+    expect((err as RpcFailure).context.endpoint).toBe(fx.httpUrl);
   });
 
   it('rotates over endpoints (round robin) and reports network failures typed', async () => {
@@ -74,14 +75,14 @@ describe('RpcClient.getMultipleAccounts against the simulator JSON-RPC', () => {
     const client = new RpcClient({ endpoints: [fx.httpUrl] });
     const err = await client.getMultipleAccounts(['not-a-key']).catch((e: unknown) => e);
     expect(isRpcFailure(err, 'rpc')).toBe(true);
-    expect((err as RpcFailure).rpcCode).toBe(-32602);
+    expect((err as RpcFailure).context.rpcCode).toBe(-32602);
   });
 });
 
 describe('parseMultipleAccounts', () => {
   it('rejects malformed replies typed', () => {
     for (const text of ['nope', '{"jsonrpc":"2.0","result":{"context":{"slot":1},"value":{}},"id":1}', '{"jsonrpc":"2.0","result":{"value":[null]},"id":1}']) {
-      expect(() => parseMultipleAccounts(text, 1, 'http://x')).toThrow(RpcFailure);
+      expect(() => parseMultipleAccounts(text, 1, 'http://x')).toThrow(expect.objectContaining({ code: ErrorCode.RpcFailed }));
       try {
         parseMultipleAccounts(text, 1, 'http://x');
       } catch (e) {
@@ -148,7 +149,7 @@ describe('parseEpochInfo', () => {
       '{"jsonrpc":"2.0","result":{"absoluteSlot":1,"blockHeight":1,"epoch":"870","slotIndex":5,"slotsInEpoch":432000},"id":1}',
       '{"jsonrpc":"2.0","result":{"absoluteSlot":1,"blockHeight":1,"slotIndex":5,"slotsInEpoch":432000},"id":1}',
     ]) {
-      expect(() => parseEpochInfo(bad, 'http://x'), bad).toThrow(RpcFailure);
+      expect(() => parseEpochInfo(bad, 'http://x'), bad).toThrow(expect.objectContaining({ code: ErrorCode.RpcFailed }));
     }
     let failure: unknown;
     try {
@@ -156,6 +157,6 @@ describe('parseEpochInfo', () => {
     } catch (err) {
       failure = err;
     }
-    expect(failure).toMatchObject({ kind: 'rpc', rpcCode: -32005 });
+    expect(failure).toMatchObject({ context: { kind: 'rpc', rpcCode: -32005 } });
   });
 });

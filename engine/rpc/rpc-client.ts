@@ -1,7 +1,7 @@
 import type { Commitment } from '../chain/index.js';
 import { JsonRpcHttpClient } from './json-rpc-http-client.js';
 import { readMultipleAccountsReply } from './multiple-accounts-reply.js';
-import { RpcFailure } from './rpc-errors.js';
+import { rpcFailure, type RpcFailure } from './rpc-errors.js';
 
 export { basicAuthHeader } from './rpc-endpoint.js';
 export type { Commitment };
@@ -136,18 +136,18 @@ export function parseMultipleAccounts(
   method = 'getMultipleAccounts',
 ): MultipleAccountsResult {
   const malformed = (why: string): RpcFailure =>
-    new RpcFailure('malformed', `${method}: ${why}`, { endpoint, method });
+    rpcFailure('malformed', `${method}: ${why}`, { endpoint, method });
   let reply: { result?: { context?: unknown; value?: unknown }; error?: { code?: unknown; message?: unknown } };
   try {
     reply = JSON.parse(text) as typeof reply;
   } catch (err) {
-    throw new RpcFailure('malformed', `${method}: reply is not JSON`, { endpoint, method, cause: err });
+    throw rpcFailure('malformed', `${method}: reply is not JSON`, { endpoint, method, cause: err });
   }
   if (reply === null || typeof reply !== 'object') throw malformed('reply is not an object');
   if (reply.error !== undefined && reply.error !== null) {
     const code = typeof reply.error.code === 'number' ? reply.error.code : undefined;
     const message = typeof reply.error.message === 'string' ? reply.error.message : 'unknown error';
-    throw new RpcFailure('rpc', `${method}: ${message} (${code ?? '?'})`, { endpoint, method, rpcCode: code });
+    throw rpcFailure('rpc', `${method}: ${message} (${code ?? '?'})`, { endpoint, method, rpcCode: code });
   }
   const value = reply.result?.value;
   if (!Array.isArray(value) || value.length !== expected) throw malformed('result.value is not an array of the keys asked');
@@ -195,21 +195,21 @@ export function parseEpochInfo(text: string, endpoint: string): EpochInfo {
   try {
     reply = JSON.parse(text) as typeof reply;
   } catch (err) {
-    throw new RpcFailure('malformed', `${method}: reply is not JSON`, { endpoint, method, cause: err });
+    throw rpcFailure('malformed', `${method}: reply is not JSON`, { endpoint, method, cause: err });
   }
-  if (reply === null || typeof reply !== 'object') throw new RpcFailure('malformed', `${method}: reply is not an object`, { endpoint, method });
+  if (reply === null || typeof reply !== 'object') throw rpcFailure('malformed', `${method}: reply is not an object`, { endpoint, method });
   if (reply.error !== undefined && reply.error !== null) {
     const code = typeof reply.error.code === 'number' ? reply.error.code : undefined;
     const message = typeof reply.error.message === 'string' ? reply.error.message : 'unknown error';
-    throw new RpcFailure('rpc', `${method}: ${message} (${code ?? '?'})`, { endpoint, method, rpcCode: code });
+    throw rpcFailure('rpc', `${method}: ${message} (${code ?? '?'})`, { endpoint, method, rpcCode: code });
   }
   const result = reply.result;
-  if (result === null || result === undefined || typeof result !== 'object') throw new RpcFailure('malformed', `${method}: no result object`, { endpoint, method });
+  if (result === null || result === undefined || typeof result !== 'object') throw rpcFailure('malformed', `${method}: no result object`, { endpoint, method });
   const out: Partial<Record<(typeof EPOCH_FIELDS)[number], bigint>> = {};
   for (const field of EPOCH_FIELDS) {
     // The digits as sent: JSON.parse would round values above 2^53.
     const match = new RegExp(`"${field}"\\s*:\\s*(\\d+)`).exec(text);
-    if (typeof result[field] !== 'number' || match === null) throw new RpcFailure('malformed', `${method}: result.${field} is not a u64`, { endpoint, method });
+    if (typeof result[field] !== 'number' || match === null) throw rpcFailure('malformed', `${method}: result.${field} is not a u64`, { endpoint, method });
     out[field] = BigInt(match[1]!);
   }
   const count = /"transactionCount"\s*:\s*(\d+)/.exec(text);

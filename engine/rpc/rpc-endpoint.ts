@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { ErrorCode, isTpError } from '../errors.js';
 
 import { maskUrl } from '../secret-mask.js';
 
@@ -61,8 +62,8 @@ export function basicAuthHeader(url: URL): { authorization?: string } {
  * rate limit with both). A JSON-RPC error on a 200, or a malformed answer, is the node's verdict.
  */
 export function failsOver(err: unknown): boolean {
-  const f = err as { kind?: unknown; httpStatus?: unknown } | null;
-  if (f === null || typeof f !== 'object') return false;
+  if (!isTpError(err, ErrorCode.RpcFailed)) return false;
+  const f = err.context;
   if (f.kind === 'network' || f.kind === 'timeout') return true;
   return typeof f.httpStatus === 'number' && (f.httpStatus === 429 || f.httpStatus >= 500);
 }

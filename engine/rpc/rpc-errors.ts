@@ -1,56 +1,42 @@
+import { ErrorCode, TpError, isTpError, type RpcFailedContext, type RpcFailureKind } from '../errors.js';
+
 /**
- * Typed failures of the scanner's JSON-RPC client. `kind` says what failed; for `rpc` the node's
- * JSON-RPC error code and message are kept as sent.
+ * Failures of the chain's JSON-RPC clients, as TpErrors: ErrorCode.RpcFailed, whose context's
+ * `kind` says what failed (for `rpc` the node's JSON-RPC error code and message are kept as sent),
+ * and ErrorCode.FetchQueueFull for a fetch refused by a full queue.
  */
 
-export type RpcFailureKind =
-  /** The node answered with a JSON-RPC error object. */
-  | 'rpc'
-  /** No answer within the per-request timeout. */
-  | 'timeout'
-  /** A non-200 HTTP status. */
-  | 'http'
-  /** Connection refused, reset, DNS, ... */
-  | 'network'
-  /** The answer was not the JSON-RPC shape expected. */
-  | 'malformed';
+export type { RpcFailureKind };
+
+/** A failed JSON-RPC call. */
+export type RpcFailure = TpError<typeof ErrorCode.RpcFailed>;
 
 export interface RpcFailureDetails {
   endpoint: string;
   method: string;
   /** JSON-RPC error code (kind `rpc`). */
-  rpcCode?: number;
+  rpcCode?: number | undefined;
+  /** The JSON-RPC error's `data` (kind `rpc`). */
+  data?: unknown;
   /** HTTP status (kind `http`). */
-  httpStatus?: number;
+  httpStatus?: number | undefined;
   cause?: unknown;
 }
 
-export class RpcFailure extends Error {
-  override readonly name = 'RpcFailure';
-  readonly kind: RpcFailureKind;
-  readonly endpoint: string;
-  readonly method: string;
-  readonly rpcCode: number | undefined;
-  readonly httpStatus: number | undefined;
-
-  constructor(kind: RpcFailureKind, message: string, details: RpcFailureDetails) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.kind = kind;
-    this.endpoint = details.endpoint;
-    this.method = details.method;
-    this.rpcCode = details.rpcCode;
-    this.httpStatus = details.httpStatus;
-  }
+/** An RpcFailure of `kind` with `message`. */
+export function rpcFailure(kind: RpcFailureKind, message: string, details: RpcFailureDetails): RpcFailure {
+  const { cause, ...fields } = details;
+  const context: RpcFailedContext = { kind, ...fields };
+  return new TpError(ErrorCode.RpcFailed, message, { cause, context });
 }
 
 export function isRpcFailure(err: unknown, kind?: RpcFailureKind): err is RpcFailure {
-  return err instanceof RpcFailure && (kind === undefined || err.kind === kind);
+  return isTpError(err, ErrorCode.RpcFailed) && (kind === undefined || err.context.kind === kind);
 }
 
 /** The account fetcher's queue is full: the request was refused, not queued. */
-export class FetchQueueFull extends Error {
-  override readonly name = 'FetchQueueFull';
-  constructor(readonly limit: number) {
-    super(`account fetch queue full (${limit} addresses waiting)`);
-  }
+export type FetchQueueFull = TpError<typeof ErrorCode.FetchQueueFull>;
+
+export function fetchQueueFull(limit: number): FetchQueueFull {
+  return new TpError(ErrorCode.FetchQueueFull, `account fetch queue full (${limit} addresses waiting)`, { context: { limit } });
 }

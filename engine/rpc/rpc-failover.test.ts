@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ChainClient } from './chain-client.js';
-import { isRpcFailure } from './rpc-errors.js';
+import { isRpcFailure, type RpcFailure } from './rpc-errors.js';
 import { RpcClient } from './rpc-client.js';
 
 /**
@@ -86,9 +86,9 @@ describe('chain clients with several endpoints', () => {
         (e: unknown) => e,
       );
       expect(isRpcFailure(err, 'network')).toBe(true);
-      const failure = err as Error & { endpoint: string };
-      expectNoSecret(`${failure.message} ${failure.endpoint} ${JSON.stringify(failure)}`);
-      expect(failure.endpoint).toContain('127.0.0.1');
+      const failure = err as RpcFailure;
+      expectNoSecret(`${failure.message} ${failure.context.endpoint} ${JSON.stringify(failure)}`);
+      expect(failure.context.endpoint).toContain('127.0.0.1');
     } finally {
       await client.close();
     }
@@ -105,9 +105,9 @@ describe('chain clients with several endpoints', () => {
     }
     const dead = new RpcClient({ endpoints: [deadUrl], timeoutMs: 2_000 });
     try {
-      const err = (await dead.getEpochInfo().catch((e: unknown) => e)) as Error & { endpoint: string };
+      const err = (await dead.getEpochInfo().catch((e: unknown) => e)) as RpcFailure;
       expect(isRpcFailure(err, 'network')).toBe(true);
-      expectNoSecret(`${err.message} ${err.endpoint}`);
+      expectNoSecret(`${err.message} ${err.context.endpoint}`);
     } finally {
       await dead.close();
     }
@@ -131,10 +131,10 @@ describe('chain clients with several endpoints', () => {
       expect(limited).toBe(2); // the chain client once, the reader's turn at the limited endpoint once
       // alone, the refusal is the node's error, with the status it came with
       const alone = new ChainClient({ endpoints: [limitedUrl], timeoutMs: 2_000 });
-      const err = (await alone.getBlockHeight().catch((e: unknown) => e)) as Error & { httpStatus?: number };
+      const err = (await alone.getBlockHeight().catch((e: unknown) => e)) as RpcFailure;
       await alone.close();
       expect(isRpcFailure(err, 'rpc')).toBe(true);
-      expect(err.httpStatus).toBe(429);
+      expect(err.context.httpStatus).toBe(429);
     } finally {
       await chain.close();
       await reader.close();

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { Prng } from '../prng.js';
 import { ByteRingReader, ByteRingWriter, createByteRing } from '../threads/byte-ring.js';
 import type { AccountData } from './rpc-client.js';
-import { RpcFailure, type RpcFailureKind } from './rpc-errors.js';
+import { ErrorCode, isTpError } from '../errors.js';
+import { rpcFailure, type RpcFailure, type RpcFailureKind } from './rpc-errors.js';
 import { AnswerDecoder, AnswerEncoder, decodeRequest, encodeRequest } from './rpc-records.js';
 import { ANSWER_ERROR } from './rpc-ring-layout.js';
 import { testAddress } from '../scanner/testing/rpc-fixture.js';
@@ -110,7 +111,7 @@ describe('answer records', () => {
     const decoder = new AnswerDecoder();
     const kinds: RpcFailureKind[] = ['rpc', 'timeout', 'http', 'network', 'malformed'];
     for (const kind of kinds) {
-      const sent = new RpcFailure(kind, `getMultipleAccounts: ${kind} went wrong`, {
+      const sent = rpcFailure(kind, `getMultipleAccounts: ${kind} went wrong`, {
         endpoint: 'http://127.0.0.1:8899/',
         method: 'getMultipleAccounts',
         rpcCode: kind === 'rpc' ? -32005 : undefined,
@@ -121,18 +122,18 @@ describe('answer records', () => {
       expect(decoder.type).toBe(ANSWER_ERROR);
       expect(decoder.last).toBe(true);
       const got = decoder.error(record) as RpcFailure;
-      expect(got).toBeInstanceOf(RpcFailure);
-      expect({ kind: got.kind, message: got.message, endpoint: got.endpoint, method: got.method, rpcCode: got.rpcCode, httpStatus: got.httpStatus }).toEqual({
-        kind: sent.kind,
+      expect(isTpError(got, ErrorCode.RpcFailed)).toBe(true);
+      expect({ kind: got.context.kind, message: got.message, endpoint: got.context.endpoint, method: got.context.method, rpcCode: got.context.rpcCode, httpStatus: got.context.httpStatus }).toEqual({
+        kind: sent.context.kind,
         message: sent.message,
-        endpoint: sent.endpoint,
-        method: sent.method,
-        rpcCode: sent.rpcCode,
-        httpStatus: sent.httpStatus,
+        endpoint: sent.context.endpoint,
+        method: sent.context.method,
+        rpcCode: sent.context.rpcCode,
+        httpStatus: sent.context.httpStatus,
       });
     }
     const other = decoder.error(new Uint8Array(encoder.error(8, new TypeError('boom'))));
-    expect(other).not.toBeInstanceOf(RpcFailure);
+    expect(isTpError(other, ErrorCode.RpcFailed)).toBe(false);
     expect(other.message).toBe('boom');
   });
 

@@ -5,7 +5,8 @@
  * every length against what remains: a corrupt record is a RangeError, never an allocation.
  */
 import type { AccountData } from './rpc-client.js';
-import { RpcFailure, type RpcFailureKind } from './rpc-errors.js';
+import { ErrorCode, TpError } from '../errors.js';
+import { isRpcFailure, rpcFailure, type RpcFailureKind } from './rpc-errors.js';
 import {
   ACC_DATA_LENGTH,
   ACC_FLAGS,
@@ -200,7 +201,7 @@ export class AnswerEncoder {
 
   /** The error record of a call: an RpcFailure keeps its kind, message, endpoint, method and codes. */
   error(callId: number, err: unknown): Uint8Array {
-    const failure = err instanceof RpcFailure ? err : undefined;
+    const failure = isRpcFailure(err) ? err.context : undefined;
     const message = err instanceof Error ? err.message : String(err);
     const endpoint = failure?.endpoint ?? '';
     const method = failure?.method ?? '';
@@ -342,7 +343,7 @@ export class AnswerDecoder {
     }
   }
 
-  /** The error an ANSWER_ERROR record carries: an RpcFailure as the worker's client raised it, or an Error. */
+  /** The error an ANSWER_ERROR record carries: an RpcFailure as the worker's client raised it, or another failure of the worker (TP_ERR_INTERNAL). */
   error(record: Uint8Array): Error {
     if (record.length < ERR_HEADER_BYTES) throw corrupt(`error answer of ${record.length} bytes`);
     const view = this.viewOf(record);
@@ -358,8 +359,8 @@ export class AnswerDecoder {
     const method = buf.toString('utf8', pos, (pos += methodBytes));
     const message = buf.toString('utf8', pos, pos + messageBytes);
     const kind = KINDS.get(record[ERR_KIND]!);
-    if (kind === undefined) return new Error(message);
-    return new RpcFailure(kind, message, {
+    if (kind === undefined) return new TpError(ErrorCode.Internal, message);
+    return rpcFailure(kind, message, {
       endpoint,
       method,
       rpcCode: (flags & ERROR_HAS_RPC_CODE) !== 0 ? view.getInt32(at + ERR_RPC_CODE, true) : undefined,

@@ -32,7 +32,8 @@ import { Worker } from 'node:worker_threads';
 import { byteRingStats, ByteRingReader, ByteRingWriter, createByteRing, type ByteRingStats } from '../threads/index.js';
 import type { AccountsSource } from './account-fetcher.js';
 import { RpcClient, type AccountData, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
-import { FetchQueueFull } from './rpc-errors.js';
+import { ErrorCode, TpError } from '../errors.js';
+import type { FetchQueueFull } from './rpc-errors.js';
 import { AnswerDecoder, encodeRequest } from './rpc-records.js';
 import { ANSWER_ERROR } from './rpc-ring-layout.js';
 import type { RpcWorkerData } from './rpc-worker.js';
@@ -45,24 +46,18 @@ export const DEFAULT_MAX_IN_FLIGHT = 64;
 /** Timeout of the drain loop's wait, ms: a safety net (the worker notifies). */
 const DRAIN_WAIT_MS = 1000;
 
-/** The request ring is full: the call was refused, not queued (the worker is behind). */
-export class RpcRequestRingFull extends FetchQueueFull {
-  constructor(readonly ringBytes: number) {
-    super(ringBytes);
-    this.message = `rpc request ring full (${ringBytes} bytes of calls waiting for the RPC worker)`;
-  }
+/** The request ring is full: the call was refused, not queued (the worker is behind). A FetchQueueFull with `ringBytes`. */
+export function rpcRequestRingFull(ringBytes: number): FetchQueueFull {
+  return new TpError(ErrorCode.FetchQueueFull, `rpc request ring full (${ringBytes} bytes of calls waiting for the RPC worker)`, {
+    context: { limit: ringBytes, ringBytes },
+  });
 }
 
 /** The RPC worker cannot answer: the fetcher was closed, or the worker ended before answering. */
-export class RpcWorkerUnavailable extends Error {
-  override readonly name = 'RpcWorkerUnavailable';
-  constructor(
-    readonly reason: 'closed' | 'exited',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
+export type RpcWorkerUnavailable = TpError<typeof ErrorCode.RpcWorkerUnavailable>;
+
+export function rpcWorkerUnavailable(reason: 'closed' | 'exited', message: string, options?: { cause?: unknown }): RpcWorkerUnavailable {
+  return new TpError(ErrorCode.RpcWorkerUnavailable, message, { cause: options?.cause, context: { reason } });
 }
 
 export interface RpcThreadOptions {
@@ -160,7 +155,7 @@ export class RpcThread implements AccountsSource {
 
   /** One call, made by the worker. Rejects at once with RpcRequestRingFull when the ring is full. */
   getMultipleAccounts(addresses: readonly string[]): Promise<MultipleAccountsResult> {
-    if (this.closing !== null) return Promise.reject(new RpcWorkerUnavailable('closed', 'getMultipleAccounts: the RPC worker is closed'));
+    if (this.closing !== null) return Promise.reject(rpcWorkerUnavailable('closed', 'getMultipleAccounts: the RPC worker is closed'));
     const s = (this.session ??= this.start());
     const callId = (this.nextCallId = (this.nextCallId + 1) >>> 0);
     let length: number;
@@ -174,7 +169,7 @@ export class RpcThread implements AccountsSource {
     }
     if (!s.requests.tryWrite(0, 0, this.scratch.subarray(0, length))) {
       this.ringFull++;
-      return Promise.reject(new RpcRequestRingFull(this.requestRingBytes));
+      return Promise.reject(rpcRequestRingFull(this.requestRingBytes));
     }
     this.calls++;
     const promise = new Promise<MultipleAccountsResult>((resolve, reject) => {
@@ -241,7 +236,7 @@ export class RpcThread implements AccountsSource {
       }
     } catch (err) {
       // A record this side cannot read: the rings can no longer be trusted.
-      this.fail(s, new RpcWorkerUnavailable('exited', `getMultipleAccounts: unreadable answer from the RPC worker (${(err as Error).message})`, { cause: err }));
+      this.fail(s, rpcWorkerUnavailable('exited', `getMultipleAccounts: unreadable answer from the RPC worker (${(err as Error).message})`, { cause: err }));
       void s.worker.terminate();
     } finally {
       s.draining = false;
@@ -284,7 +279,7 @@ export class RpcThread implements AccountsSource {
       // unreadable: the calls left are rejected below
     }
     const why = s.error === undefined ? `code ${code}` : s.error.message;
-    this.fail(s, new RpcWorkerUnavailable('exited', `getMultipleAccounts: the RPC worker ended before answering (${why})`, { cause: s.error }));
+    this.fail(s, rpcWorkerUnavailable('exited', `getMultipleAccounts: the RPC worker ended before answering (${why})`, { cause: s.error }));
     if (this.session === s && !s.closing) this.session = null; // the next call starts a new worker
     s.resolveExit();
   }

@@ -24,7 +24,7 @@ import { workerData } from 'node:worker_threads';
 
 import { ByteRingReader, ByteRingWriter } from '../threads/index.js';
 import { RpcClient, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
-import { RpcFailure } from './rpc-errors.js';
+import { rpcFailure } from './rpc-errors.js';
 import { AnswerEncoder, decodeRequest } from './rpc-records.js';
 
 export interface RpcWorkerData {
@@ -112,7 +112,7 @@ function answer(a: Answer): void {
     const problem = encoder.problem(a.result.accounts);
     if (problem !== null) {
       a.result = undefined;
-      a.error = new RpcFailure('malformed', `${METHOD}: ${problem}`, { endpoint: endpoints, method: METHOD });
+      a.error = rpcFailure('malformed', `${METHOD}: ${problem}`, { endpoint: endpoints, method: METHOD });
     }
   }
   backlog.push(a);

@@ -9,8 +9,9 @@ import { dataAccount, startRpcFixture, testAddress, type RpcFixture } from '../s
 import type { Simulator } from '../sim/simulator.js';
 import { AccountFetcher } from './account-fetcher.js';
 import { RpcClient, type AccountData, type RpcClientOptions } from './rpc-client.js';
-import { FetchQueueFull, isRpcFailure, RpcFailure } from './rpc-errors.js';
-import { RpcRequestRingFull, RpcWorkerUnavailable } from './rpc-thread.js';
+import { ErrorCode, isTpError } from '../errors.js';
+import { isRpcFailure, type RpcFailure } from './rpc-errors.js';
+import type { RpcWorkerUnavailable } from './rpc-thread.js';
 import { WorkerAccountFetcher, type WorkerAccountFetcherOptions } from './worker-account-fetcher.js';
 
 /**
@@ -168,8 +169,8 @@ describe.skipIf(!built)('WorkerAccountFetcher over the simulator JSON-RPC', () =
     for (const r of results) {
       expect(r.status).toBe('rejected');
       const err = (r as PromiseRejectedResult).reason as RpcFailure;
-      expect(err).toBeInstanceOf(RpcFailure);
-      expect([err.kind, err.message, err.rpcCode, err.endpoint, err.method]).toEqual([expected.kind, expected.message, -32005, expected.endpoint, expected.method]);
+      expect(isTpError(err, ErrorCode.RpcFailed)).toBe(true);
+      expect([err.context.kind, err.message, err.context.rpcCode, err.context.endpoint, err.context.method]).toEqual([expected.context.kind, expected.message, -32005, expected.context.endpoint, expected.context.method]);
     }
     expect(fetcher.stats.failedCalls).toBe(2);
     expect(fetcher.outstanding).toBe(0);
@@ -182,7 +183,7 @@ describe.skipIf(!built)('WorkerAccountFetcher over the simulator JSON-RPC', () =
     const fetcher = workerFetcher(rpc);
     const err = await fetcher.fetch('not-a-key').catch((e: unknown) => e);
     expect(isRpcFailure(err, 'rpc')).toBe(true);
-    expect((err as RpcFailure).rpcCode).toBe(-32602);
+    expect((err as RpcFailure).context.rpcCode).toBe(-32602);
   });
 
   it('rejects waiters with a typed timeout when the RPC is slower than the timeout', async () => {
@@ -193,7 +194,7 @@ describe.skipIf(!built)('WorkerAccountFetcher over the simulator JSON-RPC', () =
       const err = (r as PromiseRejectedResult).reason as RpcFailure;
       expect(isRpcFailure(err, 'timeout')).toBe(true);
       expect(err.message).toBe('getMultipleAccounts: no answer within 50 ms');
-      expect(err.endpoint).toBe(fx.httpUrl);
+      expect(err.context.endpoint).toBe(fx.httpUrl);
     }
   });
 
@@ -239,7 +240,7 @@ describe.skipIf(!built)('WorkerAccountFetcher over the simulator JSON-RPC', () =
   it('refuses fetches beyond the queue limit instead of buffering them', async () => {
     const fetcher = workerFetcher(rpc, { batchSize: 100, maxQueued: 3 });
     const ok = [1, 2, 3].map((i) => fetcher.fetch(testAddress(i)));
-    await expect(fetcher.fetch(testAddress(4))).rejects.toBeInstanceOf(FetchQueueFull);
+    await expect(fetcher.fetch(testAddress(4))).rejects.toMatchObject({ code: ErrorCode.FetchQueueFull });
     const again = fetcher.fetch(testAddress(1)); // a queued address still coalesces
     expect(fetcher.stats.refused).toBe(1);
     await Promise.all([...ok, again]);
@@ -256,8 +257,8 @@ describe.skipIf(!built)('WorkerAccountFetcher over the simulator JSON-RPC', () =
     expect(refused.length).toBeGreaterThanOrEqual(200);
     for (const r of refused) {
       const err = (r as PromiseRejectedResult).reason as unknown;
-      expect(err).toBeInstanceOf(RpcRequestRingFull);
-      expect(err).toBeInstanceOf(FetchQueueFull);
+      expect(isTpError(err, ErrorCode.FetchQueueFull)).toBe(true);
+      expect(isTpError(err, ErrorCode.FetchQueueFull)).toBe(true);
     }
     const stats = fetcher.threadStats();
     expect(stats.ringFull * 100).toBe(refused.length);
@@ -277,22 +278,22 @@ describe.skipIf(!built)('WorkerAccountFetcher over the simulator JSON-RPC', () =
     const queued = fetcher.fetch(testAddress(2));
     expect(fetcher.queued).toBe(1);
     const closed = fetcher.close();
-    await expect(fetcher.fetch(testAddress(3))).rejects.toBeInstanceOf(RpcWorkerUnavailable);
+    await expect(fetcher.fetch(testAddress(3))).rejects.toMatchObject({ code: ErrorCode.RpcWorkerUnavailable });
     expect((await inFlight)!.data[0]).toBe(1);
     expect((await queued)!.data[0]).toBe(2);
     await closed;
     expect(fetcher.outstanding).toBe(0);
     expect(fetcher.threadStats()).toMatchObject({ pending: 0, workerDeaths: 0 });
-    await expect(fetcher.fetch(testAddress(1))).rejects.toMatchObject({ reason: 'closed' });
+    await expect(fetcher.fetch(testAddress(1))).rejects.toMatchObject({ context: { reason: 'closed' } });
   });
 
   it('rejects with RpcWorkerUnavailable when the worker cannot run, and tries a new worker on the next call', async () => {
     const fetcher = workerFetcher(rpc, { filename: resolve(import.meta.dirname, 'no-such-worker.js') });
     const err = await fetcher.fetch(testAddress(1)).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RpcWorkerUnavailable);
-    expect((err as RpcWorkerUnavailable).reason).toBe('exited');
+    expect(isTpError(err, ErrorCode.RpcWorkerUnavailable)).toBe(true);
+    expect((err as RpcWorkerUnavailable).context.reason).toBe('exited');
     expect((err as Error).message).toMatch(/Cannot find module/);
-    await expect(fetcher.fetch(testAddress(1))).rejects.toBeInstanceOf(RpcWorkerUnavailable);
+    await expect(fetcher.fetch(testAddress(1))).rejects.toMatchObject({ code: ErrorCode.RpcWorkerUnavailable });
     const stats = fetcher.threadStats();
     expect(stats.workerStarts).toBeGreaterThanOrEqual(2);
     expect(stats.workerDeaths).toBe(stats.workerStarts);

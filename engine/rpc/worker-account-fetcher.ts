@@ -1,6 +1,6 @@
 import { AccountFetcher, type AccountFetcherOptions, type AccountFetcherStats, type AccountReader } from './account-fetcher.js';
 import type { AccountData, RpcClientOptions } from './rpc-client.js';
-import { RpcThread, RpcWorkerUnavailable, type RpcThreadOptions, type RpcThreadStats } from './rpc-thread.js';
+import { RpcThread, rpcWorkerUnavailable, type RpcThreadOptions, type RpcThreadStats } from './rpc-thread.js';
 
 /** The fetcher's batching options and the worker's ring and concurrency options. */
 export interface WorkerAccountFetcherOptions extends AccountFetcherOptions, RpcThreadOptions {}
@@ -57,7 +57,7 @@ export class WorkerAccountFetcher implements AccountReader {
 
   /** The account at `address` (null when it does not exist). See AccountFetcher.fetch. */
   fetch(address: string, options?: { fresh?: boolean }): Promise<AccountData | null> {
-    if (this.closed !== null) return Promise.reject(new RpcWorkerUnavailable('closed', `fetch ${address}: the account fetcher is closed`));
+    if (this.closed !== null) return Promise.reject(rpcWorkerUnavailable('closed', `fetch ${address}: the account fetcher is closed`));
     return this.fetcher.fetch(address, options);
   }
 

@@ -26,7 +26,7 @@
  * fetches, not two per transaction).
  */
 import { type AddressTableLookup, LookupTableError, type LookupTableErrorKind } from '../chain/index.js';
-import { FetchQueueFull } from '../rpc/index.js';
+import { ErrorCode, isTpError } from '../errors.js';
 import type { LookupDirectory } from './lookup-directory.js';
 import { type LoadedAddresses, type LookupTableCache } from './lookup-tables.js';
 import { MATCH_VIA_LOOKUP } from './match-layout.js';
@@ -263,7 +263,7 @@ export class LookupMatcher {
         if (err instanceof LookupTableError) {
           kind = err.kind;
           table = err.table;
-        } else if (err instanceof FetchQueueFull) {
+        } else if (isTpError(err, ErrorCode.FetchQueueFull)) {
           kind = 'overload';
         }
         if (!u.retried && RETRY_KINDS.has(kind) && !this.closed) {

@@ -8,6 +8,7 @@
  */
 
 import type { Commitment } from '../chain/index.js';
+import { ErrorCode, TpError, isTpError } from '../errors.js';
 
 export type { Commitment };
 
@@ -44,15 +45,18 @@ export interface SignatureStatusOptions {
   searchTransactionHistory?: boolean;
 }
 
-/** A JSON-RPC error as a node returns it: the code and message real clients switch on. */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
+/**
+ * A JSON-RPC error as a node returns it: the code (`context.rpcCode`), message and data real
+ * clients switch on.
+ */
+export type RpcError = TpError<typeof ErrorCode.NodeRpcError>;
+
+export function rpcError(rpcCode: number, message: string, data?: unknown): RpcError {
+  return new TpError(ErrorCode.NodeRpcError, message, { context: data === undefined ? { rpcCode } : { rpcCode, data } });
+}
+
+export function isRpcError(err: unknown): err is RpcError {
+  return isTpError(err, ErrorCode.NodeRpcError);
 }
 
 /** Standard and Solana-specific JSON-RPC error codes used by the simulator. */

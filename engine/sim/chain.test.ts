@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as base58 from '../chain/base58.js';
 import { buildTransaction, type InstructionInput } from '../chain/transaction-builder.js';
 import { Dex } from '../dex/index.js';
-import { RpcError, RpcErrorCode, type EntryBatch } from './chain-backend.js';
+import { isRpcError, type RpcError, RpcErrorCode, type EntryBatch } from './chain-backend.js';
 import type { SimChain } from './chain.js';
 import { computeUnitPrice, memoInstruction, systemTransfer } from './flow.js';
 import { deriveBundleId } from './http/bundle-id.js';
@@ -31,7 +31,7 @@ function rpcErrorOf(fn: () => unknown): RpcError {
   try {
     fn();
   } catch (err) {
-    if (err instanceof RpcError) return err;
+    if (isRpcError(err)) return err;
     throw err;
   }
   throw new Error('expected an RpcError');
@@ -132,7 +132,7 @@ describe('SimChain sendTransaction', () => {
     const chain = testChain();
     const tx = transfer(chain);
     const error = rpcErrorOf(() => chain.sendTransaction(tx.subarray(0, 100)));
-    expect(error.code).toBe(RpcErrorCode.InvalidParams);
+    expect(error.context.rpcCode).toBe(RpcErrorCode.InvalidParams);
     expect(error.message).toBe('failed to deserialize solana_transaction::versioned::VersionedTransaction: io error: unexpected end of file');
     const bad = tx.slice();
     bad[65] = 2; // two required signatures, one signature
@@ -144,7 +144,7 @@ describe('SimChain sendTransaction', () => {
     const tx = transfer(chain);
     tx[10] = tx[10]! ^ 0xff;
     const error = rpcErrorOf(() => chain.sendTransaction(tx));
-    expect([error.code, error.message]).toEqual([RpcErrorCode.TransactionSignatureVerificationFailure, 'Transaction signature verification failure']);
+    expect([error.context.rpcCode, error.message]).toEqual([RpcErrorCode.TransactionSignatureVerificationFailure, 'Transaction signature verification failure']);
     // Without preflight the node forwards it and the leader drops it: it never lands.
     const signature = chain.sendTransaction(tx, { skipPreflight: true });
     chain.advanceSlot();
@@ -157,7 +157,7 @@ describe('SimChain sendTransaction', () => {
     const stale = transfer(chain);
     chain.advanceSlot(151);
     const error = rpcErrorOf(() => chain.sendTransaction(stale));
-    expect(error).toMatchObject({ code: RpcErrorCode.SendTransactionPreflightFailure, message: 'Transaction simulation failed: Blockhash not found', data: { err: 'BlockhashNotFound' } });
+    expect(error).toMatchObject({ message: 'Transaction simulation failed: Blockhash not found', context: { rpcCode: RpcErrorCode.SendTransactionPreflightFailure, data: { err: 'BlockhashNotFound' } } });
     const signature = chain.sendTransaction(stale, { skipPreflight: true });
     chain.advanceSlot();
     expect(chain.signatureStatus(signature)).toBeNull();
@@ -168,9 +168,8 @@ describe('SimChain sendTransaction', () => {
     const stranger = strangerKeypair(4);
     const tx = buildTransaction({ payer: stranger, instructions: [memoInstruction(stranger.address, 'hi')], recentBlockhash: chain.latestBlockhash().blockhash });
     expect(rpcErrorOf(() => chain.sendTransaction(tx))).toMatchObject({
-      code: RpcErrorCode.SendTransactionPreflightFailure,
       message: 'Transaction simulation failed: Attempt to debit an account but found no record of a prior credit.',
-      data: { err: 'AccountNotFound' },
+      context: { rpcCode: RpcErrorCode.SendTransactionPreflightFailure, data: { err: 'AccountNotFound' } },
     });
     // Fund it with 1 SOL, then ask for a priority fee beyond that.
     chain.sendTransaction(transfer(chain, trader(chain), stranger.address, 1_000_000_000n));
@@ -182,7 +181,7 @@ describe('SimChain sendTransaction', () => {
     });
     expect(rpcErrorOf(() => chain.sendTransaction(dear))).toMatchObject({
       message: 'Transaction simulation failed: Insufficient funds for fee',
-      data: { err: 'InsufficientFundsForFee' },
+      context: { data: { err: 'InsufficientFundsForFee' } },
     });
   });
 
@@ -190,7 +189,7 @@ describe('SimChain sendTransaction', () => {
     const chain = testChain();
     const tx = transfer(chain);
     chain.sendTransaction(tx);
-    expect(rpcErrorOf(() => chain.sendTransaction(tx)).data).toMatchObject({ err: 'AlreadyProcessed' });
+    expect(rpcErrorOf(() => chain.sendTransaction(tx)).context.data).toMatchObject({ err: 'AlreadyProcessed' });
     chain.advanceSlot();
     expect(rpcErrorOf(() => chain.sendTransaction(tx))).toMatchObject({ message: 'Transaction simulation failed: This transaction has already been processed' });
     // Sent again without preflight, it does not land twice.
@@ -323,7 +322,7 @@ describe('SimChain bundles', () => {
   it('refuses more than five transactions and a bad signature when the bundle is sent', () => {
     const chain = testChain();
     const tx = transfer(chain);
-    expect(rpcErrorOf(() => chain.sendBundle([tx, tx, tx, tx, tx, tx])).code).toBe(RpcErrorCode.InvalidParams);
+    expect(rpcErrorOf(() => chain.sendBundle([tx, tx, tx, tx, tx, tx])).context.rpcCode).toBe(RpcErrorCode.InvalidParams);
     const bad = tx.slice();
     bad[5] = bad[5]! ^ 1;
     expect(rpcErrorOf(() => chain.sendBundle([bad])).message).toContain('signature');

@@ -17,7 +17,7 @@ import { BlockhashQueue } from './blockhash-queue.js';
 import { associatedTokenProgram } from './associated-token-program.js';
 import { computeBudgetProgram, memoProgram, systemProgram, token2022Program, tokenProgram, voteProgram } from './builtin-programs.js';
 import {
-  RpcError,
+  rpcError,
   RpcErrorCode,
   type AccountRecord,
   type BlockhashInfo,
@@ -525,7 +525,7 @@ export class SimChain implements RpcChainBackend, MarketView {
         err = simulation.err as TransactionErrorValue | null;
       }
       if (err !== null) {
-        throw new RpcError(RpcErrorCode.SendTransactionPreflightFailure, `Transaction simulation failed: ${transactionErrorText(err)}`, {
+        throw rpcError(RpcErrorCode.SendTransactionPreflightFailure, `Transaction simulation failed: ${transactionErrorText(err)}`, {
           accounts: null,
           err,
           innerInstructions: null,
@@ -604,12 +604,12 @@ export class SimChain implements RpcChainBackend, MarketView {
   private parseOrThrow(bytes: Uint8Array): SimTransaction {
     const tx = this.parser.parse(bytes);
     if (!isParseError(tx)) return tx;
-    throw new RpcError(RpcErrorCode.InvalidParams, tx.kind === 'deserialize' ? tx.message : `invalid transaction: ${tx.message}`);
+    throw rpcError(RpcErrorCode.InvalidParams, tx.kind === 'deserialize' ? tx.message : `invalid transaction: ${tx.message}`);
   }
 
   private verifyOrThrow(tx: SimTransaction): void {
     if (!verifyTransactionSignatures(tx, (k) => staticKeyBytes(tx, k))) {
-      throw new RpcError(RpcErrorCode.TransactionSignatureVerificationFailure, 'Transaction signature verification failure');
+      throw rpcError(RpcErrorCode.TransactionSignatureVerificationFailure, 'Transaction signature verification failure');
     }
   }
 
@@ -651,7 +651,7 @@ export class SimChain implements RpcChainBackend, MarketView {
    */
   sendBundle(txs: Uint8Array[]): string {
     if (txs.length === 0 || txs.length > 5) {
-      throw new RpcError(RpcErrorCode.InvalidParams, `bundle must contain 1 to 5 transactions, got ${txs.length}`);
+      throw rpcError(RpcErrorCode.InvalidParams, `bundle must contain 1 to 5 transactions, got ${txs.length}`);
     }
     const parsed: SimTransaction[] = [];
     for (let i = 0; i < txs.length; i++) {
@@ -659,10 +659,10 @@ export class SimChain implements RpcChainBackend, MarketView {
       try {
         tx = this.parseOrThrow(txs[i]!);
       } catch (err) {
-        throw new RpcError(RpcErrorCode.InvalidParams, `transaction ${i}: ${(err as Error).message}`);
+        throw rpcError(RpcErrorCode.InvalidParams, `transaction ${i}: ${(err as Error).message}`);
       }
       if (!verifyTransactionSignatures(tx, (k) => staticKeyBytes(tx, k))) {
-        throw new RpcError(RpcErrorCode.InvalidParams, `transaction ${i}: signature verification failed`);
+        throw rpcError(RpcErrorCode.InvalidParams, `transaction ${i}: signature verification failed`);
       }
       parsed.push(tx);
     }

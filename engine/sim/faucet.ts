@@ -9,7 +9,7 @@ import {
   type Keypair,
 } from '../chain/index.js';
 import { seededKeypair } from './actors.js';
-import { RpcError, RpcErrorCode, type BlockhashInfo, type Commitment } from './chain-backend.js';
+import { rpcError, type RpcError, RpcErrorCode, type BlockhashInfo, type Commitment } from './chain-backend.js';
 import { LAMPORTS_PER_SOL, TOKEN_PROGRAM_ID, WSOL_MINT } from './known-accounts.js';
 import { mintAuthorityKeypair } from './market.js';
 import type { SimToken } from './market-view.js';
@@ -94,7 +94,7 @@ export class SimFaucet {
   /** Sends `lamports` from the faucet to `to`; returns the transaction's signature. Throws RpcError. */
   airdrop(to: string, lamports: bigint, options: AirdropOptions = {}): string {
     if (lamports > this.capLamports) {
-      throw new RpcError(RpcErrorCode.Internal, 'Internal error', `request too large; req: ◎${solText(lamports)}, cap: ◎${solText(this.capLamports)}`);
+      throw rpcError(RpcErrorCode.Internal, 'Internal error', `request too large; req: ◎${solText(lamports)}, cap: ◎${solText(this.capLamports)}`);
     }
     const blockhash = options.recentBlockhash ?? this.chain.latestBlockhash(options.commitment ?? 'finalized').blockhash;
     const tx = buildTransaction({
@@ -145,7 +145,7 @@ export class SimFaucet {
 }
 
 function invalid(message: string): RpcError {
-  return new RpcError(RpcErrorCode.InvalidParams, message);
+  return rpcError(RpcErrorCode.InvalidParams, message);
 }
 
 /** Lamports as SOL, as the faucet's message prints them (`lamports_to_sol`: no trailing zeros). */

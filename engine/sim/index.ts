@@ -19,7 +19,7 @@ export { SimChain, SLOT_PIECES, type SimChainOptions, type SimChainStats } from 
 export { simSchema, type SimConfig } from './sim-config.js';
 export { FaultInjector, type FaultAction, type FaultSnapshot, type QuoteApiFault, type RpcFault, type StreamFaults } from './faults.js';
 export type { AccountRecord, BlockhashInfo, BundleStatus, ChainBackend, Commitment, EntryBatch, SignatureStatus, SignatureStatusOptions, SimulationResult, TokenBalance } from './chain-backend.js';
-export { RpcError, RpcErrorCode } from './chain-backend.js';
+export { rpcError, isRpcError, RpcErrorCode, type RpcError } from './chain-backend.js';
 export type { MarketView, SimPoolView, SimToken } from './market-view.js';
 export type { SimPoolInfo, PoolArrayAccount } from './pool-genesis.js';
 export type { Actors, Trader, Validator } from './actors.js';

@@ -7,6 +7,7 @@
 import { Worker } from 'node:worker_threads';
 
 import type { Dex } from '../dex/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 import type { SimConfig } from './sim-config.js';
 import type { SimEndpoints } from './simulator.js';
 
@@ -69,14 +70,14 @@ export function startSimulatorThread(config: SimConfig, options: { logLevel?: st
           break;
         case 'failed':
           void worker.terminate();
-          reject(new Error(`simulator thread failed to start: ${m.message}`));
+          reject(new TpError(ErrorCode.Internal, `simulator thread failed to start: ${m.message}`));
           break;
         case 'swap-emitted':
           pending.get(m.id)?.resolve({ signature: m.signature, emittedNs: BigInt(m.emittedNs) });
           pending.delete(m.id);
           break;
         case 'swap-refused':
-          pending.get(m.id)?.reject(new Error(m.message));
+          pending.get(m.id)?.reject(new TpError(ErrorCode.RouteInvalid, m.message));
           pending.delete(m.id);
           break;
         case 'closed':

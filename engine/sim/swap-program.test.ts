@@ -9,7 +9,7 @@ import {
   type DlmmLbPair,
   type SwapQuote,
 } from '../dex/index.js';
-import { RpcError, RpcErrorCode } from './chain-backend.js';
+import { isRpcError, type RpcError, RpcErrorCode } from './chain-backend.js';
 import type { SimChain } from './chain.js';
 import { computeUnitPrice } from './flow.js';
 import type { SimPoolInfo } from './pool-genesis.js';
@@ -160,13 +160,12 @@ describe.each(DEX_KINDS)('a swap on a %s pool', (dex) => {
     } catch (err) {
       refusal = err;
     }
-    expect(refusal).toBeInstanceOf(RpcError);
+    expect(isRpcError(refusal)).toBe(true);
     expect(refusal).toMatchObject({
-      code: RpcErrorCode.SendTransactionPreflightFailure,
       message: 'Transaction simulation failed: Error processing Instruction 1: custom program error: 0x1771',
-      data: { err: { InstructionError: [1, { Custom: SwapProgramError.SlippageExceeded }] } },
+      context: { rpcCode: RpcErrorCode.SendTransactionPreflightFailure, data: { err: { InstructionError: [1, { Custom: SwapProgramError.SlippageExceeded }] } } },
     });
-    expect((refusal as RpcError & { data: { logs: string[] } }).data.logs.join('\n')).toContain('failed: custom program error: 0x1771');
+    expect(((refusal as RpcError).context.data as { logs: string[] }).logs.join('\n')).toContain('failed: custom program error: 0x1771');
 
     // Without preflight it lands and fails: fee (5000 + 200_000 units × 1 lamport) only.
     const poolBytes = Buffer.from(chain.getAccount(info.address)!.data);

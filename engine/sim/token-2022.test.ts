@@ -16,7 +16,7 @@ import {
   type PoolTransferFees,
   type SwapQuote,
 } from '../dex/index.js';
-import { RpcError } from './chain-backend.js';
+import { isRpcError, type RpcError } from './chain-backend.js';
 import type { SimChain } from './chain.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from './known-accounts.js';
 import { TOLL_SYMBOL } from './market.js';
@@ -174,8 +174,8 @@ describe('TOLL, the simulator\'s Token-2022 mint with a transfer fee', () => {
       } catch (err) {
         error = err;
       }
-      expect(error).toBeInstanceOf(RpcError);
-      expect((error as RpcError & { data: { err: unknown } }).data.err).toEqual({ InstructionError: [0, { Custom: SwapProgramError.SlippageExceeded }] });
+      expect(isRpcError(error)).toBe(true);
+      expect(((error as RpcError).context.data as { err: unknown }).err).toEqual({ InstructionError: [0, { Custom: SwapProgramError.SlippageExceeded }] });
     }
   });
 
@@ -189,7 +189,7 @@ describe('TOLL, the simulator\'s Token-2022 mint with a transfer fee', () => {
       try {
         chain.sendTransaction(buildTransaction({ payer: who.keypair, instructions: [ix], recentBlockhash: chain.latestBlockhash().blockhash }));
       } catch (err) {
-        return (err as RpcError & { data: { err: unknown } }).data.err;
+        return ((err as RpcError).context.data as { err: unknown }).err;
       }
       return null;
     };
@@ -239,7 +239,7 @@ describe('TOLL, the simulator\'s Token-2022 mint with a transfer fee', () => {
     try {
       chain.sendTransaction(tx(plain, false));
     } catch (err) {
-      refused = (err as RpcError & { data: { err: unknown } }).data.err;
+      refused = ((err as RpcError).context.data as { err: unknown }).err;
     }
     expect(refused).toEqual({ InstructionError: [0, { Custom: 31 }] }); // MintRequiredForTransfer
     const signature = chain.sendTransaction(tx(checked, true));

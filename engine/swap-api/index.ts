@@ -16,7 +16,7 @@ export {
 } from './constants.js';
 export { DEX_LABELS, dexOfLabel, labelOfDex } from './dex-labels.js';
 export { InstructionVersion, parseQuoteParams, type QuoteParams } from './quote-params.js';
-export { QuoteApiError, QuoteErrorCode, injectedFailure, unparsable, type QuoteErrorBody } from './swap-api-errors.js';
+export { quoteApiError, isQuoteApiError, quoteErrorBody, QuoteErrorCode, type QuoteApiError, injectedFailure, unparsable, type QuoteErrorBody } from './swap-api-errors.js';
 export {
   formatFraction,
   type PlatformFee,

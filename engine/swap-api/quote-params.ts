@@ -14,7 +14,7 @@ import {
   U16_MAX,
   U64_MAX,
 } from './constants.js';
-import { QuoteApiError, QuoteErrorCode, unparsable } from './swap-api-errors.js';
+import { quoteApiError, QuoteErrorCode, unparsable } from './swap-api-errors.js';
 
 export const InstructionVersion = { V1: 'V1', V2: 'V2' } as const;
 export type InstructionVersion = (typeof InstructionVersion)[keyof typeof InstructionVersion];
@@ -69,7 +69,7 @@ export function parseQuoteParams(query: URLSearchParams, isKnownMint: (mint: str
   const instructionVersion = parseInstructionVersion(query.get('instructionVersion'));
 
   if (inputMint === outputMint) {
-    throw new QuoteApiError(QuoteErrorCode.CircularArbitrageIsDisabled, 'Input and output mints are not allowed to be equal');
+    throw quoteApiError(QuoteErrorCode.CircularArbitrageIsDisabled, 'Input and output mints are not allowed to be equal');
   }
   return {
     inputMint,
@@ -91,7 +91,7 @@ export function parseQuoteParams(query: URLSearchParams, isKnownMint: (mint: str
 function required(query: URLSearchParams, name: string): string {
   const value = query.get(name);
   if (value === null) {
-    throw new QuoteApiError(QuoteErrorCode.InvalidRequest, `Failed to deserialize query string: missing field \`${name}\``);
+    throw quoteApiError(QuoteErrorCode.InvalidRequest, `Failed to deserialize query string: missing field \`${name}\``);
   }
   return value;
 }
@@ -127,7 +127,7 @@ function parseBps(query: URLSearchParams, name: string): number | undefined {
   if (text === null) return undefined;
   const value = Number(parseUnsigned(name, text, BigInt(U16_MAX)));
   if (value > BPS_DENOMINATOR) {
-    throw new QuoteApiError(QuoteErrorCode.InvalidRequest, `${name} must be at most ${BPS_DENOMINATOR}, got ${value}`);
+    throw quoteApiError(QuoteErrorCode.InvalidRequest, `${name} must be at most ${BPS_DENOMINATOR}, got ${value}`);
   }
   return value;
 }

@@ -1,5 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 
+import { ErrorCode, TpError, isTpError } from '../errors.js';
+
 /**
  * Errors of the swap API (quote and swap), in the real swap API's shape: HTTP 400 (or the injected status) with
  * `{"error": "<message>", "errorCode": "<CODE>"}`. The codes are the real API's where it has one
@@ -35,26 +37,29 @@ export interface QuoteErrorBody {
   errorCode: string;
 }
 
-/** A refusal of /quote: HTTP status, stable code and message. Thrown by parsing and routing. */
-export class QuoteApiError extends Error {
-  override readonly name = 'QuoteApiError';
-  constructor(
-    /** A QuoteErrorCode, or an injected status's text as a code. */
-    readonly errorCode: QuoteErrorCode | (string & {}),
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
-  }
+/**
+ * A refusal of /quote or /swap: a TpError (ErrorCode.SwapApiRefused) whose context holds the real
+ * API's code and the HTTP status. Thrown by parsing and routing.
+ */
+export type QuoteApiError = TpError<typeof ErrorCode.SwapApiRefused>;
 
-  body(): QuoteErrorBody {
-    return { error: this.message, errorCode: this.errorCode };
-  }
+/** A refusal with `errorCode` (a QuoteErrorCode, or an injected status's text as a code), answered with `status`. */
+export function quoteApiError(errorCode: QuoteErrorCode | (string & {}), message: string, status = 400): QuoteApiError {
+  return new TpError(ErrorCode.SwapApiRefused, message, { context: { errorCode, status } });
+}
+
+export function isQuoteApiError(err: unknown): err is QuoteApiError {
+  return isTpError(err, ErrorCode.SwapApiRefused);
+}
+
+/** The body the HTTP answer carries for `err`. */
+export function quoteErrorBody(err: QuoteApiError): QuoteErrorBody {
+  return { error: err.message, errorCode: err.context.errorCode };
 }
 
 /** `Query parameter <name> cannot be parsed: <reason>`, the real API's parse-error message. */
 export function unparsable(name: string, reason: string): QuoteApiError {
-  return new QuoteApiError(QuoteErrorCode.InvalidRequest, `Query parameter ${name} cannot be parsed: ${reason}`);
+  return quoteApiError(QuoteErrorCode.InvalidRequest, `Query parameter ${name} cannot be parsed: ${reason}`);
 }
 
 /**
@@ -62,8 +67,8 @@ export function unparsable(name: string, reason: string): QuoteApiError {
  * text as a code (503: `SERVICE_UNAVAILABLE`).
  */
 export function injectedFailure(status: number): QuoteApiError {
-  if (status === 429) return new QuoteApiError(QuoteErrorCode.RateLimited, 'Rate limit exceeded', 429);
+  if (status === 429) return quoteApiError(QuoteErrorCode.RateLimited, 'Rate limit exceeded', 429);
   const text = STATUS_CODES[status] ?? 'Error';
   const code = text.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '');
-  return new QuoteApiError(code, `${text} (injected)`, status);
+  return quoteApiError(code, `${text} (injected)`, status);
 }

@@ -28,7 +28,7 @@
 import { base58 } from '../chain/index.js';
 import { SwapMode } from '../dex/index.js';
 import { BPS_DENOMINATOR, U64_MAX } from './constants.js';
-import { QuoteApiError, QuoteErrorCode } from './swap-api-errors.js';
+import { quoteApiError, type QuoteApiError, QuoteErrorCode } from './swap-api-errors.js';
 
 export const PriorityLevel = { Medium: 'medium', High: 'high', VeryHigh: 'veryHigh' } as const;
 export type PriorityLevel = (typeof PriorityLevel)[keyof typeof PriorityLevel];
@@ -81,7 +81,7 @@ export interface SwapRequest {
 export const AUTO_PRIORITY_MAX_LAMPORTS = 1_000_000n;
 
 function invalid(field: string, message: string): QuoteApiError {
-  return new QuoteApiError(QuoteErrorCode.InvalidRequest, `${field}: ${message}`);
+  return quoteApiError(QuoteErrorCode.InvalidRequest, `${field}: ${message}`);
 }
 
 function object(value: unknown, field: string): Record<string, unknown> {

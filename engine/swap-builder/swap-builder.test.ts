@@ -18,7 +18,7 @@ import { manualSimulator } from '../quote/testing.js';
 import { AccountFetcher, ChainClient, OperatorLookupTables, RpcClient } from '../rpc/index.js';
 import { openPriceGap, type SimEndpoints, type Simulator, type Trader } from '../sim/index.js';
 import { strangerKeypair } from '../sim/testing/chain-fixtures.js';
-import { QuoteApiError, QuoteErrorCode, parseSwapRequest, type QuoteResponse, type SwapRequest } from '../swap-api/index.js';
+import { isQuoteApiError, type QuoteApiError, QuoteErrorCode, parseSwapRequest, type QuoteResponse, type SwapRequest } from '../swap-api/index.js';
 import { SwapBuilder } from './swap-builder.js';
 
 let sim: Simulator;
@@ -169,8 +169,8 @@ describe('swaps built from a swap API quote, re-validated on the current state',
     for (let i = 0; i < 3; i++) sim.chain.advanceSlot();
     const strict = new SwapBuilder({ ...(builder as unknown as { options: ConstructorParameters<typeof SwapBuilder>[0] }).options, maxQuoteAgeSlots: 1 });
     const err = await strict.transaction(request(trader(0).keypair.address, quote)).then(() => undefined, (e: unknown) => e);
-    expect(err).toBeInstanceOf(QuoteApiError);
-    expect((err as QuoteApiError).errorCode).toBe(QuoteErrorCode.QuoteExpired);
+    expect(isQuoteApiError(err)).toBe(true);
+    expect((err as QuoteApiError).context.errorCode).toBe(QuoteErrorCode.QuoteExpired);
     expect((err as QuoteApiError).message).toMatch(/the quote is \d+ slots old \(about [\d.]+ s/);
   });
 
@@ -179,7 +179,7 @@ describe('swaps built from a swap API quote, re-validated on the current state',
     openPriceGap(sim.chain, { pool: quote.routePlan[0]!.swapInfo.ammKey, gapBps: 300, direction: 'down' });
     sim.chain.advanceSlot();
     const err = await builder.transaction(request(trader(3).keypair.address, quote)).then(() => undefined, (e: unknown) => e);
-    expect((err as QuoteApiError).errorCode).toBe(QuoteErrorCode.SlippageToleranceExceeded);
+    expect((err as QuoteApiError).context.errorCode).toBe(QuoteErrorCode.SlippageToleranceExceeded);
     expect((err as QuoteApiError).message).toContain(`below the quote's minimum ${quote.otherAmountThreshold}`);
   });
 
@@ -188,7 +188,7 @@ describe('swaps built from a swap API quote, re-validated on the current state',
     const other = sim.chain.pools().find((p) => !(new Set([p.pool.tokenA, p.pool.tokenB]).has(WSOL_MINT) && new Set([p.pool.tokenA, p.pool.tokenB]).has(USDC_MINT)))!;
     quote.routePlan[0]!.swapInfo.ammKey = other.address;
     const err = await builder.transaction(request(trader(0).keypair.address, quote)).then(() => undefined, (e: unknown) => e);
-    expect((err as QuoteApiError).errorCode).toBe(QuoteErrorCode.InvalidRequest);
+    expect((err as QuoteApiError).context.errorCode).toBe(QuoteErrorCode.InvalidRequest);
     expect((err as QuoteApiError).message).toContain(`pool ${other.address} trades`);
   });
 });

@@ -48,7 +48,8 @@ import type { AccountReader, ChainClient } from '../rpc/index.js';
 import {
   AUTO_PRIORITY_MAX_LAMPORTS,
   PriorityLevel,
-  QuoteApiError,
+  quoteApiError,
+  type QuoteApiError,
   QuoteErrorCode,
   instructionToJson,
   type PrioritizationFee,
@@ -101,7 +102,7 @@ export interface BuiltSwap {
 }
 
 function invalid(message: string): QuoteApiError {
-  return new QuoteApiError(QuoteErrorCode.InvalidRequest, message);
+  return quoteApiError(QuoteErrorCode.InvalidRequest, message);
 }
 
 /** The `p`th percentile (nearest rank) of `values`; 0 for none. */
@@ -166,7 +167,7 @@ export class SwapBuilder {
     const age = slot > quote.contextSlot ? slot - quote.contextSlot : 0n;
     if (age > this.maxAge) {
       const seconds = (Number(age) * SLOT_MS) / 1000;
-      throw new QuoteApiError(
+      throw quoteApiError(
         QuoteErrorCode.QuoteExpired,
         `the quote is ${age} slots old (about ${seconds.toFixed(1)} s: contextSlot ${quote.contextSlot}, now ${slot}); quotes older than ${this.maxAge} slots are not built: ask /swap/v1/quote again`,
       );
@@ -192,18 +193,18 @@ export class SwapBuilder {
         createTokenAccounts: false,
       });
     } catch (err) {
-      if (isTpError(err, ErrorCode.RouteInvalid)) throw new QuoteApiError(QuoteErrorCode.CouldNotFindAnyRoute, `the route cannot be traded on the current state: ${err.message}`);
+      if (isTpError(err, ErrorCode.RouteInvalid)) throw quoteApiError(QuoteErrorCode.CouldNotFindAnyRoute, `the route cannot be traded on the current state: ${err.message}`);
       throw err;
     }
     const newest = loaded.reduce((s, l) => (l.slot > s ? l.slot : s), 0n);
     if (exactIn && plan.expectedAmount < quote.otherAmountThreshold) {
-      throw new QuoteApiError(
+      throw quoteApiError(
         QuoteErrorCode.SlippageToleranceExceeded,
         `on the state of slot ${newest} the route gives ${plan.expectedAmount} of ${quote.outputMint}, below the quote's minimum ${quote.otherAmountThreshold} (slippageBps ${quote.slippageBps}): ask /swap/v1/quote again`,
       );
     }
     if (!exactIn && plan.expectedAmount > quote.otherAmountThreshold) {
-      throw new QuoteApiError(
+      throw quoteApiError(
         QuoteErrorCode.SlippageToleranceExceeded,
         `on the state of slot ${newest} the route needs ${plan.expectedAmount} of ${quote.inputMint}, above the quote's maximum ${quote.otherAmountThreshold} (slippageBps ${quote.slippageBps}): ask /swap/v1/quote again`,
       );
@@ -268,7 +269,7 @@ export class SwapBuilder {
         if (r.error.reason === 'missing' || r.error.reason === 'unknown_owner' || r.error.reason === 'decode') {
           throw invalid(`quoteResponse.routePlan[${i}].swapInfo.ammKey ${hop.pool} is not a pool tidepool can trade (${r.error.reason}: ${r.error.message})`);
         }
-        throw new QuoteApiError(QuoteErrorCode.PoolUnavailable, `pool ${hop.pool} could not be read: ${r.error.message}`, 503);
+        throw quoteApiError(QuoteErrorCode.PoolUnavailable, `pool ${hop.pool} could not be read: ${r.error.message}`, 503);
       }
       const { tokenA, tokenB } = r.value.pool;
       const trades = (hop.inputMint === tokenA && hop.outputMint === tokenB) || (hop.inputMint === tokenB && hop.outputMint === tokenA);

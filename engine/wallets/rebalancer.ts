@@ -223,7 +223,7 @@ export class Rebalancer {
     try {
       await this.chain.sendTransaction(Buffer.from(record.transaction, 'base64'));
     } catch (err) {
-      if (isRpcFailure(err, 'rpc') && err.rpcCode === PREFLIGHT_FAILURE) {
+      if (isRpcFailure(err, 'rpc') && err.context.rpcCode === PREFLIGHT_FAILURE) {
         // "already processed" means an earlier send landed: confirm() will see it.
         if (/already been processed/i.test(err.message)) return;
         await this.wallets.repo.closeTransfer(record.id, 'failed', err.message);

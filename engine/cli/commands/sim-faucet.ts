@@ -109,11 +109,11 @@ export async function runSimFaucet(argv: string[], io: CliIo): Promise<number> {
 /** The node's refusal as a TpError naming the method and the node's words. */
 function refusal(err: unknown, url: string, method: string): unknown {
   if (!isRpcFailure(err)) return err;
-  if (err.kind === 'rpc') {
+  if (err.context.kind === 'rpc') {
     const data = (err as { data?: unknown }).data;
     const detail = typeof data === 'string' ? ` (${data})` : '';
-    const hint = err.rpcCode === -32601 ? `: ${url} is not a tidepool simulator (the token faucet exists on the simulator only)` : '';
-    return new TpError(ErrorCode.TransferFailed, `${method} refused by ${url}: ${err.message}${detail}${hint}`, { context: { rpcCode: err.rpcCode, url } });
+    const hint = err.context.rpcCode === -32601 ? `: ${url} is not a tidepool simulator (the token faucet exists on the simulator only)` : '';
+    return new TpError(ErrorCode.TransferFailed, `${method} refused by ${url}: ${err.message}${detail}${hint}`, { context: { rpcCode: err.context.rpcCode, url } });
   }
   return new TpError(ErrorCode.Unavailable, `${method}: no answer from the simulator at ${url} (--rpc-url): ${err.message}`, { context: { url } });
 }

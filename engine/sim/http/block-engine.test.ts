@@ -4,7 +4,7 @@ import bs58 from 'bs58';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../obs/logger.js';
-import { RpcError, type BundleStatus } from '../chain-backend.js';
+import { rpcError, type RpcError, type BundleStatus } from '../chain-backend.js';
 import { FaultInjector } from '../faults.js';
 import { MemoryBackend } from '../rpc/memory-backend.js';
 import { BlockEngine, type BlockEngineBackend } from './block-engine.js';
@@ -172,7 +172,7 @@ describe('sendBundle', () => {
   });
 
   it("passes the chain's JSON-RPC error through", async () => {
-    chain.failNext = new RpcError(-32002, 'Transaction simulation failed: Blockhash not found', { logs: [] });
+    chain.failNext = rpcError(-32002, 'Transaction simulation failed: Blockhash not found', { logs: [] });
     const reply = await rpc('/api/v1/bundles', 'sendBundle', [[b64(fakeTx(8))], { encoding: 'base64' }]);
     expect(reply.body.error).toEqual({ code: -32002, message: 'Transaction simulation failed: Blockhash not found', data: { logs: [] } });
   });

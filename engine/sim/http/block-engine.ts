@@ -1,5 +1,5 @@
 import type { Logger } from '../../obs/index.js';
-import { RpcError, type ChainBackend, type BundleStatus } from '../chain-backend.js';
+import { rpcError, type ChainBackend, type BundleStatus } from '../chain-backend.js';
 import { FaultInjector } from '../faults.js';
 import { deriveBundleId, firstSignature, transactionId } from './bundle-id.js';
 import { decodeTransaction, invalidParams, serveJsonRpc, txEncoding, type JsonRpcMethod } from './json-rpc.js';
@@ -112,7 +112,7 @@ export class BlockEngine {
     });
     if (this.faults.rejectBundles) {
       this.counters.bundlesRejected++;
-      throw new RpcError(BUNDLE_DROPPED_CODE, BUNDLE_DROPPED_MESSAGE);
+      throw rpcError(BUNDLE_DROPPED_CODE, BUNDLE_DROPPED_MESSAGE);
     }
     return this.acceptBundle(txs);
   }
@@ -160,7 +160,7 @@ export class BlockEngine {
     if (bundleOnly) {
       if (this.faults.rejectBundles) {
         this.counters.bundlesRejected++;
-        throw new RpcError(BUNDLE_DROPPED_CODE, BUNDLE_DROPPED_MESSAGE);
+        throw rpcError(BUNDLE_DROPPED_CODE, BUNDLE_DROPPED_MESSAGE);
       }
       onBundleId(this.acceptBundle([tx]));
       return transactionId(tx);

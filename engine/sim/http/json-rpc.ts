@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import bs58 from 'bs58';
 
-import { RpcError, RpcErrorCode } from '../chain-backend.js';
+import { isRpcError, rpcError, type RpcError, RpcErrorCode } from '../chain-backend.js';
 import { readBody } from './http-io.js';
 
 /**
@@ -19,7 +19,7 @@ export type JsonRpcMethod = (params: unknown[], req: IncomingMessage, res: Serve
 export const JSON_RPC_BODY_LIMIT = 256 * 1024;
 
 export function invalidParams(message: string, data?: unknown): RpcError {
-  return new RpcError(RpcErrorCode.InvalidParams, `Invalid params: ${message}`, data);
+  return rpcError(RpcErrorCode.InvalidParams, `Invalid params: ${message}`, data);
 }
 
 function sendRpc(res: ServerResponse, status: number, body: object): void {
@@ -86,9 +86,9 @@ export async function serveJsonRpc(
     const result = await method((r['params'] as unknown[] | undefined) ?? [], req, res);
     sendRpc(res, 200, { jsonrpc: '2.0', result, id });
   } catch (err) {
-    if (err instanceof RpcError) {
-      const status = err.code === RpcErrorCode.Internal ? 500 : 400;
-      sendRpcError(res, status, id, err.code, err.message, err.data);
+    if (isRpcError(err)) {
+      const status = err.context.rpcCode === RpcErrorCode.Internal ? 500 : 400;
+      sendRpcError(res, status, id, err.context.rpcCode, err.message, err.context.data);
     } else {
       onInternal(err, name);
       sendRpcError(res, 500, id, RpcErrorCode.Internal, 'Internal error');

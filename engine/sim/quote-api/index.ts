@@ -5,7 +5,7 @@
 export { QuoteApi, mountQuoteApi, type QuoteApiOptions } from './quote-api.js';
 export {
   InstructionVersion,
-  QuoteApiError,
+  type QuoteApiError,
   QuoteErrorCode,
   parseQuoteParams,
   type QuoteErrorBody,

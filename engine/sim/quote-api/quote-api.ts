@@ -8,7 +8,7 @@ import { sendJson } from '../http/http-io.js';
 import type { RouteContext, RouteRegistry } from '../http/router.js';
 import type { MarketView } from '../market-view.js';
 import { QUOTE_API_PATHS } from './constants.js';
-import { QuoteApiError, QuoteErrorCode, injectedFailure, parseQuoteParams, type QuoteErrorBody } from '../../swap-api/index.js';
+import { quoteApiError, isQuoteApiError, quoteErrorBody, type QuoteApiError, QuoteErrorCode, injectedFailure, parseQuoteParams, type QuoteErrorBody } from '../../swap-api/index.js';
 import { buildQuoteResponse, type QuoteResponse } from './quote-response.js';
 import { PoolGraph } from './pool-graph.js';
 import { RouteSearch } from './route-search.js';
@@ -65,7 +65,7 @@ export class QuoteApi {
     this.checkTradable(params.outputMint);
     // The real API answers a zero amount with "no route".
     const route = params.amount === 0n ? undefined : this.search.best(params);
-    if (route === undefined) throw new QuoteApiError(QuoteErrorCode.CouldNotFindAnyRoute, 'Could not find any route');
+    if (route === undefined) throw quoteApiError(QuoteErrorCode.CouldNotFindAnyRoute, 'Could not find any route');
     return buildQuoteResponse(params, route, this.market.slot(), (performance.now() - started) / 1000);
   }
 
@@ -84,7 +84,7 @@ export class QuoteApi {
     try {
       body = this.quote(ctx.url.searchParams);
     } catch (err) {
-      if (err instanceof QuoteApiError) {
+      if (isQuoteApiError(err)) {
         this.sendError(res, err);
         return;
       }
@@ -98,13 +98,13 @@ export class QuoteApi {
 
   private checkTradable(mint: string): void {
     if (this.market.token(mint) !== undefined || this.graph.neighboursOf(mint).size > 0) return;
-    throw new QuoteApiError(QuoteErrorCode.TokenNotTradable, `The token ${mint} is not tradable`);
+    throw quoteApiError(QuoteErrorCode.TokenNotTradable, `The token ${mint} is not tradable`);
   }
 
   private sendError(res: ServerResponse, err: QuoteApiError): void {
     const headers: OutgoingHttpHeaders = {};
-    if (err.status === 429 || err.status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS;
-    sendJson(res, err.status, err.body(), headers);
+    if (err.context.status === 429 || err.context.status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS;
+    sendJson(res, err.context.status, quoteErrorBody(err), headers);
   }
 }
 

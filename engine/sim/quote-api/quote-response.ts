@@ -21,7 +21,7 @@
 import { SwapMode } from '../../dex/index.js';
 import { BPS_DENOMINATOR, U64_MAX } from '../../swap-api/index.js';
 import {
-  QuoteApiError,
+  quoteApiError,
   QuoteErrorCode,
   formatFraction,
   type QuoteParams,
@@ -51,10 +51,10 @@ export function buildQuoteResponse(params: QuoteParams, route: Route, contextSlo
     outAmount = route.outAmount;
     threshold = (inAmount * (BPS + slippage)) / BPS;
     if (inAmount > U64_MAX) {
-      throw new QuoteApiError(QuoteErrorCode.CouldNotFindAnyRoute, 'Could not find any route');
+      throw quoteApiError(QuoteErrorCode.CouldNotFindAnyRoute, 'Could not find any route');
     }
     if (threshold > U64_MAX) {
-      throw new QuoteApiError(
+      throw quoteApiError(
         QuoteErrorCode.CannotComputeOtherAmountThreshold,
         `Cannot compute other amount threshold: ${inAmount} plus ${params.slippageBps} bps exceeds a u64`,
       );

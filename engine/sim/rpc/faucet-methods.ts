@@ -1,4 +1,4 @@
-import { RpcError, RpcErrorCode, type Commitment } from '../chain-backend.js';
+import { rpcError, RpcErrorCode, type Commitment } from '../chain-backend.js';
 import type { RpcMethodContext } from './rpc-backend.js';
 import { flattenedCommitment, invalidType, readString, readStruct, readU64, trailingArgs, verifyHash, verifyPubkey } from './rpc-params.js';
 
@@ -32,7 +32,7 @@ export function requestAirdrop(ctx: RpcMethodContext, params: unknown): string {
     }
   }
   const backend = ctx.backend;
-  if (backend.requestAirdrop === undefined) throw new RpcError(RpcErrorCode.InvalidRequest, 'Invalid request');
+  if (backend.requestAirdrop === undefined) throw rpcError(RpcErrorCode.InvalidRequest, 'Invalid request');
   verifyPubkey(pubkey);
   if (recentBlockhash !== undefined) verifyHash(recentBlockhash);
   const signature = backend.requestAirdrop(pubkey, lamports, {
@@ -55,7 +55,7 @@ export function simRequestTokens(ctx: RpcMethodContext, params: unknown): string
   const config = readStruct(args[3], 'SimRequestTokensConfig');
   const commitment = config === null ? undefined : flattenedCommitment(config['commitment']);
   const backend = ctx.backend;
-  if (backend.requestTokens === undefined) throw new RpcError(RpcErrorCode.MethodNotFound, 'Method not found');
+  if (backend.requestTokens === undefined) throw rpcError(RpcErrorCode.MethodNotFound, 'Method not found');
   verifyPubkey(owner);
   const grant = backend.requestTokens(owner, token, amount, commitment);
   return JSON.stringify({ signature: grant.signature, tokenAccount: grant.tokenAccount, mint: grant.mint, symbol: grant.symbol, amount: grant.amount.toString() });

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Logger } from '../../obs/index.js';
-import { RpcError, RpcErrorCode } from '../chain-backend.js';
+import { isRpcError, RpcErrorCode } from '../chain-backend.js';
 import type { FaultInjector, RpcFault } from '../faults.js';
 import { writeId, writeJson } from './json-text.js';
 
@@ -131,7 +131,7 @@ export class JsonRpcEndpoint<T> {
     try {
       return resultText(handler(target, params), id);
     } catch (err) {
-      if (err instanceof RpcError) return errorText(err.code, err.message, err.data, id);
+      if (isRpcError(err)) return errorText(err.context.rpcCode, err.message, err.context.data, id);
       this.logger?.error({ err, method }, 'json-rpc handler failed');
       return errorText(RpcErrorCode.Internal, 'Internal error', undefined, id);
     }

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { RpcError } from '../chain-backend.js';
+import { rpcError } from '../chain-backend.js';
 import { JsonRpcHttpServer } from './json-rpc-http.js';
 import { JsonRpcWsServer } from './json-rpc-ws.js';
 import { MemoryBackend } from './memory-backend.js';
@@ -245,7 +245,7 @@ describe('errors', () => {
   });
 
   it('passes the chain RpcError through with its code, message and data', async () => {
-    t.backend.sendTransactionError = new RpcError(-32002, 'Transaction simulation failed: Blockhash not found', {
+    t.backend.sendTransactionError = rpcError(-32002, 'Transaction simulation failed: Blockhash not found', {
       err: 'BlockhashNotFound',
       logs: [],
       unitsConsumed: 0n,

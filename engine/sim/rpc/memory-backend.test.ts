@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { RpcError } from '../chain-backend.js';
+import { rpcError } from '../chain-backend.js';
 import { MemoryBackend } from './memory-backend.js';
 import { account, address } from './testing/test-servers.js';
 
@@ -51,10 +51,10 @@ describe('MemoryBackend', () => {
 
   it('throws the configured RpcError instead of accepting', () => {
     const b = new MemoryBackend();
-    b.sendTransactionError = new RpcError(-32002, 'Transaction simulation failed');
-    expect(() => b.sendTransaction(tx(1))).toThrow(RpcError);
+    b.sendTransactionError = rpcError(-32002, 'Transaction simulation failed');
+    expect(() => b.sendTransaction(tx(1))).toThrow(expect.objectContaining({ code: 'TP_ERR_NODE_RPC_ERROR' }));
     expect(b.sentTransactions).toHaveLength(0);
-    expect(() => new MemoryBackend().sendTransaction(new Uint8Array(10))).toThrow(RpcError);
+    expect(() => new MemoryBackend().sendTransaction(new Uint8Array(10))).toThrow(expect.objectContaining({ code: 'TP_ERR_NODE_RPC_ERROR' }));
   });
 
   it('lands a bundle in the next slot', () => {
@@ -62,7 +62,7 @@ describe('MemoryBackend', () => {
     const id = b.sendBundle([tx(1), tx(2)]);
     expect(id).toMatch(/^[0-9a-f]{64}$/);
     expect(b.bundleStatus(id)).toMatchObject({ slot: 8n, transactions: expect.any(Array) });
-    expect(() => b.sendBundle([])).toThrow(RpcError);
+    expect(() => b.sendBundle([])).toThrow(expect.objectContaining({ code: 'TP_ERR_NODE_RPC_ERROR' }));
     expect(b.tipAccounts()).toHaveLength(8);
   });
 });

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
 
 import {
-  RpcError,
+  rpcError,
+  type RpcError,
   RpcErrorCode,
   type AccountRecord,
   type BlockhashInfo,
@@ -169,7 +170,7 @@ export class MemoryBackend implements RpcChainBackend {
     if (this.sendTransactionError !== null) throw this.sendTransactionError;
     const signature = firstSignature(tx);
     if (signature === null) {
-      throw new RpcError(
+      throw rpcError(
         RpcErrorCode.InvalidParams,
         'failed to deserialize solana_transaction::versioned::VersionedTransaction: io error: unexpected end of file',
       );
@@ -203,7 +204,7 @@ export class MemoryBackend implements RpcChainBackend {
   sendBundle(txs: Uint8Array[]): string {
     if (this.sendBundleError !== null) throw this.sendBundleError;
     if (txs.length === 0 || txs.length > 5) {
-      throw new RpcError(RpcErrorCode.InvalidParams, `bundle must contain 1 to 5 transactions, got ${txs.length}`);
+      throw rpcError(RpcErrorCode.InvalidParams, `bundle must contain 1 to 5 transactions, got ${txs.length}`);
     }
     const signatures = txs.map((tx) => firstSignature(tx) ?? '');
     const bundleId = createHash('sha256').update(signatures.join(',')).digest('hex');

@@ -1,4 +1,4 @@
-import { RpcError, type ChainBackend, type Commitment } from '../chain-backend.js';
+import { rpcError, type ChainBackend, type Commitment } from '../chain-backend.js';
 import {
   flattenedCommitment,
   missingField,
@@ -26,7 +26,7 @@ export const MIN_CONTEXT_SLOT_CODE = -32016;
 export function bankSlot(backend: ChainBackend, commitment: Commitment, minContextSlot: bigint | undefined): bigint {
   const slot = backend.slot(commitment);
   if (minContextSlot !== undefined && slot < minContextSlot) {
-    throw new RpcError(MIN_CONTEXT_SLOT_CODE, 'Minimum context slot has not been reached', { contextSlot: slot });
+    throw rpcError(MIN_CONTEXT_SLOT_CODE, 'Minimum context slot has not been reached', { contextSlot: slot });
   }
   return slot;
 }

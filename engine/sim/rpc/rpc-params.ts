@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
 
-import { RpcError, RpcErrorCode, type Commitment } from '../chain-backend.js';
+import { rpcError, type RpcError, RpcErrorCode, type Commitment } from '../chain-backend.js';
 import { rustDebugList, rustDebugMap, writeF64 } from './json-text.js';
 
 /**
@@ -13,7 +13,7 @@ import { rustDebugList, rustDebugMap, writeF64 } from './json-text.js';
  */
 
 export function invalidParams(message: string, data?: unknown): RpcError {
-  return new RpcError(RpcErrorCode.InvalidParams, message, data);
+  return rpcError(RpcErrorCode.InvalidParams, message, data);
 }
 
 /** A serde deserialization failure, worded as jsonrpc-core reports it. */

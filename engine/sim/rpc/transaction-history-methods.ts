@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
 
-import { RpcError, type Commitment } from '../chain-backend.js';
+import { rpcError, type Commitment } from '../chain-backend.js';
 import type { ConfirmedTransaction, RecordedTokenBalance } from '../transaction-history.js';
 import { realNumberStringTrimmed } from './account-methods.js';
 import { writeF64, writeJson } from './json-text.js';
@@ -111,7 +111,7 @@ export function getTransaction(ctx: RpcMethodContext, params: unknown): string {
   if (record === undefined) return 'null';
   const max = config.maxSupportedTransactionVersion;
   if (record.version === 0 && (max === undefined || max < 0)) {
-    throw new RpcError(
+    throw rpcError(
       UNSUPPORTED_TRANSACTION_VERSION,
       'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
     );

@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
 
-import { RpcError, RpcErrorCode, type AccountRecord } from '../chain-backend.js';
+import { rpcError, RpcErrorCode, type AccountRecord } from '../chain-backend.js';
 import { zstdRawFrame } from './zstd-raw-frame.js';
 
 /**
@@ -53,7 +53,7 @@ export function checkBase58Size(dataLength: number, encoding: AccountEncoding, s
   if (encoding !== 'binary' && encoding !== 'base58') return;
   const length = slice.length < 0 ? dataLength : Math.min(slice.length, Math.max(0, dataLength - slice.offset));
   if (length > MAX_BASE58_BYTES) {
-    throw new RpcError(
+    throw rpcError(
       RpcErrorCode.InvalidRequest,
       `Encoded binary (base 58) data should be less than ${MAX_BASE58_BYTES} bytes, please use Base64 encoding.`,
     );

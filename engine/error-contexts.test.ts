@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+
+import { ErrorCode, TpError, isTpError } from './errors.js';
+
+/**
+ * The typed contexts of ErrorContexts, checked by the compiler: `npm run check` (tsc over
+ * tsconfig.json, which includes the tests) fails when a `@ts-expect-error` line below compiles.
+ */
+describe('ErrorContexts', () => {
+  it('makes a code with a fixed context give its fields, and reads them typed', () => {
+    const bad = new TpError(ErrorCode.BadParameter, 'amount is missing', { context: { parameter: 'amount' } });
+    // @ts-expect-error BadParameter names its parameter
+    void new TpError(ErrorCode.BadParameter, 'no parameter named', { context: {} });
+    // @ts-expect-error an RPC failure says what kind of failure it is
+    void new TpError(ErrorCode.RpcFailed, 'x', { context: { endpoint: 'http://node', method: 'getSlot' } });
+    // @ts-expect-error a worker unavailable is closed or exited, nothing else
+    void new TpError(ErrorCode.RpcWorkerUnavailable, 'x', { context: { reason: 'tired' } });
+    // @ts-expect-error the simulated node's error code is a number
+    void new TpError(ErrorCode.NodeRpcError, 'x', { context: { rpcCode: '-32602' } });
+    const err: unknown = new TpError(ErrorCode.RpcFailed, 'getSlot: timeout', { context: { kind: 'timeout', endpoint: 'http://node', method: 'getSlot' } });
+    if (!isTpError(err, ErrorCode.RpcFailed)) throw err;
+    const kind: 'rpc' | 'timeout' | 'http' | 'network' | 'malformed' = err.context.kind;
+    expect([bad.context.parameter, kind]).toEqual(['amount', 'timeout']);
+  });
+});
