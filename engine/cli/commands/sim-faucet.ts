@@ -110,7 +110,7 @@ export async function runSimFaucet(argv: string[], io: CliIo): Promise<number> {
 function refusal(err: unknown, url: string, method: string): unknown {
   if (!isRpcFailure(err)) return err;
   if (err.context.kind === 'rpc') {
-    const data = (err as { data?: unknown }).data;
+    const data = err.context.data;
     const detail = typeof data === 'string' ? ` (${data})` : '';
     const hint = err.context.rpcCode === -32601 ? `: ${url} is not a tidepool simulator (the token faucet exists on the simulator only)` : '';
     return new TpError(ErrorCode.TransferFailed, `${method} refused by ${url}: ${err.message}${detail}${hint}`, { context: { rpcCode: err.context.rpcCode, url } });
