@@ -197,6 +197,8 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
         lookupTables: new OperatorLookupTables({ reader: fetcher, addresses: config['executor.lookupTables'], logger: log.child({ component: 'lookup-tables' }) }),
         logger: log.child({ component: 'executor' }),
         ...(options.now === undefined ? {} : { now: options.now }),
+        // The host's close aborts the submissions in flight before the consumer's drain waits for them.
+        signal: host.signal,
       });
       host.onClose('executor service', () => service.close());
       const dlqMetrics = createDeadLetterMetrics(registry);

@@ -18,7 +18,9 @@ import { heapSamplingActive } from '../obs/index.js';
 import { createLogger } from '../obs/logger.js';
 import { idleKeepAliveUntilClosed, slowlorisUntilClosed } from '../obs/testing/socket-probes.js';
 import { createRedisKeySpace, type TestKeySpace } from '../state/kv/testing.js';
+import { abortable } from '../pools/index.js';
 import { ServiceHost, sendJson } from './service-host.js';
+import type { ShutdownReason } from './shutdown.js';
 import { eventually } from './testing.js';
 
 const logger = createLogger({ name: 'service-host-test', level: process.env.TEST_LOG ?? 'silent' });
@@ -245,5 +247,57 @@ describe('ServiceHost', () => {
     expect((failed as TpError).message).toContain(`127.0.0.1:${port}`);
     expect(took).toBeGreaterThanOrEqual(550);
     expect(took).toBeLessThan(3_000);
+  });
+});
+
+describe('ServiceHost start under cancellation', () => {
+  it('a shutdown during start aborts the build\'s signal, closes what it opened, and rejects with TP_ERR_ABORTED', async () => {
+    let shut!: (reason: ShutdownReason) => void;
+    const shutdown = new Promise<ShutdownReason>((resolve) => (shut = resolve));
+    const opened: string[] = [];
+    const closed: string[] = [];
+    const gate = new Promise<never>(() => undefined); // the dependency the start waits for never answers
+    const started = ServiceHost.assemble({ service: 'host-shut', logger, startShutdown: () => shutdown }, async (h, signal) => {
+      h.onClose('state', async () => closed.push('state'));
+      opened.push('state');
+      await abortable(gate, signal);
+      h.onClose('server', async () => closed.push('server'));
+      return 'running';
+    });
+    while (opened.length === 0) await new Promise((r) => setImmediate(r));
+    shut('SIGTERM');
+    const failed = await started.catch((err: unknown) => err);
+    expect(isTpError(failed) && failed.code).toBe(ErrorCode.Aborted);
+    expect((failed as TpError).message).toContain('SIGTERM');
+    expect(closed).toEqual(['state']);
+  });
+
+  it('a close during start aborts it; what the start opens after the close is closed at once', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const closed: string[] = [];
+    let host: ServiceHost | undefined;
+    const started = ServiceHost.assemble({ service: 'host-close', logger, startShutdown: () => new Promise(() => undefined) }, async (h) => {
+      host = h;
+      h.onClose('state', async () => closed.push('state'));
+      await gate; // a start that does not watch its signal
+      h.onClose('server', async () => closed.push('server'));
+      return 'running';
+    });
+    while (host === undefined) await new Promise((r) => setImmediate(r));
+    await host.close();
+    expect(host.signal.aborted).toBe(true);
+    expect(closed).toEqual(['state']);
+    release();
+    const failed = await started.catch((err: unknown) => err);
+    expect(isTpError(failed) && failed.code).toBe(ErrorCode.Aborted);
+    await eventually(() => (closed.includes('server') ? true : undefined), 10_000, 'the late server closed');
+  });
+
+  it('a start that fails by itself keeps its own error', async () => {
+    const failed = await ServiceHost.assemble({ service: 'host-fail', logger, startShutdown: () => new Promise(() => undefined) }, async () => {
+      throw new TpError(ErrorCode.BusSetup, 'stream refused');
+    }).catch((err: unknown) => err);
+    expect(isTpError(failed) && failed.code).toBe(ErrorCode.BusSetup);
   });
 });

@@ -19,6 +19,9 @@
  *   shutdown   SIGTERM, SIGINT, SIGHUP or the parent process gone (shutdown.ts) → close
  *   close      one stack, unwound in reverse order of opening; an app that fails half way through
  *              its start closes exactly what it had opened (`assemble`)
+ *   cancel     `host.signal`, given to the app's build: aborted by close, and by a shutdown that
+ *              arrives while the app starts; `assemble` then closes what the start had opened and
+ *              rejects with TP_ERR_ABORTED
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
@@ -33,6 +36,11 @@ import { ErrorCode, TpError, isTpError } from '../errors.js';
 import { acquireHeapSampling, closeServer, createLimitedServer, createMetricsRegistry, listenOn, releaseHeapSampling, requestTarget, type Logger } from '../obs/index.js';
 import { HealthHeartbeat, HeartbeatStatus, type KeySpace } from '../state/index.js';
 import { closeOnShutdown, waitForShutdown, type ShutdownReason } from './shutdown.js';
+
+/** TP_ERR_ABORTED: the host (its start, or what runs on it) was cancelled by `reason`. */
+function aborted(service: string, reason: string): TpError {
+  return new TpError(ErrorCode.Aborted, `${service}: cancelled (${reason})`, { context: { reason } });
+}
 import { SystemMetricsPublisher } from './system-metrics-publisher.js';
 
 /** How long a service waits for the bus at start before it gives up (TP_ERR_BUS_UNAVAILABLE). */
@@ -118,6 +126,11 @@ export interface ServiceHostOptions {
   heapProfile?: boolean;
   /** The heartbeat's status; default `ok`, `degraded` while the bus is not connected. */
   heartbeatStatus?: () => { status: HeartbeatStatus; detail?: Record<string, unknown> };
+  /**
+   * What cancels a start under way (`assemble`): default the process's SIGTERM, SIGINT, SIGHUP or
+   * its parent gone (waitForShutdown), watched only while the app builds.
+   */
+  startShutdown?: (signal: AbortSignal) => Promise<ShutdownReason>;
 }
 
 interface Closer {
@@ -166,6 +179,7 @@ export class ServiceHost {
   private boundUrl: string | undefined;
   private heartbeatTarget: { keys: KeySpace; intervalMs?: number } | undefined;
   private sampling = false;
+  private readonly cancel = new AbortController();
 
   constructor(options: ServiceHostOptions) {
     this.options = options;
@@ -176,16 +190,35 @@ export class ServiceHost {
 
   /**
    * Builds an app on a new host: when `build` throws, everything it had put on the host's close
-   * stack is closed (in reverse) before the error goes on.
+   * stack is closed (in reverse) before the error goes on. A shutdown (`startShutdown`) or a close
+   * that arrives while it builds aborts `signal` (= host.signal): once the build has settled, what
+   * it opened is closed and assemble rejects with TP_ERR_ABORTED, whatever the build returned.
    */
-  static async assemble<T>(options: ServiceHostOptions, build: (host: ServiceHost) => Promise<T>): Promise<T> {
+  static async assemble<T>(options: ServiceHostOptions, build: (host: ServiceHost, signal: AbortSignal) => Promise<T>): Promise<T> {
     const host = new ServiceHost(options);
+    const watching = new AbortController();
+    const shutdown = (options.startShutdown ?? ((signal) => waitForShutdown({ signal })))(watching.signal);
+    void shutdown.then((reason) => host.cancel.abort(aborted(host.service, `shutdown: ${reason}`)));
     try {
-      return await build(host);
+      const app = await build(host, host.signal);
+      host.signal.throwIfAborted();
+      return app;
     } catch (err) {
+      const cancelled = host.signal.aborted;
       await host.close();
+      if (cancelled) throw host.signal.reason as TpError;
       throw err;
+    } finally {
+      watching.abort();
     }
+  }
+
+  /**
+   * Aborted when the host closes, or when a shutdown arrives while `assemble` builds the app (the
+   * reason a TP_ERR_ABORTED): what the app starts with it stops waiting.
+   */
+  get signal(): AbortSignal {
+    return this.cancel.signal;
   }
 
   get service(): string {
@@ -209,7 +242,11 @@ export class ServiceHost {
 
   /** Puts `close` on the stack: it runs when the host closes, before everything put there earlier. */
   onClose(what: string, close: () => Promise<unknown> | unknown): void {
-    if (this.closing !== undefined) throw new TpError(ErrorCode.Internal, `${this.service}: ${what} opened after close`);
+    if (this.closing !== undefined) {
+      // A start that went on after close (it did not watch the signal): close it now, stop the start.
+      void (async () => close())().catch((err: unknown) => this.log.warn({ err: (err as Error).message, what }, `${this.service}: close failed`));
+      throw aborted(this.service, `${what} opened after close`);
+    }
     this.closers.push({ what, close: async () => close() });
   }
 
@@ -343,6 +380,7 @@ export class ServiceHost {
 
   /** Closes everything on the stack, last opened first; a failure is logged and the rest still closes. Idempotent. */
   close(): Promise<void> {
+    if (!this.cancel.signal.aborted) this.cancel.abort(aborted(this.service, 'closed'));
     this.closing ??= (async () => {
       while (this.closers.length > 0) {
         const c = this.closers.pop()!;

@@ -17,6 +17,8 @@ export interface WaitForShutdownOptions {
   /** Resolve with 'parent-exited' when the parent process changes (default true). */
   watchParent?: boolean;
   intervalMs?: number;
+  /** Stop watching at its abort (the promise then never resolves). */
+  signal?: AbortSignal;
 }
 
 /** Resolves with the reason on the first SIGTERM, SIGINT or SIGHUP, or when the parent process exits. */
@@ -31,6 +33,10 @@ export function waitForShutdown(options: WaitForShutdownOptions = {}): Promise<S
       resolve(reason);
     };
     for (const s of signals) process.on(s, done);
+    options.signal?.addEventListener('abort', () => {
+      for (const s of signals) process.off(s, done);
+      if (timer !== undefined) clearInterval(timer);
+    }, { once: true });
     // A parent of 1 at start is a supervisor (or init) that started us directly: nothing to watch.
     if ((options.watchParent ?? true) && parent > 1) {
       timer = setInterval(() => {

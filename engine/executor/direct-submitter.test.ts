@@ -1,3 +1,7 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
@@ -219,5 +223,26 @@ describe('DirectSubmitter', () => {
     controller.abort();
     const outcome = await pending;
     expect(outcome).toMatchObject({ status: 'expired', error: 'aborted before a final status' });
+  });
+
+  it('an abort ends it at once while a status poll hangs (not after the request timeout)', async () => {
+    // An RPC node that reads every request and never answers.
+    const server = createServer((req: IncomingMessage) => req.resume());
+    const arrived = once(server, 'request');
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const chain = new ChainClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeoutMs: 600_000 });
+    try {
+      const controller = new AbortController();
+      const { submission } = swapSubmission(sim.chain, traderOf(sim.chain, 10), SOL, { signal: controller.signal });
+      const pending = new DirectSubmitter({ chain, pollMs: 25 }).submit(submission);
+      await arrived;
+      controller.abort();
+      expect(await pending).toMatchObject({ status: 'expired', error: 'aborted before a final status' });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await chain.close().catch(() => undefined);
+    }
   });
 });

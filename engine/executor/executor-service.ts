@@ -98,6 +98,12 @@ export interface ExecutorServiceOptions {
   lookupTables?: Pick<OperatorLookupTables, 'current'>;
   logger?: Logger;
   now?: () => number;
+  /**
+   * Aborts the submissions in flight (the service host's signal: its close), as `close` does: a
+   * trade whose submission it ends before a final status stays pending or submitted, and the
+   * opportunity is deferred, so its redelivery reconciles the trade from the chain.
+   */
+  signal?: AbortSignal;
 }
 
 export type HandleOutcome =
@@ -136,6 +142,9 @@ export class ExecutorService {
   readonly stats: ExecutorStats = { received: 0, traded: 0, paperTrades: 0, skipped: {}, deferred: 0, inFlight: 0, recent: [] };
   private metricsTimer: NodeJS.Timeout | undefined;
   private flushRow: (() => Promise<void>) | undefined;
+  private readonly closing = new AbortController();
+  /** Aborted by close or by the options' signal: ends the submissions in flight. */
+  private readonly cancel: AbortSignal;
 
   constructor(private readonly options: ExecutorServiceOptions) {
     const s = options.settings;
@@ -147,6 +156,7 @@ export class ExecutorService {
     }
     this.semaphore = new Semaphore(s.maxConcurrentTrades);
     this.now = options.now ?? Date.now;
+    this.cancel = options.signal === undefined ? this.closing.signal : AbortSignal.any([this.closing.signal, options.signal]);
   }
 
   get settings(): ExecutorSettings {
@@ -333,7 +343,7 @@ export class ExecutorService {
       });
       let submittedAt: number | undefined;
       const outcome = await this.options.submitters![path].submit(
-        { opportunityId: op.id, transaction, blockhash, lastValidBlockHeight, wallet: held.keypair, ...(path === 'bundle' ? { tipLamports: tip } : {}), mints: [...new Set([op.inputMint, op.outputMint, op.profitMint])] },
+        { opportunityId: op.id, transaction, blockhash, lastValidBlockHeight, wallet: held.keypair, ...(path === 'bundle' ? { tipLamports: tip } : {}), mints: [...new Set([op.inputMint, op.outputMint, op.profitMint])], signal: this.cancel },
         {
           // The tip transfer's signature before the bundle goes out: a redelivery settles it too.
           prepared: (info) => this.options.trades.recordTipSignature(tradeId, info.tipSignature),
@@ -344,6 +354,13 @@ export class ExecutorService {
           },
         },
       );
+      if (outcome.status === 'expired' && this.cancel.aborted) {
+        // Cut short by close, not expired: it may still land while its blockhash is valid. The row
+        // stays pending or submitted; the redelivery reconciles it from the chain (reconcile).
+        logger?.info({ tradeId, signature: transaction.signature }, 'submission aborted by close; the trade is left for the redelivery to reconcile');
+        await requested.catch(() => undefined);
+        return this.defer(`trade ${tradeId} aborted by close before a final status`);
+      }
       if (submittedAt === undefined && outcome.submittedAt !== undefined) {
         submittedAt = outcome.submittedAt;
         metrics.recordSubmitted(path, op.strategy, outcome.submittedAt - receivedAt);
@@ -582,8 +599,9 @@ export class ExecutorService {
     this.flushRow = tick;
   }
 
-  /** Stops the metrics rows, writing the last interval's. */
+  /** Ends the submissions in flight (their trades left for reconcile), stops the metrics rows, writing the last interval's. */
   async close(): Promise<void> {
+    this.closing.abort(new TpError(ErrorCode.Aborted, 'executor service closed', { context: { reason: 'closed' } }));
     if (this.metricsTimer !== undefined) clearInterval(this.metricsTimer);
     this.metricsTimer = undefined;
     await this.flushRow?.();

@@ -2,6 +2,7 @@ import { Backoff } from '../common/index.js';
 import type { ExecutionPath } from '../messages/index.js';
 import type { Logger } from '../obs/index.js';
 import type { ChainClient } from '../rpc/index.js';
+import { abortable } from '../pools/index.js';
 import { pause } from './pause.js';
 import { SendFailure, classifySendFailure } from './send-failure.js';
 import type { SubmissionEvents, SubmissionOutcome, TradeSubmission } from './submission.js';
@@ -22,8 +23,12 @@ import type { SubmissionEvents, SubmissionOutcome, TradeSubmission } from './sub
  * `held` (the node or block engine has it) → nothing more is sent. `failed` → failed with the path's
  * reason. Unknown past lastValidBlockHeight, after the path's last look → `expired` (it can never
  * land); past the monitoring deadline (`timeoutMs`, the path's default) after a last look →
- * `expired`; aborted → `expired`.
+ * `expired`; aborted → `expired` at once: a status poll or block height read in flight is not
+ * waited for (it may hang until the request timeout), nor a send.
  */
+
+/** The error of a submission whose signal aborted before a final status. */
+export const ABORTED_ERROR = 'aborted before a final status';
 
 /** What one status poll of a path says. */
 export type PathStatus =
@@ -117,9 +122,10 @@ export class SubmissionRun {
   private async watch(): Promise<SubmissionOutcome> {
     const signal = this.s.signal;
     for (;;) {
-      if (signal?.aborted === true) return this.ended('expired', 'aborted before a final status');
+      if (signal?.aborted === true) return this.ended('expired', ABORTED_ERROR);
       if (this.sending === undefined && this.refusal === undefined && Date.now() >= this.nextSendAt) this.send();
-      const status = await this.path.status();
+      const status = await this.unlessAborted(this.path.status());
+      if (status === undefined) return this.ended('expired', ABORTED_ERROR);
       if (status.kind === 'final' || status.kind === 'held') {
         // It reached the chain or the block engine: whatever became of the sends, nothing more to send.
         this.nextSendAt = Number.POSITIVE_INFINITY;
@@ -129,7 +135,9 @@ export class SubmissionRun {
         return this.ended('failed', status.error);
       } else {
         if (this.refusal !== undefined && this.sending === undefined) return this.ended('failed', this.path.refusedError(this.refusal));
-        if (await this.blockhashExpired()) {
+        const expired = await this.unlessAborted(this.blockhashExpired());
+        if (expired === undefined) return this.ended('expired', ABORTED_ERROR);
+        if (expired) {
           // A last look: it may have landed in the last block the blockhash allowed.
           const last = await this.path.lastLook();
           if (last.kind === 'final') return this.settle(last);
@@ -142,6 +150,18 @@ export class SubmissionRun {
         return this.ended('expired', `${this.path.timeoutError(this.timeoutMs, status)}${this.sendErrorSuffix()}`);
       }
       await pause(this.settings.pollMs, signal, this.sending);
+    }
+  }
+
+  /** `read`'s answer, or undefined as soon as the submission's signal aborts. */
+  private async unlessAborted<T>(read: Promise<T>): Promise<T | undefined> {
+    const signal = this.s.signal;
+    if (signal === undefined) return read;
+    try {
+      return await abortable(read, signal);
+    } catch (err) {
+      if (signal.aborted) return undefined;
+      throw err;
     }
   }
 

@@ -99,7 +99,10 @@ export interface PoolLoadOptions {
    * when the state must postdate something just seen (a transaction). Default true.
    */
   fresh?: boolean;
-  /** Stops the load: it rejects with the signal's reason and reads and decodes nothing more. */
+  /**
+   * Stops the load: it rejects with the signal's reason and reads and decodes nothing more; its reads
+   * stop waiting, and a getMultipleAccounts call that only they were waiting for is aborted.
+   */
   signal?: AbortSignal;
   /** Context accounts read in round 1 beside the pools (see the module comment, Prefetch). */
   prefetch?: readonly string[];
@@ -242,7 +245,7 @@ export class RpcPoolLoader implements PoolLoader {
     const fresh = options.fresh ?? true;
     const reads = new Map<string, Read | Promise<Read>>();
     const want = (address: string): void => {
-      if (!reads.has(address)) reads.set(address, settle(this.fetcher.fetch(address, { fresh })));
+      if (!reads.has(address)) reads.set(address, settle(this.fetcher.fetch(address, signal === undefined ? { fresh } : { fresh, signal })));
     };
     // The epoch, beside the reads (EpochClock answers from memory most of the time).
     const epoch: Promise<EpochRead> | undefined =

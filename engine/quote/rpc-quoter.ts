@@ -227,8 +227,9 @@ export class RpcQuoter {
 
   /**
    * `loader.load` under the deadline: undefined past it. The deadline aborts the load (its signal):
-   * the loader stops at once, reads no second round and decodes nothing; reads it had already sent
-   * finish for whoever else shares them, and their answers are not written back from here.
+   * the loader stops at once, reads no second round and decodes nothing, and a getMultipleAccounts
+   * request only this load was waiting for is aborted (its connection closed); a request shared
+   * with another reader finishes for that reader, and its answer is not written back from here.
    */
   private async loadWithin(addresses: readonly string[], deadlineMs: number): Promise<PoolLoadResult[] | undefined> {
     const deadline = new AbortController();

@@ -1,6 +1,19 @@
 import { MAX_KEYS_PER_CALL, type AccountData, type MultipleAccountsResult } from './rpc-client.js';
 import { fetchQueueFull } from './rpc-errors.js';
 
+/** The options of one read. */
+export interface AccountFetchOptions {
+  /** Join only a request not yet sent (its answer is read after the call). */
+  fresh?: boolean;
+  /**
+   * Stops waiting: the fetch rejects with the signal's reason at the abort. The call that carries
+   * the address is aborted too (its connection closed) once every fetch it serves has been
+   * aborted; a fetch without a signal keeps it going.
+   */
+  signal?: AbortSignal;
+}
+
+
 /**
  * Batched, coalesced account reads: `fetch(address)` queues the address; the queue flushes as one
  * getMultipleAccounts call (≤100 keys) when `batchSize` addresses wait or after `maxDelayMs`
@@ -10,11 +23,13 @@ import { fetchQueueFull } from './rpc-errors.js';
  * one request and one key; `fetch(address, { fresh: true })` joins only a request not yet sent, so
  * its answer is read after the call (use it when the state must postdate something just seen). A failed call rejects every waiter of its batch with the client's error
  * (the caller counts it). The number of queued addresses is bounded: beyond `maxQueued`, fetch
- * rejects with FetchQueueFull at once.
+ * rejects with FetchQueueFull at once. A fetch with a signal stops waiting at its abort, and the
+ * call it rode on is aborted when no fetch it serves is still waiting (AccountFetchOptions.signal).
  */
 
 export interface AccountsSource {
-  getMultipleAccounts(addresses: readonly string[]): Promise<MultipleAccountsResult>;
+  /** `signal` aborts the call (the request's connection closed): it then rejects with its reason. */
+  getMultipleAccounts(addresses: readonly string[], signal?: AbortSignal): Promise<MultipleAccountsResult>;
 }
 
 export interface AccountFetcherOptions {
@@ -45,8 +60,8 @@ export interface AccountFetcherStats {
  * thread, both implement it with the same batching and coalescing semantics (see AccountFetcher).
  */
 export interface AccountReader {
-  /** The account at `address` (null when it does not exist); `fresh` joins only a request not yet sent. */
-  fetch(address: string, options?: { fresh?: boolean }): Promise<AccountData | null>;
+  /** The account at `address` (null when it does not exist); see AccountFetchOptions. */
+  fetch(address: string, options?: AccountFetchOptions): Promise<AccountData | null>;
   readonly stats: AccountFetcherStats;
   /** Addresses waiting to be sent. */
   readonly queued: number;
@@ -58,6 +73,23 @@ interface Waiter {
   promise: Promise<AccountData | null>;
   resolve: (value: AccountData | null) => void;
   reject: (err: unknown) => void;
+  /** A fetch without a signal waits for it: its call is never aborted. */
+  pinned: boolean;
+  /** Fetches with a signal not yet aborted that wait for it. */
+  watching: number;
+  /** The call it went out in, once sent. */
+  call?: Call;
+}
+
+/** One getMultipleAccounts call in flight. */
+interface Call {
+  readonly controller: AbortController;
+  readonly waiters: readonly Waiter[];
+}
+
+/** No fetch waits for the waiter any more: every one had a signal, and every signal aborted. */
+function abandoned(waiter: Waiter): boolean {
+  return !waiter.pinned && waiter.watching === 0;
 }
 
 export class AccountFetcher implements AccountReader {
@@ -98,27 +130,57 @@ export class AccountFetcher implements AccountReader {
   }
 
   /** The account at `address` (null when it does not exist). */
-  fetch(address: string, options?: { fresh?: boolean }): Promise<AccountData | null> {
-    const existing = this.waiting.get(address) ?? (options?.fresh === true ? undefined : this.inFlight.get(address));
-    if (existing !== undefined) {
+  fetch(address: string, options?: AccountFetchOptions): Promise<AccountData | null> {
+    const signal = options?.signal;
+    if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
+    let waiter = this.waiting.get(address) ?? (options?.fresh === true ? undefined : this.inFlight.get(address));
+    if (waiter !== undefined) {
       this.stats.coalesced++;
-      return existing.promise;
+    } else {
+      if (this.queue.length >= this.maxQueued) {
+        this.stats.refused++;
+        return Promise.reject(fetchQueueFull(this.maxQueued));
+      }
+      let resolve!: Waiter['resolve'];
+      let reject!: Waiter['reject'];
+      const promise = new Promise<AccountData | null>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      waiter = { promise, resolve, reject, pinned: false, watching: 0 };
+      this.waiting.set(address, waiter);
+      this.queue.push(address);
+      if (this.queue.length >= this.batchSize) this.flushFull();
+      else this.schedule();
     }
-    if (this.queue.length >= this.maxQueued) {
-      this.stats.refused++;
-      return Promise.reject(fetchQueueFull(this.maxQueued));
+    if (signal === undefined) {
+      waiter.pinned = true;
+      return waiter.promise;
     }
-    let resolve!: Waiter['resolve'];
-    let reject!: Waiter['reject'];
-    const promise = new Promise<AccountData | null>((res, rej) => {
-      resolve = res;
-      reject = rej;
+    return this.watched(waiter, signal);
+  }
+
+  /** The waiter's answer, or the signal's reason at its abort (which may abort the waiter's call). */
+  private watched(waiter: Waiter, signal: AbortSignal): Promise<AccountData | null> {
+    waiter.watching++;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        waiter.watching--;
+        reject(signal.reason as Error);
+        if (waiter.call !== undefined && waiter.call.waiters.every(abandoned)) waiter.call.controller.abort(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      waiter.promise.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (err: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err as Error);
+        },
+      );
     });
-    this.waiting.set(address, { promise, resolve, reject });
-    this.queue.push(address);
-    if (this.queue.length >= this.batchSize) this.flushFull();
-    else this.schedule();
-    return promise;
   }
 
   /** Sends everything queued now, in batches of batchSize. */
@@ -178,9 +240,11 @@ export class AccountFetcher implements AccountReader {
     };
     this.stats.calls++;
     this.stats.keys += batch.length;
+    const inFlight: Call = { controller: new AbortController(), waiters };
+    for (const waiter of waiters) waiter.call = inFlight;
     let call: Promise<MultipleAccountsResult>;
     try {
-      call = this.source.getMultipleAccounts(batch);
+      call = this.source.getMultipleAccounts(batch, inFlight.controller.signal);
     } catch (err) {
       call = Promise.reject(err);
     }

@@ -7,7 +7,7 @@
  */
 export { RpcClient, basicAuthHeader, parseRpcEndpoints, MAX_KEYS_PER_CALL, DEFAULT_RPC_TIMEOUT_MS, type AccountData, type Commitment, type EpochInfo, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
 export { rpcFailure, fetchQueueFull, isRpcFailure, type RpcFailure, type FetchQueueFull, type RpcFailureKind, type RpcFailureDetails } from './rpc-errors.js';
-export { AccountFetcher, type AccountFetcherOptions, type AccountFetcherStats, type AccountReader, type AccountsSource } from './account-fetcher.js';
+export { AccountFetcher, type AccountFetcherOptions, type AccountFetchOptions, type AccountFetcherStats, type AccountReader, type AccountsSource } from './account-fetcher.js';
 export { WorkerAccountFetcher, type WorkerAccountFetcherOptions } from './worker-account-fetcher.js';
 export {
   RpcThread,
@@ -19,5 +19,5 @@ export {
   type RpcThreadStats,
 } from './rpc-thread.js';
 export { ChainClient, PREFLIGHT_FAILURE, type ChainClientOptions, type LandedTransaction, type PrioritizationFee, type SignatureStatusInfo, type SimulationOutcome, type TokenAccountInfo } from './chain-client.js';
-export { JsonRpcHttpClient, type JsonRpcHttpClientOptions } from './json-rpc-http-client.js';
+export { JsonRpcHttpClient, type JsonRpcHttpClientOptions, type RpcCallOptions } from './json-rpc-http-client.js';
 export { DEFAULT_LOOKUP_TABLE_TTL_MS, OperatorLookupTables, type OperatorLookupTablesOptions } from './operator-lookup-tables.js';

@@ -32,6 +32,15 @@ export interface JsonRpcHttpClientOptions {
 }
 
 
+/** Per call. */
+export interface RpcCallOptions {
+  /**
+   * Aborts the request: its connection is closed (the node stops sending), no other endpoint is
+   * tried, and the call rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+}
+
 /** A 200 reply as it came: its bytes, and the endpoint that sent it (masked). */
 export interface RpcReplyBytes {
   readonly endpoint: string;
@@ -76,8 +85,8 @@ export class JsonRpcHttpClient {
    * One call; its `result` and the reply's text (for u64 fields a JSON.parse would round). A
    * JSON-RPC error is an RpcFailure of kind rpc (with the error's `data`), whatever the HTTP status.
    */
-  async call(method: string, params: unknown[]): Promise<{ text: string; result: unknown }> {
-    const { endpoint, body } = await this.callBytes(method, params);
+  async call(method: string, params: unknown[], options?: RpcCallOptions): Promise<{ text: string; result: unknown }> {
+    const { endpoint, body } = await this.callBytes(method, params, options);
     const text = body.toString('utf8');
     let reply: JsonRpcReply;
     try {
@@ -97,7 +106,9 @@ export class JsonRpcHttpClient {
    * read). Another status is an RpcFailure: of kind rpc when the body holds a JSON-RPC error (a
    * block engine answers 400 with one: the error says more than the status), else http.
    */
-  async callBytes(method: string, params: unknown): Promise<RpcReplyBytes> {
+  async callBytes(method: string, params: unknown, options?: RpcCallOptions): Promise<RpcReplyBytes> {
+    const signal = options?.signal;
+    signal?.throwIfAborted();
     const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params });
     const count = this.endpoints.length;
     const first = this.current;
@@ -105,11 +116,11 @@ export class JsonRpcHttpClient {
     for (let k = 0; ; k++) {
       const i = (first + k) % count;
       try {
-        const reply = await this.post(this.endpoints[i]!, method, body);
+        const reply = await this.post(this.endpoints[i]!, method, body, signal);
         if (!this.spread) this.current = i;
         return reply;
       } catch (err) {
-        if (k + 1 >= count || !failsOver(err)) throw err;
+        if (k + 1 >= count || signal?.aborted === true || !failsOver(err)) throw err;
       }
     }
   }
@@ -119,16 +130,18 @@ export class JsonRpcHttpClient {
     return rpcFailure('malformed', `${method}: ${what}`, { endpoint: this.url, method });
   }
 
-  private async post(endpoint: RpcEndpoint, method: string, body: string): Promise<RpcReplyBytes> {
+  private async post(endpoint: RpcEndpoint, method: string, body: string, signal: AbortSignal | undefined): Promise<RpcReplyBytes> {
     const at = endpoint.name;
     this.requests++;
     let bytes: Uint8Array;
     let status: number;
     try {
-      const res = await endpoint.pool.request({ path: endpoint.path, method: 'POST', headers: endpoint.headers, body });
+      const res = await endpoint.pool.request({ path: endpoint.path, method: 'POST', headers: endpoint.headers, body, ...(signal === undefined ? {} : { signal }) });
       bytes = await res.body.bytes();
       status = res.statusCode;
     } catch (err) {
+      // Aborted by the caller (its deadline, its close): the request is gone, the reason is theirs.
+      if (signal?.aborted === true) throw signal.reason as Error;
       const code = (err as { code?: unknown } | null)?.code;
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
         throw rpcFailure('timeout', `${method}: no answer within ${this.timeoutMs} ms`, { endpoint: at, method, cause: err });

@@ -102,13 +102,16 @@ export class RpcClient {
     await this.rpc.close();
   }
 
-  /** One getMultipleAccounts call; more than 100 keys is refused (split first, see AccountFetcher). */
-  async getMultipleAccounts(addresses: readonly string[]): Promise<MultipleAccountsResult> {
+  /**
+   * One getMultipleAccounts call; more than 100 keys is refused (split first, see AccountFetcher).
+   * `signal` aborts the request (the call rejects with its reason).
+   */
+  async getMultipleAccounts(addresses: readonly string[], signal?: AbortSignal): Promise<MultipleAccountsResult> {
     if (addresses.length > MAX_KEYS_PER_CALL) {
       throw new RangeError(`getMultipleAccounts takes at most ${MAX_KEYS_PER_CALL} keys, got ${addresses.length}`);
     }
     const method = 'getMultipleAccounts';
-    const { endpoint, body } = await this.rpc.callBytes(method, [addresses, { encoding: 'base64', commitment: this.commitment }]);
+    const { endpoint, body } = await this.rpc.callBytes(method, [addresses, { encoding: 'base64', commitment: this.commitment }], signal === undefined ? undefined : { signal });
     // The bytes as they came; the text parser for whatever the byte reader does not take (an error
     // reply, anything unusual), which answers with the result or the typed failure.
     return readMultipleAccountsReply(body, addresses.length) ?? parseMultipleAccounts(body.toString('utf8'), addresses.length, endpoint, method);

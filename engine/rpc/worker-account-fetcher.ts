@@ -1,4 +1,4 @@
-import { AccountFetcher, type AccountFetcherOptions, type AccountFetcherStats, type AccountReader } from './account-fetcher.js';
+import { AccountFetcher, type AccountFetcherOptions, type AccountFetchOptions, type AccountFetcherStats, type AccountReader } from './account-fetcher.js';
 import type { AccountData, RpcClientOptions } from './rpc-client.js';
 import { RpcThread, rpcWorkerUnavailable, type RpcThreadOptions, type RpcThreadStats } from './rpc-thread.js';
 
@@ -56,7 +56,7 @@ export class WorkerAccountFetcher implements AccountReader {
   }
 
   /** The account at `address` (null when it does not exist). See AccountFetcher.fetch. */
-  fetch(address: string, options?: { fresh?: boolean }): Promise<AccountData | null> {
+  fetch(address: string, options?: AccountFetchOptions): Promise<AccountData | null> {
     if (this.closed !== null) return Promise.reject(rpcWorkerUnavailable('closed', `fetch ${address}: the account fetcher is closed`));
     return this.fetcher.fetch(address, options);
   }
