@@ -36,12 +36,12 @@ import { ErrorCode, TpError, isTpError } from '../errors.js';
 import { acquireHeapSampling, closeServer, createLimitedServer, createMetricsRegistry, listenOn, releaseHeapSampling, requestTarget, type Logger } from '../obs/index.js';
 import { HealthHeartbeat, HeartbeatStatus, type KeySpace } from '../state/index.js';
 import { closeOnShutdown, waitForShutdown, type ShutdownReason } from './shutdown.js';
+import { SystemMetricsPublisher } from './system-metrics-publisher.js';
 
 /** TP_ERR_ABORTED: the host (its start, or what runs on it) was cancelled by `reason`. */
 function aborted(service: string, reason: string): TpError {
   return new TpError(ErrorCode.Aborted, `${service}: cancelled (${reason})`, { context: { reason } });
 }
-import { SystemMetricsPublisher } from './system-metrics-publisher.js';
 
 /** How long a service waits for the bus at start before it gives up (TP_ERR_BUS_UNAVAILABLE). */
 export const BUS_START_WAIT_MS = 5_000;
