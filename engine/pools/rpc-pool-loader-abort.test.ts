@@ -4,7 +4,7 @@ import { createDecoderRegistry, Dex } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { AccountData, AccountFetcherStats, AccountReader } from '../rpc/index.js';
 import { solUsdcPool, testChain } from '../sim/testing/chain-fixtures.js';
-import { abortable } from './abortable.js';
+import { abortable } from '../rpc/index.js';
 import { RpcPoolLoader } from './rpc-pool-loader.js';
 
 /**

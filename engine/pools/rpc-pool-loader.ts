@@ -68,7 +68,7 @@ import type { AccountReader } from '../rpc/index.js';
 import type { AccountData } from '../rpc/index.js';
 import type { EpochSource } from './epoch-clock.js';
 import type { LoadedPool, PoolLoader, PoolLoadFailure, PoolLoadResult } from './types.js';
-import { abortable } from './abortable.js';
+import { abortable } from '../rpc/index.js';
 
 export interface RpcPoolLoaderOptions {
   /** AccountFetcher, or WorkerAccountFetcher to read off the calling thread. */

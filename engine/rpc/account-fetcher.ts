@@ -1,5 +1,6 @@
 import { MAX_KEYS_PER_CALL, type AccountData, type MultipleAccountsResult } from './rpc-client.js';
 import { fetchQueueFull } from './rpc-errors.js';
+import { abortable } from './abortable.js';
 
 /** The options of one read. */
 export interface AccountFetchOptions {
@@ -163,23 +164,9 @@ export class AccountFetcher implements AccountReader {
   /** The waiter's answer, or the signal's reason at its abort (which may abort the waiter's call). */
   private watched(waiter: Waiter, signal: AbortSignal): Promise<AccountData | null> {
     waiter.watching++;
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        waiter.watching--;
-        reject(signal.reason as Error);
-        if (waiter.call !== undefined && waiter.call.waiters.every(abandoned)) waiter.call.controller.abort(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      waiter.promise.then(
-        (value) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (err: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(err as Error);
-        },
-      );
+    return abortable(waiter.promise, signal, () => {
+      waiter.watching--;
+      if (waiter.call !== undefined && waiter.call.waiters.every(abandoned)) waiter.call.controller.abort(signal.reason);
     });
   }
 
