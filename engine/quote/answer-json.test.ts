@@ -97,7 +97,41 @@ describe('routeBodyParts', () => {
       const answer = { ok: true as const, quote: route, source: QuoteSource.Cache, stateAgeMs: 3, contextSlot: 99n, slippage, body: undefined };
       const parts = routeBodyParts(route, QuoteSource.Cache);
       expect(decoder.decode(writer.write(parts, 3, '99', slippage))).toBe(JSON.stringify(quoteToJson(quoteOfAnswer(answer))));
-      expect(parts.latin1).toBe(quoteBodyParts(quoteOfAnswer(answer)).latin1);
+      const direct = quoteBodyParts(quoteOfAnswer(answer));
+      expect(parts.length).toBe(direct.length);
+      expect(parts.bytes.subarray(0, parts.length)).toEqual(direct.bytes.subarray(0, direct.length));
     }
+  });
+
+  it('writes a body into the bytes of the one it replaces when they have room, else into new bytes', () => {
+    const rng = new Prng(5);
+    const writer = new QuoteBodyWriter();
+    const decoder = new TextDecoder();
+    const q = randomQuote(rng);
+    const hop = q.route[0]!;
+    const route = (pool: string): RouteQuote => ({
+      mode: q.swapMode,
+      inputMint: q.inputMint,
+      outputMint: hop.outputMint,
+      inputAmount: q.inputAmount,
+      outputAmount: q.outputAmount,
+      priceImpact: q.priceImpact,
+      hops: [{ ...hop, pool }],
+      slot: q.slot,
+    });
+    const slippage = slippageOf(q.swapMode, q.inputAmount, q.outputAmount, 50);
+    const first = routeBodyParts(route('a'.repeat(40)), QuoteSource.Cache);
+    expect(first.bytes.length).toBeGreaterThan(first.length);
+    // A body of the same size or smaller: the same bytes, the new body's JSON.
+    const smaller = route('b'.repeat(30));
+    const second = routeBodyParts(smaller, QuoteSource.Cache, first);
+    expect(second.bytes).toBe(first.bytes);
+    const answer = { ok: true as const, quote: smaller, source: QuoteSource.Cache, stateAgeMs: 3, contextSlot: 99n, slippage, body: undefined };
+    expect(decoder.decode(writer.write(second, 3, '99', slippage))).toBe(JSON.stringify(quoteToJson(quoteOfAnswer(answer))));
+    // Larger than the room: new bytes, the replaced ones untouched.
+    const before = Uint8Array.from(second.bytes);
+    const third = routeBodyParts(route('c'.repeat(first.bytes.length)), QuoteSource.Cache, second);
+    expect(third.bytes).not.toBe(second.bytes);
+    expect(second.bytes).toEqual(before);
   });
 });

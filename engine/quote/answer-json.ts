@@ -1,7 +1,7 @@
 /**
  * The /quote body of a cache quote, serialized once and written per response as bytes.
  *
- * A memoized quote keeps its body as one string of its UTF-8 bytes (one latin1 character each), split at `headEnd` around the fields
+ * A memoized quote keeps its body as its UTF-8 bytes in an array buffer of its own (QuoteBodyParts), split at `headEnd` around the fields
  * that may change with every response: `stateAgeMs`, `contextSlot` and the slippage fields
  * (`slippageBps`, `minOutputAmount`, `maxInputAmount`, which follow the request's tolerance). The
  * head ends with `"stateAgeMs":`, the tail starts with the quote closing the maximum input's digits. `QuoteBodyWriter.write` joins them with
@@ -59,7 +59,7 @@ const INITIAL_BYTES = 4096;
 /**
  * JSON written straight into one reused scratch buffer: the body of a memoized quote is built
  * without the strings and objects of `JSON.stringify(quoteToJson(q))` (they were ~2.5 KB of garbage
- * per recomputation), then kept as one latin1 string of those bytes. Strings that need no escaping (mints, pool addresses,
+ * per recomputation), then copied into the body's own bytes. Strings that need no escaping (mints, pool addresses,
  * DEX names: ASCII) are copied char by char; any other goes through JSON.stringify, so the bytes
  * are JSON.stringify's (answer-json.test.ts). Single-threaded, not re-entrant.
  */
@@ -114,11 +114,16 @@ class JsonScratch {
     this.raw('"');
   }
 
-  /** The bytes written so far, one latin1 character per byte. */
-  take(): string {
-    const text = this.buffer.toString('latin1', 0, this.at);
+  /**
+   * The bytes written so far as a body: in `reuse`'s bytes when they have room (the memo's entry
+   * being replaced), else in new bytes with room to spare (a quarter more, in 256-byte steps).
+   */
+  take(headEnd: number, reuse: QuoteBodyParts | undefined): QuoteBodyParts {
+    const length = this.at;
     this.at = 0;
-    return text;
+    const bytes = reuse !== undefined && reuse.bytes.length >= length ? reuse.bytes : new Uint8Array((length + (length >> 2) + 255) & ~255);
+    bytes.set(length === this.buffer.length ? this.buffer : this.buffer.subarray(0, length));
+    return { bytes, length, headEnd };
   }
 }
 
@@ -129,10 +134,14 @@ export function quoteBodyParts(q: Quote): QuoteBodyParts {
   return bodyParts(q.inputMint, q.outputMint, q.swapMode, q.inputAmount, q.outputAmount, q.pool, q.dex, q.priceImpact, q.fee, q.slot, q.source, q.route);
 }
 
-/** `quoteBodyParts` of the quote of `route` from `source` (quoteOfAnswer's fields), without building that quote. */
-export function routeBodyParts(route: RouteQuote, source: QuoteSource): QuoteBodyParts {
+/**
+ * `quoteBodyParts` of the quote of `route` from `source` (quoteOfAnswer's fields), without building
+ * that quote. With `reuse`, written into its bytes when they have room: `reuse` is then no longer
+ * the body it was (the memo passes the body of the entry it replaces).
+ */
+export function routeBodyParts(route: RouteQuote, source: QuoteSource, reuse?: QuoteBodyParts): QuoteBodyParts {
   const first = route.hops[0]!;
-  return bodyParts(route.inputMint, route.outputMint, route.mode, route.inputAmount, route.outputAmount, first.pool, first.dex, route.priceImpact, first.fee, route.slot, source, route.hops);
+  return bodyParts(route.inputMint, route.outputMint, route.mode, route.inputAmount, route.outputAmount, first.pool, first.dex, route.priceImpact, first.fee, route.slot, source, route.hops, reuse);
 }
 
 function bodyParts(
@@ -148,6 +157,7 @@ function bodyParts(
   slot: bigint,
   source: string,
   hops: readonly RouteHop[],
+  reuse?: QuoteBodyParts,
 ): QuoteBodyParts {
   const w = scratch;
   w.at = 0;
@@ -197,7 +207,7 @@ function bodyParts(
     w.raw('}');
   }
   w.raw(']}');
-  return { latin1: w.take(), headEnd };
+  return w.take(headEnd, reuse);
 }
 
 /**
@@ -221,15 +231,15 @@ export class QuoteBodyWriter {
     const maxText = slippage.maxInputText;
     const most =
       parts.headEnd + 24 + CONTEXT_SLOT.length + this.slotBytes.length + SLIPPAGE_BPS.length + 24 + MIN_OUTPUT.length + minText.length +
-      MAX_INPUT.length + maxText.length + (parts.latin1.length - parts.headEnd);
-    // The stored bytes are parked past the body's room and moved into place with copyWithin: writing
-    // part of the string would slice it, and a partial Buffer.copy or subarray makes a view, each
-    // an allocation per response.
-    const stored = parts.latin1;
+      MAX_INPUT.length + maxText.length + (parts.length - parts.headEnd);
+    // The stored bytes are parked past the body's room and moved into place with copyWithin: a
+    // partial copy would need a subarray, a view allocated per response. The whole of `bytes` is
+    // copied (its spare room too: at most a quarter and 255 bytes more, one memcpy).
+    const stored = parts.bytes;
     const stage = most;
     if (stage + stored.length > this.buffer.length) this.grow(stage + stored.length);
     const out = this.buffer;
-    out.write(stored, stage, stored.length, 'latin1');
+    out.set(stored, stage);
     out.copyWithin(0, stage, stage + parts.headEnd);
     let at = this.writeNumber(stateAgeMs, parts.headEnd);
     out.set(CONTEXT_SLOT, at);
@@ -242,8 +252,8 @@ export class QuoteBodyWriter {
     at = this.writeDigits(minText, at + MIN_OUTPUT.length);
     out.set(MAX_INPUT, at);
     at = this.writeDigits(maxText, at + MAX_INPUT.length);
-    out.copyWithin(at, stage + parts.headEnd, stage + stored.length);
-    at += stored.length - parts.headEnd;
+    out.copyWithin(at, stage + parts.headEnd, stage + parts.length);
+    at += parts.length - parts.headEnd;
     return this.views[at] ?? (this.views[at] = out.subarray(0, at));
   }
 

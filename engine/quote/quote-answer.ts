@@ -9,14 +9,16 @@ import type { SwapMode } from '../dex/index.js';
 import type { Slippage } from './slippage.js';
 
 /**
- * A quote's /quote body serialized once (answer-json.ts): its UTF-8 bytes, one latin1 character per
- * byte, the part before the fields that change with every response (`[0, headEnd)`) followed by the
- * part after them. A string lives in the V8 heap: one compact object per memoized answer, no
- * array buffer (a body promoted and then dropped under pool updates holds no external memory
- * until a full collection, as a pooled Buffer's 8 KB slab would).
+ * A quote's /quote body serialized once (answer-json.ts): its UTF-8 bytes `[0, length)` of `bytes`,
+ * the part before the fields that change with every response (`[0, headEnd)`) followed by the part
+ * after them. The bytes live outside the V8 heap (an array buffer of their own, never a pooled
+ * Buffer's 8 KB slab): a memoized body is not copied by the scavenger when it survives, as a string
+ * of ~1 KB was on every recomputation under pool updates. `bytes` may be longer than `length` (room
+ * for the next body of the same memo key, which the memo writes in place: see QuoteMemo).
  */
 export interface QuoteBodyParts {
-  readonly latin1: string;
+  readonly bytes: Uint8Array;
+  readonly length: number;
   readonly headEnd: number;
 }
 

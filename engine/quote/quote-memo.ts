@@ -54,7 +54,10 @@ export const DEFAULT_QUOTE_MEMO_ENTRIES = 4096;
 
 /**
  * One memoized cache quote, shared by every answer it gives: read it, never change it. Its one
- * mutable field is the memo's own cache of the last slippage bounds (`QuoteMemo.slippageOf`).
+ * mutable field is the memo's own cache of the last slippage bounds (`QuoteMemo.slippageOf`). Its
+ * body's bytes are valid until the memo replaces the entry (the next quote of its key after a
+ * change, which writes the new body in the same bytes when they have room): write them out at
+ * once, as every server does.
  */
 export interface MemoizedQuote {
   readonly ok: true;
@@ -135,7 +138,7 @@ export class QuoteMemo {
    * The cache quote of `amount` of `inputMint` for `outputMint`, as quoteFromCache gives it (same
    * pool, same numbers, same hit / miss accounting, same errors), from the memo when it holds a
    * valid entry. `amountText`: `amount` in decimal (leading zeros allowed), when the caller has it.
-   * Sets `stateAgeMs` on success. The entry is shared: read it, never change it.
+   * Sets `stateAgeMs` on success. The entry is shared: read it, never change it (MemoizedQuote).
    */
   quote(
     inputMint: string,
@@ -282,6 +285,8 @@ export class QuoteMemo {
     const stateAgeMs = found.ageMs;
     const route = found.route;
     const slippage = slippageOf(mode, route.inputAmount, route.outputAmount, DEFAULT_SLIPPAGE_BPS);
+    // The entry this one replaces lends its body's bytes: replaced, it answers no one again.
+    const replacing = pair?.byAmount.get(text);
     const entry: MemoizedQuote = {
       ok: true,
       route,
@@ -290,12 +295,12 @@ export class QuoteMemo {
       version,
       standing: found.standing,
       excludedNewest: found.excludedNewest,
-      body: routeBodyParts(route, QuoteSource.Cache),
+      body: routeBodyParts(route, QuoteSource.Cache, replacing?.body),
       lastSlippage: slippage,
     };
     this.stateAgeMs = stateAgeMs;
     if (pair !== undefined) {
-      const replaced = pair.byAmount.has(text);
+      const replaced = replacing !== undefined;
       if (!replaced && this.count >= this.maxEntries) {
         this.clear();
         this.pairs.set(this.keyOf(x, y, mode, filterKey), pair);
