@@ -250,8 +250,10 @@ interface Book {
 export interface PnlReadStats {
   /** read() calls. */
   reads: number;
-  /** Trade rows the last read() fetched. */
+  /** Trade rows the last read() fetched (rows it had folded in already among them). */
   lastRows: number;
+  /** Trade rows the last read() folded into a book it kept (not counting the strategies it read in full). */
+  lastFolded: number;
   /** Strategies read in full (first read, token changed, a trade that settled out of order). */
   fullReads: number;
 }
@@ -263,7 +265,7 @@ export interface PnlReadStats {
 export class StrategyPnlBooks {
   private readonly books = new Map<string, Book>();
   private queue: Promise<unknown> = Promise.resolve();
-  readonly stats: PnlReadStats = { reads: 0, lastRows: 0, fullReads: 0 };
+  readonly stats: PnlReadStats = { reads: 0, lastRows: 0, lastFolded: 0, fullReads: 0 };
 
   read(db: SqlQueryable, strategies: readonly PnlStrategy[]): Promise<Map<string, StrategyPnl>> {
     const run = this.queue.then(() => this.readNow(db, strategies));
@@ -274,6 +276,7 @@ export class StrategyPnlBooks {
   private async readNow(db: SqlQueryable, strategies: readonly PnlStrategy[]): Promise<Map<string, StrategyPnl>> {
     this.stats.reads++;
     this.stats.lastRows = 0;
+    this.stats.lastFolded = 0;
     const out = new Map<string, StrategyPnl>();
     if (strategies.length === 0) return out;
     // Before the rows: every transaction below this one had ended, so the rows read next show it.
@@ -319,6 +322,7 @@ export class StrategyPnlBooks {
     });
     if (fresh.length > 0 && book.last !== undefined && compareKeys(keyOf(fresh[0]!), book.last) <= 0) return false;
     for (const r of fresh) this.fold(book, r);
+    this.stats.lastFolded += fresh.length;
     book.watermark = xmin;
     for (const [id, xid] of book.seen) if (xid < xmin) book.seen.delete(id);
     return true;
