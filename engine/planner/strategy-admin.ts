@@ -217,6 +217,7 @@ export class StrategyAdmin {
     const rows = await this.store.all();
     const counts = await this.orderCounts(null);
     const pnl = await this.pnl.read(this.db, rows);
+    await this.pnl.retain(rows.map((r) => r.id));
     return rows.map((r) => ({ ...r, orders: counts.get(r.id) ?? {}, pnl: pnl.get(r.id) ?? emptyPnl() }));
   }
 

@@ -273,6 +273,16 @@ export class StrategyPnlBooks {
     return run;
   }
 
+  /** Drops the books of strategies not in `ids` (removed rows), so they do not pile up. */
+  retain(ids: readonly string[]): Promise<void> {
+    const keep = new Set(ids);
+    const run = this.queue.then(() => {
+      for (const id of this.books.keys()) if (!keep.has(id)) this.books.delete(id);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
   private async readNow(db: SqlQueryable, strategies: readonly PnlStrategy[]): Promise<Map<string, StrategyPnl>> {
     this.stats.reads++;
     this.stats.lastRows = 0;
