@@ -31,7 +31,7 @@ import { loadConfig } from '../../engine/config/loader.js';
 import { createLogger } from '../../engine/obs/logger.js';
 import { TEST_PG_ADMIN_URL, createServerDatabase } from '../../engine/state/db/testing.js';
 import { ChainClient, RpcClient } from '../../engine/rpc/index.js';
-import { routeTemplateHash } from '../../engine/executor/index.js';
+import { routeTemplateHash } from '../../engine/state/index.js';
 import { decodeExecutionResult, encodeTradeOpportunity, executionResultFilter, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../../engine/messages/index.js';
 import { spawnSimulator, type SimProcess } from '../../engine/executor/testing/sim-process.js';
 import { SimRpcTrades } from '../../engine/executor/testing/sim-rpc-trades.js';

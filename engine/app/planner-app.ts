@@ -29,7 +29,7 @@ import { duration, flashLoanSchema, int, oneOf, str, uniqueList } from '../confi
 import { createDecoderRegistry } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
-import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, SignalStrategy, StrategyAdmin, StrategyConfigWatcher, StrategyStore, priceOf, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
+import { ArbitrageStrategy, ConfiguredFunding, DcaStrategy, FUNDING_REFRESH_MS, arbitrageSettingsOf, refreshFundingEvery, GridStrategy, OpportunityPublisher, PlannerMetrics, PlannerService, RouteTemplateWriter, SignalStrategy, StrategyAdmin, StrategyConfigWatcher, StrategyStore, priceOf, defaultArbitrageParameters, type PlannerStrategy, type StrategyConfigRow } from '../planner/index.js';
 import { PlannerPools } from '../trading/index.js';
 import { databaseSchema, openPlatformState, redisSchema, type PlatformState } from '../state/index.js';
 import { decodeExecutionResult, decodeMarketEvent, decodeTradeSignal, executionResultFilter, STRATEGIES, type Strategy } from '../messages/index.js';
@@ -167,7 +167,9 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
       const executionConsumer = `${consumerName}_executions`;
       await ensureConsumer(jsm, platformConsumerSpec(executionStream, executionConsumer, executionResultFilter(prefix)));
       const signalPublisher = new SignalPublisher(nc.jetstream(), prefix);
-      const service = new PlannerService({ plannerId: config['planner.id'], strategies, pools, publisher: new OpportunityPublisher(nc.jetstream(), prefix), metrics, store, logger: log.child({ component: 'planner' }), now });
+      // Route templates (route_template:{hash}) from this loader's plans: an executor's first read of a published route is one round.
+      const routeTemplates = new RouteTemplateWriter({ keys: opened.keys, planned: (pool) => loader.plannedAccounts(pool), metrics, logger: log.child({ component: 'route-templates' }), now });
+      const service = new PlannerService({ plannerId: config['planner.id'], strategies, pools, publisher: new OpportunityPublisher(nc.jetstream(), prefix), metrics, store, routeTemplates, logger: log.child({ component: 'planner' }), now });
       host.onClose('planner service', () => service.close());
       const watcher = new StrategyConfigWatcher({ store, types: config['planner.strategies'], initial: rows.map((row, i) => ({ row, strategy: strategies[i]! })), build, apply: (next) => service.replaceStrategies(next), intervalMs: config['planner.strategyReloadInterval'], logger: log.child({ component: 'strategies' }) });
       host.onClose('strategy watcher', () => watcher.close());

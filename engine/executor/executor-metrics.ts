@@ -15,7 +15,7 @@
  * | `executor_success_rate`                    | gauge     | (none)                   | landed / trades finished in the last metrics interval |
  * | `executor_trades_in_flight`                | gauge     | (none)                   | trades between wallet lock and recorded outcome       |
  * | `executor_route_templates_total`           | counter   | result                   | pool re-reads that consulted the route's template:    |
- * |                                            |           |                          | hit, miss, stale (route-template.ts)                  |
+ * |                                            |           |                          | hit, miss, stale (route-pools.ts)                     |
  *
  * `interval()` closes a metrics interval and gives its `executor_metrics` row: tx_submitted (trades
  * accepted in the interval) and success_rate (of the trades that reached their final status in the

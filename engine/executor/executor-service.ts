@@ -18,7 +18,8 @@
  *               ─▶ trade `pending` + routes + journal, one database transaction (nothing is sent
  *                  before it commits; the database down → the message comes back)
  *               ─▶ submitter (bundle or direct) ─▶ `submitted` ─▶ confirmed | failed | expired,
- *                  actual profit from the wallet's balance changes ─▶ ExecutionResult ─▶ lock released
+ *                  actual profit and the landed fill (trades.landed_*_amount) from the wallet's
+ *                  balance changes ─▶ ExecutionResult ─▶ lock released
  *
  * The ExecutionRequest (the decision: wallet, path, re-quoted amounts) goes to
  * execution.orders.request.<strategy> while the trade is recorded and sent, not in their way; the
@@ -133,6 +134,16 @@ const RECORD_ATTEMPTS = 5;
 function errorText(err: unknown): string {
   if (err instanceof TpError) return `${err.code}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * What a landed trade filled, for its row (trades.landed_*_amount, migration 007): the result's
+ * filled amounts, when it has them and the order's input and output are two mints (a cycle's
+ * balance change is its profit, not an input and an output).
+ */
+function landedOf(op: TradeOpportunity, fill: Partial<Fill>): { landed?: { input: bigint; output: bigint } } {
+  if (fill.filledInput === undefined || fill.filledOutput === undefined || op.inputMint === op.outputMint) return {};
+  return { landed: { input: fill.filledInput, output: fill.filledOutput } };
 }
 
 export class ExecutorService {
@@ -366,7 +377,7 @@ export class ExecutorService {
         metrics.recordSubmitted(path, op.strategy, outcome.submittedAt - receivedAt);
       }
       const result = this.resultOf(op, tradeId, held.wallet.address, path, tip, requote.profit, outcome, receivedAt);
-      await this.recordOutcome(tradeId, outcome, result);
+      await this.recordOutcome(op, tradeId, outcome, result);
       metrics.recordOutcome(path, op.strategy, outcome.status, result.latency.executionMs);
       this.stats.traded++;
       await requested;
@@ -423,7 +434,7 @@ export class ExecutorService {
   }
 
   /** Writes the outcome, retrying a while; throws (the message comes back and is reconciled) if it cannot. */
-  private async recordOutcome(tradeId: string, outcome: SubmissionOutcome, result: ExecutionResult): Promise<void> {
+  private async recordOutcome(op: TradeOpportunity, tradeId: string, outcome: SubmissionOutcome, result: ExecutionResult): Promise<void> {
     const backoff = Backoff.doubling(100, 1_600);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -435,6 +446,7 @@ export class ExecutorService {
           ...(result.error !== undefined ? { error: result.error } : {}),
           fees: result.fees,
           ...(result.bundleId !== undefined ? { bundleId: result.bundleId } : {}),
+          ...landedOf(op, result),
         });
         return;
       } catch (err) {
@@ -518,19 +530,21 @@ export class ExecutorService {
         if (t.lastValidBlockHeight === null || height <= t.lastValidBlockHeight) return this.defer(`trade ${t.id} not landed yet; its blockhash is valid until ${t.lastValidBlockHeight}`);
         outcome = { status: 'expired', error: `not landed by block height ${t.lastValidBlockHeight}` };
       }
-      const actualProfit = outcome.changes === undefined || outcome.changes === null ? undefined : actualProfitOf(t.profitMint, outcome.changes);
+      const changes = outcome.changes ?? undefined;
+      const actualProfit = changes === undefined ? undefined : actualProfitOf(t.profitMint, changes);
+      const fill = changes === undefined ? undefined : filledAmountsOf(op.inputMint, op.outputMint, changes);
       await this.options.trades.markOutcome(t.id, {
         status: outcome.status,
         ...(actualProfit !== undefined ? { actualProfit } : {}),
         ...(outcome.slot !== undefined ? { slot: outcome.slot } : {}),
         ...(outcome.status === 'confirmed' ? { confirmedAt: new Date(this.now()) } : {}),
         ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-        ...(outcome.changes !== undefined && outcome.changes !== null ? { fees: outcome.changes.fee } : {}),
+        ...(changes !== undefined ? { fees: changes.fee } : {}),
+        ...(fill === undefined ? {} : landedOf(op, fill)),
       });
       const stored = await this.options.trades.byOpportunity(op.id);
       if (stored === null) throw new TpError(ErrorCode.Internal, `trade ${t.id} vanished`);
-      const changes = outcome.changes ?? undefined;
-      const result = resultOf(stored, changes === undefined ? undefined : filledAmountsOf(op.inputMint, op.outputMint, changes));
+      const result = resultOf(stored, fill);
       this.options.metrics.recordOutcome(t.path, op.strategy, outcome.status, result.latency.executionMs);
       this.options.logger?.info({ tradeId: t.id, status: outcome.status, signature: t.signature }, 'redelivered trade reconciled from the chain');
       await this.publish(result);

@@ -10,7 +10,7 @@ export { ExecutorService, type BalanceChangesReader, type ExecutorServiceOptions
 export { BUNDLE_SIGNATURES, paperFill, realPathFees, routeComputeUnits, type PaperFill, type RealPathCosts } from './paper-fill.js';
 export { BUNDLE_PROFIT_THRESHOLD, selectExecutionPath, tipFor } from './path-selection.js';
 export { RoutePools, type RoutePoolsOptions, type RoutePoolsStats } from './route-pools.js';
-export { RouteTemplateResult, routeTemplateHash, type RouteTemplateHop } from './route-template.js';
+export { RouteTemplateResult } from './route-pools.js';
 export {
   RequoteRefusal,
   plannerPoolsSource,

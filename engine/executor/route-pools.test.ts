@@ -13,7 +13,7 @@ import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
 import { createRedisKeySpace, type TestKeySpace } from '../state/kv/testing.js';
 import { PlannerPools } from '../trading/index.js';
 import { RoutePools } from './route-pools.js';
-import { routeTemplateHash, routeTemplateOf, type RouteTemplateHop } from './route-template.js';
+import { routeTemplateHash, routeTemplateOf, type RouteTemplateHop } from '../state/index.js';
 
 /**
  * Route templates against the simulator (JSON-RPC over HTTP) and the shared Redis: each "executor"

@@ -5,7 +5,7 @@
  * (program id of the DEX, AmmInfo keys for Raydium AMM v4 from the pool account bytes, the mints'
  * token programs when the loader read them).
  *
- * Route templates (route-template.ts), with `loader` and `templates`: when the loader does not
+ * Route templates (engine/state/kv/route-template.ts; the planner writes them too), with `loader` and `templates`: when the loader does not
  * remember every pool of the route yet (the executor's first read of them: just started, or the
  * route was traded by another executor), the route's `route_template:{hash}` is read first and
  * every account it names is read in the same getMultipleAccounts as the pools: one round instead of
@@ -20,11 +20,20 @@ import type { DecoderRegistry, SwapPool } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { swapPoolOfLoaded, type PoolLoadResult, type RpcPoolLoader } from '../pools/index.js';
-import type { KeySpace, RouteTemplateValue } from '../state/index.js';
+import { isRouteTemplate, prefetchOf, routeTemplateHash, routeTemplateOf, sameRouteTemplate, type KeySpace, type RouteTemplateHop, type RouteTemplateValue } from '../state/index.js';
 import type { PlannerPools } from '../trading/index.js';
 import type { ExecutorMetrics } from './executor-metrics.js';
 import { plannerPoolsSource, type RouteStateSource } from './route-requote.js';
-import { RouteTemplateResult, isRouteTemplate, prefetchOf, routeTemplateHash, routeTemplateOf, sameRouteTemplate, type RouteTemplateHop } from './route-template.js';
+
+/**
+ * Outcomes of a read that consulted the template: `hit` (the template named exactly what the pools
+ * needed: one round), `miss` (no template: two rounds, the template written), `stale` (the template
+ * differs from what the pools need now: the price moved to other tick or bin arrays, an owner
+ * changed, a pool is gone; the accounts not named are read in a second round and the template is
+ * written again, or deleted when a pool of the route no longer loads).
+ */
+export const RouteTemplateResult = { Hit: 'hit', Miss: 'miss', Stale: 'stale' } as const;
+export type RouteTemplateResult = (typeof RouteTemplateResult)[keyof typeof RouteTemplateResult];
 
 export interface RoutePoolsOptions {
   /** The loader under `pools` (the executor's RpcPoolLoader): with `templates`, reads go through it with the route's template. */

@@ -9,6 +9,9 @@
  *      └──(never accepted)──▶ failed | expired               └──no final status in time / blockhash expired──▶ expired
  *   paper: a paper trade, written once with its routes (nothing sent)
  *
+ * `markOutcome` writes, with the final status, what the landed transaction actually filled
+ * (`landed_input_amount`, `landed_output_amount`, migration 007) beside the route rows' built amounts.
+ *
  * `insertPending` writes the trade (with the signature of the signed swap transaction), its route
  * rows and the journal row in ONE statement (BEGIN, it, COMMIT), all or nothing; nothing is sent
  * before it commits. The trade id is derived from the opportunity id
@@ -59,6 +62,12 @@ export interface TradeOutcomeUpdate {
   error?: string;
   fees?: bigint;
   bundleId?: string;
+  /**
+   * What the landed transaction actually filled (ExecutionResult filledInput / filledOutput, from
+   * the wallet's balance changes): trades.landed_input_amount / landed_output_amount, migration 007.
+   * Absent: not landed, or a cycle whose input and output are one mint.
+   */
+  landed?: { input: bigint; output: bigint };
 }
 
 /** A trade as the executor reads it back (a redelivered opportunity's). */
@@ -167,8 +176,9 @@ export class TradeStore {
   async markOutcome(tradeId: string, u: TradeOutcomeUpdate): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<{ id: string }>(
-        "UPDATE trades SET status = $2, actual_profit = $3, slot = $4, confirmed_at = $5, error_message = $6 WHERE id = $1 AND status IN ('pending', 'submitted') RETURNING id",
-        [tradeId, u.status, u.actualProfit ?? null, u.slot ?? null, u.confirmedAt ?? null, clip(u.error)],
+        `UPDATE trades SET status = $2, actual_profit = $3, slot = $4, confirmed_at = $5, error_message = $6, landed_input_amount = $7, landed_output_amount = $8
+          WHERE id = $1 AND status IN ('pending', 'submitted') RETURNING id`,
+        [tradeId, u.status, u.actualProfit ?? null, u.slot ?? null, u.confirmedAt ?? null, clip(u.error), u.landed?.input ?? null, u.landed?.output ?? null],
       );
       if (rows.length === 0) return false;
       await tx.query('UPDATE trade_submissions SET fees = COALESCE($2, fees), bundle_id = COALESCE($3, bundle_id) WHERE trade_id = $1', [tradeId, u.fees ?? null, u.bundleId ?? null]);

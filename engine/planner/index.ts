@@ -20,5 +20,6 @@ export { ArbitrageStrategy, arbitrageSettingsOf, defaultArbitrageParameters } fr
 export { GridStrategy, GridOrderStatus, gridLevels, gridParametersOf, type GridLevel, type GridParameters, type GridState } from './grid-strategy.js';
 export { DcaStrategy, dcaConfigOf, type DcaAction, type DcaConfig, type DcaDecision, type DcaState } from './dca-strategy.js';
 export { orderOpportunity, priceOf } from './order-opportunity.js';
+export { RouteTemplateWriter, type RouteTemplateWrite, type RouteTemplateWriterOptions } from './route-template-writer.js';
 export { SignalStrategy, signalConfigOf, type SignalDecision, type SignalSkipReason, type SignalState, type SignalStrategyConfig } from './signal-strategy.js';
 export { MAX_CLOCK_SKEW_MS, MAX_EVENT_SLOT_LEAD, checkMarketEvent, marketEventViolations } from './market-event-checks.js';

@@ -14,6 +14,8 @@
  * | `planner_signal_decisions_total`         | counter   | signal strategies' decisions, labels `action` (buy, sell,   |
  * |                                          |           | skip) and `reason` (signal or the skip reason)              |
  *
+ * | `planner_route_templates_total`          | counter   | route templates on the planner's publishes, label `result`: |
+ * |                                          |           | written, present (the executor's), unplanned, error         |
  * `PlannerMetrics.interval()` also gives what goes in the interval's `planner_metrics` row.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -28,6 +30,7 @@ export const PLANNER_METRIC_NAMES = {
   publishErrors: 'planner_publish_errors_total',
   signals: 'planner_signals_total',
   signalDecisions: 'planner_signal_decisions_total',
+  routeTemplates: 'planner_route_templates_total',
 } as const;
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -40,6 +43,7 @@ export class PlannerMetrics {
   readonly publishErrors: Counter<'strategy'>;
   readonly signals: Counter<'outcome'>;
   readonly signalDecisions: Counter<'action' | 'reason'>;
+  readonly routeTemplates: Counter<'result'>;
   private intervalCount = 0;
   private intervalProfit = 0;
   private readonly perStrategy = new Map<string, { count: number; profit: number }>();
@@ -51,6 +55,7 @@ export class PlannerMetrics {
     this.events = new Counter({ name: PLANNER_METRIC_NAMES.events, help: 'Market events handled by the planner, by outcome.', labelNames: ['outcome'], registers: [registry] });
     this.publishErrors = new Counter({ name: PLANNER_METRIC_NAMES.publishErrors, help: 'Opportunities the bus did not store, per strategy.', labelNames: ['strategy'], registers: [registry] });
     this.signals = new Counter({ name: PLANNER_METRIC_NAMES.signals, help: 'Trade signals handled by the planner, by outcome.', labelNames: ['outcome'], registers: [registry] });
+    this.routeTemplates = new Counter({ name: PLANNER_METRIC_NAMES.routeTemplates, help: 'Route templates the planner wrote when it first published an opportunity on a route (result: written, present, unplanned, error).', labelNames: ['result'], registers: [registry] });
     this.signalDecisions = new Counter({ name: PLANNER_METRIC_NAMES.signalDecisions, help: 'Decisions of the signal strategies: action (buy, sell, skip) and reason (signal, or why it was skipped).', labelNames: ['action', 'reason'], registers: [registry] });
   }
 

@@ -3,7 +3,8 @@
  *
  *   MARKET_EVENTS market.events.*.pool_update ──durable consumer, explicit ack (DeadLetterConsumer)──▶
  *     decode ─▶ re-read the pool (PlannerPools) ─▶ every strategy ─▶ publish each opportunity on
- *     trade.opportunities.<strategy> (TRADE_OPPORTUNITIES) ─▶ ack
+ *     trade.opportunities.<strategy> (TRADE_OPPORTUNITIES), its route's template written beside
+ *     the first one on a route (route-template-writer.ts) ─▶ ack
  *
  * A message is acknowledged only after every opportunity it led to was stored by the stream. A
  * failure (pool unreadable, publish refused) is thrown: the consumer naks it and it comes back;
@@ -19,6 +20,7 @@ import type { ExecutionResult, MarketEvent } from '../messages/index.js';
 import { checkMarketEvent } from './market-event-checks.js';
 import type { PlannerMetrics } from './planner-metrics.js';
 import type { PlannerPools } from '../trading/index.js';
+import type { RouteTemplateWriter } from './route-template-writer.js';
 import type { StrategyStore } from './strategy-store.js';
 import type { Strategy, TradeOpportunity, TradeSignal } from '../messages/index.js';
 
@@ -48,6 +50,8 @@ export interface PlannerServiceOptions {
   publisher: OpportunitySink;
   metrics: PlannerMetrics;
   store?: StrategyStore;
+  /** Writes a route's template when an opportunity on it is first published (route-template-writer.ts). */
+  routeTemplates?: Pick<RouteTemplateWriter, 'ensure'>;
   logger?: Logger;
   now?: () => number;
 }
@@ -124,11 +128,15 @@ export class PlannerService {
     for (const strategy of strategies) {
       const ops = await decide(strategy);
       for (const op of ops) {
+        // The route's template beside the publish (a Redis write the first time only), done before the ack.
+        const template = this.options.routeTemplates?.ensure(op.route);
         try {
           await publisher.publish(op);
         } catch (err) {
           metrics.publishErrors.inc({ strategy: op.strategy });
           throw err;
+        } finally {
+          await template;
         }
         metrics.published(op, inputAt, this.now());
         await strategy.onPublished?.(op);

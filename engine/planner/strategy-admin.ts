@@ -19,7 +19,9 @@
  * and not sold yet, × amountPerLevel, at the levels' buy prices). Given the pool's current price
  * (a running planner's pool cache), the position is also valued and its unrealized P&L given, in
  * quote atoms. Every summary also carries the realized P&L, position, fills and fees computed from
- * the strategy's trades (strategy-pnl.ts). The planner's HTTP API (engine/app/planner-strategy-routes.ts) and the console read
+ * the strategy's trades (strategy-pnl.ts), kept per strategy between calls and brought up to date
+ * from the trades changed since (StrategyPnlBooks), so a long-lived admin (the planner's API) reads
+ * O(new trades) per call. The planner's HTTP API (engine/app/planner-strategy-routes.ts) and the console read
  * strategies only through this class.
  */
 import { ErrorCode, TpError } from '../errors.js';
@@ -30,7 +32,7 @@ import { arbitrageSettingsOf } from './arbitrage-strategy.js';
 import { dcaConfigOf, type DcaState } from './dca-strategy.js';
 import { gridLevels, gridParametersOf, type GridState } from './grid-strategy.js';
 import { signalConfigOf } from './signal-strategy.js';
-import { emptyPnl, readStrategyPnl, type StrategyPnl } from './strategy-pnl.js';
+import { StrategyPnlBooks, emptyPnl, type PnlReadStats, type StrategyPnl } from './strategy-pnl.js';
 import { StrategyStore, type StrategyConfigRow } from './strategy-store.js';
 
 export type ParameterKind = 'address' | 'u64' | 'number' | 'list';
@@ -190,6 +192,8 @@ export class StrategyAdmin {
   private readonly store: StrategyStore;
 
   private readonly keys: KeySpace | undefined;
+  /** The strategies' P&L books, kept between calls: each reads only the trades changed since the last. */
+  private readonly pnl = new StrategyPnlBooks();
 
   constructor(
     private readonly db: SqlQueryable,
@@ -197,6 +201,11 @@ export class StrategyAdmin {
   ) {
     this.store = new StrategyStore(db);
     this.keys = options.keys;
+  }
+
+  /** How the P&L books were read (rows fetched by the last call, strategies read in full). */
+  get pnlStats(): Readonly<PnlReadStats> {
+    return this.pnl.stats;
   }
 
   async add(type: Strategy, params: Record<string, unknown>, enabled = true): Promise<StrategyConfigRow> {
@@ -207,7 +216,8 @@ export class StrategyAdmin {
   async list(): Promise<StrategySummary[]> {
     const rows = await this.store.all();
     const counts = await this.orderCounts(null);
-    const pnl = await readStrategyPnl(this.db, rows);
+    const pnl = await this.pnl.read(this.db, rows);
+    await this.pnl.retain(rows.map((r) => r.id));
     return rows.map((r) => ({ ...r, orders: counts.get(r.id) ?? {}, pnl: pnl.get(r.id) ?? emptyPnl() }));
   }
 
@@ -242,7 +252,7 @@ export class StrategyAdmin {
       'SELECT id, side, price_level, amount::text AS amount, filled::text AS filled, status FROM grid_orders WHERE strategy_id = $1 ORDER BY status, price_level, id LIMIT $2',
       [row.id, recent],
     );
-    const pnl = await readStrategyPnl(this.db, [row]);
+    const pnl = await this.pnl.read(this.db, [row]);
     return {
       ...row,
       orders: counts.get(row.id) ?? {},

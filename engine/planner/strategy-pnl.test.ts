@@ -11,7 +11,7 @@ import { migrateUp } from '../state/db/migrations.js';
 import type { SqlClient } from '../state/index.js';
 import { TEST_BACKENDS, type TestDatabase } from '../state/db/testing.js';
 import { StrategyAdmin } from './strategy-admin.js';
-import { pnlOfFills, type StrategyFill } from './strategy-pnl.js';
+import { pnlOfFills, readStrategyPnl, type StrategyFill } from './strategy-pnl.js';
 
 const WSOL = 'So11111111111111111111111111111111111111112';
 const TOKEN = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -137,5 +137,50 @@ describe.each(TEST_BACKENDS)('strategy P&L from the trades table ($name)', ({ cr
     await trades.insertPending({ ...failed, signature: `${'3'.repeat(87)}A`, transaction: 'AQID', lastValidBlockHeight: 1n });
     await trades.markOutcome(failed.id, { status: 'failed', actualProfit: -10_000n, fees: 10_000n, error: 'slippage' });
     expect((await admin.show(arb.id)).pnl).toEqual({ mint: WSOL, realizedPnl: 15_001n, position: 0n, costBasis: 0n, fills: 2, skipped: 0, fees: 30_000n, tips: 5_000n });
+  });
+
+  it('a real trade counts what landed (migration 007), not what its transaction was built for', async () => {
+    const dca = await admin.add('dca', { pool: POOL, token: TOKEN, quoteCurrency: WSOL, intervalMinutes: 60, amountPerOrder: '1000000', maxPosition: '100000000' });
+    // Built to buy 10,000,000 tokens for 1,000,000 lamports; 10,250,000 landed (the pool moved in its favour).
+    const buy = newTrade(dca.id, 'dca', [hop(WSOL, 1_000_000n, TOKEN, 10_000_000n)]);
+    await trades.insertPending({ ...buy, signature: `${'4'.repeat(87)}A`, transaction: 'AQID', lastValidBlockHeight: 1n });
+    await trades.markOutcome(buy.id, { status: 'confirmed', actualProfit: 10_250_000n, slot: 11n, fees: 5_000n, landed: { input: 1_000_000n, output: 10_250_000n } });
+    const [row] = await db.query<{ landed_input_amount: string; landed_output_amount: string }>('SELECT landed_input_amount::text, landed_output_amount::text FROM trades WHERE id = $1', [buy.id]);
+    expect(row).toEqual({ landed_input_amount: '1000000', landed_output_amount: '10250000' });
+    // Selling 5,125,000 of them for 600,000: their cost ⌊1,000,000 × 5,125,000 / 10,250,000⌋ = 500,000.
+    await order(dca.id, 'dca', 'sell', 5_125_000n, 600_000n);
+    expect((await admin.show(dca.id)).pnl).toMatchObject({ mint: WSOL, position: 5_125_000n, costBasis: 500_000n, realizedPnl: 100_000n, fills: 2 });
+  });
+
+  it('incremental: a second read after one new trade folds that row only and gives what a full recompute gives', async () => {
+    const dca = await admin.add('dca', { pool: POOL, token: TOKEN, quoteCurrency: WSOL, intervalMinutes: 60, amountPerOrder: '1000000', maxPosition: '100000000' });
+    const reader = new StrategyAdmin(db);
+    const full = async (): Promise<unknown> => (await readStrategyPnl(db, [dca])).get(dca.id);
+    await order(dca.id, 'dca', 'buy', 10_000_000n, 1_000_000n);
+    await order(dca.id, 'dca', 'buy', 9_000_000n, 1_000_000n);
+    const first = (await reader.show(dca.id)).pnl;
+    expect(reader.pnlStats).toMatchObject({ fullReads: 1 });
+    await order(dca.id, 'dca', 'sell', 7_000_000n, 900_000n);
+    const second = (await reader.show(dca.id)).pnl;
+    expect(reader.pnlStats).toMatchObject({ fullReads: 1, lastFolded: 1 });
+    expect(second).not.toEqual(first);
+    expect(second).toEqual(await full());
+    // Nothing new: nothing folded, the same figures.
+    expect((await reader.show(dca.id)).pnl).toEqual(second);
+    expect(reader.pnlStats).toMatchObject({ fullReads: 1, lastFolded: 0 });
+
+    // A real trade written before a paper one but settled after it: the book is read in full again.
+    const late = newTrade(dca.id, 'dca', [hop(TOKEN, 4_000_000n, WSOL, 520_000n)]);
+    await trades.insertPending({ ...late, signature: `${'5'.repeat(87)}A`, transaction: 'AQID', lastValidBlockHeight: 1n });
+    await order(dca.id, 'dca', 'buy', 2_000_000n, 300_000n);
+    expect((await reader.show(dca.id)).pnl).toEqual(await full());
+    expect(reader.pnlStats).toMatchObject({ fullReads: 1, lastFolded: 1 });
+    await trades.markOutcome(late.id, { status: 'confirmed', actualProfit: 0n, slot: 12n, fees: 5_000n, landed: { input: 4_000_000n, output: 515_000n } });
+    const settled = (await reader.show(dca.id)).pnl;
+    expect(reader.pnlStats).toMatchObject({ fullReads: 2 });
+    expect(settled).toEqual(await full());
+    expect(settled.fills).toBe(5);
+    // The list reads every strategy through the same books: the same figures.
+    expect((await reader.list()).find((s) => s.id === dca.id)!.pnl).toEqual(settled);
   });
 });

@@ -156,7 +156,7 @@ describe('tidepool migrate and wallets on the embedded database', () => {
     const env = { TIDEPOOL_DATA_DIR: join(dir, 'state'), TIDEPOOL_WALLET_PASSPHRASE: 'a passphrase long enough' };
     const up = await cli(['migrate', 'up'], env);
     expect(up.code).toBe(0);
-    expect(up.stdout).toContain('applied 6 migration(s)');
+    expect(up.stdout).toContain('applied 8 migration(s)');
     expect((await cli(['migrate', 'up'], env)).stdout).toContain('up to date');
     const status = await cli(['migrate', 'status'], env);
     expect(status.stdout).toMatch(/001 platform_tables +plain +applied/);

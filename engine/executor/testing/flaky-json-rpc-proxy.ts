@@ -10,7 +10,8 @@ import { request } from 'undici';
  * - `dropAfter`: the call reaches the server and runs, then the connection is cut before the
  *   answer (the client cannot know it ran);
  * - `pass` (also once the queue is empty): forwarded, answer returned.
- * It counts the calls it received per method.
+ * It counts the calls it received per method. `beforeNext` runs something once before the next
+ * call of a method is forwarded (move a pool between a transaction's build and its landing).
  */
 
 export type ProxyAction = 'pass' | 'dropBefore' | 'dropAfter';
@@ -19,6 +20,7 @@ export class FlakyJsonRpcProxy {
   private readonly server: Server;
   private readonly plans = new Map<string, ProxyAction[]>();
   private readonly counts = new Map<string, number>();
+  private readonly hooks = new Map<string, () => Promise<void> | void>();
   private base = '';
 
   constructor(private readonly target: string) {
@@ -42,6 +44,11 @@ export class FlakyJsonRpcProxy {
     this.plans.set(method, [...(this.plans.get(method) ?? []), ...actions]);
   }
 
+  /** Runs `hook` (awaited) before the next call of `method` is forwarded, once. */
+  beforeNext(method: string, hook: () => Promise<void> | void): void {
+    this.hooks.set(method, hook);
+  }
+
   received(method: string): number {
     return this.counts.get(method) ?? 0;
   }
@@ -62,7 +69,10 @@ export class FlakyJsonRpcProxy {
       req.socket.destroy();
       return;
     }
+    const hook = this.hooks.get(method);
+    this.hooks.delete(method);
     try {
+      await hook?.();
       const upstream = await request(new URL(req.url ?? '/', this.target), { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? 'application/json' }, body });
       const text = await upstream.body.text();
       if (action === 'dropAfter') {

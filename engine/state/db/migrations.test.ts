@@ -37,6 +37,11 @@ const SPEC_COLUMNS: Record<string, Record<string, [string, 'YES' | 'NO', string 
     slot: ['bigint', 'YES', null],
     // migration 006: the strategy_configs row (TradeOpportunity.strategyId) beside spec 03's type
     strategy_id: ['character varying(64)', 'YES', null],
+    // migration 007: what a real trade's transaction actually filled
+    landed_input_amount: ['numeric(20,0)', 'YES', null],
+    landed_output_amount: ['numeric(20,0)', 'YES', null],
+    // migration 008: the transaction that last wrote the row (incremental strategy P&L)
+    change_xid: ['bigint', 'YES', null],
   },
   trade_routes: {
     id: ['uuid', 'NO', 'gen_random_uuid()'],
@@ -87,11 +92,11 @@ describe.each(TEST_BACKENDS)('migrations on $name', ({ create }) => {
 
   it('applies every migration once; a second run is a no-op', async () => {
     const first = await migrateUp(t.db);
-    expect(first.applied.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(first.applied.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(first.applied.every((m) => m.variant === 'plain')).toBe(true);
     const second = await migrateUp(t.db);
     expect(second.applied).toEqual([]);
-    expect(second.skipped).toBe(6);
+    expect(second.skipped).toBe(8);
     const status = await migrationStatus(t.db);
     expect(status.map((s) => [s.version, s.state])).toEqual([
       [1, 'applied'],
@@ -100,9 +105,11 @@ describe.each(TEST_BACKENDS)('migrations on $name', ({ create }) => {
       [4, 'applied'],
       [5, 'applied'],
       [6, 'applied'],
+      [7, 'applied'],
+      [8, 'applied'],
     ]);
     const rows = await t.db.query<{ n: bigint }>(`SELECT count(*) AS n FROM ${MIGRATIONS_TABLE}`);
-    expect(rows[0]!.n).toBe(6n);
+    expect(rows[0]!.n).toBe(8n);
   });
 
   it('creates the spec 03 tables with exactly their columns, types, defaults and indexes', async () => {
@@ -119,7 +126,7 @@ describe.each(TEST_BACKENDS)('migrations on $name', ({ create }) => {
       'CREATE INDEX idx_trades_created_at ON trades USING btree (created_at DESC)',
       'CREATE INDEX idx_trades_status ON trades USING btree (status)',
       'CREATE INDEX idx_trades_strategy ON trades USING btree (strategy)',
-      'CREATE INDEX idx_trades_strategy_id ON trades USING btree (strategy_id)',
+      'CREATE INDEX idx_trades_strategy_id_change_xid ON trades USING btree (strategy_id, change_xid)',
       'CREATE UNIQUE INDEX trades_pkey ON trades USING btree (id)',
       'CREATE UNIQUE INDEX trades_signature_key ON trades USING btree (signature)',
     ]);
@@ -177,14 +184,14 @@ describe.each(TEST_BACKENDS)('migrations on $name', ({ create }) => {
     const dir = mkdtempSync(join(tmpdir(), 'tp-migrations-'));
     try {
       cpSync(migrationsDir(), dir, { recursive: true });
-      writeFileSync(join(dir, '007_broken.sql'), 'CREATE TABLE tp_half_done (a int);\nSELECT no_such_function();\n');
+      writeFileSync(join(dir, '009_broken.sql'), 'CREATE TABLE tp_half_done (a int);\nSELECT no_such_function();\n');
       const err = await migrateUp(t.db, { dir }).catch((e: unknown) => e);
       expect(isTpError(err, ErrorCode.DbMigration)).toBe(true);
-      expect((err as Error).message).toMatch(/007_broken\.sql failed: .*no_such_function/);
+      expect((err as Error).message).toMatch(/009_broken\.sql failed: .*no_such_function/);
       expect(await t.db.query("SELECT to_regclass('tp_half_done')::text AS t")).toEqual([{ t: null }]);
-      expect((await migrationStatus(t.db, { dir })).find((s) => s.version === 7)?.state).toBe('pending');
+      expect((await migrationStatus(t.db, { dir })).find((s) => s.version === 9)?.state).toBe('pending');
 
-      rmSync(join(dir, '007_broken.sql'));
+      rmSync(join(dir, '009_broken.sql'));
       appendFileSync(join(dir, '001_platform_tables.sql'), '\n-- edited\n');
       const changed = await migrateUp(t.db, { dir }).catch((e: unknown) => e);
       expect(isTpError(changed, ErrorCode.DbMigration)).toBe(true);
@@ -212,7 +219,7 @@ describe('migrations on the real server under concurrency', () => {
       const applied = results.flatMap((r) => r.applied.map((m) => m.version)).sort();
       expect(applied).toEqual(readMigrationFiles().filter((f) => f.variant === 'plain').map((f) => f.version));
       const rows = await t.db.query<{ version: number }>(`SELECT version FROM ${MIGRATIONS_TABLE} ORDER BY version`);
-      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     } finally {
       await Promise.all(clients.map((c) => c.close()));
     }

@@ -27,7 +27,7 @@ afterAll(async () => {
 
 describe('PgliteProcessClient', () => {
   it('migrates and queries in its process: bigint and timestamps cross exactly, SQLSTATE codes survive', async () => {
-    expect((await migrateUp(db)).applied.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect((await migrateUp(db)).applied.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect((await migrateUp(db)).applied).toEqual([]);
     const [row] = await db.query<{ p: bigint; t: Date }>(
       "INSERT INTO trades (strategy, expected_profit, created_at) VALUES ('x', $1, $2) RETURNING expected_profit AS p, created_at AS t",

@@ -27,6 +27,7 @@ export {
   type QuoteCacheWriterOptions,
   type QuoteCacheWriterStats,
 } from './quote-cache.js';
+export { isRouteTemplate, prefetchOf, routeTemplateHash, routeTemplateOf, sameRouteTemplate, type RouteTemplateHop, type RouteTemplatePlan } from './route-template.js';
 export { KvQuoteCache, type KvQuoteCacheOptions, type KvQuoteCacheStats } from './kv-quote-cache.js';
 export { HealthHeartbeat, type HealthHeartbeatOptions } from './health-heartbeat.js';
 export { openKeySpace, openKvStore, type OpenKeySpaceOptions } from './open-kv.js';

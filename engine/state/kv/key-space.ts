@@ -53,7 +53,7 @@ export interface VolumeValue {
 }
 
 /**
- * A route's accounts, as the executor read them before a trade (engine/executor/route-template.ts):
+ * A route's accounts, as the executor read them before a trade (route-template.ts):
  * per pool of the route, in route order, its owner program and DEX (what decodes it) and the
  * accounts its quote depends on, in the order the pool loader reads them (tick or bin arrays
  * ascending, Raydium's AmmConfig, the reserve vaults, the two mints). `{hash}` is the route's hash
@@ -231,6 +231,11 @@ export class KeySpace {
 
   setRouteTemplate(hash: string, template: RouteTemplateValue): Promise<void> {
     return this.store.set(this.routeTemplateKey(hash), toJsonText(template), KEY_TTL_MS.routeTemplate);
+  }
+
+  /** Writes the template only where the route has none (SET NX); whether it wrote it. */
+  setRouteTemplateIfAbsent(hash: string, template: RouteTemplateValue): Promise<boolean> {
+    return this.store.setIfAbsent(this.routeTemplateKey(hash), toJsonText(template), KEY_TTL_MS.routeTemplate);
   }
 
   async getRouteTemplate(hash: string): Promise<RouteTemplateValue | null> {

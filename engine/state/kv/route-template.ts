@@ -2,7 +2,9 @@
  * Route templates (spec 03's `route_template:{hash}`, TTL 12 h): every account a route's pre-trade
  * re-read needs, so an executor that has not read the route's pools yet (just started, or another
  * executor traded the route) reads them all in ONE getMultipleAccounts instead of two rounds (the
- * pools, then the accounts their decodes point to).
+ * pools, then the accounts their decodes point to). Written by the executor after its read
+ * (engine/executor/route-pools.ts) and by the planner when it first publishes an opportunity on a
+ * route (engine/planner/route-template-writer.ts), both with these functions: here, under both.
  *
  * - The hash: SHA-256 over the route's identity as the planner published it, hop by hop: pool, DEX,
  *   input mint, output mint (so a route and its reverse, or the same pools in another order, are
@@ -12,20 +14,17 @@
  *   arrays, Raydium's AmmConfig, reserve vaults, mints), in reading order.
  * - The template is a prefetch, never trusted for state: the loader decodes the pools and plans
  *   their accounts as always, reading in a second round whatever the template did not name.
- *
- * Outcomes of a read that consulted the template (`RouteTemplateResult`): `hit` (the template named
- * exactly what the pools needed: one round), `miss` (no template: two rounds, the template written),
- * `stale` (the template differs from what the pools need now: the price moved to other tick or bin
- * arrays, an owner changed, a pool is gone; the accounts not named are read in a second round and
- * the template is written again, or deleted when a pool of the route no longer loads).
  */
 import { hash } from 'node:crypto';
 
-import type { PlannedAccounts } from '../pools/index.js';
-import type { RouteTemplatePool, RouteTemplateValue } from '../state/index.js';
+import type { RouteTemplatePool, RouteTemplateValue } from './key-space.js';
 
-export const RouteTemplateResult = { Hit: 'hit', Miss: 'miss', Stale: 'stale' } as const;
-export type RouteTemplateResult = (typeof RouteTemplateResult)[keyof typeof RouteTemplateResult];
+/** What the pool loader planned to read beside a pool (engine/pools' PlannedAccounts has this shape). */
+export interface RouteTemplatePlan {
+  owner: string;
+  dex: string;
+  accounts: readonly string[];
+}
 
 /** What identifies a route: its hops as the opportunity carries them. */
 export interface RouteTemplateHop {
@@ -42,7 +41,7 @@ export function routeTemplateHash(route: readonly RouteTemplateHop[]): string {
 }
 
 /** The template of `pools` (distinct, route order) from what the loader planned; undefined when a pool has no plan. */
-export function routeTemplateOf(pools: readonly string[], planned: (pool: string) => PlannedAccounts | undefined, writtenAt: number): RouteTemplateValue | undefined {
+export function routeTemplateOf(pools: readonly string[], planned: (pool: string) => RouteTemplatePlan | undefined, writtenAt: number): RouteTemplateValue | undefined {
   const entries: RouteTemplatePool[] = [];
   for (const address of pools) {
     const plan = planned(address);
