@@ -82,8 +82,9 @@ async function harness(options: Partial<QuoteEngineOptions & Omit<QuoteHttpServe
 }
 
 async function latencyCount(h: Harness, source: string): Promise<number> {
-  const m = await h.server.metrics.quoteLatencySeconds.get();
-  return m.values.find((v) => v.metricName === 'quote_service_quote_latency_seconds_count' && v.labels.source === source)?.value ?? 0;
+  const exposition = await h.server.metrics.registry.metrics();
+  const count = new RegExp(`^quote_service_quote_latency_seconds_count\\{source="${source}"\\} (\\d+)$`, 'm').exec(exposition);
+  return count === null ? 0 : Number(count[1]);
 }
 
 describe('RPC fallback (hybrid mode)', () => {

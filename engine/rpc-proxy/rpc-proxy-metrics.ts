@@ -8,7 +8,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 import { LATENCY_SECONDS_BUCKETS, createMetricsRegistry, type MetricsRegistryOptions } from '../obs/index.js';
-import { PreboundCounter, PreboundHistogram } from './prebound-metrics.js';
+import { PreboundCounter, PreboundHistogram } from '../obs/prebound-metrics.js';
 
 export const RPC_PROXY_METRIC_NAMES = {
   calls: 'rpc_proxy_calls_total',

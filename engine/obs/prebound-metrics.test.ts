@@ -1,7 +1,7 @@
 import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 
-import { LATENCY_SECONDS_BUCKETS } from '../obs/index.js';
+import { LATENCY_SECONDS_BUCKETS } from './buckets.js';
 import { PreboundCounter, PreboundHistogram } from './prebound-metrics.js';
 
 describe('prebound metrics', () => {
