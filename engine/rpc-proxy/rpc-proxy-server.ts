@@ -28,12 +28,22 @@ import { ClientAddressKeys, type RateLimiter } from '../common/index.js';
 import type { CallRouter, ProxyAnswer } from './call-router.js';
 import { replyKind } from './json-scan.js';
 import { parseRequest, type RpcCall } from './json-rpc-request.js';
-import { JsonRpcErrorCode, errorReply } from './proxy-errors.js';
+import { JsonRpcErrorCode, errorReply, httpStatusOf as proxyHttpStatusOf } from './proxy-errors.js';
 import { DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_WS_BUFFERED_BYTES } from './rpc-proxy-config.js';
 import { isSubscribeMethod, isUnsubscribeMethod, methodLabel } from './rpc-methods.js';
 import { ErrorKind, NO_ENDPOINT, type RpcProxyMetrics } from './rpc-proxy-metrics.js';
 import type { SubscriptionHub, WsClient } from './subscription-hub.js';
 import type { Credentials, ProxyAuthorizer } from './client-auth.js';
+import { DeadlineQueue, type Deadline } from './deadline-queue.js';
+
+/**
+ * How long an HTTP call may wait for its answer before the proxy answers it with an error itself.
+ * uWebSockets.js closes a connection whose response is not sent within 10 s (its HTTP idle timeout,
+ * fixed at build time): a call still waiting then (the upstream slow, a retry after a 10 s
+ * request_timeout) would lose its connection without a word, and the client's other pipelined
+ * calls with it. The proxy answers first, with the JSON-RPC error of a call that got no answer.
+ */
+export const DEFAULT_RESPONSE_LIMIT_MS = 9_000;
 
 export const RpcProxyPath = {
   Rpc: '/rpc',
@@ -91,12 +101,24 @@ export interface RpcProxyServerOptions {
   logger?: Logger;
   /** Serve HTTPS/WSS with these files (tls.certFile / tls.keyFile, already checked); undefined: plain. */
   tls?: { certFile: string; keyFile: string } | undefined;
+  /** An HTTP call not answered in this long is answered with an error (DEFAULT_RESPONSE_LIMIT_MS). */
+  responseLimitMs?: number;
 }
 
-/** A POST /rpc whose body is being read; the shared onData handler keeps no closure per chunk. */
-class PendingPost {
+/**
+ * A POST /rpc whose body is being read; the shared onData handler keeps no closure per chunk. While
+ * its answer is awaited it waits in the server's response-limit queue (a Deadline).
+ */
+class PendingPost implements Deadline {
   aborted = false;
   refused = false;
+  /** Answered by the response limit: the upstream's later answer is dropped. */
+  answered = false;
+  /** The body, kept while the answer is awaited (the response limit's error names the calls' ids). */
+  body: Buffer | null = null;
+  deadlineAt = 0;
+  prevDeadline: Deadline | null = null;
+  nextDeadline: Deadline | null = null;
   /** The caller's credentials being checked (auth on), settled before the body is answered: its identity. */
   authorized: Promise<string | undefined> | undefined;
   /** Over its client's rate limit (known at the headers, auth off): the Retry-After seconds; else 0. */
@@ -111,6 +133,10 @@ class PendingPost {
     readonly res: uws.HttpResponse,
     readonly started: number,
   ) {}
+
+  expire(): void {
+    this.server.responseLimitPassed(this);
+  }
 
   onData(chunk: ArrayBuffer, isLast: boolean): void {
     if (this.refused) return;
@@ -160,6 +186,8 @@ export class RpcProxyServer {
   private readonly rateLimitedBodies = new Map<number, Buffer>();
   private readonly app: uws.TemplatedApp;
   private readonly options: RpcProxyServerOptions;
+  /** HTTP calls awaiting their answer, by the response limit (DEFAULT_RESPONSE_LIMIT_MS). */
+  private readonly responseLimits: DeadlineQueue;
   private readonly router: CallRouter;
   private readonly hub: SubscriptionHub;
   private readonly metrics: RpcProxyMetrics;
@@ -175,6 +203,7 @@ export class RpcProxyServer {
 
   constructor(options: RpcProxyServerOptions) {
     this.options = options;
+    this.responseLimits = new DeadlineQueue(options.responseLimitMs ?? DEFAULT_RESPONSE_LIMIT_MS);
     this.maxBodyBytes = options.maxBodyBytes;
     this.maxBatchItems = options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS;
     this.maxWsBufferedBytes = options.maxWsBufferedBytes ?? DEFAULT_MAX_WS_BUFFERED_BYTES;
@@ -259,6 +288,7 @@ export class RpcProxyServer {
   close(): void {
     this.draining = true;
     this.limiter?.stopSweeping();
+    this.responseLimits.stop();
     for (const ws of [...this.sockets]) ws.end(1001, 'rpc proxy shutting down');
     this.sockets.clear();
     if (this.listenSocket !== undefined) {
@@ -364,6 +394,8 @@ export class RpcProxyServer {
       this.finishPost(p, answer);
       return;
     }
+    p.body = body;
+    this.responseLimits.add(p);
     answer.then(
       (a) => this.finishPost(p, a),
       (err: unknown) => this.finishPost(p, this.internalError(err)),
@@ -371,7 +403,9 @@ export class RpcProxyServer {
   }
 
   private finishPost(p: PendingPost, a: ProxyAnswer): void {
-    if (!p.aborted) {
+    this.responseLimits.remove(p);
+    p.body = null;
+    if (!p.aborted && !p.answered) {
       p.res.cork(() => {
         p.res.writeStatus(statusLine(a.status)).writeHeader('Content-Type', a.contentType).end(a.body, this.draining);
       });
@@ -380,6 +414,38 @@ export class RpcProxyServer {
       this.idle();
       this.idle = null;
     }
+  }
+
+  /**
+   * @internal The response limit passed with the call still unanswered: the JSON-RPC error of a
+   * call that got no answer for each call that has an id (a write's outcome is unknown: it may have
+   * been applied), written now; the answer that comes later is dropped.
+   */
+  responseLimitPassed(p: PendingPost): void {
+    const body = p.body;
+    p.body = null;
+    if (p.aborted || body === null) return;
+    p.answered = true;
+    const limitMs = this.responseLimits.lengthMs;
+    const data = { reason: `no answer within the proxy's response limit of ${limitMs} ms` };
+    const errorOf = (call: RpcCall): Buffer =>
+      call.read
+        ? errorReply(JsonRpcErrorCode.UpstreamFailed, 'no RPC endpoint answered the call in time', call.id, data)
+        : errorReply(JsonRpcErrorCode.WriteOutcomeUnknown, 'the RPC endpoint did not answer in time; the call may have been applied and was not sent again', call.id, data);
+    const parsed = parseRequest(body, this.maxBatchItems);
+    let reply: Buffer;
+    let status = 200;
+    if (parsed.kind === 'call') {
+      reply = errorOf(parsed.call);
+      status = proxyHttpStatusOf(parsed.call.read ? JsonRpcErrorCode.UpstreamFailed : JsonRpcErrorCode.WriteOutcomeUnknown, true);
+    } else if (parsed.kind === 'batch') {
+      const items = parsed.items.filter((item) => Buffer.isBuffer(item) || item.hasId).map((item) => (Buffer.isBuffer(item) ? item : errorOf(item)));
+      reply = Buffer.concat([Buffer.from('['), ...items.flatMap((item, i) => (i === 0 ? [item] : [Buffer.from(','), item])), Buffer.from(']')]);
+    } else return;
+    this.metrics.errors.labels(NO_ENDPOINT, 'none', ErrorKind.Timeout).inc();
+    p.res.cork(() => {
+      p.res.writeStatus(statusLine(status)).writeHeader('Content-Type', JSON_TYPE).end(reply, this.draining);
+    });
   }
 
   private answerHttp(body: Buffer, started: number): Promise<ProxyAnswer> | ProxyAnswer {

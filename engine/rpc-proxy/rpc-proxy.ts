@@ -76,6 +76,8 @@ export interface RpcProxyOptions {
   logger?: Logger;
   /** Also export Node's process metrics (the service does; tests do not). */
   defaultMetrics?: boolean;
+  /** How long an HTTP call waits for its answer before the proxy answers it (tests shorten it); default DEFAULT_RESPONSE_LIMIT_MS. */
+  responseLimitMs?: number;
 }
 
 export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions = {}): RpcProxy {
@@ -159,6 +161,7 @@ export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions 
     // Per client, keyed as the quote service keys its clients; 0: no limit.
     rateLimiter: config.rate_limit_rps > 0 ? new RateLimiter({ rps: config.rate_limit_rps }) : undefined,
     maxWsBufferedBytes: config.max_ws_buffered_bytes,
+    ...(options.responseLimitMs === undefined ? {} : { responseLimitMs: options.responseLimitMs }),
     ...(authorize === undefined ? {} : { authorize }),
     router,
     hub: theHub,
