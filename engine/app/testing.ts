@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 
+import { ErrorCode, TpError } from '../errors.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { simSchema } from '../sim/sim-config.js';
@@ -76,7 +77,7 @@ export async function eventually<T>(probe: () => T | undefined | Promise<T | und
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new TpError(ErrorCode.Deadline, `timed out waiting for ${what}`, { context: { what, ms } });
     await new Promise((r) => setTimeout(r, 10));
   }
 }
