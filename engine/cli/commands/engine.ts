@@ -44,7 +44,7 @@ export const engineCommand: Command = {
     const pools = monitoredPools(loaded.values as unknown as ScannerConfig);
     // One close stack (ServiceHost): the engine closes before the quote cache it writes to, and a
     // start that fails half way, or a SIGTERM during it, closes what was opened.
-    const { host, endpoints } = await ServiceHost.assemble({ service: 'engine', logger }, async (host) => {
+    const { host, endpoints } = await ServiceHost.assemble({ service: 'engine', logger }, async (host, signal) => {
       // quote: / price: keys: Redis when REDIS_URL is set, else in this process (written only).
       const quoteCache = await openSplitQuoteCache({ env: io.env, logger: logger.child({ component: 'quote-cache' }) });
       host.onClose('quote cache', () => quoteCache.close());
@@ -56,7 +56,7 @@ export const engineCommand: Command = {
       }
       const engine = createEngine(loaded, { logger, pools, sharedQuoteCache: quoteCache.cache });
       host.onClose('engine', () => engine.close());
-      const endpoints = await engine.start();
+      const endpoints = await engine.start(signal);
       await host.start();
       return { host, endpoints };
     });
