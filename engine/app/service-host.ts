@@ -25,6 +25,7 @@
  *              opened and rejects with TP_ERR_ABORTED. The app's start waits (`openBus`, `wait`,
  *              `open`, or what it gives the signal to) end at the abort
  */
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import type { Registry } from 'prom-client';
@@ -194,6 +195,8 @@ export class ServiceHost {
     this.log = options.logger;
     this.registry = options.registry ?? createMetricsRegistry();
     this.heartbeatTarget = options.heartbeat;
+    // Every start wait and every read the app gives host.signal listens to it: no bound.
+    setMaxListeners(0, this.cancel.signal);
   }
 
   /**

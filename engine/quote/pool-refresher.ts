@@ -6,6 +6,8 @@
  * restarted service refills its cache at once rather than when each pool next trades (spec 02:
  * "starts with an empty cache and refills within about 30 s").
  */
+import { setMaxListeners } from 'node:events';
+
 import { ErrorCode, TpError } from '../errors.js';
 import { poolStateOfLoaded } from '../cache/index.js';
 import type { PoolCache } from '../cache/index.js';
@@ -33,11 +35,18 @@ export interface RefreshRound {
   failed: number;
 }
 
+/** A controller whose signal every read of a round listens to (one listener a pending fetch: no bound). */
+function sharedAbortController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 export class PoolRefresher {
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<RefreshRound> | undefined;
   /** Aborted at close: the round's loads stop waiting, and their reads are aborted. */
-  private readonly stopping = new AbortController();
+  private readonly stopping = sharedAbortController();
   private closed = false;
   rounds = 0;
 
