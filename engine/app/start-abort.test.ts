@@ -8,7 +8,9 @@ import { loadConfig } from '../config/loader.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { createLogger } from '../obs/logger.js';
 import { createPlannerApp, plannerSchema } from './planner-app.js';
+import { startPaperTrading } from './start-paper-trading.js';
 import type { ShutdownReason } from './shutdown.js';
+import type { TestDatabase } from '../state/db/testing.js';
 import { PlatformFixture } from './testing/platform-fixture.js';
 import { eventually } from './testing.js';
 
@@ -77,10 +79,11 @@ function shutdownSwitch(): { send(reason: ShutdownReason): void; startShutdown: 
 
 let nc: NatsConnection;
 let prefix: string;
+let database: TestDatabase;
 
 beforeAll(async () => {
   ({ nc, prefix } = await fx.bus('SA'));
-  await fx.database();
+  database = await fx.database();
   await fx.keySpace();
 }, 60_000);
 
@@ -119,5 +122,17 @@ describe('a shutdown during an app start', () => {
     // The shutdown ended the 5 s start wait at the first attempt (its handshake times out in 2 s),
     // and the start was closed before it rejected: no second attempt at the bus.
     expect(bus.opened).toBe(1);
+  });
+
+  it("paper trading's close aborts a sweep's pool reads instead of waiting them out", async () => {
+    const rpc = await silentRpc();
+    const lines: string[] = [];
+    const logger = createLogger({ name: 'start-abort-test', level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
+    const paper = await startPaperTrading({ rpcUrl: rpc.url, pools: ['So11111111111111111111111111111111111111112'], database: Promise.resolve(database.db), host: '127.0.0.1', port: 0, intervalMs: 60_000, logger });
+    await eventually(() => (rpc.opened >= 1 ? true : undefined), 20_000, 'the sweep at the RPC');
+    await paper.close();
+    expect(rpc.gone).toBe(rpc.opened);
+    // Aborted, not timed out: a read that fails (times out) is logged as a sweep that read nothing.
+    expect(lines.filter((l) => l.includes('pools not read this sweep') || l.includes('sweep failed'))).toEqual([]);
   });
 });
