@@ -75,7 +75,7 @@ export async function createAggregatorApp(config: AggregatorConfig, options: Agg
         host.heartbeatTo(keys);
       }
       const publisher: RoutePublisher = config.busEnabled
-        ? await SwapRoutePublisher.open({ bus: await host.openBus(), maxBytesScale: config.busStreamMaxBytesScale, logger: logger.child({ component: 'route-publisher' }) })
+        ? await host.wait(SwapRoutePublisher.open({ bus: await host.openBus(), maxBytesScale: config.busStreamMaxBytesScale, logger: logger.child({ component: 'route-publisher' }) }))
         : disabledRoutePublisher();
       host.onClose('route publisher', () => publisher.close(config.shutdownTimeout));
       const oracle = new OraclePrices({ url: config.oracleUrl, logger: logger.child({ component: 'oracle' }) });

@@ -13,6 +13,7 @@ import type { RpcPoolLoader } from '../pools/index.js';
 import { defaultQuoteConfig, type QuoteServiceConfig, createQuoteCache, createQuoteService, type QuoteService } from '../quote-service/index.js';
 import { type SharedQuoteCache } from '../quote/index.js';
 import { PoolRefresher } from '../quote/index.js';
+import { abortable } from '../rpc/index.js';
 
 import type { ScannerConfig } from '../scanner/index.js';
 import type { Scanner } from '../scanner/index.js';
@@ -36,7 +37,8 @@ export interface Engine {
   readonly cache: PoolCache;
   readonly loader: RpcPoolLoader;
   readonly refresher: PoolRefresher;
-  start(): Promise<EngineEndpoints>;
+  /** Binds the ports, starts the stream, reads the pools once; `signal` ends the wait for that read (close aborts it). */
+  start(signal?: AbortSignal): Promise<EngineEndpoints>;
   /** Stops the stream, publishes what the scanner already holds, closes every port. Idempotent. */
   close(): Promise<void>;
 }
@@ -128,10 +130,10 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     cache,
     loader,
     refresher,
-    async start() {
+    async start(signal) {
       const { port, metricsPort, grpcPort } = await quote.start();
       const { port: scannerPort, metricsPort: scannerMetricsPort } = await scannerService.start();
-      await refresher.start();
+      await abortable(refresher.start(), signal);
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return {
         quote: `${config['tls.certFile'] ? 'https' : 'http'}://${host}:${port}`,

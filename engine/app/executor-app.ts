@@ -116,9 +116,9 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       },
     },
     async (host) => {
-      const state = await openPlatformState(config);
+      // Every start wait ends at a shutdown (host.signal): the build then closes what it opened.
+      const state = await host.open('platform state', openPlatformState(config), (s) => s.close());
       opened = state;
-      host.onClose('platform state', () => state.close());
       host.heartbeatTo(state.keys);
       const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
       host.onClose('rpc', () => rpc.close());
@@ -141,7 +141,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
         ...(options.now === undefined ? {} : { now: options.now }),
       });
       host.onClose('route templates', () => pools.settled());
-      const flashLoans = await FlashLoans.load(readAccountsOf(rpc), config['flashLoan.reserves']);
+      const flashLoans = await host.wait(FlashLoans.load(readAccountsOf(rpc), config['flashLoan.reserves']));
 
       let wallets: WorkerWallets | undefined;
       let submitters: Record<ExecutionPath, Submitter> | undefined;
@@ -164,12 +164,12 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       }
 
       const nc: NatsConnection = (await host.openBus()).connection!;
-      const jsm = await ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] });
+      const jsm = await host.wait(ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] }));
       host.publishMetrics({ prefix });
       const stream = `${prefix}${PlatformStream.TradeOpportunities}`;
       const consumerName = durableNameOf('executor', config['executor.id']);
       const concurrency = config['executor.maxConcurrentTrades'];
-      await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}trade.opportunities.>`, { maxAckPending: Math.max(100, concurrency * 4) }));
+      await host.wait(ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}trade.opportunities.>`, { maxAckPending: Math.max(100, concurrency * 4) })));
 
       const service = new ExecutorService({
         settings: {
@@ -213,8 +213,9 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
         registry,
         config,
         async start() {
-          if (wallets !== undefined) log.info({ wallets: await wallets.warm() }, 'worker wallet keys opened');
-          const consumer = await DeadLetterConsumer.start({
+          if (wallets !== undefined) log.info({ wallets: await host.wait(wallets.warm()) }, 'worker wallet keys opened');
+          // Drain on close: stop pulling, let the trades in flight finish and be recorded, then close.
+          await host.open('opportunities consumer', DeadLetterConsumer.start({
             nc,
             stream,
             consumer: consumerName,
@@ -231,9 +232,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
               if (outcome.kind === 'defer') return { nakDelayMs: outcome.delayMs };
               return undefined;
             },
-          });
-          // Drain on close: stop pulling, let the trades in flight finish and be recorded, then close.
-          host.onClose('opportunities consumer', () => consumer.stop());
+          }), (consumer) => consumer.stop());
           service.startMetricsRows(config['executor.metricsInterval']);
           const { http } = await host.start();
           return { http: http! };

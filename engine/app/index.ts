@@ -12,5 +12,5 @@ export { EXECUTOR_PORT, createExecutorApp, executorSchema, type ExecutorApp, typ
 export { createPlannerApp, plannerSchema, type PlannerApp, type PlannerConfig, type StrategyFactory } from './planner-app.js';
 export { createWalletServiceApp, walletServiceSchema, type WalletServiceApp, type WalletServiceConfig } from './wallet-service-app.js';
 export { createSignalSourceApp, signalSourceSchema, type SignalSourceApp, type SignalSourceConfig } from './signal-source-app.js';
-export { PARENT_CHECK_INTERVAL_MS, closeOnShutdown, waitForShutdown, type ShutdownReason, type WaitForShutdownOptions } from './shutdown.js';
+export { PARENT_CHECK_INTERVAL_MS, waitForShutdown, type ShutdownReason, type WaitForShutdownOptions } from './shutdown.js';
 export { BUS_START_WAIT_MS, HEARTBEAT_INTERVAL_MS, ServiceHost, jsonText, sendJson, type HostRoute, type ReadyAnswer, type ServiceHostOptions } from './service-host.js';

@@ -137,8 +137,8 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
       ready: async () => ({ ok: streamsReady, detail: { mode, streams: streamsReady } }),
     },
     async (host) => {
-      const keys: KeySpace = await openKeySpace({ url: config['redis.url'], password: config['redis.password'], prefix: config['redis.keyPrefix'] });
-      host.onClose('key space', () => keys.store.close());
+      // A shutdown during the start ends this wait (host.signal): the build then closes what it opened.
+      const keys: KeySpace = await host.open('key space', openKeySpace({ url: config['redis.url'], password: config['redis.password'], prefix: config['redis.keyPrefix'] }), (k) => k.store.close());
       host.heartbeatTo(keys);
       const reads = createAccountReads(config['rpc.endpoints'], config['performance.rpcReadThread'], options.rpcWorkerFilename);
       host.onClose('account reads', () => reads.close());
@@ -228,7 +228,8 @@ export async function createMarketScannerApp(loaded: LoadedConfig<typeof marketS
       const pollOnce = async (): Promise<void> => {
         // Nothing is read while the bus or the streams are not there: a change seen then would be lost.
         if (!streamsReady || bus.jetstream() === undefined) return;
-        const results = await loader.load(options.accounts);
+        // The host's close aborts a poll under way.
+        const results = await loader.load(options.accounts, { signal: host.signal });
         const work: Promise<void>[] = [];
         for (const r of results) {
           if (!r.ok) {

@@ -19,7 +19,7 @@
  *          GET, POST /strategies, GET, PATCH, DELETE /strategies/{id}: the strategies, managed through
  *          StrategyAdmin as `tidepool strategies` does (planner-strategy-routes.ts; same JWT auth)
  */
-import type { NatsConnection } from 'nats';
+import type { JsMsg, NatsConnection } from 'nats';
 import type { Registry } from 'prom-client';
 
 import { authSchema, createHttpAuth, type HttpAuthorizer } from '../auth/index.js';
@@ -40,7 +40,7 @@ import { AccountFetcher, RpcClient } from '../rpc/index.js';
 import { readAccountsOf } from '../lending/index.js';
 import { scannerSchema } from '../scanner/index.js';
 import { addStrategyRoutes } from './planner-strategy-routes.js';
-import { ServiceHost, sendJson } from './service-host.js';
+import { ServiceHost, sendJson, type ServiceHostOptions } from './service-host.js';
 
 export const plannerSchema = {
   'pools.monitored': scannerSchema['pools.monitored'],
@@ -80,6 +80,8 @@ export interface PlannerAppOptions {
   now?: () => number;
   /** Redelivery delay after a failed message, ms (default the dead-letter helper's 1 s; tests shorten it). */
   retryDelayMs?: number;
+  /** What cancels the start (ServiceHostOptions.startShutdown); default the process's SIGTERM, SIGINT, SIGHUP or its parent gone. */
+  startShutdown?: ServiceHostOptions['startShutdown'];
 }
 
 export interface PlannerApp {
@@ -105,6 +107,7 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
     {
       service: 'planner',
       logger: log,
+      ...(options.startShutdown === undefined ? {} : { startShutdown: options.startShutdown }),
       heapProfile: config['debug.heapProfile'],
       bus: { servers: config['bus.servers'], auth: busAuthOf(config, config['bus.servers']), name: `tidepool-planner-${config['planner.id']}` },
       http: { host: config['planner.host'], port: config['planner.port'], portSetting: 'planner.port (PLANNER_PORT, --port)', limits: httpLimitsOf(config), ...(authorizeSignals === undefined ? {} : { authorize: authorizeSignals }) },
@@ -113,10 +116,10 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
         return { ok: state !== undefined && dependencies.every((d) => d.ok), detail: { dependencies } };
       },
     },
-    async (host) => {
-      const opened = await openPlatformState(config);
+    async (host, signal) => {
+      // Every start wait ends at a shutdown (host.signal): the build then closes what it opened.
+      const opened = await host.open('platform state', openPlatformState(config), (s) => s.close());
       state = opened;
-      host.onClose('platform state', () => opened.close());
       host.heartbeatTo(opened.keys);
       const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
       host.onClose('rpc', () => rpc.close());
@@ -126,12 +129,11 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
       const store = new StrategyStore(opened.db);
       const registry = host.registry;
       const metrics = new PlannerMetrics(registry);
-      const rows = await store.forPlanner(config['planner.strategies'], defaultArbitrageParameters);
+      const rows = await host.wait(store.forPlanner(config['planner.strategies'], defaultArbitrageParameters));
       // Arbitrage capital (issue 27): flash loans where a reserve is configured, else the free worker balances.
       const mints = [...new Set(rows.filter((r) => r.strategyType === 'arbitrage').flatMap((r) => arbitrageSettingsOf(r.id, r.parameters).baseMints))];
       const funding = new ConfiguredFunding({ reserves: { addresses: config['flashLoan.reserves'], read: readAccountsOf(rpc) }, wallets: { db: opened.db, keys: opened.keys }, mints });
-      const stopFunding = await refreshFundingEvery(funding, FUNDING_REFRESH_MS, (err) => log.warn({ err: (err as Error).message }, 'arbitrage funding not refreshed'));
-      host.onClose('funding refresh', async () => stopFunding());
+      await host.open('funding refresh', refreshFundingEvery(funding, FUNDING_REFRESH_MS, (err) => log.warn({ err: (err as Error).message }, 'arbitrage funding not refreshed')), (stop) => stop());
       const factories: Partial<Record<Strategy, StrategyFactory>> = {
         arbitrage: (row, ctx) => new ArbitrageStrategy(row.id, row.parameters, ctx.pools, ctx.now, funding),
         grid: (row, ctx) => new GridStrategy(row.id, row.parameters, { pools: ctx.pools, keys: ctx.state.keys, db: ctx.state.db, now: ctx.now }),
@@ -146,26 +148,26 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
         return factory(row, { pools, state: opened, now, metrics });
       };
       const strategies: PlannerStrategy[] = [];
-      for (const row of rows) strategies.push(await build(row));
-      const failed = await pools.refresh(options.pools);
+      for (const row of rows) strategies.push(await host.wait(build(row)));
+      const failed = await pools.refresh(options.pools, signal);
       for (const [address, reason] of failed) log.warn({ pool: address, reason }, 'monitored pool not read at start');
 
       const bus = await host.openBus();
       const nc: NatsConnection = bus.connection!;
-      const jsm = await ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] });
+      const jsm = await host.wait(ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] }));
       host.publishMetrics({ prefix });
       const stream = `${prefix}${PlatformStream.MarketEvents}`;
       const consumerName = durableNameOf('planner', config['planner.id']);
-      await ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}market.events.*.pool_update`));
+      await host.wait(ensureConsumer(jsm, platformConsumerSpec(stream, consumerName, `${prefix}market.events.*.pool_update`)));
       const takesSignals = strategies.some((s) => s.onSignal !== undefined);
       const signalStream = `${prefix}${PlatformStream.Signals}`;
       const signalConsumer = `${consumerName}_signals`;
-      if (takesSignals) await ensureConsumer(jsm, platformConsumerSpec(signalStream, signalConsumer, `${prefix}signals.>`));
+      if (takesSignals) await host.wait(ensureConsumer(jsm, platformConsumerSpec(signalStream, signalConsumer, `${prefix}signals.>`)));
       // Order reconciliation (grid, DCA): the executors' results come back on EXECUTION_ORDERS
       // (results only: the requests beside them, execution.orders.request.*, are not the planner's).
       const executionStream = `${prefix}${PlatformStream.ExecutionOrders}`;
       const executionConsumer = `${consumerName}_executions`;
-      await ensureConsumer(jsm, platformConsumerSpec(executionStream, executionConsumer, executionResultFilter(prefix)));
+      await host.wait(ensureConsumer(jsm, platformConsumerSpec(executionStream, executionConsumer, executionResultFilter(prefix))));
       const signalPublisher = new SignalPublisher(nc.jetstream(), prefix);
       // Route templates (route_template:{hash}) from this loader's plans: an executor's first read of a published route is one round.
       const routeTemplates = new RouteTemplateWriter({ keys: opened.keys, planned: (pool) => loader.plannedAccounts(pool), metrics, logger: log.child({ component: 'route-templates' }), now });
@@ -208,46 +210,32 @@ export async function createPlannerApp(loaded: LoadedConfig<typeof plannerSchema
         state: opened,
         registry,
         async start() {
-          const consumer = await DeadLetterConsumer.start({
-            nc,
-            stream,
-            consumer: consumerName,
-            metrics: dlqMetrics,
-            subjectRoot: `${prefix}dlq`,
-            ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-            logger: log.child({ component: 'consumer' }),
-            handler: async (msg) => {
-              await service.handle(decodeMarketEvent(msg.data), now());
-            },
+          /** A dead-letter consumer of the planner's, on the close stack (a shutdown ends its start). */
+          const consume = (what: string, on: { stream: string; consumer: string; component: string }, handler: (msg: JsMsg) => Promise<void>): Promise<DeadLetterConsumer> =>
+            host.open(
+              what,
+              DeadLetterConsumer.start({
+                nc,
+                stream: on.stream,
+                consumer: on.consumer,
+                metrics: dlqMetrics,
+                subjectRoot: `${prefix}dlq`,
+                ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+                logger: log.child({ component: on.component }),
+                handler,
+              }),
+              (c) => c.stop(),
+            );
+          await consume('market events consumer', { stream, consumer: consumerName, component: 'consumer' }, async (msg) => {
+            await service.handle(decodeMarketEvent(msg.data), now());
           });
-          host.onClose('market events consumer', () => consumer.stop());
-          const executions = await DeadLetterConsumer.start({
-            nc,
-            stream: executionStream,
-            consumer: executionConsumer,
-            metrics: dlqMetrics,
-            subjectRoot: `${prefix}dlq`,
-            ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-            logger: log.child({ component: 'execution-consumer' }),
-            handler: async (msg) => {
-              await service.handleExecution(decodeExecutionResult(msg.data));
-            },
+          await consume('executions consumer', { stream: executionStream, consumer: executionConsumer, component: 'execution-consumer' }, async (msg) => {
+            await service.handleExecution(decodeExecutionResult(msg.data));
           });
-          host.onClose('executions consumer', () => executions.stop());
           if (takesSignals) {
-            const signals = await DeadLetterConsumer.start({
-              nc,
-              stream: signalStream,
-              consumer: signalConsumer,
-              metrics: dlqMetrics,
-              subjectRoot: `${prefix}dlq`,
-              ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-              logger: log.child({ component: 'signal-consumer' }),
-              handler: async (msg) => {
-                await service.handleSignal(decodeTradeSignal(msg.data), now());
-              },
+            await consume('signals consumer', { stream: signalStream, consumer: signalConsumer, component: 'signal-consumer' }, async (msg) => {
+              await service.handleSignal(decodeTradeSignal(msg.data), now());
             });
-            host.onClose('signals consumer', () => signals.stop());
           }
           service.startMetricsRows(config['planner.metricsInterval']);
           watcher.start();

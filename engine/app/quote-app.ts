@@ -223,8 +223,9 @@ function assembleQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions, host
     async start() {
       const { port, metricsPort, grpcPort } = await quote.start((port, bind) => host.listen(port, bind));
       consumer?.start();
-      // The first round reads the monitored pools (none: a no-op, later rounds read what the bus named).
-      const first = await refresher?.start();
+      // The first round reads the monitored pools (none: a no-op, later rounds read what the bus named);
+      // a close (or a shutdown) ends the wait, and the refresher's close aborts its reads.
+      const first = refresher === undefined ? undefined : await host.wait(refresher.start());
       if (monitored.length > 0) log.info({ pools: monitored.length, stored: first?.stored ?? 0, failed: first?.failed ?? 0 }, 'monitored pools loaded');
       await host.start();
       const at = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -62,7 +62,8 @@ export async function createRpcProxyApp(config: RpcProxyConfig, options: RpcProx
       async start() {
         let port: number;
         try {
-          port = await made.start();
+          // The first health round waits for the endpoints: a close (or a shutdown) ends the wait.
+          port = await host.wait(made.start());
         } catch (err) {
           // uWS says only that the bind failed; the message names the address and the setting.
           if (isTpError(err) && err.code === ErrorCode.Io) throw portBindError({ what: 'rpc proxy', host: config.host, port: config.port, setting: RPC_PROXY_PORT_SETTING }, new Error('in use or not available', { cause: err }));

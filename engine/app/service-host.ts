@@ -20,9 +20,12 @@
  *   close      one stack, unwound in reverse order of opening; an app that fails half way through
  *              its start closes exactly what it had opened (`assemble`)
  *   cancel     `host.signal`, given to the app's build: aborted by close, and by a shutdown that
- *              arrives while the app starts; `assemble` then closes what the start had opened and
- *              rejects with TP_ERR_ABORTED
+ *              arrives while the app starts (its build, then its own `start`, until
+ *              `untilShutdown` takes the shutdown over); `assemble` then closes what the build had
+ *              opened and rejects with TP_ERR_ABORTED. The app's start waits (`openBus`, `wait`,
+ *              `open`, or what it gives the signal to) end at the abort
  */
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import type { Registry } from 'prom-client';
@@ -33,6 +36,7 @@ import { heapProfileResponse, opsFailure } from '../common/index.js';
 import { DEFAULT_HTTP_LIMITS, type BusAuth, type HttpLimitValues } from '../config/index.js';
 import { clientErrorOf } from '../error-status.js';
 import { ErrorCode, TpError, isTpError } from '../errors.js';
+import { abortable } from '../rpc/index.js';
 import { acquireHeapSampling, closeServer, createLimitedServer, createMetricsRegistry, listenOn, releaseHeapSampling, requestTarget, type Logger } from '../obs/index.js';
 import { HealthHeartbeat, HeartbeatStatus, type KeySpace } from '../state/index.js';
 import { closeOnShutdown, waitForShutdown, type ShutdownReason } from './shutdown.js';
@@ -128,7 +132,8 @@ export interface ServiceHostOptions {
   heartbeatStatus?: () => { status: HeartbeatStatus; detail?: Record<string, unknown> };
   /**
    * What cancels a start under way (`assemble`): default the process's SIGTERM, SIGINT, SIGHUP or
-   * its parent gone (waitForShutdown), watched only while the app builds.
+   * its parent gone (waitForShutdown), watched from the build on until `untilShutdown` (which then
+   * waits for the same shutdown) or close; the watch stops at the abort of its signal.
    */
   startShutdown?: (signal: AbortSignal) => Promise<ShutdownReason>;
 }
@@ -180,12 +185,18 @@ export class ServiceHost {
   private heartbeatTarget: { keys: KeySpace; intervalMs?: number } | undefined;
   private sampling = false;
   private readonly cancel = new AbortController();
+  /** Stops the shutdown watch `assemble` started (at close). */
+  private readonly watching = new AbortController();
+  /** The shutdown `assemble` watches, for `untilShutdown` to wait on. */
+  private watchedShutdown: Promise<ShutdownReason> | undefined;
 
   constructor(options: ServiceHostOptions) {
     this.options = options;
     this.log = options.logger;
     this.registry = options.registry ?? createMetricsRegistry();
     this.heartbeatTarget = options.heartbeat;
+    // Every start wait and every read the app gives host.signal listens to it: no bound.
+    setMaxListeners(0, this.cancel.signal);
   }
 
   /**
@@ -193,11 +204,13 @@ export class ServiceHost {
    * stack is closed (in reverse) before the error goes on. A shutdown (`startShutdown`) or a close
    * that arrives while it builds aborts `signal` (= host.signal): once the build has settled, what
    * it opened is closed and assemble rejects with TP_ERR_ABORTED, whatever the build returned.
+   * The shutdown stays watched after the build (the app's own `start` waits on the signal too)
+   * until `untilShutdown` waits for it, or the host closes.
    */
   static async assemble<T>(options: ServiceHostOptions, build: (host: ServiceHost, signal: AbortSignal) => Promise<T>): Promise<T> {
     const host = new ServiceHost(options);
-    const watching = new AbortController();
-    const shutdown = (options.startShutdown ?? ((signal) => waitForShutdown({ signal })))(watching.signal);
+    const shutdown = (options.startShutdown ?? ((signal) => waitForShutdown({ signal })))(host.watching.signal);
+    host.watchedShutdown = shutdown;
     void shutdown.then((reason) => host.cancel.abort(aborted(host.service, `shutdown: ${reason}`)));
     try {
       const app = await build(host, host.signal);
@@ -208,9 +221,28 @@ export class ServiceHost {
       await host.close();
       if (cancelled) throw host.signal.reason as TpError;
       throw err;
-    } finally {
-      watching.abort();
     }
+  }
+
+  /**
+   * `promise`, or the host's abort (TP_ERR_ABORTED) if it comes first: a start wait on something
+   * that opens nothing (a stream set up, a first read). The promise itself goes on.
+   */
+  wait<T>(promise: Promise<T>): Promise<T> {
+    return abortable(promise, this.signal);
+  }
+
+  /**
+   * Waits for `opening` as `wait` does, and puts its result on the close stack as `what`
+   * (`close(result)`), also when it comes after the abort: it is then closed at once.
+   */
+  open<T>(what: string, opening: Promise<T>, close: (opened: T) => Promise<unknown> | unknown): Promise<T> {
+    const opened = opening.then((value) => {
+      this.onClose(what, () => close(value));
+      return value;
+    });
+    opened.catch(() => undefined); // after the abort nobody waits for it; onClose has closed it
+    return this.wait(opened);
   }
 
   /**
@@ -261,7 +293,7 @@ export class ServiceHost {
     if (this.busConnection !== undefined) return this.busConnection;
     const bus = this.openBusInBackground();
     const waitMs = o.startWaitMs ?? BUS_START_WAIT_MS;
-    if (waitMs > 0) await this.waitForBus(bus, waitMs, o);
+    if (waitMs > 0) await this.wait(this.waitForBus(bus, waitMs, o));
     return bus;
   }
 
@@ -381,6 +413,7 @@ export class ServiceHost {
   /** Closes everything on the stack, last opened first; a failure is logged and the rest still closes. Idempotent. */
   close(): Promise<void> {
     if (!this.cancel.signal.aborted) this.cancel.abort(aborted(this.service, 'closed'));
+    this.watching.abort();
     this.closing ??= (async () => {
       while (this.closers.length > 0) {
         const c = this.closers.pop()!;
@@ -395,10 +428,11 @@ export class ServiceHost {
   }
 
   /**
-   * Runs until SIGTERM, SIGINT, SIGHUP or the parent process exits, then closes the host (and with
-   * it the app) and resolves with exit code 0.
+   * Runs until SIGTERM, SIGINT, SIGHUP or the parent process exits (the shutdown `assemble`
+   * watches, which may have come already), then closes the host (and with it the app) and
+   * resolves with exit code 0.
    */
-  untilShutdown(signal: Promise<ShutdownReason> = waitForShutdown()): Promise<number> {
+  untilShutdown(signal: Promise<ShutdownReason> = this.watchedShutdown ?? waitForShutdown({ signal: this.watching.signal })): Promise<number> {
     return closeOnShutdown(this.log, this.service, () => this.close(), signal);
   }
 

@@ -22,6 +22,7 @@ import { decodeMarketEvent } from '../messages/index.js';
 import type { Logger } from '../obs/index.js';
 import { scannerSchema } from '../scanner/index.js';
 import { SignalPublisher, SignalSource, SignalSourceMetrics, TrendModel, loadSignalModel, type SignalModel } from '../signals/index.js';
+import { abortable } from '../rpc/index.js';
 import { openKeySpace, redisSchema } from '../state/index.js';
 import { ServiceHost } from './service-host.js';
 
@@ -82,24 +83,24 @@ export async function createSignalSourceApp(loaded: LoadedConfig<typeof signalSo
       health: () => ({ source: model.source, warmed: warmedCount }),
       ready: async () => ({ ok: consumerRunning }),
     },
-    async (host) => {
-      const keys = await openKeySpace({ url: config['redis.url'], password: config['redis.password'], prefix: config['redis.keyPrefix'] });
-      host.onClose('key space', () => keys.store.close());
+    async (host, signal) => {
+      // Every start wait ends at a shutdown (host.signal): the build then closes what it opened.
+      const keys = await host.open('key space', openKeySpace({ url: config['redis.url'], password: config['redis.password'], prefix: config['redis.keyPrefix'] }), (k) => k.store.close());
       host.heartbeatTo(keys);
       const registry = host.registry;
       const nc: NatsConnection = (await host.openBus()).connection!;
-      const jsm = await ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] });
+      const jsm = await host.wait(ensurePlatformBus(nc, { prefix, maxBytesScale: config['bus.streamMaxBytesScale'] }));
       host.publishMetrics({ prefix });
       const stream = `${prefix}${PlatformStream.MarketEvents}`;
       const filter = `${prefix}market.events.*.pool_update`;
       const consumerName = durableNameOf('signal_source', config['signals.id']);
-      const info = await ensureConsumer(jsm, { ...platformConsumerSpec(stream, consumerName, filter), deliverPolicy: 'new' });
+      const info = await host.wait(ensureConsumer(jsm, { ...platformConsumerSpec(stream, consumerName, filter), deliverPolicy: 'new' }));
 
       const source = new SignalSource({ model, publisher: new SignalPublisher(nc.jetstream(), prefix), metrics: new SignalSourceMetrics(registry, model), logger: log.child({ component: 'signal-source' }) });
       // Where the consumer stands: a new one (nothing delivered yet) at the stream's end when it was
       // made; one that has delivered, at its ack floor (what is past it will be delivered again).
       const until = info.delivered.consumer_seq === 0 ? info.delivered.stream_seq : info.ack_floor.stream_seq;
-      const warmed = await warm(nc, stream, filter, until, now() - config['signals.warmWindow'], source, log);
+      const warmed = await warm(nc, stream, filter, until, now() - config['signals.warmWindow'], source, log, signal);
       warmedCount = warmed;
       const dlqMetrics = createDeadLetterMetrics(registry);
 
@@ -110,23 +111,26 @@ export async function createSignalSourceApp(loaded: LoadedConfig<typeof signalSo
         registry,
         warmed,
         async start() {
-          const consumer = await DeadLetterConsumer.start({
-            nc,
-            stream,
-            consumer: consumerName,
-            metrics: dlqMetrics,
-            subjectRoot: `${prefix}dlq`,
-            ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-            logger: log.child({ component: 'consumer' }),
-            handler: async (msg) => {
-              await source.handle(decodeMarketEvent(msg.data), msg.seq);
+          await host.open(
+            'market events consumer',
+            DeadLetterConsumer.start({
+              nc,
+              stream,
+              consumer: consumerName,
+              metrics: dlqMetrics,
+              subjectRoot: `${prefix}dlq`,
+              ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+              logger: log.child({ component: 'consumer' }),
+              handler: async (msg) => {
+                await source.handle(decodeMarketEvent(msg.data), msg.seq);
+              },
+            }),
+            async (consumer) => {
+              consumerRunning = false;
+              await consumer.stop();
             },
-          });
+          );
           consumerRunning = true;
-          host.onClose('market events consumer', async () => {
-            consumerRunning = false;
-            await consumer.stop();
-          });
           const { http } = await host.start();
           return { http: http! };
         },
@@ -140,12 +144,15 @@ export async function createSignalSourceApp(loaded: LoadedConfig<typeof signalSo
 /**
  * The pool updates of `stream` since `sinceMs`, up to stream sequence `until` (where the durable
  * consumer stands: it takes the rest), through the model without publishing. Returns how many.
+ * `signal` ends it: it rejects with the signal's reason.
  */
-async function warm(nc: NatsConnection, stream: string, filter: string, until: number, sinceMs: number, source: SignalSource, log: Logger): Promise<number> {
+async function warm(nc: NatsConnection, stream: string, filter: string, until: number, sinceMs: number, source: SignalSource, log: Logger, signal: AbortSignal): Promise<number> {
   if (until === 0) return 0;
-  const consumer = await nc.jetstream().consumers.get(stream, { filterSubjects: filter, deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(Math.max(0, sinceMs)).toISOString() });
-  if ((await consumer.info()).num_pending === 0) return 0;
-  const messages = await consumer.consume({ max_messages: 512 });
+  const consumer = await abortable(nc.jetstream().consumers.get(stream, { filterSubjects: filter, deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(Math.max(0, sinceMs)).toISOString() }), signal);
+  if ((await abortable(consumer.info(), signal)).num_pending === 0) return 0;
+  const messages = await abortable(consumer.consume({ max_messages: 512 }), signal);
+  const stop = (): void => void messages.stop();
+  signal.addEventListener('abort', stop, { once: true });
   let warmed = 0;
   // The stream's last message says pending 0; should it never come, stop when nothing arrives.
   let idle: NodeJS.Timeout | undefined;
@@ -168,8 +175,10 @@ async function warm(nc: NatsConnection, stream: string, filter: string, until: n
     }
   } finally {
     if (idle !== undefined) clearTimeout(idle);
+    signal.removeEventListener('abort', stop);
     messages.stop();
   }
+  signal.throwIfAborted();
   log.info({ warmed, until }, 'signal model warmed on the stream history');
   return warmed;
 }

@@ -24,8 +24,8 @@ import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type SimEndpoints, type Simulator } from '../sim/simulator.js';
 import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
 import { createQuoteApp, type QuoteApp } from './quote-app.js';
-import { createScannerApp, scannerServiceSchema, type ScannerApp } from './scanner-app.js';
-import { PARSE_WORKER, RPC_WORKER, eventually } from './testing.js';
+import { createScannerApp, type ScannerApp } from './scanner-app.js';
+import { PARSE_WORKER, RPC_WORKER, eventually, splitScannerConfig } from './testing.js';
 
 const built = existsSync(PARSE_WORKER);
 const logger = createLogger({ name: 'split-geyser-test', level: process.env.TEST_LOG ?? 'silent' });
@@ -82,21 +82,8 @@ describe.skipIf(!built)('split scanner on the Geyser state source and quote serv
     sim = createSimulator(simConfig, { manual: true, logger });
     endpoints = await sim.start();
     sim.chain.advanceSlot(1);
-    const loaded = loadConfig(scannerServiceSchema, {
-      env: {},
-      flags: {
-        'state-source': 'geyser',
-        'geyser-url': `http://${endpoints.geyser}`,
-        // No block entries: only the account stream can bring a swap's state.
-        'blockstream-port': '1',
-        'rpc-endpoints': endpoints.rpc,
-        'health-port': '0',
-        'metrics-port': '0',
-        'parse-workers': '1',
-        'bus-servers': LOCAL_NATS_URL,
-        'bus-stream-name': stream,
-      },
-    });
+    // No block entries (a closed port): only the account stream can bring a swap's state.
+    const loaded = splitScannerConfig({ rpc: endpoints.rpc, stream, source: { 'state-source': 'geyser', 'geyser-url': `http://${endpoints.geyser}`, 'blockstream-port': '1' } });
     scanner = await createScannerApp(loaded, { logger, pools: sim.chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: root });
     service = await createQuoteApp(
       defaultQuoteConfig({

@@ -10,15 +10,14 @@ import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { LOCAL_NATS_URL, connectLocal, deadPort, deleteStreams, uniqueName, uniqueSubjectRoot, waitFor } from '../bus/testing/local-nats.js';
-import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { PoolContextReader } from '../quote/pool-context-reader.js';
 import { defaultQuoteConfig, type QuoteServiceConfig } from '../quote-service/quote-config.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
 import { createQuoteApp, type QuoteApp } from './quote-app.js';
-import { createScannerApp, scannerServiceSchema, type ScannerApp } from './scanner-app.js';
-import { PARSE_WORKER, RPC_WORKER, eventually, startEngineUnderSim, type EngineUnderSim } from './testing.js';
+import { createScannerApp, type ScannerApp } from './scanner-app.js';
+import { PARSE_WORKER, RPC_WORKER, blockstreamFlags, eventually, splitScannerConfig, startEngineUnderSim, type EngineUnderSim } from './testing.js';
 
 const built = existsSync(PARSE_WORKER);
 const logger = createLogger({ name: 'split-test', level: 'silent' });
@@ -66,20 +65,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
   beforeAll(async () => {
     admin = await connectLocal();
     e = await startEngineUnderSim();
-    const streamUrl = e.simEndpoints.stream;
-    const loaded = loadConfig(scannerServiceSchema, {
-      env: {},
-      flags: {
-        'blockstream-host': streamUrl.slice(0, streamUrl.lastIndexOf(':')),
-        'blockstream-port': streamUrl.slice(streamUrl.lastIndexOf(':') + 1),
-        'rpc-endpoints': e.simEndpoints.rpc,
-        'health-port': '0',
-        'metrics-port': '0',
-        'parse-workers': '1',
-        'bus-servers': LOCAL_NATS_URL,
-        'bus-stream-name': stream,
-      },
-    });
+    const loaded = splitScannerConfig({ rpc: e.simEndpoints.rpc, stream, source: blockstreamFlags(e.simEndpoints.stream) });
     scanner = await createScannerApp(loaded, { logger, pools: e.sim.chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: root });
     service = await quoteApp('quote-service', {}, 100);
     await scanner.start();
@@ -133,21 +119,8 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
   });
 
   it('a second scanner (another region) publishing the same transactions under other event ids: the cache converges to the same state', async () => {
-    const streamUrl = e.simEndpoints.stream;
     const regionB = await createScannerApp(
-      loadConfig(scannerServiceSchema, {
-        env: {},
-        flags: {
-          'blockstream-host': streamUrl.slice(0, streamUrl.lastIndexOf(':')),
-          'blockstream-port': streamUrl.slice(streamUrl.lastIndexOf(':') + 1),
-          'rpc-endpoints': e.simEndpoints.rpc,
-          'health-port': '0',
-          'metrics-port': '0',
-          'parse-workers': '1',
-          'bus-servers': LOCAL_NATS_URL,
-          'bus-stream-name': stream,
-        },
-      }),
+      splitScannerConfig({ rpc: e.simEndpoints.rpc, stream, source: blockstreamFlags(e.simEndpoints.stream) }),
       { logger, pools: e.sim.chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: root },
     );
     try {
@@ -206,19 +179,7 @@ describe.skipIf(!built)('split scanner and quote service over NATS under the sim
     const port = await deadPort();
     const chain = e.sim.chain;
     const deadScanner = await createScannerApp(
-      loadConfig(scannerServiceSchema, {
-        env: {},
-        flags: {
-          'blockstream-host': e.simEndpoints.stream.slice(0, e.simEndpoints.stream.lastIndexOf(':')),
-          'blockstream-port': e.simEndpoints.stream.slice(e.simEndpoints.stream.lastIndexOf(':') + 1),
-          'rpc-endpoints': e.simEndpoints.rpc,
-          'health-port': '0',
-          'metrics-port': '0',
-          'parse-workers': '1',
-          'bus-servers': `nats://127.0.0.1:${port}`,
-          'bus-stream-name': uniqueName('DEAD'),
-        },
-      }),
+      splitScannerConfig({ rpc: e.simEndpoints.rpc, stream: uniqueName('DEAD'), bus: `nats://127.0.0.1:${port}`, source: blockstreamFlags(e.simEndpoints.stream) }),
       { logger, pools: chain.pools().map((p) => p.address), parseWorkerFilename: PARSE_WORKER, rpcWorkerFilename: RPC_WORKER, subjectRoot: uniqueSubjectRoot() },
     );
     // The quote side: a service that knew the pools over the bus, then gets nothing more (delivery

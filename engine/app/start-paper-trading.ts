@@ -11,10 +11,13 @@
  * its `trade_routes` in the embedded database. Results are kept in memory (`/stats`) and logged;
  * the executor's /health, /ready, /metrics and /stats are on `paper.port` (8085).
  */
+import { setMaxListeners } from 'node:events';
+
 import { Registry } from 'prom-client';
 
 import { setting, types } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { ArbitragePlanner, ConfiguredFunding, DEFAULT_ARBITRAGE_SETTINGS } from '../planner/index.js';
 import { readAccountsOf } from '../lending/index.js';
@@ -86,10 +89,13 @@ export async function startPaperTrading(o: StartPaperTradingOptions): Promise<St
   let stopped = false;
   let stop: () => void = () => undefined;
   const stopping = new Promise<void>((resolve) => (stop = resolve));
+  // Aborted at close: a sweep's pool reads stop at once instead of holding the close.
+  const halt = new AbortController();
+  setMaxListeners(0, halt.signal);
   const sweep = async (): Promise<void> => {
     const s = service!;
     await funding.refresh();
-    const failed = await plannerPools.refresh(o.pools);
+    const failed = await plannerPools.refresh(o.pools, halt.signal);
     if (failed.size > 0) log.debug({ failed: failed.size }, 'pools not read this sweep');
     for (const op of planner.evaluateAll()) {
       if (stopped) return;
@@ -127,6 +133,7 @@ export async function startPaperTrading(o: StartPaperTradingOptions): Promise<St
       try {
         await sweep();
       } catch (err) {
+        if (stopped) break;
         log.warn({ err: (err as Error).message }, 'paper trading sweep failed');
       }
       let timer: NodeJS.Timeout | undefined;
@@ -143,6 +150,7 @@ export async function startPaperTrading(o: StartPaperTradingOptions): Promise<St
     async close() {
       stopped = true;
       stop();
+      halt.abort(new TpError(ErrorCode.Aborted, 'paper trading: closed', { context: { reason: 'closed' } }));
       await loop.catch(() => undefined);
       await service?.close();
       await host.close();

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 
+import { ErrorCode, TpError } from '../errors.js';
 import { loadConfig } from '../config/loader.js';
 import { createLogger } from '../obs/logger.js';
 import { simSchema } from '../sim/sim-config.js';
@@ -11,6 +12,9 @@ import { createSimulator, type SimEndpoints, type Simulator } from '../sim/simul
 import type { PoolStateUpdateEvent } from '../scanner/pool-state-event.js';
 import { createEngine, type Engine, type EngineEndpoints } from './engine-app.js';
 import { engineSchema } from './engine-config.js';
+import { scannerServiceSchema } from './scanner-app.js';
+import { LOCAL_NATS_URL } from '../bus/testing/local-nats.js';
+import type { LoadedConfig } from '../config/index.js';
 
 export const PARSE_WORKER = resolve(import.meta.dirname, '../../dist/engine/scanner/parse-worker.js');
 export const RPC_WORKER = resolve(import.meta.dirname, '../../dist/engine/rpc/rpc-worker.js');
@@ -76,7 +80,33 @@ export async function eventually<T>(probe: () => T | undefined | Promise<T | und
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new TpError(ErrorCode.Deadline, `timed out waiting for ${what}`, { context: { what, ms } });
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * `tidepool scanner`'s settings in a split test: RPC at `rpc`, both ports on 0, one parse worker,
+ * publishing to `stream` on the local NATS (`bus` elsewhere); `source` adds where the transactions
+ * come from (`blockstreamFlags`, or the Geyser settings).
+ */
+export function splitScannerConfig(options: { rpc: string; stream: string; bus?: string; source: Record<string, string> }): LoadedConfig<typeof scannerServiceSchema> {
+  return loadConfig(scannerServiceSchema, {
+    env: {},
+    flags: {
+      ...options.source,
+      'rpc-endpoints': options.rpc,
+      'health-port': '0',
+      'metrics-port': '0',
+      'parse-workers': '1',
+      'bus-servers': options.bus ?? LOCAL_NATS_URL,
+      'bus-stream-name': options.stream,
+    },
+  });
+}
+
+/** The block-entry stream flags of a `host:port` (the simulator's ShredStream endpoint). */
+export function blockstreamFlags(stream: string): Record<string, string> {
+  const at = stream.lastIndexOf(':');
+  return { 'blockstream-host': stream.slice(0, at), 'blockstream-port': stream.slice(at + 1) };
 }

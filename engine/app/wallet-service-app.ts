@@ -69,9 +69,9 @@ export async function createWalletServiceApp(config: WalletServiceConfig, option
       heartbeatStatus: () => ({ status: service?.ready() === true ? 'ok' : 'degraded', detail: { singleInstance, lastError: service?.status().lastError ?? null } }),
     },
     async (host) => {
-      const opened = await openPlatformState(config);
+      // A shutdown during the start ends this wait (host.signal): the build then closes what it opened.
+      const opened = await host.open('platform state', openPlatformState(config), (s) => s.close());
       state = opened;
-      host.onClose('platform state', () => opened.close());
       host.heartbeatTo(opened.keys);
       const chain = new ChainClient({ url: config['rpc.url'] });
       host.onClose('chain', () => chain.close());

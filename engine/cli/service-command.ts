@@ -1,13 +1,11 @@
 /**
  * What every long-running `tidepool` command shares: its settings (flags, environment, `--config
- * FILE`, defaults, in that order), the options section of its help, and the run-until-signal end
- * (SIGTERM, Ctrl-C, or the parent gone → close, log, exit 0).
+ * FILE`, defaults, in that order) and the options section of its help. The run-until-signal end
+ * (SIGTERM, Ctrl-C, or the parent gone → close, log, exit 0) is the ServiceHost's (engine/app).
  */
 import { parseCommandLine, type CommandOption } from '../config/index.js';
 import { describeSchema, loadConfig, type ConfigSchema, type LoadedConfig, type LoadOptions } from '../config/index.js';
-import type { Logger } from '../obs/index.js';
 import type { CliIo } from './command.js';
-import { closeOnShutdown } from '../app/index.js';
 
 const CONFIG_OPTION: Record<string, CommandOption> = { config: { type: 'string', description: 'config file' } };
 
@@ -40,14 +38,6 @@ export function readCommandSettings<S extends ConfigSchema>(
   const load = more.load ?? ((o: LoadOptions) => loadConfig(schema, o));
   const loaded = load({ flags, env: io.env, ...(typeof options.config === 'string' ? { file: options.config } : {}) });
   return { loaded, options };
-}
-
-/**
- * Waits for SIGTERM, SIGINT or SIGHUP, or for the parent process to exit (shutdown.ts), then closes
- * the service and logs it; resolves with exit code 0.
- */
-export function serveUntilSignal(logger: Logger, what: string, close: () => Promise<void>): Promise<number> {
-  return closeOnShutdown(logger, what, close);
 }
 
 /** Starts `app`; when that fails, closes what it had opened and rethrows. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 
+import { ErrorCode, TpError } from '../errors.js';
 import { JsonRpcHttpClient } from '../rpc/index.js';
 
 /**
@@ -72,7 +73,9 @@ export class BlockEngineClient {
   /** Submits signed transactions (base64), run in order, all or none, in one slot; the bundle id. */
   async sendBundle(transactions: readonly Uint8Array[]): Promise<string> {
     if (transactions.length === 0 || transactions.length > MAX_BUNDLE_TRANSACTIONS) {
-      throw new RangeError(`a bundle holds 1 to ${MAX_BUNDLE_TRANSACTIONS} transactions, got ${transactions.length}`);
+      throw new TpError(ErrorCode.BadParameter, `a bundle holds 1 to ${MAX_BUNDLE_TRANSACTIONS} transactions, got ${transactions.length}`, {
+        context: { parameter: 'transactions', count: transactions.length, max: MAX_BUNDLE_TRANSACTIONS },
+      });
     }
     const method = 'sendBundle';
     const { result } = await this.rpc.call(method, [transactions.map((tx) => Buffer.from(tx).toString('base64')), { encoding: 'base64' }]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../errors.js';
 import { Semaphore } from './semaphore.js';
 
 describe('Semaphore', () => {
@@ -24,6 +25,6 @@ describe('Semaphore', () => {
     releaseC();
     releaseD();
     expect(s.inUse).toBe(0);
-    expect(() => new Semaphore(0)).toThrow(RangeError);
+    expect(() => new Semaphore(0)).toThrow(expect.objectContaining({ code: ErrorCode.ConfigInvalid, context: { setting: 'executor.maxConcurrentTrades', permits: 0 } }));
   });
 });

@@ -1,3 +1,5 @@
+import { ErrorCode, TpError } from '../errors.js';
+
 /**
  * A counting semaphore (spec 03: "concurrency is bounded by a semaphore"): at most `permits`
  * holders at once, the others wait in arrival order.
@@ -7,7 +9,9 @@ export class Semaphore {
   private readonly waiting: (() => void)[] = [];
 
   constructor(readonly permits: number) {
-    if (!Number.isInteger(permits) || permits < 1) throw new RangeError(`permits must be a positive integer, got ${permits}`);
+    if (!Number.isInteger(permits) || permits < 1) {
+      throw new TpError(ErrorCode.ConfigInvalid, `permits must be a positive integer, got ${permits}`, { context: { setting: 'executor.maxConcurrentTrades', permits } });
+    }
     this.available = permits;
   }
 

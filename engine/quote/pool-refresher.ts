@@ -6,6 +6,9 @@
  * restarted service refills its cache at once rather than when each pool next trades (spec 02:
  * "starts with an empty cache and refills within about 30 s").
  */
+import { setMaxListeners } from 'node:events';
+
+import { ErrorCode, TpError } from '../errors.js';
 import { poolStateOfLoaded } from '../cache/index.js';
 import type { PoolCache } from '../cache/index.js';
 import type { UpsertOutcome } from '../cache/index.js';
@@ -32,9 +35,18 @@ export interface RefreshRound {
   failed: number;
 }
 
+/** A controller whose signal every read of a round listens to (one listener a pending fetch: no bound). */
+function sharedAbortController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 export class PoolRefresher {
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<RefreshRound> | undefined;
+  /** Aborted at close: the round's loads stop waiting, and their reads are aborted. */
+  private readonly stopping = sharedAbortController();
   private closed = false;
   rounds = 0;
 
@@ -61,6 +73,7 @@ export class PoolRefresher {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopping.abort(new TpError(ErrorCode.Aborted, 'pool refresh: closed', { context: { reason: 'closed' } }));
     clearInterval(this.timer);
     await this.round?.catch(() => {});
   }
@@ -72,8 +85,9 @@ export class PoolRefresher {
     for (let i = 0; i < pools.length && !this.closed; i += CHUNK) {
       let results;
       try {
-        results = await loader.load(pools.slice(i, i + CHUNK));
+        results = await loader.load(pools.slice(i, i + CHUNK), { signal: this.stopping.signal });
       } catch (err) {
+        if (this.closed) break;
         out.failed += Math.min(CHUNK, pools.length - i);
         logger.warn({ err }, 'pool refresh failed');
         continue;

@@ -184,6 +184,8 @@ export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions 
     async start() {
       if (closing !== undefined) throw new TpError(ErrorCode.RpcProxyUnavailable, 'the rpc proxy was closed; create a new one to start again');
       await health.start();
+      // Closed during the first health round: the port is not bound any more.
+      if (closing !== undefined) throw new TpError(ErrorCode.Aborted, 'rpc proxy: closed while it started', { context: { reason: 'closed' } });
       const port = await server.start(config.port);
       started = true;
       log?.info({ port, endpoints: endpoints.map((e) => ({ name: e.name, state: e.state, reason: e.reason })) }, 'rpc proxy listening');

@@ -25,6 +25,10 @@
  * message, endpoint, method, JSON-RPC code and HTTP status (the `cause` stays in the worker). If
  * the worker dies, its pending calls are rejected with RpcWorkerUnavailable('exited') and the next
  * call starts a new worker. close() lets the worker answer every call already written, then ends it.
+ *
+ * Aborts: a call's signal rejects it at once with the signal's reason and messages the worker
+ * (RpcWorkerAbort), which aborts the call's HTTP request, or answers the call without sending it
+ * when it has not taken it yet; the answer that still comes is read and dropped.
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -36,7 +40,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import type { FetchQueueFull } from './rpc-errors.js';
 import { AnswerDecoder, encodeRequest } from './rpc-records.js';
 import { ANSWER_ERROR } from './rpc-ring-layout.js';
-import type { RpcWorkerData } from './rpc-worker.js';
+import type { RpcWorkerAbort, RpcWorkerData } from './rpc-worker.js';
 
 /** The compiled worker module beside this one (the dist/ build). */
 export const DEFAULT_RPC_WORKER = fileURLToPath(new URL('./rpc-worker.js', import.meta.url));
@@ -97,6 +101,8 @@ interface PendingCall {
   /** Filled part by part; created at the first part. */
   accounts: (AccountData | null)[] | null;
   slot: bigint;
+  /** Its signal aborted: it was rejected, and its answer is read and dropped. */
+  abandoned: boolean;
 }
 
 /** One worker and its two rings. */
@@ -153,9 +159,13 @@ export class RpcThread implements AccountsSource {
     this.scratch = Buffer.allocUnsafeSlow(this.session.requests.maxPayloadBytes);
   }
 
-  /** One call, made by the worker. Rejects at once with RpcRequestRingFull when the ring is full. */
-  getMultipleAccounts(addresses: readonly string[]): Promise<MultipleAccountsResult> {
+  /**
+   * One call, made by the worker. Rejects at once with RpcRequestRingFull when the ring is full.
+   * `signal` aborts it: the call rejects with its reason and the worker aborts its request.
+   */
+  getMultipleAccounts(addresses: readonly string[], signal?: AbortSignal): Promise<MultipleAccountsResult> {
     if (this.closing !== null) return Promise.reject(rpcWorkerUnavailable('closed', 'getMultipleAccounts: the RPC worker is closed'));
+    if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
     const s = (this.session ??= this.start());
     const callId = (this.nextCallId = (this.nextCallId + 1) >>> 0);
     let length: number;
@@ -173,11 +183,32 @@ export class RpcThread implements AccountsSource {
     }
     this.calls++;
     const promise = new Promise<MultipleAccountsResult>((resolve, reject) => {
-      s.pending.set(callId, { resolve, reject, accounts: null, slot: 0n });
+      const call: PendingCall = { resolve, reject, accounts: null, slot: 0n, abandoned: false };
+      if (signal !== undefined) this.watch(s, callId, call, signal);
+      s.pending.set(callId, call);
     });
     if (s.pending.size === 1) s.worker.ref(); // a call in flight keeps the process alive, as a socket would
     if (!s.draining) void this.drain(s);
     return promise;
+  }
+
+  /** At the abort of `signal`: rejects the call with its reason and tells the worker to abort it. */
+  private watch(s: Session, callId: number, call: PendingCall, signal: AbortSignal): void {
+    const { resolve, reject } = call;
+    const onAbort = (): void => {
+      call.abandoned = true;
+      reject(signal.reason as Error);
+      if (!s.exited) s.worker.postMessage({ abort: callId } satisfies RpcWorkerAbort);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    call.resolve = (result) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    call.reject = (err) => {
+      signal.removeEventListener('abort', onAbort);
+      reject(err);
+    };
   }
 
   /** Lets the worker answer every call already written, then ends it. Idempotent. */
@@ -253,6 +284,11 @@ export class RpcThread implements AccountsSource {
       const callId = decoder.callId;
       const call = s.pending.get(callId);
       if (call === undefined) throw new RangeError(`answer for call ${callId}, which is not pending`);
+      if (call.abandoned) {
+        // Its caller is gone: the answer (the abort, or what came before it) is not read.
+        if (decoder.type === ANSWER_ERROR || decoder.last) s.pending.delete(callId);
+        continue;
+      }
       if (decoder.type === ANSWER_ERROR) {
         s.pending.delete(callId);
         call.reject(decoder.error(payload));

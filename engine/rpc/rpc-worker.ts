@@ -17,10 +17,16 @@
  * maxInFlight) and is retried every BACKLOG_RETRY_MS: a slow reader stalls the worker, never
  * grows it.
  *
+ * Aborts: the main thread posts RpcWorkerAbort for a call whose caller stopped waiting. A call in
+ * flight has its request aborted (its connection closed); a call not yet taken from the ring is
+ * answered with the abort when it is taken, and never sent.
+ *
  * Closing: once the main thread closes the request ring, the worker answers every call written
  * before, closes its client and the answer ring, and exits.
  */
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+
+import { ErrorCode, TpError } from '../errors.js';
 
 import { ByteRingReader, ByteRingWriter } from '../threads/index.js';
 import { RpcClient, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
@@ -34,6 +40,11 @@ export interface RpcWorkerData {
   answers: SharedArrayBuffer;
   rpc: RpcClientOptions;
   maxInFlight: number;
+}
+
+/** Posted by the main thread: stop call `abort` (its caller's signal aborted). */
+export interface RpcWorkerAbort {
+  abort: number;
 }
 
 /** Timeout of a waitAsync on the request ring, ms (a safety net: writers notify). */
@@ -58,6 +69,12 @@ const endpoints = client.endpoints.join(' ');
 
 /** Calls taken from the request ring whose answer is not yet fully written. */
 let inFlight = 0;
+/** The requests in flight, by call id. */
+const requestsInFlight = new Map<number, AbortController>();
+/** Calls aborted before they were taken from the ring (ids after `lastTaken`). */
+const abortedAhead = new Set<number>();
+/** The id of the last call taken; ids grow in ring order (wrapping at 2^32). */
+let lastTaken = 0;
 let waiting = false;
 let finished = false;
 const backlog: Answer[] = [];
@@ -100,14 +117,37 @@ function takeCalls(): void {
     const { callId, addresses } = decodeRequest(record.payload);
     requests.release(); // the keys are copied: give the space back at once
     inFlight++;
-    client.getMultipleAccounts(addresses).then(
+    lastTaken = callId;
+    let call: Promise<MultipleAccountsResult>;
+    if (abortedAhead.delete(callId)) {
+      call = Promise.reject(abortedCall(callId));
+    } else {
+      const controller = new AbortController();
+      requestsInFlight.set(callId, controller);
+      call = client.getMultipleAccounts(addresses, controller.signal);
+    }
+    call.then(
       (result) => answer({ callId, result, error: undefined, next: 0 }),
       (error: unknown) => answer({ callId, result: undefined, error, next: 0 }),
     );
   }
 }
 
+function abortedCall(callId: number): TpError {
+  return new TpError(ErrorCode.Aborted, `${METHOD}: call ${callId} aborted by its caller`, { context: { reason: 'caller aborted' } });
+}
+
+/** The main thread's RpcWorkerAbort: aborts the call's request, or marks a call not yet taken. */
+function abortCall(callId: number): void {
+  const controller = requestsInFlight.get(callId);
+  if (controller !== undefined) controller.abort(abortedCall(callId));
+  else if (((callId - lastTaken) | 0) > 0) abortedAhead.add(callId); // still in the ring; else answered already
+}
+
+parentPort?.on('message', (message: RpcWorkerAbort) => abortCall(message.abort));
+
 function answer(a: Answer): void {
+  requestsInFlight.delete(a.callId);
   if (a.result !== undefined) {
     const problem = encoder.problem(a.result.accounts);
     if (problem !== null) {
@@ -162,6 +202,7 @@ function finish(): void {
   if (finished) return;
   finished = true;
   clearInterval(keepAlive);
+  parentPort?.removeAllListeners('message');
   void client.close().finally(() => {
     answers.close();
     process.exit(0);

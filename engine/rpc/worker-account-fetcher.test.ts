@@ -299,3 +299,86 @@ describe.skipIf(!built)('WorkerAccountFetcher over the simulator JSON-RPC', () =
     expect(stats.workerDeaths).toBe(stats.workerStarts);
   });
 });
+
+/** A JSON-RPC server that answers nothing: it holds every request open and counts those whose client went. */
+async function startHoldingServer(): Promise<{ url: string; held: number; gone: number; close(): Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const state = { held: 0, gone: 0 };
+  const server = createServer((req, res) => {
+    state.held++;
+    res.on('close', () => state.gone++);
+    req.resume();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get held() {
+      return state.held;
+    },
+    get gone() {
+      return state.gone;
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+async function until(probe: () => boolean, what: string): Promise<void> {
+  for (let i = 0; !probe(); i++) {
+    if (i > 500) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe.skipIf(!built)('WorkerAccountFetcher under AbortSignals', () => {
+  it("aborts the worker's HTTP request when every fetch it serves was aborted", async () => {
+    const server = await startHoldingServer();
+    try {
+      // The request timeout is far off: only the abort can end the request the server holds.
+      const fetcher = workerFetcher({ endpoints: [server.url], timeoutMs: 600_000 });
+      const controller = new AbortController();
+      const read = fetcher.fetch(testAddress(1), { signal: controller.signal });
+      await until(() => server.held === 1, 'the request at the server');
+      const reason = new Error('deadline');
+      controller.abort(reason);
+      await expect(read).rejects.toBe(reason);
+      await until(() => server.gone === 1, 'the worker to drop the request');
+      await until(() => fetcher.threadStats().pending === 0, 'the abort answered');
+      expect(fetcher.outstanding).toBe(0);
+      // The worker goes on serving: the next read reaches the server.
+      const next = fetcher.fetch(testAddress(2), { signal: controller.signal });
+      await expect(next).rejects.toBe(reason); // already aborted: not sent
+      const other = new AbortController();
+      const again = fetcher.fetch(testAddress(2), { signal: other.signal });
+      await until(() => server.held === 2, 'the second request');
+      other.abort(reason);
+      await expect(again).rejects.toBe(reason);
+      await until(() => server.gone === 2, 'the second request dropped');
+    } finally {
+      await Promise.all(opened.splice(0).map((f) => f.close()));
+      await server.close();
+    }
+  });
+
+  it('keeps the request of a fetch without a signal going when the others are aborted', async () => {
+    const server = await startHoldingServer();
+    try {
+      const fetcher = workerFetcher({ endpoints: [server.url], timeoutMs: 600_000 });
+      const controller = new AbortController();
+      const watched = fetcher.fetch(testAddress(1), { signal: controller.signal });
+      const pinned = fetcher.fetch(testAddress(1)).catch((e: unknown) => e);
+      await until(() => server.held === 1, 'the request at the server');
+      controller.abort(new Error('deadline'));
+      await expect(watched).rejects.toThrow('deadline');
+      expect(fetcher.threadStats().pending).toBe(1);
+      expect(server.gone).toBe(0);
+      await server.close(); // the held request fails: the pinned fetch gets the failure
+      expect(isRpcFailure(await pinned)).toBe(true);
+    } finally {
+      await Promise.all(opened.splice(0).map((f) => f.close()));
+    }
+  });
+});

@@ -15,8 +15,10 @@ export interface WorkerAccountFetcherOptions extends AccountFetcherOptions, RpcT
  * Differences a caller can see: a call refused because the request ring is full rejects its
  * waiters with RpcRequestRingFull (a FetchQueueFull; also counted in stats.failedCalls); a call
  * the worker could not answer (it died, or the fetcher was closed) rejects with
- * RpcWorkerUnavailable; an RpcFailure from the worker has no `cause`. The worker is started by the
- * constructor; call close() when done.
+ * RpcWorkerUnavailable; an RpcFailure from the worker has no `cause`. A fetch's signal works as
+ * AccountFetcher's: once every fetch a call serves has aborted, the worker aborts the call's HTTP
+ * request (or never sends one it had not taken yet). The worker is started by the constructor;
+ * call close() when done.
  */
 export class WorkerAccountFetcher implements AccountReader {
   private readonly thread: RpcThread;

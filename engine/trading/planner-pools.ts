@@ -36,11 +36,14 @@ export class PlannerPools {
     return this.latest.get(address);
   }
 
-  /** Reads `addresses` now and stores them; returns the ones that could not be read (address → reason). */
-  async refresh(addresses: readonly string[]): Promise<Map<string, string>> {
+  /**
+   * Reads `addresses` now and stores them; returns the ones that could not be read (address →
+   * reason). `signal` stops the read: it rejects with the signal's reason and stores nothing.
+   */
+  async refresh(addresses: readonly string[], signal?: AbortSignal): Promise<Map<string, string>> {
     const failed = new Map<string, string>();
     if (addresses.length === 0) return failed;
-    const results = await this.loader.load(addresses);
+    const results = await this.loader.load(addresses, signal === undefined ? {} : { signal });
     for (const r of results) {
       if (!r.ok) {
         failed.set(r.error.address, `${r.error.reason}: ${r.error.message}`);

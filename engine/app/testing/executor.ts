@@ -14,6 +14,7 @@ import { PassThrough } from 'node:stream';
 import { PoolCache } from '../../cache/index.js';
 import { associatedTokenAddress, keypairFromSeed, keypairSeed, USDC_MINT, WSOL_MINT } from '../../chain/index.js';
 import { simCommand } from '../../cli/commands/sim.js';
+import { ErrorCode, TpError } from '../../errors.js';
 import { tradeIdOf } from '../../executor/index.js';
 import { ArbitragePlanner, DEFAULT_ARBITRAGE_SETTINGS, orderOpportunity, type ArbitrageSettings } from '../../planner/index.js';
 import { WalletManager, WalletPassphrase, secretKeyBytes, type WalletRecord } from '../../wallets/index.js';
@@ -62,7 +63,7 @@ export async function confirmedOn(chain: SimChain, signature: string, timeoutMs 
   for (;;) {
     const s = chain.signatureStatus(signature);
     if (s !== null && s.confirmationStatus !== 'processed') return;
-    if (Date.now() > until) throw new Error(`${signature} not confirmed`);
+    if (Date.now() > until) throw new TpError(ErrorCode.Deadline, `${signature} not confirmed within ${timeoutMs} ms`, { context: { signature, timeoutMs } });
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -88,7 +89,7 @@ export async function plantGap(chain: SimChain, gapBps = 100): Promise<void> {
       }
     }
   }
-  throw new Error('no pool to open a gap on');
+  throw new TpError(ErrorCode.NotFound, 'no pool to open a gap on', { context: { gapBps } });
 }
 
 /** The best arbitrage on the chain's current pool states (after `plantGap`), input at most `maxInput`. */
@@ -98,7 +99,7 @@ export function arbitrageOpportunity(chain: SimChain, maxInput = 20_000_000_000n
   const planner = new ArbitragePlanner(cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'arb-test', maxInput, opportunityTtlMs: 30_000, ...settings });
   for (const view of plainPools(chain)) planner.addPool(view.address, view.pool.tokenA, view.pool.tokenB);
   const op = planner.evaluateAll()[0];
-  if (op === undefined) throw new Error('no arbitrage on the current states');
+  if (op === undefined) throw new TpError(ErrorCode.NotFound, 'no arbitrage on the current states', { context: { maxInput: maxInput.toString() } });
   return { ...op, ...over };
 }
 
@@ -108,7 +109,7 @@ export function orderOpportunityOn(chain: SimChain, amount = 100_000_000n): Trad
   const now = Date.now();
   const loaded = { address: view.address, dex: view.dex, pool: view.pool, context: view.ctx, slot: chain.slot('confirmed'), data: chain.getAccount(view.address)!.data };
   const op = orderOpportunity({ id: randomUUID(), strategy: 'dca', strategyId: 'dca-test', side: 'sell', loaded, inputMint: WSOL_MINT, amount, slippageBps: 50, ttlMs: 30_000, now, stateAgeMs: 0, details: {} });
-  if (typeof op === 'string') throw new Error(op);
+  if (typeof op === 'string') throw new TpError(ErrorCode.RouteInvalid, op, { context: { pool: view.address, amount: amount.toString() } });
   return op;
 }
 
@@ -161,7 +162,7 @@ async function faucet(rpcUrl: string, ...args: string[]): Promise<Record<string,
   let text = '';
   stdout.on('data', (c) => (text += String(c)));
   const code = await simCommand.run(['faucet', '--rpc-url', rpcUrl, ...args], { stdout, stderr: new PassThrough(), stdin: new PassThrough(), env: {} });
-  if (code !== 0) throw new Error(`tidepool sim faucet ${args.join(' ')} exited ${code}`);
+  if (code !== 0) throw new TpError(ErrorCode.Io, `tidepool sim faucet ${args.join(' ')} exited ${code}`, { context: { args, code } });
   return JSON.parse(text) as Record<string, string>;
 }
 

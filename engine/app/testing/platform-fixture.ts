@@ -17,6 +17,7 @@ import type { NatsConnection, Subscription } from 'nats';
 
 import { DEAD_LETTER_STREAM, PLATFORM_STREAMS } from '../../bus/index.js';
 import { TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deleteStreams, uniqueName } from '../../bus/testing/local-nats.js';
+import { ErrorCode, TpError } from '../../errors.js';
 import { loadConfig } from '../../config/loader.js';
 import { startSimulator } from '../../executor/testing/submitter-sim.js';
 import { createLogger } from '../../obs/logger.js';
@@ -162,7 +163,7 @@ export class PlatformFixture {
       try {
         await closer.close();
       } catch (err) {
-        failures.push(new Error(`closing ${closer.what} failed`, { cause: err }));
+        failures.push(new TpError(ErrorCode.Internal, `closing ${closer.what} failed`, { cause: err, context: { what: closer.what } }));
       }
     }
     this.simulator = undefined;
@@ -173,7 +174,7 @@ export class PlatformFixture {
   }
 
   private requireBus(): FixtureBus {
-    if (this.busPart === undefined) throw new Error('PlatformFixture.bus() first');
+    if (this.busPart === undefined) throw new TpError(ErrorCode.Internal, 'PlatformFixture.bus() first');
     return this.busPart;
   }
 }

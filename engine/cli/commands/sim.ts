@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs';
 
+import { ServiceHost } from '../../app/index.js';
 import { describeSchema, redactedValues } from '../../config/index.js';
 import { createLogger } from '../../obs/index.js';
 import { createSimulator } from '../../sim/index.js';
 import { simSchema } from '../../sim/index.js';
 import { USDC_MINT, WSOL_MINT } from '../../sim/index.js';
-import { readCommandSettings, serveUntilSignal } from '../service-command.js';
+import { readCommandSettings } from '../service-command.js';
 import type { Command } from '../command.js';
 import { runSimFaucet } from './sim-faucet.js';
 
@@ -17,7 +18,7 @@ kinds and a flow of signed swap transactions, served over the real protocols:
   Solana JSON-RPC (HTTP) and PubSub (WebSocket), the ShredStream gRPC entry stream, and one HTTP
   server with an aggregator-style GET /quote, a Jito-style block engine (/api/v1/bundles) and the
   fault admin (/admin/faults). Everything follows from --seed: the same seed and settings give the
-  same slots, transactions and states. SIGTERM or Ctrl-C stops it cleanly.
+  same slots, transactions and states. SIGTERM, Ctrl-C or the parent process exiting stops it cleanly.
 
 Options (flag, environment variable; a JSON config file via --config FILE or TIDEPOOL_CONFIG):
   --config FILE                                JSON config file with any of the settings below
@@ -46,11 +47,15 @@ export const simCommand: Command = {
     if (argv[0] === 'faucet') return runSimFaucet(argv.slice(1), io);
     const { loaded, options } = readCommandSettings(argv, simSchema, io, { options: { 'pools-out': { type: 'string', description: 'pools file to write' } } });
     const logger = createLogger({ name: 'sim', level: io.env.LOG_LEVEL });
-    const sim = createSimulator(loaded.values, { logger });
-    const endpoints = await sim.start();
-    if (typeof options['pools-out'] === 'string') {
-      writeFileSync(options['pools-out'], `${JSON.stringify({ pools: sim.chain.pools().map((p) => p.address) }, null, 2)}\n`);
-    }
+    // The host's close stack: a start that fails half way, or a SIGTERM during it, closes the simulator.
+    const { host, endpoints } = await ServiceHost.assemble({ service: 'simulator', logger }, async (host) => {
+      const sim = createSimulator(loaded.values, { logger });
+      host.onClose('simulator', () => sim.close());
+      const endpoints = await sim.start();
+      const poolsOut = options['pools-out'];
+      if (typeof poolsOut === 'string') writeFileSync(poolsOut, `${JSON.stringify({ pools: sim.chain.pools().map((p) => p.address) }, null, 2)}\n`);
+      return { host, endpoints };
+    });
     logger.info({ endpoints, config: redactedValues(simSchema, loaded) }, 'simulator started');
     io.stderr.write(
       [
@@ -68,6 +73,6 @@ export const simCommand: Command = {
         '',
       ].join('\n'),
     );
-    return serveUntilSignal(logger, 'simulator', () => sim.close());
+    return host.untilShutdown();
   },
 };

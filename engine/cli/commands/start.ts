@@ -47,7 +47,7 @@ export const startCommand: Command = {
     // unwinds last opened first, on SIGTERM and after a start that fails half way: the console and
     // paper trading before the aggregator, whose streams end and events flush before its upstreams
     // (the external quote service, the engine) go; the chain last.
-    const running = await ServiceHost.assemble({ service: 'tidepool', logger }, async (host) => {
+    const running = await ServiceHost.assemble({ service: 'tidepool', logger }, async (host, signal) => {
       const tracing = await initTracing({ serviceName: 'tidepool', logger, env: io.env });
       host.onClose('tracing', () => tracing.shutdown());
       // The chain runs on its own thread, as a node would beside the engine.
@@ -66,7 +66,7 @@ export const startCommand: Command = {
       }
       const engine = createEngine(engineConfigUnderSim(loaded, simEndpoints), { logger, pools, ...(quoteCache === undefined ? {} : { sharedQuoteCache: quoteCache.cache }) });
       host.onClose('engine', () => engine.close());
-      const endpoints = await engine.start();
+      const endpoints = await engine.start(signal);
       const external = await createExternalQuotesApp(externalConfigUnderSim(loaded, simEndpoints), { logger: logger.child({ component: 'external-quotes' }), defaultMetrics: false });
       host.onClose('external quotes', () => external.close());
       const externalEndpoints = await external.start();
