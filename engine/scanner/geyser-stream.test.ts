@@ -7,7 +7,7 @@ import type { AccountData, MultipleAccountsResult } from '../rpc/index.js';
 import type { SimChain } from '../sim/chain.js';
 import { GeyserServer } from '../sim/stream/geyser-server.js';
 import { poolStateAddresses, swapTransaction, testChain, trader } from '../sim/testing/chain-fixtures.js';
-import { GeyserAccountStream, type AccountUpdate } from './geyser-stream.js';
+import { GEYSER_FLOW_CONTROL_WINDOW, GeyserAccountStream, type AccountUpdate } from './geyser-stream.js';
 
 async function until(check: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -173,6 +173,16 @@ describe('GeyserAccountStream against the simulator', () => {
     expect(r.updates.filter(named).length).toBeGreaterThan(1);
     // Less than a frame in all, sent together: one DATA frame; the first message sent alone would end one.
     expect(r.dataFrames).toHaveLength(1);
+  });
+
+  it('grants the server a flow-control window of megabytes, not the HTTP/2 default', async () => {
+    const r = await rig();
+    await subscribed(r);
+    // The server's send window on the connection, as the client's WINDOW_UPDATE left it.
+    const subscribers = (r.server as unknown as { subscribers: Set<{ direct?: { stream?: { session?: { state: { remoteWindowSize?: number } } } } }> }).subscribers;
+    const windows = [...subscribers].map((s) => s.direct?.stream?.session?.state.remoteWindowSize ?? 0);
+    expect(windows).toHaveLength(1);
+    expect(windows[0]).toBeGreaterThan(GEYSER_FLOW_CONTROL_WINDOW / 2);
   });
 
   it('never lets a reordered older write overwrite a newer one', async () => {
