@@ -38,6 +38,7 @@ import { RpcClient } from '../../engine/rpc/rpc-client.js';
 import { simSchema } from '../../engine/sim/sim-config.js';
 import { startSimulatorThread } from '../../engine/sim/sim-thread.js';
 import type { PublishTiming } from '../../engine/scanner/scanner.js';
+import type { ProbeTimes } from '../../engine/sim/sim-thread.js';
 import type { Figure, Suite } from '../harness.js';
 import { LatencyRecorder } from '../latency.js';
 
@@ -80,6 +81,10 @@ export const e2eSuite: Suite = {
  * probe (its account writes were streamed a moment before, in the same piece); the stages read
  * transport = until the scanner has the account update, parse = the wait for the refresh (the
  * writes of one event-loop turn are coalesced), queue, read (from the held accounts) and store as above.
+ * The chain thread's side is timed too (its probe reply): send = the chain applied the swap → the
+ * Geyser server has written its account updates to the stream; flush = → the chain thread's next
+ * check phase (its sockets written by then: the rest of the slot piece runs first); wire = → the
+ * scanner has the update; and the whole path from the swap's application, the physical start.
  */
 async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'block-entries'): Promise<Figure> {
   const logger = createLogger({ name: 'bench-e2e', level: 'silent' });
@@ -119,6 +124,10 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   });
   const waiting = new Map<string, () => void>();
   const stages = { transport: new LatencyRecorder(), parse: new LatencyRecorder(), queue: new LatencyRecorder(), read: new LatencyRecorder(), store: new LatencyRecorder() };
+  // The chain thread's side, and the whole path from the swap's application (the Geyser writes
+  // leave before the entry batch does: its start point).
+  const chainStages = { send: new LatencyRecorder(), flush: new LatencyRecorder(), wire: new LatencyRecorder() };
+  const fromApplied = new LatencyRecorder();
   const e2e = new LatencyRecorder();
   const byDex = new Map<string, number[]>();
   const rpc = new RpcClient({ endpoints: [simEndpoints.rpc] });
@@ -136,7 +145,7 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   let refused = 0;
   for (let i = 0; i < PROBES; i++) {
     const { address, dex } = pools[i % pools.length]!;
-    let sent: { signature: string; emittedNs: bigint };
+    let sent: ProbeTimes;
     let seen: Promise<boolean>;
     try {
       // The signature is known only once sent; catch a publish that beats the reply.
@@ -164,6 +173,10 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
       stages.queue.recordNs((t.dequeuedAt - t.matchedAt) * 1e6);
       stages.read.recordNs((t.loadedAt - t.dequeuedAt) * 1e6);
       stages.store.recordNs((t.publishedAt - t.loadedAt) * 1e6);
+      chainStages.send.recordNs(Number(sent.handedNs - sent.appliedNs));
+      chainStages.flush.recordNs(Number(sent.flushedNs - sent.handedNs));
+      chainStages.wire.recordNs(Math.max(0, Number(perfToNs(t.receivedAt) - sent.flushedNs)));
+      fromApplied.recordNs(Number(perfToNs(t.publishedAt) - sent.appliedNs));
       if (t.stateBehind) behind++;
       byDex.set(dex, [...(byDex.get(dex) ?? []), ms]);
     }
@@ -192,6 +205,9 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   const stageText = Object.entries(stages)
     .map(([name, r]) => `${name} p50 ${(r.percentileUs(50) / 1000).toFixed(2)} / p95 ${(r.percentileUs(95) / 1000).toFixed(2)} ms`)
     .join('; ');
+  const chainText = Object.entries(chainStages)
+    .map(([name, r]) => `${name} p50 ${(r.percentileUs(50) / 1000).toFixed(2)} / p95 ${(r.percentileUs(95) / 1000).toFixed(2)} ms`)
+    .join('; ');
   const perDex = [...byDex.entries()]
     .map(([dex, v]) => {
       const sorted = [...v].sort((a, b) => a - b);
@@ -209,6 +225,6 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
       p999Us: s.p999Us,
       goal: 'p95 < 5 ms',
       goalMet: p95Us < 5_000,
-      note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; all swap accounts of the pool (${Math.min(...[...swapAccounts.values()].map((a) => a.length))}–${Math.max(...[...swapAccounts.values()].map((a) => a.length))} keys) p50 ${(fullRead.percentileUs(50) / 1000).toFixed(2)} / p95 ${(fullRead.percentileUs(95) / 1000).toFixed(2)} ms; ${behind} of ${s.count} probe states read at a slot before the stream's newest; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped, ${stats.queue.batches} batches, ${loads} pool loads`,
+      note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; chain thread: ${chainText}; from the swap's application p50 ${(fromApplied.percentileUs(50) / 1000).toFixed(2)} / p95 ${(fromApplied.percentileUs(95) / 1000).toFixed(2)} ms; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; all swap accounts of the pool (${Math.min(...[...swapAccounts.values()].map((a) => a.length))}–${Math.max(...[...swapAccounts.values()].map((a) => a.length))} keys) p50 ${(fullRead.percentileUs(50) / 1000).toFixed(2)} / p95 ${(fullRead.percentileUs(95) / 1000).toFixed(2)} ms; ${behind} of ${s.count} probe states read at a slot before the stream's newest; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped, ${stats.queue.batches} batches, ${loads} pool loads`,
   };
 }

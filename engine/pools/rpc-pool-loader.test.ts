@@ -8,6 +8,7 @@ import { Dex, SwapFailure, SwapMode, createDecoderRegistry, currentArrayKey, quo
 import { createLogger } from '../obs/logger.js';
 import { Prng } from '../prng.js';
 import { AccountFetcher, type AccountFetcherOptions, type AccountReader } from '../rpc/account-fetcher.js';
+import type { AccountData } from '../rpc/index.js';
 import { RpcClient } from '../rpc/rpc-client.js';
 import { WorkerAccountFetcher } from '../rpc/worker-account-fetcher.js';
 import type { SimPoolView } from '../sim/market-view.js';
@@ -322,6 +323,39 @@ describe.each(FETCHERS)('RpcPoolLoader against the simulator, reading through $n
       expect(loader.stats.secondRounds).toBe(1);
       // Unchanged arrays keep their decodes.
       expect(loader.stats.reusedDecodes).toBeGreaterThan(0);
+    });
+
+    it('does not digest again the bytes a reader hands out again as the same object', async () => {
+      // A reader that holds what it read (as StreamedAccountReader holds an account stream's state):
+      // unchanged bytes come back as the same object.
+      const { fetcher } = setup();
+      const held = new Map<string, AccountData | null>();
+      const holding: AccountReader = {
+        fetch: async (address, options) => {
+          const read = await fetcher.fetch(address, options);
+          const have = held.get(address);
+          if (have !== undefined && have !== null && read !== null && Buffer.from(have.data).equals(Buffer.from(read.data))) return have;
+          held.set(address, read);
+          return read;
+        },
+        get stats() {
+          return fetcher.stats;
+        },
+        get queued() {
+          return fetcher.queued;
+        },
+        get outstanding() {
+          return fetcher.outstanding;
+        },
+      };
+      const loader = new RpcPoolLoader({ fetcher: holding, registry: createDecoderRegistry() });
+      const addresses = sim.chain.pools().map((v) => v.address);
+      const first = await loader.load(addresses);
+      const digests = loader.stats.digests;
+      expect(digests).toBeGreaterThan(0);
+      const again = await loader.load(addresses);
+      expect(loader.stats.digests).toBe(digests);
+      expect(again.map((r) => r.ok && r.value.pool)).toEqual(first.map((r) => r.ok && r.value.pool));
     });
 
     it('a first load given the accounts another loader planned (prefetch) is one round, with the same state', async () => {

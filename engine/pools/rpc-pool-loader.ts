@@ -136,6 +136,8 @@ export interface RpcPoolLoaderStats {
   reusedDecodes: number;
   /** Mint accounts decoded (unchanged bytes reuse the last decode). */
   mintDecodes: number;
+  /** SHA-256 digests computed (bytes read again as the same object, e.g. held by an account stream, reuse theirs). */
+  digests: number;
 }
 
 /** What a read gave: the account, null when it does not exist, or the error of its call. */
@@ -184,7 +186,13 @@ const MAX_REMEMBERED_MINTS = 4096;
 type EpochRead = bigint | Error | undefined;
 
 export class RpcPoolLoader implements PoolLoader {
-  readonly stats: RpcPoolLoaderStats = { loads: 0, pools: 0, secondRounds: 0, derivedAddresses: 0, reusedDecodes: 0, mintDecodes: 0 };
+  readonly stats: RpcPoolLoaderStats = { loads: 0, pools: 0, secondRounds: 0, derivedAddresses: 0, reusedDecodes: 0, mintDecodes: 0, digests: 0 };
+  /**
+   * The digest of each bytes object digested, while it lives: a reader that hands out the same
+   * object for unchanged bytes (StreamedAccountReader: an account stream's held state) is not hashed
+   * again on every load. Account bytes are never written in place once read.
+   */
+  private readonly digestsOf = new WeakMap<Uint8Array, string>();
   private readonly fetcher: AccountReader;
   private readonly registry: DecoderRegistry;
   private readonly arraysEachSide: number;
@@ -373,7 +381,7 @@ export class RpcPoolLoader implements PoolLoader {
   }
 
   private decodeMintCached(address: string, read: AccountData): DecodedMint | Error {
-    const digest = digestOf(read.data);
+    const digest = this.digestOf(read.data);
     const cached = this.mintDecodes.get(address);
     if (cached !== undefined && cached.digest === digest) return cached.mint;
     this.stats.mintDecodes++;
@@ -400,7 +408,7 @@ export class RpcPoolLoader implements PoolLoader {
       this.memos.delete(address);
       memo = undefined;
     }
-    if (memo !== undefined && memo.poolDigest === digestOf(read.data)) {
+    if (memo !== undefined && memo.poolDigest === this.digestOf(read.data)) {
       // Unchanged pool bytes: the same decode, the same context accounts.
       this.touch(address, memo);
       return { address, account: read, memo };
@@ -425,7 +433,7 @@ export class RpcPoolLoader implements PoolLoader {
       memo = {
         programId: read.owner,
         dex: pool.dex,
-        poolDigest: digestOf(read.data),
+        poolDigest: this.digestOf(read.data),
         pool,
         center: undefined,
         bitmap: undefined,
@@ -438,7 +446,7 @@ export class RpcPoolLoader implements PoolLoader {
       };
       this.plan(memo, pool, true);
     } else {
-      memo.poolDigest = digestOf(read.data);
+      memo.poolDigest = this.digestOf(read.data);
       memo.pool = pool;
       memo.mints = [pool.tokenA, pool.tokenB];
       this.plan(memo, pool, false);
@@ -528,7 +536,7 @@ export class RpcPoolLoader implements PoolLoader {
       return undefined;
     }
     const cached = memo.decoded.get(address);
-    const digest = digestOf(read.data);
+    const digest = this.digestOf(read.data);
     if (cached !== undefined && cached.digest === digest) {
       this.stats.reusedDecodes++;
       return cached.value;
@@ -536,6 +544,20 @@ export class RpcPoolLoader implements PoolLoader {
     const value = compactDecoded(decodeSwapAccount(this.registry, memo.pool, address, read));
     memo.decoded.set(address, { digest, value });
     return value;
+  }
+
+  /**
+   * What the loader remembers of an account's bytes: a SHA-256 digest, not the bytes (1,000 pools'
+   * tick and bin arrays are tens of MB), to tell a changed account from an unchanged one.
+   */
+  private digestOf(data: Uint8Array): string {
+    let digest = this.digestsOf.get(data);
+    if (digest === undefined) {
+      digest = hash('sha256', data, 'base64');
+      this.digestsOf.set(data, digest);
+      this.stats.digests++;
+    }
+    return digest;
   }
 
   /** Marks the pool most recently loaded; drops the least recent past maxRemembered. */
@@ -576,13 +598,6 @@ async function resolveAll(reads: Map<string, Read | Promise<Read>>): Promise<voi
   }
 }
 
-/**
- * What the loader remembers of an account's bytes: a SHA-256 digest, not the bytes (1,000 pools'
- * tick and bin arrays are tens of MB), to tell a changed account from an unchanged one.
- */
-function digestOf(data: Uint8Array): string {
-  return hash('sha256', data, 'base64');
-}
 
 /** Remembered decodes are kept compact (initialized ticks only, shared zero bins): see compact-context.ts. */
 function compactDecoded(account: DecodedAccount | undefined): DecodedAccount | undefined {

@@ -12,8 +12,12 @@
  *   the state forward (the cache and the scanner order states by slot, then write version).
  * - `attach(scanner)`: an applied write (slot/write-version rule of GeyserAccountStream) of any of a
  *   pool's accounts makes the scanner read and publish that pool again, under the signature of the
- *   transaction that wrote it (txn_signature); the writes that arrive in one turn of the event loop
- *   are coalesced into one refresh per pool and transaction. The stream's slots drive the scanner's
+ *   transaction that wrote it (txn_signature), once per pool and transaction. A transaction's writes
+ *   arrive together (one socket write of the server) and in a row: the refresh of a transaction's
+ *   pools starts as soon as the stream moves past it (a write of another transaction, or a slot
+ *   update), without waiting for the rest of what arrived with it to be decoded; the last
+ *   transaction of a read is refreshed at the end of the turn (setImmediate), when nothing more of
+ *   it can be in that read. The stream's slots drive the scanner's
  *   slot clock and liveness (/health). Each monitored pool is read once when the stream is live (at
  *   its first slot, or the first after the pool joined), so every account of it is followed from
  *   then on even if the pool account itself is never written.
@@ -54,7 +58,12 @@ export class GeyserStateSource {
   private readonly poolsOf = new Map<string, Set<string>>();
   /** Pools to refresh at the next turn: per pool, each writing transaction (by signature) with its slot. */
   private readonly pending = new Map<string, Map<string, PendingWrite>>();
+  /** The transaction (signature key) whose writes are arriving; undefined when nothing is pending. */
+  private arriving: string | undefined;
   private flushScheduled = false;
+  /** Monitored pools, as of the scanner's list `monitoredOf` (rebuilt when it changes). */
+  private monitored = new Set<string>();
+  private monitoredOf: readonly string[] | undefined;
   /** Monitored pools read once through `track` (their accounts followed), or asked to be. */
   private readonly primed = new Set<string>();
   private scanner: Scanner | undefined;
@@ -114,6 +123,8 @@ export class GeyserStateSource {
   private onSlot(slot: bigint): void {
     const scanner = this.scanner;
     if (scanner === undefined) return;
+    // A slot update ends the writes before it.
+    if (this.arriving !== undefined) this.flush();
     scanner.noteSlot(slot);
     for (const pool of scanner.pools) {
       if (this.primed.has(pool)) continue;
@@ -126,6 +137,9 @@ export class GeyserStateSource {
     const pools = this.poolsOf.get(update.address);
     if (pools === undefined) return;
     const key = update.signature === undefined ? '' : Buffer.from(update.signature.buffer, update.signature.byteOffset, 64).toString('latin1');
+    // A write of another transaction: the one before it is complete, its pools are refreshed now.
+    if (this.arriving !== undefined && this.arriving !== key) this.flush();
+    this.arriving = key;
     const receivedAt = performance.now();
     for (const pool of pools) {
       let writes = this.pending.get(pool);
@@ -136,16 +150,28 @@ export class GeyserStateSource {
     }
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
   }
 
+  /** Refreshes every pending pool and transaction (the scheduled immediate, if any, finds none). */
   private flush(): void {
-    this.flushScheduled = false;
-    const monitored = new Set(this.scanner?.pools ?? []);
-    for (const [pool, writes] of this.pending) {
-      if (!monitored.has(pool)) continue;
-      for (const w of writes.values()) this.scanner!.refresh(pool, w.slot, w.signature, w.receivedAt);
+    this.arriving = undefined;
+    if (this.pending.size === 0) return;
+    const scanner = this.scanner;
+    const pools = scanner?.pools ?? [];
+    if (pools !== this.monitoredOf) {
+      this.monitoredOf = pools;
+      this.monitored = new Set(pools);
     }
+    // Taken before refreshing: a refresh may apply an RPC read, whose write is pending anew.
+    const pending = [...this.pending];
     this.pending.clear();
+    for (const [pool, writes] of pending) {
+      if (!this.monitored.has(pool)) continue;
+      for (const w of writes.values()) scanner!.refresh(pool, w.slot, w.signature, w.receivedAt);
+    }
   }
 }

@@ -1,3 +1,5 @@
+import { createConnection, createServer, type AddressInfo, type Server } from 'node:net';
+
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { base58 } from '../chain/index.js';
@@ -5,7 +7,7 @@ import type { AccountData, MultipleAccountsResult } from '../rpc/index.js';
 import type { SimChain } from '../sim/chain.js';
 import { GeyserServer } from '../sim/stream/geyser-server.js';
 import { poolStateAddresses, swapTransaction, testChain, trader } from '../sim/testing/chain-fixtures.js';
-import { GeyserAccountStream, type AccountUpdate } from './geyser-stream.js';
+import { GEYSER_FLOW_CONTROL_WINDOW, GeyserAccountStream, type AccountUpdate } from './geyser-stream.js';
 
 async function until(check: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -22,22 +24,58 @@ interface Rig {
   accounts: string[];
   updates: AccountUpdate[];
   reads: string[][];
+  /** With `proxied`: the payload size of every HTTP/2 DATA frame the server sent. */
+  dataFrames: number[];
 }
 
 const rigs: Rig[] = [];
+const proxies: Server[] = [];
 
 afterEach(async () => {
   for (const rig of rigs.splice(0)) {
     await rig.stream.close();
     await rig.server.close();
   }
+  for (const proxy of proxies.splice(0)) await new Promise((r) => proxy.close(r));
 });
 
+/**
+ * A TCP relay to 127.0.0.1:`port` that records the payload size of each HTTP/2 DATA frame the
+ * server sends. nghttp2 cuts the data a stream has queued when the session writes into frames of
+ * up to 16 KiB: messages written to the socket together share frames, while a message written on
+ * its own ends its frame (TCP may merge the writes; the frames keep them apart).
+ */
+async function relay(port: number, dataFrames: number[]): Promise<number> {
+  const proxy = createServer((client) => {
+    const upstream = createConnection({ host: '127.0.0.1', port });
+    let pending = Buffer.alloc(0);
+    client.on('data', (d) => upstream.write(d));
+    upstream.on('data', (d) => {
+      pending = Buffer.concat([pending, d]);
+      while (pending.length >= 9 && pending.length >= 9 + pending.readUIntBE(0, 3)) {
+        const length = pending.readUIntBE(0, 3);
+        if (pending[3] === 0 && length > 0) dataFrames.push(length); // type 0: DATA
+        pending = pending.subarray(9 + length);
+      }
+      client.write(d);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  proxies.push(proxy);
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return (proxy.address() as AddressInfo).port;
+}
+
 /** A manual chain with swap flow, its Geyser server, and a stream following every pool's state accounts. */
-async function rig(options: { xToken?: string; clientToken?: string; historySlots?: number } = {}): Promise<Rig> {
-  const chain = testChain({ txRate: 400 });
+async function rig(options: { xToken?: string; clientToken?: string; historySlots?: number; txRate?: number; proxied?: boolean } = {}): Promise<Rig> {
+  const chain = testChain({ txRate: options.txRate ?? 400 });
   const server = new GeyserServer({ backend: chain, port: 0, historySlots: options.historySlots ?? 512, ...(options.xToken !== undefined ? { xToken: options.xToken } : {}) });
-  const port = await server.start();
+  const dataFrames: number[] = [];
+  const serverPort = await server.start();
+  const port = options.proxied === true ? await relay(serverPort, dataFrames) : serverPort;
   const accounts = [...new Set(chain.pools().flatMap((p) => [p.address, ...poolStateAddresses(chain.poolInfo(p.address)!)]))];
   const updates: AccountUpdate[] = [];
   const reads: string[][] = [];
@@ -60,7 +98,7 @@ async function rig(options: { xToken?: string; clientToken?: string; historySlot
     reconnectDelayMs: 10,
     ...(options.clientToken !== undefined ? { xToken: options.clientToken } : {}),
   });
-  const r = { chain, server, stream, accounts, updates, reads };
+  const r = { chain, server, stream, accounts, updates, reads, dataFrames };
   rigs.push(r);
   return r;
 }
@@ -119,6 +157,32 @@ describe('GeyserAccountStream against the simulator', () => {
     const last = r.chain.advanceSlot();
     await until(() => r.stream.slot >= last, 'the slot commit');
     expect(heldEqualsChain(r)).toBe(true);
+  });
+
+  it("writes a transaction's account updates to the socket in one write", async () => {
+    // No generated flow: the piece holds the swap alone.
+    const r = await rig({ txRate: 0, proxied: true });
+    await subscribed(r);
+    const info = r.chain.poolInfo(r.chain.pools()[0]!.address)!;
+    const signature = r.chain.sendTransaction(swapTransaction(r.chain, trader(r.chain), info, { aToB: true, exactIn: true, amount: 1_000_000n, threshold: 0n }));
+    r.dataFrames.length = 0;
+    r.chain.advancePiece();
+    const named = (u: AccountUpdate): boolean => u.signature !== undefined && base58.encode(u.signature) === signature;
+    const stateAccounts = poolStateAddresses(info);
+    await until(() => stateAccounts.every((a) => r.updates.some((u) => named(u) && u.address === a)), "the swap's writes");
+    expect(r.updates.filter(named).length).toBeGreaterThan(1);
+    // Less than a frame in all, sent together: one DATA frame; the first message sent alone would end one.
+    expect(r.dataFrames).toHaveLength(1);
+  });
+
+  it('grants the server a flow-control window of megabytes, not the HTTP/2 default', async () => {
+    const r = await rig();
+    await subscribed(r);
+    // The server's send window on the connection, as the client's WINDOW_UPDATE left it.
+    const subscribers = (r.server as unknown as { subscribers: Set<{ direct?: { stream?: { session?: { state: { remoteWindowSize?: number } } } } }> }).subscribers;
+    const windows = [...subscribers].map((s) => s.direct?.stream?.session?.state.remoteWindowSize ?? 0);
+    expect(windows).toHaveLength(1);
+    expect(windows[0]).toBeGreaterThan(GEYSER_FLOW_CONTROL_WINDOW / 2);
   });
 
   it('never lets a reordered older write overwrite a newer one', async () => {

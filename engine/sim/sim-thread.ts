@@ -20,9 +20,24 @@ export type SimThreadReply =
   | { type: 'started'; endpoints: SimEndpoints; pools: { address: string; dex: Dex }[]; reserves: string[] }
   | { type: 'failed'; message: string }
   | { type: 'closed' }
-  /** `emittedNs`: process.hrtime.bigint() when the entry batch holding the swap left the chain. */
-  | { type: 'swap-emitted'; id: number; signature: string; emittedNs: string }
+  /**
+   * Times of the probe on the chain thread (process.hrtime.bigint()): `appliedNs` the chain applied
+   * the swap (its account writes announced), `handedNs` the servers' listeners have had them (the
+   * Geyser server wrote them to its streams), `emittedNs` the entry batch holding the swap left the
+   * chain, `flushedNs` the next check phase of the chain thread's event loop (the sockets written
+   * during the turn are flushed by then).
+   */
+  | { type: 'swap-emitted'; id: number; signature: string; emittedNs: string; appliedNs: string; handedNs: string; flushedNs: string }
   | { type: 'swap-refused'; id: number; message: string };
+
+/** A probe swap's signature and its times on the chain thread (see swap-emitted). */
+export interface ProbeTimes {
+  signature: string;
+  appliedNs: bigint;
+  handedNs: bigint;
+  emittedNs: bigint;
+  flushedNs: bigint;
+}
 
 export interface SimThread {
   endpoints: SimEndpoints;
@@ -30,14 +45,14 @@ export interface SimThread {
   /** The Kamino Lending reserves of the simulated market (flash loans), one per token. */
   reserves: string[];
   worker: Worker;
-  /** Sends a probe swap; resolves with its signature and emission time, or rejects when refused. */
-  swap(pool: string, aToB: boolean, amount: bigint): Promise<{ signature: string; emittedNs: bigint }>;
+  /** Sends a probe swap; resolves with its signature and times, or rejects when refused. */
+  swap(pool: string, aToB: boolean, amount: bigint): Promise<ProbeTimes>;
   close(): Promise<void>;
 }
 
 export function startSimulatorThread(config: SimConfig, options: { logLevel?: string } = {}): Promise<SimThread> {
   const worker = new Worker(new URL('./sim-worker.js', import.meta.url), { workerData: { config, logLevel: options.logLevel ?? 'info' } });
-  const pending = new Map<number, { resolve: (v: { signature: string; emittedNs: bigint }) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { resolve: (v: ProbeTimes) => void; reject: (e: Error) => void }>();
   let nextId = 0;
   let closed: Promise<void> | undefined;
   return new Promise((resolve, reject) => {
@@ -73,7 +88,7 @@ export function startSimulatorThread(config: SimConfig, options: { logLevel?: st
           reject(new TpError(ErrorCode.Internal, `simulator thread failed to start: ${m.message}`));
           break;
         case 'swap-emitted':
-          pending.get(m.id)?.resolve({ signature: m.signature, emittedNs: BigInt(m.emittedNs) });
+          pending.get(m.id)?.resolve({ signature: m.signature, appliedNs: BigInt(m.appliedNs), handedNs: BigInt(m.handedNs), emittedNs: BigInt(m.emittedNs), flushedNs: BigInt(m.flushedNs) });
           pending.delete(m.id);
           break;
         case 'swap-refused':

@@ -24,8 +24,19 @@ const { config, logLevel } = workerData as SimWorkerData;
 const sim = createSimulator(config, { logger: createLogger({ name: 'tidepool', level: logLevel }).child({ component: 'sim' }) });
 const reply = (message: SimThreadReply): void => port.postMessage(message);
 
-/** Probes waiting for their entry batch: signature bytes → id. */
-const probes = new Map<number, { bytes: Buffer; signature: string }>();
+/** Probes waiting for their entry batch: signature bytes → id, with the times of their stages so far. */
+const probes = new Map<number, { bytes: Buffer; signature: string; appliedNs?: bigint; handedNs?: bigint }>();
+/** The probe whose account writes `writes` are (by the transaction's first signature). */
+function probeOf(signature: Uint8Array | undefined): { appliedNs?: bigint; handedNs?: bigint } | undefined {
+  if (signature === undefined || probes.size === 0) return undefined;
+  for (const p of probes.values()) if (p.bytes.equals(signature)) return p;
+  return undefined;
+}
+// Before the servers' listeners (sim.start adds them): the chain applied the probe.
+sim.chain.onAccountWrites((_writes, _slot, signature) => {
+  const p = probeOf(signature);
+  if (p !== undefined) p.appliedNs = process.hrtime.bigint();
+});
 sim.chain.onEntries((batch) => {
   if (probes.size === 0) return;
   const now = process.hrtime.bigint();
@@ -33,7 +44,9 @@ sim.chain.onEntries((batch) => {
   for (const [id, p] of probes) {
     if (entries.indexOf(p.bytes) < 0) continue;
     probes.delete(id);
-    reply({ type: 'swap-emitted', id, signature: p.signature, emittedNs: now.toString() });
+    const stages = { appliedNs: (p.appliedNs ?? now).toString(), handedNs: (p.handedNs ?? now).toString() };
+    // The sockets written by this turn's sends are flushed before the next check phase's immediates.
+    setImmediate(() => reply({ type: 'swap-emitted', id, signature: p.signature, emittedNs: now.toString(), ...stages, flushedNs: process.hrtime.bigint().toString() }));
   }
 });
 
@@ -60,6 +73,13 @@ port.on('message', (message: SimThreadRequest) => {
 });
 
 sim.start().then(
-  (endpoints) => reply({ type: 'started', endpoints, pools: sim.chain.pools().map((p) => ({ address: p.address, dex: p.dex })), reserves: sim.chain.genesis.lending.reserves.map((r) => r.reserve) }),
+  (endpoints) => {
+    // After the servers' listeners: the Geyser server has handed the probe's writes to its streams.
+    sim.chain.onAccountWrites((_writes, _slot, signature) => {
+      const p = probeOf(signature);
+      if (p !== undefined) p.handedNs = process.hrtime.bigint();
+    });
+    reply({ type: 'started', endpoints, pools: sim.chain.pools().map((p) => ({ address: p.address, dex: p.dex })), reserves: sim.chain.genesis.lending.reserves.map((r) => r.reserve) });
+  },
   (err: unknown) => reply({ type: 'failed', message: (err as Error).message }),
 );

@@ -112,9 +112,11 @@ interface Subscriber {
    * stream is handed to it directly. Through the stream's Writable, a message waits until the
    * previous one reached the socket (one message per turn of the event loop): a transaction's
    * writes went out over several turns and a client saw them in several reads, and refreshed the
-   * pool on a part of them. Directly, the messages of one synchronous run (one transaction's
-   * writes) leave in one socket write, as a Yellowstone server sends them; their order is the
-   * HTTP/2 stream's. Undefined: the public `write` (another grpc-js).
+   * pool on a part of them. Directly, each message is one write of the HTTP/2 stream; the stream's
+   * own Writable still holds every write after the first until the first reached the socket, so
+   * the writes of one transaction are corked (`batch`) and leave in one socket write, as a
+   * Yellowstone server sends them; their order is the HTTP/2 stream's. Undefined: the public
+   * `write` (another grpc-js).
    */
   readonly direct: DirectCall | undefined;
   filters: Filter[];
@@ -125,11 +127,16 @@ interface Subscriber {
 
 interface DirectCall {
   sendMessage(message: unknown, callback: (err?: Error | null) => void): void;
+  /** The HTTP/2 stream under grpc-js's base call (no interceptors): corked around a batch of messages. */
+  stream?: { cork(): void; uncork(): void };
 }
 
 function directCallOf(call: grpc.ServerDuplexStream<SubscribeRequestWire, SubscribeUpdateWire>): DirectCall | undefined {
   const inner = (call as unknown as { call?: Partial<DirectCall> }).call;
-  return typeof inner?.sendMessage === 'function' ? (inner as DirectCall) : undefined;
+  if (typeof inner?.sendMessage !== 'function') return undefined;
+  const stream = inner.stream;
+  const corkable = stream !== undefined && typeof stream.cork === 'function' && typeof stream.uncork === 'function';
+  return { sendMessage: inner.sendMessage.bind(inner), ...(corkable ? { stream } : {}) };
 }
 
 /** SubscribeRequest as the proto loader gives it (keepCase, u64 as strings). */
@@ -306,11 +313,14 @@ export class GeyserServer {
     for (const sub of this.subscribers) if (sub.live && sub.slots) this.write(sub, slotUpdate(slot, parent));
   }
 
+  /** One transaction's writes (or a held slot's): to each stream in one socket write. */
   private sendAccounts(writes: readonly AccountWrite[], slot: bigint): void {
     if (writes.length === 0) return;
     for (const sub of this.subscribers) {
       if (!sub.live) continue;
-      for (const w of writes) this.sendAccount(sub, w, slot);
+      batch(sub, () => {
+        for (const w of writes) this.sendAccount(sub, w, slot);
+      });
     }
   }
 
@@ -369,14 +379,16 @@ export class GeyserServer {
         this.subscribers.delete(sub);
         return;
       }
-      for (const record of this.history) {
-        if (record.slot < from) continue;
-        for (const w of record.writes) this.sendAccount(sub, w, record.slot);
-        if (sub.slots) this.write(sub, slotUpdate(record.slot, record.parent));
-      }
-      // The slot being built: its writes so far (the live ones follow).
-      const building = this.building;
-      if (building !== undefined && building.mode === 'send') for (const w of building.writes) this.sendAccount(sub, w, building.slot);
+      batch(sub, () => {
+        for (const record of this.history) {
+          if (record.slot < from) continue;
+          for (const w of record.writes) this.sendAccount(sub, w, record.slot);
+          if (sub.slots) this.write(sub, slotUpdate(record.slot, record.parent));
+        }
+        // The slot being built: its writes so far (the live ones follow).
+        const building = this.building;
+        if (building !== undefined && building.mode === 'send') for (const w of building.writes) this.sendAccount(sub, w, building.slot);
+      });
     }
     sub.live = true;
   }
@@ -400,6 +412,21 @@ export class GeyserServer {
       sub.call.emit('error', { code: grpc.status.UNAVAILABLE, details });
     }
     return n;
+  }
+}
+
+/** Runs `send` with `sub`'s HTTP/2 stream corked: the messages it writes leave in one socket write. */
+function batch(sub: Subscriber, send: () => void): void {
+  const stream = sub.direct?.stream;
+  if (stream === undefined) {
+    send();
+    return;
+  }
+  stream.cork();
+  try {
+    send();
+  } finally {
+    stream.uncork();
   }
 }
 
