@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { ErrorCode, isTpError, TpError, invalidArgument } from '../errors.js';
+import { ErrorCode, isTpError, type TpError, invalidArgument } from '../errors.js';
 
 import { maskUrl } from '../secret-mask.js';
 
