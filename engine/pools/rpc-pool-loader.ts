@@ -45,7 +45,6 @@
 import { hash } from 'node:crypto';
 
 import { compactBinArray, compactTickArray } from '../dex/index.js';
-import { ErrorCode, isTpError } from '../errors.js';
 import {
   DEFAULT_ARRAYS_EACH_SIDE,
   Dex,
@@ -66,6 +65,7 @@ import {
 } from '../dex/index.js';
 import type { AccountReader } from '../rpc/index.js';
 import type { AccountData } from '../rpc/index.js';
+import { ErrorCode, isTpError, invalidArgument } from '../errors.js';
 import type { EpochSource } from './epoch-clock.js';
 import type { LoadedPool, PoolLoader, PoolLoadFailure, PoolLoadResult } from './types.js';
 import { abortable } from '../rpc/index.js';
@@ -211,7 +211,7 @@ export class RpcPoolLoader implements PoolLoader {
     this.registry = options.registry;
     this.arraysEachSide = options.arraysEachSide ?? DEFAULT_ARRAYS_EACH_SIDE;
     if (!Number.isInteger(this.arraysEachSide) || this.arraysEachSide < 0 || this.arraysEachSide > 64) {
-      throw new RangeError(`arraysEachSide must be 0..64, got ${this.arraysEachSide}`);
+      throw invalidArgument('arraysEachSide', this.arraysEachSide, `arraysEachSide must be 0..64, got ${this.arraysEachSide}`);
     }
     this.readReserves = options.readReserves ?? true;
     this.clock = options.clock;
