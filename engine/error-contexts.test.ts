@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { ErrorCode, TpError, isTpError } from './errors.js';
+import { ErrorCode, TpError, invalidArgument, isTpError } from './errors.js';
 
 /**
  * The typed contexts of ErrorContexts, checked by the compiler: `npm run check` (tsc over
@@ -17,6 +17,14 @@ describe('ErrorContexts', () => {
     void new TpError(ErrorCode.RpcWorkerUnavailable, 'x', { context: { reason: 'tired' } });
     // @ts-expect-error the simulated node's error code is a number
     void new TpError(ErrorCode.NodeRpcError, 'x', { context: { rpcCode: '-32602' } });
+    // @ts-expect-error an invalid argument is named
+    void new TpError(ErrorCode.ArgumentInvalid, 'x', { context: { value: 3 } });
+    // @ts-expect-error a transaction's problem is one of the listed reasons
+    void new TpError(ErrorCode.TransactionInvalid, 'x', { context: { reason: 'too-big' } });
+    // @ts-expect-error an account of the wrong size says how long it was
+    void new TpError(ErrorCode.AccountSize, 'x', { context: { expected: 82 } });
+    const arg = invalidArgument('capacity', 0, 'capacity must be a positive integer, got 0');
+    expect([arg.code, arg.context.argument, arg.context.value, arg.message]).toEqual([ErrorCode.ArgumentInvalid, 'capacity', 0, 'capacity must be a positive integer, got 0']);
     const err: unknown = new TpError(ErrorCode.RpcFailed, 'getSlot: timeout', { context: { kind: 'timeout', endpoint: 'http://node', method: 'getSlot' } });
     if (!isTpError(err, ErrorCode.RpcFailed)) throw err;
     const kind: 'rpc' | 'timeout' | 'http' | 'network' | 'malformed' = err.context.kind;

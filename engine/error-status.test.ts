@@ -44,7 +44,7 @@ describe('the error code table', () => {
 
   it("shows a client its error, but never the engine's own failures", () => {
     expect(clientErrorOf(ErrorCode.UnknownMint, 'unknown token X')).toEqual({ code: ErrorCode.UnknownMint, message: 'unknown token X', http: 404, grpc: GrpcStatus.NOT_FOUND });
-    for (const code of [ErrorCode.AccountInvalid, ErrorCode.Io, ErrorCode.ConfigFile, ErrorCode.BusPublish, 'TP_ERR_NOT_A_CODE']) {
+    for (const code of [ErrorCode.AccountInvalid, ErrorCode.Io, ErrorCode.ConfigFile, ErrorCode.BusPublish, ErrorCode.ArgumentInvalid, ErrorCode.TransactionInvalid, 'TP_ERR_NOT_A_CODE']) {
       expect(clientErrorOf(code, 'secret detail'), code).toEqual({ code: ErrorCode.Internal, message: 'internal error', http: 500, grpc: GrpcStatus.INTERNAL });
     }
     expect(errorStatusOf('TP_ERR_NOT_A_CODE')).toBe(ERROR_STATUS[ErrorCode.Internal]);

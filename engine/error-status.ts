@@ -123,6 +123,9 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: ErrorStatus } = {
   // transactions: a route or transaction the request asked for cannot be built
   [ErrorCode.TransactionTooLarge]: s(400, G.INVALID_ARGUMENT),
   [ErrorCode.RouteInvalid]: s(400, G.INVALID_ARGUMENT),
+  [ErrorCode.TransactionInvalid]: s(500, G.INTERNAL, false),
+  // programming contract: the engine called itself wrong
+  [ErrorCode.ArgumentInvalid]: s(500, G.INTERNAL, false),
   // platform messages: the sender's message is malformed
   [ErrorCode.MessageInvalid]: s(400, G.INVALID_ARGUMENT),
   // command line

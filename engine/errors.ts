@@ -125,6 +125,19 @@ export const ErrorCode = {
   // platform messages (engine/messages: TradeOpportunity, MarketEvent, PriceUpdate)
   /** A platform message does not match its JSON Schema or breaks a rule of its format (`context.path` names the field). */
   MessageInvalid: 'TP_ERR_MESSAGE_INVALID',
+  /**
+   * A transaction cannot be built, signed or read as asked (`context.reason`): a signer's key
+   * missing, an invoked program marked writable, lookup tables for a legacy message, more accounts
+   * than a message indexes, or bytes that hold no signature.
+   */
+  TransactionInvalid: 'TP_ERR_TX_INVALID',
+  // programming contract
+  /**
+   * A function or constructor was given a value outside its domain: an option out of range, an
+   * index past the end, a number too wide for its wire field, a buffer of the wrong length. A bug
+   * in the caller or a value no setting check caught; `context.argument` names it.
+   */
+  ArgumentInvalid: 'TP_ERR_ARGUMENT_INVALID',
   // command line
   Usage: 'TP_ERR_USAGE',
   Io: 'TP_ERR_IO',
@@ -158,7 +171,36 @@ export interface ErrorContexts {
   [ErrorCode.SwapApiRefused]: { errorCode: string; status: number } & ErrorFields;
   /** Why the operation was cancelled (the abort signal's reason, as text). */
   [ErrorCode.Aborted]: { reason: string } & ErrorFields;
+  /** The argument at fault, as the code names it (`capacity`, `options.batchSize`, `seed`), and its value when small. */
+  [ErrorCode.ArgumentInvalid]: ArgumentInvalidContext;
+  /** The account's length; with the length expected and which account (`account`, `dex`, `address`) where known. */
+  [ErrorCode.AccountSize]: { actual: number; expected?: number; account?: string } & ErrorFields;
+  /** What is wrong with the transaction, and the account it names where one is at fault. */
+  [ErrorCode.TransactionInvalid]: { reason: TransactionInvalidReason; address?: string } & ErrorFields;
 }
+
+export interface ArgumentInvalidContext {
+  /** The parameter or option at fault (`capacity`, `options.batchSize`, `entry.hash`). */
+  argument: string;
+  /** Its value as given (bigints as decimal strings, byte arrays by their length). */
+  value?: string | number | boolean | null | undefined;
+  [field: string]: unknown;
+}
+
+/** Why a transaction cannot be built, signed or read (ErrorCode.TransactionInvalid). */
+export type TransactionInvalidReason =
+  /** An account to sign has no keypair among the signers given (`address`). */
+  | 'missing-signer'
+  /** A program the transaction invokes is marked writable (`address`). */
+  | 'writable-program'
+  /** Address lookup tables were given for a legacy message. */
+  | 'lookup-tables-need-v0'
+  /** The message references more accounts than its u8 indexes reach. */
+  | 'too-many-accounts'
+  /** The message's signer count is not the one this builder takes. */
+  | 'signer-count'
+  /** The bytes hold no signature (no transaction id). */
+  | 'no-signature';
 
 /** What failed in a JSON-RPC call (ErrorCode.RpcFailed). */
 export type RpcFailureKind =
@@ -216,4 +258,9 @@ export class TpError<C extends ErrorCode = ErrorCode> extends Error {
 
 export function isTpError<C extends ErrorCode = ErrorCode>(err: unknown, code?: C): err is TpError<C> {
   return err instanceof TpError && (code === undefined || err.code === code);
+}
+
+/** TpError(ArgumentInvalid) naming the argument at fault and its value; build it on the failure path only. */
+export function invalidArgument(argument: string, value: ArgumentInvalidContext['value'], message: string): TpError<typeof ErrorCode.ArgumentInvalid> {
+  return new TpError(ErrorCode.ArgumentInvalid, message, { context: { argument, value } });
 }

@@ -8,6 +8,7 @@ import { loadConfig } from '../config/index.js';
 import { createLogger } from '../obs/logger.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type Simulator } from '../sim/simulator.js';
+import { ErrorCode } from '../errors.js';
 import { ORACLE_MAX_TRACKED_MINTS, OraclePrices } from './oracle-prices.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -256,6 +257,6 @@ describe('OraclePrices against a failing feed', () => {
   });
 
   it('refuses a URL that is not http(s)', () => {
-    expect(() => new OraclePrices({ url: 'ftp://x/price/v3', logger })).toThrow(RangeError);
+    expect(() => new OraclePrices({ url: 'ftp://x/price/v3', logger })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'url', value: 'ftp:' } }));
   });
 });

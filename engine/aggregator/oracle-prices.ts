@@ -20,8 +20,8 @@ import { Pool } from 'undici';
 
 import type { Logger } from '../obs/index.js';
 import { LogThrottle } from '../obs/index.js';
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 import type { OraclePriceSource, PairOraclePrice } from './contracts.js';
-import { ErrorCode, TpError } from '../errors.js';
 
 export const DEFAULT_ORACLE_INTERVAL_MS = 1_000;
 export const DEFAULT_ORACLE_MAX_AGE_MS = 30_000;
@@ -96,7 +96,7 @@ export class OraclePrices implements OraclePriceSource {
 
   constructor(options: OraclePricesOptions) {
     const url = new URL(options.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`oracle price URL must be http(s): ${options.url}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidArgument('url', url.protocol, `oracle price URL must be http(s): ${url.protocol}//${url.host}`);
     this.log = options.logger;
     this.intervalMs = options.intervalMs ?? DEFAULT_ORACLE_INTERVAL_MS;
     this.maxAgeMs = options.maxAgeMs ?? DEFAULT_ORACLE_MAX_AGE_MS;

@@ -33,6 +33,7 @@ import type { JetStreamManager, NatsConnection, StreamInfo } from 'nats';
 
 import { num, setting } from '../config/index.js';
 
+import { invalidArgument } from '../errors.js';
 import {
   DEFAULT_ACK_WAIT_NS,
   DEFAULT_MAX_MSG_SIZE,
@@ -67,7 +68,7 @@ export const streamSizeSchema = {
 
 /** `bytes` times `scale`, whole bytes, never below the max message size (1 MiB). */
 export function scaledMaxBytes(bytes: number, scale = 1): number {
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`stream max bytes scale must be a positive number, got ${scale}`);
+  if (!(scale > 0) || !Number.isFinite(scale)) throw invalidArgument('scale', scale, `stream max bytes scale must be a positive number, got ${scale}`);
   return Math.max(DEFAULT_MAX_MSG_SIZE, Math.floor(bytes * scale));
 }
 

@@ -34,6 +34,7 @@ describe('bus.streamMaxBytesScale', () => {
     expect(swapRoutesStreamSpec().maxBytes).toBe(5 * GiB);
     expect(swapRoutesStreamSpec({ maxBytesScale: 0.001 }).maxBytes).toBe(Math.floor(5 * GiB * 0.001));
     expect(scaledMaxBytes(GiB, 0.00001)).toBe(MiB);
+    expect(() => scaledMaxBytes(GiB, 0)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'scale', value: 0 } }));
     expect(STREAM_MAX_BYTES_SCALE_SETTING.env).toBe('BUS_STREAM_MAX_BYTES_SCALE');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../errors.js';
 import { InternTable, NO_ID } from './intern-table.js';
 
 describe('InternTable', () => {
@@ -33,5 +34,9 @@ describe('InternTable', () => {
     expect(t.acquire('B')).toBe(NO_ID);
     expect(t.acquire('A')).not.toBe(NO_ID);
     expect(t.values()).toEqual(['A']);
+  });
+
+  it('refuses a capacity that is not a positive integer, naming it', () => {
+    expect(() => new InternTable(0)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'capacity', value: 0 } }));
   });
 });

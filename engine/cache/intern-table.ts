@@ -3,6 +3,7 @@
  * indexes the cache's typed arrays. Ids are dense in [0, capacity); a released id is reused before
  * a never-used one (LIFO), so the typed arrays never grow.
  */
+import { invalidArgument } from '../errors.js';
 
 /** "No id": returned by lookups that find nothing and by `acquire` on a full table. */
 export const NO_ID = -1;
@@ -19,7 +20,7 @@ export class InternTable {
   private highWater = 0;
 
   constructor(capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1) throw invalidArgument('capacity', capacity, `capacity must be a positive integer, got ${capacity}`);
     this.capacity = capacity;
     this.strings = new Array<string | undefined>(capacity).fill(undefined);
     this.refs = new Uint32Array(capacity);

@@ -1,5 +1,6 @@
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
+import { ErrorCode } from '../errors.js';
 import { encodeBase58 } from './base58-encode.js';
 import { Prng } from '../prng.js';
 
@@ -54,7 +55,7 @@ describe('encodeBase58', () => {
       [Number.NaN, 4],
       [0, Number.NaN],
     ] as const) {
-      expect(() => encodeBase58(bytes, start, end), `[${start}, ${end})`).toThrow(RangeError);
+      expect(() => encodeBase58(bytes, start, end), `[${start}, ${end})`).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'start..end', value: `${start}..${end}` } }));
     }
     expect(encodeBase58(bytes, 8)).toBe('');
     expect(encodeBase58(bytes, 3, 3)).toBe('');

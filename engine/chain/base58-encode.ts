@@ -15,6 +15,7 @@
  * significant bytes than the table covers (never a key, hash or signature) take the schoolbook
  * loop instead: divide by 58^5 over 16-bit limbs, remainder · 2^16 + limb < 2^46.
  */
+import { invalidArgument } from '../errors.js';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const ALPHABET_CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
@@ -71,11 +72,11 @@ const latin1: (buf: Buffer, start: number, end: number) => string =
 
 /**
  * Base58 text of `bytes[start, end)`, as bs58 would print it (one '1' per leading zero byte).
- * Throws a RangeError unless start and end are integers with 0 <= start <= end <= bytes.length.
+ * Throws TpError(ArgumentInvalid) unless start and end are integers with 0 <= start <= end <= bytes.length.
  */
 export function encodeBase58(bytes: Uint8Array, start = 0, end = bytes.length): string {
   if (!(start >= 0 && start <= end && end <= bytes.length) || start % 1 !== 0 || end % 1 !== 0) {
-    throw new RangeError(`base58 range [${start}, ${end}) outside ${bytes.length} bytes`);
+    throw invalidArgument('start..end', `${start}..${end}`, `base58 range [${start}, ${end}) outside ${bytes.length} bytes`);
   }
   let zeros = 0;
   while (start + zeros < end && bytes[start + zeros] === 0) zeros++;

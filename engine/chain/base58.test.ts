@@ -40,7 +40,7 @@ describe('base58', () => {
     const buf = new Uint8Array(100).fill(0xee);
     buf.set(key, 40);
     expect(base58.encodeAt(buf, 40, 32)).toBe('whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc');
-    expect(() => base58.encodeAt(buf, 80, 32)).toThrow(RangeError);
+    expect(() => base58.encodeAt(buf, 80, 32)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'offset..length', value: '80..32' } }));
   });
 
   it('rejects characters outside the alphabet with TP_ERR_BASE58_INVALID', () => {

@@ -7,7 +7,7 @@
  */
 import bs58 from 'bs58';
 
-import { ErrorCode, TpError } from '../errors.js';
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 import { encodeBase58Fast } from './native-base58.js';
 import { PUBKEY_BYTES } from './parse-layout.js';
 
@@ -18,7 +18,7 @@ export function encode(bytes: Uint8Array): string {
 /** Encodes `length` bytes of `bytes` starting at `offset`, in place (no copy, no view). */
 export function encodeAt(bytes: Uint8Array, offset: number, length: number): string {
   if (offset < 0 || length < 0 || offset + length > bytes.length) {
-    throw new RangeError(`base58 range [${offset}, ${offset + length}) outside ${bytes.length} bytes`);
+    throw invalidArgument('offset..length', `${offset}..${length}`, `base58 range [${offset}, ${offset + length}) outside ${bytes.length} bytes`);
   }
   return encodeBase58Fast(bytes, offset, offset + length);
 }

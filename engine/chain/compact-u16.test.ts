@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { isTpError } from '../errors.js';
+import { isTpError, ErrorCode } from '../errors.js';
 import {
   COMPACT_U16_INVALID,
   COMPACT_U16_TRUNCATED,
@@ -80,6 +80,6 @@ describe('compact-u16', () => {
   });
 
   it('refuses to encode values outside 0..0xffff', () => {
-    for (const bad of [-1, 0x10000, 1.5, Number.NaN]) expect(() => encodeCompactU16(bad)).toThrow(RangeError);
+    for (const bad of [-1, 0x10000, 1.5, Number.NaN]) expect(() => encodeCompactU16(bad)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'value', value: bad } }));
   });
 });

@@ -3,7 +3,7 @@
  * follows. Only the minimal form is valid, the third byte must not set 0x80, and the value must
  * not exceed 0xffff (solana sdk/program/src/short_vec.rs).
  */
-import { ErrorCode, TpError } from '../errors.js';
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 
 /** readCompactU16 result: the read ran past `end`. */
 export const COMPACT_U16_TRUNCATED = -1;
@@ -37,10 +37,10 @@ export function compactU16Size(value: number): number {
   return value < 0x80 ? 1 : value < 0x4000 ? 2 : 3;
 }
 
-/** Writes `value` at `offset`, returns the offset after it. Throws RangeError outside 0..0xffff. */
+/** Writes `value` at `offset`, returns the offset after it. Throws TpError(ArgumentInvalid) outside 0..0xffff. */
 export function writeCompactU16(out: Uint8Array, offset: number, value: number): number {
   if (!Number.isInteger(value) || value < 0 || value > COMPACT_U16_MAX) {
-    throw new RangeError(`compact-u16 value out of range: ${value}`);
+    throw invalidArgument('value', value, `compact-u16 value out of range: ${value}`);
   }
   if (value < 0x80) {
     out[offset] = value;

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../errors.js';
 import {
   ComputeBudgetTag,
   decodeComputeBudgetInstruction,
@@ -40,9 +41,9 @@ describe('Compute Budget instructions', () => {
   });
 
   it('refuse values outside their integer type, and decode nothing else', () => {
-    expect(() => setComputeUnitLimitInstruction(-1)).toThrow(RangeError);
-    expect(() => setComputeUnitLimitInstruction(2 ** 32)).toThrow(RangeError);
-    expect(() => setComputeUnitPriceInstruction(1n << 64n)).toThrow(RangeError);
+    expect(() => setComputeUnitLimitInstruction(-1)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'units', value: -1 } }));
+    expect(() => setComputeUnitLimitInstruction(2 ** 32)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'units', value: 2 ** 32 } }));
+    expect(() => setComputeUnitPriceInstruction(1n << 64n)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'microLamports', value: '18446744073709551616' } }));
     expect(decodeComputeBudgetInstruction(Uint8Array.of(ComputeBudgetTag.SetComputeUnitPrice, 1, 2))).toBeNull();
     expect(decodeComputeBudgetInstruction(Uint8Array.of(9, 0, 0, 0, 0))).toBeNull();
     expect(decodeComputeBudgetInstruction(new Uint8Array(0))).toBeNull();

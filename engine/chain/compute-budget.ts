@@ -1,3 +1,4 @@
+import { invalidArgument } from '../errors.js';
 import { COMPUTE_BUDGET_PROGRAM_ID } from './program-addresses.js';
 import type { InstructionInput } from './transaction-builder.js';
 
@@ -26,7 +27,7 @@ export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
 const U64_MAX = (1n << 64n) - 1n;
 
 export function setComputeUnitLimitInstruction(units: number): InstructionInput {
-  if (!Number.isInteger(units) || units < 0 || units > 0xffff_ffff) throw new RangeError(`compute unit limit must be a u32, got ${units}`);
+  if (!Number.isInteger(units) || units < 0 || units > 0xffff_ffff) throw invalidArgument('units', units, `compute unit limit must be a u32, got ${units}`);
   const data = new Uint8Array(5);
   data[0] = ComputeBudgetTag.SetComputeUnitLimit;
   new DataView(data.buffer).setUint32(1, units, true);
@@ -34,7 +35,7 @@ export function setComputeUnitLimitInstruction(units: number): InstructionInput 
 }
 
 export function setComputeUnitPriceInstruction(microLamports: bigint): InstructionInput {
-  if (microLamports < 0n || microLamports > U64_MAX) throw new RangeError(`compute unit price must be a u64, got ${microLamports}`);
+  if (microLamports < 0n || microLamports > U64_MAX) throw invalidArgument('microLamports', microLamports.toString(), `compute unit price must be a u64, got ${microLamports}`);
   const data = new Uint8Array(9);
   data[0] = ComputeBudgetTag.SetComputeUnitPrice;
   new DataView(data.buffer).setBigUint64(1, microLamports, true);

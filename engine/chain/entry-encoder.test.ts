@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../errors.js';
 import { encodeEntries, encodedEntriesSize } from './entry-encoder.js';
 import { EntryBatchIndex } from './entry-batch-index.js';
 import { legacyTx, ByteWriter, writeTx } from './testing/batch-writer.js';
@@ -42,8 +43,8 @@ describe('encodeEntries', () => {
   });
 
   it('refuses a hash that is not 32 bytes and num_hashes outside u64', () => {
-    expect(() => encodeEntries([{ numHashes: 1n, hash: new Uint8Array(31), transactions: [] }])).toThrow(RangeError);
-    expect(() => encodeEntries([{ numHashes: -1n, hash: new Uint8Array(32), transactions: [] }])).toThrow(RangeError);
-    expect(() => encodeEntries([{ numHashes: 1n << 64n, hash: new Uint8Array(32), transactions: [] }])).toThrow(RangeError);
+    expect(() => encodeEntries([{ numHashes: 1n, hash: new Uint8Array(31), transactions: [] }])).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'entry.hash', value: 31 } }));
+    expect(() => encodeEntries([{ numHashes: -1n, hash: new Uint8Array(32), transactions: [] }])).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'entry.numHashes', value: '-1' } }));
+    expect(() => encodeEntries([{ numHashes: 1n << 64n, hash: new Uint8Array(32), transactions: [] }])).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'entry.numHashes', value: '18446744073709551616' } }));
   });
 });

@@ -3,6 +3,7 @@
  * little-endian u64 lengths (solana entry/src/entry.rs). For the chain simulator and tests; the
  * transactions are written as given (already serialized `VersionedTransaction`s).
  */
+import { invalidArgument } from '../errors.js';
 import { HASH_BYTES, MIN_ENTRY_BYTES } from './parse-layout.js';
 
 export interface EntryInput {
@@ -31,10 +32,10 @@ export function encodeEntries(entries: readonly EntryInput[]): Uint8Array {
   let p = 8;
   for (const entry of entries) {
     if (entry.numHashes < 0n || entry.numHashes > U64_MAX) {
-      throw new RangeError(`numHashes out of u64 range: ${entry.numHashes}`);
+      throw invalidArgument('entry.numHashes', entry.numHashes.toString(), `numHashes out of u64 range: ${entry.numHashes}`);
     }
     if (entry.hash.length !== HASH_BYTES) {
-      throw new RangeError(`entry hash must be ${HASH_BYTES} bytes, got ${entry.hash.length}`);
+      throw invalidArgument('entry.hash', entry.hash.length, `entry hash must be ${HASH_BYTES} bytes, got ${entry.hash.length}`);
     }
     view.setBigUint64(p, entry.numHashes, true);
     out.set(entry.hash, p + 8);

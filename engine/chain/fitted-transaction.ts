@@ -1,4 +1,4 @@
-import { TpError, ErrorCode } from '../errors.js';
+import { ErrorCode, TpError, isTpError } from '../errors.js';
 import * as base58 from './base58.js';
 import { compactU16Size } from './compact-u16.js';
 import { SIGNATURE_BYTES } from './parse-layout.js';
@@ -6,6 +6,7 @@ import {
   MAX_TRANSACTION_BYTES,
   assembleTransaction,
   compileMessage,
+  missingSigner,
   serializeMessage,
   signBytes,
   type CompiledMessage,
@@ -68,7 +69,8 @@ function attempt(input: FittedTransactionInput, version: 'legacy' | 0): Attempt 
 
 /**
  * Compiles, sizes and signs. Throws TpError TransactionTooLarge when no allowed form fits (the
- * context gives each form's size), TypeError for a missing signer or an invalid message.
+ * context gives each form's size), TpError TransactionInvalid for a missing signer or an invalid
+ * message (one with more accounts than a legacy message indexes counts as a form that does not fit).
  */
 export function buildFittedTransaction(input: FittedTransactionInput): FittedTransaction {
   const mode = input.version ?? 'auto';
@@ -78,7 +80,7 @@ export function buildFittedTransaction(input: FittedTransactionInput): FittedTra
   for (const v of mode === 'auto' ? (['legacy', 0] as const) : [mode]) {
     if (v === 0 && mode === 'auto' && (input.lookupTables === undefined || input.lookupTables.length === 0)) continue;
     const a = attempt(input, v);
-    if (a instanceof TypeError) throw a;
+    if (isTpError(a, ErrorCode.TransactionInvalid) && a.context.reason !== 'too-many-accounts') throw a;
     if (a instanceof Error) {
       tried[String(v)] = a.message;
       continue;
@@ -106,7 +108,7 @@ export function buildFittedTransaction(input: FittedTransactionInput): FittedTra
   for (let i = 0; i < chosen.message.header.numRequiredSignatures; i++) {
     const address = chosen.message.staticAccountAddresses[i]!;
     const keypair = keypairs.get(address);
-    if (keypair === undefined) throw new TypeError(`missing signer ${address}`);
+    if (keypair === undefined) throw missingSigner(address);
     signatures.push(signBytes(chosen.bytes, keypair));
   }
   const bytes = assembleTransaction(chosen.bytes, signatures);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../errors.js';
 import * as base58 from './base58.js';
 import { KeySet } from './key-set.js';
 import { Prng } from '../prng.js';
@@ -119,7 +120,7 @@ describe('KeySet', () => {
 
   it('rejects keys that are not 32 bytes', () => {
     const set = new KeySet();
-    expect(() => set.add(new Uint8Array(31))).toThrow(RangeError);
+    expect(() => set.add(new Uint8Array(31))).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'key', value: 31 } }));
     expect(() => set.add('1111')).toThrow(/32/);
   });
 });

@@ -13,6 +13,7 @@
  *
  * Ids are dense: a deleted key's id is reused by a later add. Ids are stable while a key stays.
  */
+import { invalidArgument } from '../errors.js';
 import * as base58 from './base58.js';
 import { PUBKEY_BYTES } from './parse-layout.js';
 
@@ -220,7 +221,7 @@ export class KeySet {
 function toBytes(key: string | Uint8Array): Uint8Array {
   if (typeof key === 'string') return base58.decodePubkey(key);
   if (key.length !== PUBKEY_BYTES) {
-    throw new RangeError(`public key must be ${PUBKEY_BYTES} bytes, got ${key.length}`);
+    throw invalidArgument('key', key.length, `public key must be ${PUBKEY_BYTES} bytes, got ${key.length}`);
   }
   return key;
 }

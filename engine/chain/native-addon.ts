@@ -28,7 +28,7 @@ export interface NativeAddon {
   parseEntries: ParseEntriesFn;
   bindOutputs(entries: Uint32Array, txs: Uint32Array, programs: Uint8Array, counts: Uint32Array): void;
   parseBound(bytes: Uint8Array): ParseStatus;
-  /** encodeBase58 of base58-encode.ts: same defaults, same RangeError. */
+  /** encodeBase58 of base58-encode.ts: same defaults; a RangeError for a bad range (the TypeScript one throws TpError). */
   encodeBase58(bytes: Uint8Array, start?: number, end?: number): string;
 }
 

@@ -46,7 +46,14 @@ export const tsEncodeBase58: EncodeBase58Fn = encodeBase58;
 function selecting(native: EncodeBase58Fn): EncodeBase58Fn {
   return function encodeBase58Fast(bytes, start = 0, end = bytes.length) {
     const min = bytes.byteOffset !== 0 || bytes.length > ON_HEAP_MAX_BYTES ? NATIVE_BASE58_MIN_BYTES : NATIVE_BASE58_MIN_BYTES_ON_HEAP;
-    return end - start >= min ? native(bytes, start, end) : encodeBase58(bytes, start, end);
+    if (end - start < min) return encodeBase58(bytes, start, end);
+    try {
+      return native(bytes, start, end);
+    } catch {
+      // The add-on's RangeError or TypeError for a bad range: the TypeScript encoder throws the
+      // engine's TpError(ArgumentInvalid) for the same range (no cost when nothing is thrown).
+      return encodeBase58(bytes, start, end);
+    }
   };
 }
 

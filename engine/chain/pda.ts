@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 
+import { invalidArgument } from '../errors.js';
 import * as base58 from './base58.js';
 
 /**
@@ -80,11 +81,11 @@ function seedBytes(seed: Seed): Uint8Array {
 
 /** `create_program_address`: undefined when the hash lands on the curve. */
 export function createProgramAddress(seeds: readonly Seed[], programId: string): Uint8Array | undefined {
-  if (seeds.length > MAX_SEEDS) throw new RangeError(`at most ${MAX_SEEDS} seeds, got ${seeds.length}`);
+  if (seeds.length > MAX_SEEDS) throw invalidArgument('seeds', seeds.length, `at most ${MAX_SEEDS} seeds, got ${seeds.length}`);
   const hash = createHash('sha256');
   for (const seed of seeds) {
     const bytes = seedBytes(seed);
-    if (bytes.length > MAX_SEED_BYTES) throw new RangeError(`a seed holds at most ${MAX_SEED_BYTES} bytes, got ${bytes.length}`);
+    if (bytes.length > MAX_SEED_BYTES) throw invalidArgument('seed', bytes.length, `a seed holds at most ${MAX_SEED_BYTES} bytes, got ${bytes.length}`);
     hash.update(bytes);
   }
   const digest = new Uint8Array(hash.update(base58.decodePubkey(programId)).update(PDA_MARKER).digest());
@@ -99,5 +100,5 @@ export function findProgramAddress(seeds: readonly Seed[], programId: string): {
     const key = createProgramAddress([...seeds, bump], programId);
     if (key !== undefined) return { address: base58.encode(key), bump: b };
   }
-  throw new RangeError('no viable bump seed');
+  throw invalidArgument('seeds', seeds.length, `no viable bump seed for program ${programId}`);
 }

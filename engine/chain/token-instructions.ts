@@ -1,3 +1,4 @@
+import { invalidArgument } from '../errors.js';
 import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './program-addresses.js';
 import type { InstructionInput } from './transaction-builder.js';
 
@@ -24,7 +25,7 @@ const SYSTEM_TRANSFER = 2;
 const U64_MAX = (1n << 64n) - 1n;
 
 function u64(value: bigint, what: string): bigint {
-  if (value < 0n || value > U64_MAX) throw new RangeError(`${what} ${value} is not a u64`);
+  if (value < 0n || value > U64_MAX) throw invalidArgument(what, value.toString(), `${what} ${value} is not a u64`);
   return value;
 }
 

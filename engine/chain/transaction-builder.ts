@@ -13,6 +13,7 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 import * as base58 from './base58.js';
 import { compactU16Size, writeCompactU16 } from './compact-u16.js';
 import { HASH_BYTES, MAX_TX_ACCOUNTS, PUBKEY_BYTES, SIGNATURE_BYTES } from './parse-layout.js';
@@ -86,7 +87,7 @@ export function generateKeypair(): Keypair {
 
 /** The keypair of a 32-byte ed25519 seed (the first half of Solana's 64-byte secret key). */
 export function keypairFromSeed(seed: Uint8Array): Keypair {
-  if (seed.length !== 32) throw new RangeError(`ed25519 seed must be 32 bytes, got ${seed.length}`);
+  if (seed.length !== 32) throw invalidArgument('seed', seed.length, `ed25519 seed must be 32 bytes, got ${seed.length}`);
   // JWK import is ~10x faster than PKCS#8 DER under OpenSSL 3. The private key is `d` alone;
   // `x` must be present but is not used to build the key (the public key is derived below, and
   // the tests check it against @solana/kit's derivation).
@@ -97,6 +98,11 @@ export function keypairFromSeed(seed: Uint8Array): Keypair {
 /** The 32-byte seed of a keypair. */
 export function keypairSeed(keypair: Keypair): Uint8Array {
   return new Uint8Array(Buffer.from(keypair.privateKey.export({ format: 'jwk' }).d!, 'base64url'));
+}
+
+/** TpError(TransactionInvalid, missing-signer): `address` must sign but no keypair for it was given. */
+export function missingSigner(address: string): TpError<typeof ErrorCode.TransactionInvalid> {
+  return new TpError(ErrorCode.TransactionInvalid, `missing signer ${address}`, { context: { reason: 'missing-signer', address } });
 }
 
 export function signBytes(message: Uint8Array, keypair: Keypair): Uint8Array {
@@ -132,7 +138,7 @@ function toAddress(input: PubkeyInput): Address {
     }
     return { text: input, bytes };
   }
-  if (input.length !== PUBKEY_BYTES) throw new RangeError(`public key must be 32 bytes, got ${input.length}`);
+  if (input.length !== PUBKEY_BYTES) throw invalidArgument('publicKey', input.length, `public key must be 32 bytes, got ${input.length}`);
   const binary = Buffer.from(input.buffer, input.byteOffset, PUBKEY_BYTES).toString('latin1');
   let text = textByBinary.get(binary);
   if (text === undefined) {
@@ -191,7 +197,7 @@ interface AccountEntry {
 export function compileMessage(input: TransactionInput): CompiledMessage {
   const version = input.version ?? (input.lookupTables !== undefined ? 0 : 'legacy');
   if (version === 'legacy' && input.lookupTables !== undefined && input.lookupTables.length > 0) {
-    throw new TypeError('address lookup tables need a v0 transaction');
+    throw new TpError(ErrorCode.TransactionInvalid, 'address lookup tables need a v0 transaction', { context: { reason: 'lookup-tables-need-v0' } });
   }
   const payer = toAddress(isKeypair(input.payer) ? input.payer.publicKey : input.payer);
   const instructions = input.instructions.map((ix) => ({
@@ -221,10 +227,12 @@ export function compileMessage(input: TransactionInput): CompiledMessage {
     invoked.add(programText);
     const existing = entries.get(programText);
     if (existing !== undefined && (existing.role & WRITABLE) !== 0) {
-      throw new TypeError(
+      throw new TpError(
+        ErrorCode.TransactionInvalid,
         existing.kind === KIND_PAYER
           ? `invoked program ${programText} cannot pay fees`
           : `invoked program ${programText} must not be writable`,
+        { context: { reason: 'writable-program', address: programText } },
       );
     }
     if (existing === undefined || existing.kind !== KIND_STATIC) {
@@ -250,7 +258,9 @@ export function compileMessage(input: TransactionInput): CompiledMessage {
         // A signer must be static.
         if (lookup === undefined && (meta.role & SIGNER) !== 0) entry.kind = KIND_STATIC;
       } else if (invoked.has(text)) {
-        if ((meta.role & WRITABLE) !== 0) throw new TypeError(`invoked program ${text} must not be writable`);
+        if ((meta.role & WRITABLE) !== 0) {
+          throw new TpError(ErrorCode.TransactionInvalid, `invoked program ${text} must not be writable`, { context: { reason: 'writable-program', address: text } });
+        }
       } else if (lookup !== undefined && (entry.role & SIGNER) === 0) {
         entry.kind = KIND_LOOKUP;
         entry.table = lookup.table;
@@ -262,7 +272,9 @@ export function compileMessage(input: TransactionInput): CompiledMessage {
 
   const ordered = [...entries.values()].sort(compareEntries);
   if (ordered.length > MAX_TX_ACCOUNTS) {
-    throw new RangeError(`transaction references ${ordered.length} accounts, more than ${MAX_TX_ACCOUNTS}`);
+    throw new TpError(ErrorCode.TransactionInvalid, `transaction references ${ordered.length} accounts, more than ${MAX_TX_ACCOUNTS}`, {
+      context: { reason: 'too-many-accounts', accounts: ordered.length },
+    });
   }
   const position = new Map<string, number>();
   ordered.forEach((e, i) => position.set(e.address.text, i));
@@ -383,7 +395,7 @@ export function assembleTransaction(message: Uint8Array, signatures: readonly Ui
   const out = new Uint8Array(head + signatures.length * SIGNATURE_BYTES + message.length);
   let p = writeCompactU16(out, 0, signatures.length);
   for (const s of signatures) {
-    if (s.length !== SIGNATURE_BYTES) throw new RangeError(`signature must be 64 bytes, got ${s.length}`);
+    if (s.length !== SIGNATURE_BYTES) throw invalidArgument('signatures', s.length, `signature must be 64 bytes, got ${s.length}`);
     out.set(s, p);
     p += SIGNATURE_BYTES;
   }
@@ -393,7 +405,8 @@ export function assembleTransaction(message: Uint8Array, signatures: readonly Ui
 
 /**
  * Compiles, serializes and signs a transaction. Every required signer's keypair must be in
- * `signers` (or be the payer). Throws RangeError when the result exceeds 1232 bytes.
+ * `signers` (or be the payer): TpError TransactionInvalid (missing-signer) otherwise. Throws
+ * TpError TransactionTooLarge when the result exceeds 1232 bytes.
  */
 export function buildTransaction(input: TransactionInput): Uint8Array {
   const compiled = compileMessage(input);
@@ -405,12 +418,14 @@ export function buildTransaction(input: TransactionInput): Uint8Array {
   for (let i = 0; i < compiled.header.numRequiredSignatures; i++) {
     const address = compiled.staticAccountAddresses[i]!;
     const keypair = keypairs.get(address);
-    if (keypair === undefined) throw new TypeError(`missing signer ${address}`);
+    if (keypair === undefined) throw missingSigner(address);
     signatures.push(signBytes(message, keypair));
   }
   const tx = assembleTransaction(message, signatures);
   if (tx.length > MAX_TRANSACTION_BYTES) {
-    throw new RangeError(`transaction is ${tx.length} bytes, more than ${MAX_TRANSACTION_BYTES}`);
+    throw new TpError(ErrorCode.TransactionTooLarge, `transaction is ${tx.length} bytes, more than ${MAX_TRANSACTION_BYTES}`, {
+      context: { size: tx.length, limit: MAX_TRANSACTION_BYTES },
+    });
   }
   return tx;
 }

@@ -184,7 +184,7 @@ describe('TransactionView', () => {
   it('refuses a transaction index outside the batch', () => {
     const index = new EntryBatchIndex();
     index.parse(payload);
-    expect(() => new TransactionView(payload, index, index.txCount)).toThrow(RangeError);
+    expect(() => new TransactionView(payload, index, index.txCount)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'txIndex', value: index.txCount } }));
   });
 });
 

@@ -4,8 +4,8 @@
  * program list at construction, so it stays valid after the EntryBatchIndex parses another batch,
  * as long as the payload bytes are not modified.
  */
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 import { readInstructions, readLookups } from './message-sections.js';
-import { ErrorCode, TpError } from '../errors.js';
 import * as base58 from './base58.js';
 import { EntryBatchIndex } from './entry-batch-index.js';
 import { parseEntriesInto } from './entry-parser.js';
@@ -80,7 +80,7 @@ export class TransactionView {
 
   constructor(bytes: Uint8Array, index: EntryBatchIndex, txIndex: number, slot: bigint = 0n) {
     if (!(txIndex >= 0 && txIndex < index.txCount)) {
-      throw new RangeError(`transaction ${txIndex} outside the batch's ${index.txCount}`);
+      throw invalidArgument('txIndex', txIndex, `transaction ${txIndex} outside the batch's ${index.txCount}`);
     }
     this.bytes = bytes;
     this.txIndex = txIndex;
@@ -141,7 +141,7 @@ export class TransactionView {
 
   /** Static account key `k` as bytes (a view). */
   accountKeyBytes(k: number): Uint8Array {
-    if (!(k >= 0 && k < this.accountKeyCount)) throw new RangeError(`account key ${k} outside ${this.accountKeyCount}`);
+    if (!(k >= 0 && k < this.accountKeyCount)) throw invalidArgument('k', k, `account key ${k} outside ${this.accountKeyCount}`);
     const at = this.record[TX_KEYS_OFFSET]! + k * PUBKEY_BYTES;
     return this.bytes.subarray(at, at + PUBKEY_BYTES);
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../errors.js';
 import { Backoff, Jitter } from './backoff.js';
 
 /** The largest draw below 1, so jittered delays sit at their ceiling. */
@@ -51,9 +52,9 @@ describe('Backoff', () => {
   });
 
   it('rejects a base, factor or cap that cannot back off', () => {
-    expect(() => new Backoff({ baseMs: 0 })).toThrow(/baseMs/);
-    expect(() => new Backoff({ factor: 0.5 })).toThrow(/factor/);
-    expect(() => new Backoff({ baseMs: 100, capMs: 50 })).toThrow(/capMs/);
+    expect(() => new Backoff({ baseMs: 0 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'baseMs', value: 0 } }));
+    expect(() => new Backoff({ factor: 0.5 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'factor', value: 0.5 } }));
+    expect(() => new Backoff({ baseMs: 100, capMs: 50 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'capMs', value: 50 } }));
   });
 });
 

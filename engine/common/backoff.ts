@@ -8,6 +8,7 @@
  *   never below `base`, so a flapping upstream is never hammered with zero delays.
  * - `none`: min(cap, base * factor^attempt), for tests and tools.
  */
+import { invalidArgument } from '../errors.js';
 
 export const Jitter = {
   None: 'none',
@@ -48,10 +49,10 @@ export class Backoff {
     this.capMs = options.capMs ?? DEFAULT_BACKOFF_CAP_MS;
     this.jitter = options.jitter ?? Jitter.Decorrelated;
     this.random = options.random ?? Math.random;
-    if (!(Number.isFinite(this.baseMs) && this.baseMs > 0)) throw new RangeError(`backoff baseMs must be > 0, got ${this.baseMs}`);
-    if (!(Number.isFinite(this.factor) && this.factor >= 1)) throw new RangeError(`backoff factor must be >= 1, got ${this.factor}`);
+    if (!(Number.isFinite(this.baseMs) && this.baseMs > 0)) throw invalidArgument('baseMs', this.baseMs, `backoff baseMs must be > 0, got ${this.baseMs}`);
+    if (!(Number.isFinite(this.factor) && this.factor >= 1)) throw invalidArgument('factor', this.factor, `backoff factor must be >= 1, got ${this.factor}`);
     if (!(Number.isFinite(this.capMs) && this.capMs >= this.baseMs)) {
-      throw new RangeError(`backoff capMs must be >= baseMs (${this.baseMs}), got ${this.capMs}`);
+      throw invalidArgument('capMs', this.capMs, `backoff capMs must be >= baseMs (${this.baseMs}), got ${this.capMs}`);
     }
     this.previousMs = this.baseMs;
   }

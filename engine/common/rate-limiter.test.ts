@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../errors.js';
 import { RateLimiter } from './rate-limiter.js';
 import { FakeClock } from '../quote/testing.js';
 
@@ -37,5 +38,9 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ rps: 1, maxClients: 100 });
     for (let i = 0; i < 1000; i++) limiter.take(`client-${i}`);
     expect(limiter.clients).toBe(100);
+  });
+
+  it('refuses a rate that is not positive, naming it', () => {
+    expect(() => new RateLimiter({ rps: 0 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'rps', value: 0 } }));
   });
 });

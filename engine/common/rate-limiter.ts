@@ -11,6 +11,7 @@
  * simply starts again full.
  */
 import { createHash } from 'node:crypto';
+import { invalidArgument } from '../errors.js';
 
 export const DEFAULT_RATE_LIMIT_RPS = 20;
 export const DEFAULT_MAX_CLIENTS = 10_000;
@@ -54,7 +55,7 @@ export class RateLimiter {
 
   constructor(options: RateLimiterOptions = {}) {
     const rps = options.rps ?? DEFAULT_RATE_LIMIT_RPS;
-    if (!Number.isFinite(rps) || rps <= 0) throw new RangeError(`rate limit rps must be > 0, got ${rps}`);
+    if (!Number.isFinite(rps) || rps <= 0) throw invalidArgument('rps', rps, `rate limit rps must be > 0, got ${rps}`);
     this.rps = rps;
     this.burst = options.burst ?? 2 * rps;
     this.now = options.now ?? Date.now;

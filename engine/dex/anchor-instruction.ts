@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 
 /**
  * Anchor's instruction encoding, shared by the three Anchor programs (Raydium CLMM, Orca
@@ -45,14 +46,14 @@ export class BorshWriter {
   }
 
   u64(v: bigint): this {
-    if (v < 0n || v >= 1n << 64n) throw new RangeError(`not a u64: ${v}`);
+    if (v < 0n || v >= 1n << 64n) throw invalidArgument('u64', v.toString(), `not a u64: ${v}`);
     this.view.setBigUint64(this.at, v, true);
     this.at += 8;
     return this;
   }
 
   u128(v: bigint): this {
-    if (v < 0n || v >= 1n << 128n) throw new RangeError(`not a u128: ${v}`);
+    if (v < 0n || v >= 1n << 128n) throw invalidArgument('u128', v.toString(), `not a u128: ${v}`);
     this.view.setBigUint64(this.at, v & ((1n << 64n) - 1n), true);
     this.view.setBigUint64(this.at + 8, v >> 64n, true);
     this.at += 16;
@@ -61,7 +62,9 @@ export class BorshWriter {
 
   /** The bytes written; throws unless the buffer was filled exactly. */
   done(): Uint8Array {
-    if (this.at !== this.bytes.length) throw new RangeError(`wrote ${this.at} of ${this.bytes.length} bytes`);
+    if (this.at !== this.bytes.length) {
+      throw new TpError(ErrorCode.Internal, `instruction data: wrote ${this.at} of ${this.bytes.length} bytes`, { context: { written: this.at, size: this.bytes.length } });
+    }
     return this.bytes;
   }
 }

@@ -2,6 +2,7 @@ import { Endian, address, getAddressEncoder, getI32Encoder, getI64Encoder, getPr
 import { describe, expect, it } from 'vitest';
 
 import * as base58 from '../chain/base58.js';
+import { ErrorCode } from '../errors.js';
 import { encodeClmmAmmConfig } from './clmm/amm-config.js';
 import { decodeClmmPool, encodeClmmPool, setTickArrayBit } from './clmm/clmm-pool.js';
 import { encodeClmmTickArray } from './clmm/tick-array.js';
@@ -163,8 +164,8 @@ describe('pool account addresses', () => {
   });
 
   it('refuses an arraysEachSide out of range', () => {
-    expect(() => swapArrayKeys(whirlpool(0), { arraysEachSide: -1 })).toThrow(RangeError);
-    expect(() => swapArrayKeys(whirlpool(0), { arraysEachSide: 1.5 })).toThrow(RangeError);
+    expect(() => swapArrayKeys(whirlpool(0), { arraysEachSide: -1 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'arraysEachSide', value: -1 } }));
+    expect(() => swapArrayKeys(whirlpool(0), { arraysEachSide: 1.5 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'arraysEachSide', value: 1.5 } }));
   });
 });
 

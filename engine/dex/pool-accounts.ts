@@ -18,6 +18,7 @@
  */
 import { base58 } from '../chain/index.js';
 import { findProgramAddress } from '../chain/index.js';
+import { invalidArgument } from '../errors.js';
 import { isAmmInfoPool, withAmmVaultAmounts } from './amm/amm-info.js';
 import { withAmmConfig } from './clmm/amm-config.js';
 import { CLMM_TICK_ARRAY_SIZE } from './clmm/tick-array.js';
@@ -131,7 +132,7 @@ export function swapArrayAddress(pool: DecodedPool, programId: string, key: numb
     case Dex.Dlmm:
       return dlmmBinArrayAddress(programId, address, key);
     default:
-      throw new RangeError(`${pool.dex} pools have no swap arrays`);
+      throw invalidArgument('pool.dex', pool.dex, `${pool.dex} pools have no swap arrays`);
   }
 }
 
@@ -163,7 +164,7 @@ export function reserveAccountsOf(pool: DecodedPool): readonly [string, string] 
 
 function arraysEachSide(options: PoolAccountsOptions): number {
   const each = options.arraysEachSide ?? DEFAULT_ARRAYS_EACH_SIDE;
-  if (!Number.isInteger(each) || each < 0 || each > 64) throw new RangeError(`arraysEachSide must be 0..64, got ${each}`);
+  if (!Number.isInteger(each) || each < 0 || each > 64) throw invalidArgument('arraysEachSide', each, `arraysEachSide must be 0..64, got ${each}`);
   return each;
 }
 
@@ -200,7 +201,7 @@ function markedAround(bitmap: readonly bigint[], current: number, each: number, 
 }
 
 function poolAddressOf(pool: DecodedPool): string {
-  if (pool.address === undefined) throw new RangeError(`${pool.dex} pool without its address: its arrays cannot be derived`);
+  if (pool.address === undefined) throw invalidArgument('pool.address', null, `${pool.dex} pool without its address: its arrays cannot be derived`);
   return pool.address;
 }
 

@@ -1,4 +1,5 @@
 import { TOKEN_PROGRAM_ID, type InstructionInput } from '../chain/index.js';
+import { invalidArgument } from '../errors.js';
 import type { AmmV4Keys } from './amm/amm-info.js';
 import { ammV4SwapInstruction, type AmmV4MarketKeys } from './amm/swap-instruction.js';
 import { clmmPoolSwapInstruction } from './clmm/swap-instruction.js';
@@ -47,14 +48,14 @@ export interface SwapLeg {
   tokenAccountB: string;
 }
 
-/** The swap instruction of `leg`. Throws RangeError when the pool lacks what its kind needs. */
+/** The swap instruction of `leg`. Throws TpError ArgumentInvalid when the pool lacks what its kind needs. */
 export function swapInstructionFor(leg: SwapLeg): InstructionInput {
   const { pool: swapPool, aToB } = leg;
   const pool = swapPool.state.pool;
   switch (pool.dex) {
     case Dex.Amm: {
       const keys = swapPool.ammKeys;
-      if (keys === undefined) throw new RangeError('a dexa_amm swap needs the pool\'s AmmInfo keys');
+      if (keys === undefined) throw invalidArgument('leg.pool.ammKeys', null, "a dexa_amm swap needs the pool's AmmInfo keys");
       return ammV4SwapInstruction({
         keys,
         owner: leg.owner,
@@ -93,7 +94,7 @@ export function swapInstructionFor(leg: SwapLeg): InstructionInput {
         otherAmountThreshold: leg.otherAmountThreshold,
       });
     case Dex.Dlmm: {
-      if (!('oracle' in pool)) throw new RangeError('a dexb_dlmm swap needs the pair decoded as an LbPair (its oracle)');
+      if (!('oracle' in pool)) throw invalidArgument('leg.pool.state.pool', pool.address ?? null, 'a dexb_dlmm swap needs the pair decoded as an LbPair (its oracle)');
       return dlmmPoolSwapInstruction({
         programId: swapPool.programId,
         pool: pool as DlmmLbPair,

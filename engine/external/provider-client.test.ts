@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../errors.js';
 import { providerNameOf } from './external-config.js';
 import { ProviderClient, retryAfterMs } from './provider-client.js';
 import { USDC, WSOL } from './testing/fake-provider.js';
@@ -29,6 +30,14 @@ describe('ProviderClient.pathFor', () => {
     expect(path).not.toContain('secret');
     await client.close();
     await client.close();
+  });
+});
+
+describe('ProviderClient options', () => {
+  it('refuses a quote URL that is not http(s), naming it without its query', () => {
+    expect(() => new ProviderClient({ quoteUrl: 'ftp://provider.example/quote?apiKey=secret', timeoutMs: 100 })).toThrow(
+      expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'quoteUrl', value: 'ftp:' }, message: 'quoteUrl is not an http(s) URL: ftp://provider.example' }),
+    );
   });
 });
 

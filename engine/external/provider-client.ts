@@ -12,6 +12,7 @@
  */
 import { Pool } from 'undici';
 
+import { invalidArgument } from '../errors.js';
 import { NO_ROUTE_ERROR_CODES, ProviderResponseError, parseErrorBody, parseQuoteResponse, type ProviderQuote } from './provider-response.js';
 
 /** How a poll ended; `outcome` is also the `outcome` label of `external_quotes_requests_total`. */
@@ -106,7 +107,7 @@ export class ProviderClient {
 
   constructor(options: ProviderClientOptions) {
     const url = new URL(options.quoteUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`not an http(s) URL: ${url.origin}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidArgument('quoteUrl', url.protocol, `quoteUrl is not an http(s) URL: ${url.protocol}//${url.host}`);
     this.timeoutMs = options.timeoutMs;
     this.defaultRetryAfterMs = options.defaultRetryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
     this.maxRetryAfterMs = options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS;

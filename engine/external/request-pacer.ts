@@ -5,6 +5,7 @@
  * exact time of the next token (to sleep until then), and no burst: a provider's limit is "N per
  * second", and a 2 × burst would exceed it in the first second.
  */
+import { invalidArgument } from '../errors.js';
 export class RequestPacer {
   readonly rps: number;
   readonly burst: number;
@@ -12,10 +13,10 @@ export class RequestPacer {
   private at: number;
 
   constructor(rps: number, options: { burst?: number; now?: number } = {}) {
-    if (!Number.isFinite(rps) || rps <= 0) throw new RangeError(`rate limit rps must be > 0, got ${rps}`);
+    if (!Number.isFinite(rps) || rps <= 0) throw invalidArgument('rps', rps, `rate limit rps must be > 0, got ${rps}`);
     this.rps = rps;
     this.burst = options.burst ?? 1;
-    if (!(this.burst >= 1)) throw new RangeError(`burst must be >= 1, got ${this.burst}`);
+    if (!(this.burst >= 1)) throw invalidArgument('burst', this.burst, `burst must be >= 1, got ${this.burst}`);
     this.tokens = this.burst;
     this.at = options.now ?? performance.now();
   }

@@ -2,10 +2,13 @@ import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 
 import { SYSVAR_INSTRUCTIONS_ID, TOKEN_PROGRAM_ID } from '../chain/index.js';
+import { ErrorCode } from '../errors.js';
 import {
   FLASH_BORROW_DISCRIMINATOR,
   FLASH_REPAY_DISCRIMINATOR,
   KLEND_PROGRAM_ID,
+  RESERVE_ACCOUNT_SIZE,
+  decodeReserve,
   feeSfOfBps,
   flashBorrowInstruction,
   flashLoanFee,
@@ -56,7 +59,7 @@ describe('klend flash loan instructions', () => {
       [TOKEN_PROGRAM_ID, false, false],
     ];
     for (const ix of [borrow, repay]) expect(ix.accounts.map((a) => [a.pubkey, a.isSigner, a.isWritable])).toEqual(expected);
-    expect(() => flashRepayInstruction(reserve, user, account, 1n, 256)).toThrow(RangeError);
+    expect(() => flashRepayInstruction(reserve, user, account, 1n, 256)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'borrowIndex', value: 256 } }));
   });
 
   it('charges the reserve fee of spec 03 (0.05 %), rounded, at least one atom', () => {
@@ -65,5 +68,14 @@ describe('klend flash loan instructions', () => {
     expect(flashLoanFee(3_001n, feeSfOfBps(5))).toBe(2n); // 1.5005 rounds to 2
     expect(flashLoanFee(2_999n, feeSfOfBps(5))).toBe(1n); // 1.4995 rounds to 1
     expect(flashLoanFee(123n, 0n)).toBe(0n);
+  });
+});
+
+describe('decodeReserve', () => {
+  it('refuses bytes that are not a Reserve account, with the code and what was wrong', () => {
+    expect(() => decodeReserve(new Uint8Array(100))).toThrow(
+      expect.objectContaining({ code: ErrorCode.AccountSize, context: { account: 'Reserve', expected: RESERVE_ACCOUNT_SIZE, actual: 100 } }),
+    );
+    expect(() => decodeReserve(new Uint8Array(RESERVE_ACCOUNT_SIZE))).toThrow(expect.objectContaining({ code: ErrorCode.AccountDiscriminator, context: { account: 'Reserve' } }));
   });
 });

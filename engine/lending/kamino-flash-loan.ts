@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import { SYSVAR_INSTRUCTIONS_ID, TOKEN_PROGRAM_ID, base58, findProgramAddress, type InstructionInput } from '../chain/index.js';
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 
 /**
  * Flash loans of Kamino Lending (klend, program `KLend2g3cP87fffoy8q1mQqGKjrxjC8boSyAYavgmjD`):
@@ -99,10 +100,16 @@ export interface DecodedReserve {
   feeSf: bigint;
 }
 
-/** The fields of a Reserve account a flash loan needs. RangeError when it is not one. */
+/** The fields of a Reserve account a flash loan needs. TpError AccountSize or AccountDiscriminator when it is not one. */
 export function decodeReserve(data: Uint8Array): DecodedReserve {
-  if (data.length < RESERVE_ACCOUNT_SIZE) throw new RangeError(`a Reserve account is ${RESERVE_ACCOUNT_SIZE} bytes; got ${data.length}`);
-  for (let i = 0; i < 8; i++) if (data[i] !== RESERVE_DISCRIMINATOR[i]) throw new RangeError('not a klend Reserve account (discriminator)');
+  if (data.length < RESERVE_ACCOUNT_SIZE) {
+    throw new TpError(ErrorCode.AccountSize, `a Reserve account is ${RESERVE_ACCOUNT_SIZE} bytes; got ${data.length}`, {
+      context: { account: 'Reserve', expected: RESERVE_ACCOUNT_SIZE, actual: data.length },
+    });
+  }
+  for (let i = 0; i < 8; i++) {
+    if (data[i] !== RESERVE_DISCRIMINATOR[i]) throw new TpError(ErrorCode.AccountDiscriminator, 'not a klend Reserve account (discriminator)', { context: { account: 'Reserve' } });
+  }
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   return {
     lendingMarket: base58.encodeAt(data, ReserveOffset.lendingMarket, 32),
@@ -162,7 +169,7 @@ export function flashBorrowInstruction(reserve: FlashLoanReserve, user: string, 
 
 /** `borrowIndex`: the position of the borrow among the transaction's instructions. */
 export function flashRepayInstruction(reserve: FlashLoanReserve, user: string, userTokenAccount: string, amount: bigint, borrowIndex: number): InstructionInput {
-  if (!Number.isInteger(borrowIndex) || borrowIndex < 0 || borrowIndex > 255) throw new RangeError(`borrow instruction index ${borrowIndex} is not a u8`);
+  if (!Number.isInteger(borrowIndex) || borrowIndex < 0 || borrowIndex > 255) throw invalidArgument('borrowIndex', borrowIndex, `borrow instruction index ${borrowIndex} is not a u8`);
   const data = new Uint8Array(17);
   data.set(FLASH_REPAY_DISCRIMINATOR, 0);
   data.set(u64(amount), 8);

@@ -26,3 +26,4 @@ export { bindAsIs, closeServer, listenOn, requestTarget, type BindPort } from '.
 export { LogThrottle } from './log-throttle.js';
 export { applyHttpLimits, createLimitedServer, type HttpServerLimits } from './http-limits.js';
 export { OutcomeWindow, judgeOutcomes, type HealthThresholds, type OutcomeCounts, type WindowedOutcomes } from './outcome-window.js';
+export { PreboundCounter, PreboundCounterChild, PreboundHistogram, PreboundHistogramChild } from './prebound-metrics.js';

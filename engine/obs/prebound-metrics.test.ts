@@ -1,6 +1,7 @@
 import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../errors.js';
 import { LATENCY_SECONDS_BUCKETS } from './buckets.js';
 import { PreboundCounter, PreboundHistogram } from './prebound-metrics.js';
 
@@ -33,6 +34,8 @@ describe('prebound metrics', () => {
     c1.labels('getSlot', 'ws').inc();
     c2.labels('getSlot', 'ws').inc();
     expect((await ours.metrics()).match(/^t_calls_total\{method="getSlot",transport="ws"\} \d+$/m)?.[0]).toBe('t_calls_total{method="getSlot",transport="ws"} 1');
-    expect(() => h1.labels('x', 'y').observe(Number.NaN)).toThrow(TypeError);
+    expect(() => h2.labels('x', 'y').observe(Number.NaN)).toThrow(TypeError);
+    expect(() => h1.labels('x', 'y').observe(Number.NaN)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'value', value: 'NaN' } }));
+    expect(() => h1.labels('x')).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'values', value: 1 } }));
   });
 });

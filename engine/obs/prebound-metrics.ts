@@ -8,6 +8,7 @@
  * names, label order, buckets (`le` first), `_sum` and `_count`.
  */
 import type { Registry } from 'prom-client';
+import { invalidArgument } from '../errors.js';
 
 type MetricValue = { labels: Record<string, string | number>; sharedLabels?: Record<string, string>; value: number; metricName?: string };
 
@@ -29,7 +30,7 @@ abstract class PreboundMetric<Child extends { zero(): void }, L extends string> 
     const key = values.join('\u0000');
     let entry = this.children.get(key);
     if (entry === undefined) {
-      if (values.length !== this.labelNames.length) throw new RangeError(`${this.name} takes ${this.labelNames.length} label values, got ${values.length}`);
+      if (values.length !== this.labelNames.length) throw invalidArgument('values', values.length, `${this.name} takes ${this.labelNames.length} label values, got ${values.length}`);
       const labels = {} as Record<L, string>;
       this.labelNames.forEach((n, i) => (labels[n] = values[i]!));
       entry = { labels, child: this.makeChild() };
@@ -84,7 +85,7 @@ export class PreboundHistogramChild {
   }
 
   observe(value: number): void {
-    if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
+    if (!Number.isFinite(value)) throw invalidArgument('value', String(value), `Value is not a valid number: ${value}`);
     const bounds = this.bounds;
     let i = 0;
     while (i < bounds.length && value > bounds[i]!) i++;

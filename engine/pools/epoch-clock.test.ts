@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { EpochInfo } from '../rpc/index.js';
+import { ErrorCode } from '../errors.js';
 import { EpochClock } from './epoch-clock.js';
 
 /** getEpochInfo answers the test releases one by one. */
@@ -66,5 +67,9 @@ describe('EpochClock', () => {
     now = 30;
     expect(await clock.current()).toBe(7n);
     expect(clock.stats.calls).toBe(1);
+  });
+
+  it('refuses a maxAgeMs above staleLimitMs, naming it', () => {
+    expect(() => new EpochClock({ getEpochInfo: pendingReads().read, maxAgeMs: 1000, staleLimitMs: 10 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'maxAgeMs', value: 1000 } }));
   });
 });

@@ -8,6 +8,7 @@
  * none, the call rejects with the RPC failure.
  */
 import type { EpochInfo } from '../rpc/index.js';
+import { invalidArgument } from '../errors.js';
 
 /** Where the current epoch comes from (RpcPoolLoader's `epochs`). */
 export interface EpochSource {
@@ -52,7 +53,9 @@ export class EpochClock implements EpochSource {
     this.refreshAheadMs = Math.min(options.refreshAheadMs ?? this.maxAgeMs / 3, this.maxAgeMs);
     this.staleLimitMs = options.staleLimitMs ?? 600_000;
     this.now = options.now ?? (() => performance.now());
-    if (!(this.maxAgeMs >= 0) || !(this.staleLimitMs >= this.maxAgeMs)) throw new RangeError('EpochClock: need 0 <= maxAgeMs <= staleLimitMs');
+    if (!(this.maxAgeMs >= 0) || !(this.staleLimitMs >= this.maxAgeMs)) {
+      throw invalidArgument('maxAgeMs', this.maxAgeMs, `EpochClock: need 0 <= maxAgeMs <= staleLimitMs, got ${this.maxAgeMs} and ${this.staleLimitMs}`);
+    }
   }
 
   /** The last getEpochInfo answer, if any. */

@@ -45,7 +45,6 @@
 import { hash } from 'node:crypto';
 
 import { compactBinArray, compactTickArray } from '../dex/index.js';
-import { ErrorCode, isTpError } from '../errors.js';
 import {
   DEFAULT_ARRAYS_EACH_SIDE,
   Dex,
@@ -66,6 +65,7 @@ import {
 } from '../dex/index.js';
 import type { AccountReader } from '../rpc/index.js';
 import type { AccountData } from '../rpc/index.js';
+import { ErrorCode, TpError, isTpError, invalidArgument } from '../errors.js';
 import type { EpochSource } from './epoch-clock.js';
 import type { LoadedPool, PoolLoader, PoolLoadFailure, PoolLoadResult } from './types.js';
 import { abortable } from '../rpc/index.js';
@@ -211,7 +211,7 @@ export class RpcPoolLoader implements PoolLoader {
     this.registry = options.registry;
     this.arraysEachSide = options.arraysEachSide ?? DEFAULT_ARRAYS_EACH_SIDE;
     if (!Number.isInteger(this.arraysEachSide) || this.arraysEachSide < 0 || this.arraysEachSide > 64) {
-      throw new RangeError(`arraysEachSide must be 0..64, got ${this.arraysEachSide}`);
+      throw invalidArgument('arraysEachSide', this.arraysEachSide, `arraysEachSide must be 0..64, got ${this.arraysEachSide}`);
     }
     this.readReserves = options.readReserves ?? true;
     this.clock = options.clock;
@@ -260,7 +260,7 @@ export class RpcPoolLoader implements PoolLoader {
       this.readMints && this.epochs !== undefined
         ? this.epochs.current().then(
             (e) => e,
-            (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+            (err: unknown) => asError(err),
           )
         : undefined;
 
@@ -389,7 +389,7 @@ export class RpcPoolLoader implements PoolLoader {
     try {
       mint = decodeMint(read.owner, read.data, address);
     } catch (err) {
-      mint = err instanceof Error ? err : new Error(String(err));
+      mint = asError(err);
     }
     if (this.mintDecodes.size >= MAX_REMEMBERED_MINTS) this.mintDecodes.clear();
     this.mintDecodes.set(address, { digest, mint });
@@ -584,10 +584,15 @@ function failure(address: string, reason: PoolLoadFailure['reason'], message: st
   return { ok: false, error: { address, reason, message } };
 }
 
+/** `err` when it is an Error; a thrown value that is not one becomes TpError(Internal) with it as the cause. */
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new TpError(ErrorCode.Internal, `non-Error thrown: ${String(err)}`, { cause: err });
+}
+
 function settle(promise: Promise<AccountData | null>): Promise<Read> {
   return promise.then(
     (account) => account,
-    (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    (err: unknown) => asError(err),
   );
 }
 

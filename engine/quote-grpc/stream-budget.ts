@@ -14,6 +14,7 @@
  * keeps the work of a client spread over time instead of done in lumps. A leaf: no I/O.
  */
 import { performance } from 'node:perf_hooks';
+import { invalidArgument } from '../errors.js';
 
 /**
  * Default quotes a second per client: see README "Limits" for what it allows. A pair quoted afresh
@@ -33,7 +34,7 @@ export class QuoteBudget {
   private at: number;
 
   constructor(perSecond: number, now: () => number = performance.now.bind(performance), burst = Math.max(1, perSecond * BUDGET_BURST_SECONDS)) {
-    if (!Number.isFinite(perSecond) || perSecond <= 0) throw new RangeError(`quote budget must be > 0 a second, got ${perSecond}`);
+    if (!Number.isFinite(perSecond) || perSecond <= 0) throw invalidArgument('perSecond', perSecond, `quote budget must be > 0 a second, got ${perSecond}`);
     this.perSecond = perSecond;
     this.burst = burst;
     this.now = now;

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PoolCache } from '../cache/index.js';
 import { createQuoteMetrics } from '../obs/quote-metrics.js';
 import { heapProfileResponse } from '../common/index.js';
+import { ErrorCode } from '../errors.js';
 import { PoolDirectory } from './pool-directory.js';
 import { PoolUpdateHandler } from './pool-update-handler.js';
 import { manualSimulator, storePool } from './testing.js';
@@ -40,7 +41,7 @@ describe('PoolDirectory', () => {
     expect(directory.get(views[0]!.address)).toBeUndefined();
     const pairsLeft = [1, 2].map((i) => directory.poolsForPair(views[i]!.pool.tokenA, views[i]!.pool.tokenB));
     expect(pairsLeft.every((p) => p.length >= 1)).toBe(true);
-    expect(() => new PoolDirectory({ maxPools: 0 })).toThrow(RangeError);
+    expect(() => new PoolDirectory({ maxPools: 0 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'maxPools', value: 0 } }));
   });
 });
 

@@ -10,6 +10,7 @@
  */
 import type { PoolCache } from '../cache/index.js';
 import type { Dex } from '../dex/index.js';
+import { invalidArgument } from '../errors.js';
 
 export interface PoolIdentity {
   address: string;
@@ -35,7 +36,7 @@ export class PoolDirectory {
 
   constructor(options: { maxPools?: number } = {}) {
     const max = options.maxPools ?? DEFAULT_DIRECTORY_MAX_POOLS;
-    if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxPools must be a positive integer, got ${max}`);
+    if (!Number.isInteger(max) || max < 1) throw invalidArgument('maxPools', max, `maxPools must be a positive integer, got ${max}`);
     this.maxPools = max;
   }
 

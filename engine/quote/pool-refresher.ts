@@ -14,6 +14,7 @@ import type { PoolCache } from '../cache/index.js';
 import type { UpsertOutcome } from '../cache/index.js';
 import type { Logger } from '../obs/index.js';
 import type { LoadedPool, PoolLoader } from '../pools/index.js';
+import { invalidArgument } from '../errors.js';
 
 /** Pools per load() call: one getMultipleAccounts round of pool accounts. */
 const CHUNK = 100;
@@ -51,7 +52,7 @@ export class PoolRefresher {
   rounds = 0;
 
   constructor(private readonly options: PoolRefresherOptions) {
-    if (!(options.intervalMs > 0)) throw new RangeError(`intervalMs must be > 0, got ${options.intervalMs}`);
+    if (!(options.intervalMs > 0)) throw invalidArgument('intervalMs', options.intervalMs, `intervalMs must be > 0, got ${options.intervalMs}`);
   }
 
   /** Runs a first round now and then one every interval; resolves when the first round is done. */

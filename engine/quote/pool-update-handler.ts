@@ -19,6 +19,7 @@ import { isPubkey } from '../chain/index.js';
 import { DEX_KINDS, Dex, createDecoderRegistry, withAmmReserves, type DecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
 import type { QuoteMetrics } from '../obs/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 import type { PoolDirectory, PoolIdentity } from './pool-directory.js';
 
 export interface PoolUpdateHandlerOptions {
@@ -38,23 +39,28 @@ export type PoolUpdateOutcome = UpsertOutcome | 'parse_error' | 'cache_disabled'
 const U64_DECIMAL = /^(0|[1-9][0-9]{0,19})$/;
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 
-class EventIssue extends Error {}
+/** A field of a pool state update event that is not what the format says: MessageInvalid naming it. */
+class EventIssue extends TpError<typeof ErrorCode.MessageInvalid> {
+  constructor(field: string, problem: string) {
+    super(ErrorCode.MessageInvalid, `${field} ${problem}`, { context: { path: field } });
+  }
+}
 
 function u64(value: unknown, field: string, optional = false): bigint | undefined {
   if (value === undefined && optional) return undefined;
-  if (typeof value !== 'string' || !U64_DECIMAL.test(value)) throw new EventIssue(`${field} is not a u64 decimal string`);
+  if (typeof value !== 'string' || !U64_DECIMAL.test(value)) throw new EventIssue(field, 'is not a u64 decimal string');
   const n = BigInt(value);
-  if (n > U64_MAX) throw new EventIssue(`${field} is outside u64`);
+  if (n > U64_MAX) throw new EventIssue(field, 'is outside u64');
   return n;
 }
 
 function record(value: unknown, field: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new EventIssue(`${field} is not an object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new EventIssue(field, 'is not an object');
   return value as Record<string, unknown>;
 }
 
 function pubkey(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !isPubkey(value)) throw new EventIssue(`${field} is not a base58 public key`);
+  if (typeof value !== 'string' || !isPubkey(value)) throw new EventIssue(field, 'is not a base58 public key');
   return value;
 }
 
@@ -138,7 +144,7 @@ export class PoolUpdateHandler {
     const pool = record(event.pool, 'pool');
     const state = record(event.state, 'state');
     const dex = pool.dex;
-    if (typeof dex !== 'string' || !(DEX_KINDS as readonly string[]).includes(dex)) throw new EventIssue('pool.dex is not a known DEX');
+    if (typeof dex !== 'string' || !(DEX_KINDS as readonly string[]).includes(dex)) throw new EventIssue('pool.dex', 'is not a known DEX');
     const update: PoolStateUpdate = {
       address: pubkey(pool.address, 'pool.address'),
       dex,
@@ -157,7 +163,7 @@ export class PoolUpdateHandler {
       update.feeDenominator = feeDenominator;
     }
     if (state.rawData !== undefined) {
-      if (typeof state.rawData !== 'string') throw new EventIssue('state.rawData is not a base64 string');
+      if (typeof state.rawData !== 'string') throw new EventIssue('state.rawData', 'is not a base64 string');
       const bytes = Buffer.from(state.rawData, 'base64');
       try {
         const decoded = this.registry.decodeAccount(this.registry.programIdByDex[dex as Dex], bytes, update.address);

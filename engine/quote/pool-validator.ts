@@ -18,6 +18,7 @@ import type { PoolCache } from '../cache/index.js';
 import { poolStateOfLoaded } from '../cache/index.js';
 import type { Logger, QuoteMetrics } from '../obs/index.js';
 import type { LoadedPool, PoolLoader } from '../pools/index.js';
+import { invalidArgument } from '../errors.js';
 
 export const DEFAULT_VALIDATION_SAMPLE_SIZE = 16;
 
@@ -65,8 +66,8 @@ export class PoolValidator {
   constructor(options: PoolValidatorOptions) {
     this.options = options;
     this.sampleSize = options.sampleSize ?? DEFAULT_VALIDATION_SAMPLE_SIZE;
-    if (!(options.intervalMs > 0)) throw new RangeError(`validate interval must be > 0 ms, got ${options.intervalMs}`);
-    if (!Number.isInteger(this.sampleSize) || this.sampleSize < 1) throw new RangeError(`validation sample size must be an integer >= 1, got ${this.sampleSize}`);
+    if (!(options.intervalMs > 0)) throw invalidArgument('intervalMs', options.intervalMs, `validate interval must be > 0 ms, got ${options.intervalMs}`);
+    if (!Number.isInteger(this.sampleSize) || this.sampleSize < 1) throw invalidArgument('sampleSize', this.sampleSize, `validation sample size must be an integer >= 1, got ${this.sampleSize}`);
   }
 
   /** Runs a round every `intervalMs` (the timer does not keep the process alive). */

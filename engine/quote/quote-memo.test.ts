@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PoolCache, type PoolStateUpdate } from '../cache/index.js';
 import { Dex, SwapMode, type AmmPool } from '../dex/index.js';
 import { Prng } from '../dex/testing/prng.js';
-import { TpError } from '../errors.js';
+import { ErrorCode, TpError } from '../errors.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { quoteFromCache } from './cache-quoter.js';
 import { QuoteErrorCode, isQuoteError } from './errors.js';
@@ -269,7 +269,7 @@ describe('QuoteMemo', () => {
     }
     expect(off.size).toBe(0);
     expect(memoQuote(bounded, WSOL_MINT, USDC_MINT, 10n * SOL_IN)).toBe(memoQuote(bounded, WSOL_MINT, USDC_MINT, 10n * SOL_IN));
-    expect(() => new QuoteMemo(cache, { maxEntries: -1 })).toThrow(RangeError);
+    expect(() => new QuoteMemo(cache, { maxEntries: -1 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'maxEntries', value: -1 } }));
   });
 
   it('gives the answers of quoteFromCache on random sequences of updates, clock steps, evictions and quotes', () => {

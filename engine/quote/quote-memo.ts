@@ -41,6 +41,7 @@
  */
 import { type PoolCache, NO_ID } from '../cache/index.js';
 import { SwapMode } from '../dex/index.js';
+import { invalidArgument } from '../errors.js';
 import { CacheRouteSearch, type RouteStanding } from './cache-route-search.js';
 import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote, type QuoteBodyParts } from './quote-answer.js';
 import { routeBodyParts } from './answer-json.js';
@@ -121,7 +122,7 @@ export class QuoteMemo {
 
   constructor(cache: PoolCache, options: QuoteMemoOptions = {}) {
     const max = options.maxEntries ?? DEFAULT_QUOTE_MEMO_ENTRIES;
-    if (!Number.isInteger(max) || max < 0) throw new RangeError(`quote memo maxEntries must be an integer >= 0, got ${max}`);
+    if (!Number.isInteger(max) || max < 0) throw invalidArgument('maxEntries', max, `quote memo maxEntries must be an integer >= 0, got ${max}`);
     this.cache = cache;
     this.search = new CacheRouteSearch(cache, options.intermediateMints ?? DEFAULT_INTERMEDIATE_MINTS);
     this.maxEntries = max;

@@ -1,5 +1,5 @@
 import type { EndpointSet } from './endpoint-set.js';
-import type { PreboundCounterChild, PreboundHistogramChild } from '../obs/prebound-metrics.js';
+import type { PreboundCounterChild, PreboundHistogramChild } from '../obs/index.js';
 import { arrayItems, member, objectMembers, replyKind } from './json-scan.js';
 import type { RpcCall } from './json-rpc-request.js';
 import { JsonRpcErrorCode, errorReply, httpStatusOf, type ProxyErrorData } from './proxy-errors.js';

@@ -1,4 +1,5 @@
 import type { Logger } from '../obs/index.js';
+import { invalidArgument } from '../errors.js';
 import { EndpointState, type UpstreamEndpoint } from './upstream-endpoint.js';
 
 /**
@@ -19,7 +20,7 @@ export class EndpointSet {
     endpoints: readonly UpstreamEndpoint[],
     private readonly options: { failureThreshold: number; logger?: Logger },
   ) {
-    if (endpoints.length === 0) throw new RangeError('EndpointSet needs at least one endpoint');
+    if (endpoints.length === 0) throw invalidArgument('endpoints', 0, 'EndpointSet needs at least one endpoint');
     this.list = endpoints;
   }
 

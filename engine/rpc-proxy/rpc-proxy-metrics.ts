@@ -7,8 +7,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-import { LATENCY_SECONDS_BUCKETS, createMetricsRegistry, type MetricsRegistryOptions } from '../obs/index.js';
-import { PreboundCounter, PreboundHistogram } from '../obs/prebound-metrics.js';
+import { LATENCY_SECONDS_BUCKETS, PreboundCounter, PreboundHistogram, createMetricsRegistry, type MetricsRegistryOptions } from '../obs/index.js';
 
 export const RPC_PROXY_METRIC_NAMES = {
   calls: 'rpc_proxy_calls_total',

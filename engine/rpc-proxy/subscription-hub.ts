@@ -1,5 +1,6 @@
 import { Backoff } from '../common/index.js';
 import type { Logger } from '../obs/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 import type { EndpointSet } from './endpoint-set.js';
 import type { RpcCall } from './json-rpc-request.js';
 import { JsonRpcErrorCode, errorReply } from './proxy-errors.js';
@@ -75,7 +76,7 @@ class UpstreamSub {
     subscribe: Promise<CallAnswer>,
   ) {
     this.confirmed = subscribe.then((answer) => {
-      if ('error' in answer) throw new Rejected(answer.error);
+      if ('error' in answer) throw new Rejected(answer.error, conn.endpoint.name, method);
       const id = Number(answer.result.toString('latin1'));
       if (!Number.isSafeInteger(id) || id < 0) throw connectionLost(`${conn.endpoint.name}: ${method} answered a subscription id that is not a number`);
       this.upstreamId = id;
@@ -83,10 +84,14 @@ class UpstreamSub {
   }
 }
 
-/** The node refused the subscription: its JSON-RPC error, raw. */
-class Rejected extends Error {
-  constructor(readonly error: Buffer) {
-    super('subscription refused');
+/** The node refused the subscription: RpcFailed (kind rpc) carrying its JSON-RPC error, raw, to pass on as it is. */
+class Rejected extends TpError<typeof ErrorCode.RpcFailed> {
+  constructor(
+    readonly error: Buffer,
+    endpoint: string,
+    method: string,
+  ) {
+    super(ErrorCode.RpcFailed, `${endpoint}: ${method} refused by the node`, { context: { kind: 'rpc', endpoint, method } });
   }
 }
 

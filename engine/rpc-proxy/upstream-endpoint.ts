@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool, type Dispatcher } from 'undici';
 
 import { basicAuthHeader } from '../rpc/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 import { DeadlineQueue, type Deadline } from './deadline-queue.js';
 
 /**
@@ -85,7 +86,7 @@ class Attempt implements Dispatcher.DispatchHandler, Deadline {
   onConnect(abort: (err?: Error) => void): void {
     // The deadline passed while the request waited for a connection: abort before it is written.
     if (this.settled) {
-      abort(new Error('deadline passed while queued'));
+      abort(new TpError(ErrorCode.Deadline, 'deadline passed while queued'));
       return;
     }
     this.abort = abort;
@@ -140,7 +141,7 @@ class Attempt implements Dispatcher.DispatchHandler, Deadline {
     this.settled = true;
     this.finish({ ok: false, kind: 'timeout', sent: this.sent, message: `no answer within ${this.deadlines.lengthMs} ms`, ms: performance.now() - this.started0 });
     // Frees the connection (an answer may still be coming on it); a queued request is aborted in onConnect.
-    this.abort?.(new Error('timeout'));
+    this.abort?.(new TpError(ErrorCode.Deadline, `no answer within ${this.deadlines.lengthMs} ms`));
   }
 
   private finish(result: UpstreamResult): void {

@@ -100,7 +100,7 @@ describe('AccountFetcher over the simulator JSON-RPC', () => {
     expect(got.every((g) => g === null)).toBe(true);
     const sizes = keysPerCall(fx).map((k) => k.length);
     expect(sizes).toEqual([100, 100, 50]);
-    expect(() => new AccountFetcher(client, { batchSize: 101 })).toThrow(RangeError);
+    expect(() => new AccountFetcher(client, { batchSize: 101 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'batchSize', value: 101 } }));
   });
 
   it('rejects every waiter of a failed batch with the RPC error code, then recovers', async () => {

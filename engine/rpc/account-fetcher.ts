@@ -1,3 +1,4 @@
+import { invalidArgument } from '../errors.js';
 import { MAX_KEYS_PER_CALL, type AccountData, type MultipleAccountsResult } from './rpc-client.js';
 import { fetchQueueFull } from './rpc-errors.js';
 import { abortable } from './abortable.js';
@@ -113,7 +114,7 @@ export class AccountFetcher implements AccountReader {
   ) {
     const batchSize = options.batchSize ?? MAX_KEYS_PER_CALL;
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_KEYS_PER_CALL) {
-      throw new RangeError(`batchSize must be 1..${MAX_KEYS_PER_CALL}, got ${batchSize}`);
+      throw invalidArgument('batchSize', batchSize, `batchSize must be 1..${MAX_KEYS_PER_CALL}, got ${batchSize}`);
     }
     this.batchSize = batchSize;
     this.maxDelayMs = Math.max(0, options.maxDelayMs ?? 0);

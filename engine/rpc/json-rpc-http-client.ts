@@ -1,4 +1,5 @@
 import { maskSecretsInText } from '../secret-mask.js';
+import { invalidArgument } from '../errors.js';
 import { rpcFailure, type RpcFailure } from './rpc-errors.js';
 import { failsOver, openRpcEndpoint, type RpcEndpoint } from './rpc-endpoint.js';
 
@@ -69,7 +70,7 @@ export class JsonRpcHttpClient {
 
   constructor(options: JsonRpcHttpClientOptions) {
     const urls = options.urls ?? (options.url === undefined ? [] : [options.url]);
-    if (urls.length === 0) throw new RangeError('a JSON-RPC client needs at least one endpoint');
+    if (urls.length === 0) throw invalidArgument('urls', 0, 'a JSON-RPC client needs at least one endpoint');
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.spread = options.spread === true;
     const headers = options.headers === undefined ? {} : { headers: options.headers };

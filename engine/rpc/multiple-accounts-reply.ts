@@ -15,6 +15,7 @@
  * not JSON) gives `undefined`, and the caller parses the text instead, which answers with the
  * right result or the typed error. So the byte path never decides that a reply is bad.
  */
+import { ErrorCode, TpError } from '../errors.js';
 import type { AccountData, MultipleAccountsResult } from './rpc-client.js';
 
 const QUOTE = 0x22;
@@ -31,9 +32,8 @@ const U64_MAX = 0xffff_ffff_ffff_ffffn;
 /** Nesting of unknown values the walk skips over. */
 const MAX_SKIP_DEPTH = 64;
 
-/** Thrown inside the walk when the reply is not the shape it takes; caught at the top. */
-class NotTaken extends Error {}
-const NOT_TAKEN = new NotTaken('not the expected getMultipleAccounts shape');
+/** Thrown inside the walk when the reply is not the shape it takes; caught at the top (made once: identity, not a stack, is what counts). */
+const NOT_TAKEN = new TpError(ErrorCode.EntryMalformed, 'not the expected getMultipleAccounts shape', { context: { record: 'getMultipleAccounts reply' } });
 
 /** A cursor over the reply's bytes. Every method throws NOT_TAKEN rather than guess. */
 class Walk {

@@ -35,8 +35,20 @@ describe('RpcClient.getMultipleAccounts against the simulator JSON-RPC', () => {
   it('refuses more than 100 keys', async () => {
     const client = new RpcClient({ endpoints: [fx.httpUrl] });
     const keys = Array.from({ length: 101 }, (_, i) => testAddress(i));
-    await expect(client.getMultipleAccounts(keys)).rejects.toThrow(RangeError);
+    await expect(client.getMultipleAccounts(keys)).rejects.toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'addresses', value: keys.length } }));
     expect(fx.posts).toHaveLength(0);
+  });
+
+  it('refuses no endpoint, and an endpoint that is not http(s) without showing its password', () => {
+    expect(() => new RpcClient({ endpoints: [] })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'endpoints', value: 0 } }));
+    let err: unknown;
+    try {
+      new RpcClient({ endpoints: ['ftp://user:hunter2@node.example/'] });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: ErrorCode.ArgumentInvalid, context: { argument: 'url' } });
+    expect(JSON.stringify(err) + (err as Error).message).not.toContain('hunter2');
   });
 
   it('keeps the JSON-RPC error code and message', async () => {

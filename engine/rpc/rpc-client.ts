@@ -1,4 +1,5 @@
 import type { Commitment } from '../chain/index.js';
+import { invalidArgument } from '../errors.js';
 import { JsonRpcHttpClient } from './json-rpc-http-client.js';
 import { readMultipleAccountsReply } from './multiple-accounts-reply.js';
 import { rpcFailure, type RpcFailure } from './rpc-errors.js';
@@ -85,7 +86,7 @@ export class RpcClient {
   private readonly rpc: JsonRpcHttpClient;
 
   constructor(options: RpcClientOptions) {
-    if (options.endpoints.length === 0) throw new RangeError('RpcClient needs at least one endpoint');
+    if (options.endpoints.length === 0) throw invalidArgument('endpoints', 0, 'RpcClient needs at least one endpoint');
     this.endpoints = [...options.endpoints];
     this.timeoutMs = options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
     this.commitment = options.commitment ?? 'processed';
@@ -108,7 +109,7 @@ export class RpcClient {
    */
   async getMultipleAccounts(addresses: readonly string[], signal?: AbortSignal): Promise<MultipleAccountsResult> {
     if (addresses.length > MAX_KEYS_PER_CALL) {
-      throw new RangeError(`getMultipleAccounts takes at most ${MAX_KEYS_PER_CALL} keys, got ${addresses.length}`);
+      throw invalidArgument('addresses', addresses.length, `getMultipleAccounts takes at most ${MAX_KEYS_PER_CALL} keys, got ${addresses.length}`);
     }
     const method = 'getMultipleAccounts';
     const { endpoint, body } = await this.rpc.callBytes(method, [addresses, { encoding: 'base64', commitment: this.commitment }], signal === undefined ? undefined : { signal });

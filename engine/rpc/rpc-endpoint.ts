@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { ErrorCode, isTpError } from '../errors.js';
+import { ErrorCode, isTpError, type TpError, invalidArgument } from '../errors.js';
 
 import { maskUrl } from '../secret-mask.js';
 
@@ -26,15 +26,20 @@ export interface RpcEndpointOptions {
   headers?: Readonly<Record<string, string>>;
 }
 
-/** Opens `url` (http or https; RangeError naming the masked URL otherwise). */
+/** Opens `url` (http or https; TpError ArgumentInvalid naming the masked URL otherwise). */
+function notHttpUrl(url: string): TpError {
+  const masked = maskUrl(url);
+  return invalidArgument('url', masked, `not an http(s) RPC URL: ${masked}`);
+}
+
 export function openRpcEndpoint(url: string, options: RpcEndpointOptions): RpcEndpoint {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    throw new RangeError(`not an http(s) RPC URL: ${maskUrl(url)}`);
+    throw notHttpUrl(url);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new RangeError(`not an http(s) RPC URL: ${maskUrl(url)}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw notHttpUrl(url);
   return {
     name: maskUrl(url),
     pool: new Pool(u.origin, {

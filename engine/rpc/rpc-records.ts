@@ -2,10 +2,10 @@
  * The records the main thread and the RPC worker exchange (layouts in rpc-ring-layout.ts):
  * encodeRequest / decodeRequest for a getMultipleAccounts call, AnswerEncoder (worker) and
  * AnswerDecoder (main thread) for its answer. Decoding walks the record with an offset and checks
- * every length against what remains: a corrupt record is a RangeError, never an allocation.
+ * every length against what remains: a corrupt record is a TpError EntryMalformed, never an allocation.
  */
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 import type { AccountData } from './rpc-client.js';
-import { ErrorCode, TpError } from '../errors.js';
 import { isRpcFailure, rpcFailure, type RpcFailureKind } from './rpc-errors.js';
 import {
   ACC_DATA_LENGTH,
@@ -73,16 +73,16 @@ function copyOf(bytes: Uint8Array, offset: number, length: number): Uint8Array {
   return copy;
 }
 
-function corrupt(what: string): RangeError {
-  return new RangeError(`corrupt rpc ring record: ${what}`);
+function corrupt(what: string): TpError {
+  return new TpError(ErrorCode.EntryMalformed, `corrupt rpc ring record: ${what}`, { context: { record: 'rpc-ring', problem: what } });
 }
 
 /**
  * Writes the request record of one call into `into`. Returns its length, or -1 when it does not
- * fit in `into`. RangeError for more than 65,535 keys or a key over 65,535 UTF-8 bytes.
+ * fit in `into`. TpError ArgumentInvalid for more than 65,535 keys or a key over 65,535 UTF-8 bytes.
  */
 export function encodeRequest(into: Buffer, callId: number, addresses: readonly string[]): number {
-  if (addresses.length > MAX_U16) throw new RangeError(`a request holds at most ${MAX_U16} keys, got ${addresses.length}`);
+  if (addresses.length > MAX_U16) throw invalidArgument('addresses', addresses.length, `a request holds at most ${MAX_U16} keys, got ${addresses.length}`);
   if (into.length < REQ_HEADER_BYTES) return -1;
   into.writeUInt32LE(callId >>> 0, REQ_CALL_ID);
   into.writeUInt16LE(addresses.length, REQ_COUNT);
@@ -90,7 +90,7 @@ export function encodeRequest(into: Buffer, callId: number, addresses: readonly 
   let pos = REQ_HEADER_BYTES;
   for (const address of addresses) {
     const n = Buffer.byteLength(address, 'utf8');
-    if (n > REQ_MAX_KEY_BYTES) throw new RangeError(`a key is at most ${REQ_MAX_KEY_BYTES} bytes, got ${n}`);
+    if (n > REQ_MAX_KEY_BYTES) throw invalidArgument('addresses', n, `a key is at most ${REQ_MAX_KEY_BYTES} bytes, got ${n}`);
     if (pos + REQ_KEY_LENGTH_BYTES + n > into.length) return -1;
     into.writeUInt16LE(n, pos);
     into.write(address, pos + REQ_KEY_LENGTH_BYTES, n, 'utf8');
@@ -137,7 +137,7 @@ export class AnswerEncoder {
   private scratch: Buffer;
 
   constructor(readonly maxRecordBytes: number) {
-    if (maxRecordBytes < ERR_HEADER_BYTES + 64) throw new RangeError(`answer records need at least ${ERR_HEADER_BYTES + 64} bytes, got ${maxRecordBytes}`);
+    if (maxRecordBytes < ERR_HEADER_BYTES + 64) throw invalidArgument('maxRecordBytes', maxRecordBytes, `answer records need at least ${ERR_HEADER_BYTES + 64} bytes, got ${maxRecordBytes}`);
     this.scratch = Buffer.allocUnsafeSlow(Math.min(maxRecordBytes, 1 << 16));
   }
 
@@ -173,7 +173,7 @@ export class AnswerEncoder {
 
   /** The record of accounts [first, end) of a call of `accounts.length`, last when end is the length. */
   accounts(callId: number, accounts: readonly (AccountData | null)[], first: number, end: number): Uint8Array {
-    if (accounts.length > MAX_U16) throw new RangeError(`an answer holds at most ${MAX_U16} accounts, got ${accounts.length}`);
+    if (accounts.length > MAX_U16) throw invalidArgument('accounts', accounts.length, `an answer holds at most ${MAX_U16} accounts, got ${accounts.length}`);
     let size = ANS_HEADER_BYTES;
     for (let i = first; i < end; i++) size += entryBytes(accounts[i]!);
     const buf = this.room(size);
@@ -241,7 +241,7 @@ export class AnswerEncoder {
 
   /** The scratch, at least `size` bytes (at most maxRecordBytes). */
   private room(size: number): Buffer {
-    if (size > this.maxRecordBytes) throw new RangeError(`answer record of ${size} bytes over the ${this.maxRecordBytes}-byte limit`);
+    if (size > this.maxRecordBytes) throw invalidArgument('size', size, `answer record of ${size} bytes over the ${this.maxRecordBytes}-byte limit`);
     if (this.scratch.length < size) this.scratch = Buffer.allocUnsafeSlow(Math.min(this.maxRecordBytes, Math.max(size, this.scratch.length * 2)));
     return this.scratch;
   }

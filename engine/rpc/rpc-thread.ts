@@ -34,9 +34,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import { byteRingStats, ByteRingReader, ByteRingWriter, createByteRing, type ByteRingStats } from '../threads/index.js';
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 import type { AccountsSource } from './account-fetcher.js';
 import { RpcClient, type AccountData, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
-import { ErrorCode, TpError } from '../errors.js';
 import type { FetchQueueFull } from './rpc-errors.js';
 import { AnswerDecoder, encodeRequest } from './rpc-records.js';
 import { ANSWER_ERROR } from './rpc-ring-layout.js';
@@ -153,7 +153,7 @@ export class RpcThread implements AccountsSource {
     this.requestRingBytes = options.requestRingBytes ?? DEFAULT_REQUEST_RING_BYTES;
     this.answerRingBytes = options.answerRingBytes ?? DEFAULT_ANSWER_RING_BYTES;
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-    if (!Number.isInteger(this.maxInFlight) || this.maxInFlight < 1) throw new RangeError(`maxInFlight must be >= 1, got ${this.maxInFlight}`);
+    if (!Number.isInteger(this.maxInFlight) || this.maxInFlight < 1) throw invalidArgument('maxInFlight', this.maxInFlight, `maxInFlight must be >= 1, got ${this.maxInFlight}`);
     this.filename = options.filename ?? DEFAULT_RPC_WORKER;
     this.session = this.start(); // also checks the ring sizes
     this.scratch = Buffer.allocUnsafeSlow(this.session.requests.maxPayloadBytes);
@@ -175,7 +175,9 @@ export class RpcThread implements AccountsSource {
       return Promise.reject(err);
     }
     if (length < 0) {
-      return Promise.reject(new RangeError(`getMultipleAccounts: a call of ${addresses.length} keys is larger than a request record (${this.scratch.length} bytes)`));
+      return Promise.reject(
+        invalidArgument('addresses', addresses.length, `getMultipleAccounts: a call of ${addresses.length} keys is larger than a request record (${this.scratch.length} bytes)`),
+      );
     }
     if (!s.requests.tryWrite(0, 0, this.scratch.subarray(0, length))) {
       this.ringFull++;
@@ -283,7 +285,7 @@ export class RpcThread implements AccountsSource {
       decoder.header(payload);
       const callId = decoder.callId;
       const call = s.pending.get(callId);
-      if (call === undefined) throw new RangeError(`answer for call ${callId}, which is not pending`);
+      if (call === undefined) throw new TpError(ErrorCode.Internal, `RPC worker answered call ${callId}, which is not pending`, { context: { callId } });
       if (call.abandoned) {
         // Its caller is gone: the answer (the abort, or what came before it) is not read.
         if (decoder.type === ANSWER_ERROR || decoder.last) s.pending.delete(callId);

@@ -124,7 +124,7 @@ describe.skipIf(!built)('WorkerAccountFetcher over the simulator JSON-RPC', () =
     const got = await Promise.all(addrs.map((a) => fetcher.fetch(a)));
     expect(got.every((g) => g === null)).toBe(true);
     expect(keysPerCall(fx).map((k) => k.length)).toEqual([100, 100, 50]);
-    expect(() => new WorkerAccountFetcher(rpc, { filename: RPC_WORKER, batchSize: 101 })).toThrow(RangeError);
+    expect(() => new WorkerAccountFetcher(rpc, { filename: RPC_WORKER, batchSize: 101 })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'batchSize', value: 101 } }));
   });
 
   it('coalesces the same address, queued or in flight, into one key', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encode as base58Encode } from '../chain/base58.js';
 import { Prng } from '../prng.js';
+import { ErrorCode } from '../errors.js';
 import { createKeyTable, KeyTableReader, writeKeyTable } from './key-table.js';
 
 const prng = new Prng(5);
@@ -35,8 +36,8 @@ describe('KeyTable', () => {
   it('refuses more keys than the capacity, and malformed keys, without touching the table', () => {
     const sab = createKeyTable(2);
     const version = writeKeyTable(sab, [keys[0]!]);
-    expect(() => writeKeyTable(sab, keys.slice(0, 3))).toThrow(RangeError);
-    expect(() => writeKeyTable(sab, [new Uint8Array(31)])).toThrow(RangeError);
+    expect(() => writeKeyTable(sab, keys.slice(0, 3))).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'keys', value: 3 } }));
+    expect(() => writeKeyTable(sab, [new Uint8Array(31)])).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'key', value: 31 } }));
     const reader = new KeyTableReader(sab);
     expect(reader.version).toBe(version);
     expect(reader.keys.size).toBe(1);

@@ -10,10 +10,11 @@
 import { KeySet } from '../chain/index.js';
 import { decodePubkey } from '../chain/index.js';
 import { PUBKEY_BYTES } from '../chain/index.js';
+import { invalidArgument } from '../errors.js';
 import { KT_CAPACITY, KT_COUNT, KT_HEADER_BYTES, KT_HEADER_WORDS, KT_VERSION } from './match-layout.js';
 
 export function createKeyTable(capacity: number): SharedArrayBuffer {
-  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`key table capacity must be >= 1, got ${capacity}`);
+  if (!Number.isInteger(capacity) || capacity < 1) throw invalidArgument('capacity', capacity, `key table capacity must be >= 1, got ${capacity}`);
   const sab = new SharedArrayBuffer(KT_HEADER_BYTES + capacity * PUBKEY_BYTES);
   new Int32Array(sab, 0, KT_HEADER_WORDS)[KT_CAPACITY] = capacity;
   return sab;
@@ -21,18 +22,18 @@ export function createKeyTable(capacity: number): SharedArrayBuffer {
 
 function keyBytes(key: string | Uint8Array): Uint8Array {
   if (typeof key === 'string') return decodePubkey(key);
-  if (key.length !== PUBKEY_BYTES) throw new RangeError(`public key must be ${PUBKEY_BYTES} bytes, got ${key.length}`);
+  if (key.length !== PUBKEY_BYTES) throw invalidArgument('key', key.length, `public key must be ${PUBKEY_BYTES} bytes, got ${key.length}`);
   return key;
 }
 
 /**
  * Replaces the table's keys (one writer at a time). Pool id i is keys[i]. Validates every key
- * before touching the table; RangeError when there are more keys than the capacity.
+ * before touching the table; TpError ArgumentInvalid when there are more keys than the capacity.
  */
 export function writeKeyTable(sab: SharedArrayBuffer, keys: readonly (string | Uint8Array)[]): number {
   const header = new Int32Array(sab, 0, KT_HEADER_WORDS);
   const capacity = header[KT_CAPACITY]!;
-  if (keys.length > capacity) throw new RangeError(`${keys.length} keys exceed the key table capacity ${capacity}`);
+  if (keys.length > capacity) throw invalidArgument('keys', keys.length, `${keys.length} keys exceed the key table capacity ${capacity}`);
   const decoded = keys.map(keyBytes);
   const bytes = new Uint8Array(sab, KT_HEADER_BYTES);
   const version = Atomics.load(header, KT_VERSION);

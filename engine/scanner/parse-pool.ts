@@ -20,6 +20,7 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { ByteRingReader, ByteRingWriter, byteRingStats, createByteRing, type ByteRingStats } from '../threads/index.js';
+import { invalidArgument } from '../errors.js';
 import { createKeyTable, writeKeyTable } from './key-table.js';
 import { createLookupDirectory, DEFAULT_LOOKUP_TABLES, LookupDirectory, type LookupDirectoryStats } from './lookup-directory.js';
 import { LD_MAX_KEYS } from './lookup-layout.js';
@@ -117,9 +118,9 @@ export class ParsePool {
 
   constructor(options: ParsePoolOptions = {}) {
     this.workers = options.workers ?? 2;
-    if (!Number.isInteger(this.workers) || this.workers < 1) throw new RangeError(`workers must be >= 1, got ${this.workers}`);
+    if (!Number.isInteger(this.workers) || this.workers < 1) throw invalidArgument('workers', this.workers, `workers must be >= 1, got ${this.workers}`);
     const maxKeys = options.maxKeys ?? 4096;
-    if (!Number.isInteger(maxKeys) || maxKeys > LD_MAX_KEYS) throw new RangeError(`maxKeys must be at most ${LD_MAX_KEYS}, got ${maxKeys}`);
+    if (!Number.isInteger(maxKeys) || maxKeys > LD_MAX_KEYS) throw invalidArgument('maxKeys', maxKeys, `maxKeys must be an integer at most ${LD_MAX_KEYS}, got ${maxKeys}`);
     this.keyTable = createKeyTable(maxKeys);
     const keys = options.keys ?? [];
     this.currentKeysVersion = writeKeyTable(this.keyTable, keys);

@@ -6,6 +6,7 @@ import { base58 } from '../chain/index.js';
 import { PUBKEY_BYTES, type ParseStatus } from '../chain/index.js';
 import type { AddressTableLookup } from '../chain/index.js';
 import type { RingRecord } from '../threads/index.js';
+import { invalidArgument } from '../errors.js';
 import {
   LOOKUP_COUNTS,
   LOOKUP_HEADER_WORDS,
@@ -174,7 +175,7 @@ export class ParseResult {
 
   private unresolvedOffset(j: number): number {
     if (this.unresolvedIndexed < 0) this.indexUnresolved();
-    if (!(j >= 0 && j < this.unresolvedIndexed)) throw new RangeError(`unresolved record ${j} of ${this.unresolvedIndexed}`);
+    if (!(j >= 0 && j < this.unresolvedIndexed)) throw invalidArgument('j', j, `unresolved record ${j} of ${this.unresolvedIndexed}`);
     return this.unresolvedAt[j]!;
   }
 

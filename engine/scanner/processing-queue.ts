@@ -5,6 +5,7 @@
  * at most `batchSize` transactions are processed at once; a batch starts as soon as there is work and
  * a free slot, so a lone transaction is not held back waiting for company.
  */
+import { invalidArgument } from '../errors.js';
 
 export interface ProcessingQueueOptions<T> {
   queueSizeLimit: number;
@@ -40,7 +41,7 @@ export class ProcessingQueue<T> {
   constructor(options: ProcessingQueueOptions<T>) {
     for (const key of ['queueSizeLimit', 'batchSize', 'maxConcurrentProcessing'] as const) {
       const v = options[key];
-      if (!Number.isInteger(v) || v < 1) throw new RangeError(`${key} must be an integer >= 1, got ${v}`);
+      if (!Number.isInteger(v) || v < 1) throw invalidArgument(key, v, `${key} must be an integer >= 1, got ${v}`);
     }
     this.queueSizeLimit = options.queueSizeLimit;
     this.batchSize = options.batchSize;

@@ -1,12 +1,12 @@
 import { base58 } from '../chain/index.js';
 import { findProgramAddress } from '../chain/index.js';
 import type { Keypair } from '../chain/index.js';
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 import { seededKeypair } from './actors.js';
 import type { AccountRecord } from './chain-backend.js';
 import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, RENT_EPOCH_EXEMPT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, rentExemptMinimum } from './known-accounts.js';
 import type { SimToken } from './market-view.js';
 import type { SimPoolInfo } from './pool-genesis.js';
-import { ErrorCode, TpError } from '../errors.js';
 
 /**
  * Address Lookup Table accounts of the simulated chain, as routers keep them on mainnet so that a
@@ -62,10 +62,10 @@ export interface SimLookupTables {
 /** The account bytes of a lookup table in the program's layout. */
 export function encodeLookupTable(state: LookupTableState): Uint8Array {
   if (state.addresses.length > LOOKUP_TABLE_MAX_ADDRESSES) {
-    throw new RangeError(`a lookup table holds at most ${LOOKUP_TABLE_MAX_ADDRESSES} addresses, got ${state.addresses.length}`);
+    throw invalidArgument('state.addresses', state.addresses.length, `a lookup table holds at most ${LOOKUP_TABLE_MAX_ADDRESSES} addresses, got ${state.addresses.length}`);
   }
   if (!Number.isInteger(state.lastExtendedSlotStartIndex) || state.lastExtendedSlotStartIndex < 0 || state.lastExtendedSlotStartIndex > 255) {
-    throw new RangeError(`last_extended_slot_start_index must be a u8, got ${state.lastExtendedSlotStartIndex}`);
+    throw invalidArgument('state.lastExtendedSlotStartIndex', state.lastExtendedSlotStartIndex, `last_extended_slot_start_index must be a u8, got ${state.lastExtendedSlotStartIndex}`);
   }
   const data = new Uint8Array(LOOKUP_TABLE_META_SIZE + 32 * state.addresses.length);
   const view = new DataView(data.buffer);

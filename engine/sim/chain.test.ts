@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import * as base58 from '../chain/base58.js';
 import { buildTransaction, type InstructionInput } from '../chain/transaction-builder.js';
 import { Dex } from '../dex/index.js';
+import { ErrorCode } from '../errors.js';
 import { isRpcError, type RpcError, RpcErrorCode, type EntryBatch } from './chain-backend.js';
 import type { SimChain } from './chain.js';
 import { computeUnitPrice, memoInstruction, systemTransfer } from './flow.js';
 import { deriveBundleId } from './http/bundle-id.js';
-import { JITO_TIP_ACCOUNTS, TOKEN_PROGRAM_ID } from './known-accounts.js';
+import { JITO_TIP_ACCOUNTS, TOKEN_PROGRAM_ID, WSOL_MINT } from './known-accounts.js';
 import { SwapProgramError } from './swap-program.js';
 import { poolMovedSinceGenesis, quoteOnChain, solUsdcPool, strangerKeypair, swapTransaction, testChain, trader } from './testing/chain-fixtures.js';
 
@@ -59,6 +60,15 @@ describe('SimChain determinism', () => {
     expect(c.latestBlockhash().blockhash).not.toBe(a.latestBlockhash().blockhash);
     // The flow actually changed pools.
     expect(poolMovedSinceGenesis(a, a.genesis.market.pools[0]!)).toBe(true);
+  });
+});
+
+describe('SimChain.createPool', () => {
+  it('refuses a token the chain does not have (UnknownMint) and one token twice (ArgumentInvalid)', () => {
+    const chain = testChain();
+    const missing = base58.encode(new Uint8Array(32).fill(9));
+    expect(() => chain.createPool({ dex: Dex.Whirlpool, tokenA: WSOL_MINT, tokenB: missing })).toThrow(expect.objectContaining({ code: ErrorCode.UnknownMint, context: { mint: missing } }));
+    expect(() => chain.createPool({ dex: Dex.Whirlpool, tokenA: WSOL_MINT, tokenB: WSOL_MINT })).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'tokenB', value: WSOL_MINT } }));
   });
 });
 

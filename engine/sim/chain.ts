@@ -1,3 +1,4 @@
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 import { ChainListeners, type AccountListener, type AccountWritesListener, type EntriesListener, type SlotListener } from './chain-listeners.js';
 import { base58 } from '../chain/index.js';
 import { DEFAULT_PROGRAM_IDS, DEX_KINDS, type Dex } from '../dex/index.js';
@@ -76,7 +77,6 @@ import { createDexProgram } from './dex-programs/dex-program.js';
 import { createFlashLoanProgram } from './flash-loan-program.js';
 import { Runtime } from './runtime.js';
 import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-errors.js';
-import { ErrorCode, TpError } from '../errors.js';
 
 /**
  * The simulated chain: a deterministic, seeded local Solana chain (ChainBackend for the protocol
@@ -224,7 +224,7 @@ export class SimChain implements RpcChainBackend, MarketView {
       faucetCapSol: options.faucetCapSol ?? DEFAULT_FAUCET_CAP_SOL,
     };
     if (!Number.isInteger(this.settings.slotsPerEpoch) || this.settings.slotsPerEpoch < 1) {
-      throw new RangeError(`slotsPerEpoch must be a positive integer, got ${this.settings.slotsPerEpoch}`);
+      throw invalidArgument('slotsPerEpoch', this.settings.slotsPerEpoch, `slotsPerEpoch must be a positive integer, got ${this.settings.slotsPerEpoch}`);
     }
     this.log = options.logger;
     const s = this.settings;
@@ -816,13 +816,16 @@ export class SimChain implements RpcChainBackend, MarketView {
    * Creates a pool of `dex` for two of the chain's tokens, as its program's initialize would leave
    * it: every account (pool, vaults, tick or bin arrays, configs) written into the newest slot with
    * the genesis builders, account subscribers told. The generated flow does not trade it; swaps
-   * sent to it do. Throws RangeError for a token the chain does not have or one token twice.
+   * sent to it do. Throws TpError UnknownMint for a token the chain does not have, ArgumentInvalid for one token twice.
    */
   createPool(request: { dex: Dex; tokenA: string; tokenB: string; tvlUsd?: number }): SimPoolInfo {
     const base = this.token(request.tokenA);
     const quote = this.token(request.tokenB);
-    if (base === undefined || quote === undefined) throw new RangeError(`no token ${base === undefined ? request.tokenA : request.tokenB} on this chain`);
-    if (base.mint === quote.mint) throw new RangeError('a pool needs two different tokens');
+    if (base === undefined || quote === undefined) {
+      const mint = base === undefined ? request.tokenA : request.tokenB;
+      throw new TpError(ErrorCode.UnknownMint, `no token ${mint} on this chain`, { context: { mint } });
+    }
+    if (base.mint === quote.mint) throw invalidArgument('tokenB', request.tokenB, 'a pool needs two different tokens');
     const index = 10_000 + this.createdPools++;
     const plan: PoolPlan = { dex: request.dex, index, seed: this.settings.seed, base, quote, tvlUsd: request.tvlUsd ?? 500_000, priceSkew: 0, mainPair: false };
     const accounts = new Map<string, AccountRecord>();

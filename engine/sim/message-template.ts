@@ -8,6 +8,7 @@ import {
   type Keypair,
   type LookupTableInput,
 } from '../chain/index.js';
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 
 /**
  * A compiled, serialized message with the places of its blockhash and instruction data, so that a
@@ -31,7 +32,11 @@ export class MessageTemplate {
    */
   static compile(payer: Keypair, instructions: readonly InstructionInput[], blockhash: Uint8Array, lookupTables?: readonly LookupTableInput[]): MessageTemplate {
     const compiled = compileMessage({ payer, instructions, recentBlockhash: blockhash, ...(lookupTables !== undefined ? { lookupTables } : {}) });
-    if (compiled.header.numRequiredSignatures !== 1) throw new TypeError('a message template has one signer, the payer');
+    if (compiled.header.numRequiredSignatures !== 1) {
+      throw new TpError(ErrorCode.TransactionInvalid, `a message template has one signer, the payer; this message has ${compiled.header.numRequiredSignatures}`, {
+        context: { reason: 'signer-count', signers: compiled.header.numRequiredSignatures },
+      });
+    }
     // v0: the version byte (0x80) comes first; the address table lookups come after the data.
     let p = (compiled.version === 0 ? 1 : 0) + 3 + compactU16Size(compiled.staticAccountKeys.length) + 32 * compiled.staticAccountKeys.length;
     const blockhashOffset = p;
@@ -54,7 +59,7 @@ export class MessageTemplate {
     for (let i = 0; i < this.dataOffsets.length; i++) {
       const d = data[i];
       if (d === undefined) continue;
-      if (d.length !== this.dataLengths[i]) throw new RangeError(`instruction ${i} data is ${d.length} bytes, the template's ${this.dataLengths[i]}`);
+      if (d.length !== this.dataLengths[i]) throw invalidArgument(`data[${i}]`, d.length, `instruction ${i} data is ${d.length} bytes, the template's ${this.dataLengths[i]}`);
       message.set(d, this.dataOffsets[i]!);
     }
     return assembleTransaction(message, [signBytes(message, this.payer)]);

@@ -48,6 +48,7 @@ import {
   type WhirlpoolFields,
   encodeExtendedTokenAccount,
 } from '../dex/index.js';
+import { ErrorCode, TpError } from '../errors.js';
 import type { AccountRecord } from './chain-backend.js';
 import { GENESIS_UNIX_TIME } from './chain-time.js';
 import { RENT_EPOCH_EXEMPT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, WHIRLPOOLS_CONFIG, WSOL_MINT, rentExemptMinimum } from './known-accounts.js';
@@ -163,6 +164,13 @@ export function buildPool(plan: PoolPlan, rng: SimRandom, accounts: Map<string, 
 }
 
 // ---- shared
+
+/** The genesis builder's check that an encoder wrote the account's exact size (TpError AccountSize). */
+function expectEncodedSize(data: Uint8Array, size: number, account: string): void {
+  if (data.length !== size) {
+    throw new TpError(ErrorCode.AccountSize, `${account} encoded to ${data.length} bytes, not ${size}`, { context: { account, expected: size, actual: data.length } });
+  }
+}
 
 function seededAddress(plan: PoolPlan, what: string): string {
   return base58.encode(seededBytes32(plan.seed, `${plan.dex}:${plan.index}:${what}`));
@@ -427,13 +435,13 @@ function buildConcentrated(plan: PoolPlan, rng: SimRandom, accounts: Map<string,
       // Whirlpool swaps walk consecutive arrays: every array of the window exists.
       arrayAddress = whirlpoolTickArrayAddress(programId, address, start);
       data = encodeWhirlpoolTickArray({ pool: address, startTickIndex: start, ticks: slots });
-      if (data.length !== WHIRLPOOL_FIXED_TICK_ARRAY_ACCOUNT_SIZE) throw new RangeError('tick array size');
+      expectEncodedSize(data, WHIRLPOOL_FIXED_TICK_ARRAY_ACCOUNT_SIZE, 'Whirlpool TickArray');
     } else {
       // Raydium creates arrays with initialized ticks only and marks them in the pool's bitmap.
       if (!initialized) continue;
       arrayAddress = clmmTickArrayAddress(programId, address, start);
       data = encodeClmmTickArray({ pool: address, startTickIndex: start, tickSpacing: ts, ticks: slots });
-      if (data.length !== CLMM_TICK_ARRAY_ACCOUNT_SIZE) throw new RangeError('tick array size');
+      expectEncodedSize(data, CLMM_TICK_ARRAY_ACCOUNT_SIZE, 'CLMM TickArrayState');
       setTickArrayBit(bitmap, start, ts, true);
     }
     accounts.set(arrayAddress, programAccount(programId, data));
@@ -465,7 +473,7 @@ function buildConcentrated(plan: PoolPlan, rng: SimRandom, accounts: Map<string,
       liquidity,
       feeRate: tier.feeRate,
     });
-    if (data.length !== WHIRLPOOL_ACCOUNT_SIZE) throw new RangeError('Whirlpool size');
+    expectEncodedSize(data, WHIRLPOOL_ACCOUNT_SIZE, 'Whirlpool');
     accounts.set(address, programAccount(programId, data));
     info = {};
   } else {
@@ -495,7 +503,7 @@ function buildConcentrated(plan: PoolPlan, rng: SimRandom, accounts: Map<string,
       tickSpacing: ts,
       liquidity,
     });
-    if (data.length !== CLMM_POOL_ACCOUNT_SIZE) throw new RangeError('CLMM pool size');
+    expectEncodedSize(data, CLMM_POOL_ACCOUNT_SIZE, 'CLMM PoolState');
     accounts.set(address, programAccount(programId, data));
     info = { ammConfig };
   }
@@ -535,7 +543,7 @@ function clmmAmmConfig(tier: ClTier, accounts: Map<string, AccountRecord>, seed:
       fundFeeRate: CLMM_FUND_FEE_RATE,
       fundOwner: owner,
     });
-    if (data.length !== CLMM_AMM_CONFIG_ACCOUNT_SIZE) throw new RangeError('AmmConfig size');
+    expectEncodedSize(data, CLMM_AMM_CONFIG_ACCOUNT_SIZE, 'CLMM AmmConfig');
     accounts.set(address, programAccount(programId, data));
   }
   return address;
@@ -584,7 +592,7 @@ function buildDlmm(plan: PoolPlan, rng: SimRandom, accounts: Map<string, Account
     }
     const arrayAddress = dlmmBinArrayAddress(programId, address, index);
     const data = encodeBinArray({ pool: address, index: BigInt(index), bins });
-    if (data.length !== DLMM_BIN_ARRAY_SIZE) throw new RangeError('bin array size');
+    expectEncodedSize(data, DLMM_BIN_ARRAY_SIZE, 'DLMM BinArray');
     accounts.set(arrayAddress, programAccount(programId, data));
     arrays.push({ key: index, address: arrayAddress });
     bitmap = withBinArrayBit(bitmap, index, true);
@@ -630,7 +638,7 @@ function buildDlmm(plan: PoolPlan, rng: SimRandom, accounts: Map<string, Account
     version: 0,
   };
   const data = encodeLbPair(lbPair);
-  if (data.length !== DLMM_LB_PAIR_SIZE) throw new RangeError('LbPair size');
+  expectEncodedSize(data, DLMM_LB_PAIR_SIZE, 'DLMM LbPair');
   accounts.set(address, programAccount(programId, data));
   accounts.set(vaultA, tokenAccountRecord(x, address, totalX));
   accounts.set(vaultB, tokenAccountRecord(y, address, totalY));

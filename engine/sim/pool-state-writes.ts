@@ -1,4 +1,5 @@
 import type { DlmmVariableParameters } from '../dex/index.js';
+import { invalidArgument } from '../errors.js';
 
 /**
  * In-place writes of the fields a swap changes, as the programs themselves update their accounts
@@ -88,7 +89,7 @@ export function writeLbPairState(data: Uint8Array, state: LbPairSwapState): void
 /** Writes bin `binId`'s amounts into the BinArray account of index `arrayIndex`. */
 export function writeBinAmounts(data: Uint8Array, arrayIndex: number, binId: number, amountX: bigint, amountY: bigint): void {
   const slot = binId - arrayIndex * BINS_PER_ARRAY;
-  if (slot < 0 || slot >= BINS_PER_ARRAY) throw new RangeError(`bin ${binId} is not in bin array ${arrayIndex}`);
+  if (slot < 0 || slot >= BINS_PER_ARRAY) throw invalidArgument('binId', binId, `bin ${binId} is not in bin array ${arrayIndex}`);
   const v = view(data);
   const at = BIN_ARRAY_BINS + slot * BIN_SIZE;
   v.setBigUint64(at, amountX, true);

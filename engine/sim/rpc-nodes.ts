@@ -1,4 +1,5 @@
 import type { Logger } from '../obs/index.js';
+import { invalidArgument } from '../errors.js';
 import { FaultInjector, type RpcFault } from './faults.js';
 import { JsonRpcHttpServer, JsonRpcWsServer, type RpcChainBackend } from './rpc/index.js';
 
@@ -194,7 +195,7 @@ export const MAX_SLOT_LAG = 10_000_000;
 
 function checkLag(value: number): number {
   if (!Number.isSafeInteger(value) || value < 0 || value > MAX_SLOT_LAG) {
-    throw new RangeError(`slotLag must be an integer in [0, ${MAX_SLOT_LAG}], got ${String(value)}`);
+    throw invalidArgument('slotLag', value, `slotLag must be an integer in [0, ${MAX_SLOT_LAG}], got ${String(value)}`);
   }
   return value;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../prng.js';
+import { ErrorCode } from '../errors.js';
 import { ByteRingReader, ByteRingWriter, byteRingStats, createByteRing, maxPayloadFor } from './byte-ring.js';
 import { RECORD_HEADER_BYTES } from './ring-layout.js';
 
@@ -18,9 +19,9 @@ function recordSize(length: number): number {
 
 describe('ByteRing', () => {
   it('rejects capacities that are not powers of two in range, and buffers that are not rings', () => {
-    expect(() => createByteRing(1000)).toThrow(RangeError);
-    expect(() => createByteRing(32)).toThrow(RangeError);
-    expect(() => new ByteRingReader(new SharedArrayBuffer(256))).toThrow(RangeError);
+    expect(() => createByteRing(1000)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'capacity', value: 1000 } }));
+    expect(() => createByteRing(32)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'capacity', value: 32 } }));
+    expect(() => new ByteRingReader(new SharedArrayBuffer(256))).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'sab', value: 256 } }));
   });
 
   it('hands back the exact bytes, slot and receivedAt of each record, in order', () => {
@@ -57,7 +58,7 @@ describe('ByteRing', () => {
     expect(r.tryRead()!.slot).toBe(Number.MAX_SAFE_INTEGER);
     expect(r.tryRead()!.slotBigInt()).toBe(4294967301n);
     for (const bad of [-1, 1.5, 2 ** 53, Number.NaN, -1n, 2n ** 64n]) {
-      expect(() => w.tryWrite(bad, 0, bytesOf(1))).toThrow(RangeError);
+      expect(() => w.tryWrite(bad, 0, bytesOf(1))).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'slot', value: typeof bad === 'bigint' ? bad.toString() : bad } }));
     }
   });
 
@@ -129,7 +130,7 @@ describe('ByteRing', () => {
     expect([...into.subarray(0, 5)]).toEqual([9, 8, 7, 6, 5]);
     expect([r.record.slot, r.record.receivedAt]).toEqual([5, 1.25]);
     expect(byteRingStats(sab).read).toBe(1);
-    expect(() => r.read(into)).toThrow(RangeError);
+    expect(() => r.read(into)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'into', value: 8 } }));
     expect(byteRingStats(sab).read).toBe(1);
     expect(r.read(new Uint8Array(16))).toBe(16);
     expect(r.read(into)).toBe(-1);

@@ -39,6 +39,7 @@
  * bytes the consumer still reads. Each end caches the other's counter and reloads it only when the
  * cached value says "full" / "empty", so a record costs one atomic store on each side.
  */
+import { invalidArgument } from '../errors.js';
 import {
   CAPACITY,
   CLOSED,
@@ -78,7 +79,7 @@ const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 /** Allocates the SharedArrayBuffer of a ring with `capacity` data bytes (a power of two). */
 export function createByteRing(capacity: number): SharedArrayBuffer {
   if (!Number.isInteger(capacity) || capacity < MIN_CAPACITY || capacity > MAX_CAPACITY || (capacity & (capacity - 1)) !== 0) {
-    throw new RangeError(`ring capacity must be a power of two in [${MIN_CAPACITY}, ${MAX_CAPACITY}], got ${capacity}`);
+    throw invalidArgument('capacity', capacity, `ring capacity must be a power of two in [${MIN_CAPACITY}, ${MAX_CAPACITY}], got ${capacity}`);
   }
   const sab = new SharedArrayBuffer(HEADER_BYTES + capacity);
   new Int32Array(sab, 0, HEADER_WORDS)[CAPACITY] = capacity;
@@ -106,7 +107,7 @@ function ringViews(sab: SharedArrayBuffer): RingViews {
   const header = new Int32Array(sab, 0, HEADER_WORDS);
   const capacity = Atomics.load(header, CAPACITY);
   if (capacity < MIN_CAPACITY || (capacity & (capacity - 1)) !== 0 || sab.byteLength !== HEADER_BYTES + capacity) {
-    throw new RangeError('not a ByteRing buffer (bad capacity word or length)');
+    throw invalidArgument('sab', sab.byteLength, `not a ByteRing buffer (capacity word ${capacity}, ${sab.byteLength} bytes)`);
   }
   return {
     header,
@@ -192,11 +193,11 @@ export class ByteRingWriter extends RingEnd {
     let lo: number;
     let hi: number;
     if (typeof slot === 'number') {
-      if (!(Number.isSafeInteger(slot) && slot >= 0)) throw new RangeError(`slot must be a u64, got ${slot}`);
+      if (!(Number.isSafeInteger(slot) && slot >= 0)) throw invalidArgument('slot', slot, `slot must be a u64, got ${slot}`);
       lo = slot % TWO_32;
       hi = (slot - lo) / TWO_32;
     } else {
-      if (slot < 0n || slot >= 1n << 64n) throw new RangeError(`slot must be a u64, got ${slot}`);
+      if (slot < 0n || slot >= 1n << 64n) throw invalidArgument('slot', slot.toString(), `slot must be a u64, got ${slot}`);
       lo = Number(slot & 0xffffffffn);
       hi = Number(slot >> 32n);
     }
@@ -369,7 +370,7 @@ export class ByteRingReader extends RingEnd {
     const length = record.payload.length;
     if (length > into.length) {
       this.held = 0; // not consumed: the next read returns it again
-      throw new RangeError(`read buffer of ${into.length} bytes is shorter than the ${length}-byte record`);
+      throw invalidArgument('into', into.length, `read buffer of ${into.length} bytes is shorter than the ${length}-byte record`);
     }
     into.set(record.payload);
     record.payload = into.subarray(0, length);

@@ -1,5 +1,5 @@
 import { base58, createProgramAddress, findProgramAddress } from '../../chain/index.js';
-import { expectSize, readPubkey, readU64, writePubkey, writeU64 } from '../account-bytes.js';
+import { expectSize, invalidAccount, readPubkey, readU64, writePubkey, writeU64 } from '../account-bytes.js';
 import { Dex, type AmmPool } from '../types.js';
 import { AMM_ACCOUNT_SIZE } from './amm-pool.js';
 
@@ -166,14 +166,14 @@ export interface AmmV4Keys {
 }
 
 /**
- * The swap keys of AMM v4 pool `pool` from its account bytes. Throws RangeError when the account is
- * not 752 bytes or its nonce gives no valid authority.
+ * The swap keys of AMM v4 pool `pool` from its account bytes. Throws TpError AccountSize when the
+ * account is not 752 bytes, AccountInvalid when its nonce gives no valid authority.
  */
 export function ammV4Keys(programId: string, pool: string, data: Uint8Array): AmmV4Keys {
-  if (data.length !== AMM_ACCOUNT_SIZE) throw new RangeError(`AmmInfo is ${AMM_ACCOUNT_SIZE} bytes, got ${data.length}`);
+  expectSize(data, AMM_ACCOUNT_SIZE, Dex.Amm, 'AmmInfo', pool);
   const nonce = Number(readU64(data, AmmInfoOffset.nonce) & 0xffn);
   const authority = ammV4Authority(programId, nonce);
-  if (authority === undefined) throw new RangeError(`AMM ${pool}: nonce ${nonce} gives no authority`);
+  if (authority === undefined) throw invalidAccount(Dex.Amm, 'AmmInfo', `AMM ${pool}: nonce ${nonce} gives no authority`, pool);
   return {
     programId,
     pool,

@@ -13,6 +13,7 @@ import { Prng } from '../../prng.js';
 import { RAYDIUM_AMM_V4_PROGRAM_ID } from '../program-ids.js';
 import { plainOurs, plainWeb3 } from '../testing/instructions.js';
 import { SwapMode } from '../types.js';
+import { ErrorCode } from '../../errors.js';
 import { ammV4Authority, ammV4CanonicalAuthority, ammV4Keys, encodeAmmInfo } from './amm-info.js';
 import { AMM_ACCOUNT_SIZE, AmmStatus } from './amm-pool.js';
 import { AmmV4Instruction, ammV4SwapInstruction, decodeAmmV4SwapData, type AmmV4MarketKeys } from './swap-instruction.js';
@@ -115,6 +116,8 @@ describe('Raydium AMM v4 swap instructions', () => {
     expect(data).toHaveLength(AMM_ACCOUNT_SIZE);
     const keys = ammV4Keys(RAYDIUM_AMM_V4_PROGRAM_ID, 'pool', data);
     expect(keys).toMatchObject({ authority: canonical.address, nonce: 254, coinVault: coin, pcVault: pc, coinMint: mintA, pcMint: mintB, swapFeeNumerator: 25n, swapFeeDenominator: 10_000n });
-    expect(() => ammV4Keys(RAYDIUM_AMM_V4_PROGRAM_ID, 'pool', new Uint8Array(10))).toThrow(RangeError);
+    expect(() => ammV4Keys(RAYDIUM_AMM_V4_PROGRAM_ID, 'pool', new Uint8Array(10))).toThrow(
+      expect.objectContaining({ code: ErrorCode.AccountSize, context: expect.objectContaining({ account: 'AmmInfo', expected: 752, actual: 10, address: 'pool' }) }),
+    );
   });
 });

@@ -3,6 +3,7 @@ import { BorshReader, BorshWriter, anchorInstructionDiscriminator, hasDiscrimina
 import { MAX_BITMAP_ARRAY_INDEX, MIN_BITMAP_ARRAY_INDEX, nextBinArrayWithLiquidity } from '../dlmm/bin-array-bitmap.js';
 import { clmmTickArrayAddress } from '../pool-accounts.js';
 import { Dex, SwapMode, type ConcentratedPool } from '../types.js';
+import { invalidArgument } from '../../errors.js';
 import { CLMM_TICK_ARRAY_SIZE } from './tick-array.js';
 
 /**
@@ -95,7 +96,7 @@ export function clmmObservationAddress(programId: string, pool: string): string 
  * next initialized ones, `count` at most, from the pool's ±512-array bitmap.
  */
 export function clmmSwapTickArrays(pool: ConcentratedPool, programId: string, aToB: boolean, count = CLMM_SWAP_TICK_ARRAYS): string[] {
-  if (pool.dex !== Dex.Clmm || pool.address === undefined) throw new RangeError('a Raydium CLMM pool with its address is needed');
+  if (pool.dex !== Dex.Clmm || pool.address === undefined) throw invalidArgument('pool', pool.dex, 'a Raydium CLMM pool with its address is needed');
   const span = pool.tickSpacing * CLMM_TICK_ARRAY_SIZE;
   const bitmap = pool.tickArrayBitmap ?? [];
   const out: string[] = [];
@@ -169,7 +170,7 @@ export interface ClmmPoolSwapInput {
 export function clmmPoolSwapInstruction(input: ClmmPoolSwapInput): InstructionInput {
   const { pool, aToB } = input;
   if (pool.address === undefined || pool.ammConfig === undefined || pool.observationKey === undefined) {
-    throw new RangeError('a Raydium CLMM pool decoded with its address, AmmConfig and observation key is needed');
+    throw invalidArgument('pool', pool.address ?? null, 'a Raydium CLMM pool decoded with its address, AmmConfig and observation key is needed');
   }
   return clmmSwapV2Instruction(
     {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../../errors.js';
 import { binArrayHasLiquidity, nextBinArrayWithLiquidity, withBinArrayBit } from './bin-array-bitmap.js';
 import { BINS_PER_ARRAY } from './constants.js';
 import { bn, dlmmSdk, type Bn } from './testing/meteora-sdk.js';
@@ -19,7 +20,7 @@ describe('bin array bitmap', () => {
     expect(bitmap[8]).toBe(1n);
     expect([-512, 511, 0, 1, -1].map((i) => binArrayHasLiquidity(bitmap, i))).toEqual([true, true, true, false, false]);
     expect(binArrayHasLiquidity(withBinArrayBit(bitmap, 0, false), 0)).toBe(false);
-    expect(() => withBinArrayBit(bitmap, 512, true)).toThrow(RangeError);
+    expect(() => withBinArrayBit(bitmap, 512, true)).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'index', value: 512 } }));
   });
 
   it('finds the nearest array with liquidity in the swap direction, the start included', () => {

@@ -4,6 +4,7 @@
  * (`next_bin_array_index_with_liquidity_internal`); arrays beyond it live in a separate
  * bitmap-extension account, which tidepool does not decode.
  */
+import { invalidArgument } from '../../errors.js';
 import { BIN_ARRAY_BITMAP_SIZE, BIN_ARRAY_BITMAP_WORDS } from './constants.js';
 
 export const MIN_BITMAP_ARRAY_INDEX = -BIN_ARRAY_BITMAP_SIZE;
@@ -46,7 +47,7 @@ export function nextBinArrayWithLiquidity(bitmap: readonly bigint[], swapForY: b
 
 /** A copy of `bitmap` with array `index`'s bit set or cleared (for the simulator and tests). */
 export function withBinArrayBit(bitmap: readonly bigint[], index: number, hasLiquidity: boolean): bigint[] {
-  if (!isInBitmapRange(index)) throw new RangeError(`bin array ${index} outside the LbPair bitmap (-512..511)`);
+  if (!isInBitmapRange(index)) throw invalidArgument('index', index, `bin array ${index} outside the LbPair bitmap (-512..511)`);
   const out = Array.from({ length: BIN_ARRAY_BITMAP_WORDS }, (_, i) => bitmap[i] ?? 0n);
   const bit = index + BIN_ARRAY_BITMAP_SIZE;
   const mask = 1n << BigInt(bit & 63);

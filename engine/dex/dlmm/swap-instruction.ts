@@ -2,6 +2,7 @@ import { MEMO_PROGRAM_ID, TOKEN_PROGRAM_ID, base58, findProgramAddress, type Acc
 import { BorshReader, BorshWriter, hasDiscriminator, type RemainingAccountsSlice } from '../anchor-instruction.js';
 import { dlmmBinArrayAddress } from '../pool-accounts.js';
 import { SwapMode } from '../types.js';
+import { invalidArgument } from '../../errors.js';
 import { MAX_BITMAP_ARRAY_INDEX, MIN_BITMAP_ARRAY_INDEX, nextBinArrayWithLiquidity } from './bin-array-bitmap.js';
 import { binArrayIndexOf } from './bin-array.js';
 import type { DlmmLbPair } from './lb-pair.js';
@@ -93,7 +94,7 @@ export function dlmmBitmapExtensionAddress(programId: string, pool: string): str
  * pair's ±512-array bitmap.
  */
 export function dlmmSwapBinArrays(pool: DlmmLbPair, programId: string, swapForY: boolean, count = DLMM_SWAP_BIN_ARRAYS): string[] {
-  if (pool.address === undefined) throw new RangeError('a DLMM pair with its address is needed');
+  if (pool.address === undefined) throw invalidArgument('pool.address', null, 'a DLMM pair with its address is needed');
   const out: string[] = [];
   let at: number | undefined = binArrayIndexOf(pool.activeId);
   while (out.length < count && at !== undefined && at >= MIN_BITMAP_ARRAY_INDEX && at <= MAX_BITMAP_ARRAY_INDEX) {
@@ -174,7 +175,7 @@ export interface DlmmPoolSwapInput {
 /** swap2 / swap_exact_out2 on a decoded pair. */
 export function dlmmPoolSwapInstruction(input: DlmmPoolSwapInput): InstructionInput {
   const { pool, aToB } = input;
-  if (pool.address === undefined) throw new RangeError('a DLMM pair with its address is needed');
+  if (pool.address === undefined) throw invalidArgument('pool.address', null, 'a DLMM pair with its address is needed');
   const exactIn = input.mode === SwapMode.ExactIn;
   return dlmmSwap2Instruction(
     {

@@ -3,7 +3,7 @@
  * checked (malformed bytes are a TpError(AccountInvalid), never an out-of-range read), and writing
  * it (the simulator's accounts). Layout in token-programs.ts.
  */
-import { ErrorCode, TpError } from '../../errors.js';
+import { ErrorCode, TpError, invalidArgument } from '../../errors.js';
 import {
   ACCOUNT_TYPE_OFFSET,
   ExtensionType,
@@ -93,7 +93,7 @@ export interface ExtensionValue {
  * the account type, then the entries in order. With no entries, the base alone.
  */
 export function withExtensions(base: Uint8Array, baseSize: number, accountType: AccountType, extensions: readonly ExtensionValue[]): Uint8Array {
-  if (base.length !== baseSize) throw new RangeError(`base state must be ${baseSize} bytes, got ${base.length}`);
+  if (base.length !== baseSize) throw invalidArgument('base', base.length, `base state must be ${baseSize} bytes, got ${base.length}`);
   if (extensions.length === 0) return base.slice();
   let size = TLV_START;
   for (const e of extensions) size += TLV_HEADER_SIZE + e.value.length;
@@ -104,7 +104,7 @@ export function withExtensions(base: Uint8Array, baseSize: number, accountType: 
   data[ACCOUNT_TYPE_OFFSET] = accountType;
   let at = TLV_START;
   for (const e of extensions) {
-    if (e.value.length > 0xffff) throw new RangeError(`extension ${e.type} value of ${e.value.length} bytes`);
+    if (e.value.length > 0xffff) throw invalidArgument('extensions.value', e.value.length, `extension ${e.type} value of ${e.value.length} bytes, more than 65535`);
     data[at] = e.type & 0xff;
     data[at + 1] = e.type >>> 8;
     data[at + 2] = e.value.length & 0xff;

@@ -9,7 +9,7 @@
  * only TransferFeeConfig is decoded, the others are listed by type and skipped.
  */
 import { base58 } from '../../chain/index.js';
-import { ErrorCode, TpError } from '../../errors.js';
+import { ErrorCode, TpError, invalidArgument } from '../../errors.js';
 import { extensionEntries, findExtension, malformed, withExtensions, type AccountLabel, type ExtensionValue } from './extensions.js';
 import {
   AccountType,
@@ -134,7 +134,7 @@ export function encodeMint(fields: MintFields): Uint8Array {
   writeOptionalKey(base, FREEZE_AUTHORITY, fields.freezeAuthority);
   const extensions: ExtensionValue[] = [];
   if (fields.transferFeeConfig !== undefined) {
-    if ((fields.programId ?? TOKEN_PROGRAM_ID) !== TOKEN_2022_PROGRAM_ID) throw new RangeError('a TransferFeeConfig needs a Token-2022 mint');
+    if ((fields.programId ?? TOKEN_PROGRAM_ID) !== TOKEN_2022_PROGRAM_ID) throw invalidArgument('fields.programId', fields.programId ?? TOKEN_PROGRAM_ID, 'a TransferFeeConfig needs a Token-2022 mint');
     extensions.push({ type: ExtensionType.TransferFeeConfig, value: encodeTransferFeeConfig(fields.transferFeeConfig) });
   }
   return withExtensions(base, MINT_BASE_SIZE, AccountType.Mint, extensions);

@@ -2,6 +2,7 @@ import { MEMO_PROGRAM_ID, TOKEN_PROGRAM_ID, base58, findProgramAddress, type Acc
 import { BorshReader, BorshWriter, anchorInstructionDiscriminator, hasDiscriminator, type RemainingAccountsSlice } from '../anchor-instruction.js';
 import { whirlpoolTickArrayAddress } from '../pool-accounts.js';
 import { Dex, SwapMode, type ConcentratedPool } from '../types.js';
+import { invalidArgument } from '../../errors.js';
 import { WHIRLPOOL_TICK_ARRAY_SIZE } from './tick-array.js';
 
 /**
@@ -185,7 +186,7 @@ export interface WhirlpoolPoolSwapInput {
 /** swap_v2 on a decoded pool, with the five tick arrays around its price and its oracle. */
 export function whirlpoolPoolSwapInstruction(input: WhirlpoolPoolSwapInput): InstructionInput {
   const { pool } = input;
-  if (pool.dex !== Dex.Whirlpool || pool.address === undefined) throw new RangeError('a Whirlpool with its address is needed');
+  if (pool.dex !== Dex.Whirlpool || pool.address === undefined) throw invalidArgument('pool', pool.dex, 'a Whirlpool with its address is needed');
   const address = pool.address;
   const arrays = whirlpoolSwapTickArrayStarts(pool).map((start) => whirlpoolTickArrayAddress(input.programId, address, start));
   return whirlpoolSwapV2Instruction(

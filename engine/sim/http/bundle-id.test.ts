@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../../errors.js';
 import { deriveBundleId, firstSignature, transactionId } from './bundle-id.js';
 
 function tx(signatures: number, fill: number, extra = 10): Uint8Array {
@@ -38,6 +39,6 @@ describe('bundle ids', () => {
     expect(firstSignature(new Uint8Array([0, 1, 2]))).toBeUndefined();
     expect(firstSignature(new Uint8Array([1, 1, 2]))).toBeUndefined();
     expect(firstSignature(new Uint8Array())).toBeUndefined();
-    expect(() => transactionId(new Uint8Array([0]))).toThrow(RangeError);
+    expect(() => transactionId(new Uint8Array([0]))).toThrow(expect.objectContaining({ code: ErrorCode.TransactionInvalid, context: { reason: 'no-signature', length: 1 } }));
   });
 });

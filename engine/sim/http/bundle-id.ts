@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import { base58 } from '../../chain/index.js';
 import { firstSignatureBytes } from '../../chain/index.js';
+import { ErrorCode, TpError } from '../../errors.js';
 
 /**
  * Bundle ids and transaction ids as Jito derives them. Jito-Solana `derive_bundle_id`: the
@@ -15,10 +16,12 @@ import { firstSignatureBytes } from '../../chain/index.js';
  */
 export const firstSignature = firstSignatureBytes;
 
-/** base58 of the first signature: the transaction id. Throws RangeError when there is none. */
+/** base58 of the first signature: the transaction id. Throws TpError TransactionInvalid (no-signature) when there is none. */
 export function transactionId(tx: Uint8Array): string {
   const sig = firstSignature(tx);
-  if (sig === undefined) throw new RangeError('transaction has no signature');
+  if (sig === undefined) {
+    throw new TpError(ErrorCode.TransactionInvalid, `transaction of ${tx.length} bytes has no signature`, { context: { reason: 'no-signature', length: tx.length } });
+  }
   return base58.encode(sig);
 }
 

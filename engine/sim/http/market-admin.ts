@@ -2,6 +2,7 @@ import { DEX_KINDS, type Dex } from '../../dex/index.js';
 import type { Logger } from '../../obs/index.js';
 import type { SimChain } from '../chain.js';
 import { PriceGapError, openPriceGap, type PriceGapRequest } from '../price-gap.js';
+import { ErrorCode, isTpError } from '../../errors.js';
 import { HttpError, HttpErrorCode, readJson, sendJson } from './http-io.js';
 import type { RouteRegistry } from './router.js';
 
@@ -64,7 +65,7 @@ export function mountMarketAdmin(server: RouteRegistry, options: { chain: SimCha
     try {
       info = chain.createPool({ dex: f['dex'] as Dex, tokenA: f['tokenA'], tokenB: f['tokenB'], ...(f['tvlUsd'] === undefined ? {} : { tvlUsd: f['tvlUsd'] as number }) });
     } catch (err) {
-      if (err instanceof RangeError) throw new HttpError(400, HttpErrorCode.InvalidParameter, err.message);
+      if (isTpError(err, ErrorCode.UnknownMint) || isTpError(err, ErrorCode.ArgumentInvalid)) throw new HttpError(400, HttpErrorCode.InvalidParameter, err.message);
       throw err;
     }
     logger.info({ pool: info.address, dex: info.dex }, 'pool created');

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 
+import { ErrorCode } from '../../errors.js';
 import { encodeEntryMessage } from './entry-message.js';
 
 const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../proto');
@@ -41,7 +42,7 @@ describe('encodeEntryMessage', () => {
   });
 
   it('rejects a slot outside u64', () => {
-    expect(() => encodeEntryMessage(-1n, new Uint8Array())).toThrow(RangeError);
-    expect(() => encodeEntryMessage(2n ** 64n, new Uint8Array())).toThrow(RangeError);
+    expect(() => encodeEntryMessage(-1n, new Uint8Array())).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'slot', value: '-1' } }));
+    expect(() => encodeEntryMessage(2n ** 64n, new Uint8Array())).toThrow(expect.objectContaining({ code: ErrorCode.ArgumentInvalid, context: { argument: 'slot', value: '18446744073709551616' } }));
   });
 });

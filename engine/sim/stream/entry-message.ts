@@ -3,6 +3,7 @@
  * a batch is serialized once and the same bytes go to every subscriber (grpc-js would otherwise
  * re-encode the message per write), and so a u64 slot never passes through a JS number.
  */
+import { invalidArgument } from '../../errors.js';
 
 /** Field 1, wire type 0 (varint). */
 const SLOT_TAG = 0x08;
@@ -51,7 +52,7 @@ function writeVarintBig(out: Uint8Array, offset: number, value: bigint): number 
  * entries) are omitted, as protobuf encoders do.
  */
 export function encodeEntryMessage(slot: bigint, entries: Uint8Array): Buffer {
-  if (slot < 0n || slot > U64_MAX) throw new RangeError(`slot ${slot} outside u64`);
+  if (slot < 0n || slot > U64_MAX) throw invalidArgument('slot', slot.toString(), `slot ${slot} outside u64`);
   const small = slot <= BigInt(Number.MAX_SAFE_INTEGER);
   const slotNumber = small ? Number(slot) : 0;
   const slotLength = slot === 0n ? 0 : 1 + (small ? varintLength(slotNumber) : varintLengthBig(slot));
