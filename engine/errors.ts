@@ -177,6 +177,30 @@ export interface ErrorContexts {
   [ErrorCode.AccountSize]: { actual: number; expected?: number; account?: string } & ErrorFields;
   /** What is wrong with the transaction, and the account it names where one is at fault. */
   [ErrorCode.TransactionInvalid]: { reason: TransactionInvalidReason; address?: string } & ErrorFields;
+  /** The flag or setting the command line got wrong, as the user writes it (`--from`, `strategy`). */
+  [ErrorCode.Usage]: { setting: string } & ErrorFields;
+  /** The account that does not decode (its address where known), with its DEX and its kind (`Mint`, `Reserve`). */
+  [ErrorCode.AccountInvalid]: { address: string | undefined; dex?: string; account?: string } & ErrorFields;
+  /** The program that owns the account, which no decoder takes, and the account's address where known. */
+  [ErrorCode.UnknownOwner]: { owner: string; address: string | undefined; account?: string } & ErrorFields;
+  /** Which account has the wrong discriminator: its address and DEX where known, or its kind (`account`). */
+  [ErrorCode.AccountDiscriminator]: { address?: string | undefined; dex?: string; account?: string } & ErrorFields;
+  /** The migration at fault (its version) and its file where one is read. */
+  [ErrorCode.DbMigration]: { version: number; file?: string } & ErrorFields;
+  /** The data directory that is locked, and the process holding it where known. */
+  [ErrorCode.DbLocked]: { dataDir: string; pid?: number } & ErrorFields;
+  /** The database that cannot be reached (host, port and database; no password). */
+  [ErrorCode.DbUnavailable]: { target: string } & ErrorFields;
+  /** The store that cannot be reached (`target`, no password), or the key of the refused command. */
+  [ErrorCode.KvUnavailable]: ({ target: string } | { key: string }) & ErrorFields;
+  /** The wallet whose stored key is not in a format we read. */
+  [ErrorCode.WalletKeyFormat]: { address: string } & ErrorFields;
+  /** The setting that lacks the passphrase, or the wallet whose key it does not open. */
+  [ErrorCode.WalletPassphrase]: ({ setting: string } | { address: string }) & ErrorFields;
+  /** The start-wait setting, the servers tried and how long (ms) the service waited. */
+  [ErrorCode.BusUnavailable]: { setting: string; servers: string; waitMs: number } & ErrorFields;
+  /** The body's bound in bytes. */
+  [ErrorCode.PayloadTooLarge]: { limitBytes: number } & ErrorFields;
 }
 
 export interface ArgumentInvalidContext {
