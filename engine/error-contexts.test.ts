@@ -33,6 +33,10 @@ describe('ErrorContexts', () => {
     void new TpError(ErrorCode.KvUnavailable, 'x', { context: { url: 'redis://127.0.0.1' } });
     // @ts-expect-error a wallet passphrase error names the setting or the wallet
     void new TpError(ErrorCode.WalletPassphrase, 'x', { context: {} });
+    // @ts-expect-error an invalid amount names the field that holds it
+    void new TpError(ErrorCode.InvalidAmount, 'x', { context: { amount: '-1' } });
+    // @ts-expect-error a failed publish gives its subject, the in-flight bound or the connection's status
+    void new TpError(ErrorCode.BusPublish, 'x', { context: { id: 'op-1' } });
     const arg = invalidArgument('capacity', 0, 'capacity must be a positive integer, got 0');
     expect([arg.code, arg.context.argument, arg.context.value, arg.message]).toEqual([ErrorCode.ArgumentInvalid, 'capacity', 0, 'capacity must be a positive integer, got 0']);
     const err: unknown = new TpError(ErrorCode.RpcFailed, 'getSlot: timeout', { context: { kind: 'timeout', endpoint: 'http://node', method: 'getSlot' } });

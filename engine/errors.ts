@@ -199,6 +199,19 @@ export interface ErrorContexts {
   [ErrorCode.WalletPassphrase]: ({ setting: string } | { address: string }) & ErrorFields;
   /** The start-wait setting, the servers tried and how long (ms) the service waited. */
   [ErrorCode.BusUnavailable]: { setting: string; servers: string; waitMs: number } & ErrorFields;
+  /** The amount at fault, by the field or parameter that holds it, and its value (bigints as decimal strings). */
+  [ErrorCode.InvalidAmount]: { field: string; value?: string | number } & ErrorFields;
+  /** The text that is not base58 (a short preview) and its length, or the type of a value that is not text. */
+  [ErrorCode.Base58Invalid]: ({ value: string; length?: number } | { type: string }) & ErrorFields;
+  /** The transaction that failed or was not confirmed, or the node (`url`) that refused to send it. */
+  [ErrorCode.TransferFailed]: ({ signature: string } | { url: string; rpcCode?: number | undefined }) & ErrorFields;
+  /** The stream being set up, and the consumer when the consumer failed. */
+  [ErrorCode.BusSetup]: { stream: string; consumer?: string } & ErrorFields;
+  /**
+   * Why the publish failed: the subject it was sent on (no acknowledgement, a refusal), the bound
+   * on publishes in flight that was reached, or the bus connection's status when not connected.
+   */
+  [ErrorCode.BusPublish]: ({ subject: string } | { maxInFlight: number } | { status: string }) & ErrorFields;
   /** The body's bound in bytes. */
   [ErrorCode.PayloadTooLarge]: { limitBytes: number } & ErrorFields;
 }
