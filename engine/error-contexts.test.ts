@@ -37,6 +37,10 @@ describe('ErrorContexts', () => {
     void new TpError(ErrorCode.InvalidAmount, 'x', { context: { amount: '-1' } });
     // @ts-expect-error a failed publish gives its subject, the in-flight bound or the connection's status
     void new TpError(ErrorCode.BusPublish, 'x', { context: { id: 'op-1' } });
+    // @ts-expect-error a deadline gives the milliseconds it allowed (deadlineMs)
+    void new TpError(ErrorCode.Deadline, 'x', { context: { timeoutMs: 100 } });
+    // @ts-expect-error malformed bytes say where: an offset, their length or the record read
+    void new TpError(ErrorCode.EntryMalformed, 'x', { context: { offset: '12' } });
     const arg = invalidArgument('capacity', 0, 'capacity must be a positive integer, got 0');
     expect([arg.code, arg.context.argument, arg.context.value, arg.message]).toEqual([ErrorCode.ArgumentInvalid, 'capacity', 0, 'capacity must be a positive integer, got 0']);
     const err: unknown = new TpError(ErrorCode.RpcFailed, 'getSlot: timeout', { context: { kind: 'timeout', endpoint: 'http://node', method: 'getSlot' } });

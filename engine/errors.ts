@@ -212,6 +212,10 @@ export interface ErrorContexts {
    * on publishes in flight that was reached, or the bus connection's status when not connected.
    */
   [ErrorCode.BusPublish]: ({ subject: string } | { maxInFlight: number } | { status: string }) & ErrorFields;
+  /** The deadline that passed (ms), or, for an aggregated quote, the codes both sources failed with. */
+  [ErrorCode.Deadline]: ({ deadlineMs: number } | { localError: string; externalError: string }) & ErrorFields;
+  /** Where the bytes break: an offset into them, their length, or the record being read (`record`). */
+  [ErrorCode.EntryMalformed]: ({ offset: number } | { length: number } | { record: string }) & ErrorFields;
   /** The body's bound in bytes. */
   [ErrorCode.PayloadTooLarge]: { limitBytes: number } & ErrorFields;
 }
