@@ -216,6 +216,13 @@ export interface ErrorContexts {
   [ErrorCode.Deadline]: ({ deadlineMs: number } | { localError: string; externalError: string }) & ErrorFields;
   /** Where the bytes break: an offset into them, their length, or the record being read (`record`). */
   [ErrorCode.EntryMalformed]: ({ offset: number } | { length: number } | { record: string }) & ErrorFields;
+  /** The servers refused (comma-separated, without credentials) and the NATS error code (`TLS` for a handshake). */
+  [ErrorCode.BusAuth]: { servers: string; natsCode: string } & ErrorFields;
+  /**
+   * The transaction's size and the packet limit (bytes), or, for a fitted transaction, each form
+   * tried (by version) with its size or why it could not be built.
+   */
+  [ErrorCode.TransactionTooLarge]: ({ size: number; limit: number } | { tried: Record<string, number | string> }) & ErrorFields;
   /** The body's bound in bytes. */
   [ErrorCode.PayloadTooLarge]: { limitBytes: number } & ErrorFields;
 }
