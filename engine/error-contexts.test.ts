@@ -23,6 +23,24 @@ describe('ErrorContexts', () => {
     void new TpError(ErrorCode.TransactionInvalid, 'x', { context: { reason: 'too-big' } });
     // @ts-expect-error an account of the wrong size says how long it was
     void new TpError(ErrorCode.AccountSize, 'x', { context: { expected: 82 } });
+    // @ts-expect-error a usage error names the flag or setting at fault
+    void new TpError(ErrorCode.Usage, 'x', { context: { flag: '--from' } });
+    // @ts-expect-error an invalid account gives its address, even when it is not known
+    void new TpError(ErrorCode.AccountInvalid, 'x', { context: { dex: 'orca', table: 'T' } });
+    // @ts-expect-error a migration is named by its version number
+    void new TpError(ErrorCode.DbMigration, 'x', { context: { version: '0003' } });
+    // @ts-expect-error the key-value store error names the store or the key
+    void new TpError(ErrorCode.KvUnavailable, 'x', { context: { url: 'redis://127.0.0.1' } });
+    // @ts-expect-error a wallet passphrase error names the setting or the wallet
+    void new TpError(ErrorCode.WalletPassphrase, 'x', { context: {} });
+    // @ts-expect-error an invalid amount names the field that holds it
+    void new TpError(ErrorCode.InvalidAmount, 'x', { context: { amount: '-1' } });
+    // @ts-expect-error a failed publish gives its subject, the in-flight bound or the connection's status
+    void new TpError(ErrorCode.BusPublish, 'x', { context: { id: 'op-1' } });
+    // @ts-expect-error a deadline gives the milliseconds it allowed (deadlineMs)
+    void new TpError(ErrorCode.Deadline, 'x', { context: { timeoutMs: 100 } });
+    // @ts-expect-error malformed bytes say where: an offset, their length or the record read
+    void new TpError(ErrorCode.EntryMalformed, 'x', { context: { offset: '12' } });
     const arg = invalidArgument('capacity', 0, 'capacity must be a positive integer, got 0');
     expect([arg.code, arg.context.argument, arg.context.value, arg.message]).toEqual([ErrorCode.ArgumentInvalid, 'capacity', 0, 'capacity must be a positive integer, got 0']);
     const err: unknown = new TpError(ErrorCode.RpcFailed, 'getSlot: timeout', { context: { kind: 'timeout', endpoint: 'http://node', method: 'getSlot' } });

@@ -177,6 +177,54 @@ export interface ErrorContexts {
   [ErrorCode.AccountSize]: { actual: number; expected?: number; account?: string } & ErrorFields;
   /** What is wrong with the transaction, and the account it names where one is at fault. */
   [ErrorCode.TransactionInvalid]: { reason: TransactionInvalidReason; address?: string } & ErrorFields;
+  /** The flag or setting the command line got wrong, as the user writes it (`--from`, `strategy`). */
+  [ErrorCode.Usage]: { setting: string } & ErrorFields;
+  /** The account that does not decode (its address where known), with its DEX and its kind (`Mint`, `Reserve`). */
+  [ErrorCode.AccountInvalid]: { address: string | undefined; dex?: string; account?: string } & ErrorFields;
+  /** The program that owns the account, which no decoder takes, and the account's address where known. */
+  [ErrorCode.UnknownOwner]: { owner: string; address: string | undefined; account?: string } & ErrorFields;
+  /** Which account has the wrong discriminator: its address and DEX where known, or its kind (`account`). */
+  [ErrorCode.AccountDiscriminator]: { address?: string | undefined; dex?: string; account?: string } & ErrorFields;
+  /** The migration at fault (its version) and its file where one is read. */
+  [ErrorCode.DbMigration]: { version: number; file?: string } & ErrorFields;
+  /** The data directory that is locked, and the process holding it where known. */
+  [ErrorCode.DbLocked]: { dataDir: string; pid?: number } & ErrorFields;
+  /** The database that cannot be reached (host, port and database; no password). */
+  [ErrorCode.DbUnavailable]: { target: string } & ErrorFields;
+  /** The store that cannot be reached (`target`, no password), or the key of the refused command. */
+  [ErrorCode.KvUnavailable]: ({ target: string } | { key: string }) & ErrorFields;
+  /** The wallet whose stored key is not in a format we read. */
+  [ErrorCode.WalletKeyFormat]: { address: string } & ErrorFields;
+  /** The setting that lacks the passphrase, or the wallet whose key it does not open. */
+  [ErrorCode.WalletPassphrase]: ({ setting: string } | { address: string }) & ErrorFields;
+  /** The start-wait setting, the servers tried and how long (ms) the service waited. */
+  [ErrorCode.BusUnavailable]: { setting: string; servers: string; waitMs: number } & ErrorFields;
+  /** The amount at fault, by the field or parameter that holds it, and its value (bigints as decimal strings). */
+  [ErrorCode.InvalidAmount]: { field: string; value?: string | number } & ErrorFields;
+  /** The text that is not base58 (a short preview) and its length, or the type of a value that is not text. */
+  [ErrorCode.Base58Invalid]: ({ value: string; length?: number } | { type: string }) & ErrorFields;
+  /** The transaction that failed or was not confirmed, or the node (`url`) that refused to send it. */
+  [ErrorCode.TransferFailed]: ({ signature: string } | { url: string; rpcCode?: number | undefined }) & ErrorFields;
+  /** The stream being set up, and the consumer when the consumer failed. */
+  [ErrorCode.BusSetup]: { stream: string; consumer?: string } & ErrorFields;
+  /**
+   * Why the publish failed: the subject it was sent on (no acknowledgement, a refusal), the bound
+   * on publishes in flight that was reached, or the bus connection's status when not connected.
+   */
+  [ErrorCode.BusPublish]: ({ subject: string } | { maxInFlight: number } | { status: string }) & ErrorFields;
+  /** The deadline that passed (ms), or, for an aggregated quote, the codes both sources failed with. */
+  [ErrorCode.Deadline]: ({ deadlineMs: number } | { localError: string; externalError: string }) & ErrorFields;
+  /** Where the bytes break: an offset into them, their length, or the record being read (`record`). */
+  [ErrorCode.EntryMalformed]: ({ offset: number } | { length: number } | { record: string }) & ErrorFields;
+  /** The servers refused (comma-separated, without credentials) and the NATS error code (`TLS` for a handshake). */
+  [ErrorCode.BusAuth]: { servers: string; natsCode: string } & ErrorFields;
+  /**
+   * The transaction's size and the packet limit (bytes), or, for a fitted transaction, each form
+   * tried (by version) with its size or why it could not be built.
+   */
+  [ErrorCode.TransactionTooLarge]: ({ size: number; limit: number } | { tried: Record<string, number | string> }) & ErrorFields;
+  /** The body's bound in bytes. */
+  [ErrorCode.PayloadTooLarge]: { limitBytes: number } & ErrorFields;
 }
 
 export interface ArgumentInvalidContext {

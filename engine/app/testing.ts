@@ -80,7 +80,7 @@ export async function eventually<T>(probe: () => T | undefined | Promise<T | und
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new TpError(ErrorCode.Deadline, `timed out waiting for ${what}`, { context: { what, ms } });
+    if (Date.now() > deadline) throw new TpError(ErrorCode.Deadline, `timed out waiting for ${what}`, { context: { what, deadlineMs: ms } });
     await new Promise((r) => setTimeout(r, 10));
   }
 }

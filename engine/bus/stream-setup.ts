@@ -34,7 +34,7 @@ import {
   type StreamInfo,
 } from 'nats';
 
-import { ErrorCode, TpError } from '../errors.js';
+import { ErrorCode, TpError, type ErrorContexts } from '../errors.js';
 
 /** Nanoseconds per millisecond / second, for building specs. */
 export const NS_PER_MS = 1_000_000;
@@ -101,7 +101,7 @@ function isApiError(err: unknown, code: number): boolean {
   return err instanceof NatsError && err.api_error?.err_code === code;
 }
 
-function setupError(message: string, cause: unknown, context: Record<string, unknown>): TpError {
+function setupError(message: string, cause: unknown, context: ErrorContexts[typeof ErrorCode.BusSetup]): TpError {
   return new TpError(ErrorCode.BusSetup, message, { cause, context });
 }
 

@@ -620,6 +620,6 @@ export class PoolCache {
 
 function checkU64(value: bigint, field: string, address: string): void {
   if (value < 0n || value > U64_MAX) {
-    throw new TpError(ErrorCode.InvalidAmount, `${field} ${value} is outside u64`, { context: { address, field } });
+    throw new TpError(ErrorCode.InvalidAmount, `${field} ${value} is outside u64`, { context: { field, value: value.toString(), address } });
   }
 }

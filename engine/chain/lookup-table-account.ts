@@ -29,7 +29,7 @@ export class LookupTableError extends TpError<typeof ErrorCode.AccountInvalid> {
     readonly table: string,
     message: string,
   ) {
-    super(ErrorCode.AccountInvalid, `lookup table ${table}: ${message}`, { context: { table, kind } });
+    super(ErrorCode.AccountInvalid, `lookup table ${table}: ${message}`, { context: { address: table, kind } });
   }
 }
 

@@ -18,7 +18,7 @@ export function checkAmount(req: SwapRequest): SwapRefusal | undefined {
   const amount = req.amount;
   if (typeof amount !== 'bigint' || amount < 0n || amount > U64_MAX) {
     throw new TpError(ErrorCode.InvalidAmount, 'swap amount must be an integer in [0, 2^64 - 1]', {
-      context: { amount: String(amount) },
+      context: { field: 'amount', value: String(amount) },
     });
   }
   if (amount === 0n) return refuse(SwapFailure.ZeroAmount, 'swap amount is zero');

@@ -63,7 +63,7 @@ export async function confirmedOn(chain: SimChain, signature: string, timeoutMs 
   for (;;) {
     const s = chain.signatureStatus(signature);
     if (s !== null && s.confirmationStatus !== 'processed') return;
-    if (Date.now() > until) throw new TpError(ErrorCode.Deadline, `${signature} not confirmed within ${timeoutMs} ms`, { context: { signature, timeoutMs } });
+    if (Date.now() > until) throw new TpError(ErrorCode.Deadline, `${signature} not confirmed within ${timeoutMs} ms`, { context: { signature, deadlineMs: timeoutMs } });
     await new Promise((r) => setTimeout(r, 10));
   }
 }
