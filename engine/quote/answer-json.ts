@@ -234,7 +234,7 @@ export class QuoteBodyWriter {
       MAX_INPUT.length + maxText.length + (parts.length - parts.headEnd);
     // The stored bytes are parked past the body's room and moved into place with copyWithin: a
     // partial copy would need a subarray, a view allocated per response. The whole of `bytes` is
-    // copied (its spare room too: at most a quarter and 255 bytes more, one memcpy).
+    // copied, its spare room too (one memcpy).
     const stored = parts.bytes;
     const stage = most;
     if (stage + stored.length > this.buffer.length) this.grow(stage + stored.length);
