@@ -64,17 +64,13 @@ export interface MemoizedQuote {
   readonly ok: true;
   /** The priced route (one hop, or two through an intermediate token). */
   readonly route: RouteQuote;
-  /** The first hop's pool id in the cache (valid while `version` stands). */
-  readonly poolId: number;
-  /** The second hop's pool id; NO_ID for a direct route. */
-  readonly secondPoolId: number;
   /**
    * The route version (CacheRouteSearch.versionOf: every pair a route may use) at which the entry
    * was last known to hold: when computed, or when a later check found the changed pairs unable to
    * beat it (QuoteMemo, "still the best"). Written by the memo only.
    */
   version: number;
-  /** The route's own standing (RouteStanding): its pools, their state versions and its place among routes. */
+  /** The route's own standing (RouteStanding): its pools' cache ids and state versions, and its place among routes. */
   readonly standing: RouteStanding;
   /**
    * When the newest pool of any leg read that was not a candidate was stored; -Infinity when none.
@@ -189,9 +185,10 @@ export class QuoteMemo {
       (entry.version === version || this.stillBest(entry, x, y, amount, mode, maxStateAgeMs, filterKey, version))
     ) {
       const now = cache.nowMs();
-      let age = cache.ageAt(entry.poolId, now);
-      if (entry.secondPoolId !== NO_ID) {
-        const second = cache.ageAt(entry.secondPoolId, now);
+      const standing = entry.standing;
+      let age = cache.ageAt(standing.firstPool, now);
+      if (standing.secondPool !== NO_ID) {
+        const second = cache.ageAt(standing.secondPool, now);
         if (second > age) age = second;
       }
       // The route's pools are still candidates, and no pool left out then is one now (PoolCache.isFresh).
@@ -291,8 +288,6 @@ export class QuoteMemo {
     const entry: MemoizedQuote = {
       ok: true,
       route,
-      poolId: found.standing.firstPool,
-      secondPoolId: found.standing.secondPool,
       version,
       standing: found.standing,
       excludedNewest: found.excludedNewest,
