@@ -408,7 +408,8 @@ export class RpcPoolLoader implements PoolLoader {
       this.memos.delete(address);
       memo = undefined;
     }
-    if (memo !== undefined && memo.poolDigest === this.digestOf(read.data)) {
+    const poolDigest = this.digestOf(read.data);
+    if (memo !== undefined && memo.poolDigest === poolDigest) {
       // Unchanged pool bytes: the same decode, the same context accounts.
       this.touch(address, memo);
       return { address, account: read, memo };
@@ -433,7 +434,7 @@ export class RpcPoolLoader implements PoolLoader {
       memo = {
         programId: read.owner,
         dex: pool.dex,
-        poolDigest: this.digestOf(read.data),
+        poolDigest,
         pool,
         center: undefined,
         bitmap: undefined,
@@ -446,7 +447,7 @@ export class RpcPoolLoader implements PoolLoader {
       };
       this.plan(memo, pool, true);
     } else {
-      memo.poolDigest = this.digestOf(read.data);
+      memo.poolDigest = poolDigest;
       memo.pool = pool;
       memo.mints = [pool.tokenA, pool.tokenB];
       this.plan(memo, pool, false);
