@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { Prng } from '../dex/testing/prng.js';
 import { SwapMode } from '../dex/index.js';
-import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote } from './quote-answer.js';
+import { QuoteSource, quoteOfAnswer, type OwnedBodyParts, type Quote, type RouteQuote } from './quote-answer.js';
 import { QuoteBodyWriter, quoteBodyParts, quoteToJson, routeBodyParts } from './answer-json.js';
 import { slippageOf, type Slippage } from './slippage.js';
 
@@ -120,18 +120,23 @@ describe('routeBodyParts', () => {
       slot: q.slot,
     });
     const slippage = slippageOf(q.swapMode, q.inputAmount, q.outputAmount, 50);
-    const first = routeBodyParts(route('a'.repeat(40)), QuoteSource.Cache);
+    const owned: OwnedBodyParts = { bytes: new Uint8Array(0), length: 0, headEnd: 0 };
+    const first = routeBodyParts(route('a'.repeat(40)), QuoteSource.Cache, owned);
+    expect(first).toBe(owned); // written into the owner's parts
     expect(first.bytes.length).toBeGreaterThan(first.length);
+    const firstBytes = first.bytes;
     // A body of the same size or smaller: the same bytes, the new body's JSON.
     const smaller = route('b'.repeat(30));
-    const second = routeBodyParts(smaller, QuoteSource.Cache, first);
-    expect(second.bytes).toBe(first.bytes);
+    const second = routeBodyParts(smaller, QuoteSource.Cache, owned);
+    expect(second.bytes).toBe(firstBytes);
     const answer = { ok: true as const, quote: smaller, source: QuoteSource.Cache, stateAgeMs: 3, contextSlot: 99n, slippage, body: undefined };
     expect(decoder.decode(writer.write(second, 3, '99', slippage))).toBe(JSON.stringify(quoteToJson(quoteOfAnswer(answer))));
     // Larger than the room: new bytes, the replaced ones untouched.
-    const before = Uint8Array.from(second.bytes);
-    const third = routeBodyParts(route('c'.repeat(first.bytes.length)), QuoteSource.Cache, second);
-    expect(third.bytes).not.toBe(second.bytes);
-    expect(second.bytes).toEqual(before);
+    const before = Uint8Array.from(firstBytes);
+    const third = routeBodyParts(route('c'.repeat(firstBytes.length)), QuoteSource.Cache, owned);
+    expect(third.bytes).not.toBe(firstBytes);
+    expect(firstBytes).toEqual(before);
+    // Without an owner: new parts each time.
+    expect(routeBodyParts(smaller, QuoteSource.Cache)).not.toBe(routeBodyParts(smaller, QuoteSource.Cache));
   });
 });

@@ -9,7 +9,7 @@
  * bytes as they are (a JS string would be converted to UTF-8 on every `end`). The bytes are
  * exactly `JSON.stringify(quoteToJson(q))` for the quote with those values (tested).
  */
-import type { Quote, QuoteBodyParts, QuoteSource, RouteHop, RouteQuote } from './quote-answer.js';
+import type { OwnedBodyParts, Quote, QuoteBodyParts, QuoteSource, RouteHop, RouteQuote } from './quote-answer.js';
 import type { Slippage } from './slippage.js';
 
 /**
@@ -115,15 +115,20 @@ class JsonScratch {
   }
 
   /**
-   * The bytes written so far as a body: in `reuse`'s bytes when they have room (the memo's entry
-   * being replaced), else in new bytes with room to spare (a quarter more, in 256-byte steps).
+   * The bytes written so far as a body: with `into` (the memo entry's own parts), written there, in
+   * its bytes when they have room; else in new bytes with room to spare (a quarter more, in 256-byte
+   * steps).
    */
-  take(headEnd: number, reuse: QuoteBodyParts | undefined): QuoteBodyParts {
+  take(headEnd: number, into: OwnedBodyParts | undefined): QuoteBodyParts {
     const length = this.at;
     this.at = 0;
-    const bytes = reuse !== undefined && reuse.bytes.length >= length ? reuse.bytes : new Uint8Array((length + (length >> 2) + 255) & ~255);
+    const bytes = into !== undefined && into.bytes.length >= length ? into.bytes : new Uint8Array((length + (length >> 2) + 255) & ~255);
     bytes.set(length === this.buffer.length ? this.buffer : this.buffer.subarray(0, length));
-    return { bytes, length, headEnd };
+    if (into === undefined) return { bytes, length, headEnd };
+    into.bytes = bytes;
+    into.length = length;
+    into.headEnd = headEnd;
+    return into;
   }
 }
 
@@ -136,12 +141,12 @@ export function quoteBodyParts(q: Quote): QuoteBodyParts {
 
 /**
  * `quoteBodyParts` of the quote of `route` from `source` (quoteOfAnswer's fields), without building
- * that quote. With `reuse`, written into its bytes when they have room: `reuse` is then no longer
- * the body it was (the memo passes the body of the entry it replaces).
+ * that quote. With `into`, written there (in its bytes when they have room) and returned: `into`
+ * is then no longer the body it was (the memo passes its entry's own, being rewritten).
  */
-export function routeBodyParts(route: RouteQuote, source: QuoteSource, reuse?: QuoteBodyParts): QuoteBodyParts {
+export function routeBodyParts(route: RouteQuote, source: QuoteSource, into?: OwnedBodyParts): QuoteBodyParts {
   const first = route.hops[0]!;
-  return bodyParts(route.inputMint, route.outputMint, route.mode, route.inputAmount, route.outputAmount, first.pool, first.dex, route.priceImpact, first.fee, route.slot, source, route.hops, reuse);
+  return bodyParts(route.inputMint, route.outputMint, route.mode, route.inputAmount, route.outputAmount, first.pool, first.dex, route.priceImpact, first.fee, route.slot, source, route.hops, into);
 }
 
 function bodyParts(
@@ -157,7 +162,7 @@ function bodyParts(
   slot: bigint,
   source: string,
   hops: readonly RouteHop[],
-  reuse?: QuoteBodyParts,
+  into?: OwnedBodyParts,
 ): QuoteBodyParts {
   const w = scratch;
   w.at = 0;
@@ -207,7 +212,7 @@ function bodyParts(
     w.raw('}');
   }
   w.raw(']}');
-  return w.take(headEnd, reuse);
+  return w.take(headEnd, into);
 }
 
 /**

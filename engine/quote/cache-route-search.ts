@@ -60,6 +60,18 @@ export interface RouteStanding {
   readonly secondVersion: number;
 }
 
+/**
+ * A route held since it was chosen (the quote memo's entry, memo-entry.ts): its standing and, per
+ * hop, the mints and the amounts it was computed with. What `stillBest` reads.
+ */
+export interface HeldRoute extends RouteStanding {
+  readonly hopCount: number;
+  readonly hopInputMints: readonly string[];
+  readonly hopOutputMints: readonly string[];
+  hopInAmount(k: number): bigint;
+  hopOutAmount(k: number): bigint;
+}
+
 /** What NoPoolsInCache says when the route filter, not the cache, left no pool. */
 export const FILTERED_OUT_MESSAGE = 'no route: no pool of the pair passes the route filter (dexes / excludeDexes)';
 
@@ -161,7 +173,7 @@ export class CacheRouteSearch implements HopFinder<number> {
   }
 
   /**
-   * Whether `route` of `standing`, chosen for (x → y, `amount`, `mode`) when some pools a route
+   * Whether the `held` route, chosen for (x → y, `amount`, `mode`) when some pools a route
    * may use held other states, is still what a full search gives now. Yes when its own pools are
    * in the states of then (so its exact amounts are unchanged) and rate bounds (engine/dex
    * rate-bound.ts) show that nothing else can take its place: no other candidate of each of its
@@ -171,29 +183,28 @@ export class CacheRouteSearch implements HopFinder<number> {
    * age by the legs read was stored (-Infinity: none), or undefined when the route must be
    * searched again.
    */
-  stillBest(standing: RouteStanding, route: RouteQuote, x: number, y: number, amount: bigint, mode: SwapMode, maxAgeMs: number, filterKey: number): number | undefined {
+  stillBest(held: HeldRoute, x: number, y: number, amount: bigint, mode: SwapMode, maxAgeMs: number, filterKey: number): number | undefined {
     const cache = this.cache;
-    const hops = route.hops;
-    if (cache.poolVersionAt(standing.firstPool) !== standing.firstVersion) return undefined;
-    if (hops.length > 1 && cache.poolVersionAt(standing.secondPool) !== standing.secondVersion) return undefined;
+    const hopCount = held.hopCount;
+    if (cache.poolVersionAt(held.firstPool) !== held.firstVersion) return undefined;
+    if (hopCount > 1 && cache.poolVersionAt(held.secondPool) !== held.secondVersion) return undefined;
     const inputMint = cache.mintOf(x);
     const outputMint = cache.mintOf(y);
     if (inputMint === undefined || outputMint === undefined) return undefined;
     this.begin(maxAgeMs, filterKey);
     const exactIn = mode === SwapMode.ExactIn;
-    for (let k = 0; k < hops.length; k++) {
-      const hop = hops[k]!;
-      const pool = k === 0 ? standing.firstPool : standing.secondPool;
-      const asked = exactIn ? hop.inAmount : hop.outAmount;
-      const value = exactIn ? hop.outAmount : hop.inAmount;
-      const leg = this.leg(hop.inputMint, hop.outputMint);
+    for (let k = 0; k < hopCount; k++) {
+      const pool = k === 0 ? held.firstPool : held.secondPool;
+      const asked = exactIn ? held.hopInAmount(k) : held.hopOutAmount(k);
+      const value = exactIn ? held.hopOutAmount(k) : held.hopInAmount(k);
+      const leg = this.leg(held.hopInputMints[k]!, held.hopOutputMints[k]!);
       if (leg === undefined) return undefined;
       for (let i = 0; i < leg.count; i++) {
         if (leg.ids[i] !== pool && !boundCannotBeat(asked, leg.bounds[i]!, value, mode, true)) return undefined;
       }
     }
-    const position = standing.position;
-    const value = standing.value;
+    const position = held.position;
+    const value = held.value;
     if (position !== 0 && !boundCannotBeat(amount, this.bound(inputMint, outputMint), value, mode, true)) return undefined;
     if (allowsMultiHop(this.filterKey)) {
       const intermediates = this.intermediates;

@@ -15,7 +15,8 @@ export { DEFAULT_INTERMEDIATE_MINTS, chooseRoute, routeQuoteOf, type HopChoice, 
 export { ALL_DEXES_MASK, DIRECT_ONLY_BIT, NO_FILTER_KEY, allowsDex, allowsMultiHop, parseDexList, routeFilterKey, routeFilterOf } from './route-filter.js';
 export { CacheRouteSearch, FILTERED_OUT_MESSAGE, type CacheRoute } from './cache-route-search.js';
 export { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS, HealthStatus, QuoteEngine, type QuoteEngineOptions, type QuoteHealth, type QuoteResult } from './quote-engine.js';
-export { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo, type MemoizedQuote, type QuoteMemoOptions } from './quote-memo.js';
+export { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo, type QuoteMemoOptions } from './quote-memo.js';
+export { MemoEntry } from './memo-entry.js';
 export { QuoteBodyWriter, quoteBodyParts, quoteToJson } from './answer-json.js';
 export { QuoteErrorCode, isQuoteError, quoteError } from './errors.js';
 // The per-client limiter lives in engine/common (the RPC proxy uses it too); exported here as before.

@@ -22,6 +22,13 @@ export interface QuoteBodyParts {
   readonly headEnd: number;
 }
 
+/** Body parts their owner lets the writer rewrite in place (the quote memo's entry, answer-json.ts `routeBodyParts`). */
+export interface OwnedBodyParts extends QuoteBodyParts {
+  bytes: Uint8Array;
+  length: number;
+  headEnd: number;
+}
+
 /** Where the pool states behind an answer came from. */
 export const QuoteSource = {
   /** The pool cache (spec 02 source `cache`). */

@@ -9,7 +9,8 @@ import { quoteFromCache } from './cache-quoter.js';
 import { QuoteErrorCode, isQuoteError } from './errors.js';
 import { quoteToJson } from './answer-json.js';
 import { errorOfFailure } from './quote-failure.js';
-import { QuoteMemo, type MemoizedQuote } from './quote-memo.js';
+import type { MemoEntry } from './memo-entry.js';
+import { QuoteMemo } from './quote-memo.js';
 import { FakeClock, manualSimulator, storePool } from './testing.js';
 
 const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
@@ -44,7 +45,7 @@ function setup(options: { maxPoolCount?: number; stalenessThresholdMs?: number }
 }
 
 /** The memo's entry, its failure thrown as the TpError a caller that throws would make of it. */
-function memoQuote(memo: QuoteMemo, ...args: Parameters<QuoteMemo['quote']>): MemoizedQuote {
+function memoQuote(memo: QuoteMemo, ...args: Parameters<QuoteMemo['quote']>): MemoEntry {
   const r = memo.quote(...args);
   if (!r.ok) throw errorOfFailure(r);
   return r;
@@ -234,16 +235,16 @@ describe('QuoteMemo', () => {
     expect(a.maxInputAmount).toBe((a.inputAmount * 10_033n + 9_999n) / 10_000n);
   });
 
-  it('keeps the bounds of the last tolerance asked, and computes others when asked', () => {
+  it('gives the bounds of each tolerance asked from the entry', () => {
     const { cache, memo } = setup();
     cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n));
     const entry = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
     const fifty = memo.slippageOf(entry, 50);
-    expect(memo.slippageOf(entry, 50)).toBe(fifty);
+    expect(fifty.minOutputAmount).toBe((entry.route.outputAmount * 9_950n) / 10_000n);
     const hundred = memo.slippageOf(entry, 100);
     expect(hundred.minOutputAmount).toBe((entry.route.outputAmount * 9_900n) / 10_000n);
-    expect(hundred.maxInputAmount).toBe(SOL_IN);
-    expect(memo.slippageOf(entry, 100)).toBe(hundred);
+    expect(hundred).toMatchObject({ bps: 100, maxInputAmount: SOL_IN, minOutputText: hundred.minOutputAmount.toString(), maxInputText: SOL_IN.toString() });
+    expect(memo.slippageOf(entry, 50)).toEqual(fifty);
   });
 
   it('keys on the amount, whatever its decimal text', () => {

@@ -42,9 +42,10 @@
 import { type PoolCache, NO_ID } from '../cache/index.js';
 import { SwapMode } from '../dex/index.js';
 import { invalidArgument } from '../errors.js';
-import { CacheRouteSearch, type RouteStanding } from './cache-route-search.js';
-import { QuoteSource, quoteOfAnswer, type Quote, type RouteQuote, type QuoteBodyParts } from './quote-answer.js';
+import { CacheRouteSearch } from './cache-route-search.js';
+import { QuoteSource, quoteOfAnswer, type Quote } from './quote-answer.js';
 import { routeBodyParts } from './answer-json.js';
+import { MemoEntry } from './memo-entry.js';
 import type { QuoteFailure } from './quote-failure.js';
 import type { RouteFilter } from './quote-request.js';
 import { FILTER_KEY_COUNT, routeFilterKey } from './route-filter.js';
@@ -53,39 +54,9 @@ import { DEFAULT_SLIPPAGE_BPS, slippageOf, type Slippage } from './slippage.js';
 
 export const DEFAULT_QUOTE_MEMO_ENTRIES = 4096;
 
-/**
- * One memoized cache quote, shared by every answer it gives: read it, never change it. Its one
- * mutable field is the memo's own cache of the last slippage bounds (`QuoteMemo.slippageOf`). Its
- * body's bytes are valid until the memo replaces the entry (the next quote of its key after a
- * change, which writes the new body in the same bytes when they have room): write them out at
- * once, as every server does.
- */
-export interface MemoizedQuote {
-  readonly ok: true;
-  /** The priced route (one hop, or two through an intermediate token). */
-  readonly route: RouteQuote;
-  /**
-   * The route version (CacheRouteSearch.versionOf: every pair a route may use) at which the entry
-   * was last known to hold: when computed, or when a later check found the changed pairs unable to
-   * beat it (QuoteMemo, "still the best"). Written by the memo only.
-   */
-  version: number;
-  /** The route's own standing (RouteStanding): its pools' cache ids and state versions, and its place among routes. */
-  readonly standing: RouteStanding;
-  /**
-   * When the newest pool of any leg read that was not a candidate was stored; -Infinity when none.
-   * Written by the memo only (a check may read more legs).
-   */
-  excludedNewest: number;
-  /** The /quote body around its per-answer fields (answer-json.ts). */
-  readonly body: QuoteBodyParts;
-  /** The bounds of the last tolerance asked; written by QuoteMemo.slippageOf only. */
-  lastSlippage: Slippage | undefined;
-}
-
 /** The memoized quotes of one directed pair, mode and filter, by amount (each with its own version). */
 interface PairEntries {
-  readonly byAmount: Map<string, MemoizedQuote>;
+  readonly byAmount: Map<string, MemoEntry>;
 }
 
 export interface QuoteMemoOptions {
@@ -135,7 +106,7 @@ export class QuoteMemo {
    * The cache quote of `amount` of `inputMint` for `outputMint`, as quoteFromCache gives it (same
    * pool, same numbers, same hit / miss accounting, same errors), from the memo when it holds a
    * valid entry. `amountText`: `amount` in decimal (leading zeros allowed), when the caller has it.
-   * Sets `stateAgeMs` on success. The entry is shared: read it, never change it (MemoizedQuote).
+   * Sets `stateAgeMs` on success. The entry is shared: read it, never change it (MemoEntry).
    */
   quote(
     inputMint: string,
@@ -145,7 +116,7 @@ export class QuoteMemo {
     amountText?: string,
     mode: SwapMode = SwapMode.ExactIn,
     filter?: RouteFilter,
-  ): MemoizedQuote | QuoteFailure {
+  ): MemoEntry | QuoteFailure {
     const cache = this.cache;
     return this.quoteByIds(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), inputMint, outputMint, amount, maxStateAgeMs, amountText, mode, filter);
   }
@@ -169,7 +140,7 @@ export class QuoteMemo {
     amountText?: string,
     mode: SwapMode = SwapMode.ExactIn,
     filter?: RouteFilter,
-  ): MemoizedQuote | QuoteFailure {
+  ): MemoEntry | QuoteFailure {
     const cache = this.cache;
     const filterKey = routeFilterKey(filter);
     if (x === NO_ID || y === NO_ID || this.maxEntries === 0) return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey, 0, undefined, '');
@@ -180,15 +151,14 @@ export class QuoteMemo {
     const entry = pair?.byAmount.get(text);
     if (
       entry !== undefined &&
-      entry.route.inputMint === inputMint &&
-      entry.route.outputMint === outputMint &&
+      entry.inputMint === inputMint &&
+      entry.outputMint === outputMint &&
       (entry.version === version || this.stillBest(entry, x, y, amount, mode, maxStateAgeMs, filterKey, version))
     ) {
       const now = cache.nowMs();
-      const standing = entry.standing;
-      let age = cache.ageAt(standing.firstPool, now);
-      if (standing.secondPool !== NO_ID) {
-        const second = cache.ageAt(standing.secondPool, now);
+      let age = cache.ageAt(entry.firstPool, now);
+      if (entry.secondPool !== NO_ID) {
+        const second = cache.ageAt(entry.secondPool, now);
         if (second > age) age = second;
       }
       // The route's pools are still candidates, and no pool left out then is one now (PoolCache.isFresh).
@@ -206,14 +176,13 @@ export class QuoteMemo {
     return this.compute(x, y, inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey, version, pair, text);
   }
 
-  /** The slippage bounds of `entry` at `bps`: the entry's last ones when `bps` is the last asked. */
-  slippageOf(entry: MemoizedQuote, bps: number): Slippage {
-    const last = entry.lastSlippage;
-    if (last !== undefined && last.bps === bps) return last;
-    const route = entry.route;
-    const slippage = slippageOf(route.mode, route.inputAmount, route.outputAmount, bps);
-    entry.lastSlippage = slippage;
-    return slippage;
+  /**
+   * The slippage bounds of `entry` at `bps`, computed per answer: kept on the entry they would be
+   * two bigints and two strings replaced with every recomputation, objects the scavenger promotes
+   * (memo-entry.ts); made here they die young with the request.
+   */
+  slippageOf(entry: MemoEntry, bps: number): Slippage {
+    return slippageOf(entry.mode, entry.inputAmount, entry.outputAmount, bps);
   }
 
   /** The cache's newest slot in decimal (the `contextSlot` field), converted once per new slot. */
@@ -227,7 +196,7 @@ export class QuoteMemo {
   }
 
   /** The /quote model of `entry` with the per-response fields of now (`stateAgeMs`, the context slot). */
-  toQuote(entry: MemoizedQuote, stateAgeMs: number = this.stateAgeMs, slippageBps: number = DEFAULT_SLIPPAGE_BPS): Quote {
+  toQuote(entry: MemoEntry, stateAgeMs: number = this.stateAgeMs, slippageBps: number = DEFAULT_SLIPPAGE_BPS): Quote {
     return quoteOfAnswer({
       ok: true,
       quote: entry.route,
@@ -245,8 +214,8 @@ export class QuoteMemo {
    * bound can take its place (CacheRouteSearch.stillBest, exact as the full search is). On yes the
    * entry takes the new version and the newest pool left out by the legs read.
    */
-  private stillBest(entry: MemoizedQuote, x: number, y: number, amount: bigint, mode: SwapMode, maxStateAgeMs: number, filterKey: number, version: number): boolean {
-    const excluded = this.search.stillBest(entry.standing, entry.route, x, y, amount, mode, maxStateAgeMs, filterKey);
+  private stillBest(entry: MemoEntry, x: number, y: number, amount: bigint, mode: SwapMode, maxStateAgeMs: number, filterKey: number, version: number): boolean {
+    const excluded = this.search.stillBest(entry, x, y, amount, mode, maxStateAgeMs, filterKey);
     if (excluded === undefined) return false;
     this.revalidated++;
     entry.version = version;
@@ -276,35 +245,29 @@ export class QuoteMemo {
     version: number,
     pair: PairEntries | undefined,
     text: string,
-  ): MemoizedQuote | QuoteFailure {
+  ): MemoEntry | QuoteFailure {
     this.misses++;
-    const found = this.search.search(inputMint, outputMint, amount, mode, maxStateAgeMs, filterKey);
+    // The route keeps the cache's own strings of the mints, never the request's (memo-entry.ts).
+    const cache = this.cache;
+    const found = this.search.search(cache.mintOf(x) ?? inputMint, cache.mintOf(y) ?? outputMint, amount, mode, maxStateAgeMs, filterKey);
     if (!found.ok) return found;
-    const stateAgeMs = found.ageMs;
-    const route = found.route;
-    const slippage = slippageOf(mode, route.inputAmount, route.outputAmount, DEFAULT_SLIPPAGE_BPS);
-    // The entry this one replaces lends its body's bytes: replaced, it answers no one again.
-    const replacing = pair?.byAmount.get(text);
-    const entry: MemoizedQuote = {
-      ok: true,
-      route,
-      version,
-      standing: found.standing,
-      excludedNewest: found.excludedNewest,
-      body: routeBodyParts(route, QuoteSource.Cache, replacing?.body),
-      lastSlippage: slippage,
-    };
-    this.stateAgeMs = stateAgeMs;
-    if (pair !== undefined) {
-      const replaced = replacing !== undefined;
-      if (!replaced && this.count >= this.maxEntries) {
-        this.clear();
-        this.pairs.set(this.keyOf(x, y, mode, filterKey), pair);
-        pair.byAmount.clear();
+    this.stateAgeMs = found.ageMs;
+    // The key's entry is rewritten in place: from now on it answers with the new route only.
+    let entry = pair?.byAmount.get(text);
+    if (entry === undefined) {
+      entry = new MemoEntry();
+      if (pair !== undefined) {
+        if (this.count >= this.maxEntries) {
+          this.clear();
+          this.pairs.set(this.keyOf(x, y, mode, filterKey), pair);
+          pair.byAmount.clear();
+        }
+        pair.byAmount.set(text, entry);
+        this.count++;
       }
-      pair.byAmount.set(text, entry);
-      if (!replaced) this.count++;
     }
+    entry.hold(found, version);
+    routeBodyParts(found.route, QuoteSource.Cache, entry.body);
     return entry;
   }
 

@@ -186,9 +186,11 @@ describe('two-hop routes', () => {
     if (!only.ok) throw new Error(only.message);
     expect(only.quote.hops.every((h) => h.dex === Dex.Whirlpool)).toBe(true);
     // The unfiltered request still gets its own (memoized) answer.
+    const hits = engine.memo.hits;
     const again = sync(engine.quote(request(WSOL_MINT, USDC_MINT, amount)));
     if (!again.ok) throw new Error(again.message);
-    expect(again.quote).toBe(allRoute);
+    expect(again.quote).toEqual(allRoute);
+    expect(engine.memo.hits).toBe(hits + 1);
   });
 
   it('moves stateVersion and voids the memo when a pool of either leg changes, not for an unrelated pair', () => {
@@ -202,7 +204,9 @@ describe('two-hop routes', () => {
     const unrelated = chain.pools().find((p) => p.transferFees !== undefined && p.pool.tokenA !== WSOL_MINT && p.pool.tokenB !== WSOL_MINT)!;
     storePool(cache, unrelated, 10_000n);
     expect(engine.stateVersion(req)).toBe(v0);
-    expect((sync(engine.quote(req)) as { quote: unknown }).quote).toBe(route);
+    const misses = engine.memo.misses;
+    expect((sync(engine.quote(req)) as { quote: unknown }).quote).toEqual(route);
+    expect(engine.memo.misses).toBe(misses);
     // The second hop's pool changes: the version moves and the route is computed again.
     const second = chain.pool(route.hops[1]!.pool)!;
     storePool(cache, second, 10_001n);
@@ -210,7 +214,7 @@ describe('two-hop routes', () => {
     expect(v1).not.toBe(v0);
     const after = sync(engine.quote(req));
     if (!after.ok) throw new Error(after.message);
-    expect(after.quote).not.toBe(route);
+    expect(engine.memo.misses).toBe(misses + 1);
     expect(after.quote.hops[1]!.slot).toBe(10_001n);
     // The first leg's pair: the version moves too.
     storePool(cache, chain.pool(route.hops[0]!.pool)!, 10_002n);
