@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
-import { ErrorCode, TpError, invalidArgument, isTpError } from './errors.js';
+import { ErrorCode, TpError, invalidArgument, isTpError, type ErrorContexts } from './errors.js';
+import { quoteFailure } from './quote/quote-failure.js';
+import { quoteError } from './quote/errors.js';
+
+/** Every code has a typed context: a code missing from ErrorContexts makes this `false` and tsc fail. */
+type Untyped = Exclude<ErrorCode, keyof ErrorContexts>;
+const everyCodeTyped: [Untyped] extends [never] ? true : false = true;
 
 /**
  * The typed contexts of ErrorContexts, checked by the compiler: `npm run check` (tsc over
@@ -41,6 +47,46 @@ describe('ErrorContexts', () => {
     void new TpError(ErrorCode.Deadline, 'x', { context: { timeoutMs: 100 } });
     // @ts-expect-error malformed bytes say where: an offset, their length or the record read
     void new TpError(ErrorCode.EntryMalformed, 'x', { context: { offset: '12' } });
+    // @ts-expect-error the codes typed last fix their fields exactly: no field beyond their shape
+    void new TpError(ErrorCode.ConfigFile, 'x', { context: { path: '/etc/t.json', line: 3 } });
+    // @ts-expect-error a config file error names the file
+    void new TpError(ErrorCode.ConfigFile, 'x', { context: {} });
+    // @ts-expect-error Unavailable says what cannot be read: a pool, a stream, a URL, a transaction...
+    void new TpError(ErrorCode.Unavailable, 'x', { context: { component: 'bus' } });
+    // @ts-expect-error ...each shape whole: a trade id goes with its signature
+    void new TpError(ErrorCode.Unavailable, 'x', { context: { tradeId: 't-1' } });
+    // @ts-expect-error the oracle's failure is one of its kinds
+    void new TpError(ErrorCode.Unavailable, 'x', { context: { oracle: 'down' } });
+    // @ts-expect-error NotFound says what was looked for, by its own key (address, pairId, strategy)
+    void new TpError(ErrorCode.NotFound, 'x', { context: { pool: 'P' } });
+    // @ts-expect-error Internal names its invariant; a bare message goes in the message
+    void new TpError(ErrorCode.Internal, 'x', { context: { detail: 'oops' } });
+    // @ts-expect-error Io gives a path, a listening address or a command, not a free field
+    void new TpError(ErrorCode.Io, 'x', { context: { file: '/tmp/x' } });
+    // @ts-expect-error a listening address has its port as a number
+    void new TpError(ErrorCode.Io, 'x', { context: { host: '127.0.0.1', port: '80' } });
+    // @ts-expect-error the credential refused is a bearer token or an API key
+    void new TpError(ErrorCode.Unauthenticated, 'x', { context: { credential: 'cookie' } });
+    // @ts-expect-error a wallet error names the wallet, id, tier or field
+    void new TpError(ErrorCode.WalletInvalid, 'x', { context: { wallet: 'W' } });
+    // @ts-expect-error a route error names its hop as a number
+    void new TpError(ErrorCode.RouteInvalid, 'x', { context: { hop: '0' } });
+    // @ts-expect-error the proxy's errors say why (reason)
+    void new TpError(ErrorCode.RpcProxyUpstreamFailed, 'x', { context: { endpoint: 'a', attempts: 2 } });
+    // @ts-expect-error a lost PubSub connection names its endpoint
+    void new TpError(ErrorCode.PubsubConnectionLost, 'x', { context: { url: 'ws://node' } });
+    // @ts-expect-error the external provider's errors say how the poll ended
+    void new TpError(ErrorCode.ExternalServerError, 'x', { context: { status: 502 } });
+    // @ts-expect-error quoteFailure is checked against its code: NoValidQuotes counts its candidates
+    void quoteFailure(ErrorCode.NoValidQuotes, 'x', { inputMint: 'A', outputMint: 'B' });
+    // @ts-expect-error ...and a pair names both of its mints
+    void quoteFailure(ErrorCode.AmountTooSmall, 'x', { inputMint: 'A' });
+    // @ts-expect-error quoteError is checked against its code: a circuit is the cache's or the provider's
+    void quoteError(ErrorCode.CircuitOpen, 'x', { context: { circuit: 'rpc' } });
+    const noQuotes = quoteFailure(ErrorCode.NoValidQuotes, 'no valid quotes from cache', { inputMint: 'A', outputMint: 'B', pools: 3, candidates: 0 });
+    const listen = new TpError(ErrorCode.Io, 'cannot listen', { context: { host: '127.0.0.1', port: 8080, setting: 'QUOTE_PORT' } });
+    const port = 'port' in listen.context ? listen.context.port : undefined;
+    expect([everyCodeTyped, noQuotes.context?.candidates, port]).toEqual([true, 0, 8080]);
     const arg = invalidArgument('capacity', 0, 'capacity must be a positive integer, got 0');
     expect([arg.code, arg.context.argument, arg.context.value, arg.message]).toEqual([ErrorCode.ArgumentInvalid, 'capacity', 0, 'capacity must be a positive integer, got 0']);
     const err: unknown = new TpError(ErrorCode.RpcFailed, 'getSlot: timeout', { context: { kind: 'timeout', endpoint: 'http://node', method: 'getSlot' } });

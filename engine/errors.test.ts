@@ -17,8 +17,10 @@ describe('TpError', () => {
     const missing = new TpError(ErrorCode.BadParameter, 'bad', { context: { field: 'amount' } });
     // @ts-expect-error MessageInvalid's context names the path
     const wrongType = new TpError(ErrorCode.MessageInvalid, 'bad', { context: { path: 3 } });
+    // @ts-expect-error Io's context is one of its shapes, no free-form fields
     const free = new TpError(ErrorCode.Io, 'cannot read', { context: { file: '/tmp/x', anything: 1 } });
-    expect([missing.code, wrongType.code, free.context.file]).toEqual([ErrorCode.BadParameter, ErrorCode.MessageInvalid, '/tmp/x']);
+    const io = new TpError(ErrorCode.Io, 'cannot read', { context: { path: '/tmp/x' } });
+    expect([missing.code, wrongType.code, free.code, 'path' in io.context && io.context.path]).toEqual([ErrorCode.BadParameter, ErrorCode.MessageInvalid, ErrorCode.Io, '/tmp/x']);
   });
 
   it('narrows by code', () => {

@@ -145,10 +145,9 @@ export const ErrorCode = {
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /**
- * The context a code carries where its shape is fixed: a reader (a transport, a log query, a test)
- * can rely on these fields when a context is given. Every other code carries free-form fields. A
- * code added here makes each `new TpError(code, …, { context })` give its fields, checked by the
- * compiler.
+ * The context each code carries: a reader (a transport, a log query, a test) can rely on these
+ * fields when a context is given. Every code has an entry (error-contexts.test.ts checks it), and
+ * each `new TpError(code, …, { context })` gives its code's fields, checked by the compiler.
  */
 export interface ErrorContexts {
   /** Which request parameter (query key, body field, gRPC field) is missing or malformed. */
@@ -225,7 +224,131 @@ export interface ErrorContexts {
   [ErrorCode.TransactionTooLarge]: ({ size: number; limit: number } | { tried: Record<string, number | string> }) & ErrorFields;
   /** The body's bound in bytes. */
   [ErrorCode.PayloadTooLarge]: { limitBytes: number } & ErrorFields;
+
+  // The codes below fix their context exactly: no field besides the ones named.
+
+  /** The file that cannot be read or does not hold the JSON it should. */
+  [ErrorCode.ConfigFile]: { path: string };
+  /** The pair asked for; with the fresh pools a DEX filter left out, when it left out all. */
+  [ErrorCode.NoPoolsInCache]: PairContext & { candidates?: number };
+  /** The pair asked for, the candidate pools that passed the filters and, from the cache, all pools known for the pair. */
+  [ErrorCode.NoValidQuotes]: PairContext & { candidates: number; pools?: number };
+  /** Which circuit breaker is open: the quote engine's cache path, or the external provider's. */
+  [ErrorCode.CircuitOpen]: { circuit: 'cache' | 'provider' };
+  /** Whole seconds after which the limit takes a request again (the `Retry-After` value). */
+  [ErrorCode.RateLimited]: { retryAfter: number };
+  /** The pair asked for, and the pools known for it when a DEX filter left out all of them. */
+  [ErrorCode.NoPoolForPair]: PairContext & { pools?: number };
+  /** The pair and how many RPC reads failed, or the RPC method that failed (pool discovery) and its HTTP status. */
+  [ErrorCode.RpcFallbackFailed]: (PairContext & { failures: number }) | { method: string; httpStatus?: number };
+  /** What cannot be read or reached (see UnavailableContext). */
+  [ErrorCode.Unavailable]: UnavailableContext;
+  /** What was looked for (see NotFoundContext). */
+  [ErrorCode.NotFound]: NotFoundContext;
+  /** The method used and the methods the path takes (the `Allow` value). */
+  [ErrorCode.MethodNotAllowed]: { method: string; allow: string };
+  /** The credential the request lacked or that did not verify: a bearer token (JWT) or an API key. */
+  [ErrorCode.Unauthenticated]: { credential: 'bearer' | 'api-key' };
+  /** The body's length in bytes. */
+  [ErrorCode.InvalidJson]: { bytes: number };
+  /** The pair whose best route gives 0. */
+  [ErrorCode.AmountTooSmall]: PairContext;
+  /** The port's bound on the URL, in characters. */
+  [ErrorCode.UriTooLong]: { limitChars: number };
+  /** The port's bound on all header fields together, in characters. */
+  [ErrorCode.HeadersTooLarge]: { limitChars: number };
+  /** Which invariant broke (see InternalContext). */
+  [ErrorCode.Internal]: InternalContext;
+  /** How the provider's poll ended (engine/external PollOutcomeKind, e.g. `no_route`). */
+  [ErrorCode.ExternalNoRoute]: ExternalPollContext;
+  /** How the provider's poll ended (`rejected`, `rate_limited`). */
+  [ErrorCode.ExternalRejected]: ExternalPollContext;
+  /** How the provider's poll ended (`server_error`). */
+  [ErrorCode.ExternalServerError]: ExternalPollContext;
+  /** How the provider's poll ended (`connection_error`). */
+  [ErrorCode.ExternalUnreachable]: ExternalPollContext;
+  /** How the provider's poll ended (`malformed`). */
+  [ErrorCode.ExternalMalformed]: ExternalPollContext;
+  /** Why no endpoint was reached, with the last endpoint tried (its name) and the attempts. */
+  [ErrorCode.RpcProxyUnavailable]: RpcProxyContext;
+  /** What the last attempt ended with, its endpoint (its name) and the attempts made. */
+  [ErrorCode.RpcProxyUpstreamFailed]: RpcProxyContext;
+  /** What the one attempt ended with and its endpoint (its name). */
+  [ErrorCode.RpcProxyWriteOutcomeUnknown]: RpcProxyContext;
+  /** The node (its name) whose PubSub connection was lost. */
+  [ErrorCode.PubsubConnectionLost]: { endpoint: string };
+  /** The key of the lock. */
+  [ErrorCode.LockNotHeld]: { key: string };
+  /**
+   * The wallet at fault (its address, with the token it holds none of), the id or tier asked for
+   * (with how many enabled wallets the tier has when it needs exactly one), or the input field that
+   * is not what a wallet takes.
+   */
+  [ErrorCode.WalletInvalid]: { address: string; token?: string } | { id: string } | { tier: string; count?: number } | { field: string };
+  /** The hop at fault (its pool, the mint it does not trade, or why its math refused), or the pool and amount of a one-hop order. */
+  [ErrorCode.RouteInvalid]: { hop: number; pool?: string; mint?: string; reason?: string } | { pool: string; amount: string };
+  /** The file or the listening address at fault, or the command that failed and its exit code. */
+  [ErrorCode.Io]: IoContext;
 }
+
+/** The pair a quote was asked for. */
+export type PairContext = { inputMint: string; outputMint: string };
+
+/** How a poll of the external provider ended (engine/external PollOutcomeKind). */
+export type ExternalPollContext = { outcome: string };
+
+/** What the proxy's JSON-RPC error says in its `data` besides `tidepoolCode` (engine/rpc-proxy ProxyErrorData). */
+export type RpcProxyContext = { reason: string; endpoint?: string; attempts?: number };
+
+/** ErrorCode.Unavailable: what an operation needs that cannot be read or reached now. */
+export type UnavailableContext =
+  /** A pool account that could not be read (or has not been yet). */
+  | { pool: string }
+  /** A bus stream that could not be read. */
+  | { stream: string }
+  /** A service (the simulator's RPC, a planner) that did not answer at this URL. */
+  | { url: string }
+  /** A landed transaction whose record cannot be read yet, and the trade it carries. */
+  | { signature: string; tradeId?: string }
+  /** How a request to the price oracle failed. */
+  | { oracle: 'http' | 'timeout' | 'network' | 'malformed' }
+  /** For an aggregated quote: the codes both sources failed with. */
+  | { localError: string; externalError: string };
+
+/** ErrorCode.NotFound: what was looked for. */
+export type NotFoundContext =
+  /** A pool (or account) by its address. */
+  | { address: string }
+  /** A pair (`inputMint:outputMint` id) with no quote held. */
+  | { pairId: string }
+  /** A strategy by its id or id prefix. */
+  | { strategy: string }
+  /** For an aggregated quote: the codes both sources failed with (both no route). */
+  | { localError: string; externalError: string };
+
+/** ErrorCode.Internal: the invariant that broke, by what it was about. */
+export type InternalContext =
+  /** A close step of a fixture failed. */
+  | { closer: string }
+  /** A buffer was written short of (or past) its size. */
+  | { written: number; size: number }
+  /** An order state change the lifecycle does not allow. */
+  | { orderId: string; from: string; to: string }
+  /** A worker answered a call that is not pending. */
+  | { callId: number }
+  /** A shared buffer is not laid out as expected (its length). */
+  | { bytes: number };
+
+/** ErrorCode.Io: where input or output failed. */
+export type IoContext =
+  /** A file or directory. */
+  | { path: string }
+  /** A listening address (host and port), with the setting that chose it where there is one. */
+  | { host: string; port: number; setting?: string }
+  /** A listening address as one text (a gRPC `host:port` target). */
+  | { address: string }
+  /** A command run as a child (its arguments) and its exit code. */
+  | { args: readonly string[]; exitCode: number };
 
 export interface ArgumentInvalidContext {
   /** The parameter or option at fault (`capacity`, `options.batchSize`, `entry.hash`). */
@@ -279,8 +402,8 @@ export interface RpcFailedContext {
 /** Free-form context fields. */
 export type ErrorFields = Record<string, unknown>;
 
-/** The context of code `C`: its fixed shape, or free-form fields (also for a union of codes). */
-export type ErrorContextOf<C extends ErrorCode> = [C] extends [keyof ErrorContexts] ? ErrorContexts[C] : ErrorFields;
+/** The context of code `C`: its fixed shape (for a union of codes, any of theirs). */
+export type ErrorContextOf<C extends ErrorCode> = ErrorContexts[C];
 
 export interface TpErrorOptions<C extends ErrorCode = ErrorCode> {
   cause?: unknown;

@@ -160,7 +160,7 @@ export function bindGrpc(server: grpc.Server, host: string, port: number, tls?: 
         ? grpc.ServerCredentials.createInsecure()
         : grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }], false);
     server.bindAsync(target, credentials, (err, bound) => {
-      if (err) reject(new TpError(ErrorCode.Io, `aggregator gRPC server cannot listen on ${target}: ${err.message}`, { cause: err }));
+      if (err) reject(new TpError(ErrorCode.Io, `aggregator gRPC server cannot listen on ${target}: ${err.message}`, { cause: err, context: { address: target } }));
       else resolve(bound);
     });
   });

@@ -71,7 +71,7 @@ class OracleRequestFailure extends TpError<typeof ErrorCode.Unavailable> {
     readonly kind: OracleFailure,
     message: string,
   ) {
-    super(ErrorCode.Unavailable, message, { context: { kind } });
+    super(ErrorCode.Unavailable, message, { context: { oracle: kind } });
   }
 }
 

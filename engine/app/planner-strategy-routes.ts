@@ -84,7 +84,7 @@ async function checked<T>(run: () => Promise<T>): Promise<T> {
 function idOf(req: IncomingMessage): string {
   const path = (req.url ?? '').split('?')[0]!;
   const id = decodeURIComponent(path.slice('/strategies/'.length));
-  if (!UUID.test(id)) throw new TpError(ErrorCode.NotFound, `no strategy ${JSON.stringify(id)}: ids are uuids (GET /strategies)`);
+  if (!UUID.test(id)) throw new TpError(ErrorCode.NotFound, `no strategy ${JSON.stringify(id)}: ids are uuids (GET /strategies)`, { context: { strategy: id } });
   return id.toLowerCase();
 }
 

@@ -24,7 +24,7 @@ async function check(verifier: JwtVerifier, authorization: string | undefined): 
     await verifier.verify(bearerTokenOfHeader(authorization));
   } catch (err) {
     const why = err instanceof AuthError ? err.message : 'token invalid';
-    throw new TpError(ErrorCode.Unauthenticated, `unauthenticated: ${why}`);
+    throw new TpError(ErrorCode.Unauthenticated, `unauthenticated: ${why}`, { context: { credential: 'bearer' } });
   }
 }
 

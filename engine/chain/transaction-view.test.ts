@@ -197,7 +197,7 @@ describe('decodeEntryBatch', () => {
       expect.unreachable();
     } catch (err) {
       expect(isTpError(err, ErrorCode.EntryMalformed)).toBe(true);
-      const e = err as TpError;
+      const e = err as TpError<typeof ErrorCode.EntryMalformed>;
       expect(e.context).toEqual({ status: 'truncated', offset: expect.any(Number), slot: '42' });
       expect(e.context.offset).toBeLessThanOrEqual(cut.length);
       expect(JSON.stringify(e)).toContain('TP_ERR_ENTRY_MALFORMED');

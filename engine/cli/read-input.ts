@@ -12,7 +12,7 @@ export async function readInput(path: string, io: CliIo): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (err) {
-    throw new TpError(ErrorCode.Io, `cannot read ${path}: ${(err as Error).message}`, { cause: err });
+    throw new TpError(ErrorCode.Io, `cannot read ${path}: ${(err as Error).message}`, { cause: err, context: { path } });
   }
 }
 

@@ -47,9 +47,9 @@ export function generateConfig(path: string): string[] {
     try {
       parsed = JSON.parse(readFileSync(path, 'utf8'));
     } catch (err) {
-      throw new TpError(ErrorCode.ConfigFile, `${path} is not JSON; fix it or remove it before --generate: ${(err as Error).message}`);
+      throw new TpError(ErrorCode.ConfigFile, `${path} is not JSON; fix it or remove it before --generate: ${(err as Error).message}`, { context: { path } });
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new TpError(ErrorCode.ConfigFile, `${path} must hold a JSON object`);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new TpError(ErrorCode.ConfigFile, `${path} must hold a JSON object`, { context: { path } });
     config = parsed as Record<string, unknown>;
   }
   const added: string[] = [];

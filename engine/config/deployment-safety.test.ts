@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 
-import { ErrorCode, TpError } from '../errors.js';
+import { ErrorCode, TpError, isTpError } from '../errors.js';
 import { checkSharedState, deploymentHealth, deploymentSafetySchema, isLoopbackUrl, refuseLoopbackDefaults } from './deployment-safety.js';
 import { loadConfig, setting } from './loader.js';
 import { bool, uniqueList, url } from './setting-types.js';
 
-function thrown(fn: () => unknown): TpError {
+function thrown(fn: () => unknown): TpError<typeof ErrorCode.ConfigInvalid> {
   try {
     fn();
   } catch (err) {
-    if (err instanceof TpError) return err;
+    if (isTpError(err, ErrorCode.ConfigInvalid)) return err;
     throw err;
   }
   throw new Error('did not throw');

@@ -114,16 +114,16 @@ function readConfigFile(path: string, schema: ConfigSchema): Map<string, unknown
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new TpError(ErrorCode.ConfigFile, `cannot read config file ${path}: ${(err as Error).message}`, { cause: err });
+    throw new TpError(ErrorCode.ConfigFile, `cannot read config file ${path}: ${(err as Error).message}`, { cause: err, context: { path } });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new TpError(ErrorCode.ConfigFile, `config file ${path} is not valid JSON: ${(err as Error).message}`, { cause: err });
+    throw new TpError(ErrorCode.ConfigFile, `config file ${path} is not valid JSON: ${(err as Error).message}`, { cause: err, context: { path } });
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new TpError(ErrorCode.ConfigFile, `config file ${path} must hold a JSON object`);
+    throw new TpError(ErrorCode.ConfigFile, `config file ${path} must hold a JSON object`, { context: { path } });
   }
   const out = new Map<string, unknown>();
   const unknown: string[] = [];

@@ -1,5 +1,5 @@
 import { MAX_COMPUTE_UNIT_LIMIT, TOKEN_PROGRAM_ID, associatedTokenAddress, buildFittedTransaction, createAssociatedTokenIdempotentInstruction, setComputeUnitLimitInstruction, setComputeUnitPriceInstruction, type FittedTransaction, type InstructionInput, type Keypair, type LookupTableInput } from '../chain/index.js';
-import { ErrorCode, TpError } from '../errors.js';
+import { ErrorCode, TpError, type ErrorContexts } from '../errors.js';
 import { quoteSwap } from './quote.js';
 import { swapInstructionFor, type SwapPool } from './swap-instruction.js';
 import { Dex, SwapMode, type SwapQuote } from './types.js';
@@ -106,8 +106,8 @@ export interface SwapRoutePlan {
   computeUnits: number;
 }
 
-function routeError(message: string, context: Record<string, unknown> = {}): TpError {
-  return new TpError(ErrorCode.RouteInvalid, message, { context });
+function routeError(message: string, context?: ErrorContexts[typeof ErrorCode.RouteInvalid]): TpError<typeof ErrorCode.RouteInvalid> {
+  return new TpError(ErrorCode.RouteInvalid, message, context === undefined ? {} : { context });
 }
 
 function lessSlippage(amount: bigint, bps: bigint): bigint {

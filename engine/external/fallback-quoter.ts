@@ -67,14 +67,14 @@ export function routeOfProviderQuote(request: QuoteRequest, quote: ProviderQuote
   };
 }
 
-/** The failure of a poll that gave no quote. */
-function failureOf(outcome: Exclude<PollOutcome, { kind: typeof PollOutcomeKind.Ok }>): QuoteFailure {
+/** The failure of a poll that gave no quote; a timeout names the deadline of the call (`timeoutMs`). */
+function failureOf(outcome: Exclude<PollOutcome, { kind: typeof PollOutcomeKind.Ok }>, timeoutMs: number): QuoteFailure {
   const context = { outcome: outcome.kind };
   switch (outcome.kind) {
     case PollOutcomeKind.NoRoute:
       return quoteFailure(ErrorCode.ExternalNoRoute, `external aggregator: no route (${outcome.message})`, context);
     case PollOutcomeKind.Timeout:
-      return quoteFailure(ErrorCode.Deadline, `external aggregator: ${outcome.message}`, context);
+      return quoteFailure(ErrorCode.Deadline, `external aggregator: ${outcome.message}`, { deadlineMs: timeoutMs });
     case PollOutcomeKind.ConnectionError:
       return quoteFailure(ErrorCode.ExternalUnreachable, `external aggregator: ${outcome.message}`, context);
     case PollOutcomeKind.ServerError:
@@ -88,8 +88,10 @@ function failureOf(outcome: Exclude<PollOutcome, { kind: typeof PollOutcomeKind.
 
 export class ProviderFallbackQuoter implements ExternalQuoter {
   private readonly client: ProviderClient;
+  private readonly timeoutMs: number;
 
   constructor(options: ProviderFallbackQuoterOptions) {
+    this.timeoutMs = options.timeoutMs;
     this.client = new ProviderClient({ quoteUrl: options.quoteUrl, timeoutMs: options.timeoutMs, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
   }
 
@@ -115,7 +117,7 @@ export class ProviderFallbackQuoter implements ExternalQuoter {
       if (excluded !== undefined) poll.excludeDexes = excluded;
     }
     const outcome = await this.client.fetchQuote(poll);
-    if (outcome.kind !== PollOutcomeKind.Ok) return failureOf(outcome);
+    if (outcome.kind !== PollOutcomeKind.Ok) return failureOf(outcome, this.timeoutMs);
     return routeOfProviderQuote(request, outcome.quote);
   }
 

@@ -53,11 +53,13 @@ async function programAccounts(rpcUrl: string, programId: string, filters: unkno
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {
-    throw new TpError(ErrorCode.RpcFallbackFailed, `getProgramAccounts on ${rpcUrl} failed: ${(err as Error).message}`, { cause: err });
+    throw new TpError(ErrorCode.RpcFallbackFailed, `getProgramAccounts on ${rpcUrl} failed: ${(err as Error).message}`, { cause: err, context: { method: 'getProgramAccounts' } });
   }
   const body = (await res.json().catch(() => null)) as { result?: { pubkey: string }[]; error?: { message: string } } | null;
   if (body === null || body.error !== undefined || !Array.isArray(body.result)) {
-    throw new TpError(ErrorCode.RpcFallbackFailed, `getProgramAccounts on ${rpcUrl} answered ${body?.error?.message ?? `HTTP ${res.status} without a result`}`);
+    throw new TpError(ErrorCode.RpcFallbackFailed, `getProgramAccounts on ${rpcUrl} answered ${body?.error?.message ?? `HTTP ${res.status} without a result`}`, {
+      context: { method: 'getProgramAccounts', httpStatus: res.status },
+    });
   }
   return body.result.map((r) => r.pubkey);
 }

@@ -11,7 +11,7 @@ import { ErrorCode, TpError } from '../errors.js';
 /** Binds `port` (0: any free port) on `host`; resolves with the bound port. */
 export function listenOn(server: Server, host: string, port: number, what: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const onError = (err: Error): void => reject(new TpError(ErrorCode.Io, `${what} cannot listen on ${host}:${port}: ${err.message}`, { cause: err }));
+    const onError = (err: Error): void => reject(new TpError(ErrorCode.Io, `${what} cannot listen on ${host}:${port}: ${err.message}`, { cause: err, context: { host, port } }));
     server.once('error', onError);
     server.listen(port, host, () => {
       server.off('error', onError);

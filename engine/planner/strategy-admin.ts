@@ -240,7 +240,7 @@ export class StrategyAdmin {
   async resolve(idOrPrefix: string): Promise<StrategyConfigRow> {
     if (!UUID_PREFIX.test(idOrPrefix)) throw new TpError(ErrorCode.Usage, `strategy id ${JSON.stringify(idOrPrefix)} is not a uuid or a prefix of one (at least 4 characters)`);
     const rows = (await this.store.all()).filter((r) => r.id.startsWith(idOrPrefix.toLowerCase()));
-    if (rows.length === 0) throw new TpError(ErrorCode.NotFound, `no strategy ${idOrPrefix} in strategy_configs (tidepool strategies list)`);
+    if (rows.length === 0) throw new TpError(ErrorCode.NotFound, `no strategy ${idOrPrefix} in strategy_configs (tidepool strategies list)`, { context: { strategy: idOrPrefix } });
     if (rows.length > 1) throw new TpError(ErrorCode.Usage, `strategy id prefix ${idOrPrefix} matches ${rows.length} strategies: give more of it`);
     return rows[0]!;
   }

@@ -153,7 +153,7 @@ export class StreamCalls<S extends StreamSubscription> {
     return new Promise((resolve, reject) => {
       this.server.bindAsync(address, credentials, (err, bound) => {
         if (err !== null) {
-          reject(new TpError(ErrorCode.Io, `${this.options.name} cannot listen on ${address}: ${err.message}`, { cause: err }));
+          reject(new TpError(ErrorCode.Io, `${this.options.name} cannot listen on ${address}: ${err.message}`, { cause: err, context: { address } }));
           return;
         }
         this.boundPort = bound;

@@ -173,7 +173,7 @@ export class QuoteHttpServer {
     return new Promise((resolve, reject) => {
       this.app.listen(this.host, port, (socket) => {
         if (socket === false) {
-          reject(new TpError(ErrorCode.Io, `quote service cannot listen on ${this.host}:${port}`));
+          reject(new TpError(ErrorCode.Io, `quote service cannot listen on ${this.host}:${port}`, { context: { host: this.host, port } }));
           return;
         }
         this.listenSocket = socket;

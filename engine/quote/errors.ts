@@ -20,7 +20,7 @@ export const QuoteErrorCode = {
 } as const;
 export type QuoteErrorCode = (typeof QuoteErrorCode)[keyof typeof QuoteErrorCode];
 
-export function quoteError(code: QuoteErrorCode, message: string, options: TpErrorOptions = {}): TpError {
+export function quoteError<C extends QuoteErrorCode>(code: C, message: string, options: TpErrorOptions<C> = {}): TpError<C> {
   return new TpError(code, message, options);
 }
 

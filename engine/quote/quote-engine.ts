@@ -218,7 +218,7 @@ export class QuoteEngine {
     }
     this.external = options.external;
     this.hasFallback = this.rpc !== undefined || this.external !== undefined;
-    const open = quoteFailure(ErrorCode.CircuitOpen, 'circuit breaker open: the cache path is unavailable');
+    const open = quoteFailure(ErrorCode.CircuitOpen, 'circuit breaker open: the cache path is unavailable', { circuit: 'cache' });
     this.circuitOpen = Object.freeze(this.hasFallback ? withFallback(open) : open);
     // The gauge follows the breaker after every quote and every health report or scrape.
     this.breakerGauge = this.breaker.gaugeValue;

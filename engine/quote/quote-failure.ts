@@ -6,11 +6,11 @@
  *
  * Transports map `code` to their status with engine/error-status.ts.
  */
-import { ErrorCode, TpError } from '../errors.js';
+import { ErrorCode, TpError, type ErrorContextOf } from '../errors.js';
 
-export interface QuoteFailure {
+export interface QuoteFailure<C extends ErrorCode = ErrorCode> {
   readonly ok: false;
-  readonly code: ErrorCode;
+  readonly code: C;
   /** For people; the transports send it as it is. Never secret. */
   readonly message: string;
   /**
@@ -19,10 +19,11 @@ export interface QuoteFailure {
    */
   readonly fallback: boolean;
   /** Details for logs (the parameter, the mint, candidate counts); not sent to clients. */
-  readonly context: Readonly<Record<string, unknown>> | undefined;
+  readonly context: Readonly<ErrorContextOf<C>> | undefined;
 }
 
-export function quoteFailure(code: ErrorCode, message: string, context?: Record<string, unknown>): QuoteFailure {
+/** The failure of `code`, with its code's context (errors.ts ErrorContexts). */
+export function quoteFailure<C extends ErrorCode>(code: C, message: string, context?: ErrorContextOf<C>): QuoteFailure<C> {
   return { ok: false, code, message, fallback: false, context };
 }
 

@@ -49,16 +49,16 @@ export function createProxyAuthorizer(v: ProxyAuthSettings, host: string): Proxy
       const given = Buffer.from(apiKey);
       const index = keys.findIndex((k) => k.length === given.length && timingSafeEqual(k, given));
       if (index >= 0) return `key:${index}`;
-      throw new TpError(ErrorCode.Unauthenticated, 'unauthenticated: unknown API key');
+      throw new TpError(ErrorCode.Unauthenticated, 'unauthenticated: unknown API key', { context: { credential: 'api-key' } });
     }
-    if (verifier === undefined) throw new TpError(ErrorCode.Unauthenticated, 'unauthenticated: missing API key (x-api-key header or api-key query parameter)');
+    if (verifier === undefined) throw new TpError(ErrorCode.Unauthenticated, 'unauthenticated: missing API key (x-api-key header or api-key query parameter)', { context: { credential: 'api-key' } });
     try {
       const token = bearerTokenOfHeader(authorization === '' ? undefined : authorization);
       await verifier.verify(token);
       const subject = verifier.verifiedSubject(token);
       return subject === undefined || subject === '' ? undefined : `sub:${subject}`;
     } catch (err) {
-      throw new TpError(ErrorCode.Unauthenticated, `unauthenticated: ${err instanceof TpError ? err.message : 'token invalid'}`);
+      throw new TpError(ErrorCode.Unauthenticated, `unauthenticated: ${err instanceof TpError ? err.message : 'token invalid'}`, { context: { credential: 'bearer' } });
     }
   };
 }

@@ -253,7 +253,7 @@ export class RpcProxyServer {
     return new Promise((resolve, reject) => {
       this.app.listen(this.options.host, port, (socket) => {
         if (socket === false) {
-          reject(new TpError(ErrorCode.Io, `rpc proxy cannot listen on ${this.options.host}:${port}`));
+          reject(new TpError(ErrorCode.Io, `rpc proxy cannot listen on ${this.options.host}:${port}`, { context: { host: this.options.host, port } }));
           return;
         }
         this.listenSocket = socket;

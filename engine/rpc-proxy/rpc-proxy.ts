@@ -182,7 +182,7 @@ export function createRpcProxy(config: RpcProxyConfig, options: RpcProxyOptions 
       return server.port;
     },
     async start() {
-      if (closing !== undefined) throw new TpError(ErrorCode.RpcProxyUnavailable, 'the rpc proxy was closed; create a new one to start again');
+      if (closing !== undefined) throw new TpError(ErrorCode.RpcProxyUnavailable, 'the rpc proxy was closed; create a new one to start again', { context: { reason: 'closed' } });
       await health.start();
       // Closed during the first health round: the port is not bound any more.
       if (closing !== undefined) throw new TpError(ErrorCode.Aborted, 'rpc proxy: closed while it started', { context: { reason: 'closed' } });

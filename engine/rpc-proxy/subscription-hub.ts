@@ -78,7 +78,7 @@ class UpstreamSub {
     this.confirmed = subscribe.then((answer) => {
       if ('error' in answer) throw new Rejected(answer.error, conn.endpoint.name, method);
       const id = Number(answer.result.toString('latin1'));
-      if (!Number.isSafeInteger(id) || id < 0) throw connectionLost(`${conn.endpoint.name}: ${method} answered a subscription id that is not a number`);
+      if (!Number.isSafeInteger(id) || id < 0) throw connectionLost(`${conn.endpoint.name}: ${method} answered a subscription id that is not a number`, conn.endpoint.name);
       this.upstreamId = id;
     });
   }
@@ -250,7 +250,7 @@ export class SubscriptionHub {
       }
       try {
         await us.confirmed;
-        if (conn.isLost) throw connectionLost(`${e.name}: PubSub connection lost`);
+        if (conn.isLost) throw connectionLost(`${e.name}: PubSub connection lost`, e.name);
         return st.byId.get(us.upstreamId!) ?? us;
       } catch (err) {
         if (err instanceof Rejected) throw err;

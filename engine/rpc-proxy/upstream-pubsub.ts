@@ -20,8 +20,8 @@ export const PING_INTERVAL_MS = 30_000;
 export type CallAnswer = { result: Buffer } | { error: Buffer };
 
 /** The connection was lost, or a call on it failed before its answer (ErrorCode.PubsubConnectionLost). */
-export function connectionLost(message: string): TpError<typeof ErrorCode.PubsubConnectionLost> {
-  return new TpError(ErrorCode.PubsubConnectionLost, message);
+export function connectionLost(message: string, endpoint?: string): TpError<typeof ErrorCode.PubsubConnectionLost> {
+  return new TpError(ErrorCode.PubsubConnectionLost, message, endpoint === undefined ? {} : { context: { endpoint } });
 }
 
 /**
@@ -72,7 +72,7 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
     this.socket = new WebSocket(endpoint.wsUrl, { perMessageDeflate: false, maxPayload: options.maxPayload, handshakeTimeout: options.timeoutMs });
     this.ready = new Promise<void>((resolve, reject) => {
       this.socket.once('open', () => resolve());
-      this.socket.once('close', () => reject(connectionLost(`${endpoint.name}: PubSub connection closed before it opened`)));
+      this.socket.once('close', () => reject(connectionLost(`${endpoint.name}: PubSub connection closed before it opened`, endpoint.name)));
     });
     this.ready.catch(() => undefined);
     this.socket.on('message', (data) => this.onMessage(asBuffer(data)));
@@ -92,7 +92,7 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
   /** Sends a call once the connection is open; its answer, or TP_ERR_PUBSUB_CONNECTION_LOST (timeouts also end the connection). */
   async call(method: string, params: Uint8Array | null): Promise<CallAnswer> {
     await this.ready;
-    if (this.lost) throw connectionLost(`${this.endpoint.name}: PubSub connection lost`);
+    if (this.lost) throw connectionLost(`${this.endpoint.name}: PubSub connection lost`, this.endpoint.name);
     const id = this.nextId++;
     const text =
       params === null
@@ -101,7 +101,7 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
     return new Promise<CallAnswer>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
-        reject(connectionLost(`${this.endpoint.name}: no answer to ${method} within ${this.options.timeoutMs} ms`));
+        reject(connectionLost(`${this.endpoint.name}: no answer to ${method} within ${this.options.timeoutMs} ms`, this.endpoint.name));
         // A node that does not answer a subscribe cannot be trusted with notifications either.
         this.close(`${method} timed out`);
       }, this.options.timeoutMs);
@@ -153,7 +153,7 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
     const error = member(members, 'error');
     if (result !== undefined) w.resolve({ result: bytes.subarray(result.start, result.end) });
     else if (error !== undefined) w.resolve({ error: bytes.subarray(error.start, error.end) });
-    else w.reject(connectionLost(`${this.endpoint.name}: an answer without result or error`));
+    else w.reject(connectionLost(`${this.endpoint.name}: an answer without result or error`, this.endpoint.name));
   }
 
   private fail(reason: string): void {
@@ -162,7 +162,7 @@ export class UpstreamPubsub<E extends PubsubPeer = UpstreamEndpoint> {
     clearInterval(this.pinger);
     for (const w of this.waiting.values()) {
       clearTimeout(w.timer);
-      w.reject(connectionLost(`${this.endpoint.name}: ${reason}`));
+      w.reject(connectionLost(`${this.endpoint.name}: ${reason}`, this.endpoint.name));
     }
     this.waiting.clear();
     if (this.socket.readyState !== WebSocket.CLOSED) this.socket.terminate();

@@ -51,7 +51,7 @@ export class OperatorLookupTables {
     for (const address of this.options.addresses) {
       try {
         const account = await this.options.reader.fetch(address, { fresh: true });
-        if (account === null) throw new TpError(ErrorCode.NotFound, 'no account at this address');
+        if (account === null) throw new TpError(ErrorCode.NotFound, 'no account at this address', { context: { address } });
         if (account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM_ID) throw new TpError(ErrorCode.AccountInvalid, `owned by ${account.owner}, not the address lookup table program`);
         const table = decodeLookupTable(address, account.data, account.slot);
         const usable = table.lastExtendedSlot >= account.slot ? table.addresses.slice(0, table.lastExtendedSlotStartIndex) : table.addresses;

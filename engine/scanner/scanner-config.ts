@@ -206,7 +206,7 @@ export function readPoolsFile(path: string): string[] {
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new TpError(ErrorCode.ConfigFile, `pools.file ${path}: ${(err as Error).message}`, { cause: err });
+    throw new TpError(ErrorCode.ConfigFile, `pools.file ${path}: ${(err as Error).message}`, { cause: err, context: { path } });
   }
   const entries = Array.isArray(json) ? json : (json as { pools?: unknown } | null)?.pools;
   if (!Array.isArray(entries)) {

@@ -62,7 +62,7 @@ port.on('message', (message: SimThreadRequest) => {
     const chain = sim.chain;
     try {
       const info = chain.poolInfo(message.pool);
-      if (info === undefined) throw new TpError(ErrorCode.NotFound, `no pool ${message.pool}`);
+      if (info === undefined) throw new TpError(ErrorCode.NotFound, `no pool ${message.pool}`, { context: { address: message.pool } });
       const tx = swapTransaction(chain, chain.genesis.actors.traders[message.id % 4]!, info, { aToB: message.aToB, exactIn: true, amount: BigInt(message.amount), threshold: 0n });
       const signature = chain.sendTransaction(tx);
       probes.set(message.id, { bytes: Buffer.from(base58.decode(signature)), signature });

@@ -36,7 +36,7 @@ export function readKeypairFile(path: string): Keypair {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new TpError(ErrorCode.Io, `cannot read keypair file ${path}: ${(err as Error).message}`, { cause: err });
+    throw new TpError(ErrorCode.Io, `cannot read keypair file ${path}: ${(err as Error).message}`, { cause: err, context: { path } });
   }
   let json: unknown;
   try {

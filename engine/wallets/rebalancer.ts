@@ -157,6 +157,7 @@ export class Rebalancer {
       throw new TpError(
         ErrorCode.WalletInvalid,
         treasures.length === 0 ? 'no enabled treasure wallet to rebalance from' : `${treasures.length} enabled treasure wallets; rebalancing needs exactly one`,
+        { context: { tier: 'treasure', count: treasures.length } },
       );
     }
     return treasures[0]!;
@@ -197,7 +198,7 @@ export class Rebalancer {
     if (t.token === NATIVE_SOL) {
       instructions.push(systemTransferInstruction(t.from.address, t.to.address, t.amount));
     } else {
-      if (t.sourceTokenAccount === undefined) throw new TpError(ErrorCode.WalletInvalid, `no token account of ${t.from.address} holds ${t.token}`);
+      if (t.sourceTokenAccount === undefined) throw new TpError(ErrorCode.WalletInvalid, `no token account of ${t.from.address} holds ${t.token}`, { context: { address: t.from.address, token: t.token } });
       instructions.push(createAssociatedTokenIdempotentInstruction({ payer: payer.address, owner: t.to.address, mint: t.token }));
       instructions.push(tokenTransferInstruction(t.sourceTokenAccount, associatedTokenAddress(t.to.address, t.token), t.from.address, t.amount));
     }

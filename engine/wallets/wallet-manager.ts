@@ -68,7 +68,7 @@ export class WalletManager {
     passphrase.checkStrength();
     const keypair = readKeypairFile(path);
     if ((await this.repo.byAddress(keypair.address)) !== null) {
-      throw new TpError(ErrorCode.WalletInvalid, `wallet ${keypair.address} is already registered`);
+      throw new TpError(ErrorCode.WalletInvalid, `wallet ${keypair.address} is already registered`, { context: { address: keypair.address } });
     }
     return this.store(tier, keypair, passphrase, expected);
   }

@@ -51,17 +51,17 @@ const U64_MAX = (1n << 64n) - 1n;
 
 export function parseTier(value: string): WalletTier {
   if ((WALLET_TIERS as readonly string[]).includes(value)) return value as WalletTier;
-  throw new TpError(ErrorCode.WalletInvalid, `unknown wallet tier ${JSON.stringify(value)}; expected one of ${WALLET_TIERS.join(', ')}`);
+  throw new TpError(ErrorCode.WalletInvalid, `unknown wallet tier ${JSON.stringify(value)}; expected one of ${WALLET_TIERS.join(', ')}`, { context: { tier: value } });
 }
 
 /** JSONB {token: "atoms"} → Map; refuses anything but u64 decimal strings. */
 export function balancesFromJson(json: unknown, what: string): Balances {
   const out: Balances = new Map();
   if (json === null || json === undefined) return out;
-  if (typeof json !== 'object' || Array.isArray(json)) throw new TpError(ErrorCode.WalletInvalid, `${what} is not an object`);
+  if (typeof json !== 'object' || Array.isArray(json)) throw new TpError(ErrorCode.WalletInvalid, `${what} is not an object`, { context: { field: what } });
   for (const [token, v] of Object.entries(json as Record<string, unknown>)) {
     if (typeof v !== 'string' || !/^\d{1,20}$/.test(v) || BigInt(v) > U64_MAX) {
-      throw new TpError(ErrorCode.WalletInvalid, `${what}.${token} is not a u64 decimal string`);
+      throw new TpError(ErrorCode.WalletInvalid, `${what}.${token} is not a u64 decimal string`, { context: { field: `${what}.${token}` } });
     }
     out.set(token, BigInt(v));
   }
@@ -145,7 +145,7 @@ export class WalletRepository {
       return toWallet(rows[0]!);
     } catch (err) {
       if ((err as { code?: unknown }).code === '23505') {
-        throw new TpError(ErrorCode.WalletInvalid, `wallet ${input.address} is already registered`, { cause: err });
+        throw new TpError(ErrorCode.WalletInvalid, `wallet ${input.address} is already registered`, { cause: err, context: { address: input.address } });
       }
       throw err;
     }
@@ -173,20 +173,20 @@ export class WalletRepository {
   /** The sealed key of one wallet, to be opened only to sign. */
   async sealedKey(id: string): Promise<string> {
     const rows = await this.db.query<{ encrypted_private_key: string }>('SELECT encrypted_private_key FROM wallets WHERE id = $1', [id]);
-    if (rows[0] === undefined) throw new TpError(ErrorCode.WalletInvalid, `no wallet ${id}`);
+    if (rows[0] === undefined) throw new TpError(ErrorCode.WalletInvalid, `no wallet ${id}`, { context: { id } });
     return rows[0].encrypted_private_key;
   }
 
   /** Sets (or with null removes) the expected balance of one token. */
   async setExpected(address: string, token: string, amount: bigint | null): Promise<WalletRecord> {
-    if (amount !== null && (amount < 0n || amount > U64_MAX)) throw new TpError(ErrorCode.WalletInvalid, `expected balance ${amount} is not a u64`);
+    if (amount !== null && (amount < 0n || amount > U64_MAX)) throw new TpError(ErrorCode.WalletInvalid, `expected balance ${amount} is not a u64`, { context: { address, token } });
     const rows = await this.db.query<WalletRow>(
       amount === null
         ? `UPDATE wallets SET expected_balance = coalesce(expected_balance, '{}'::jsonb) - $2 WHERE address = $1 RETURNING ${WALLET_COLUMNS}`
         : `UPDATE wallets SET expected_balance = coalesce(expected_balance, '{}'::jsonb) || jsonb_build_object($2::text, $3::text) WHERE address = $1 RETURNING ${WALLET_COLUMNS}`,
       amount === null ? [address, token] : [address, token, amount.toString()],
     );
-    if (rows[0] === undefined) throw new TpError(ErrorCode.WalletInvalid, `no wallet ${address}`);
+    if (rows[0] === undefined) throw new TpError(ErrorCode.WalletInvalid, `no wallet ${address}`, { context: { address } });
     return toWallet(rows[0]);
   }
 

@@ -89,7 +89,7 @@ export async function plantGap(chain: SimChain, gapBps = 100): Promise<void> {
       }
     }
   }
-  throw new TpError(ErrorCode.NotFound, 'no pool to open a gap on', { context: { gapBps } });
+  throw new TpError(ErrorCode.NotFound, `no pool to open a gap of ${gapBps} bps on`);
 }
 
 /** The best arbitrage on the chain's current pool states (after `plantGap`), input at most `maxInput`. */
@@ -99,7 +99,7 @@ export function arbitrageOpportunity(chain: SimChain, maxInput = 20_000_000_000n
   const planner = new ArbitragePlanner(cache, { ...DEFAULT_ARBITRAGE_SETTINGS, strategyId: 'arb-test', maxInput, opportunityTtlMs: 30_000, ...settings });
   for (const view of plainPools(chain)) planner.addPool(view.address, view.pool.tokenA, view.pool.tokenB);
   const op = planner.evaluateAll()[0];
-  if (op === undefined) throw new TpError(ErrorCode.NotFound, 'no arbitrage on the current states', { context: { maxInput: maxInput.toString() } });
+  if (op === undefined) throw new TpError(ErrorCode.NotFound, `no arbitrage on the current states with an input of at most ${maxInput}`);
   return { ...op, ...over };
 }
 
@@ -162,7 +162,7 @@ async function faucet(rpcUrl: string, ...args: string[]): Promise<Record<string,
   let text = '';
   stdout.on('data', (c) => (text += String(c)));
   const code = await simCommand.run(['faucet', '--rpc-url', rpcUrl, ...args], { stdout, stderr: new PassThrough(), stdin: new PassThrough(), env: {} });
-  if (code !== 0) throw new TpError(ErrorCode.Io, `tidepool sim faucet ${args.join(' ')} exited ${code}`, { context: { args, code } });
+  if (code !== 0) throw new TpError(ErrorCode.Io, `tidepool sim faucet ${args.join(' ')} exited ${code}`, { context: { args, exitCode: code } });
   return JSON.parse(text) as Record<string, string>;
 }
 

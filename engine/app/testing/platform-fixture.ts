@@ -163,7 +163,7 @@ export class PlatformFixture {
       try {
         await closer.close();
       } catch (err) {
-        failures.push(new TpError(ErrorCode.Internal, `closing ${closer.what} failed`, { cause: err, context: { what: closer.what } }));
+        failures.push(new TpError(ErrorCode.Internal, `closing ${closer.what} failed`, { cause: err, context: { closer: closer.what } }));
       }
     }
     this.simulator = undefined;

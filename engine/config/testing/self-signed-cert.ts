@@ -23,6 +23,6 @@ export function makeSelfSignedCert(dir: string, name = 'server'): SelfSignedCert
   const certFile = join(dir, `${name}-cert.pem`);
   const keyFile = join(dir, `${name}-key.pem`);
   const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
-  if (made.status !== 0) throw new TpError(ErrorCode.Io, `openssl could not make a test certificate in ${dir}`);
+  if (made.status !== 0) throw new TpError(ErrorCode.Io, `openssl could not make a test certificate in ${dir}`, { context: { path: dir } });
   return { certFile, keyFile, cert: readFileSync(certFile, 'utf8') };
 }

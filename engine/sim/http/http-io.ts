@@ -21,15 +21,18 @@ export const HttpErrorCode = {
 } as const;
 export type HttpErrorCode = (typeof HttpErrorCode)[keyof typeof HttpErrorCode];
 
-/** Thrown by a route handler to answer with an error body; anything else becomes a 500. */
-export class HttpError extends TpError {
+/**
+ * Thrown by a route handler to answer with an error body; anything else becomes a 500. The status
+ * is the error's own field, not its context: the codes' contexts (errors.ts) have no `status`.
+ */
+export class HttpError extends TpError<HttpErrorCode> {
   constructor(
     readonly status: number,
     code: HttpErrorCode,
     message: string,
     readonly headers: OutgoingHttpHeaders = {},
   ) {
-    super(code, message, { context: { status } });
+    super(code, message);
   }
 }
 

@@ -84,7 +84,7 @@ export class SimHttpServer implements RouteRegistry {
     });
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error): void => {
-        reject(new TpError(ErrorCode.Io, `simulator HTTP server cannot bind ${this.host}:${this.requestedPort}: ${err.message}`, { cause: err }));
+        reject(new TpError(ErrorCode.Io, `simulator HTTP server cannot bind ${this.host}:${this.requestedPort}: ${err.message}`, { cause: err, context: { host: this.host, port: this.requestedPort } }));
       };
       server.once('error', onError);
       server.listen(this.requestedPort, this.host, () => {

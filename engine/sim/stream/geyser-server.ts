@@ -210,7 +210,7 @@ export class GeyserServer {
     const address = `${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.requestedPort}`;
     this.boundPort = await new Promise<number>((resolve, reject) => {
       server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) => {
-        if (err !== null) reject(new TpError(ErrorCode.Io, `Geyser gRPC server cannot bind ${address}: ${err.message}`, { cause: err }));
+        if (err !== null) reject(new TpError(ErrorCode.Io, `Geyser gRPC server cannot bind ${address}: ${err.message}`, { cause: err, context: { address } }));
         else resolve(port);
       });
     });

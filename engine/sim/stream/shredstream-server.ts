@@ -159,7 +159,7 @@ export class ShredstreamServer {
     this.boundPort = await new Promise<number>((resolve, reject) => {
       server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) => {
         if (err !== null) {
-          reject(new TpError(ErrorCode.Io, `ShredStream gRPC server cannot bind ${address}: ${err.message}`, { cause: err }));
+          reject(new TpError(ErrorCode.Io, `ShredStream gRPC server cannot bind ${address}: ${err.message}`, { cause: err, context: { address } }));
         } else {
           resolve(port);
         }

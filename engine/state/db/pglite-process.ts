@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-import { ErrorCode, TpError, type ErrorCode as ErrorCodeType } from '../../errors.js';
+import { ErrorCode, TpError, type ErrorCode as ErrorCodeType, type ErrorContextOf } from '../../errors.js';
 import type { PgliteClientOptions } from './pglite-client.js';
 import type { SqlClient, SqlParam, SqlQueryable } from './sql-client.js';
 
@@ -156,7 +156,8 @@ export class PgliteProcessClient implements SqlClient {
 
 function toError(e: { message: string; code: string | undefined; tp: boolean; context: unknown }): Error {
   if (e.tp && e.code !== undefined) {
-    return new TpError(e.code as ErrorCodeType, e.message, { context: (e.context ?? {}) as Record<string, unknown> });
+    // The child's TpError, rebuilt: its context was typed where the child built it.
+    return new TpError(e.code as ErrorCodeType, e.message, e.context === undefined || e.context === null ? {} : { context: e.context as ErrorContextOf<ErrorCodeType> });
   }
   const err = new Error(e.message) as Error & { code?: string };
   if (e.code !== undefined) err.code = e.code;
