@@ -247,6 +247,30 @@ describe('QuoteMemo', () => {
     expect(memo.slippageOf(entry, 50)).toEqual(fifty);
   });
 
+  it("rewrites a key's one entry in place when it recomputes, body bytes included", () => {
+    const { cache, memo } = setup();
+    cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n));
+    const first = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
+    const bytes = first.body.bytes;
+    const before = first.route;
+    // The winner moves: the same entry answers with the new route, written into the same bytes.
+    cache.upsert(amm('A', 2n, 1_000_000_000_000n, 151_000_000_000n));
+    const second = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
+    expect(memo).toMatchObject({ hits: 0, misses: 2 });
+    expect(second).toBe(first);
+    expect(second.body.bytes).toBe(bytes);
+    expect(second.route.outputAmount).toBeGreaterThan(before.outputAmount);
+    const full = quoteFromCache(cache, WSOL_MINT, USDC_MINT, SOL_IN);
+    expect(second.route.hops).toEqual(full.route);
+    expect(second.route.outputAmount).toBe(full.outputAmount);
+    // What a reader got before is its own: the rewrite does not reach it.
+    expect(before.hops[0]!.slot).toBe(1n);
+    expect(second.route.hops[0]!.slot).toBe(2n);
+    // A route is a new object each time it is read.
+    expect(second.route).not.toBe(second.route);
+    expect(second.route).toEqual(second.route);
+  });
+
   it('keys on the amount, whatever its decimal text', () => {
     const { cache, memo } = setup();
     cache.upsert(amm('A', 1n, 1_000_000_000_000n, 150_000_000_000n));

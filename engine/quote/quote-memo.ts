@@ -33,11 +33,12 @@
  *
  * Bounded: at most `maxEntries` entries; at that count the memo starts over empty. A working set
  * larger than the bound would make an LRU miss on every request just the same; the bound only
- * caps memory (an entry is ~1.5 KB with its body). Single-threaded, like the cache.
+ * caps memory (an entry is ~1 KB with its body). Single-threaded, like the cache.
  *
- * The slippage bounds depend on the request's tolerance, not on the states: an entry keeps those of
- * the last tolerance asked (nearly every request asks the default), so a repeated request computes
- * no bigint.
+ * Entries are rewritten in place (memo-entry.ts says why): a key keeps its one MemoEntry.
+ *
+ * The slippage bounds depend on the request's tolerance, not on the states: they are computed per
+ * answer from the entry's amounts (`slippageOf`).
  */
 import { type PoolCache, NO_ID } from '../cache/index.js';
 import { SwapMode } from '../dex/index.js';
@@ -106,7 +107,8 @@ export class QuoteMemo {
    * The cache quote of `amount` of `inputMint` for `outputMint`, as quoteFromCache gives it (same
    * pool, same numbers, same hit / miss accounting, same errors), from the memo when it holds a
    * valid entry. `amountText`: `amount` in decimal (leading zeros allowed), when the caller has it.
-   * Sets `stateAgeMs` on success. The entry is shared: read it, never change it (MemoEntry).
+   * Sets `stateAgeMs` on success. The entry is the memo's and is rewritten by the next recomputation
+   * of its key: read it at once, never change it (MemoEntry).
    */
   quote(
     inputMint: string,
