@@ -94,4 +94,37 @@ describe('ErrorContexts', () => {
     const kind: 'rpc' | 'timeout' | 'http' | 'network' | 'malformed' = err.context.kind;
     expect([bad.context.parameter, kind]).toEqual(['amount', 'timeout']);
   });
+
+  it('refuses a field its code does not name, for every code, the once free-form ones included', () => {
+    // @ts-expect-error ConfigInvalid takes its setting's value as `value`, not under a name of its own
+    void new TpError(ErrorCode.ConfigInvalid, 'x', { context: { setting: 'executor.maxConcurrentTrades', permits: 0 } });
+    // @ts-expect-error ...and the issues of a config file with their unknown settings, nothing more
+    void new TpError(ErrorCode.ConfigInvalid, 'x', { context: { issues: ['a: unknown setting'], file: 'tidepool.json' } });
+    // @ts-expect-error ArgumentInvalid has no index signature: an argument and its value only
+    void new TpError(ErrorCode.ArgumentInvalid, 'x', { context: { argument: 'capacity', value: 0, max: 8 } });
+    // @ts-expect-error RpcFailed has no index signature: an attempt count is not a field of it
+    void new TpError(ErrorCode.RpcFailed, 'x', { context: { kind: 'timeout', endpoint: 'http://node', method: 'getSlot', attempt: 2 } });
+    // @ts-expect-error AccountDiscriminator, all optional, still refuses a field beyond them
+    void new TpError(ErrorCode.AccountDiscriminator, 'x', { context: { account: 'Reserve', owner: 'KLend' } });
+    // @ts-expect-error ...and an object with none of them
+    void new TpError(ErrorCode.AccountDiscriminator, 'x', { context: { owner: 'KLend' } });
+    // @ts-expect-error BadParameter's extras are named: no `got`
+    void new TpError(ErrorCode.BadParameter, 'x', { context: { parameter: 'amount', got: 'x' } });
+    // @ts-expect-error a failed publish carries the message id as `msgId`
+    void new TpError(ErrorCode.BusPublish, 'x', { context: { subject: 's', id: 'op-1' } });
+    const either = ErrorCode.AccountDiscriminator as typeof ErrorCode.AccountDiscriminator | typeof ErrorCode.NotFound;
+    // @ts-expect-error a union-typed code takes one of its codes' shapes, not an arbitrary object
+    void new TpError(either, 'x', { context: { anything: 1 } });
+    const anyCode = ErrorCode.NotFound as ErrorCode;
+    // @ts-expect-error ...nor does the union of all codes (a TpError subclass's default)
+    void new TpError(anyCode, 'x', { context: { anything: 1 } });
+    const shared = new TpError(ErrorCode.ConfigInvalid, 'x', { context: { setting: 'REDIS_URL', service: 'executor', missing: ['REDIS_URL'] } });
+    const semaphore = new TpError(ErrorCode.ConfigInvalid, 'x', { context: { setting: 'executor.maxConcurrentTrades', value: 0 } });
+    const discriminator = new TpError(either, 'x', { context: { account: 'Reserve' } });
+    expect(['missing' in shared.context && shared.context.missing, 'value' in semaphore.context && semaphore.context.value, discriminator.context]).toEqual([
+      ['REDIS_URL'],
+      0,
+      { account: 'Reserve' },
+    ]);
+  });
 });

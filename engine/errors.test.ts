@@ -5,11 +5,11 @@ import { ErrorCode, isTpError, TpError } from './errors.js';
 describe('TpError', () => {
   it('carries its code, message, cause and context, and serialises without the stack', () => {
     const cause = new Error('socket closed');
-    const err = new TpError(ErrorCode.BadParameter, 'amount: not a number', { cause, context: { parameter: 'amount', got: 'x' } });
+    const err = new TpError(ErrorCode.BadParameter, 'amount: not a number', { cause, context: { parameter: 'amount', value: 'x' } });
     expect(err).toBeInstanceOf(Error);
     expect(err.cause).toBe(cause);
     expect(err.context.parameter).toBe('amount');
-    expect(JSON.parse(JSON.stringify(err))).toEqual({ code: 'TP_ERR_BAD_PARAMETER', message: 'amount: not a number', context: { parameter: 'amount', got: 'x' } });
+    expect(JSON.parse(JSON.stringify(err))).toEqual({ code: 'TP_ERR_BAD_PARAMETER', message: 'amount: not a number', context: { parameter: 'amount', value: 'x' } });
   });
 
   it('types the context of the codes that fix its shape (checked by tsc in npm run check)', () => {

@@ -147,86 +147,171 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 /**
  * The context each code carries: a reader (a transport, a log query, a test) can rely on these
  * fields when a context is given. Every code has an entry (error-contexts.test.ts checks it), and
- * each `new TpError(code, …, { context })` gives its code's fields, checked by the compiler.
+ * each `new TpError(code, …, { context })` gives its code's fields, checked by the compiler. Every
+ * shape is exact: a field not named here is refused, so a new field is added here, with its doc.
  */
 export interface ErrorContexts {
   /** Which request parameter (query key, body field, gRPC field) is missing or malformed. */
-  [ErrorCode.BadParameter]: { parameter: string } & ErrorFields;
+  [ErrorCode.BadParameter]: {
+    parameter: string;
+    /** Its value as given (bigints as decimal strings, lists by their length, null when absent). */
+    value?: string | number | null;
+    /** The bound the value passes. */
+    max?: number;
+    /** The opportunity the request was made for. */
+    opportunityId?: string;
+  };
   /** The setting at fault, as the user writes it (key, flag or variable), or every issue found. */
-  [ErrorCode.ConfigInvalid]: ({ setting: string } | { issues: readonly string[] }) & ErrorFields;
+  [ErrorCode.ConfigInvalid]: ConfigInvalidContext;
   /** The field of the message at fault (a JSON pointer or dotted path). */
-  [ErrorCode.MessageInvalid]: { path: string } & ErrorFields;
-  /** The mint no pool of the cache or the directory knows. */
-  [ErrorCode.UnknownMint]: { mint: string } & ErrorFields;
+  [ErrorCode.MessageInvalid]: {
+    path: string;
+    /** The message's kind (its schema title, `TradeOpportunity`). */
+    message?: string;
+    /** Every violation found, as `path: problem`. */
+    violations?: readonly string[];
+  };
+  /** The mint no pool of the cache or the directory knows; or, for a pool asked to swap a pair it does not trade, the pool, its mints and the pair. */
+  [ErrorCode.UnknownMint]: { mint: string } | (PairContext & { mint: string; pool: string; dex: string; tokenA: string; tokenB: string });
   /** How the call failed, where and, as the node sent them, its JSON-RPC error code (and data) or HTTP status. */
   [ErrorCode.RpcFailed]: RpcFailedContext;
   /** The bound that was reached: addresses waiting, or bytes of the worker's request ring (`ringBytes`). */
-  [ErrorCode.FetchQueueFull]: { limit: number; ringBytes?: number } & ErrorFields;
+  [ErrorCode.FetchQueueFull]: { limit: number; ringBytes?: number };
   /** `closed`: the fetcher was closed; `exited`: the worker ended before answering. */
-  [ErrorCode.RpcWorkerUnavailable]: { reason: 'closed' | 'exited' } & ErrorFields;
+  [ErrorCode.RpcWorkerUnavailable]: { reason: 'closed' | 'exited' };
   /** The JSON-RPC error object the simulated node answers with. */
-  [ErrorCode.NodeRpcError]: { rpcCode: number; data?: unknown } & ErrorFields;
+  [ErrorCode.NodeRpcError]: { rpcCode: number; data?: unknown };
   /** The real swap API's error code (or an injected status's text as a code) and the HTTP status it answers with. */
-  [ErrorCode.SwapApiRefused]: { errorCode: string; status: number } & ErrorFields;
+  [ErrorCode.SwapApiRefused]: { errorCode: string; status: number };
   /** Why the operation was cancelled (the abort signal's reason, as text). */
-  [ErrorCode.Aborted]: { reason: string } & ErrorFields;
+  [ErrorCode.Aborted]: { reason: string };
   /** The argument at fault, as the code names it (`capacity`, `options.batchSize`, `seed`), and its value when small. */
   [ErrorCode.ArgumentInvalid]: ArgumentInvalidContext;
   /** The account's length; with the length expected and which account (`account`, `dex`, `address`) where known. */
-  [ErrorCode.AccountSize]: { actual: number; expected?: number; account?: string } & ErrorFields;
+  [ErrorCode.AccountSize]: {
+    actual: number;
+    expected?: number;
+    account?: string;
+    /** The DEX whose account it is. */
+    dex?: string;
+    /** The account's address. */
+    address?: string | undefined;
+    /** The token program that owns it (a Mint's: Token or Token-2022). */
+    program?: string;
+  };
   /** What is wrong with the transaction, and the account it names where one is at fault. */
-  [ErrorCode.TransactionInvalid]: { reason: TransactionInvalidReason; address?: string } & ErrorFields;
+  [ErrorCode.TransactionInvalid]: {
+    reason: TransactionInvalidReason;
+    address?: string;
+    /** `too-many-accounts`: how many accounts the message references. */
+    accounts?: number;
+    /** `signer-count`: the signers the message has. */
+    signers?: number;
+    /** `no-signature`: the length of the bytes, in bytes. */
+    length?: number;
+  };
   /** The flag or setting the command line got wrong, as the user writes it (`--from`, `strategy`). */
-  [ErrorCode.Usage]: { setting: string } & ErrorFields;
+  [ErrorCode.Usage]: { setting: string };
   /** The account that does not decode (its address where known), with its DEX and its kind (`Mint`, `Reserve`). */
-  [ErrorCode.AccountInvalid]: { address: string | undefined; dex?: string; account?: string } & ErrorFields;
+  [ErrorCode.AccountInvalid]: {
+    address: string | undefined;
+    dex?: string;
+    account?: string;
+    /** The token program that owns it (Token or Token-2022). */
+    program?: string;
+    /** Token-2022 extension data: the account's length in bytes. */
+    size?: number;
+    /** A lookup table: what is wrong with it (LookupTableErrorKind, or why the simulator will not extend it). */
+    kind?: string;
+  };
   /** The program that owns the account, which no decoder takes, and the account's address where known. */
-  [ErrorCode.UnknownOwner]: { owner: string; address: string | undefined; account?: string } & ErrorFields;
+  [ErrorCode.UnknownOwner]: { owner: string; address: string | undefined; account?: string };
   /** Which account has the wrong discriminator: its address and DEX where known, or its kind (`account`). */
-  [ErrorCode.AccountDiscriminator]: { address?: string | undefined; dex?: string; account?: string } & ErrorFields;
+  [ErrorCode.AccountDiscriminator]: { address?: string | undefined; dex?: string; account?: string };
   /** The migration at fault (its version) and its file where one is read. */
-  [ErrorCode.DbMigration]: { version: number; file?: string } & ErrorFields;
+  [ErrorCode.DbMigration]: { version: number; file?: string };
   /** The data directory that is locked, and the process holding it where known. */
-  [ErrorCode.DbLocked]: { dataDir: string; pid?: number } & ErrorFields;
+  [ErrorCode.DbLocked]: { dataDir: string; pid?: number };
   /** The database that cannot be reached (host, port and database; no password). */
-  [ErrorCode.DbUnavailable]: { target: string } & ErrorFields;
+  [ErrorCode.DbUnavailable]: { target: string };
   /** The store that cannot be reached (`target`, no password), or the key of the refused command. */
-  [ErrorCode.KvUnavailable]: ({ target: string } | { key: string }) & ErrorFields;
+  [ErrorCode.KvUnavailable]: { target: string } | { key: string };
   /** The wallet whose stored key is not in a format we read. */
-  [ErrorCode.WalletKeyFormat]: { address: string } & ErrorFields;
+  [ErrorCode.WalletKeyFormat]: { address: string };
   /** The setting that lacks the passphrase, or the wallet whose key it does not open. */
-  [ErrorCode.WalletPassphrase]: ({ setting: string } | { address: string }) & ErrorFields;
+  [ErrorCode.WalletPassphrase]: { setting: string } | { address: string };
   /** The start-wait setting, the servers tried and how long (ms) the service waited. */
-  [ErrorCode.BusUnavailable]: { setting: string; servers: string; waitMs: number } & ErrorFields;
+  [ErrorCode.BusUnavailable]: { setting: string; servers: string; waitMs: number };
   /** The amount at fault, by the field or parameter that holds it, and its value (bigints as decimal strings). */
-  [ErrorCode.InvalidAmount]: { field: string; value?: string | number } & ErrorFields;
+  [ErrorCode.InvalidAmount]: {
+    field: string;
+    value?: string | number;
+    /** The pool the amount belongs to. */
+    address?: string;
+  };
   /** The text that is not base58 (a short preview) and its length, or the type of a value that is not text. */
-  [ErrorCode.Base58Invalid]: ({ value: string; length?: number } | { type: string }) & ErrorFields;
+  [ErrorCode.Base58Invalid]: ({ value: string; length?: number } | { type: string });
   /** The transaction that failed or was not confirmed, or the node (`url`) that refused to send it. */
-  [ErrorCode.TransferFailed]: ({ signature: string } | { url: string; rpcCode?: number | undefined }) & ErrorFields;
+  [ErrorCode.TransferFailed]: { signature: string } | { url: string; rpcCode?: number | undefined };
   /** The stream being set up, and the consumer when the consumer failed. */
-  [ErrorCode.BusSetup]: { stream: string; consumer?: string } & ErrorFields;
+  [ErrorCode.BusSetup]: {
+    stream: string;
+    consumer?: string;
+    /** A stream the server cannot reserve: its byte bound, its storage, and the setting that sizes it. */
+    maxBytes?: number;
+    storage?: string;
+    setting?: string;
+    /** A stream that exists with another storage type: the storage it has and the one the spec asks. */
+    existing?: string;
+    wanted?: string;
+  };
   /**
    * Why the publish failed: the subject it was sent on (no acknowledgement, a refusal), the bound
    * on publishes in flight that was reached, or the bus connection's status when not connected.
    */
-  [ErrorCode.BusPublish]: ({ subject: string } | { maxInFlight: number } | { status: string }) & ErrorFields;
+  [ErrorCode.BusPublish]:
+    | {
+        subject: string;
+        /** The message's id (JetStream `Nats-Msg-Id`, an opportunity's or a signal's id). */
+        msgId?: string;
+        /** How many times it was sent. */
+        attempts?: number;
+      }
+    | { maxInFlight: number }
+    | { status: string };
   /** The deadline that passed (ms), or, for an aggregated quote, the codes both sources failed with. */
-  [ErrorCode.Deadline]: ({ deadlineMs: number } | { localError: string; externalError: string }) & ErrorFields;
+  [ErrorCode.Deadline]:
+    | {
+        deadlineMs: number;
+        /** What was awaited (a test helper's condition). */
+        what?: string;
+        /** The transaction whose confirmation was awaited. */
+        signature?: string;
+      }
+    | { localError: string; externalError: string };
   /** Where the bytes break: an offset into them, their length, or the record being read (`record`). */
-  [ErrorCode.EntryMalformed]: ({ offset: number } | { length: number } | { record: string }) & ErrorFields;
+  [ErrorCode.EntryMalformed]:
+    | {
+        offset: number;
+        /** The entry parser's status name (`truncated`) and the slot of the batch (decimal). */
+        status?: string;
+        slot?: string;
+      }
+    | { length: number }
+    | {
+        record: string;
+        /** What is wrong with the record. */
+        problem?: string;
+      };
   /** The servers refused (comma-separated, without credentials) and the NATS error code (`TLS` for a handshake). */
-  [ErrorCode.BusAuth]: { servers: string; natsCode: string } & ErrorFields;
+  [ErrorCode.BusAuth]: { servers: string; natsCode: string };
   /**
    * The transaction's size and the packet limit (bytes), or, for a fitted transaction, each form
    * tried (by version) with its size or why it could not be built.
    */
-  [ErrorCode.TransactionTooLarge]: ({ size: number; limit: number } | { tried: Record<string, number | string> }) & ErrorFields;
+  [ErrorCode.TransactionTooLarge]: { size: number; limit: number } | { tried: Record<string, number | string> };
   /** The body's bound in bytes. */
-  [ErrorCode.PayloadTooLarge]: { limitBytes: number } & ErrorFields;
-
-  // The codes below fix their context exactly: no field besides the ones named.
-
+  [ErrorCode.PayloadTooLarge]: { limitBytes: number };
   /** The file that cannot be read or does not hold the JSON it should. */
   [ErrorCode.ConfigFile]: { path: string };
   /** The pair asked for; with the fresh pools a DEX filter left out, when it left out all. */
@@ -290,6 +375,20 @@ export interface ErrorContexts {
   /** The file or the listening address at fault, or the command that failed and its exit code. */
   [ErrorCode.Io]: IoContext;
 }
+
+/** ErrorCode.ConfigInvalid: the settings at fault. */
+export type ConfigInvalidContext =
+  /**
+   * One setting (as the user writes it) with its value where it is short; with the program id
+   * configured twice or refused, or the strategy type that has no row.
+   */
+  | { setting: string; value?: string | number; programId?: string; strategy?: string }
+  /** Shared-state settings a money-moving service lacks (`missing`; `setting` joins them). */
+  | { setting: string; service: string; missing: readonly string[] }
+  /** Endpoint settings left at a loopback default (`settings`) while the RPC settings `remoteRpc` are remote. */
+  | { setting: string; remoteRpc: readonly string[]; settings: readonly string[] }
+  /** Every issue found; for a config file, with its unknown settings. */
+  | { issues: readonly string[]; unknown?: readonly string[] };
 
 /** The pair a quote was asked for. */
 export type PairContext = { inputMint: string; outputMint: string };
@@ -355,7 +454,6 @@ export interface ArgumentInvalidContext {
   argument: string;
   /** Its value as given (bigints as decimal strings, byte arrays by their length). */
   value?: string | number | boolean | null | undefined;
-  [field: string]: unknown;
 }
 
 /** Why a transaction cannot be built, signed or read (ErrorCode.TransactionInvalid). */
@@ -396,11 +494,7 @@ export interface RpcFailedContext {
   data?: unknown;
   /** HTTP status (kind `http`). */
   httpStatus?: number | undefined;
-  [field: string]: unknown;
 }
-
-/** Free-form context fields. */
-export type ErrorFields = Record<string, unknown>;
 
 /** The context of code `C`: its fixed shape (for a union of codes, any of theirs). */
 export type ErrorContextOf<C extends ErrorCode> = ErrorContexts[C];

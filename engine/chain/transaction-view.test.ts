@@ -199,7 +199,7 @@ describe('decodeEntryBatch', () => {
       expect(isTpError(err, ErrorCode.EntryMalformed)).toBe(true);
       const e = err as TpError<typeof ErrorCode.EntryMalformed>;
       expect(e.context).toEqual({ status: 'truncated', offset: expect.any(Number), slot: '42' });
-      expect(e.context.offset).toBeLessThanOrEqual(cut.length);
+      expect('offset' in e.context ? e.context.offset : Infinity).toBeLessThanOrEqual(cut.length);
       expect(JSON.stringify(e)).toContain('TP_ERR_ENTRY_MALFORMED');
     }
     expect(() => decodeEntryBatch(Uint8Array.from([1, 0, 0, 0, 0, 0, 0, 0]), 1n)).toThrow(/count_too_large at offset 0/);

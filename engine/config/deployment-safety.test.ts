@@ -30,7 +30,7 @@ describe('checkSharedState', () => {
   it('refuses it without PostgreSQL, naming DATABASE_URL, and names both when both are missing', () => {
     expect(thrown(() => checkSharedState('wallet service', { ...shared, 'database.url': '' })).message).toMatch(/^wallet service moves money.*DATABASE_URL \(database\.url/);
     const both = thrown(() => checkSharedState('wallet service', { ...shared, 'redis.url': '', 'database.url': '' }));
-    expect(both.context['missing']).toEqual(['REDIS_URL (redis.url)', 'DATABASE_URL (database.url)']);
+    expect('missing' in both.context && both.context.missing).toEqual(['REDIS_URL (redis.url)', 'DATABASE_URL (database.url)']);
   });
 
   it('never prints the URLs it is given', () => {
@@ -83,7 +83,7 @@ describe('refuseLoopbackDefaults', () => {
   it('refuses only the settings still at their default', () => {
     const loaded = loadConfig(schema, { env: { RPC_ENDPOINTS: 'https://rpc.example.com', BLOCK_ENGINE_URL: 'https://mainnet.block-engine.jito.wtf' } });
     const err = thrown(() => refuseLoopbackDefaults(schema, loaded, ['rpc.endpoints'], ENDPOINTS));
-    expect(err.context['settings']).toEqual(['externalFallback.quoteUrl']);
+    expect('settings' in err.context && err.context.settings).toEqual(['externalFallback.quoteUrl']);
   });
 
   it('passes a loopback RPC (the simulator), endpoints set on purpose (even to loopback), and settings not checked', () => {

@@ -74,7 +74,7 @@ export class BlockEngineClient {
   async sendBundle(transactions: readonly Uint8Array[]): Promise<string> {
     if (transactions.length === 0 || transactions.length > MAX_BUNDLE_TRANSACTIONS) {
       throw new TpError(ErrorCode.BadParameter, `a bundle holds 1 to ${MAX_BUNDLE_TRANSACTIONS} transactions, got ${transactions.length}`, {
-        context: { parameter: 'transactions', count: transactions.length, max: MAX_BUNDLE_TRANSACTIONS },
+        context: { parameter: 'transactions', value: transactions.length, max: MAX_BUNDLE_TRANSACTIONS },
       });
     }
     const method = 'sendBundle';

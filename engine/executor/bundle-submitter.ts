@@ -73,7 +73,7 @@ export class BundleSubmitter implements Submitter {
     const tip = submission.tipLamports;
     if (tip === undefined || tip < MIN_TIP || tip > MAX_TIP) {
       throw new TpError(ErrorCode.BadParameter, `a bundle's tip must be ${MIN_TIP}..${MAX_TIP} lamports, got ${tip ?? 'none'}`, {
-        context: { parameter: 'tipLamports', opportunityId: submission.opportunityId, tipLamports: tip === undefined ? null : String(tip) },
+        context: { parameter: 'tipLamports', opportunityId: submission.opportunityId, value: tip === undefined ? null : String(tip) },
       });
     }
     let accounts: string[];

@@ -25,6 +25,6 @@ describe('Semaphore', () => {
     releaseC();
     releaseD();
     expect(s.inUse).toBe(0);
-    expect(() => new Semaphore(0)).toThrow(expect.objectContaining({ code: ErrorCode.ConfigInvalid, context: { setting: 'executor.maxConcurrentTrades', permits: 0 } }));
+    expect(() => new Semaphore(0)).toThrow(expect.objectContaining({ code: ErrorCode.ConfigInvalid, context: { setting: 'executor.maxConcurrentTrades', value: 0 } }));
   });
 });

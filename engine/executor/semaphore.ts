@@ -10,7 +10,7 @@ export class Semaphore {
 
   constructor(readonly permits: number) {
     if (!Number.isInteger(permits) || permits < 1) {
-      throw new TpError(ErrorCode.ConfigInvalid, `permits must be a positive integer, got ${permits}`, { context: { setting: 'executor.maxConcurrentTrades', permits } });
+      throw new TpError(ErrorCode.ConfigInvalid, `permits must be a positive integer, got ${permits}`, { context: { setting: 'executor.maxConcurrentTrades', value: permits } });
     }
     this.available = permits;
   }

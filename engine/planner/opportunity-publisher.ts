@@ -30,7 +30,7 @@ export class OpportunityPublisher {
       const ack = await this.js.publish(subject, bytes, { msgID: op.id, timeout: this.timeoutMs });
       return { subject, seq: ack.seq, duplicate: ack.duplicate };
     } catch (err) {
-      throw new TpError(ErrorCode.BusPublish, `publishing opportunity ${op.id} on ${subject} failed: ${(err as Error).message}`, { cause: err, context: { subject, id: op.id } });
+      throw new TpError(ErrorCode.BusPublish, `publishing opportunity ${op.id} on ${subject} failed: ${(err as Error).message}`, { cause: err, context: { subject, msgId: op.id } });
     }
   }
 }

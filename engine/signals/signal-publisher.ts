@@ -27,7 +27,7 @@ export class SignalPublisher implements SignalSink {
       const ack = await this.js.publish(subject, bytes, { msgID: signal.id, timeout: this.timeoutMs });
       return { subject, seq: ack.seq, duplicate: ack.duplicate };
     } catch (err) {
-      throw new TpError(ErrorCode.BusPublish, `publishing signal ${signal.id} on ${subject} failed: ${(err as Error).message}`, { cause: err, context: { subject, id: signal.id } });
+      throw new TpError(ErrorCode.BusPublish, `publishing signal ${signal.id} on ${subject} failed: ${(err as Error).message}`, { cause: err, context: { subject, msgId: signal.id } });
     }
   }
 }

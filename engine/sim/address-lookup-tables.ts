@@ -165,7 +165,7 @@ export class LookupTableExtendError extends TpError {
     readonly table: string,
     message: string,
   ) {
-    super(kind === 'missing' ? ErrorCode.NotFound : ErrorCode.AccountInvalid, `lookup table ${table}: ${message}`, { context: { table, kind } });
+    super(kind === 'missing' ? ErrorCode.NotFound : ErrorCode.AccountInvalid, `lookup table ${table}: ${message}`, { context: kind === 'missing' ? { address: table } : { address: table, kind } });
   }
 }
 

@@ -52,8 +52,10 @@ export class PriceGapError extends TpError {
   constructor(
     readonly kind: 'unknown_pool' | 'invalid',
     message: string,
+    /** `unknown_pool`: the address that is not a pool. */
+    pool = '',
   ) {
-    super(kind === 'unknown_pool' ? ErrorCode.NotFound : ErrorCode.BadParameter, message, { context: { parameter: kind === 'unknown_pool' ? 'pool' : 'request', kind } });
+    super(kind === 'unknown_pool' ? ErrorCode.NotFound : ErrorCode.BadParameter, message, { context: kind === 'unknown_pool' ? { address: pool } : { parameter: 'request' } });
   }
 }
 
@@ -81,12 +83,12 @@ export function openPriceGap(chain: SimChain, req: PriceGapRequest): PriceGapRes
   if (direction !== GapDirection.Up && direction !== GapDirection.Down) throw new PriceGapError('invalid', `direction must be up or down, got ${String(direction)}`);
   const view = chain.pool(req.pool);
   const info = chain.poolInfo(req.pool);
-  if (view === undefined || info === undefined) throw new PriceGapError('unknown_pool', `${req.pool} is not a pool of the simulator`);
+  if (view === undefined || info === undefined) throw new PriceGapError('unknown_pool', `${req.pool} is not a pool of the simulator`, req.pool);
   if (view.transferFees !== undefined) throw new PriceGapError('invalid', `${req.pool} trades a Token-2022 mint with transfer fees; pick another pool`);
   let referenceSpot = spotPrice(view.pool);
   if (req.reference !== undefined) {
     const ref = chain.pool(req.reference);
-    if (ref === undefined) throw new PriceGapError('unknown_pool', `${req.reference} is not a pool of the simulator`);
+    if (ref === undefined) throw new PriceGapError('unknown_pool', `${req.reference} is not a pool of the simulator`, req.reference);
     if (ref.pool.tokenA === view.pool.tokenA && ref.pool.tokenB === view.pool.tokenB) referenceSpot = spotPrice(ref.pool);
     else if (ref.pool.tokenA === view.pool.tokenB && ref.pool.tokenB === view.pool.tokenA) referenceSpot = 1 / spotPrice(ref.pool);
     else throw new PriceGapError('invalid', `${req.reference} does not trade the two mints of ${req.pool}`);

@@ -31,7 +31,7 @@ export interface AccountLabel {
   address?: string | undefined;
 }
 
-export function malformed(label: AccountLabel, message: string, extra: Record<string, unknown> = {}): TpError {
+export function malformed(label: AccountLabel, message: string, extra: { size?: number } = {}): TpError {
   return new TpError(ErrorCode.AccountInvalid, `${label.account} account: ${message}`, {
     context: { account: label.account, program: TOKEN_2022_PROGRAM_ID, address: label.address, ...extra },
   });

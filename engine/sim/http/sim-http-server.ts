@@ -51,7 +51,7 @@ export class SimHttpServer implements RouteRegistry {
     this.log = options.logger ?? createLogger({ name: 'sim-http' });
     if (!isLoopbackHost(this.host)) {
       throw new TpError(ErrorCode.ConfigInvalid, `the simulator HTTP server binds loopback only, got host ${this.host}`, {
-        context: { setting: 'host', host: this.host },
+        context: { setting: 'host', value: this.host },
       });
     }
     if (!Number.isInteger(this.requestedPort) || this.requestedPort < 0 || this.requestedPort > 65535) {
