@@ -1,10 +1,10 @@
-# Native add-on: the entry/transaction parser and the base58 encoder behind engine/chain/native-addon.ts.
+# Native add-on: the entry/transaction parser, the base58 encoder and the uWS peer address behind engine/chain/native-addon.ts.
 # Built by `npm install` (scripts/build-native.mjs), output build/Release/tidepool_native.node.
 {
   "targets": [
     {
       "target_name": "tidepool_native",
-      "sources": ["native/addon.cc", "native/entry_parser.cc", "native/base58.cc"],
+      "sources": ["native/addon.cc", "native/entry_parser.cc", "native/base58.cc", "native/remote_address.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       # Node-API 8 is in every Node >= 16.0 / 14.17; engines.node is >= 20.18.
       "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_CPP_EXCEPTIONS"],

@@ -13,7 +13,7 @@ const LAYERS = {
   config: [],
   obs: [],
   threads: [],
-  common: ['obs', 'config'],
+  common: ['chain', 'obs', 'config'],
   chain: [],
   dex: ['chain'],
   // Flash loans of a lending protocol: instructions and accounts, beside the DEX protocols.

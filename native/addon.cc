@@ -16,6 +16,10 @@
 //       encodeBase58 of engine/chain/base58-encode.ts for bytes[start, end): same defaults, same
 //       RangeError for a range that is not integers with 0 <= start <= end <= bytes.length.
 //
+//   bindRemoteAddress(uwsBinaryPath) -> boolean
+//   remoteIPv4(res) -> number
+//       A uWebSockets.js response's peer IPv4 address without an ArrayBuffer: remote_address.cc.
+//
 // Arguments of the wrong type throw a TypeError; nothing else throws. No objects are created per
 // call but encodeBase58's string. Each JavaScript environment (main thread, each worker) has its
 // own binding.
@@ -28,6 +32,7 @@
 
 #include "base58.h"
 #include "entry_parser.h"
+#include "remote_address.h"
 
 namespace {
 
@@ -273,7 +278,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Export(env, exports, "bindOutputs", BindOutputs, binding);
   Export(env, exports, "parseBound", ParseBound, binding);
   Export(env, exports, "encodeBase58", EncodeBase58, nullptr);
-  exports.Set("abi", Napi::Number::New(env, 3));
+  Export(env, exports, "bindRemoteAddress", tidepool::BindRemoteAddress, nullptr);
+  Export(env, exports, "remoteIPv4", tidepool::RemoteIPv4, nullptr);
+  exports.Set("abi", Napi::Number::New(env, 4));
   return exports;
 }
 

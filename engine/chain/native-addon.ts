@@ -30,12 +30,16 @@ export interface NativeAddon {
   parseBound(bytes: Uint8Array): ParseStatus;
   /** encodeBase58 of base58-encode.ts: same defaults; a RangeError for a bad range (the TypeScript one throws TpError). */
   encodeBase58(bytes: Uint8Array, start?: number, end?: number): string;
+  /** Finds us_socket_remote_address in the uWebSockets.js binary loaded from this path (native/remote_address.cc). */
+  bindRemoteAddress(uwsBinaryPath: string): boolean;
+  /** A uWS.js response's peer IPv4 address as a uint32; -1 not IPv4, -2 not a native response or not bound. */
+  remoteIPv4(res: object): number;
 }
 
 /** Bumped with native/addon.cc whenever the exported functions change. */
-const NATIVE_ABI = 3;
+const NATIVE_ABI = 4;
 const ADDON_FILE = 'tidepool_native.node';
-const FUNCTIONS = ['parseEntries', 'bindOutputs', 'parseBound', 'encodeBase58'] as const;
+const FUNCTIONS = ['parseEntries', 'bindOutputs', 'parseBound', 'encodeBase58', 'bindRemoteAddress', 'remoteIPv4'] as const;
 
 // From engine/chain/ (sources run by vitest) and from dist/engine/chain/ (the build).
 function candidatePaths(): string[] {
@@ -78,5 +82,5 @@ const loaded = load();
 /** Whether the add-on is in use, and if not, why. */
 export const nativeStatus: NativeStatus = Object.freeze(loaded.status);
 
-/** The add-on's exports, or null. Internal to engine/chain: use native-parser.ts and native-base58.ts. */
+/** The add-on's exports, or null. Internal to engine/chain: use native-parser.ts, native-base58.ts and native-remote-address.ts. */
 export const nativeAddon: NativeAddon | null = loaded.addon;

@@ -4,7 +4,18 @@
  * int32), so a known client costs no string building; the cache is bounded (all forgotten when
  * full). Works with anything that reports its remote address as uWebSockets.js does (an
  * HttpResponse, a WebSocket).
+ *
+ * The address of an IPv4 peer is read through the add-on when it is built
+ * (engine/chain/native-remote-address.ts): `getRemoteAddress()` allocates an ArrayBuffer per call,
+ * and at 10,000 requests/s sweeping those was the larger part of each scavenge pause once memo
+ * entries stopped surviving (engine/quote/memo-entry.ts). The add-on's first answer in a process
+ * is checked against `getRemoteAddress()`; on a mismatch, or without the add-on, every address is
+ * read the uWS.js way.
  */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+import { bindNativeRemoteIPv4, type RemoteIPv4Fn } from '../chain/index.js';
 
 /** Distinct IPv4 keys kept for reuse (all forgotten when full). */
 const MAX_ADDRESS_KEYS = 4096;
@@ -15,21 +26,68 @@ export interface RemoteAddressSource {
   getRemoteAddressAsText(): ArrayBuffer;
 }
 
+/** The add-on's reader: undefined until first asked, null when there is none or it disagreed with uWS.js. */
+let nativeReader: RemoteIPv4Fn | null | undefined;
+/** Whether the add-on's first answer was checked against uWS.js (and agreed). */
+let nativeChecked = false;
+
+/** Whether remote addresses are read through the add-on (true once its first answer agreed with uWS.js). */
+export function remoteAddressesReadNatively(): boolean {
+  return nativeReader !== undefined && nativeReader !== null && nativeChecked;
+}
+
+/**
+ * The add-on's reader, bound on first use to the uWS.js binary of this process (first use is in a
+ * uWS handler, so the binary is loaded; the add-on only looks it up).
+ */
+function nativeRemoteIPv4(): RemoteIPv4Fn | null {
+  if (nativeReader === undefined) {
+    try {
+      const main = createRequire(import.meta.url).resolve('@trufflesuite/uws-js-unofficial');
+      const binary = join(dirname(main), '..', 'binaries', `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
+      nativeReader = bindNativeRemoteIPv4(binary);
+    } catch {
+      nativeReader = null;
+    }
+  }
+  return nativeReader;
+}
+
+
 export class ClientAddressKeys {
   private readonly keys = new Map<number, string>();
 
   /** The key of the source's remote address. */
   of(source: RemoteAddressSource): string {
+    const native = nativeReader === undefined ? nativeRemoteIPv4() : nativeReader;
+    if (native !== null) {
+      const ip = native(source);
+      if (ip >= 0 && (nativeChecked || this.agrees(ip, source))) return this.keyOf(ip | 0);
+    }
     const raw = source.getRemoteAddress();
     if (raw.byteLength !== 4) return `addr:${Buffer.from(source.getRemoteAddressAsText()).toString()}`;
     const b = new Uint8Array(raw);
-    const ip = (b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!;
+    return this.keyOf((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!);
+  }
+
+  /** The key of IPv4 address `ip` (an int32, first byte most significant). */
+  private keyOf(ip: number): string {
     let key = this.keys.get(ip);
     if (key === undefined) {
-      key = `addr:${b[0]!}.${b[1]!}.${b[2]!}.${b[3]!}`;
+      key = `addr:${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}`;
       if (this.keys.size >= MAX_ADDRESS_KEYS) this.keys.clear();
       this.keys.set(ip, key);
     }
     return key;
+  }
+
+  /** The first native answer of the process against uWS.js' own; a disagreement turns the add-on off. */
+  private agrees(ip: number, source: RemoteAddressSource): boolean {
+    const raw = source.getRemoteAddress();
+    const b = new Uint8Array(raw);
+    const same = raw.byteLength === 4 && ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) === (ip | 0);
+    if (same) nativeChecked = true;
+    else nativeReader = null;
+    return same;
   }
 }

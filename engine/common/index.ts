@@ -19,5 +19,5 @@ export { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.
 export { MetricsHttpServer, type MetricsHttpServerOptions } from './metrics-http-server.js';
 export { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse } from './ops-endpoints.js';
 export { HealthStatus, healthHttpStatus } from './health-status.js';
-export { ClientAddressKeys, type RemoteAddressSource } from './client-address-key.js';
+export { ClientAddressKeys, remoteAddressesReadNatively, type RemoteAddressSource } from './client-address-key.js';
 export { DEFAULT_MAX_CLIENTS, DEFAULT_RATE_LIMIT_MAX_BYTES, DEFAULT_RATE_LIMIT_RPS, RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
