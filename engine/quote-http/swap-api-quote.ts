@@ -35,7 +35,7 @@ import {
   type QuoteResponse,
   type RoutePlanStep,
 } from '../swap-api/index.js';
-import { type QuoteAnswer, type RouteQuote, type QuoteFailure, type QuoteRequest, type PubkeyCheck, parseDexList, routeFilterOf } from '../quote/index.js';
+import { type QuoteAnswer, type QuoteBodyParts, type RouteQuote, type QuoteFailure, type QuoteRequest, type PubkeyCheck, parseDexList, routeFilterOf } from '../quote/index.js';
 
 
 
@@ -94,8 +94,7 @@ export function isSwapApiError(value: QuoteRequest | SwapApiError): value is Swa
 }
 
 /** The swap API body of an answer; `timeTakenSeconds` is the engine's time. */
-export function swapApiResponseOf(answer: QuoteAnswer, timeTakenSeconds: number): QuoteResponse {
-  const q = answer.quote;
+export function swapApiResponseOf(answer: QuoteAnswer, timeTakenSeconds: number, q: RouteQuote = answer.quote): QuoteResponse {
   const routePlan: RoutePlanStep[] = new Array(q.hops.length);
   for (let i = 0; i < q.hops.length; i++) {
     const h = q.hops[i]!;
@@ -132,11 +131,15 @@ export function swapApiResponseOf(answer: QuoteAnswer, timeTakenSeconds: number)
 }
 
 /**
- * The parts of a route's body that only the route decides, serialized once per route: the memo
- * shares one immutable RouteQuote between the answers of a key, so a repeated quote writes its
- * body by concatenating these around its per-answer fields (threshold, slippage, slots, time).
+ * The parts of a route's body that only the route decides, serialized once per memoized route: a
+ * repeated quote writes its body by concatenating these around its per-answer fields (threshold,
+ * slippage, slots, time).
  */
 interface SwapApiBodyParts {
+  /** The memo body's revision they were made at (QuoteBodyParts.revision). */
+  readonly revision: number;
+  /** The route's mode is ExactIn (its threshold is the minimum output). */
+  readonly exactIn: boolean;
   /** `{"inputMint":…,"inAmount":…,"outputMint":…,"outAmount":…,"otherAmountThreshold":"` */
   readonly head: string;
   /** `","swapMode":"ExactIn","slippageBps":` */
@@ -145,20 +148,27 @@ interface SwapApiBodyParts {
   readonly tail: string;
 }
 
-const bodyParts = new WeakMap<RouteQuote, SwapApiBodyParts>();
+/**
+ * By the memo entry's body parts, which stay with their key while the entry is rewritten in place
+ * (engine/quote/memo-entry.ts): the revision tells whether they still hold the route. Answers
+ * without a body (RPC, external) are serialized whole.
+ */
+const bodyParts = new WeakMap<QuoteBodyParts, SwapApiBodyParts>();
 
-function partsOf(answer: QuoteAnswer): SwapApiBodyParts {
-  const q = answer.quote;
-  let parts = bodyParts.get(q);
-  if (parts !== undefined) return parts;
-  const full = swapApiResponseOf(answer, 0);
+function partsOf(answer: QuoteAnswer, q: RouteQuote): SwapApiBodyParts {
+  const body = answer.body;
+  const known = body === undefined ? undefined : bodyParts.get(body);
+  if (known !== undefined && known.revision === body!.revision) return known;
+  const full = swapApiResponseOf(answer, 0, q);
   const j = JSON.stringify;
-  parts = {
+  const parts = {
+    revision: body?.revision ?? -1,
+    exactIn: q.mode === 'ExactIn',
     head: `{"inputMint":${j(full.inputMint)},"inAmount":${j(full.inAmount)},"outputMint":${j(full.outputMint)},"outAmount":${j(full.outAmount)},"otherAmountThreshold":"`,
     mode: `","swapMode":${j(full.swapMode)},"slippageBps":`,
     tail: `,"platformFee":null,"priceImpactPct":${j(full.priceImpactPct)},"routePlan":${j(full.routePlan)},"contextSlot":`,
   };
-  bodyParts.set(q, parts);
+  if (body !== undefined) bodyParts.set(body, parts);
   return parts;
 }
 
@@ -167,8 +177,11 @@ function partsOf(answer: QuoteAnswer): SwapApiBodyParts {
  * timeTakenSeconds))` (tested), from the route's parts serialized once.
  */
 export function swapApiBodyOf(answer: QuoteAnswer, timeTakenSeconds: number): string {
-  const p = partsOf(answer);
-  const threshold = answer.quote.mode === 'ExactIn' ? answer.slippage.minOutputText : answer.slippage.maxInputText;
+  const body = answer.body;
+  const known = body === undefined ? undefined : bodyParts.get(body);
+  // A memoized route's parts are reused without building the route (a cache answer builds it on read).
+  const p = known !== undefined && known.revision === body!.revision ? known : partsOf(answer, answer.quote);
+  const threshold = p.exactIn ? answer.slippage.minOutputText : answer.slippage.maxInputText;
   return `${p.head}${threshold}${p.mode}${answer.slippage.bps}${p.tail}${Number(answer.contextSlot)},"timeTaken":${JSON.stringify(timeTakenSeconds)}}`;
 }
 

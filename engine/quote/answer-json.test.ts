@@ -120,9 +120,10 @@ describe('routeBodyParts', () => {
       slot: q.slot,
     });
     const slippage = slippageOf(q.swapMode, q.inputAmount, q.outputAmount, 50);
-    const owned: OwnedBodyParts = { bytes: new Uint8Array(0), length: 0, headEnd: 0 };
+    const owned: OwnedBodyParts = { bytes: new Uint8Array(0), length: 0, headEnd: 0, revision: 0 };
     const first = routeBodyParts(route('a'.repeat(40)), QuoteSource.Cache, owned);
     expect(first).toBe(owned); // written into the owner's parts
+    expect(first.revision).toBe(1);
     expect(first.bytes.length).toBeGreaterThan(first.length);
     const firstBytes = first.bytes;
     // A body of the same size or smaller: the same bytes, the new body's JSON.

@@ -124,10 +124,11 @@ class JsonScratch {
     this.at = 0;
     const bytes = into !== undefined && into.bytes.length >= length ? into.bytes : new Uint8Array((length + (length >> 2) + 255) & ~255);
     bytes.set(length === this.buffer.length ? this.buffer : this.buffer.subarray(0, length));
-    if (into === undefined) return { bytes, length, headEnd };
+    if (into === undefined) return { bytes, length, headEnd, revision: 0 };
     into.bytes = bytes;
     into.length = length;
     into.headEnd = headEnd;
+    into.revision++;
     return into;
   }
 }

@@ -65,7 +65,7 @@ export class MemoEntry implements HeldRoute {
   readonly hopOutputMints: string[] = ['', ''];
   readonly hopFeeMints: string[] = ['', ''];
   /** The /quote body around its per-answer fields, in bytes of its own. */
-  readonly body: OwnedBodyParts = { bytes: new Uint8Array(0), length: 0, headEnd: 0 };
+  readonly body: OwnedBodyParts = { bytes: new Uint8Array(0), length: 0, headEnd: 0, revision: 0 };
   private readonly amounts = new BigUint64Array(AMOUNT_SLOTS);
 
   /** Takes `found`'s route and standing (the route's strings must be the cache's own). */

@@ -20,6 +20,12 @@ export interface QuoteBodyParts {
   readonly bytes: Uint8Array;
   readonly length: number;
   readonly headEnd: number;
+  /**
+   * How many times these parts were rewritten (answer-json.ts `routeBodyParts` into an owner's
+   * parts): the parts object and this number together name one route, so a cache of what a route
+   * renders (swap-api-quote.ts) can key on them.
+   */
+  readonly revision: number;
 }
 
 /** Body parts their owner lets the writer rewrite in place (the quote memo's entry, answer-json.ts `routeBodyParts`). */
@@ -27,6 +33,7 @@ export interface OwnedBodyParts extends QuoteBodyParts {
   bytes: Uint8Array;
   length: number;
   headEnd: number;
+  revision: number;
 }
 
 /** Where the pool states behind an answer came from. */
