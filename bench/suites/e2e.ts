@@ -46,6 +46,8 @@ const PROBES = Number(process.env.BENCH_E2E_PROBES ?? 400);
 /** Cases to run (profiling one path): a comma list of quiet-rpc, quiet-geyser, flow-rpc, flow-geyser; default all. */
 const CASES = (process.env.BENCH_E2E_CASES ?? 'quiet-rpc,quiet-geyser,flow-rpc,flow-geyser').split(',');
 const PROBE_GAP_MS = 15;
+/** The simulator's sim.txsPerEntry (its batch per entry; default: the setting's own), for A/B runs of the batch size. */
+const TXS_PER_ENTRY = process.env.BENCH_E2E_TXS_PER_ENTRY;
 
 function percentileOf(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -88,7 +90,7 @@ export const e2eSuite: Suite = {
  */
 async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'block-entries'): Promise<Figure> {
   const logger = createLogger({ name: 'bench-e2e', level: 'silent' });
-  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '21', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': String(txRate) } }).values;
+  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '21', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': String(txRate), ...(TXS_PER_ENTRY !== undefined ? { 'txs-per-entry': TXS_PER_ENTRY } : {}) } }).values;
   const sim = await startSimulatorThread(simConfig, { logLevel: 'silent' });
   const simEndpoints = sim.endpoints;
   const at = simEndpoints.stream.lastIndexOf(':');

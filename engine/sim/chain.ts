@@ -124,7 +124,10 @@ export interface SimChainOptions {
   tokens?: number;
   /** Pools of each kind. Default 4. */
   poolsPerKind?: number;
-  /** Transactions per entry. Default 64. */
+  /**
+   * Transactions per entry, and per batch the leader executes before it records and sends them.
+   * Default 8 (about mainnet's entries; the flow's 2,000 tx/s make pieces of 50).
+   */
   txsPerEntry?: number;
   /**
    * Slots per epoch (mainnet's 432,000 by default; no warmup). The epoch selects the Token-2022
@@ -233,7 +236,7 @@ export class SimChain implements RpcChainBackend, MarketView {
       lookupSwapShare: options.lookupSwapShare ?? 0.3,
       tokens: options.tokens ?? 6,
       poolsPerKind: options.poolsPerKind ?? 4,
-      txsPerEntry: options.txsPerEntry ?? 64,
+      txsPerEntry: options.txsPerEntry ?? 8,
       slotsPerEpoch: options.slotsPerEpoch ?? DEFAULT_SLOTS_PER_EPOCH,
       manual: options.manual ?? false,
       faucetCapSol: options.faucetCapSol ?? DEFAULT_FAUCET_CAP_SOL,
