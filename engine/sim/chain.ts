@@ -91,9 +91,9 @@ import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-
  * executes them in that order with the simulated runtime (failed ones pay their fee and change
  * nothing else; ones that cannot pay do not land; a bundle lands whole or not at all), records the
  * landed ones into entries with the piece's ticks then due (poh.ts) and sends those entry batches
- * to the listeners. A running chain yields to its event loop between batches (about every
- * TURN_BUDGET_MS), so each batch's account writes and entries leave, and reads are answered, while
- * the piece goes on; advanceSlot() runs them all at once, to the same entries and states. After the
+ * to the listeners. A running chain runs one batch per turn of its event loop (at 8 transactions,
+ * about half a millisecond), so each batch's account writes and entries leave, and reads are
+ * answered, while the piece goes on; advanceSlot() runs them all at once, to the same entries and states. After the
  * last piece the slot's state is committed, then the slot and the accounts that changed are
  * announced. Reads see committed slots only, so entries arrive before the state they lead to, as
  * ShredStream's do.
@@ -154,6 +154,8 @@ export interface SimChainStats {
   busyMs: number;
   /** The last slot's production time over its pieces, ms. */
   lastSlotMs: number;
+  /** Pieces made (slots × SLOT_PIECES plus the current slot's pieces done). */
+  pieces: number;
 }
 
 interface BundleRecord {
@@ -163,13 +165,6 @@ interface BundleRecord {
 
 /** Pieces a slot is made in: its entries stream out over the slot, and its CPU cost is spread. */
 export const SLOT_PIECES = 16;
-
-/**
- * A running chain's work per turn of its event loop: it runs a piece's batches until this much time
- * has passed, then yields (setImmediate), so the batch's account writes and entries leave and the
- * RPC server answers between batches.
- */
-const TURN_BUDGET_MS = 0.5;
 
 /** What a step of a piece finished: a batch, the piece, or the piece and its slot. */
 type PieceStep = 'batch' | 'piece' | 'slot';
@@ -225,6 +220,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     bundlesFailed: 0,
     busyMs: 0,
     lastSlotMs: 0,
+    pieces: 0,
   };
 
   constructor(options: SimChainOptions) {
@@ -337,10 +333,10 @@ export class SimChain implements RpcChainBackend, MarketView {
   }
 
   /**
-   * Runs batches of the piece being made for TURN_BUDGET_MS, then yields to the event loop (the
-   * Geyser server's and the entry stream's HTTP/2 writes go out at the check phase, the RPC
-   * server's requests are read at the poll phase) and goes on at the next check phase; once the
-   * piece is done, waits for the next one's deadline.
+   * Runs the next batch of the piece being made, then yields to the event loop (the Geyser
+   * server's and the entry stream's HTTP/2 writes, queued as immediates during the batch, go out
+   * first at this check phase; the RPC server's requests are read at the poll phase) and goes on at
+   * the next check phase; once the piece is done, waits for the next one's deadline.
    */
   private continuePiece(): void {
     this.continuation = undefined;
@@ -349,10 +345,8 @@ export class SimChain implements RpcChainBackend, MarketView {
     let step: PieceStep = 'piece';
     if (work !== undefined) {
       // advanceSlot() may have finished the piece meanwhile: then only the deadline is left.
-      const turn = performance.now();
       try {
-        do step = this.step(work);
-        while (step === 'batch' && performance.now() - turn < TURN_BUDGET_MS);
+        step = this.step(work);
       } catch (err) {
         this.log?.error({ err }, 'simulated chain failed to make a slot');
         step = this.work === undefined ? 'piece' : 'batch';
@@ -423,6 +417,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     if (work.next >= work.batches.length) {
       this.work = undefined;
       b.piece++;
+      this.counters.pieces++;
       step = b.piece === SLOT_PIECES ? 'slot' : 'piece';
       if (step === 'slot') this.finishSlot(b);
     }
