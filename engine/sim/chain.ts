@@ -92,8 +92,8 @@ import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-
  * nothing else; ones that cannot pay do not land; a bundle lands whole or not at all), records the
  * landed ones into entries with the piece's ticks then due (poh.ts) and sends those entry batches
  * to the listeners. A running chain runs one batch per turn of its event loop (at 8 transactions,
- * about half a millisecond), so each batch's account writes and entries leave, and reads are
- * answered, while the piece goes on; advanceSlot() runs them all at once, to the same entries and states. After the
+ * about half a millisecond), its batches spread over the piece's interval, so each batch's account
+ * writes and entries leave, and reads are answered, while the piece goes on; advanceSlot() runs them all at once, to the same entries and states. After the
  * last piece the slot's state is committed, then the slot and the accounts that changed are
  * announced. Reads see committed slots only, so entries arrive before the state they lead to, as
  * ShredStream's do.
@@ -335,8 +335,9 @@ export class SimChain implements RpcChainBackend, MarketView {
   /**
    * Runs the next batch of the piece being made, then yields to the event loop (the Geyser
    * server's and the entry stream's HTTP/2 writes, queued as immediates during the batch, go out
-   * first at this check phase; the RPC server's requests are read at the poll phase) and goes on at
-   * the next check phase; once the piece is done, waits for the next one's deadline.
+   * first at this check phase; the RPC server's requests are read at the poll phase) and goes on
+   * at the next batch's due time (batchDue), or at once when that has passed; once the piece is
+   * done, waits for the next one's deadline.
    */
   private continuePiece(): void {
     this.continuation = undefined;
@@ -352,8 +353,16 @@ export class SimChain implements RpcChainBackend, MarketView {
         step = this.work === undefined ? 'piece' : 'batch';
       }
     }
-    if (step === 'batch') {
-      this.continuation = setImmediate(() => this.continuePiece());
+    if (step === 'batch' && this.work !== undefined) {
+      const wait = this.batchDue(this.work) - performance.now();
+      if (wait >= 1) {
+        this.timer = setTimeout(() => {
+          this.timer = undefined;
+          this.continuePiece();
+        }, wait);
+      } else {
+        this.continuation = setImmediate(() => this.continuePiece());
+      }
       return;
     }
     if (step === 'slot') {
@@ -363,6 +372,18 @@ export class SimChain implements RpcChainBackend, MarketView {
       if (now - this.slotStartedAt > 5 * this.settings.slotMs) this.slotStartedAt = now;
     }
     this.schedule();
+  }
+
+  /**
+   * When the piece's next batch is due: its batches are spread evenly over one piece interval from
+   * the piece's own deadline, as a leader executes the flow as it arrives rather than in a burst,
+   * so the chain's thread is free most of the time between batches (reads answered at once, the
+   * readers of a batch's writes not racing the rest of the piece for the CPU).
+   */
+  private batchDue(work: PieceWork): number {
+    const pieceMs = this.settings.slotMs / SLOT_PIECES;
+    const piece = this.building?.piece ?? 0;
+    return this.slotStartedAt + (piece + 1) * pieceMs + (work.next * pieceMs) / work.batches.length;
   }
 
   // ---- making a slot
