@@ -93,10 +93,10 @@ import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-
  * landed ones into entries with the piece's ticks then due (poh.ts) and sends those entry batches
  * to the listeners. A running chain runs one batch per turn of its event loop (at 8 transactions,
  * about half a millisecond), its batches spread over the piece's interval, so each batch's account
- * writes and entries leave, and reads are answered, while the piece goes on; advanceSlot() runs them all at once, to the same entries and states. After the
- * last piece the slot's state is committed, then the slot and the accounts that changed are
- * announced. Reads see committed slots only, so entries arrive before the state they lead to, as
- * ShredStream's do.
+ * writes and entries leave, and reads are answered, while the piece goes on; advanceSlot() runs
+ * them all at once, to the same entries and states. After the last piece the slot's state is
+ * committed, then the slot and the accounts that changed are announced. Reads see committed slots
+ * only, so entries arrive before the state they lead to, as ShredStream's do.
  *
  * Commitments: processed is the newest slot, confirmed the one before, finalized 32 behind; every
  * read at a commitment sees the accounts as of that slot. Block height equals the slot.
