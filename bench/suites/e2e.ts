@@ -80,12 +80,13 @@ export const e2eSuite: Suite = {
  * transaction's account writes as the chain applies them, with the transaction's signature
  * (txn_signature); the engine's events carry it, so a probe's publish is found by its signature on
  * both paths. Start, as on the block-entry path: the simulator emits the entry batch holding the
- * probe (its account writes were streamed a moment before, in the same piece); the stages read
+ * probe (its account writes were streamed a moment before, in the same batch); the stages read
  * transport = until the scanner has the account update, parse = the wait for the refresh (the
  * writes of one event-loop turn are coalesced), queue, read (from the held accounts) and store as above.
  * The chain thread's side is timed too (its probe reply): send = the chain applied the swap → the
  * Geyser server has written its account updates to the stream; flush = → the chain thread's next
- * check phase (its sockets written by then: the rest of the slot piece runs first); wire = → the
+ * check phase (its sockets written by then: the rest of the probe's batch of sim.txsPerEntry
+ * transactions runs first, the piece's later batches come in later turns); wire = → the
  * scanner has the update; and the whole path from the swap's application, the physical start.
  */
 async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'block-entries'): Promise<Figure> {
