@@ -46,6 +46,8 @@ const PROBES = Number(process.env.BENCH_E2E_PROBES ?? 400);
 /** Cases to run (profiling one path): a comma list of quiet-rpc, quiet-geyser, flow-rpc, flow-geyser; default all. */
 const CASES = (process.env.BENCH_E2E_CASES ?? 'quiet-rpc,quiet-geyser,flow-rpc,flow-geyser').split(',');
 const PROBE_GAP_MS = 15;
+/** The simulator's sim.txsPerEntry (its batch per entry; default: the setting's own), for A/B runs of the batch size. */
+const TXS_PER_ENTRY = process.env.BENCH_E2E_TXS_PER_ENTRY;
 
 function percentileOf(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -78,17 +80,18 @@ export const e2eSuite: Suite = {
  * transaction's account writes as the chain applies them, with the transaction's signature
  * (txn_signature); the engine's events carry it, so a probe's publish is found by its signature on
  * both paths. Start, as on the block-entry path: the simulator emits the entry batch holding the
- * probe (its account writes were streamed a moment before, in the same piece); the stages read
+ * probe (its account writes were streamed a moment before, in the same batch); the stages read
  * transport = until the scanner has the account update, parse = the wait for the refresh (the
  * writes of one event-loop turn are coalesced), queue, read (from the held accounts) and store as above.
  * The chain thread's side is timed too (its probe reply): send = the chain applied the swap → the
  * Geyser server has written its account updates to the stream; flush = → the chain thread's next
- * check phase (its sockets written by then: the rest of the slot piece runs first); wire = → the
+ * check phase (its sockets written by then: the rest of the probe's batch of sim.txsPerEntry
+ * transactions runs first, the piece's later batches come in later turns); wire = → the
  * scanner has the update; and the whole path from the swap's application, the physical start.
  */
 async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'block-entries'): Promise<Figure> {
   const logger = createLogger({ name: 'bench-e2e', level: 'silent' });
-  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '21', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': String(txRate) } }).values;
+  const simConfig = loadConfig(simSchema, { env: {}, flags: { seed: '21', 'rpc-port': '0', 'ws-port': '0', 'stream-port': '0', 'geyser-port': '0', 'http-port': '0', 'tx-rate': String(txRate), ...(TXS_PER_ENTRY !== undefined ? { 'txs-per-entry': TXS_PER_ENTRY } : {}) } }).values;
   const sim = await startSimulatorThread(simConfig, { logLevel: 'silent' });
   const simEndpoints = sim.endpoints;
   const at = simEndpoints.stream.lastIndexOf(':');

@@ -49,6 +49,7 @@ import {
   MEMO_PROGRAM_ID,
   STATUS_CACHE_SLOTS,
   SYSTEM_PROGRAM_ID,
+  TICKS_PER_SLOT,
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
   VOTE_PROGRAM_ID,
@@ -59,6 +60,7 @@ import { ReferenceOracle } from './oracle.js';
 import { PohRecorder } from './poh.js';
 import { buildPool, type PoolPlan, type SimPoolInfo } from './pool-genesis.js';
 import { SimRandom } from './prng.js';
+import { pieceHolds, pieceHoldsBundle, planPiece, takeTicksDue, type PieceWork, type Submitted } from './slot-piece.js';
 import type { RpcChainBackend } from './rpc/rpc-backend.js';
 import {
   TransactionParser,
@@ -85,12 +87,16 @@ import { TxError, transactionErrorText, type TransactionErrorValue } from './tx-
  * A slot is made in SLOT_PIECES pieces, one every slotMs / SLOT_PIECES of wall clock (or all at
  * once by `advanceSlot()`), as a leader streams entries while it executes: each piece takes the
  * bundles and transactions submitted since the last piece, then its share of the generated flow
- * (flow.ts), executes them in that order with the simulated runtime (failed ones pay their fee and
- * change nothing else; ones that cannot pay do not land; a bundle lands whole or not at all),
- * records the landed ones into entries with its share of the slot's ticks (poh.ts) and sends those
- * entry batches to the listeners. After the last piece the slot's state is committed, then the
- * slot and the accounts that changed are announced. Reads see committed slots only, so entries
- * arrive before the state they lead to, as ShredStream's do.
+ * (flow.ts), in batches of up to txsPerEntry transactions (slot-piece.ts). Batch by batch it
+ * executes them in that order with the simulated runtime (failed ones pay their fee and change
+ * nothing else; ones that cannot pay do not land; a bundle lands whole or not at all), records the
+ * landed ones into entries with the piece's ticks then due (poh.ts) and sends those entry batches
+ * to the listeners. A running chain runs one batch per turn of its event loop (at 8 transactions,
+ * about half a millisecond), its batches spread over the piece's interval, so each batch's account
+ * writes and entries leave, and reads are answered, while the piece goes on; advanceSlot() runs
+ * them all at once, to the same entries and states. After the last piece the slot's state is
+ * committed, then the slot and the accounts that changed are announced. Reads see committed slots
+ * only, so entries arrive before the state they lead to, as ShredStream's do.
  *
  * Commitments: processed is the newest slot, confirmed the one before, finalized 32 behind; every
  * read at a commitment sees the accounts as of that slot. Block height equals the slot.
@@ -118,7 +124,10 @@ export interface SimChainOptions {
   tokens?: number;
   /** Pools of each kind. Default 4. */
   poolsPerKind?: number;
-  /** Transactions per entry. Default 64. */
+  /**
+   * Transactions per entry, and per batch the leader executes before it records and sends them.
+   * Default 8 (about mainnet's entries; the flow's 2,000 tx/s make pieces of 50).
+   */
   txsPerEntry?: number;
   /**
    * Slots per epoch (mainnet's 432,000 by default; no warmup). The epoch selects the Token-2022
@@ -145,12 +154,8 @@ export interface SimChainStats {
   busyMs: number;
   /** The last slot's production time over its pieces, ms. */
   lastSlotMs: number;
-}
-
-interface Submitted {
-  tx: SimTransaction;
-  /** Signatures already checked (preflight); otherwise the leader checks them. */
-  verified: boolean;
+  /** Pieces made (slots × SLOT_PIECES plus the current slot's pieces done). */
+  pieces: number;
 }
 
 interface BundleRecord {
@@ -160,6 +165,9 @@ interface BundleRecord {
 
 /** Pieces a slot is made in: its entries stream out over the slot, and its CPU cost is spread. */
 export const SLOT_PIECES = 16;
+
+/** What a step of a piece finished: a batch, the piece, or the piece and its slot. */
+type PieceStep = 'batch' | 'piece' | 'slot';
 
 
 export class SimChain implements RpcChainBackend, MarketView {
@@ -193,10 +201,15 @@ export class SimChain implements RpcChainBackend, MarketView {
   private submitted: Submitted[] = [];
   private bundleQueue: PendingBundle[] = [];
   private building: SlotBuild | undefined;
+  /** The piece being made: set while a running chain's piece spans several turns. */
+  private work: PieceWork | undefined;
   private readonly bundles = new Map<string, BundleRecord>();
 
   private readonly listeners = new ChainListeners();
+  private clockOn = false;
   private timer: NodeJS.Timeout | undefined;
+  /** The rest of the piece being made, at the next check phase. */
+  private continuation: NodeJS.Immediate | undefined;
   private slotStartedAt = 0;
   private readonly counters: SimChainStats = {
     slot: 0n,
@@ -207,6 +220,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     bundlesFailed: 0,
     busyMs: 0,
     lastSlotMs: 0,
+    pieces: 0,
   };
 
   constructor(options: SimChainOptions) {
@@ -218,7 +232,7 @@ export class SimChain implements RpcChainBackend, MarketView {
       lookupSwapShare: options.lookupSwapShare ?? 0.3,
       tokens: options.tokens ?? 6,
       poolsPerKind: options.poolsPerKind ?? 4,
-      txsPerEntry: options.txsPerEntry ?? 64,
+      txsPerEntry: options.txsPerEntry ?? 8,
       slotsPerEpoch: options.slotsPerEpoch ?? DEFAULT_SLOTS_PER_EPOCH,
       manual: options.manual ?? false,
       faucetCapSol: options.faucetCapSol ?? DEFAULT_FAUCET_CAP_SOL,
@@ -274,19 +288,24 @@ export class SimChain implements RpcChainBackend, MarketView {
 
   /** Starts the slot clock (not in manual mode). */
   start(): void {
-    if (this.settings.manual || this.timer !== undefined) return;
+    if (this.settings.manual || this.clockOn) return;
+    this.clockOn = true;
     this.slotStartedAt = performance.now() - ((this.building?.piece ?? 0) * this.settings.slotMs) / SLOT_PIECES;
-    this.schedule();
+    if (this.work !== undefined) this.continuation = setImmediate(() => this.continuePiece());
+    else this.schedule();
   }
 
-  /** Stops the slot clock. Idempotent. */
+  /** Stops the slot clock (a piece under way stays so, until start() or advanceSlot()). Idempotent. */
   stop(): void {
+    this.clockOn = false;
     if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.continuation !== undefined) clearImmediate(this.continuation);
     this.timer = undefined;
+    this.continuation = undefined;
   }
 
   get running(): boolean {
-    return this.timer !== undefined;
+    return this.clockOn;
   }
 
   /** Makes the rest of the current slot and `count - 1` more now; returns the newest slot. */
@@ -305,57 +324,129 @@ export class SimChain implements RpcChainBackend, MarketView {
     this.timer = setTimeout(() => this.tick(), Math.max(0, due - performance.now()));
   }
 
+  /** A piece is due: begins it and runs its first batches. */
   private tick(): void {
-    if (this.timer === undefined) return;
-    try {
-      const finished = this.makePiece();
-      if (finished) {
-        this.slotStartedAt += this.settings.slotMs;
-        // After a long stall (a paused process), restart the clock instead of racing to catch up.
-        const now = performance.now();
-        if (now - this.slotStartedAt > 5 * this.settings.slotMs) this.slotStartedAt = now;
+    this.timer = undefined;
+    if (!this.clockOn) return;
+    this.work ??= this.beginPiece();
+    this.continuePiece();
+  }
+
+  /**
+   * Runs the next batch of the piece being made, then yields to the event loop (the Geyser
+   * server's and the entry stream's HTTP/2 writes, queued as immediates during the batch, go out
+   * first at this check phase; the RPC server's requests are read at the poll phase) and goes on
+   * at the next batch's due time (batchDue), or at once when that has passed; once the piece is
+   * done, waits for the next one's deadline.
+   */
+  private continuePiece(): void {
+    this.continuation = undefined;
+    if (!this.clockOn) return;
+    const work = this.work;
+    let step: PieceStep = 'piece';
+    if (work !== undefined) {
+      // advanceSlot() may have finished the piece meanwhile: then only the deadline is left.
+      try {
+        step = this.step(work);
+      } catch (err) {
+        this.log?.error({ err }, 'simulated chain failed to make a slot');
+        step = this.work === undefined ? 'piece' : 'batch';
       }
-    } catch (err) {
-      this.log?.error({ err }, 'simulated chain failed to make a slot');
     }
-    if (this.timer !== undefined) this.schedule();
+    if (step === 'batch' && this.work !== undefined) {
+      const wait = this.batchDue(this.work) - performance.now();
+      if (wait >= 1) {
+        this.timer = setTimeout(() => {
+          this.timer = undefined;
+          this.continuePiece();
+        }, wait);
+      } else {
+        this.continuation = setImmediate(() => this.continuePiece());
+      }
+      return;
+    }
+    if (step === 'slot') {
+      this.slotStartedAt += this.settings.slotMs;
+      // After a long stall (a paused process), restart the clock instead of racing to catch up.
+      const now = performance.now();
+      if (now - this.slotStartedAt > 5 * this.settings.slotMs) this.slotStartedAt = now;
+    }
+    this.schedule();
+  }
+
+  /**
+   * When the piece's next batch is due: its batches are spread evenly over one piece interval from
+   * the piece's own deadline, as a leader executes the flow as it arrives rather than in a burst,
+   * so the chain's thread is free most of the time between batches (reads answered at once, the
+   * readers of a batch's writes not racing the rest of the piece for the CPU).
+   */
+  private batchDue(work: PieceWork): number {
+    const pieceMs = this.settings.slotMs / SLOT_PIECES;
+    const piece = this.building?.piece ?? 0;
+    return this.slotStartedAt + (piece + 1) * pieceMs + (work.next * pieceMs) / work.batches.length;
   }
 
   // ---- making a slot
 
-  /** Makes the next piece of the slot being built; true when it finished the slot. */
+  /** Makes the piece being made, or the next one, whole; true when it finished the slot. */
   private makePiece(): boolean {
-    const started = performance.now();
+    const work = this.work ?? this.beginPiece();
+    for (;;) {
+      const step = this.step(work);
+      if (step !== 'batch') return step === 'slot';
+    }
+  }
+
+  /** Takes what was submitted since the last piece and this piece's share of the flow, in batches. */
+  private beginPiece(): PieceWork {
     const b = (this.building ??= this.beginSlot());
-    const included: Uint8Array[] = [];
-
-    const bundles = this.bundleQueue;
-    this.bundleQueue = [];
-    for (const bundle of bundles) this.bundles.set(bundle.id, { status: this.producer.runBundle(b, bundle, included) });
-
-    const submitted = this.submitted;
-    this.submitted = [];
-    for (const { tx, verified } of submitted) this.producer.runSubmitted(b, tx, verified, included);
-
-    // This piece's share of the slot's generated flow, signed with the last slot's blockhash.
+    // This piece's share of the slot's generated flow, signed (batch by batch) with the last slot's blockhash.
     const share = Math.floor(((b.piece + 1) * b.flowTotal) / SLOT_PIECES) - b.flowDone;
     b.flowDone += share;
-    for (const bytes of this.flow.generate(b.slot, this.blockhashes.hashAt(this.processed)!, share)) {
-      const tx = this.parser.parse(bytes);
-      if (isParseError(tx)) throw new TpError(ErrorCode.Internal, `generated transaction does not parse: ${tx.message}`);
-      this.producer.runGenerated(b, tx, included);
-    }
+    const ticks = Math.floor(((b.piece + 1) * TICKS_PER_SLOT) / SLOT_PIECES) - Math.floor((b.piece * TICKS_PER_SLOT) / SLOT_PIECES);
+    const work = planPiece(this.bundleQueue, this.submitted, share, this.settings.txsPerEntry, ticks);
+    this.bundleQueue = [];
+    this.submitted = [];
+    this.work = work;
+    return work;
+  }
 
-    const batches = this.poh.recordPiece(included, b.piece, SLOT_PIECES, this.settings.txsPerEntry, this.pohRng);
-    for (const entries of batches) this.emitEntries({ slot: b.slot, entries });
-    b.piece++;
-    const finished = b.piece === SLOT_PIECES;
-    if (finished) this.finishSlot(b);
+  /**
+   * Runs the piece's next batch and records its entries with the ticks then due (a piece without
+   * transactions: its ticks), and sends them to the listeners; after the piece's last batch, the
+   * piece is done, and after the slot's last piece the slot is committed.
+   */
+  private step(work: PieceWork): PieceStep {
+    const started = performance.now();
+    const b = (this.building ??= this.beginSlot());
+    const batch = work.batches[work.next++];
+    const included: Uint8Array[] = [];
+    if (batch !== undefined) {
+      work.done += batch.size;
+      for (const bundle of batch.bundles) this.bundles.set(bundle.id, { status: this.producer.runBundle(b, bundle, included) });
+      for (const { tx, verified } of batch.submitted) this.producer.runSubmitted(b, tx, verified, included);
+      if (batch.generated > 0) {
+        for (const bytes of this.flow.generate(b.slot, this.blockhashes.hashAt(this.processed)!, batch.generated)) {
+          const tx = this.parser.parse(bytes);
+          if (isParseError(tx)) throw new TpError(ErrorCode.Internal, `generated transaction does not parse: ${tx.message}`);
+          this.producer.runGenerated(b, tx, included);
+        }
+      }
+    }
+    for (const entries of this.poh.recordBatch(included, takeTicksDue(work), this.settings.txsPerEntry, this.pohRng)) this.emitEntries({ slot: b.slot, entries });
+    let step: PieceStep = 'batch';
+    if (work.next >= work.batches.length) {
+      this.work = undefined;
+      b.piece++;
+      this.counters.pieces++;
+      step = b.piece === SLOT_PIECES ? 'slot' : 'piece';
+      if (step === 'slot') this.finishSlot(b);
+    }
     const elapsed = performance.now() - started;
     b.busyMs += elapsed;
     this.counters.busyMs += elapsed;
-    if (finished) this.counters.lastSlotMs = b.busyMs;
-    return finished;
+    if (step === 'slot') this.counters.lastSlotMs = b.busyMs;
+    return step;
   }
 
   private beginSlot(): SlotBuild {
@@ -598,7 +689,7 @@ export class SimChain implements RpcChainBackend, MarketView {
 
   private isQueued(key: string): boolean {
     for (const s of this.submitted) if (s.tx.signatureKey === key) return true;
-    return false;
+    return pieceHolds(this.work, key);
   }
 
   private parseOrThrow(bytes: Uint8Array): SimTransaction {
@@ -669,7 +760,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     const id = deriveBundleId(txs);
     // The block engine dedups by bundle id: a copy of a bundle already queued or already run
     // (a client re-sending after a lost answer) is accepted under the same id and run once.
-    if (this.bundles.has(id) || this.bundleQueue.some((b) => b.id === id)) return id;
+    if (this.bundles.has(id) || this.bundleQueue.some((b) => b.id === id) || pieceHoldsBundle(this.work, id)) return id;
     this.bundleQueue.push({ id, txs: parsed, signatures: parsed.map((tx) => base58.encodeAt(tx.bytes, tx.signaturesOffset, 64)) });
     return id;
   }

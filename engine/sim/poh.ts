@@ -1,31 +1,34 @@
 import { createHash } from 'node:crypto';
 
 import { encodeEntries, type EntryInput } from '../chain/index.js';
-import { HASHES_PER_TICK, TICKS_PER_SLOT } from './known-accounts.js';
+import { HASHES_PER_TICK } from './known-accounts.js';
 import type { SimRandom } from './prng.js';
 
 /**
- * A slot's entries as a leader records them, piece by piece while it executes, and their grouping
+ * A slot's entries as a leader records them, batch by batch while it executes, and their grouping
  * into ShredStream messages.
  *
- * Entries: a slot has TICKS_PER_SLOT ticks (entries without transactions), split evenly between
- * its pieces; a piece's transactions go in entries of up to `txsPerEntry`, spread between the
- * piece's ticks; the slot's last entry is a tick. Each tick interval accounts for HASHES_PER_TICK
- * hashes, split between its entries (`num_hashes`).
+ * Entries: each batch of transactions the leader executes is recorded as it finishes, its landed
+ * transactions in entries of up to `txsPerEntry`; a slot has TICKS_PER_SLOT ticks (entries without
+ * transactions), placed by the caller between the batches as the slot's work progresses (chain.ts:
+ * each piece's share of them, spread over its batches); the slot's last entry is a tick. Each tick
+ * interval accounts for HASHES_PER_TICK hashes, split between its entries (`num_hashes`).
  *
  * Hashes: a PoH-like sha256 chain, one hash per entry (not `num_hashes` of them, which would cost
  * millions of hashes a second): hash = sha256(previous ‖ num_hashes as u64 LE ‖ mixin), where a
  * transaction entry's mixin is sha256 of its transactions' first signatures and a tick has none.
  * The chain starts from the genesis hash; a slot's blockhash is its last tick's hash.
  *
- * Messages: consecutive entries in groups of 1 to 4 (seeded), each a bincode Vec<Entry>, as the
- * proxy forwards one message per reassembled data range.
+ * Messages: each batch's entries in groups of 1 to 4 consecutive ones (seeded), each a bincode
+ * Vec<Entry>, as the proxy forwards one message per reassembled data range.
  */
 
 const MAX_ENTRIES_PER_BATCH = 4;
 
 export class PohRecorder {
   private hash: Uint8Array;
+  /** Hashes left in the current tick interval for its transaction entries and its tick. */
+  private hashesLeft = HASHES_PER_TICK;
 
   constructor(genesisHash: Uint8Array) {
     this.hash = genesisHash;
@@ -37,29 +40,19 @@ export class PohRecorder {
   }
 
   /**
-   * Records piece `piece` of `pieces` of a slot holding `transactions`; returns the encoded
-   * messages of its entries.
+   * Records one executed batch: `transactions` (the landed ones, in order; may be empty) in entries
+   * of up to `txsPerEntry`, then `ticks` ticks; returns the encoded messages of those entries.
    */
-  recordPiece(transactions: readonly Uint8Array[], piece: number, pieces: number, txsPerEntry: number, rng: SimRandom): Uint8Array[] {
-    const firstTick = Math.floor((piece * TICKS_PER_SLOT) / pieces);
-    const ticks = Math.floor(((piece + 1) * TICKS_PER_SLOT) / pieces) - firstTick;
-    const txEntries = Math.ceil(transactions.length / txsPerEntry);
+  recordBatch(transactions: readonly Uint8Array[], ticks: number, txsPerEntry: number, rng: SimRandom): Uint8Array[] {
     const entries: EntryInput[] = [];
-    let nextTx = 0;
-    let entryIndex = 0;
+    for (let next = 0; next < transactions.length; next += txsPerEntry) {
+      const numHashes = 1 + rng.int(Math.max(1, Math.floor(this.hashesLeft / 4)));
+      this.hashesLeft -= numHashes;
+      entries.push(this.record(BigInt(numHashes), transactions.slice(next, next + txsPerEntry)));
+    }
     for (let tick = 0; tick < ticks; tick++) {
-      // Transaction entries due before this tick, spread evenly over the piece.
-      const due = Math.floor(((tick + 1) * txEntries) / ticks);
-      let hashesLeft = HASHES_PER_TICK;
-      while (entryIndex < due) {
-        const txs = transactions.slice(nextTx, nextTx + txsPerEntry);
-        nextTx += txs.length;
-        entryIndex++;
-        const numHashes = 1 + rng.int(Math.max(1, Math.floor(hashesLeft / 4)));
-        hashesLeft -= numHashes;
-        entries.push(this.record(BigInt(numHashes), txs));
-      }
-      entries.push(this.record(BigInt(Math.max(1, hashesLeft)), []));
+      entries.push(this.record(BigInt(Math.max(1, this.hashesLeft)), []));
+      this.hashesLeft = HASHES_PER_TICK;
     }
     const batches: Uint8Array[] = [];
     for (let i = 0; i < entries.length; ) {
