@@ -22,6 +22,8 @@
  * - success rate: landed / submitted (spec 03: > 95%).
  * The box is shared: the figures are indicative.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
 import { connect } from 'nats';
 
 import { createExecutorApp, executorSchema } from '../../engine/app/executor-app.js';
@@ -33,6 +35,7 @@ import { TEST_PG_ADMIN_URL, createServerDatabase } from '../../engine/state/db/t
 import { ChainClient, RpcClient } from '../../engine/rpc/index.js';
 import { routeTemplateHash } from '../../engine/state/index.js';
 import { decodeExecutionResult, encodeTradeOpportunity, executionResultFilter, tradeOpportunitySubject, type ExecutionResult, type TradeOpportunity } from '../../engine/messages/index.js';
+import { TradeStage } from '../../engine/executor/index.js';
 import { spawnSimulator, type SimProcess } from '../../engine/executor/testing/sim-process.js';
 import { SimRpcTrades } from '../../engine/executor/testing/sim-rpc-trades.js';
 import { p99Figure, type Figure, type Suite } from '../harness.js';
@@ -83,7 +86,21 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
       'log-level': 'error',
     },
   });
-  const app = await createExecutorApp(loaded, { logger: createLogger({ name: 'bench', level: 'silent' }), pollMs: 25 });
+  // Each stage between received and submitted, timed by the service (TradeStage).
+  const stages = new Map<TradeStage, LatencyRecorder>();
+  const byTrade = new Map<string, Partial<Record<TradeStage, number>>>();
+  const onStage = (stage: TradeStage, ms: number, tradeId: string): void => {
+    let r = stages.get(stage);
+    if (r === undefined) stages.set(stage, (r = new LatencyRecorder()));
+    r.recordNs(ms * 1e6);
+    let t = byTrade.get(tradeId);
+    if (t === undefined) byTrade.set(tradeId, (t = {}));
+    t[stage] = ms;
+  };
+  // The executor runs in this process: its event loop's stalls are this loop's.
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
+  const app = await createExecutorApp(loaded, { logger: createLogger({ name: 'bench', level: 'silent' }), pollMs: 25, onStage });
   const chain = new ChainClient({ url: endpoints.rpc });
   try {
     // The step of the pipeline that reads the route's pools again, timed around its call.
@@ -126,6 +143,7 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
       });
     }
     sub.unsubscribe();
+    loopDelay.disable();
     const ours = new LatencyRecorder();
     let submitted = 0;
     let landed = 0;
@@ -170,7 +188,21 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
     const r = reread.summary();
     const t = routePools.stats.templates;
     const steps = `route pools re-read p50/p99 ${(r.p50Us / 1000).toFixed(2)}/${(r.p99Us / 1000).toFixed(2)} ms over ${r.count} reads (route templates hit/miss/stale ${t.hit}/${t.miss}/${t.stale})`;
-    const note = `${published} published, ${results.length} results, ${submitted} submitted, ${landed} landed, ${skipped} skipped; ${steps}; ms resolution (the result's timestamps)${errorText === '' ? '' : `; errors: ${errorText}`}`;
+    const stageText = Object.values(TradeStage)
+      .filter((st) => stages.has(st))
+      .map((st) => {
+        const x = stages.get(st)!.summary();
+        return `${st} ${(x.p50Us / 1000).toFixed(1)}/${(x.p99Us / 1000).toFixed(1)}`;
+      })
+      .join(', ');
+    // The slowest 2% of trades: the mean of each stage in sequence, and what no stage accounts for.
+    const slow = results.filter((x) => x.latency.submitMs !== undefined).sort((x, y) => y.latency.submitMs! - x.latency.submitMs!).slice(0, Math.max(1, Math.round(submitted / 50)));
+    const sequence: TradeStage[] = [TradeStage.Lookup, TradeStage.Semaphore, TradeStage.Pools, TradeStage.Requote, TradeStage.WalletWait, TradeStage.BlockhashWait, TradeStage.Build, TradeStage.Pending, TradeStage.Send];
+    const mean = (f: (x: ExecutionResult) => number): string => (slow.reduce((a, x) => a + f(x), 0) / slow.length).toFixed(1);
+    const stageOf = (x: ExecutionResult, st: TradeStage): number => byTrade.get(x.tradeId)?.[st] ?? 0;
+    const tail = `slowest ${slow.length} (submit ≥ ${slow.at(-1)?.latency.submitMs ?? 0} ms) mean ms: total ${mean((x) => x.latency.submitMs!)}, ${sequence.map((st) => `${st} ${mean((x) => stageOf(x, st))}`).join(', ')}, rest ${mean((x) => x.latency.submitMs! - sequence.reduce((a, st) => a + stageOf(x, st), 0))}`;
+    const eld = `event loop delay p50/p99/max ${(loopDelay.percentile(50) / 1e6).toFixed(1)}/${(loopDelay.percentile(99) / 1e6).toFixed(1)}/${(loopDelay.max / 1e6).toFixed(1)} ms`;
+    const note = `${published} published, ${results.length} results, ${submitted} submitted, ${landed} landed, ${skipped} skipped; stages p50/p99 ms: ${stageText}; ${tail}; ${eld}; ${steps}; ms resolution (the result's timestamps)${errorText === '' ? '' : `; errors: ${errorText}`}`;
     return [
       p99Figure({
         name: `opportunity received → transaction submitted (direct path, ${IN_FLIGHT} in flight), p99`,

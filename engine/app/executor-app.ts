@@ -20,7 +20,7 @@ import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, durableNam
 import { bool, busAuthOf, busAuthSchema, heapProfileSchema, httpLimitsOf, httpServerSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, flashLoanSchema, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
-import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorMetrics, ExecutorService, FlashLoans, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
+import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorMetrics, ExecutorService, FlashLoans, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter, type TradeStageObserver } from '../executor/index.js';
 import { OperatorLookupTables, ChainClient, AccountFetcher, RpcClient } from '../rpc/index.js';
 import { type ExecutionPath, MAX_TIP, MIN_TIP, decodeTradeOpportunity } from '../messages/index.js';
 import { PlannerPools } from '../trading/index.js';
@@ -78,6 +78,8 @@ export interface ExecutorAppOptions {
   wrapDb?: (state: PlatformState) => PlatformState['db'];
   /** Submitter poll interval, ms (default a slot, 400 ms). */
   pollMs?: number;
+  /** Told how long each stage of a real trade took (the bench). */
+  onStage?: TradeStageObserver;
 }
 
 export interface ExecutorApp {
@@ -197,6 +199,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
         lookupTables: new OperatorLookupTables({ reader: fetcher, addresses: config['executor.lookupTables'], logger: log.child({ component: 'lookup-tables' }) }),
         logger: log.child({ component: 'executor' }),
         ...(options.now === undefined ? {} : { now: options.now }),
+        ...(options.onStage === undefined ? {} : { onStage: options.onStage }),
         // The host's close aborts the submissions in flight before the consumer's drain waits for them.
         signal: host.signal,
       });

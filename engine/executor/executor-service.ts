@@ -51,6 +51,7 @@ import { tradeIdOf, type StoredTrade, type TradeStore } from './trade-store.js';
 import { actualProfitOf } from './trade-profit.js';
 import { filledAmountsOf } from './landed-balance-changes.js';
 import type { HeldWallet, WorkerWallets } from './worker-wallets.js';
+import { TradeStage, type TradeStageObserver } from './trade-stages.js';
 
 export interface ExecutorSettings {
   executorId: string;
@@ -99,6 +100,8 @@ export interface ExecutorServiceOptions {
   lookupTables?: Pick<OperatorLookupTables, 'current'>;
   logger?: Logger;
   now?: () => number;
+  /** Told how long each stage of a real trade took (TradeStage; the bench times them). */
+  onStage?: TradeStageObserver;
   /**
    * Aborts the submissions in flight (the service host's signal: its close), as `close` does: a
    * trade whose submission it ends before a final status stays pending or submitted, and the
@@ -186,7 +189,10 @@ export class ExecutorService {
     this.stats.received++;
     const tradeId = tradeIdOf(op.id);
     if (this.inFlight.has(tradeId)) return this.defer(`trade ${tradeId} is in flight here`);
+    const stage = this.options.onStage;
+    let mark = stage === undefined ? 0 : performance.now();
     const existing = await this.options.trades.byOpportunity(op.id);
+    if (stage !== undefined) mark = this.lap(TradeStage.Lookup, mark, tradeId);
     if (existing !== null) return this.reconcile(op, existing, receivedAt);
     const s = this.options.settings;
     if (this.now() > op.expiresAt) return this.skip(op, SkipReason.Expired, `expired at ${op.expiresAt}`);
@@ -199,6 +205,7 @@ export class ExecutorService {
     }
 
     const release = await this.semaphore.acquire();
+    if (stage !== undefined) this.lap(TradeStage.Semaphore, mark, tradeId);
     this.inFlight.add(tradeId);
     this.stats.inFlight = this.inFlight.size;
     this.options.metrics.inFlight.set(this.inFlight.size);
@@ -221,20 +228,22 @@ export class ExecutorService {
     const { settings: s, pools, metrics, logger } = this.options;
     const addresses = op.route.map((h) => h.pool);
     // The real path needs a recent blockhash: read it while the pools are read, not after.
-    const blockhashRead = s.paper ? undefined : this.options.chain.getLatestBlockhash();
+    const blockhashRead = s.paper ? undefined : this.timed(TradeStage.Blockhash, tradeId, this.options.chain.getLatestBlockhash());
     blockhashRead?.catch(() => undefined);
     const path = selectExecutionPath(op);
     const tip = tipFor(op, path, s.defaultTip);
     // ... and take the worker wallet while the pools are read (issue 23): its lock and balance
     // reads overlap the pool reads; a trade refused below gives the lock back.
-    const walletChoice = s.paper ? undefined : this.chooseWallet(op, path, tip, tradeId);
+    const walletChoice = s.paper ? undefined : this.timed(TradeStage.Wallet, tradeId, this.chooseWallet(op, path, tip, tradeId));
     walletChoice?.catch(() => undefined);
     const giveBack = async (outcome: HandleOutcome): Promise<HandleOutcome> => {
       const choice = await walletChoice?.catch(() => undefined);
       if (choice?.kind === 'held') await this.options.wallets!.release(choice.held).catch(() => false);
       return outcome;
     };
+    let mark = this.options.onStage === undefined ? 0 : performance.now();
     await pools.refresh(op.route);
+    if (this.options.onStage !== undefined) mark = this.lap(TradeStage.Pools, mark, tradeId);
     const slot = pools.oldestSlot(addresses) ?? op.slot;
     if (slot - op.slot > s.maxSlotLag) return giveBack(this.skip(op, SkipReason.StaleState, `state read at slot ${slot}, ${slot - op.slot} slots after the opportunity's ${op.slot} (limit ${s.maxSlotLag})`));
     const requote = requoteRoute(op, pools.source);
@@ -242,6 +251,7 @@ export class ExecutorService {
     if (op.strategy === Strategy.Arbitrage ? requote.profit <= s.minProfit : !requote.meetsMinimum) {
       return giveBack(this.skip(op, SkipReason.Unprofitable, `re-quoted output ${requote.output}, profit ${requote.profit} (expected ${op.expectedProfit}, threshold ${s.minProfit}, minimum output ${op.minimumOutput})`));
     }
+    if (this.options.onStage !== undefined) mark = this.lap(TradeStage.Requote, mark, tradeId);
     const request = (computeUnitLimit: number, minimumOutput: bigint, held?: HeldWallet): ExecutionRequest => {
       const r: ExecutionRequest = {
         version: 1,
@@ -322,6 +332,7 @@ export class ExecutorService {
 
     // Real path: the worker wallet taken above, held for the whole trade.
     const choice = await walletChoice!;
+    if (this.options.onStage !== undefined) mark = this.lap(TradeStage.WalletWait, mark, tradeId);
     if (choice.kind === 'busy') return this.defer('every worker wallet that could pay is locked');
     if (choice.kind === 'none') return this.skip(op, SkipReason.NoWallet, choice.reason);
     const held = choice.held;
@@ -329,12 +340,19 @@ export class ExecutorService {
     keepAlive.unref();
     try {
       const plan = planSwapRoute({ owner: held.keypair.address, inputMint: op.inputMint, hops: pools.swapPools(addresses), mode: SwapMode.ExactIn, amount: op.inputAmount, slippageBps: s.slippageBps, createInputTokenAccount: op.flashLoan });
+      let build = this.options.onStage === undefined ? 0 : performance.now() - mark;
       const { blockhash, lastValidBlockHeight } = await blockhashRead!;
+      if (this.options.onStage !== undefined) mark = this.lap(TradeStage.BlockhashWait, mark + build, tradeId);
       const lookupTables = (await this.options.lookupTables?.current()) ?? [];
       const loan = op.flashLoan ? FlashLoans.wrap(this.options.flashLoans!.reserveFor(op.inputMint)!, held.keypair.address, op.inputAmount) : undefined;
       const computeUnitLimit = Math.min(plan.computeUnits + (loan === undefined ? 0 : FLASH_LOAN_COMPUTE_UNITS), MAX_COMPUTE_UNIT_LIMIT);
       const transaction = buildSwapRouteTransaction(plan, { payer: held.keypair, recentBlockhash: blockhash, computeUnitPrice: s.computeUnitPriceMicroLamports, computeUnitLimit, lookupTables, ...(loan === undefined ? {} : { loan }) });
       const requested = this.publishRequest(request(computeUnitLimit, plan.otherAmountThreshold, held));
+      if (this.options.onStage !== undefined) {
+        build += performance.now() - mark;
+        this.options.onStage(TradeStage.Build, build, tradeId);
+        mark = performance.now();
+      }
       // The pending row (with the signature) before anything is sent; a failure here sends nothing.
       await this.options.trades.insertPending({
         id: tradeId,
@@ -352,6 +370,7 @@ export class ExecutorService {
         transaction: Buffer.from(transaction.bytes).toString('base64'),
         lastValidBlockHeight,
       });
+      if (this.options.onStage !== undefined) mark = this.lap(TradeStage.Pending, mark, tradeId);
       let submittedAt: number | undefined;
       const outcome = await this.options.submitters![path].submit(
         { opportunityId: op.id, transaction, blockhash, lastValidBlockHeight, wallet: held.keypair, ...(path === 'bundle' ? { tipLamports: tip } : {}), mints: [...new Set([op.inputMint, op.outputMint, op.profitMint])], signal: this.cancel },
@@ -359,6 +378,7 @@ export class ExecutorService {
           // The tip transfer's signature before the bundle goes out: a redelivery settles it too.
           prepared: (info) => this.options.trades.recordTipSignature(tradeId, info.tipSignature),
           submitted: async (info) => {
+            if (this.options.onStage !== undefined) this.lap(TradeStage.Send, mark, tradeId);
             submittedAt = info.at;
             metrics.recordSubmitted(path, op.strategy, info.at - receivedAt);
             await this.options.trades.markSubmitted(tradeId, new Date(info.at), info.bundleId).catch((err: unknown) => logger?.warn({ tradeId, err: errorText(err) }, 'submitted status not recorded; the outcome will be'));
@@ -387,6 +407,23 @@ export class ExecutorService {
       clearInterval(keepAlive);
       await this.options.wallets!.release(held).catch(() => false);
     }
+  }
+
+  /** Reports `stage` as the time since `since` (performance.now()); returns now. */
+  private lap(stage: TradeStage, since: number, tradeId: string): number {
+    const now = performance.now();
+    this.options.onStage?.(stage, now - since, tradeId);
+    return now;
+  }
+
+  /** `work`, its duration reported as `stage` when it resolves (when someone times the stages). */
+  private timed<T>(stage: TradeStage, tradeId: string, work: Promise<T>): Promise<T> {
+    if (this.options.onStage === undefined) return work;
+    const since = performance.now();
+    return work.then((value) => {
+      this.lap(stage, since, tradeId);
+      return value;
+    });
   }
 
   /** Locks a worker wallet that can pay `op` on `path` (real path). */
