@@ -45,13 +45,14 @@ import { trackResource, trackedRedisPrefix, trackedStreamPrefix } from '../runne
 const OPPORTUNITIES = Number(process.env.BENCH_EXECUTOR_OPPORTUNITIES ?? 1_000);
 const IN_FLIGHT = 8;
 const BARE_SENDS = 200;
+const SLOT_MS = 50;
 
 export const executorSuite: Suite = {
   name: 'executor',
   description: '1,000 planted opportunities through the executor (real path, simulator): received → submitted p50/p99 vs a bare sendTransaction; success rate',
   async run(): Promise<Figure[]> {
     // The child dies with the suite's process group however the suite ends; closed here when it ends normally or fails.
-    const sim = await spawnSimulator({ slotMs: 50 });
+    const sim = await spawnSimulator({ slotMs: SLOT_MS });
     try {
       return await runOn(sim);
     } finally {
@@ -82,6 +83,8 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
       'executor-id': 'bench',
       'block-engine-url': endpoints.http,
       'max-concurrent-trades': String(IN_FLIGHT),
+      // The simulator's slot: the blockhash kept warm is read again every slot, as on a real chain.
+      'blockhash-refresh': String(SLOT_MS),
       'metrics-interval': '60000',
       'log-level': 'error',
     },
@@ -100,7 +103,7 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
   // The executor runs in this process: its event loop's stalls are this loop's.
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
-  const app = await createExecutorApp(loaded, { logger: createLogger({ name: 'bench', level: 'silent' }), pollMs: 25, onStage });
+  const app = await createExecutorApp(loaded, { logger: createLogger({ name: 'bench', level: process.env.BENCH_EXECUTOR_LOG ?? 'silent' }), pollMs: 25, onStage });
   const chain = new ChainClient({ url: endpoints.rpc });
   try {
     // The step of the pipeline that reads the route's pools again, timed around its call.
@@ -197,12 +200,13 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
       .join(', ');
     // The slowest 2% of trades: the mean of each stage in sequence, and what no stage accounts for.
     const slow = results.filter((x) => x.latency.submitMs !== undefined).sort((x, y) => y.latency.submitMs! - x.latency.submitMs!).slice(0, Math.max(1, Math.round(submitted / 50)));
-    const sequence: TradeStage[] = [TradeStage.Lookup, TradeStage.Semaphore, TradeStage.Pools, TradeStage.Requote, TradeStage.WalletWait, TradeStage.BlockhashWait, TradeStage.Build, TradeStage.Pending, TradeStage.Send];
+    const sequence: TradeStage[] = [TradeStage.Semaphore, TradeStage.Pools, TradeStage.Requote, TradeStage.WalletWait, TradeStage.BlockhashWait, TradeStage.Build, TradeStage.Pending, TradeStage.Send];
     const mean = (f: (x: ExecutionResult) => number): string => (slow.reduce((a, x) => a + f(x), 0) / slow.length).toFixed(1);
     const stageOf = (x: ExecutionResult, st: TradeStage): number => byTrade.get(x.tradeId)?.[st] ?? 0;
     const tail = `slowest ${slow.length} (submit ≥ ${slow.at(-1)?.latency.submitMs ?? 0} ms) mean ms: total ${mean((x) => x.latency.submitMs!)}, ${sequence.map((st) => `${st} ${mean((x) => stageOf(x, st))}`).join(', ')}, rest ${mean((x) => x.latency.submitMs! - sequence.reduce((a, st) => a + stageOf(x, st), 0))}`;
     const eld = `event loop delay p50/p99/max ${(loopDelay.percentile(50) / 1e6).toFixed(1)}/${(loopDelay.percentile(99) / 1e6).toFixed(1)}/${(loopDelay.max / 1e6).toFixed(1)} ms`;
-    const note = `${published} published, ${results.length} results, ${submitted} submitted, ${landed} landed, ${skipped} skipped; stages p50/p99 ms: ${stageText}; ${tail}; ${eld}; ${steps}; ms resolution (the result's timestamps)${errorText === '' ? '' : `; errors: ${errorText}`}`;
+    const { deferred, received } = app.service.stats;
+    const note = `${published} published, ${results.length} results, ${submitted} submitted, ${landed} landed, ${skipped} skipped, ${deferred} deferred, ${received} received; stages p50/p99 ms: ${stageText}; ${tail}; ${eld}; ${steps}; ms resolution (the result's timestamps)${errorText === '' ? '' : `; errors: ${errorText}`}`;
     return [
       p99Figure({
         name: `opportunity received → transaction submitted (direct path, ${IN_FLIGHT} in flight), p99`,

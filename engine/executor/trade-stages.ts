@@ -6,11 +6,11 @@
  * once the pools were read (`*_wait`), which is what they add to the path.
  */
 export const TradeStage = {
-  /** The trades lookup by opportunity (PostgreSQL): a redelivery is reconciled, not traded. */
+  /** The trades lookup by opportunity (PostgreSQL; a redelivery is reconciled, not traded), beside the pools' read. */
   Lookup: 'lookup',
   /** Waiting for a permit of maxConcurrentTrades. */
   Semaphore: 'semaphore',
-  /** The route's pools read again over RPC (route-pools.ts). */
+  /** The route's pools read again over RPC (route-pools.ts), until the lookup beside it answered too. */
   Pools: 'pools',
   /** The route re-quoted on the state just read. */
   Requote: 'requote',
