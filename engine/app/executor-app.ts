@@ -91,6 +91,8 @@ export interface ExecutorApp {
   readonly service: ExecutorService;
   /** The route pools the service reads before a trade (their template counts; the bench times their reads). */
   readonly routePools: RoutePools;
+  /** The worker wallets (real mode): their locks and the balances kept for them. */
+  readonly wallets: WorkerWallets | undefined;
   readonly state: PlatformState;
   readonly registry: Registry;
   readonly config: ExecutorConfig;
@@ -220,6 +222,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
         host,
         service,
         routePools: pools,
+        wallets,
         state,
         registry,
         config,
