@@ -34,7 +34,7 @@ let http: string;
 let workers: WalletRecord[];
 let traders: Trader[];
 let results: Map<string, ExecutionResult>;
-/** The database wrapper's switch: while true, every transaction fails (the pending insert among them). */
+/** The database wrapper's switch: while true, every transaction and the pending insert (one statement) fail. */
 let transactionsFail = false;
 let failedTransactions = 0;
 /** Scripted answers of the next transactions (true: fail), before the switch above is read. */
@@ -45,6 +45,13 @@ function failingTransactions(db: SqlClient): SqlClient {
     get(target, prop) {
       if (prop === 'transaction' && (transactionScript.length > 0 ? transactionScript.shift()! : transactionsFail)) {
         return () => {
+          failedTransactions++;
+          return Promise.reject(new TpError(ErrorCode.DbUnavailable, 'database down (test)'));
+        };
+      }
+      if (prop === 'query' && transactionsFail) {
+        return (sql: string, params?: unknown[]) => {
+          if (!sql.includes('INSERT INTO trades ')) return target.query(sql, params as never);
           failedTransactions++;
           return Promise.reject(new TpError(ErrorCode.DbUnavailable, 'database down (test)'));
         };
@@ -266,8 +273,8 @@ describe('tidepool executor', () => {
     const before = traders.map((t) => holdingsOf(sim.chain, t));
     const sends = proxy.received('sendTransaction');
     failedTransactions = 0;
-    // the pending insert passes; `submitted` and the five attempts at the outcome fail; then it is back
-    transactionScript.push(false, true, true, true, true, true, true);
+    // the pending insert (one statement, no transaction) passes; `submitted` and the five attempts at the outcome fail; then it is back
+    transactionScript.push(true, true, true, true, true, true);
     await publish(op);
     const result = await resultOf(op);
     expect(transactionScript).toEqual([]);
@@ -293,8 +300,8 @@ describe('tidepool executor', () => {
     const op = arbitrageOpportunity(sim.chain);
     const before = traders.map((t) => holdingsOf(sim.chain, t));
     failedTransactions = 0;
-    // the pending insert passes; `submitted` and the five attempts at the outcome fail; then it is back
-    transactionScript.push(false, true, true, true, true, true, true);
+    // the pending insert (one statement, no transaction) passes; `submitted` and the five attempts at the outcome fail; then it is back
+    transactionScript.push(true, true, true, true, true, true);
     await publish(op);
     const result = await resultOf(op);
     expect(transactionScript).toEqual([]);

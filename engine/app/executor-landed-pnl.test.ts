@@ -156,8 +156,8 @@ describe('realized P&L of real trades: what landed', () => {
     const strategyId = await dcaStrategy();
     const op = order(strategyId, WSOL_MINT, 100_000_000n);
     movePoolBeforeNext(rpcProxy, 'sendTransaction', WSOL_MINT);
-    // the pending insert passes; `submitted` and the five attempts at the outcome fail; then it is back
-    transactionScript.push(false, true, true, true, true, true, true);
+    // the pending insert (one statement, no transaction) passes; `submitted` and the five attempts at the outcome fail; then it is back
+    transactionScript.push(true, true, true, true, true, true);
     await publishOpportunity(bus, op);
     const result = await resultOfTrade(results, op);
     expect(transactionScript).toEqual([]);

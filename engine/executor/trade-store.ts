@@ -13,7 +13,7 @@
  * (`landed_input_amount`, `landed_output_amount`, migration 007) beside the route rows' built amounts.
  *
  * `insertPending` writes the trade (with the signature of the signed swap transaction), its route
- * rows and the journal row in ONE statement (BEGIN, it, COMMIT), all or nothing; nothing is sent
+ * rows and the journal row in ONE statement (all or nothing by itself, one round trip); nothing is sent
  * before it commits. The trade id is derived from the opportunity id
  * (`tradeIdOf`), and the journal's opportunity_id is unique, so an opportunity can have one trade.
  */
@@ -146,7 +146,9 @@ export class TradeStore {
       ...(routes.length === 0 ? [] : [`, routes AS (INSERT INTO trade_routes (trade_id, step, protocol, pool, input_mint, output_mint, input_amount, output_amount) VALUES ${routes.join(', ')})`]),
       `INSERT INTO trade_submissions (trade_id, opportunity_id, executor_id, path, paper, profit_mint, tip, fees, transaction, last_valid_block_height) VALUES ${submission}`,
     ].join(' ');
-    await this.db.transaction((tx) => tx.query(text, params));
+    // One statement is all or nothing by itself: no BEGIN and COMMIT around it (two round trips
+    // fewer on the trade's path before its send, issue 23).
+    await this.db.query(text, params);
   }
 
   /** The pending trade, its routes and its journal row, in one statement (all or nothing). */
