@@ -14,11 +14,16 @@
  * Figures:
  * - opportunity received → transaction submitted (the executor's ExecutionResult latency: the
  *   consumer handed it the message → the RPC node accepted the send), p50/p99 from an HDR histogram;
- *   in between: the route's pools read again over RPC, the re-quote, the wallet lock and balance
- *   reads, the latest blockhash, the signed swap, the pending row and its routes in PostgreSQL, the
- *   send (the pools' re-read is also timed on its own: p50/p99 in the note, with the route template
- *   counts). Baseline, same run: a bare `sendTransaction` of a prebuilt signed swap to the same
- *   simulator process, from this process. Spec 03: < 5 s p99; goal < 50 ms.
+ *   in between: the route's pools read again over RPC with, beside it, the trade lookup and the
+ *   wallet lock (balances kept by the executor, not read), the re-quote, the signed swap (the
+ *   blockhash kept warm), the pending row and its routes in PostgreSQL, the send. The note gives
+ *   each stage's p50/p99 (TradeStage, timed by the service), what the slowest 2% spent in each, and
+ *   the event loop delay of this process (the executor's). Baseline, same run: a bare
+ *   `sendTransaction` of a prebuilt signed swap to the same simulator process, from this process,
+ *   after the trades. Spec 03: < 5 s p99; goal < 50 ms. Status polls every slot (50 ms).
+ * - the route pools' re-read (a step of the above) against a bare getMultipleAccounts of the same
+ *   accounts every 20 ms while the trades run (same load); the same read after the trades, on a
+ *   quiet simulator, in the note.
  * - success rate: landed / submitted (spec 03: > 95%).
  * The box is shared: the figures are indicative.
  */
@@ -103,7 +108,7 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
   // The executor runs in this process: its event loop's stalls are this loop's.
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
-  const app = await createExecutorApp(loaded, { logger: createLogger({ name: 'bench', level: process.env.BENCH_EXECUTOR_LOG ?? 'silent' }), pollMs: 25, onStage });
+  const app = await createExecutorApp(loaded, { logger: createLogger({ name: 'bench', level: process.env.BENCH_EXECUTOR_LOG ?? 'silent' }), pollMs: SLOT_MS, onStage });
   const chain = new ChainClient({ url: endpoints.rpc });
   try {
     // The step of the pipeline that reads the route's pools again, timed around its call.
@@ -132,6 +137,26 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
     let published = 0;
     let lastRoute: TradeOpportunity['route'] = [];
     const deadline = Date.now() + 100_000;
+    // The re-read's baseline under the same load: a bare getMultipleAccounts of the route's accounts
+    // every 20 ms while the trades run (from the first result on: the route's template names them).
+    const bareReadDuring = new LatencyRecorder();
+    let trading = true;
+    const sampler = (async () => {
+      while (trading && results.length === 0) await new Promise((r) => setTimeout(r, 20));
+      const template = await app.state.keys.getRouteTemplate(routeTemplateHash(lastRoute));
+      const accounts = [...new Set([...lastRoute.map((h) => h.pool), ...(template?.pools.flatMap((p) => p.accounts) ?? [])])];
+      const reader = new RpcClient({ endpoints: [endpoints.rpc] });
+      try {
+        while (trading) {
+          const t = process.hrtime.bigint();
+          await reader.getMultipleAccounts(accounts);
+          bareReadDuring.recordNs(process.hrtime.bigint() - t);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      } finally {
+        await reader.close();
+      }
+    })();
     while (results.length < published || published < OPPORTUNITIES) {
       while (published < OPPORTUNITIES && published - results.length < IN_FLIGHT) {
         const op = await trades.orderOpportunity(1_000_000n);
@@ -147,6 +172,8 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
     }
     sub.unsubscribe();
     loopDelay.disable();
+    trading = false;
+    await sampler;
     const ours = new LatencyRecorder();
     let submitted = 0;
     let landed = 0;
@@ -190,7 +217,8 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
     const rate = submitted === 0 ? 0 : landed / submitted;
     const r = reread.summary();
     const t = routePools.stats.templates;
-    const steps = `route pools re-read p50/p99 ${(r.p50Us / 1000).toFixed(2)}/${(r.p99Us / 1000).toFixed(2)} ms over ${r.count} reads (route templates hit/miss/stale ${t.hit}/${t.miss}/${t.stale})`;
+    const d = bareReadDuring.summary();
+    const steps = `route pools re-read p50/p99 ${(r.p50Us / 1000).toFixed(2)}/${(r.p99Us / 1000).toFixed(2)} ms over ${r.count} reads (route templates hit/miss/stale ${t.hit}/${t.miss}/${t.stale}); a bare getMultipleAccounts of the same accounts while the trades ran, p50/p99 ${(d.p50Us / 1000).toFixed(2)}/${(d.p99Us / 1000).toFixed(2)} ms over ${d.count}`;
     const stageText = Object.values(TradeStage)
       .filter((st) => stages.has(st))
       .map((st) => {
@@ -221,10 +249,11 @@ async function runOn(sim: SimProcess): Promise<Figure[]> {
         name: 'route pools re-read before a trade (step of the above), p99',
         unit: 'ms',
         ours: r,
-        baseline: { name: `bare getMultipleAccounts of the route's ${keys.length} accounts, p99`, p99Us: bareRead.summary().p99Us },
+        // Under the same load: the bare read after the trades, on a quiet simulator, is in the note.
+        baseline: { name: `bare getMultipleAccounts of the route's ${keys.length} accounts while the trades ran, p99`, p99Us: d.p99Us },
         goal: 'p99 ≤ 2× the bare getMultipleAccounts of its accounts',
-        goalUs: 2 * bareRead.summary().p99Us,
-        note: steps,
+        goalUs: 2 * d.p99Us,
+        note: `${steps}; the bare read after the trades p50/p99 ${(bareRead.summary().p50Us / 1000).toFixed(2)}/${(bareRead.summary().p99Us / 1000).toFixed(2)} ms`,
       }),
       {
         name: 'success rate (landed / submitted)',
