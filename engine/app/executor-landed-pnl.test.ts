@@ -33,14 +33,19 @@ let bus: FixtureBus;
 let app: ExecutorApp;
 let admin: StrategyAdmin;
 let results: Map<string, ExecutionResult>;
-/** Scripted answers of the database's next transactions (true: fail). */
+/** Scripted answers of the database's next writes of a trade (true: fail). */
 const transactionScript: boolean[] = [];
 
 function scriptedTransactions(db: SqlClient): SqlClient {
   return new Proxy(db, {
     get(target, prop) {
-      if (prop === 'transaction' && transactionScript.length > 0 && transactionScript.shift()!) {
-        return () => Promise.reject(new TpError(ErrorCode.DbUnavailable, 'database down (test)'));
+      if (prop === 'query') {
+        // The trade's writes (one statement each): the pending insert, `submitted`, the outcome.
+        return (sql: string, params?: unknown[]) => {
+          const write = sql.includes('INSERT INTO trades ') || sql.includes('UPDATE trades SET status');
+          if (write && transactionScript.length > 0 && transactionScript.shift()!) return Promise.reject(new TpError(ErrorCode.DbUnavailable, 'database down (test)'));
+          return target.query(sql, params as never);
+        };
       }
       const v = Reflect.get(target, prop, target) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
@@ -156,8 +161,8 @@ describe('realized P&L of real trades: what landed', () => {
     const strategyId = await dcaStrategy();
     const op = order(strategyId, WSOL_MINT, 100_000_000n);
     movePoolBeforeNext(rpcProxy, 'sendTransaction', WSOL_MINT);
-    // the pending insert (one statement, no transaction) passes; `submitted` and the five attempts at the outcome fail; then it is back
-    transactionScript.push(true, true, true, true, true, true);
+    // the pending insert passes; `submitted` and the five attempts at the outcome fail; then it is back
+    transactionScript.push(false, true, true, true, true, true, true);
     await publishOpportunity(bus, op);
     const result = await resultOfTrade(results, op);
     expect(transactionScript).toEqual([]);
