@@ -34,17 +34,26 @@ let http: string;
 let workers: WalletRecord[];
 let traders: Trader[];
 let results: Map<string, ExecutionResult>;
-/** The database wrapper's switch: while true, every transaction fails (the pending insert among them). */
+/** The database wrapper's switch: while true, every transaction and every write of a trade (one statement each) fail. */
 let transactionsFail = false;
 let failedTransactions = 0;
-/** Scripted answers of the next transactions (true: fail), before the switch above is read. */
+/** Scripted answers of the next writes of a trade (true: fail), before the switch above is read. */
 const transactionScript: boolean[] = [];
 
 function failingTransactions(db: SqlClient): SqlClient {
   return new Proxy(db, {
     get(target, prop) {
-      if (prop === 'transaction' && (transactionScript.length > 0 ? transactionScript.shift()! : transactionsFail)) {
+      if (prop === 'transaction' && transactionsFail) {
         return () => {
+          failedTransactions++;
+          return Promise.reject(new TpError(ErrorCode.DbUnavailable, 'database down (test)'));
+        };
+      }
+      if (prop === 'query') {
+        // The trade's writes (one statement each): the pending insert, `submitted`, the outcome.
+        return (sql: string, params?: unknown[]) => {
+          const write = sql.includes('INSERT INTO trades ') || sql.includes('UPDATE trades SET status');
+          if (!write || !(transactionScript.length > 0 ? transactionScript.shift()! : transactionsFail)) return target.query(sql, params as never);
           failedTransactions++;
           return Promise.reject(new TpError(ErrorCode.DbUnavailable, 'database down (test)'));
         };

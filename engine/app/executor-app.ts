@@ -20,7 +20,7 @@ import { DeadLetterConsumer, PlatformStream, createDeadLetterMetrics, durableNam
 import { bool, busAuthOf, busAuthSchema, heapProfileSchema, httpLimitsOf, httpServerSchema, checkSharedState, deploymentHealth, deploymentSafetySchema, duration, flashLoanSchema, int, refuseLoopbackDefaults, setting, str, uniqueList, url, type LoadedConfig } from '../config/index.js';
 import { createDecoderRegistry } from '../dex/index.js';
 import type { Logger } from '../obs/index.js';
-import { BlockEngineClient, BundleSubmitter, DirectSubmitter, ExecutorMetrics, ExecutorService, FlashLoans, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter } from '../executor/index.js';
+import { BlockEngineClient, BundleSubmitter, RecentBlockhash, DirectSubmitter, ExecutorMetrics, ExecutorService, FlashLoans, RoutePools, TradeStore, WorkerWallets, fetchLanded, sumBalanceChanges, type BalanceChangesReader, type HandleOutcome, type Submitter, type TradeStageObserver } from '../executor/index.js';
 import { OperatorLookupTables, ChainClient, AccountFetcher, RpcClient } from '../rpc/index.js';
 import { type ExecutionPath, MAX_TIP, MIN_TIP, decodeTradeOpportunity } from '../messages/index.js';
 import { PlannerPools } from '../trading/index.js';
@@ -60,6 +60,7 @@ export const executorSchema = {
   'executor.slippageBps': setting({ description: 'per hop slippage of the transaction\'s minimum outputs (0: exactly the pre-trade re-quote)', parse: int({ min: 0, max: 10_000 }), default: 0, env: 'EXECUTOR_SLIPPAGE_BPS', flag: 'slippage-bps' }),
   'executor.lookupTables': setting({ description: 'address lookup tables a route that does not fit a legacy transaction is compiled with (v0); tables you keep with the pools\' accounts', parse: uniqueList(str({ nonEmpty: true })), default: [] as string[], env: 'EXECUTOR_LOOKUP_TABLES', flag: 'lookup-tables' }),
   'executor.busyRetry': setting({ description: 'when every worker wallet is locked, the opportunity comes back after this', parse: duration({ min: 1 }), default: 500, env: 'EXECUTOR_BUSY_RETRY', flag: 'busy-retry' }),
+  'executor.blockhashRefresh': setting({ description: 'real mode: how often the recent blockhash trades sign with is read again in the background (a slot; trades do not read it on their path)', parse: duration({ min: 10 }), default: 400, env: 'EXECUTOR_BLOCKHASH_REFRESH', flag: 'blockhash-refresh' }),
   'executor.blockEngineUrl': setting({ description: 'block engine (bundles): http(s)://host:port; the simulator serves one on its HTTP port', parse: url(), default: 'http://127.0.0.1:8890', env: 'BLOCK_ENGINE_URL', flag: 'block-engine-url' }),
   'executor.blockEngineUuid': setting({ description: 'block engine auth uuid (x-jito-auth), when it needs one', parse: str(), default: '', env: 'BLOCK_ENGINE_UUID', secret: true }),
   ...flashLoanSchema,
@@ -78,6 +79,10 @@ export interface ExecutorAppOptions {
   wrapDb?: (state: PlatformState) => PlatformState['db'];
   /** Submitter poll interval, ms (default a slot, 400 ms). */
   pollMs?: number;
+  /** Told how long each stage of a real trade took (the bench). */
+  onStage?: TradeStageObserver;
+  /** The blockhash kept warm (real mode): the oldest served, ms (default RecentBlockhash's). */
+  blockhashMaxAgeMs?: number;
 }
 
 export interface ExecutorApp {
@@ -86,6 +91,8 @@ export interface ExecutorApp {
   readonly service: ExecutorService;
   /** The route pools the service reads before a trade (their template counts; the bench times their reads). */
   readonly routePools: RoutePools;
+  /** The worker wallets (real mode): their locks and the balances kept for them. */
+  readonly wallets: WorkerWallets | undefined;
   readonly state: PlatformState;
   readonly registry: Registry;
   readonly config: ExecutorConfig;
@@ -146,7 +153,11 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       let wallets: WorkerWallets | undefined;
       let submitters: Record<ExecutionPath, Submitter> | undefined;
       let balanceChanges: BalanceChangesReader | undefined;
+      let blockhashes: RecentBlockhash | undefined;
       if (!paper) {
+        blockhashes = new RecentBlockhash({ read: () => chain.getLatestBlockhash(), refreshMs: config['executor.blockhashRefresh'], ...(options.blockhashMaxAgeMs === undefined ? {} : { maxAgeMs: options.blockhashMaxAgeMs }) });
+        const kept = blockhashes;
+        host.onClose('recent blockhash', () => kept.close());
         const passphrase = WalletPassphrase.resolve({ passphrase: config['wallets.passphrase'], keyFile: config['wallets.keyFile'] });
         const manager = new WalletManager({ db, keys: state.keys, chain, passphrase, logger: log.child({ component: 'wallets' }) });
         wallets = new WorkerWallets({ wallets: manager, keys: state.keys, chain, logger: log.child({ component: 'wallets' }) });
@@ -193,10 +204,12 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
         ...(wallets === undefined ? {} : { wallets }),
         ...(submitters === undefined ? {} : { submitters }),
         ...(balanceChanges === undefined ? {} : { balanceChanges }),
+        ...(blockhashes === undefined ? {} : { blockhashes }),
         flashLoans,
         lookupTables: new OperatorLookupTables({ reader: fetcher, addresses: config['executor.lookupTables'], logger: log.child({ component: 'lookup-tables' }) }),
         logger: log.child({ component: 'executor' }),
         ...(options.now === undefined ? {} : { now: options.now }),
+        ...(options.onStage === undefined ? {} : { onStage: options.onStage }),
         // The host's close aborts the submissions in flight before the consumer's drain waits for them.
         signal: host.signal,
       });
@@ -209,11 +222,13 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
         host,
         service,
         routePools: pools,
+        wallets,
         state,
         registry,
         config,
         async start() {
           if (wallets !== undefined) log.info({ wallets: await host.wait(wallets.warm()) }, 'worker wallet keys opened');
+          await blockhashes?.start();
           // Drain on close: stop pulling, let the trades in flight finish and be recorded, then close.
           await host.open('opportunities consumer', DeadLetterConsumer.start({
             nc,

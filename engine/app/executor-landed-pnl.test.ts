@@ -33,14 +33,19 @@ let bus: FixtureBus;
 let app: ExecutorApp;
 let admin: StrategyAdmin;
 let results: Map<string, ExecutionResult>;
-/** Scripted answers of the database's next transactions (true: fail). */
+/** Scripted answers of the database's next writes of a trade (true: fail). */
 const transactionScript: boolean[] = [];
 
 function scriptedTransactions(db: SqlClient): SqlClient {
   return new Proxy(db, {
     get(target, prop) {
-      if (prop === 'transaction' && transactionScript.length > 0 && transactionScript.shift()!) {
-        return () => Promise.reject(new TpError(ErrorCode.DbUnavailable, 'database down (test)'));
+      if (prop === 'query') {
+        // The trade's writes (one statement each): the pending insert, `submitted`, the outcome.
+        return (sql: string, params?: unknown[]) => {
+          const write = sql.includes('INSERT INTO trades ') || sql.includes('UPDATE trades SET status');
+          if (write && transactionScript.length > 0 && transactionScript.shift()!) return Promise.reject(new TpError(ErrorCode.DbUnavailable, 'database down (test)'));
+          return target.query(sql, params as never);
+        };
       }
       const v = Reflect.get(target, prop, target) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;

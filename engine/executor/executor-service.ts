@@ -2,14 +2,15 @@
  * The executor service: one TradeOpportunity in, at most one trade out, its outcome recorded in
  * PostgreSQL and published as an ExecutionResult.
  *
- *   opportunity ─▶ known trade? (redelivery: reconcile, never trade twice)
- *               ─▶ expired? stale state? a flash loan no configured reserve lends? ─▶ skipped
- *                  (counted, acknowledged, no row)
+ *   opportunity ─▶ expired? stale state? a flash loan no configured reserve lends? ─▶ known
+ *                  trade? reconciled, else skipped (counted, acknowledged, no row)
  *               ─▶ semaphore (maxConcurrentTrades)
  *               ─▶ route pools read again over RPC, with the route's template the first time
- *                  (route-pools.ts; real: the worker wallet taken meanwhile, given back when the
- *                  trade is refused) ─▶ state too old? re-quote refused or no longer
- *                  profitable? ─▶ skipped
+ *                  (route-pools.ts); meanwhile: known trade? (redelivery: reconcile, never trade
+ *                  twice), and real: the worker wallet taken (its balances kept in sync by
+ *                  WorkerWallets, not read here), the blockhash kept warm (RecentBlockhash); the
+ *                  wallet given back when the trade is refused ─▶ state too old? re-quote
+ *                  refused or no longer profitable? ─▶ skipped
  *               ─▶ path (spec 03 selection) and tip
  *   paper:      ─▶ paper fill on that state ─▶ ExecutionRequest ─▶ trade `paper` + routes ─▶ ExecutionResult
  *   real:       ─▶ worker wallet (lock:executor:{wallet_id}; busy → wait and come back; none → skipped)
@@ -51,6 +52,8 @@ import { tradeIdOf, type StoredTrade, type TradeStore } from './trade-store.js';
 import { actualProfitOf } from './trade-profit.js';
 import { filledAmountsOf } from './landed-balance-changes.js';
 import type { HeldWallet, WorkerWallets } from './worker-wallets.js';
+import { TradeStage, type TradeStageObserver } from './trade-stages.js';
+import type { RecentBlockhash } from './recent-blockhash.js';
 
 export interface ExecutorSettings {
   executorId: string;
@@ -95,10 +98,14 @@ export interface ExecutorServiceOptions {
   balanceChanges?: BalanceChangesReader;
   /** The flash-loan reserves (`flashLoan.reserves`); none: an opportunity that borrows is skipped. */
   flashLoans?: FlashLoans;
+  /** Where the real path's blockhash comes from (a RecentBlockhash kept warm); none: getLatestBlockhash on the path. */
+  blockhashes?: Pick<RecentBlockhash, 'current'>;
   /** Tables for the v0 form of a route that does not fit a legacy transaction; none: legacy only. */
   lookupTables?: Pick<OperatorLookupTables, 'current'>;
   logger?: Logger;
   now?: () => number;
+  /** Told how long each stage of a real trade took (TradeStage; the bench times them). */
+  onStage?: TradeStageObserver;
   /**
    * Aborts the submissions in flight (the service host's signal: its close), as `close` does: a
    * trade whose submission it ends before a final status stays pending or submitted, and the
@@ -150,6 +157,8 @@ export class ExecutorService {
   private readonly semaphore: Semaphore;
   private readonly now: () => number;
   private readonly inFlight = new Set<string>();
+  /** The blockhash of each worker wallet's last transaction, by wallet id. */
+  private readonly lastBlockhash = new Map<string, string>();
   readonly stats: ExecutorStats = { received: 0, traded: 0, paperTrades: 0, skipped: {}, deferred: 0, inFlight: 0, recent: [] };
   private metricsTimer: NodeJS.Timeout | undefined;
   private flushRow: (() => Promise<void>) | undefined;
@@ -186,19 +195,17 @@ export class ExecutorService {
     this.stats.received++;
     const tradeId = tradeIdOf(op.id);
     if (this.inFlight.has(tradeId)) return this.defer(`trade ${tradeId} is in flight here`);
-    const existing = await this.options.trades.byOpportunity(op.id);
-    if (existing !== null) return this.reconcile(op, existing, receivedAt);
-    const s = this.options.settings;
-    if (this.now() > op.expiresAt) return this.skip(op, SkipReason.Expired, `expired at ${op.expiresAt}`);
-    if (op.stateAgeMs > s.maxStateAgeMs) return this.skip(op, SkipReason.StaleState, `state ${op.stateAgeMs} ms old (limit ${s.maxStateAgeMs})`);
-    if (op.flashLoan) {
-      const reserve = this.options.flashLoans?.reserveFor(op.inputMint);
-      if (reserve === undefined) return this.skip(op, SkipReason.NoFlashLoanReserve, `no configured flash-loan reserve lends ${op.inputMint} (flashLoan.reserves)`);
-      const fee = flashLoanFee(op.inputAmount, reserve.feeSf);
-      if (fee > op.costs.flashLoanFee) return this.skip(op, SkipReason.Unprofitable, `reserve ${reserve.reserve} charges ${fee} for the loan, the opportunity counted ${op.costs.flashLoanFee}`);
+    const refusal = this.refusalOf(op);
+    if (refusal !== undefined) {
+      // A redelivery whose trade exists is reconciled, whatever the opportunity looks like now.
+      const existing = await this.options.trades.byOpportunity(op.id);
+      if (existing !== null) return this.reconcile(op, existing, receivedAt);
+      return this.skip(op, refusal.reason, refusal.detail);
     }
 
+    const mark = this.options.onStage === undefined ? 0 : performance.now();
     const release = await this.semaphore.acquire();
+    if (this.options.onStage !== undefined) this.lap(TradeStage.Semaphore, mark, tradeId);
     this.inFlight.add(tradeId);
     this.stats.inFlight = this.inFlight.size;
     this.options.metrics.inFlight.set(this.inFlight.size);
@@ -212,6 +219,20 @@ export class ExecutorService {
     }
   }
 
+  /** Why `op` is skipped before anything is read (expired, stale, a loan no reserve lends), or undefined. */
+  private refusalOf(op: TradeOpportunity): { reason: SkipReason; detail: string } | undefined {
+    const s = this.options.settings;
+    if (this.now() > op.expiresAt) return { reason: SkipReason.Expired, detail: `expired at ${op.expiresAt}` };
+    if (op.stateAgeMs > s.maxStateAgeMs) return { reason: SkipReason.StaleState, detail: `state ${op.stateAgeMs} ms old (limit ${s.maxStateAgeMs})` };
+    if (op.flashLoan) {
+      const reserve = this.options.flashLoans?.reserveFor(op.inputMint);
+      if (reserve === undefined) return { reason: SkipReason.NoFlashLoanReserve, detail: `no configured flash-loan reserve lends ${op.inputMint} (flashLoan.reserves)` };
+      const fee = flashLoanFee(op.inputAmount, reserve.feeSf);
+      if (fee > op.costs.flashLoanFee) return { reason: SkipReason.Unprofitable, detail: `reserve ${reserve.reserve} charges ${fee} for the loan, the opportunity counted ${op.costs.flashLoanFee}` };
+    }
+    return undefined;
+  }
+
   private defer(detail: string): HandleOutcome {
     this.stats.deferred++;
     return { kind: 'defer', delayMs: this.options.settings.busyRetryMs, detail };
@@ -220,21 +241,49 @@ export class ExecutorService {
   private async trade(op: TradeOpportunity, tradeId: string, receivedAt: number): Promise<HandleOutcome> {
     const { settings: s, pools, metrics, logger } = this.options;
     const addresses = op.route.map((h) => h.pool);
-    // The real path needs a recent blockhash: read it while the pools are read, not after.
-    const blockhashRead = s.paper ? undefined : this.options.chain.getLatestBlockhash();
+    // Whether the opportunity was traded already (a redelivery): asked while the pools are read,
+    // not before (issue 23); nothing irreversible happens before the answer.
+    const known = this.timed(TradeStage.Lookup, tradeId, this.options.trades.byOpportunity(op.id));
+    known.catch(() => undefined);
+    // The real path needs a recent blockhash: kept warm (RecentBlockhash), else read while the pools are read, not after.
+    const blockhashRead = s.paper ? undefined : this.timed(TradeStage.Blockhash, tradeId, this.options.blockhashes?.current() ?? this.options.chain.getLatestBlockhash());
     blockhashRead?.catch(() => undefined);
     const path = selectExecutionPath(op);
     const tip = tipFor(op, path, s.defaultTip);
     // ... and take the worker wallet while the pools are read (issue 23): its lock and balance
     // reads overlap the pool reads; a trade refused below gives the lock back.
-    const walletChoice = s.paper ? undefined : this.chooseWallet(op, path, tip, tradeId);
+    const walletChoice = s.paper ? undefined : this.timed(TradeStage.Wallet, tradeId, this.chooseWallet(op, path, tip, tradeId));
     walletChoice?.catch(() => undefined);
-    const giveBack = async (outcome: HandleOutcome): Promise<HandleOutcome> => {
+    const giveBackWallet = async (): Promise<void> => {
       const choice = await walletChoice?.catch(() => undefined);
-      if (choice?.kind === 'held') await this.options.wallets!.release(choice.held).catch(() => false);
+      if (choice?.kind === 'held') await this.options.wallets!.release(choice.held, null).catch(() => false);
+    };
+    const giveBack = async (outcome: HandleOutcome): Promise<HandleOutcome> => {
+      await giveBackWallet();
       return outcome;
     };
-    await pools.refresh(op.route);
+    let mark = this.options.onStage === undefined ? 0 : performance.now();
+    const refreshed = pools.refresh(op.route).then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    );
+    let existing: StoredTrade | null;
+    try {
+      existing = await known;
+    } catch (err) {
+      await Promise.all([refreshed, giveBackWallet()]);
+      throw err;
+    }
+    if (existing !== null) {
+      await Promise.all([refreshed, giveBackWallet()]);
+      return this.reconcile(op, existing, receivedAt);
+    }
+    const failed = await refreshed;
+    if (failed !== undefined) {
+      await giveBackWallet();
+      throw failed.err;
+    }
+    if (this.options.onStage !== undefined) mark = this.lap(TradeStage.Pools, mark, tradeId);
     const slot = pools.oldestSlot(addresses) ?? op.slot;
     if (slot - op.slot > s.maxSlotLag) return giveBack(this.skip(op, SkipReason.StaleState, `state read at slot ${slot}, ${slot - op.slot} slots after the opportunity's ${op.slot} (limit ${s.maxSlotLag})`));
     const requote = requoteRoute(op, pools.source);
@@ -242,6 +291,7 @@ export class ExecutorService {
     if (op.strategy === Strategy.Arbitrage ? requote.profit <= s.minProfit : !requote.meetsMinimum) {
       return giveBack(this.skip(op, SkipReason.Unprofitable, `re-quoted output ${requote.output}, profit ${requote.profit} (expected ${op.expectedProfit}, threshold ${s.minProfit}, minimum output ${op.minimumOutput})`));
     }
+    if (this.options.onStage !== undefined) mark = this.lap(TradeStage.Requote, mark, tradeId);
     const request = (computeUnitLimit: number, minimumOutput: bigint, held?: HeldWallet): ExecutionRequest => {
       const r: ExecutionRequest = {
         version: 1,
@@ -322,19 +372,37 @@ export class ExecutorService {
 
     // Real path: the worker wallet taken above, held for the whole trade.
     const choice = await walletChoice!;
+    if (this.options.onStage !== undefined) mark = this.lap(TradeStage.WalletWait, mark, tradeId);
     if (choice.kind === 'busy') return this.defer('every worker wallet that could pay is locked');
     if (choice.kind === 'none') return this.skip(op, SkipReason.NoWallet, choice.reason);
     const held = choice.held;
     const keepAlive = setInterval(() => void held.lock.extend().catch(() => false), 10_000);
     keepAlive.unref();
+    // What the trade did to the wallet's balances (WorkerWallets.release): nothing until it is sent.
+    let spent: BalanceChanges | null | undefined = null;
+    let released: Promise<boolean> | undefined;
+    const releaseHeld = (): Promise<boolean> => {
+      clearInterval(keepAlive);
+      released ??= this.options.wallets!.release(held, spent).catch(() => false);
+      return released;
+    };
     try {
       const plan = planSwapRoute({ owner: held.keypair.address, inputMint: op.inputMint, hops: pools.swapPools(addresses), mode: SwapMode.ExactIn, amount: op.inputAmount, slippageBps: s.slippageBps, createInputTokenAccount: op.flashLoan });
-      const { blockhash, lastValidBlockHeight } = await blockhashRead!;
+      let build = this.options.onStage === undefined ? 0 : performance.now() - mark;
+      let { blockhash, lastValidBlockHeight } = await blockhashRead!;
+      // The wallet's last transaction had this blockhash: another, so this one cannot be the same transaction.
+      if (this.lastBlockhash.get(held.wallet.id) === blockhash) ({ blockhash, lastValidBlockHeight } = await (this.options.blockhashes?.current(blockhash) ?? this.options.chain.getLatestBlockhash()));
+      if (this.options.onStage !== undefined) mark = this.lap(TradeStage.BlockhashWait, mark + build, tradeId);
       const lookupTables = (await this.options.lookupTables?.current()) ?? [];
       const loan = op.flashLoan ? FlashLoans.wrap(this.options.flashLoans!.reserveFor(op.inputMint)!, held.keypair.address, op.inputAmount) : undefined;
       const computeUnitLimit = Math.min(plan.computeUnits + (loan === undefined ? 0 : FLASH_LOAN_COMPUTE_UNITS), MAX_COMPUTE_UNIT_LIMIT);
       const transaction = buildSwapRouteTransaction(plan, { payer: held.keypair, recentBlockhash: blockhash, computeUnitPrice: s.computeUnitPriceMicroLamports, computeUnitLimit, lookupTables, ...(loan === undefined ? {} : { loan }) });
       const requested = this.publishRequest(request(computeUnitLimit, plan.otherAmountThreshold, held));
+      if (this.options.onStage !== undefined) {
+        build += performance.now() - mark;
+        this.options.onStage(TradeStage.Build, build, tradeId);
+        mark = performance.now();
+      }
       // The pending row (with the signature) before anything is sent; a failure here sends nothing.
       await this.options.trades.insertPending({
         id: tradeId,
@@ -352,19 +420,25 @@ export class ExecutorService {
         transaction: Buffer.from(transaction.bytes).toString('base64'),
         lastValidBlockHeight,
       });
+      this.lastBlockhash.set(held.wallet.id, blockhash);
+      if (this.options.onStage !== undefined) mark = this.lap(TradeStage.Pending, mark, tradeId);
       let submittedAt: number | undefined;
+      spent = undefined;
       const outcome = await this.options.submitters![path].submit(
         { opportunityId: op.id, transaction, blockhash, lastValidBlockHeight, wallet: held.keypair, ...(path === 'bundle' ? { tipLamports: tip } : {}), mints: [...new Set([op.inputMint, op.outputMint, op.profitMint])], signal: this.cancel },
         {
           // The tip transfer's signature before the bundle goes out: a redelivery settles it too.
           prepared: (info) => this.options.trades.recordTipSignature(tradeId, info.tipSignature),
           submitted: async (info) => {
+            if (this.options.onStage !== undefined) this.lap(TradeStage.Send, mark, tradeId);
             submittedAt = info.at;
             metrics.recordSubmitted(path, op.strategy, info.at - receivedAt);
             await this.options.trades.markSubmitted(tradeId, new Date(info.at), info.bundleId).catch((err: unknown) => logger?.warn({ tradeId, err: errorText(err) }, 'submitted status not recorded; the outcome will be'));
           },
         },
       );
+      // Landed: its balance changes; refused (failed, never landed): nothing paid; expired: not known.
+      if (outcome.status !== 'expired') spent = outcome.balanceChanges ?? (outcome.status === 'failed' && outcome.slot === undefined ? null : undefined);
       if (outcome.status === 'expired' && this.cancel.aborted) {
         // Cut short by close, not expired: it may still land while its blockhash is valid. The row
         // stays pending or submitted; the redelivery reconciles it from the chain (reconcile).
@@ -378,15 +452,34 @@ export class ExecutorService {
       }
       const result = this.resultOf(op, tradeId, held.wallet.address, path, tip, requote.profit, outcome, receivedAt);
       await this.recordOutcome(op, tradeId, outcome, result);
+      // The trade is over and recorded: its wallet is free for the next one before the result goes
+      // out, so an opportunity that follows the result does not find it still locked.
+      await releaseHeld();
       metrics.recordOutcome(path, op.strategy, outcome.status, result.latency.executionMs);
       this.stats.traded++;
       await requested;
       await this.publish(result);
       return { kind: 'traded', result };
     } finally {
-      clearInterval(keepAlive);
-      await this.options.wallets!.release(held).catch(() => false);
+      await releaseHeld();
     }
+  }
+
+  /** Reports `stage` as the time since `since` (performance.now()); returns now. */
+  private lap(stage: TradeStage, since: number, tradeId: string): number {
+    const now = performance.now();
+    this.options.onStage?.(stage, now - since, tradeId);
+    return now;
+  }
+
+  /** `work`, its duration reported as `stage` when it resolves (when someone times the stages). */
+  private timed<T>(stage: TradeStage, tradeId: string, work: Promise<T>): Promise<T> {
+    if (this.options.onStage === undefined) return work;
+    const since = performance.now();
+    return work.then((value) => {
+      this.lap(stage, since, tradeId);
+      return value;
+    });
   }
 
   /** Locks a worker wallet that can pay `op` on `path` (real path). */

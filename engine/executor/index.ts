@@ -24,7 +24,9 @@ export {
   type RouteRequoted,
   type RouteStateSource,
 } from './route-requote.js';
+export { RecentBlockhash, type LatestBlockhash, type RecentBlockhashOptions } from './recent-blockhash.js';
 export { Semaphore } from './semaphore.js';
+export { TradeStage, type TradeStageObserver } from './trade-stages.js';
 export { FINAL_TRADE_STATUSES, TradeStore, tradeIdOf, type NewTrade, type PaperTrade, type StoredTrade, type TradeOutcomeUpdate, type TradeStatus } from './trade-store.js';
 export { actualProfitOf } from './trade-profit.js';
 export { LAMPORT_RESERVE, WorkerWallets, type HeldWallet, type WalletChoice, type WalletNeed, type WorkerWalletsOptions } from './worker-wallets.js';

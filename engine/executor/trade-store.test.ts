@@ -51,7 +51,7 @@ describe.each(TEST_BACKENDS)('TradeStore on $name', ({ create }) => {
     expect(tradeIdOf(opp)).toBe(tradeIdOf(opp));
   });
 
-  it('writes a pending trade in one statement: BEGIN, it and COMMIT, whatever the length of the route', async () => {
+  it('writes a pending trade, then its submitted and final statuses, in one round trip each: one statement, all or nothing by itself', async () => {
     let roundTrips = 0;
     const count = (q: SqlQueryable): SqlQueryable => ({
       query: (text, params) => {
@@ -74,9 +74,15 @@ describe.each(TEST_BACKENDS)('TradeStore on $name', ({ create }) => {
       close: () => Promise.resolve(),
     };
     const opp = '11111111-0000-4000-8000-000000000010';
-    await new TradeStore(counting).insertPending(trade(opp));
+    const counted = new TradeStore(counting);
+    await counted.insertPending(trade(opp));
+    expect(roundTrips).toBe(1);
+    // and each status after it
+    await counted.markSubmitted(tradeIdOf(opp), new Date(1_000));
+    expect(roundTrips).toBe(2);
+    expect(await counted.markOutcome(tradeIdOf(opp), { status: 'confirmed', slot: 5n, confirmedAt: new Date(2_000), fees: 5_000n })).toBe(true);
     expect(roundTrips).toBe(3);
-    expect(await store.byOpportunity(opp)).toMatchObject({ status: 'pending', lastValidBlockHeight: 99n });
+    expect(await store.byOpportunity(opp)).toMatchObject({ status: 'confirmed', fees: 5_000n, submittedAt: new Date(1_000) });
     expect(await t.db.query('SELECT step FROM trade_routes WHERE trade_id = $1 ORDER BY step', [tradeIdOf(opp)])).toEqual([{ step: 0 }, { step: 1 }]);
   });
 

@@ -13,7 +13,7 @@
  * (`landed_input_amount`, `landed_output_amount`, migration 007) beside the route rows' built amounts.
  *
  * `insertPending` writes the trade (with the signature of the signed swap transaction), its route
- * rows and the journal row in ONE statement (BEGIN, it, COMMIT), all or nothing; nothing is sent
+ * rows and the journal row in ONE statement (all or nothing by itself, one round trip); nothing is sent
  * before it commits. The trade id is derived from the opportunity id
  * (`tradeIdOf`), and the journal's opportunity_id is unique, so an opportunity can have one trade.
  */
@@ -146,7 +146,9 @@ export class TradeStore {
       ...(routes.length === 0 ? [] : [`, routes AS (INSERT INTO trade_routes (trade_id, step, protocol, pool, input_mint, output_mint, input_amount, output_amount) VALUES ${routes.join(', ')})`]),
       `INSERT INTO trade_submissions (trade_id, opportunity_id, executor_id, path, paper, profit_mint, tip, fees, transaction, last_valid_block_height) VALUES ${submission}`,
     ].join(' ');
-    await this.db.transaction((tx) => tx.query(text, params));
+    // One statement is all or nothing by itself: no BEGIN and COMMIT around it (two round trips
+    // fewer on the trade's path before its send, issue 23).
+    await this.db.query(text, params);
   }
 
   /** The pending trade, its routes and its journal row, in one statement (all or nothing). */
@@ -164,26 +166,28 @@ export class TradeStore {
     await this.db.query('UPDATE trade_submissions SET tip_signature = $2 WHERE trade_id = $1', [tradeId, tipSignature]);
   }
 
-  /** pending → submitted (only from pending: a later status is never overwritten). */
+  /** pending → submitted (only from pending: a later status is never overwritten); one statement, one round trip. */
   async markSubmitted(tradeId: string, at: Date, bundleId?: string): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.query("UPDATE trades SET status = 'submitted' WHERE id = $1 AND status = 'pending'", [tradeId]);
-      await tx.query('UPDATE trade_submissions SET submitted_at = COALESCE(submitted_at, $2), bundle_id = COALESCE($3, bundle_id) WHERE trade_id = $1', [tradeId, at, bundleId ?? null]);
-    });
+    await this.db.query(
+      `WITH trade AS (UPDATE trades SET status = 'submitted' WHERE id = $1 AND status = 'pending')
+       UPDATE trade_submissions SET submitted_at = COALESCE(submitted_at, $2), bundle_id = COALESCE($3, bundle_id) WHERE trade_id = $1`,
+      [tradeId, at, bundleId ?? null],
+    );
   }
 
-  /** The final status of a real trade. Returns false when the trade was already final (nothing changed). */
+  /**
+   * The final status of a real trade, in one statement (one round trip): the journal row is updated
+   * only with the trade row. Returns false when the trade was already final (nothing changed).
+   */
   async markOutcome(tradeId: string, u: TradeOutcomeUpdate): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const rows = await tx.query<{ id: string }>(
-        `UPDATE trades SET status = $2, actual_profit = $3, slot = $4, confirmed_at = $5, error_message = $6, landed_input_amount = $7, landed_output_amount = $8
-          WHERE id = $1 AND status IN ('pending', 'submitted') RETURNING id`,
-        [tradeId, u.status, u.actualProfit ?? null, u.slot ?? null, u.confirmedAt ?? null, clip(u.error), u.landed?.input ?? null, u.landed?.output ?? null],
-      );
-      if (rows.length === 0) return false;
-      await tx.query('UPDATE trade_submissions SET fees = COALESCE($2, fees), bundle_id = COALESCE($3, bundle_id) WHERE trade_id = $1', [tradeId, u.fees ?? null, u.bundleId ?? null]);
-      return true;
-    });
+    const rows = await this.db.query<{ id: string }>(
+      `WITH trade AS (UPDATE trades SET status = $2, actual_profit = $3, slot = $4, confirmed_at = $5, error_message = $6, landed_input_amount = $7, landed_output_amount = $8
+                        WHERE id = $1 AND status IN ('pending', 'submitted') RETURNING id),
+            submission AS (UPDATE trade_submissions SET fees = COALESCE($9, fees), bundle_id = COALESCE($10, bundle_id) WHERE trade_id IN (SELECT id FROM trade))
+       SELECT id FROM trade`,
+      [tradeId, u.status, u.actualProfit ?? null, u.slot ?? null, u.confirmedAt ?? null, clip(u.error), u.landed?.input ?? null, u.landed?.output ?? null, u.fees ?? null, u.bundleId ?? null],
+    );
+    return rows.length > 0;
   }
 
   /** The trade of an opportunity, or null. */

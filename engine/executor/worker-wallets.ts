@@ -1,10 +1,19 @@
 /**
  * The executor's choice of a worker wallet for one trade (spec 03): among the enabled wallets of
  * tier `worker`, the first (least recently used first) whose `lock:executor:{wallet_id}` this
- * executor can take (SET NX, 30 s, released only by its owner) and whose balances, read from the
- * chain at that moment (getBalance, getTokenAccountsByOwner), cover the trade: the input mint's
- * tokens summed over its token accounts ≥ the input, and lamports ≥ fees + tip + a reserve for the
- * rent of token accounts the route may create (`LAMPORT_RESERVE`).
+ * executor can take (SET NX, 30 s, released only by its owner) and whose balances cover the trade:
+ * the input mint's tokens summed over its token accounts ≥ the input, and lamports ≥ fees + tip + a
+ * reserve for the rent of token accounts the route may create (`LAMPORT_RESERVE`).
+ *
+ * Balances (issue 23): the wallets' state kept in sync here, not read on a trade's path. Read from
+ * the chain (getBalance, getTokenAccountsByOwner) at `warm` and whenever what is kept cannot be
+ * trusted: none yet, older than `holdingsMaxAgeMs`, forgotten after a trade whose effect is not
+ * known (expired, aborted, an error), or short of the need (a top-up the executor did not see is
+ * read before a wallet is passed over). A trade that landed adds its balance changes (getTransaction's
+ * post − pre of the wallet: lamports, and the trade's mints); one refused before anything was paid
+ * changes nothing. The executor's trades are the only ones it sees; another payer's (a rebalancing
+ * transfer out) shows when the state is read again, and until then a node's preflight refuses what
+ * the wallet cannot pay, which forgets the state.
  *
  * Outcomes: a wallet (locked, with its opened key), or
  * - `busy`: every wallet that could pay is locked by a trade in flight (here or in another
@@ -22,6 +31,7 @@ import type { Keypair } from '../chain/index.js';
 import type { Logger } from '../obs/index.js';
 import type { ChainClient } from '../rpc/index.js';
 import type { ExecutorLock, KeySpace } from '../state/index.js';
+import type { BalanceChanges } from './submission.js';
 import { type WalletManager, WalletTier, type WalletRecord } from '../wallets/index.js';
 
 /** Lamports kept aside beyond fees and tip: rent of up to two new token accounts, and change. */
@@ -40,6 +50,13 @@ export interface HeldWallet {
   lock: ExecutorLock;
 }
 
+/** A wallet's balances: lamports, tokens by mint over its token accounts, when they were read. */
+interface Holdings {
+  lamports: bigint;
+  tokens: Map<string, bigint>;
+  at: number;
+}
+
 export type WalletChoice = { kind: 'held'; held: HeldWallet } | { kind: 'busy' } | { kind: 'none'; reason: string };
 
 export interface WorkerWalletsOptions {
@@ -50,6 +67,8 @@ export interface WorkerWalletsOptions {
   listTtlMs?: number;
   /** Lock TTL (spec 03: 30 s; tests shorten it). */
   lockTtlMs?: number;
+  /** Balances kept longer than this are read from the chain again before a trade, ms (default 60,000). */
+  holdingsMaxAgeMs?: number;
   logger?: Logger;
 }
 
@@ -61,6 +80,10 @@ export class WorkerWallets {
   private useCounter = 0;
   /** Wallets this process holds for a trade in flight (their locks are ours). */
   private readonly heldHere = new Set<string>();
+  /** What each wallet holds, as last read or settled (see the module comment), by wallet id. */
+  private readonly kept = new Map<string, Holdings>();
+  /** Balance reads from the chain (getBalance with getTokenAccountsByOwner). */
+  readonly stats = { holdingsReads: 0 };
 
   constructor(private readonly options: WorkerWalletsOptions) {}
 
@@ -80,7 +103,15 @@ export class WorkerWallets {
   async warm(): Promise<number> {
     const list = await this.candidates();
     for (const wallet of list) await this.keypairOf(wallet);
+    // Their balances too, so that no trade reads them on its path; one that fails is read at its first trade.
+    await Promise.all(list.map((w) => this.readHoldings(w).catch((err: unknown) => this.options.logger?.warn({ wallet: w.address, err: err instanceof Error ? err.message : String(err) }, 'worker wallet balances not read; read at its first trade'))));
     return list.length;
+  }
+
+  /** The balances kept for a wallet (lamports, tokens by mint), or undefined when none are. */
+  holdingsOf(walletId: string): { lamports: bigint; tokens: ReadonlyMap<string, bigint> } | undefined {
+    const h = this.kept.get(walletId);
+    return h === undefined ? undefined : { lamports: h.lamports, tokens: h.tokens };
   }
 
   /** The wallet's key, opened once. */
@@ -93,12 +124,24 @@ export class WorkerWallets {
     return kp;
   }
 
-  /** What `wallet` holds now: lamports and the amount of `mint` over its token accounts. */
-  private async holdings(wallet: WalletRecord, mint: string): Promise<{ lamports: bigint; tokens: bigint }> {
+  /** What `wallet` holds now, read from the chain and kept. */
+  private async readHoldings(wallet: WalletRecord): Promise<Holdings> {
+    this.stats.holdingsReads++;
+    const at = Date.now();
     const [lamports, accounts] = await Promise.all([this.options.chain.getBalance(wallet.address), this.options.chain.getTokenAccountsByOwner(wallet.address)]);
-    let tokens = 0n;
-    for (const a of accounts) if (a.mint === mint) tokens += a.amount;
-    return { lamports, tokens };
+    const tokens = new Map<string, bigint>();
+    for (const a of accounts) tokens.set(a.mint, (tokens.get(a.mint) ?? 0n) + a.amount);
+    const h: Holdings = { lamports, tokens, at };
+    this.kept.set(wallet.id, h);
+    return h;
+  }
+
+  /** Whether `wallet` can pay `need`: from the kept balances when they are trusted and enough, else read from the chain. */
+  private async covers(wallet: WalletRecord, need: WalletNeed): Promise<boolean> {
+    const enough = (h: Holdings): boolean => (h.tokens.get(need.mint) ?? 0n) >= need.amount && h.lamports >= need.lamports + LAMPORT_RESERVE;
+    const h = this.kept.get(wallet.id);
+    if (h !== undefined && Date.now() - h.at <= (this.options.holdingsMaxAgeMs ?? 60_000) && enough(h)) return true;
+    return enough(await this.readHoldings(wallet));
   }
 
   /** Locks and returns a wallet that can pay `need` (see the module comment). */
@@ -117,8 +160,7 @@ export class WorkerWallets {
         continue;
       }
       try {
-        const h = await this.holdings(wallet, need.mint);
-        if (h.tokens >= need.amount && h.lamports >= need.lamports + LAMPORT_RESERVE) {
+        if (await this.covers(wallet, need)) {
           const keypair = await this.keypairOf(wallet);
           this.lastUsed.set(wallet.id, ++this.useCounter);
           this.heldHere.add(wallet.id);
@@ -151,9 +193,23 @@ export class WorkerWallets {
     return { wallet, keypair, lock };
   }
 
-  /** Gives a held wallet back: its lock released, and free again for this executor's next trade. */
-  async release(held: HeldWallet): Promise<boolean> {
-    this.heldHere.delete(held.wallet.id);
+  /**
+   * Gives a held wallet back: its lock released, and free again for this executor's next trade.
+   * `spent` is what the trade did to its balances: the balance changes of a landed trade (added to
+   * the kept balances), null when nothing was paid (a trade refused before or at its send), or
+   * undefined when not known (the kept balances are forgotten: read again at its next trade).
+   */
+  async release(held: HeldWallet, spent?: Pick<BalanceChanges, 'lamports' | 'tokens'> | null): Promise<boolean> {
+    const id = held.wallet.id;
+    if (spent === undefined) this.kept.delete(id);
+    else if (spent !== null) {
+      const h = this.kept.get(id);
+      if (h !== undefined) {
+        h.lamports += spent.lamports;
+        for (const [mint, change] of spent.tokens) h.tokens.set(mint, (h.tokens.get(mint) ?? 0n) + change);
+      }
+    }
+    this.heldHere.delete(id);
     return held.lock.release();
   }
 }
