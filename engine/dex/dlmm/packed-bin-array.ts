@@ -5,9 +5,8 @@
  *   words: [ amountX × n | amountY × n | price lo × n | price hi × n | supply lo × n | supply hi × n ]
  *
  * (price and liquidity supply are u128: two u64 halves), plus limit-order planes only when some
- * bin holds orders. A bin is read into a caller's reused object (`readBin`), so the swap math
- * (dlmm-swap.ts) walks a packed array without keeping anything per bin; the BigInts a read
- * allocates die young.
+ * bin holds orders. The swap math (dlmm-swap.ts) walks a packed array through one PackedBinView
+ * moved from bin to bin, keeping nothing per bin; the BigInts a read allocates die young.
  *
  * Bin `i` has id `firstId + i`: only arrays whose bins have consecutive ids are packed
  * (`packBinArray`), which every decoded BinArray account has.
@@ -135,6 +134,18 @@ export class PackedBinArray implements BinArray {
     return this.u128At(SUPPLY_LO, SUPPLY_HI, offset);
   }
 
+  openOrderAmountAt(offset: number): bigint {
+    return this.orders === undefined ? 0n : this.orders[OPEN_ORDER * this.binCount + offset]!;
+  }
+
+  processedOrderRemainingAmountAt(offset: number): bigint {
+    return this.orders === undefined ? 0n : this.orders[PROCESSED_ORDER * this.binCount + offset]!;
+  }
+
+  limitOrderAskSideAt(offset: number): boolean {
+    return this.askSides !== undefined && this.askSides[offset] === 1;
+  }
+
   /**
    * Bin `offset` (0-based) written into `into`, which is returned; undefined past either end.
    * Every field is written (limit orders as zeros when none rest), so one object serves a walk.
@@ -199,6 +210,47 @@ export class PackedBinArray implements BinArray {
     const high = this.words[hi * n + offset]!;
     const low = this.words[lo * n + offset]!;
     return high === 0n ? low : (high << 64n) | low;
+  }
+}
+
+/**
+ * A window on one bin of a PackedBinArray, moved from bin to bin by a walk (synchronous use only):
+ * `moveTo` reads the amounts and limit orders, the u128 price is read on first use (a bin the
+ * walk steps over never needs it) and the liquidity supply on each use (the swap math never
+ * reads it).
+ */
+export class PackedBinView implements DlmmBin {
+  id = 0;
+  amountX = 0n;
+  amountY = 0n;
+  openOrderAmount = 0n;
+  processedOrderRemainingAmount = 0n;
+  limitOrderAskSide = false;
+  private array: PackedBinArray | undefined;
+  private offset = 0;
+  private priceRead: bigint | undefined;
+
+  /** Points the view at bin `offset` of `array`; false, and the view unchanged, past either end. */
+  moveTo(array: PackedBinArray, offset: number): boolean {
+    if (!(offset >= 0 && offset < array.binCount)) return false;
+    this.array = array;
+    this.offset = offset;
+    this.priceRead = undefined;
+    this.id = array.firstId + offset;
+    this.amountX = array.amountXAt(offset);
+    this.amountY = array.amountYAt(offset);
+    this.openOrderAmount = array.openOrderAmountAt(offset);
+    this.processedOrderRemainingAmount = array.processedOrderRemainingAmountAt(offset);
+    this.limitOrderAskSide = array.limitOrderAskSideAt(offset);
+    return true;
+  }
+
+  get price(): bigint {
+    return (this.priceRead ??= this.array === undefined ? 0n : this.array.priceAt(this.offset));
+  }
+
+  get liquiditySupply(): bigint {
+    return this.array === undefined ? 0n : this.array.liquiditySupplyAt(this.offset);
   }
 }
 
