@@ -3,13 +3,15 @@
  * (compact-context.ts): no object and no BigInt per bin, only one BigUint64Array of word planes
  *
  *   words: [ amountX × n | amountY × n | price lo × n | price hi × n | supply lo × n | supply hi × n ]
+ *          + [ open orders × n | processed orders remaining × n | ask side (0 / 1) × n ]
  *
- * (price and liquidity supply are u128: two u64 halves), plus limit-order planes only when some
- * bin holds orders. The swap math (dlmm-swap.ts) walks a packed array through one PackedBinView
+ * (price and liquidity supply are u128: two u64 halves); the three limit-order planes are there
+ * only when some bin holds orders. One buffer per array: creating an off-heap buffer is most of
+ * what packing costs. The swap math (dlmm-swap.ts) walks a packed array through one PackedBinView
  * moved from bin to bin, keeping nothing per bin; the BigInts a read allocates die young.
  *
  * Bin `i` has id `firstId + i`: only arrays whose bins have consecutive ids are packed
- * (`packBinArray`), which every decoded BinArray account has.
+ * (`PackedBinArray.pack`), which every decoded BinArray account has.
  *
  * `bins` materializes fresh Bin objects on each access: it keeps a packed array valid wherever a
  * BinArray is read outside the swap math (encoders, tests, the CLI), never on a hot path.
@@ -28,10 +30,11 @@ const PRICE_HI = 3;
 const SUPPLY_LO = 4;
 const SUPPLY_HI = 5;
 const PLANES = 6;
-// Word planes of `orders`.
-const OPEN_ORDER = 0;
-const PROCESSED_ORDER = 1;
-const ORDER_PLANES = 2;
+// The limit-order planes, after those.
+const OPEN_ORDER = 6;
+const PROCESSED_ORDER = 7;
+const ASK_SIDE = 8;
+const PLANES_WITH_ORDERS = 9;
 
 /** A bin's new reserves, at its offset in the array (bin id minus the array's first id). */
 export interface PackedBinAmounts {
@@ -49,18 +52,15 @@ export class PackedBinArray implements BinArray {
   /** The id of the first bin; bin `i` has id `firstId + i`. */
   readonly firstId: number;
   readonly binCount: number;
+  /** Whether some bin holds limit orders (then `words` has the limit-order planes too). */
+  readonly hasLimitOrders: boolean;
   private readonly words: BigUint64Array;
-  /** Limit orders ([open | processed remaining] planes and the ask sides), when any bin has some. */
-  private readonly orders: BigUint64Array | undefined;
-  private readonly askSides: Uint8Array | undefined;
 
   private constructor(
     from: BinArray,
     firstId: number,
     binCount: number,
     words: BigUint64Array,
-    orders: BigUint64Array | undefined,
-    askSides: Uint8Array | undefined,
   ) {
     const decoded = from as Partial<{ address: string; version: number }>;
     this.pool = from.pool;
@@ -70,8 +70,7 @@ export class PackedBinArray implements BinArray {
     this.firstId = firstId;
     this.binCount = binCount;
     this.words = words;
-    this.orders = orders;
-    this.askSides = askSides;
+    this.hasLimitOrders = words.length === PLANES_WITH_ORDERS * binCount;
   }
 
   /**
@@ -85,37 +84,33 @@ export class PackedBinArray implements BinArray {
     if (n === 0) return undefined;
     const firstId = bins[0]!.id;
     let withOrders = false;
+    for (let i = 0; i < n && !withOrders; i++) {
+      const b = bins[i]!;
+      withOrders = (b.openOrderAmount !== undefined && b.openOrderAmount !== 0n) || (b.processedOrderRemainingAmount !== undefined && b.processedOrderRemainingAmount !== 0n) || b.limitOrderAskSide === true;
+    }
+    // Stores checked before they are made: a BigUint64Array store keeps the low 64 bits
+    // (ToBigUint64), which is the low half of a u128; the planes start at zero, so only a non-zero
+    // high half or limit order is written.
+    const words = new BigUint64Array((withOrders ? PLANES_WITH_ORDERS : PLANES) * n);
     for (let i = 0; i < n; i++) {
       const b = bins[i]!;
-      if (b.id !== firstId + i || !isU64(b.amountX) || !isU64(b.amountY) || !isU128(b.price) || !isU128(b.liquiditySupply)) return undefined;
+      const { amountX, amountY, price, liquiditySupply } = b;
+      if (b.id !== firstId + i || !isU64(amountX) || !isU64(amountY) || !isU128(price) || !isU128(liquiditySupply)) return undefined;
+      words[AMOUNT_X * n + i] = amountX;
+      words[AMOUNT_Y * n + i] = amountY;
+      words[PRICE_LO * n + i] = price;
+      if (price > U64_MAX) words[PRICE_HI * n + i] = price >> 64n;
+      words[SUPPLY_LO * n + i] = liquiditySupply;
+      if (liquiditySupply > U64_MAX) words[SUPPLY_HI * n + i] = liquiditySupply >> 64n;
+      if (!withOrders) continue;
       const open = b.openOrderAmount ?? 0n;
       const processed = b.processedOrderRemainingAmount ?? 0n;
       if (!isU64(open) || !isU64(processed)) return undefined;
-      if (open !== 0n || processed !== 0n || b.limitOrderAskSide === true) withOrders = true;
+      words[OPEN_ORDER * n + i] = open;
+      words[PROCESSED_ORDER * n + i] = processed;
+      if (b.limitOrderAskSide === true) words[ASK_SIDE * n + i] = 1n;
     }
-    const words = new BigUint64Array(PLANES * n);
-    const orders = withOrders ? new BigUint64Array(ORDER_PLANES * n) : undefined;
-    const askSides = withOrders ? new Uint8Array(n) : undefined;
-    for (let i = 0; i < n; i++) {
-      const b = bins[i]!;
-      words[AMOUNT_X * n + i] = b.amountX;
-      words[AMOUNT_Y * n + i] = b.amountY;
-      words[PRICE_LO * n + i] = b.price & U64_MAX;
-      words[PRICE_HI * n + i] = b.price >> 64n;
-      words[SUPPLY_LO * n + i] = b.liquiditySupply & U64_MAX;
-      words[SUPPLY_HI * n + i] = b.liquiditySupply >> 64n;
-      if (orders !== undefined && askSides !== undefined) {
-        orders[OPEN_ORDER * n + i] = b.openOrderAmount ?? 0n;
-        orders[PROCESSED_ORDER * n + i] = b.processedOrderRemainingAmount ?? 0n;
-        askSides[i] = b.limitOrderAskSide === true ? 1 : 0;
-      }
-    }
-    return new PackedBinArray(array, firstId, n, words, orders, askSides);
-  }
-
-  /** Whether some bin holds limit orders (then materialized bins carry the limit-order fields). */
-  get hasLimitOrders(): boolean {
-    return this.orders !== undefined;
+    return new PackedBinArray(array, firstId, n, words);
   }
 
   amountXAt(offset: number): bigint {
@@ -135,15 +130,15 @@ export class PackedBinArray implements BinArray {
   }
 
   openOrderAmountAt(offset: number): bigint {
-    return this.orders === undefined ? 0n : this.orders[OPEN_ORDER * this.binCount + offset]!;
+    return this.hasLimitOrders ? this.words[OPEN_ORDER * this.binCount + offset]! : 0n;
   }
 
   processedOrderRemainingAmountAt(offset: number): bigint {
-    return this.orders === undefined ? 0n : this.orders[PROCESSED_ORDER * this.binCount + offset]!;
+    return this.hasLimitOrders ? this.words[PROCESSED_ORDER * this.binCount + offset]! : 0n;
   }
 
   limitOrderAskSideAt(offset: number): boolean {
-    return this.askSides !== undefined && this.askSides[offset] === 1;
+    return this.hasLimitOrders && this.words[ASK_SIDE * this.binCount + offset] === 1n;
   }
 
   /**
@@ -158,16 +153,9 @@ export class PackedBinArray implements BinArray {
     into.amountY = this.words[AMOUNT_Y * n + offset]!;
     into.price = this.u128At(PRICE_LO, PRICE_HI, offset);
     into.liquiditySupply = this.u128At(SUPPLY_LO, SUPPLY_HI, offset);
-    const orders = this.orders;
-    if (orders === undefined) {
-      into.openOrderAmount = 0n;
-      into.processedOrderRemainingAmount = 0n;
-      into.limitOrderAskSide = false;
-    } else {
-      into.openOrderAmount = orders[OPEN_ORDER * n + offset]!;
-      into.processedOrderRemainingAmount = orders[PROCESSED_ORDER * n + offset]!;
-      into.limitOrderAskSide = this.askSides![offset] === 1;
-    }
+    into.openOrderAmount = this.openOrderAmountAt(offset);
+    into.processedOrderRemainingAmount = this.processedOrderRemainingAmountAt(offset);
+    into.limitOrderAskSide = this.limitOrderAskSideAt(offset);
     return into;
   }
 
@@ -176,7 +164,7 @@ export class PackedBinArray implements BinArray {
     const out = new Array<Bin>(this.binCount);
     for (let i = 0; i < this.binCount; i++) {
       const bin = this.readBin(i, binScratch())!;
-      if (this.orders === undefined) {
+      if (!this.hasLimitOrders) {
         out[i] = { id: bin.id, amountX: bin.amountX, amountY: bin.amountY, price: bin.price, liquiditySupply: bin.liquiditySupply };
       } else {
         out[i] = bin;
@@ -202,7 +190,7 @@ export class PackedBinArray implements BinArray {
       words[AMOUNT_X * n + u.offset] = u.amountX;
       words[AMOUNT_Y * n + u.offset] = u.amountY;
     }
-    return new PackedBinArray(this, this.firstId, n, words, this.orders, this.askSides);
+    return new PackedBinArray(this, this.firstId, n, words);
   }
 
   private u128At(lo: number, hi: number, offset: number): bigint {
