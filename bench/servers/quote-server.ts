@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { deserialize } from 'node:v8';
 
 import { PoolCache } from '../../engine/cache/index.js';
-import type { DecodedPool } from '../../engine/dex/index.js';
+import { PackedBinArray, type DecodedPool } from '../../engine/dex/index.js';
 import { quoteFromCache } from '../../engine/quote/cache-quoter.js';
 import { QuoteEngine } from '../../engine/quote/quote-engine.js';
 import { QuoteHttpServer } from '../../engine/quote-http/quote-http-server.js';
@@ -122,7 +122,7 @@ function contextCounts(cache: PoolCache): Record<string, number> {
     }
     for (const a of ctx?.binArrays ?? []) {
       binArrays++;
-      bins += a.bins.length;
+      bins += a instanceof PackedBinArray ? a.binCount : a.bins.length;
     }
   }
   return { tickArrays, tickSlots, ticksKept, binArrays, bins };

@@ -1,7 +1,8 @@
 /**
  * The cache's compact swap contexts quote exactly as the decoders' contexts: every pool of a
  * simulator (all four kinds: tick arrays with mostly uninitialized ticks, bin arrays with empty
- * bins), random amounts both ways, exact in and exact out, refusals included.
+ * bins), random amounts both ways, exact in and exact out, refusals included; and random DLMM
+ * pools (limit orders, both fee collection modes) whose bin arrays are packed.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -12,7 +13,11 @@ import { Prng } from './testing/prng.js';
 import { createLogger } from '../obs/logger.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator } from '../sim/simulator.js';
-import { compactSwapContext } from './compact-context.js';
+import { compactBinArray, compactSwapContext } from './compact-context.js';
+import { quoteDlmm, quoteDlmmWithBins } from './dlmm/dlmm-swap.js';
+import { PackedBinArray } from './dlmm/packed-bin-array.js';
+import { randomScenario } from './dlmm/testing/random-pools.js';
+import { poolAfterSwap } from './pool-after-swap.js';
 
 const config = loadConfig(simSchema, {
   env: {},
@@ -30,6 +35,7 @@ describe('compactSwapContext', () => {
     let refusals = 0;
     for (const view of sim.chain.pools()) {
       const compact = compactSwapContext(view.ctx);
+      if (view.dex === Dex.Dlmm) expect(compact.binArrays!.every((a) => a instanceof PackedBinArray)).toBe(true);
       for (let i = 0; i < 60; i++) {
         const aToB = rng.chance(0.5);
         const mode = rng.chance(0.7) ? SwapMode.ExactIn : SwapMode.ExactOut;
@@ -67,15 +73,76 @@ describe('compactSwapContext', () => {
     expect(given.every((a) => a.ticks.every((t) => t !== undefined))).toBe(true);
   });
 
-  it('drops zero limit-order fields from bins and keeps them where orders rest', () => {
+  it('packs bin arrays, limit orders included, and leaves the given bins unchanged', () => {
     const plain: DlmmBin = { id: 5, amountX: 0n, amountY: 7n, price: 1n << 64n, liquiditySupply: 0n, openOrderAmount: 0n, processedOrderRemainingAmount: 0n, limitOrderAskSide: false };
     const orders: DlmmBin = { ...plain, id: 6, openOrderAmount: 3n, limitOrderAskSide: true };
     const array: BinArray = { pool: 'P', index: 0n, bins: [plain, orders] };
-    const ctx: SwapContext = { binArrays: [array] };
-    const bins = compactSwapContext(ctx).binArrays![0]!.bins;
-    expect(bins[0]).toEqual({ id: 5, amountX: 0n, amountY: 7n, price: 1n << 64n, liquiditySupply: 0n } satisfies Bin);
-    expect(bins[1]).toEqual(orders);
+    const packed = compactSwapContext({ binArrays: [array] }).binArrays![0]!;
+    expect(packed).toBeInstanceOf(PackedBinArray);
+    expect(packed.bins).toEqual([plain, orders]);
     expect(array.bins[0]).toBe(plain);
+    // Without limit orders, materialized bins carry only the Bin fields.
+    const noOrders: BinArray = { pool: 'P', index: 0n, bins: [plain] };
+    expect(compactBinArray(noOrders).bins).toEqual([{ id: 5, amountX: 0n, amountY: 7n, price: 1n << 64n, liquiditySupply: 0n } satisfies Bin]);
+  });
+
+  it('keeps bin objects with zero limit-order fields dropped when an array cannot be packed', () => {
+    const plain: DlmmBin = { id: 5, amountX: 0n, amountY: 7n, price: 1n << 64n, liquiditySupply: 0n, openOrderAmount: 0n, processedOrderRemainingAmount: 0n, limitOrderAskSide: false };
+    // Ids 5 and 7: not consecutive, so not packed.
+    const orders: DlmmBin = { ...plain, id: 7, openOrderAmount: 3n, limitOrderAskSide: true };
+    const array: BinArray = { pool: 'P', index: 0n, bins: [plain, orders] };
+    const compact = compactBinArray(array);
+    expect(compact).not.toBeInstanceOf(PackedBinArray);
+    expect(compact.bins[0]).toEqual({ id: 5, amountX: 0n, amountY: 7n, price: 1n << 64n, liquiditySupply: 0n } satisfies Bin);
+    expect(compact.bins[1]).toEqual(orders);
+  });
+
+  it('quotes random DLMM pools to the unit as their decoded bin arrays, with the bins a swap leaves', () => {
+    const rng = new Prng(20261129);
+    let compared = 0;
+    let refusals = 0;
+    for (let s = 0; s < 150; s++) {
+      const { pool, binArrays, nowSeconds } = randomScenario(rng);
+      const given: SwapContext = { binArrays, nowSeconds };
+      const compact = compactSwapContext(given);
+      expect(compact.binArrays!.every((a) => a instanceof PackedBinArray)).toBe(true);
+      for (let i = 0; i < 40; i++) {
+        const aToB = rng.chance(0.5);
+        const mode = rng.chance(0.6) ? SwapMode.ExactIn : SwapMode.ExactOut;
+        const amount = 1n + rng.bits(rng.int(1, 50));
+        const req = { aToB, mode, amount };
+        const label = `scenario ${s} ${aToB} ${mode} ${amount}`;
+        const expected = quoteDlmm(pool, req, given);
+        expect(quoteDlmm(pool, req, compact), label).toEqual(expected);
+        expect(quoteDlmmWithBins(pool, req, compact), label).toEqual(quoteDlmmWithBins(pool, req, given));
+        compared++;
+        if (!expected.ok) refusals++;
+      }
+    }
+    expect(refusals).toBeGreaterThan(0);
+    expect(refusals).toBeLessThan(compared);
+  });
+
+  it('moves packed bin arrays after a swap as it moves the decoded ones', () => {
+    const rng = new Prng(7);
+    let moved = 0;
+    for (let s = 0; s < 60; s++) {
+      const { pool, binArrays, nowSeconds } = randomScenario(rng);
+      const given: SwapContext = { binArrays, nowSeconds };
+      const compact = compactSwapContext(given);
+      const aToB = rng.chance(0.5);
+      const amount = 1n + rng.bits(rng.int(1, 44));
+      const expected = poolAfterSwap(pool, given, aToB, amount);
+      const actual = poolAfterSwap(pool, compact, aToB, amount);
+      expect(actual.ok).toBe(expected.ok);
+      if (!expected.ok || !actual.ok) continue;
+      expect(actual.pool).toEqual(expected.pool);
+      const amounts = (ctx: SwapContext | undefined) => ctx!.binArrays!.map((a) => a.bins.map((b) => [b.id, b.amountX, b.amountY]));
+      expect(amounts(actual.context)).toEqual(amounts(expected.context));
+      expect(actual.context!.binArrays!.every((a) => a instanceof PackedBinArray)).toBe(true);
+      moved++;
+    }
+    expect(moved).toBeGreaterThan(10);
   });
 
   it('returns the context itself when there is nothing to compact', () => {

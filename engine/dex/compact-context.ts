@@ -6,14 +6,18 @@
  * - Tick arrays keep only their initialized ticks. An uninitialized slot becomes a hole (it reads
  *   as `undefined`), which the concentrated-liquidity navigator treats exactly as an uninitialized
  *   tick (`t !== undefined && t.initialized`). In the simulator's pools ~3% of ticks are initialized.
- * - Bins keep `id`, the amounts, `price` and `liquiditySupply`; the limit-order fields are dropped
- *   when they are zero (absent reads as 0n / false in the DLMM math, see dlmm/bin-swap.ts), and
- *   every zero amount is the one shared `0n` instead of a BigInt per field.
+ * - Bin arrays become PackedBinArrays (dlmm/packed-bin-array.ts): typed-array planes of the
+ *   amounts, prices and liquidity supplies, limit orders only where some bin holds any; no object
+ *   or BigInt per bin (bins were most of the cache's heap left after the tick compaction). An
+ *   array that cannot be packed exactly (ids not consecutive, values out of range) keeps bin
+ *   objects with the zero limit-order fields dropped (absent reads as 0n / false in the DLMM math,
+ *   see dlmm/bin-swap.ts) and every zero the one shared `0n`.
  *
  * The result is a new context when there is anything to compact (any bin array, a tick array with
  * an uninitialized tick), else the same object; the caller's objects are never changed. Quotes on
  * the compact form are identical to the unit to quotes on the original (compact-context.test.ts).
  */
+import { PackedBinArray } from './dlmm/packed-bin-array.js';
 import type { Bin, BinArray, SwapContext, Tick, TickArray } from './types.js';
 
 /** The one zero the compact bins share. */
@@ -89,7 +93,10 @@ function compactBinArrays(arrays: readonly BinArray[]): readonly BinArray[] {
   return out ?? arrays;
 }
 
+/** `array` packed (the same object when it already is), else as bin objects with shared zeros. */
 export function compactBinArray(array: BinArray): BinArray {
+  const packed = PackedBinArray.pack(array);
+  if (packed !== undefined) return packed;
   const bins = array.bins;
   if (bins.length === 0) return array;
   const kept = new Array<Bin>(bins.length);

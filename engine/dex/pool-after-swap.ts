@@ -17,6 +17,7 @@ import { withAmmReserves } from './amm/amm-info.js';
 import { binArrayIndexOf, type DlmmBinArray } from './dlmm/bin-array.js';
 import { BINS_PER_ARRAY } from './dlmm/constants.js';
 import { quoteDlmmWithBins } from './dlmm/dlmm-swap.js';
+import { PackedBinArray } from './dlmm/packed-bin-array.js';
 import type { DlmmLbPair } from './dlmm/lb-pair.js';
 import type { PoolTransferFees } from './token-2022/index.js';
 import { quoteSwap } from './quote.js';
@@ -61,6 +62,9 @@ export function poolAfterSwap(pool: DecodedPool, context: SwapContext | undefine
         const index = Number(array.index);
         const touched = walk.bins.filter((b) => binArrayIndexOf(b.id) === index && (lb.address === undefined || array.pool === lb.address));
         if (touched.length === 0) return array;
+        if (array instanceof PackedBinArray) {
+          return array.withAmounts(touched.map((b) => ({ offset: b.id - index * BINS_PER_ARRAY, amountX: b.amountX, amountY: b.amountY })));
+        }
         const bins = [...(array as DlmmBinArray).bins];
         for (const b of touched) {
           const at = b.id - index * BINS_PER_ARRAY;

@@ -36,10 +36,11 @@ import {
 import { binArrayIndexOf, binArrayLowerBinId, binArrayUpperBinId } from './bin-array.js';
 import { isInBitmapRange, MAX_BITMAP_ARRAY_INDEX, MIN_BITMAP_ARRAY_INDEX, nextBinArrayWithLiquidity } from './bin-array-bitmap.js';
 import { binPrice } from './bin-price.js';
-import { binMaxAmountOut, newBinStep, swapExactInAtBin, swapExactOutAtBin, type BinStepParams } from './bin-swap.js';
+import { binMaxAmountOut, newBinStep, swapExactInAtBin, swapExactOutAtBin, type BinStepParams, type SwapBin } from './bin-swap.js';
 import { ActivationType, BINS_PER_ARRAY, CollectFeeMode, MAX_BIN_ID, MIN_BIN_ID, ONE_Q64, PairStatus, PairType, U64_MAX } from './constants.js';
 import { totalFeeRate, updateReferences, volatilityAccumulatorAt, type VolatilityState } from './fees.js';
 import { supportsLimitOrders, type DlmmLbPair } from './lb-pair.js';
+import { PackedBinArray, PackedBinView } from './packed-bin-array.js';
 
 /** A DLMM quote: the shared SwapQuote plus how the trading fee is split. */
 export interface DlmmSwapQuote extends SwapQuote {
@@ -125,6 +126,8 @@ function walkDlmm(pool: DlmmPool, req: SwapRequest, ctx: SwapContext, touched: D
   let array: BinArray | undefined;
   let arrayIndex = 0;
   let lowerBinId = 0;
+  // A packed array's bins are read through this one view, used only until the walk moves on.
+  let view: PackedBinView | undefined;
   for (;;) {
     if (array === undefined || id < lowerBinId || id >= lowerBinId + BINS_PER_ARRAY) {
       let index = binArrayIndexOf(id);
@@ -152,7 +155,13 @@ function walkDlmm(pool: DlmmPool, req: SwapRequest, ctx: SwapContext, touched: D
       lowerBinId = binArrayLowerBinId(index);
     }
 
-    const bin = array.bins[id - lowerBinId];
+    let bin: SwapBin | undefined;
+    if (array instanceof PackedBinArray) {
+      view ??= new PackedBinView();
+      bin = view.moveTo(array, id - lowerBinId) ? view : undefined;
+    } else {
+      bin = array.bins[id - lowerBinId];
+    }
     if (bin === undefined) {
       return refuse(SwapFailure.InsufficientLiquidityData, `bin array ${arrayIndex} has no bin ${id}`);
     }

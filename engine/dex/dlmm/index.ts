@@ -21,6 +21,7 @@ export {
   type DlmmBin,
   type DlmmBinArray,
 } from './bin-array.js';
+export { PackedBinArray, type PackedBinAmounts } from './packed-bin-array.js';
 export { binArrayHasLiquidity, nextBinArrayWithLiquidity, withBinArrayBit } from './bin-array-bitmap.js';
 export { binPrice, q64ToNumber } from './bin-price.js';
 export { baseFeeRate, variableFeeRate, totalFeeRate } from './fees.js';
