@@ -59,6 +59,8 @@ export class KvQuoteCache implements SharedQuoteCache {
   private readonly now: () => number;
   private refused = 0;
   private used = 0;
+  /** The memo body revision of each pending write (`record`). */
+  private readonly pendingRevision = new WeakMap<object, number>();
 
   constructor(
     readonly keys: KeySpace,
@@ -75,15 +77,23 @@ export class KvQuoteCache implements SharedQuoteCache {
   }
 
   record(request: QuoteRequest, answer: QuoteAnswer): void {
-    const route = answer.quote;
-    if (this.writer.isPending(route)) return;
+    // Repeats of one route coalesce. A memoized answer is named by its memo body and that body's
+    // revision (the memo rewrites its entry in place, and builds the route anew on every read); an
+    // answer without one (RPC, external) by its route.
+    const body = answer.body;
+    const key: object = body ?? answer.quote;
+    const revision = body?.revision ?? 0;
+    if (this.writer.isPending(key) && this.pendingRevision.get(key) === revision) return;
     // A shared answer is not written back: its age would restart, and its author wrote it already.
     if (answer.source === QuoteSource.Shared || !isSharedQuoteRequest(request)) return;
-    // The engine rewrites its cache answer on the next quote: keep a copy of the fields (the
-    // objects they point to are immutable).
+    // The engine rewrites its cache answer on the next quote: keep a copy of the fields (the copy
+    // holds the route as it is now).
     const copy: QuoteAnswer = { ...answer };
+    const route = copy.quote;
     const answeredAt = this.now();
-    this.writer.offerLazy(route, () => this.entriesOf(route, copy, answeredAt));
+    this.pendingRevision.set(key, revision);
+    // A newer revision of the same key replaces the pending write.
+    this.writer.offerLazy(key, () => this.entriesOf(route, copy, answeredAt));
   }
 
   async lookup(request: QuoteRequest, maxStateAgeMs: number): Promise<QuoteAnswer | null> {
