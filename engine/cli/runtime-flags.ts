@@ -6,7 +6,11 @@
  * - No cap on V8's young generation. A 2 MB cap (`--max-semi-space-size=2`) took the quote
  *   server's RSS after the busy-cache load from 171 to 115 MB, but under 2,000 pool updates/s it
  *   promoted every memoized answer and the busy p99 went from 23 ms to 882 ms (throughput 0.62x
- *   -> 0.44x of bare uWS); 8 MB gave 130 MB and 38 ms. Latency is the product: no flag.
+ *   -> 0.44x of bare uWS); 8 MB gave 130 MB and 38 ms. Measured again once memo entries stopped
+ *   surviving (engine/quote/memo-entry.ts; `npm run bench -- quote`, quiet box, same hour): no
+ *   cap 130 MB, still p99 140 us, busy p99 310 us; 2 MB cap 103 MB, 259 us, 485 us. Nothing is
+ *   promoted now, but the request path allocates ~5 KB a quote under updates, and a smaller
+ *   young generation only scavenges more often. Latency is the product: no flag.
  * - `MALLOC_ARENA_MAX=2`: glibc gives each thread that allocates its own malloc arena (libuv's
  *   pool, V8's helpers, uWS), each kept at its high-water mark; two arenas measured ~10 MB less.
  */
