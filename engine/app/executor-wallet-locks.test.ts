@@ -77,7 +77,9 @@ async function executor(name: string): Promise<ExecutorApp> {
     'executor-id': 'lock-test',
     'block-engine-url': endpoints.http,
     'busy-retry': '50',
-    'max-concurrent-trades': '2',
+    // One trade at a time: an executor in a trade takes no second wallet, so the hand-over below
+    // gives each executor one of the two wallets whatever the scheduling.
+    'max-concurrent-trades': '1',
     // Trades of both executors land on one pool within a slot or two: with the default 0 (the
     // exact re-quote) one trade's output falls short of a threshold quoted before the other landed.
     'slippage-bps': '100',
@@ -121,7 +123,13 @@ describe('two real-mode executors sharing Redis and PostgreSQL', () => {
     const ops = Array.from({ length: TRADES }, () => orderOpportunityOn(sim.chain, 50_000_000n));
     for (const op of ops) await publish(op);
     await eventually(() => (a.service.stats.deferred > 0 && b.service.stats.deferred > 0 ? true : undefined), 20_000, 'both executors deferring for want of a wallet');
-    for (const lock of outside) await lock!.release();
+    // The first wallet goes to whichever executor asks first; while that one trades (until its
+    // outcome is recorded, a slot or more) it takes nothing else, so the second goes to the other.
+    await outside[0]!.release();
+    const first = await eventually(() => lockLog.find((e) => e.wallet === workers[0]!.id && e.kind === 'granted' && e.holder !== 'outside')?.holder, 20_000, 'the first wallet taken');
+    await outside[1]!.release();
+    const second = await eventually(() => lockLog.find((e) => e.wallet === workers[1]!.id && e.kind === 'granted' && e.holder !== 'outside')?.holder, 20_000, 'the second wallet taken');
+    expect(second).not.toBe(first);
 
     const done = await eventually(() => (ops.every((op) => results.has(tradeIdOf(op.id))) ? ops.map((op) => results.get(tradeIdOf(op.id))!) : undefined), 60_000, 'every result');
     expect(done.map((r) => [r.status, r.error])).toEqual(ops.map(() => ['confirmed', undefined]));

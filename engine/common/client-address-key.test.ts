@@ -1,5 +1,6 @@
 import uws from '@trufflesuite/uws-js-unofficial';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 
 import { nativeStatus } from '../chain/native-addon.js';
 import { ClientAddressKeys, remoteAddressesReadNatively, type RemoteAddressSource } from './client-address-key.js';
@@ -22,7 +23,13 @@ function uwsKeyOf(res: RemoteAddressSource): string {
 
 /** A uWS app on `host` answering each request with what `keys` made of it. */
 function listen(host: string): Promise<number> {
-  const app = uws.App().get('/*', (res) => {
+  const app = uws.App().ws('/ws', {
+    open: (ws) => {
+      const source = ws as unknown as RemoteAddressSource;
+      ws.send(JSON.stringify({ key: keys.of(source), uwsKey: uwsKeyOf(source), calls: 0 }));
+    },
+  });
+  app.get('/*', (res) => {
     // Count the uWS.js reads the key costs (an own property shadows the native method).
     let calls = 0;
     const original = res.getRemoteAddress.bind(res);
@@ -74,6 +81,19 @@ describe('ClientAddressKeys', () => {
       expect(remoteAddressesReadNatively()).toBe(false);
       expect(second.calls).toBe(1);
     }
+  });
+
+  it('keys a WebSocket client as uWS.js does, its kind checked on its own', async () => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port4}/ws`);
+    const seen = await new Promise<Seen>((resolve, reject) => {
+      socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString()) as Seen));
+      socket.once('error', reject);
+    });
+    socket.close();
+    expect(seen.key).toBe('addr:127.0.0.1');
+    expect(seen.key).toBe(seen.uwsKey);
+    // The add-on agreed on this kind too (a disagreement would have turned it off).
+    expect(remoteAddressesReadNatively()).toBe(nativeStatus.loaded);
   });
 
   it('keys an IPv6 client by the text of its address', async () => {

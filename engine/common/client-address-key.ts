@@ -8,9 +8,9 @@
  * The address of an IPv4 peer is read through the add-on when it is built
  * (engine/chain/native-remote-address.ts): `getRemoteAddress()` allocates an ArrayBuffer per call,
  * and at 10,000 requests/s sweeping those was the larger part of each scavenge pause once memo
- * entries stopped surviving (engine/quote/memo-entry.ts). The add-on's first answer in a process
- * is checked against `getRemoteAddress()`; on a mismatch, or without the add-on, every address is
- * read the uWS.js way.
+ * entries stopped surviving (engine/quote/memo-entry.ts). The add-on's first answer for each kind
+ * of source (HttpResponse, WebSocket) is checked against `getRemoteAddress()`; on a mismatch, or
+ * without the add-on, every address is read the uWS.js way.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -28,12 +28,18 @@ export interface RemoteAddressSource {
 
 /** The add-on's reader: undefined until first asked, null when there is none or it disagreed with uWS.js. */
 let nativeReader: RemoteIPv4Fn | null | undefined;
-/** Whether the add-on's first answer was checked against uWS.js (and agreed). */
-let nativeChecked = false;
+/**
+ * The kinds of source (their prototypes: uWS.js' HttpResponse, its WebSocket) whose first native
+ * answer agreed with uWS.js: each kind keeps its native pointer in its own object, so each is
+ * checked once.
+ */
+const checkedKinds = new WeakSet<object>();
+/** Whether any kind was checked (and agreed). */
+let checkedAny = false;
 
-/** Whether remote addresses are read through the add-on (true once its first answer agreed with uWS.js). */
+/** Whether remote addresses are read through the add-on (true once a first answer agreed with uWS.js). */
 export function remoteAddressesReadNatively(): boolean {
-  return nativeReader !== undefined && nativeReader !== null && nativeChecked;
+  return nativeReader !== undefined && nativeReader !== null && checkedAny;
 }
 
 /**
@@ -62,7 +68,7 @@ export class ClientAddressKeys {
     const native = nativeReader === undefined ? nativeRemoteIPv4() : nativeReader;
     if (native !== null) {
       const ip = native(source);
-      if (ip >= 0 && (nativeChecked || this.agrees(ip, source))) return this.keyOf(ip | 0);
+      if (ip >= 0 && (checkedKinds.has(Object.getPrototypeOf(source) as object) || this.agrees(ip, source))) return this.keyOf(ip | 0);
     }
     const raw = source.getRemoteAddress();
     if (raw.byteLength !== 4) return `addr:${Buffer.from(source.getRemoteAddressAsText()).toString()}`;
@@ -81,13 +87,17 @@ export class ClientAddressKeys {
     return key;
   }
 
-  /** The first native answer of the process against uWS.js' own; a disagreement turns the add-on off. */
+  /** A kind's first native answer against uWS.js' own; a disagreement turns the add-on off for the process. */
   private agrees(ip: number, source: RemoteAddressSource): boolean {
     const raw = source.getRemoteAddress();
     const b = new Uint8Array(raw);
     const same = raw.byteLength === 4 && ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) === (ip | 0);
-    if (same) nativeChecked = true;
-    else nativeReader = null;
+    if (same) {
+      checkedKinds.add(Object.getPrototypeOf(source) as object);
+      checkedAny = true;
+    } else {
+      nativeReader = null;
+    }
     return same;
   }
 }

@@ -270,16 +270,20 @@ describe('slow subscribers', () => {
       source.emit(BigInt(100 + i), entries);
       if (i % 10 === 9) await sleep(1);
     }
-    await sleep(50);
-    gc();
-    const after = process.memoryUsage();
+    await until(() => server.stats().batchesSent + server.stats().batchesDropped === batches);
 
     const stats = server.stats();
-    expect(stats.batchesSent + stats.batchesDropped).toBe(batches);
     expect(stats.batchesDropped).toBeGreaterThan(batches / 2);
     expect(stats.maxQueuedBytes).toBeLessThanOrEqual(maxQueued + entries.length + 16);
-    const grown = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
-    expect(grown).toBeLessThan(32 * 1024 * 1024);
+    // What the server keeps stays far below what was offered. Freed array buffers are returned by
+    // V8's sweeper thread after the collection, later under load: wait for it, a collection per try
+    // (memory the server really kept would never come back, and the wait would fail).
+    const grown = (): number => {
+      gc();
+      const after = process.memoryUsage();
+      return after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
+    };
+    await until(() => grown() < 32 * 1024 * 1024);
     call.cancel();
   });
 
