@@ -24,16 +24,16 @@ import { ErrorCode, TpError } from '../errors.js';
 import type { CacheRoute, HeldRoute } from './cache-route-search.js';
 import type { OwnedBodyParts, RouteHop, RouteQuote } from './quote-answer.js';
 
-/** Slots of `MemoEntry.amounts`. */
-const INPUT = 0;
-const OUTPUT = 1;
-const VALUE = 2;
+/**
+ * `MemoEntry.amounts`: hop k's at k × HOP_STRIDE, in, out, fee, slot. The route's own amounts, value
+ * and slot follow from them (route-search.ts routeQuoteOf, routeValue).
+ */
+const IN = 0;
+const OUT = 1;
+const FEE = 2;
 const SLOT = 3;
-/** Hop k's amounts start at HOP + k × HOP_STRIDE: in, out, fee, slot. */
-const HOP = 4;
 const HOP_STRIDE = 4;
 const MAX_HOPS = 2;
-const AMOUNT_SLOTS = HOP + MAX_HOPS * HOP_STRIDE;
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -47,9 +47,6 @@ export class MemoEntry implements HeldRoute {
   /** When the newest pool of any leg read that was not a candidate was stored; -Infinity: none. */
   excludedNewest = -Infinity;
   mode: SwapMode = SwapMode.ExactIn;
-  /** The cache's own strings of the route's ends. */
-  inputMint = '';
-  outputMint = '';
   priceImpact = 0;
   hopCount = 0;
   // RouteStanding (cache-route-search.ts).
@@ -66,7 +63,7 @@ export class MemoEntry implements HeldRoute {
   readonly hopFeeMints: string[] = ['', ''];
   /** The /quote body around its per-answer fields, in bytes of its own. */
   readonly body: OwnedBodyParts = { bytes: new Uint8Array(0), length: 0, headEnd: 0, revision: 0 };
-  private readonly amounts = new BigUint64Array(AMOUNT_SLOTS);
+  private readonly amounts = new BigUint64Array(MAX_HOPS * HOP_STRIDE);
 
   /** Takes `found`'s route and standing (the route's strings must be the cache's own). */
   hold(found: CacheRoute, version: number): void {
@@ -78,8 +75,6 @@ export class MemoEntry implements HeldRoute {
     this.version = version;
     this.excludedNewest = found.excludedNewest;
     this.mode = route.mode;
-    this.inputMint = route.inputMint;
-    this.outputMint = route.outputMint;
     this.priceImpact = route.priceImpact;
     this.hopCount = hops.length;
     this.position = standing.position;
@@ -87,10 +82,6 @@ export class MemoEntry implements HeldRoute {
     this.firstVersion = standing.firstVersion;
     this.secondPool = standing.secondPool;
     this.secondVersion = standing.secondVersion;
-    a[INPUT] = u64(route.inputAmount);
-    a[OUTPUT] = u64(route.outputAmount);
-    a[VALUE] = u64(standing.value);
-    a[SLOT] = u64(route.slot);
     for (let k = 0; k < hops.length; k++) {
       const hop = hops[k]!;
       this.hopPools[k] = hop.pool;
@@ -98,64 +89,80 @@ export class MemoEntry implements HeldRoute {
       this.hopInputMints[k] = hop.inputMint;
       this.hopOutputMints[k] = hop.outputMint;
       this.hopFeeMints[k] = hop.feeMint;
-      const at = HOP + k * HOP_STRIDE;
-      a[at] = u64(hop.inAmount);
-      a[at + 1] = u64(hop.outAmount);
-      a[at + 2] = u64(hop.fee);
-      a[at + 3] = u64(hop.slot);
+      const at = k * HOP_STRIDE;
+      a[at + IN] = u64(hop.inAmount);
+      a[at + OUT] = u64(hop.outAmount);
+      a[at + FEE] = u64(hop.fee);
+      a[at + SLOT] = u64(hop.slot);
     }
   }
 
+  /** The cache's own string of the mint the route sells ('' before the entry holds a route). */
+  get inputMint(): string {
+    return this.hopInputMints[0]!;
+  }
+
+  /** The cache's own string of the mint the route buys ('' before the entry holds a route). */
+  get outputMint(): string {
+    return this.hopCount === 0 ? '' : this.hopOutputMints[this.hopCount - 1]!;
+  }
+
+  /** What the route sells: its first hop's input. */
   get inputAmount(): bigint {
-    return this.amounts[INPUT]!;
+    return this.hopInAmount(0);
   }
 
+  /** What the route buys: its last hop's output. */
   get outputAmount(): bigint {
-    return this.amounts[OUTPUT]!;
+    return this.hopOutAmount(this.hopCount - 1);
   }
 
-  /** RouteStanding: the route's value (route-search.ts routeValue). */
+  /** RouteStanding: the route's value (route-search.ts routeValue): exact in its output, exact out its input. */
   get value(): bigint {
-    return this.amounts[VALUE]!;
+    return this.mode === SwapMode.ExactIn ? this.outputAmount : this.inputAmount;
   }
 
   /** HeldRoute: what hop `k` sold. */
   hopInAmount(k: number): bigint {
-    return this.amounts[HOP + k * HOP_STRIDE]!;
+    return this.amounts[k * HOP_STRIDE + IN]!;
   }
 
   /** HeldRoute: what hop `k` bought. */
   hopOutAmount(k: number): bigint {
-    return this.amounts[HOP + k * HOP_STRIDE + 1]!;
+    return this.amounts[k * HOP_STRIDE + OUT]!;
   }
 
   /** The priced route, built now (a new object each call: keep it as long as you like). */
   get route(): RouteQuote {
     const a = this.amounts;
     const hops: RouteHop[] = [];
+    let slot = 0n;
     for (let k = 0; k < this.hopCount; k++) {
-      const at = HOP + k * HOP_STRIDE;
+      const at = k * HOP_STRIDE;
+      const hopSlot = a[at + SLOT]!;
       hops.push({
         pool: this.hopPools[k]!,
         dex: this.hopDexes[k]!,
         inputMint: this.hopInputMints[k]!,
         outputMint: this.hopOutputMints[k]!,
-        inAmount: a[at]!,
-        outAmount: a[at + 1]!,
-        fee: a[at + 2]!,
+        inAmount: a[at + IN]!,
+        outAmount: a[at + OUT]!,
+        fee: a[at + FEE]!,
         feeMint: this.hopFeeMints[k]!,
-        slot: a[at + 3]!,
+        slot: hopSlot,
       });
+      // The oldest state the route used (route-search.ts routeQuoteOf).
+      if (k === 0 || hopSlot < slot) slot = hopSlot;
     }
     return {
       mode: this.mode,
       inputMint: this.inputMint,
       outputMint: this.outputMint,
-      inputAmount: a[INPUT]!,
-      outputAmount: a[OUTPUT]!,
+      inputAmount: hops[0]!.inAmount,
+      outputAmount: hops[hops.length - 1]!.outAmount,
       priceImpact: this.priceImpact,
       hops,
-      slot: a[SLOT]!,
+      slot,
     };
   }
 }
