@@ -155,10 +155,13 @@ interface SwapApiBodyParts {
  */
 const bodyParts = new WeakMap<QuoteBodyParts, SwapApiBodyParts>();
 
-function partsOf(answer: QuoteAnswer, q: RouteQuote): SwapApiBodyParts {
+/** The parts of `answer`'s route: kept ones when its memo body still holds that route, else serialized now. */
+function partsOf(answer: QuoteAnswer): SwapApiBodyParts {
   const body = answer.body;
   const known = body === undefined ? undefined : bodyParts.get(body);
   if (known !== undefined && known.revision === body!.revision) return known;
+  // Read once: a cache answer builds its route on every read.
+  const q = answer.quote;
   const full = swapApiResponseOf(answer, 0, q);
   const j = JSON.stringify;
   const parts = {
@@ -177,10 +180,7 @@ function partsOf(answer: QuoteAnswer, q: RouteQuote): SwapApiBodyParts {
  * timeTakenSeconds))` (tested), from the route's parts serialized once.
  */
 export function swapApiBodyOf(answer: QuoteAnswer, timeTakenSeconds: number): string {
-  const body = answer.body;
-  const known = body === undefined ? undefined : bodyParts.get(body);
-  // A memoized route's parts are reused without building the route (a cache answer builds it on read).
-  const p = known !== undefined && known.revision === body!.revision ? known : partsOf(answer, answer.quote);
+  const p = partsOf(answer);
   const threshold = p.exactIn ? answer.slippage.minOutputText : answer.slippage.maxInputText;
   return `${p.head}${threshold}${p.mode}${answer.slippage.bps}${p.tail}${Number(answer.contextSlot)},"timeTaken":${JSON.stringify(timeTakenSeconds)}}`;
 }
