@@ -59,21 +59,25 @@ function nativeRemoteIPv4(): RemoteIPv4Fn | null {
   return nativeReader;
 }
 
+/** uWS.js' raw address as an int32 (first byte most significant) when it is IPv4, else undefined. */
+function ipv4Of(raw: ArrayBuffer): number | undefined {
+  if (raw.byteLength !== 4) return undefined;
+  const b = new Uint8Array(raw);
+  return (b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!;
+}
 
 export class ClientAddressKeys {
   private readonly keys = new Map<number, string>();
 
   /** The key of the source's remote address. */
   of(source: RemoteAddressSource): string {
-    const native = nativeReader === undefined ? nativeRemoteIPv4() : nativeReader;
+    const native = nativeRemoteIPv4();
     if (native !== null) {
       const ip = native(source);
       if (ip >= 0 && (checkedKinds.has(Object.getPrototypeOf(source) as object) || this.agrees(ip, source))) return this.keyOf(ip | 0);
     }
-    const raw = source.getRemoteAddress();
-    if (raw.byteLength !== 4) return `addr:${Buffer.from(source.getRemoteAddressAsText()).toString()}`;
-    const b = new Uint8Array(raw);
-    return this.keyOf((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!);
+    const ip = ipv4Of(source.getRemoteAddress());
+    return ip === undefined ? `addr:${Buffer.from(source.getRemoteAddressAsText()).toString()}` : this.keyOf(ip);
   }
 
   /** The key of IPv4 address `ip` (an int32, first byte most significant). */
@@ -89,9 +93,7 @@ export class ClientAddressKeys {
 
   /** A kind's first native answer against uWS.js' own; a disagreement turns the add-on off for the process. */
   private agrees(ip: number, source: RemoteAddressSource): boolean {
-    const raw = source.getRemoteAddress();
-    const b = new Uint8Array(raw);
-    const same = raw.byteLength === 4 && ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) === (ip | 0);
+    const same = ipv4Of(source.getRemoteAddress()) === (ip | 0);
     if (same) {
       checkedKinds.add(Object.getPrototypeOf(source) as object);
       checkedAny = true;
