@@ -91,14 +91,7 @@ export class CallRouter {
     if (reads.length > 0) parts.push(this.subBatch(items as RpcCall[], reads, true, replies));
     if (writes.length > 0) parts.push(this.subBatch(items as RpcCall[], writes, false, replies));
     await Promise.all(parts);
-    const out: Buffer[] = [];
-    for (const r of replies) {
-      if (r === null) continue;
-      out.push(out.length === 0 ? OPEN_BRACKET : COMMA, r);
-    }
-    if (out.length === 0) return null;
-    out.push(CLOSE_BRACKET);
-    return Buffer.concat(out);
+    return batchReply(replies);
   }
 
   /** Sends the items at `positions` as one upstream batch and puts each answer at its position. */
@@ -249,4 +242,16 @@ const NULL = Buffer.from('null');
 /** `{"jsonrpc":"2.0","result"|"error":<value>,"id":<id>}` from raw bytes. */
 function reply(head: Buffer, value: Uint8Array, id: Uint8Array | null): Buffer {
   return Buffer.concat([head, value, ID_KEY, id ?? NULL, CLOSE_BRACE]);
+}
+
+/** A batch's answer: its items' replies in order (null: a notification, no reply), or null when none has one. */
+export function batchReply(replies: readonly (Buffer | null)[]): Buffer | null {
+  const out: Buffer[] = [];
+  for (const r of replies) {
+    if (r === null) continue;
+    out.push(out.length === 0 ? OPEN_BRACKET : COMMA, r);
+  }
+  if (out.length === 0) return null;
+  out.push(CLOSE_BRACKET);
+  return Buffer.concat(out);
 }

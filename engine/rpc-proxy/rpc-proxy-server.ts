@@ -25,7 +25,7 @@ import { httpStatusOf } from '../error-status.js';
 import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { ClientAddressKeys, type RateLimiter } from '../common/index.js';
-import type { CallRouter, ProxyAnswer } from './call-router.js';
+import { batchReply, type CallRouter, type ProxyAnswer } from './call-router.js';
 import { replyKind } from './json-scan.js';
 import { parseRequest, type RpcCall } from './json-rpc-request.js';
 import { JsonRpcErrorCode, errorReply, httpStatusOf as proxyHttpStatusOf } from './proxy-errors.js';
@@ -439,8 +439,7 @@ export class RpcProxyServer {
       reply = errorOf(parsed.call);
       status = proxyHttpStatusOf(parsed.call.read ? JsonRpcErrorCode.UpstreamFailed : JsonRpcErrorCode.WriteOutcomeUnknown, true);
     } else if (parsed.kind === 'batch') {
-      const items = parsed.items.filter((item) => Buffer.isBuffer(item) || item.hasId).map((item) => (Buffer.isBuffer(item) ? item : errorOf(item)));
-      reply = Buffer.concat([Buffer.from('['), ...items.flatMap((item, i) => (i === 0 ? [item] : [Buffer.from(','), item])), Buffer.from(']')]);
+      reply = batchReply(parsed.items.map((item) => (Buffer.isBuffer(item) ? item : item.hasId ? errorOf(item) : null))) ?? EMPTY_BATCH;
     } else return;
     this.metrics.errors.labels(NO_ENDPOINT, 'none', ErrorKind.Timeout).inc();
     p.res.cork(() => {
@@ -659,6 +658,8 @@ export class RpcProxyServer {
 }
 
 const COMMA = Buffer.from(',');
+/** What the response limit answers for a batch of notifications only (as it always did). */
+const EMPTY_BATCH = Buffer.from('[]');
 
 /** What a request presents to the proxy's auth: its Authorization header, its API key (header, else query). */
 function credentialsOf(req: uws.HttpRequest): Credentials {
