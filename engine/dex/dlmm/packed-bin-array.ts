@@ -18,9 +18,7 @@
  */
 import type { Bin, BinArray } from '../types.js';
 import type { DlmmBin } from './bin-array.js';
-import { U64_MAX } from './constants.js';
-
-const U128_MAX = (1n << 128n) - 1n;
+import { U128_MAX, U64_MAX } from './constants.js';
 
 // Word planes of `words`, each `binCount` long.
 const AMOUNT_X = 0;
