@@ -288,7 +288,7 @@ export interface ErrorContexts {
         /** The transaction whose confirmation was awaited. */
         signature?: string;
       }
-    | { localError: string; externalError: string };
+    | AggregatedFailureContext;
   /** Where the bytes break: an offset into them, their length, or the record being read (`record`). */
   [ErrorCode.EntryMalformed]:
     | {
@@ -390,6 +390,9 @@ export type ConfigInvalidContext =
   /** Every issue found; for a config file, with its unknown settings. */
   | { issues: readonly string[]; unknown?: readonly string[] };
 
+/** For an aggregated quote neither source answered: the codes the local and external sources failed with. */
+export type AggregatedFailureContext = { localError: string; externalError: string };
+
 /** The pair a quote was asked for. */
 export type PairContext = { inputMint: string; outputMint: string };
 
@@ -412,7 +415,7 @@ export type UnavailableContext =
   /** How a request to the price oracle failed. */
   | { oracle: 'http' | 'timeout' | 'network' | 'malformed' }
   /** For an aggregated quote: the codes both sources failed with. */
-  | { localError: string; externalError: string };
+  | AggregatedFailureContext;
 
 /** ErrorCode.NotFound: what was looked for. */
 export type NotFoundContext =
@@ -423,7 +426,7 @@ export type NotFoundContext =
   /** A strategy by its id or id prefix. */
   | { strategy: string }
   /** For an aggregated quote: the codes both sources failed with (both no route). */
-  | { localError: string; externalError: string };
+  | AggregatedFailureContext;
 
 /** ErrorCode.Internal: the invariant that broke, by what it was about. */
 export type InternalContext =

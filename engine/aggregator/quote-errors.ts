@@ -3,7 +3,7 @@
  * status of its handlers' errors, both from the engine's one code table (engine/error-status.ts).
  */
 import { GrpcStatus, grpcStatusOf as grpcStatusOfCode } from '../error-status.js';
-import { ErrorCode, TpError } from '../errors.js';
+import { ErrorCode, TpError, type AggregatedFailureContext } from '../errors.js';
 import type { WireQuoteError } from '../quote/index.js';
 
 /** The source did not answer within its timeout (GetAggregatedQuote). */
@@ -23,7 +23,7 @@ export function unavailableError(source: string, why: string): WireQuoteError {
  */
 export function noQuoteError(local: WireQuoteError, external: WireQuoteError): TpError {
   const message = `no quote: local ${local.code} (${local.message}); external ${external.code} (${external.message})`;
-  const context = { localError: local.code, externalError: external.code };
+  const context: AggregatedFailureContext = { localError: local.code, externalError: external.code };
   if (local.grpcStatus === GrpcStatus.DEADLINE_EXCEEDED || external.grpcStatus === GrpcStatus.DEADLINE_EXCEEDED) {
     return new TpError(ErrorCode.Deadline, message, { context });
   }

@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 
 import type { BinArray } from '../types.js';
 import type { DlmmBin } from './bin-array.js';
+import { U128_MAX, U64_MAX } from './constants.js';
 import { PackedBinArray, PackedBinView } from './packed-bin-array.js';
 import { Prng, randomScenario } from './testing/random-pools.js';
-
-const U64_MAX = (1n << 64n) - 1n;
-const U128_MAX = (1n << 128n) - 1n;
 
 function bin(id: number, fields: Partial<DlmmBin> = {}): DlmmBin {
   return { id, amountX: 0n, amountY: 0n, price: 0n, liquiditySupply: 0n, openOrderAmount: 0n, processedOrderRemainingAmount: 0n, limitOrderAskSide: false, ...fields };

@@ -18,9 +18,7 @@
  */
 import type { Bin, BinArray } from '../types.js';
 import type { DlmmBin } from './bin-array.js';
-import { U64_MAX } from './constants.js';
-
-const U128_MAX = (1n << 128n) - 1n;
+import { U128_MAX, U64_MAX } from './constants.js';
 
 // Word planes of `words`, each `binCount` long.
 const AMOUNT_X = 0;
@@ -141,34 +139,17 @@ export class PackedBinArray implements BinArray {
     return this.hasLimitOrders && this.words[ASK_SIDE * this.binCount + offset] === 1n;
   }
 
-  /**
-   * Bin `offset` (0-based) written into `into`, which is returned; undefined past either end.
-   * Every field is written (limit orders as zeros when none rest), so one object serves a walk.
-   */
-  readBin(offset: number, into: DlmmBin): DlmmBin | undefined {
-    const n = this.binCount;
-    if (!(offset >= 0 && offset < n)) return undefined;
-    into.id = this.firstId + offset;
-    into.amountX = this.words[AMOUNT_X * n + offset]!;
-    into.amountY = this.words[AMOUNT_Y * n + offset]!;
-    into.price = this.u128At(PRICE_LO, PRICE_HI, offset);
-    into.liquiditySupply = this.u128At(SUPPLY_LO, SUPPLY_HI, offset);
-    into.openOrderAmount = this.openOrderAmountAt(offset);
-    into.processedOrderRemainingAmount = this.processedOrderRemainingAmountAt(offset);
-    into.limitOrderAskSide = this.limitOrderAskSideAt(offset);
-    return into;
-  }
-
   /** Fresh Bin objects (DlmmBins when some bin holds limit orders): the slow path, see above. */
   get bins(): readonly Bin[] {
     const out = new Array<Bin>(this.binCount);
     for (let i = 0; i < this.binCount; i++) {
-      const bin = this.readBin(i, binScratch())!;
+      const bin: Bin = { id: this.firstId + i, amountX: this.amountXAt(i), amountY: this.amountYAt(i), price: this.priceAt(i), liquiditySupply: this.liquiditySupplyAt(i) };
       if (!this.hasLimitOrders) {
-        out[i] = { id: bin.id, amountX: bin.amountX, amountY: bin.amountY, price: bin.price, liquiditySupply: bin.liquiditySupply };
-      } else {
         out[i] = bin;
+        continue;
       }
+      const withOrders: DlmmBin = { ...bin, openOrderAmount: this.openOrderAmountAt(i), processedOrderRemainingAmount: this.processedOrderRemainingAmountAt(i), limitOrderAskSide: this.limitOrderAskSideAt(i) };
+      out[i] = withOrders;
     }
     return out;
   }
@@ -240,11 +221,6 @@ export class PackedBinView implements DlmmBin {
   get liquiditySupply(): bigint {
     return this.array === undefined ? 0n : this.array.liquiditySupplyAt(this.offset);
   }
-}
-
-/** A bin object for `readBin` to fill (one per walk or per caller; every field present). */
-export function binScratch(): DlmmBin {
-  return { id: 0, amountX: 0n, amountY: 0n, price: 0n, liquiditySupply: 0n, openOrderAmount: 0n, processedOrderRemainingAmount: 0n, limitOrderAskSide: false };
 }
 
 function isU64(v: bigint): boolean {
