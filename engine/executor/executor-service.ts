@@ -53,7 +53,7 @@ import { actualProfitOf } from './trade-profit.js';
 import { filledAmountsOf } from './landed-balance-changes.js';
 import type { HeldWallet, WorkerWallets } from './worker-wallets.js';
 import { TradeStage, type TradeStageObserver } from './trade-stages.js';
-import type { RecentBlockhash } from './recent-blockhash.js';
+import type { LatestBlockhash, RecentBlockhash } from './recent-blockhash.js';
 
 export interface ExecutorSettings {
   executorId: string;
@@ -246,7 +246,7 @@ export class ExecutorService {
     const known = this.timed(TradeStage.Lookup, tradeId, this.options.trades.byOpportunity(op.id));
     known.catch(() => undefined);
     // The real path needs a recent blockhash: kept warm (RecentBlockhash), else read while the pools are read, not after.
-    const blockhashRead = s.paper ? undefined : this.timed(TradeStage.Blockhash, tradeId, this.options.blockhashes?.current() ?? this.options.chain.getLatestBlockhash());
+    const blockhashRead = s.paper ? undefined : this.timed(TradeStage.Blockhash, tradeId, this.blockhash());
     blockhashRead?.catch(() => undefined);
     const path = selectExecutionPath(op);
     const tip = tipFor(op, path, s.defaultTip);
@@ -391,7 +391,7 @@ export class ExecutorService {
       let build = performance.now() - mark;
       let { blockhash, lastValidBlockHeight } = await blockhashRead!;
       // The wallet's last transaction had this blockhash: another, so this one cannot be the same transaction.
-      if (this.lastBlockhash.get(held.wallet.id) === blockhash) ({ blockhash, lastValidBlockHeight } = await (this.options.blockhashes?.current(blockhash) ?? this.options.chain.getLatestBlockhash()));
+      if (this.lastBlockhash.get(held.wallet.id) === blockhash) ({ blockhash, lastValidBlockHeight } = await this.blockhash(blockhash));
       mark = this.lap(TradeStage.BlockhashWait, mark + build, tradeId);
       const lookupTables = (await this.options.lookupTables?.current()) ?? [];
       const loan = op.flashLoan ? FlashLoans.wrap(this.options.flashLoans!.reserveFor(op.inputMint)!, held.keypair.address, op.inputAmount) : undefined;
@@ -461,6 +461,11 @@ export class ExecutorService {
     } finally {
       await releaseHeld();
     }
+  }
+
+  /** A recent blockhash other than `avoid`: the one kept warm (RecentBlockhash), else read now. */
+  private blockhash(avoid?: string): Promise<LatestBlockhash> {
+    return this.options.blockhashes?.current(avoid) ?? this.options.chain.getLatestBlockhash();
   }
 
   /** Reports `stage` as the time since `since` (performance.now()); returns now. */
