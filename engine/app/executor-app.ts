@@ -156,8 +156,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       let blockhashes: RecentBlockhash | undefined;
       if (!paper) {
         blockhashes = new RecentBlockhash({ read: () => chain.getLatestBlockhash(), refreshMs: config['executor.blockhashRefresh'], ...(options.blockhashMaxAgeMs === undefined ? {} : { maxAgeMs: options.blockhashMaxAgeMs }) });
-        const kept = blockhashes;
-        host.onClose('recent blockhash', () => kept.close());
+        host.onClose('recent blockhash', () => blockhashes?.close());
         const passphrase = WalletPassphrase.resolve({ passphrase: config['wallets.passphrase'], keyFile: config['wallets.keyFile'] });
         const manager = new WalletManager({ db, keys: state.keys, chain, passphrase, logger: log.child({ component: 'wallets' }) });
         wallets = new WorkerWallets({ wallets: manager, keys: state.keys, chain, logger: log.child({ component: 'wallets' }) });

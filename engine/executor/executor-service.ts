@@ -53,7 +53,7 @@ import { actualProfitOf } from './trade-profit.js';
 import { filledAmountsOf } from './landed-balance-changes.js';
 import type { HeldWallet, WorkerWallets } from './worker-wallets.js';
 import { TradeStage, type TradeStageObserver } from './trade-stages.js';
-import type { RecentBlockhash } from './recent-blockhash.js';
+import type { LatestBlockhash, RecentBlockhash } from './recent-blockhash.js';
 
 export interface ExecutorSettings {
   executorId: string;
@@ -203,9 +203,9 @@ export class ExecutorService {
       return this.skip(op, refusal.reason, refusal.detail);
     }
 
-    const mark = this.options.onStage === undefined ? 0 : performance.now();
+    const mark = performance.now();
     const release = await this.semaphore.acquire();
-    if (this.options.onStage !== undefined) this.lap(TradeStage.Semaphore, mark, tradeId);
+    this.lap(TradeStage.Semaphore, mark, tradeId);
     this.inFlight.add(tradeId);
     this.stats.inFlight = this.inFlight.size;
     this.options.metrics.inFlight.set(this.inFlight.size);
@@ -246,7 +246,7 @@ export class ExecutorService {
     const known = this.timed(TradeStage.Lookup, tradeId, this.options.trades.byOpportunity(op.id));
     known.catch(() => undefined);
     // The real path needs a recent blockhash: kept warm (RecentBlockhash), else read while the pools are read, not after.
-    const blockhashRead = s.paper ? undefined : this.timed(TradeStage.Blockhash, tradeId, this.options.blockhashes?.current() ?? this.options.chain.getLatestBlockhash());
+    const blockhashRead = s.paper ? undefined : this.timed(TradeStage.Blockhash, tradeId, this.blockhash());
     blockhashRead?.catch(() => undefined);
     const path = selectExecutionPath(op);
     const tip = tipFor(op, path, s.defaultTip);
@@ -262,7 +262,7 @@ export class ExecutorService {
       await giveBackWallet();
       return outcome;
     };
-    let mark = this.options.onStage === undefined ? 0 : performance.now();
+    let mark = performance.now();
     const refreshed = pools.refresh(op.route).then(
       () => undefined,
       (err: unknown) => ({ err }),
@@ -283,7 +283,7 @@ export class ExecutorService {
       await giveBackWallet();
       throw failed.err;
     }
-    if (this.options.onStage !== undefined) mark = this.lap(TradeStage.Pools, mark, tradeId);
+    mark = this.lap(TradeStage.Pools, mark, tradeId);
     const slot = pools.oldestSlot(addresses) ?? op.slot;
     if (slot - op.slot > s.maxSlotLag) return giveBack(this.skip(op, SkipReason.StaleState, `state read at slot ${slot}, ${slot - op.slot} slots after the opportunity's ${op.slot} (limit ${s.maxSlotLag})`));
     const requote = requoteRoute(op, pools.source);
@@ -291,7 +291,7 @@ export class ExecutorService {
     if (op.strategy === Strategy.Arbitrage ? requote.profit <= s.minProfit : !requote.meetsMinimum) {
       return giveBack(this.skip(op, SkipReason.Unprofitable, `re-quoted output ${requote.output}, profit ${requote.profit} (expected ${op.expectedProfit}, threshold ${s.minProfit}, minimum output ${op.minimumOutput})`));
     }
-    if (this.options.onStage !== undefined) mark = this.lap(TradeStage.Requote, mark, tradeId);
+    mark = this.lap(TradeStage.Requote, mark, tradeId);
     const request = (computeUnitLimit: number, minimumOutput: bigint, held?: HeldWallet): ExecutionRequest => {
       const r: ExecutionRequest = {
         version: 1,
@@ -372,7 +372,7 @@ export class ExecutorService {
 
     // Real path: the worker wallet taken above, held for the whole trade.
     const choice = await walletChoice!;
-    if (this.options.onStage !== undefined) mark = this.lap(TradeStage.WalletWait, mark, tradeId);
+    mark = this.lap(TradeStage.WalletWait, mark, tradeId);
     if (choice.kind === 'busy') return this.defer('every worker wallet that could pay is locked');
     if (choice.kind === 'none') return this.skip(op, SkipReason.NoWallet, choice.reason);
     const held = choice.held;
@@ -388,21 +388,19 @@ export class ExecutorService {
     };
     try {
       const plan = planSwapRoute({ owner: held.keypair.address, inputMint: op.inputMint, hops: pools.swapPools(addresses), mode: SwapMode.ExactIn, amount: op.inputAmount, slippageBps: s.slippageBps, createInputTokenAccount: op.flashLoan });
-      let build = this.options.onStage === undefined ? 0 : performance.now() - mark;
+      let build = performance.now() - mark;
       let { blockhash, lastValidBlockHeight } = await blockhashRead!;
       // The wallet's last transaction had this blockhash: another, so this one cannot be the same transaction.
-      if (this.lastBlockhash.get(held.wallet.id) === blockhash) ({ blockhash, lastValidBlockHeight } = await (this.options.blockhashes?.current(blockhash) ?? this.options.chain.getLatestBlockhash()));
-      if (this.options.onStage !== undefined) mark = this.lap(TradeStage.BlockhashWait, mark + build, tradeId);
+      if (this.lastBlockhash.get(held.wallet.id) === blockhash) ({ blockhash, lastValidBlockHeight } = await this.blockhash(blockhash));
+      mark = this.lap(TradeStage.BlockhashWait, mark + build, tradeId);
       const lookupTables = (await this.options.lookupTables?.current()) ?? [];
       const loan = op.flashLoan ? FlashLoans.wrap(this.options.flashLoans!.reserveFor(op.inputMint)!, held.keypair.address, op.inputAmount) : undefined;
       const computeUnitLimit = Math.min(plan.computeUnits + (loan === undefined ? 0 : FLASH_LOAN_COMPUTE_UNITS), MAX_COMPUTE_UNIT_LIMIT);
       const transaction = buildSwapRouteTransaction(plan, { payer: held.keypair, recentBlockhash: blockhash, computeUnitPrice: s.computeUnitPriceMicroLamports, computeUnitLimit, lookupTables, ...(loan === undefined ? {} : { loan }) });
       const requested = this.publishRequest(request(computeUnitLimit, plan.otherAmountThreshold, held));
-      if (this.options.onStage !== undefined) {
-        build += performance.now() - mark;
-        this.options.onStage(TradeStage.Build, build, tradeId);
-        mark = performance.now();
-      }
+      build += performance.now() - mark;
+      this.options.onStage?.(TradeStage.Build, build, tradeId);
+      mark = performance.now();
       // The pending row (with the signature) before anything is sent; a failure here sends nothing.
       await this.options.trades.insertPending({
         id: tradeId,
@@ -421,7 +419,7 @@ export class ExecutorService {
         lastValidBlockHeight,
       });
       this.lastBlockhash.set(held.wallet.id, blockhash);
-      if (this.options.onStage !== undefined) mark = this.lap(TradeStage.Pending, mark, tradeId);
+      mark = this.lap(TradeStage.Pending, mark, tradeId);
       let submittedAt: number | undefined;
       spent = undefined;
       const outcome = await this.options.submitters![path].submit(
@@ -430,7 +428,7 @@ export class ExecutorService {
           // The tip transfer's signature before the bundle goes out: a redelivery settles it too.
           prepared: (info) => this.options.trades.recordTipSignature(tradeId, info.tipSignature),
           submitted: async (info) => {
-            if (this.options.onStage !== undefined) this.lap(TradeStage.Send, mark, tradeId);
+            this.lap(TradeStage.Send, mark, tradeId);
             submittedAt = info.at;
             metrics.recordSubmitted(path, op.strategy, info.at - receivedAt);
             await this.options.trades.markSubmitted(tradeId, new Date(info.at), info.bundleId).catch((err: unknown) => logger?.warn({ tradeId, err: errorText(err) }, 'submitted status not recorded; the outcome will be'));
@@ -463,6 +461,11 @@ export class ExecutorService {
     } finally {
       await releaseHeld();
     }
+  }
+
+  /** A recent blockhash other than `avoid`: the one kept warm (RecentBlockhash), else read now. */
+  private blockhash(avoid?: string): Promise<LatestBlockhash> {
+    return this.options.blockhashes?.current(avoid) ?? this.options.chain.getLatestBlockhash();
   }
 
   /** Reports `stage` as the time since `since` (performance.now()); returns now. */

@@ -82,8 +82,6 @@ export class WorkerWallets {
   private readonly heldHere = new Set<string>();
   /** What each wallet holds, as last read or settled (see the module comment), by wallet id. */
   private readonly kept = new Map<string, Holdings>();
-  /** Balance reads from the chain (getBalance with getTokenAccountsByOwner). */
-  readonly stats = { holdingsReads: 0 };
 
   constructor(private readonly options: WorkerWalletsOptions) {}
 
@@ -126,7 +124,6 @@ export class WorkerWallets {
 
   /** What `wallet` holds now, read from the chain and kept. */
   private async readHoldings(wallet: WalletRecord): Promise<Holdings> {
-    this.stats.holdingsReads++;
     const at = Date.now();
     const [lamports, accounts] = await Promise.all([this.options.chain.getBalance(wallet.address), this.options.chain.getTokenAccountsByOwner(wallet.address)]);
     const tokens = new Map<string, bigint>();

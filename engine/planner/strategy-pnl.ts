@@ -268,17 +268,20 @@ export class StrategyPnlBooks {
   readonly stats: PnlReadStats = { reads: 0, lastRows: 0, lastFolded: 0, fullReads: 0 };
 
   read(db: SqlQueryable, strategies: readonly PnlStrategy[]): Promise<Map<string, StrategyPnl>> {
-    const run = this.queue.then(() => this.readNow(db, strategies));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.serial(() => this.readNow(db, strategies));
   }
 
   /** Drops the books of strategies not in `ids` (removed rows), so they do not pile up. */
   retain(ids: readonly string[]): Promise<void> {
     const keep = new Set(ids);
-    const run = this.queue.then(() => {
+    return this.serial(() => {
       for (const id of this.books.keys()) if (!keep.has(id)) this.books.delete(id);
     });
+  }
+
+  /** Runs `work` after what is queued (reads and retains run one at a time). */
+  private serial<T>(work: () => T | Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
     this.queue = run.catch(() => undefined);
     return run;
   }
