@@ -49,6 +49,11 @@ const PROBE_GAP_MS = 15;
 /** The simulator's sim.txsPerEntry (its batch per entry; default: the setting's own), for A/B runs of the batch size. */
 const TXS_PER_ENTRY = process.env.BENCH_E2E_TXS_PER_ENTRY;
 
+/** A recorder's "p50 x / p95 y ms" (ms with two decimals), as the note prints each stage. */
+function p50p95(r: LatencyRecorder): string {
+  return `p50 ${(r.percentileUs(50) / 1000).toFixed(2)} / p95 ${(r.percentileUs(95) / 1000).toFixed(2)} ms`;
+}
+
 function percentileOf(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -206,10 +211,10 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   const p95Us = e2e.percentileUs(95);
   const f = floor.summary();
   const stageText = Object.entries(stages)
-    .map(([name, r]) => `${name} p50 ${(r.percentileUs(50) / 1000).toFixed(2)} / p95 ${(r.percentileUs(95) / 1000).toFixed(2)} ms`)
+    .map(([name, r]) => `${name} ${p50p95(r)}`)
     .join('; ');
   const chainText = Object.entries(chainStages)
-    .map(([name, r]) => `${name} p50 ${(r.percentileUs(50) / 1000).toFixed(2)} / p95 ${(r.percentileUs(95) / 1000).toFixed(2)} ms`)
+    .map(([name, r]) => `${name} ${p50p95(r)}`)
     .join('; ');
   const perDex = [...byDex.entries()]
     .map(([dex, v]) => {
@@ -228,6 +233,6 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
       p999Us: s.p999Us,
       goal: 'p95 < 5 ms',
       goalMet: p95Us < 5_000,
-      note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; chain thread: ${chainText}; from the swap's application p50 ${(fromApplied.percentileUs(50) / 1000).toFixed(2)} / p95 ${(fromApplied.percentileUs(95) / 1000).toFixed(2)} ms; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; all swap accounts of the pool (${Math.min(...[...swapAccounts.values()].map((a) => a.length))}–${Math.max(...[...swapAccounts.values()].map((a) => a.length))} keys) p50 ${(fullRead.percentileUs(50) / 1000).toFixed(2)} / p95 ${(fullRead.percentileUs(95) / 1000).toFixed(2)} ms; ${behind} of ${s.count} probe states read at a slot before the stream's newest; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped, ${stats.queue.batches} batches, ${loads} pool loads`,
+      note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; chain thread: ${chainText}; from the swap's application ${p50p95(fromApplied)}; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; all swap accounts of the pool (${Math.min(...[...swapAccounts.values()].map((a) => a.length))}–${Math.max(...[...swapAccounts.values()].map((a) => a.length))} keys) ${p50p95(fullRead)}; ${behind} of ${s.count} probe states read at a slot before the stream's newest; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped, ${stats.queue.batches} batches, ${loads} pool loads`,
   };
 }

@@ -34,6 +34,8 @@ export {
 export { directionFor, quoteSwap } from './quote.js';
 export { priceImpact } from './price-impact.js';
 export { boundedInput, boundedOutput, rateBound } from './rate-bound.js';
+/** The size check of the decoders (TpError AccountSize), for builders that check what they encoded. */
+export { expectSize } from './account-bytes.js';
 
 // dexa_amm
 export {

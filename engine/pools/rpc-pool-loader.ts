@@ -256,13 +256,7 @@ export class RpcPoolLoader implements PoolLoader {
       if (!reads.has(address)) reads.set(address, settle(this.fetcher.fetch(address, signal === undefined ? { fresh } : { fresh, signal })));
     };
     // The epoch, beside the reads (EpochClock answers from memory most of the time).
-    const epoch: Promise<EpochRead> | undefined =
-      this.readMints && this.epochs !== undefined
-        ? this.epochs.current().then(
-            (e) => e,
-            (err: unknown) => asError(err),
-          )
-        : undefined;
+    const epoch: Promise<EpochRead> | undefined = this.readMints && this.epochs !== undefined ? this.epochs.current().then((e) => e, asError) : undefined;
 
     // Round 1: the pools, and the context accounts of the pools we know.
     for (const address of addresses) {
@@ -591,10 +585,7 @@ function asError(err: unknown): Error {
 }
 
 function settle(promise: Promise<AccountData | null>): Promise<Read> {
-  return promise.then(
-    (account) => account,
-    (err: unknown) => asError(err),
-  );
+  return promise.then((account) => account, asError);
 }
 
 /** Replaces every promise of the map by its value. */
@@ -603,7 +594,6 @@ async function resolveAll(reads: Map<string, Read | Promise<Read>>): Promise<voi
     if (read instanceof Promise) reads.set(address, await read);
   }
 }
-
 
 /** Remembered decodes are kept compact (initialized ticks only, shared zero bins): see compact-context.ts. */
 function compactDecoded(account: DecodedAccount | undefined): DecodedAccount | undefined {

@@ -47,8 +47,8 @@ import {
   type DlmmLbPair,
   type WhirlpoolFields,
   encodeExtendedTokenAccount,
+  expectSize,
 } from '../dex/index.js';
-import { ErrorCode, TpError } from '../errors.js';
 import type { AccountRecord } from './chain-backend.js';
 import { GENESIS_UNIX_TIME } from './chain-time.js';
 import { RENT_EPOCH_EXEMPT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, WHIRLPOOLS_CONFIG, WSOL_MINT, rentExemptMinimum } from './known-accounts.js';
@@ -164,13 +164,6 @@ export function buildPool(plan: PoolPlan, rng: SimRandom, accounts: Map<string, 
 }
 
 // ---- shared
-
-/** The genesis builder's check that an encoder wrote the account's exact size (TpError AccountSize). */
-function expectEncodedSize(data: Uint8Array, size: number, account: string): void {
-  if (data.length !== size) {
-    throw new TpError(ErrorCode.AccountSize, `${account} encoded to ${data.length} bytes, not ${size}`, { context: { account, expected: size, actual: data.length } });
-  }
-}
 
 function seededAddress(plan: PoolPlan, what: string): string {
   return base58.encode(seededBytes32(plan.seed, `${plan.dex}:${plan.index}:${what}`));
@@ -435,13 +428,13 @@ function buildConcentrated(plan: PoolPlan, rng: SimRandom, accounts: Map<string,
       // Whirlpool swaps walk consecutive arrays: every array of the window exists.
       arrayAddress = whirlpoolTickArrayAddress(programId, address, start);
       data = encodeWhirlpoolTickArray({ pool: address, startTickIndex: start, ticks: slots });
-      expectEncodedSize(data, WHIRLPOOL_FIXED_TICK_ARRAY_ACCOUNT_SIZE, 'Whirlpool TickArray');
+      expectSize(data, WHIRLPOOL_FIXED_TICK_ARRAY_ACCOUNT_SIZE, Dex.Whirlpool, 'TickArray', arrayAddress);
     } else {
       // Raydium creates arrays with initialized ticks only and marks them in the pool's bitmap.
       if (!initialized) continue;
       arrayAddress = clmmTickArrayAddress(programId, address, start);
       data = encodeClmmTickArray({ pool: address, startTickIndex: start, tickSpacing: ts, ticks: slots });
-      expectEncodedSize(data, CLMM_TICK_ARRAY_ACCOUNT_SIZE, 'CLMM TickArrayState');
+      expectSize(data, CLMM_TICK_ARRAY_ACCOUNT_SIZE, Dex.Clmm, 'TickArrayState', arrayAddress);
       setTickArrayBit(bitmap, start, ts, true);
     }
     accounts.set(arrayAddress, programAccount(programId, data));
@@ -473,7 +466,7 @@ function buildConcentrated(plan: PoolPlan, rng: SimRandom, accounts: Map<string,
       liquidity,
       feeRate: tier.feeRate,
     });
-    expectEncodedSize(data, WHIRLPOOL_ACCOUNT_SIZE, 'Whirlpool');
+    expectSize(data, WHIRLPOOL_ACCOUNT_SIZE, Dex.Whirlpool, 'Whirlpool', address);
     accounts.set(address, programAccount(programId, data));
     info = {};
   } else {
@@ -503,7 +496,7 @@ function buildConcentrated(plan: PoolPlan, rng: SimRandom, accounts: Map<string,
       tickSpacing: ts,
       liquidity,
     });
-    expectEncodedSize(data, CLMM_POOL_ACCOUNT_SIZE, 'CLMM PoolState');
+    expectSize(data, CLMM_POOL_ACCOUNT_SIZE, Dex.Clmm, 'PoolState', address);
     accounts.set(address, programAccount(programId, data));
     info = { ammConfig };
   }
@@ -543,7 +536,7 @@ function clmmAmmConfig(tier: ClTier, accounts: Map<string, AccountRecord>, seed:
       fundFeeRate: CLMM_FUND_FEE_RATE,
       fundOwner: owner,
     });
-    expectEncodedSize(data, CLMM_AMM_CONFIG_ACCOUNT_SIZE, 'CLMM AmmConfig');
+    expectSize(data, CLMM_AMM_CONFIG_ACCOUNT_SIZE, Dex.Clmm, 'AmmConfig', address);
     accounts.set(address, programAccount(programId, data));
   }
   return address;
@@ -592,7 +585,7 @@ function buildDlmm(plan: PoolPlan, rng: SimRandom, accounts: Map<string, Account
     }
     const arrayAddress = dlmmBinArrayAddress(programId, address, index);
     const data = encodeBinArray({ pool: address, index: BigInt(index), bins });
-    expectEncodedSize(data, DLMM_BIN_ARRAY_SIZE, 'DLMM BinArray');
+    expectSize(data, DLMM_BIN_ARRAY_SIZE, Dex.Dlmm, 'BinArray', arrayAddress);
     accounts.set(arrayAddress, programAccount(programId, data));
     arrays.push({ key: index, address: arrayAddress });
     bitmap = withBinArrayBit(bitmap, index, true);
@@ -638,7 +631,7 @@ function buildDlmm(plan: PoolPlan, rng: SimRandom, accounts: Map<string, Account
     version: 0,
   };
   const data = encodeLbPair(lbPair);
-  expectEncodedSize(data, DLMM_LB_PAIR_SIZE, 'DLMM LbPair');
+  expectSize(data, DLMM_LB_PAIR_SIZE, Dex.Dlmm, 'LbPair', address);
   accounts.set(address, programAccount(programId, data));
   accounts.set(vaultA, tokenAccountRecord(x, address, totalX));
   accounts.set(vaultB, tokenAccountRecord(y, address, totalY));
