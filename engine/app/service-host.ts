@@ -25,7 +25,6 @@
  *              opened and rejects with TP_ERR_ABORTED. The app's start waits (`openBus`, `wait`,
  *              `open`, or what it gives the signal to) end at the abort
  */
-import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 import type { Registry } from 'prom-client';
@@ -36,7 +35,7 @@ import { heapProfileResponse, opsFailure } from '../common/index.js';
 import { DEFAULT_HTTP_LIMITS, type BusAuth, type HttpLimitValues } from '../config/index.js';
 import { clientErrorOf } from '../error-status.js';
 import { ErrorCode, TpError, isTpError } from '../errors.js';
-import { abortable } from '../rpc/index.js';
+import { abortable, sharedAbortController } from '../rpc/index.js';
 import { acquireHeapSampling, closeServer, createLimitedServer, createMetricsRegistry, listenOn, releaseHeapSampling, requestTarget, type Logger } from '../obs/index.js';
 import { HealthHeartbeat, HeartbeatStatus, type KeySpace } from '../state/index.js';
 import { closeOnShutdown, waitForShutdown, type ShutdownReason } from './shutdown.js';
@@ -184,7 +183,8 @@ export class ServiceHost {
   private boundUrl: string | undefined;
   private heartbeatTarget: { keys: KeySpace; intervalMs?: number } | undefined;
   private sampling = false;
-  private readonly cancel = new AbortController();
+  /** Every start wait and every read the app gives host.signal listens to it: no bound. */
+  private readonly cancel = sharedAbortController();
   /** Stops the shutdown watch `assemble` started (at close). */
   private readonly watching = new AbortController();
   /** The shutdown `assemble` watches, for `untilShutdown` to wait on. */
@@ -195,8 +195,6 @@ export class ServiceHost {
     this.log = options.logger;
     this.registry = options.registry ?? createMetricsRegistry();
     this.heartbeatTarget = options.heartbeat;
-    // Every start wait and every read the app gives host.signal listens to it: no bound.
-    setMaxListeners(0, this.cancel.signal);
   }
 
   /**

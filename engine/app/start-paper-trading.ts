@@ -11,7 +11,6 @@
  * its `trade_routes` in the embedded database. Results are kept in memory (`/stats`) and logged;
  * the executor's /health, /ready, /metrics and /stats are on `paper.port` (8085).
  */
-import { setMaxListeners } from 'node:events';
 
 import { Registry } from 'prom-client';
 
@@ -21,7 +20,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import { ArbitragePlanner, ConfiguredFunding, DEFAULT_ARBITRAGE_SETTINGS } from '../planner/index.js';
 import { readAccountsOf } from '../lending/index.js';
-import { ChainClient, AccountFetcher, RpcClient } from '../rpc/index.js';
+import { ChainClient, AccountFetcher, RpcClient, sharedAbortController } from '../rpc/index.js';
 import { ExecutorMetrics, ExecutorService, FlashLoans, RoutePools, TradeStore } from '../executor/index.js';
 import { MIN_TIP } from '../messages/index.js';
 import { PlannerPools } from '../trading/index.js';
@@ -90,8 +89,7 @@ export async function startPaperTrading(o: StartPaperTradingOptions): Promise<St
   let stop: () => void = () => undefined;
   const stopping = new Promise<void>((resolve) => (stop = resolve));
   // Aborted at close: a sweep's pool reads stop at once instead of holding the close.
-  const halt = new AbortController();
-  setMaxListeners(0, halt.signal);
+  const halt = sharedAbortController();
   const sweep = async (): Promise<void> => {
     const s = service!;
     await funding.refresh();

@@ -6,14 +6,13 @@
  * restarted service refills its cache at once rather than when each pool next trades (spec 02:
  * "starts with an empty cache and refills within about 30 s").
  */
-import { setMaxListeners } from 'node:events';
-
 import { ErrorCode, TpError } from '../errors.js';
 import { poolStateOfLoaded } from '../cache/index.js';
 import type { PoolCache } from '../cache/index.js';
 import type { UpsertOutcome } from '../cache/index.js';
 import type { Logger } from '../obs/index.js';
 import type { LoadedPool, PoolLoader } from '../pools/index.js';
+import { sharedAbortController } from '../rpc/index.js';
 import { invalidArgument } from '../errors.js';
 
 /** Pools per load() call: one getMultipleAccounts round of pool accounts. */
@@ -34,13 +33,6 @@ export interface RefreshRound {
   pools: number;
   stored: number;
   failed: number;
-}
-
-/** A controller whose signal every read of a round listens to (one listener a pending fetch: no bound). */
-function sharedAbortController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  return controller;
 }
 
 export class PoolRefresher {

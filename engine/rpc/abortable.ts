@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * `promise`, or the signal's reason as soon as `signal` aborts, whichever comes first. The
  * promise itself is not stopped (a batched read shared with other callers must go on); the caller
@@ -24,4 +26,14 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
       },
     );
   });
+}
+
+/**
+ * An AbortController whose signal any number of waits may listen to at once (a close that stops
+ * every read of a round, every start wait of a service): Node's warning past ten listeners is off.
+ */
+export function sharedAbortController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

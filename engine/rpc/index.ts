@@ -8,7 +8,7 @@
 export { RpcClient, basicAuthHeader, parseRpcEndpoints, MAX_KEYS_PER_CALL, DEFAULT_RPC_TIMEOUT_MS, type AccountData, type Commitment, type EpochInfo, type MultipleAccountsResult, type RpcClientOptions } from './rpc-client.js';
 export { rpcFailure, fetchQueueFull, isRpcFailure, type RpcFailure, type FetchQueueFull, type RpcFailureKind, type RpcFailureDetails } from './rpc-errors.js';
 export { AccountFetcher, type AccountFetcherOptions, type AccountFetchOptions, type AccountFetcherStats, type AccountReader, type AccountsSource } from './account-fetcher.js';
-export { abortable } from './abortable.js';
+export { abortable, sharedAbortController } from './abortable.js';
 export { WorkerAccountFetcher, type WorkerAccountFetcherOptions } from './worker-account-fetcher.js';
 export {
   RpcThread,
