@@ -16,7 +16,11 @@
  * Slot rule and same-slot updates: consumers ignore a state whose slot is not newer than the one they
  * hold (spec 02). When a transaction's state is read in a slot already published for that pool, the
  * newer bytes would be ignored downstream; the scanner re-reads that pool once the stream has moved
- * past the slot ("settle"), and publishes the settled state under the last such transaction.
+ * past the slot ("settle"), and publishes the settled state under the last such transaction. The
+ * same holds for a state read at a slot before the transaction's own: an RPC node serves complete
+ * (replayed) slots only, even at `processed`, while entries arrive as the leader makes the slot, so
+ * the first read usually predates the transaction; its writes come with the settle read once the
+ * stream is past the transaction's slot.
  *
  * Latency metrics (the ShredStream Entry carries no timestamp, so "stream" means receipt of the gRPC
  * message): shredstream_latency_ms = receipt → matches back on the main thread (ring wait + parse);
@@ -87,6 +91,8 @@ export interface ScannerOptions {
 
 /** When each stage of one event ended (performance.now() ms of this thread). */
 export interface PublishTiming {
+  /** The transaction's slot: the event's state holds its writes when `state.slot` is at least this. */
+  transactionSlot: bigint;
   /** The entry arrived from the stream. */
   receivedAt: number;
   /** Its match came back from the parse worker. */
@@ -461,16 +467,21 @@ export class Scanner {
    */
   private publish(update: PendingUpdate, loaded: LoadedPool, dequeuedAt: number): Promise<void> | undefined {
     const published = this.publishedSlot.get(update.address);
-    if (published !== undefined && !isNewerState(loaded, published)) {
-      // Consumers would ignore this state (slot rule): re-read once the stream is past the slot.
-      this.armSettle(update, published.slot);
-      if (update.settle > 0) return; // a settle that did not get past the slot publishes nothing
-    } else {
+    const stale = published !== undefined && !isNewerState(loaded, published);
+    if (!stale) {
       this.publishedSlot.set(update.address, { slot: loaded.slot, writeVersion: loaded.writeVersion });
       const pending = this.settles.get(update.address);
       if (pending !== undefined && pending.afterSlot < loaded.slot) this.settles.delete(update.address); // this read covers it
       if (update.settle > 0) this.counters.settles++;
     }
+    // A node serves complete slots only (processed = its newest replayed bank): a state read at a
+    // slot before the transaction's does not hold its writes. Re-read once the stream is past the
+    // transaction's slot, as for a state consumers would ignore (slot rule) once past that slot.
+    const before = loaded.slot < update.slot;
+    let afterSlot = before ? update.slot : -1n;
+    if (stale && published.slot > afterSlot) afterSlot = published.slot;
+    if (afterSlot >= 0n) this.armSettle(update, afterSlot);
+    if (stale && update.settle > 0) return; // a settle that did not get past the slot publishes nothing
     const now = performance.now();
     const event = buildPoolStateUpdateEvent({
       loaded,
@@ -512,7 +523,7 @@ export class Scanner {
     this.metrics.processingLatencyMs.observe(done - update.matchedAt);
     this.metrics.endToEndLatencyMs.observe(done - update.receivedAt);
     if (this.publishedListeners.length > 0) {
-      const timing: PublishTiming = { receivedAt: update.receivedAt, matchedAt: update.matchedAt, dequeuedAt: stages.dequeuedAt, loadedAt: stages.loadedAt, publishedAt: done };
+      const timing: PublishTiming = { transactionSlot: update.slot, receivedAt: update.receivedAt, matchedAt: update.matchedAt, dequeuedAt: stages.dequeuedAt, loadedAt: stages.loadedAt, publishedAt: done };
       for (const listener of this.publishedListeners) listener(event, timing);
     }
   }
@@ -521,6 +532,8 @@ export class Scanner {
   private armSettle(update: PendingUpdate, afterSlot: bigint): void {
     const attempt = update.settle + 1;
     if (attempt > SETTLE_ATTEMPTS) return;
+    const pending = this.settles.get(update.address);
+    if (pending !== undefined && pending.afterSlot > afterSlot) return; // a later re-read is armed: it covers this one
     this.settles.set(update.address, { afterSlot, update: { ...update, settle: attempt } });
   }
 
