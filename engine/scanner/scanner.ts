@@ -32,7 +32,7 @@ import { performance } from 'node:perf_hooks';
 import { encodeBase58Fast } from '../chain/index.js';
 import { ParseStatus } from '../chain/index.js';
 import { isPubkey } from '../chain/index.js';
-import { ErrorCode, TpError } from '../errors.js';
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 import { LogThrottle } from '../obs/index.js';
 import { createLogger, type Logger } from '../obs/index.js';
 import { createScannerMetrics, type ScannerMetrics } from '../obs/index.js';
@@ -87,6 +87,11 @@ export interface ScannerOptions {
    * connection as the stream's.
    */
   accountStream?: GeyserAccountStream;
+  /**
+   * Ticks that end a slot (the cluster's ticks_per_slot; mainnet and the simulator 64): a slot is
+   * complete once its last tick has come on the stream, before the next slot's first entry.
+   */
+  ticksPerSlot?: number;
 }
 
 /** When each stage of one event ended (performance.now() ms of this thread). */
@@ -152,6 +157,10 @@ export interface ScannerStats {
 const KEY_VERSIONS_KEPT = 8;
 /** A settle whose re-read still shows an old slot is retried on the next slots, this many times. */
 const SETTLE_ATTEMPTS = 3;
+/** Mainnet's ticks per slot (DEFAULT_TICKS_PER_SLOT). */
+const DEFAULT_TICKS_PER_SLOT = 64;
+/** Slots whose ticks are being counted, at most (entries of older slots no longer come). */
+const TICK_SLOTS_KEPT = 8;
 /** Signature of an event caused by an account-stream write rather than by one transaction. */
 const NO_SIGNATURE = new Uint8Array(64);
 
@@ -174,6 +183,11 @@ export class Scanner {
   private readonly settles = new Map<string, { afterSlot: bigint; update: PendingUpdate }>();
   private readonly publishedListeners: PublishedListener[] = [];
   private lastSlot = 0n;
+  private readonly ticksPerSlot: number;
+  /** Ticks seen so far of the slots not yet complete. */
+  private readonly slotTicks = new Map<bigint, number>();
+  /** Newest slot whose last tick has been seen. */
+  private completeSlot = -1n;
   private lastEntryAt = -1;
   private running = false;
   private closing = false;
@@ -202,6 +216,8 @@ export class Scanner {
     this.accountStream = options.accountStream;
     this.sink = options.sink;
     this.includeRawData = options.includeRawData ?? false;
+    this.ticksPerSlot = options.ticksPerSlot ?? DEFAULT_TICKS_PER_SLOT;
+    if (!Number.isInteger(this.ticksPerSlot) || this.ticksPerSlot < 1) throw invalidArgument('ticksPerSlot', this.ticksPerSlot, `ticksPerSlot must be an integer >= 1, got ${this.ticksPerSlot}`);
     validatePools(options.pools);
     this.parsePool = new ParsePool({ ...options.parse, keys: options.pools, resolveLookups: options.lookupTables !== undefined });
     if (options.lookupTables !== undefined) {
@@ -388,6 +404,7 @@ export class Scanner {
       return;
     }
     this.metrics.shredstreamLatencyMs.observe(now - r.receivedAt);
+    if (r.tickCount > 0) this.countTicks(r.slotBigInt(), r.tickCount);
     // Transactions whose lookup tables the workers do not know yet: resolved here, reported later.
     if (this.matcher !== undefined && r.unresolvedCount > 0) this.matcher.take(r);
     const n = r.matchCount;
@@ -480,7 +497,7 @@ export class Scanner {
     const before = loaded.slot < update.slot;
     let afterSlot = before ? update.slot : -1n;
     if (stale && published.slot > afterSlot) afterSlot = published.slot;
-    if (afterSlot >= 0n) this.armSettle(update, afterSlot);
+    if (afterSlot >= 0n) this.armSettle(update, afterSlot, before);
     if (stale && update.settle > 0) return; // a settle that did not get past the slot publishes nothing
     const now = performance.now();
     const event = buildPoolStateUpdateEvent({
@@ -528,23 +545,51 @@ export class Scanner {
     }
   }
 
-  /** Re-reads `update`'s pool once the stream is past `afterSlot` (at most SETTLE_ATTEMPTS times). */
-  private armSettle(update: PendingUpdate, afterSlot: bigint): void {
+  /**
+   * Re-reads `update`'s pool once the stream is past `afterSlot` (its last tick seen, or a later
+   * slot's entry), at most SETTLE_ATTEMPTS times. `missedTransaction`: the read predates the
+   * transaction's slot; its first re-read goes at once when the stream is already past the slot.
+   * Retries, and re-reads of a state already published, wait for the next slot.
+   */
+  private armSettle(update: PendingUpdate, afterSlot: bigint, missedTransaction: boolean): void {
     const attempt = update.settle + 1;
     if (attempt > SETTLE_ATTEMPTS) return;
     const pending = this.settles.get(update.address);
     if (pending !== undefined && pending.afterSlot > afterSlot) return; // a later re-read is armed: it covers this one
-    this.settles.set(update.address, { afterSlot, update: { ...update, settle: attempt } });
+    const next = { ...update, settle: attempt };
+    if (missedTransaction && attempt === 1 && (this.completeSlot >= afterSlot || this.lastSlot > afterSlot)) {
+      this.settles.delete(update.address);
+      this.requeueSettle(next);
+      return;
+    }
+    this.settles.set(update.address, { afterSlot, update: next });
+  }
+
+  private requeueSettle(update: PendingUpdate): void {
+    if (this.queue.push({ ...update, matchedAt: performance.now() })) return;
+    this.counters.droppedTransactions++;
+    this.metrics.droppedTransactions.inc();
+  }
+
+  /** Counts a batch's ticks; the slot's last one completes it: settles waiting for it are due. */
+  private countTicks(slot: bigint, ticks: number): void {
+    if (slot <= this.completeSlot) return;
+    const seen = (this.slotTicks.get(slot) ?? 0) + ticks;
+    if (seen < this.ticksPerSlot) {
+      this.slotTicks.set(slot, seen);
+      if (this.slotTicks.size > TICK_SLOTS_KEPT) this.slotTicks.delete(this.slotTicks.keys().next().value!);
+      return;
+    }
+    this.slotTicks.delete(slot);
+    this.completeSlot = slot;
+    if (this.settles.size > 0) this.releaseSettles(slot + 1n);
   }
 
   private releaseSettles(slot: bigint): void {
     for (const [address, s] of this.settles) {
       if (slot <= s.afterSlot) continue;
       this.settles.delete(address);
-      if (!this.queue.push({ ...s.update, matchedAt: performance.now() })) {
-        this.counters.droppedTransactions++;
-        this.metrics.droppedTransactions.inc();
-      }
+      this.requeueSettle(s.update);
     }
   }
 }
