@@ -180,7 +180,10 @@ export class Scanner {
   /** Newest published state per pool: its slot and (account stream) write version within it. */
   private readonly publishedSlot = new Map<string, { slot: bigint; writeVersion: bigint | undefined }>();
   /** Pools to re-read once the stream passes `afterSlot`. */
-  private readonly settles = new Map<string, { afterSlot: bigint; update: PendingUpdate }>();
+  /** `due`: goes at the end of the current run (the stream is already past the slot). */
+  private readonly settles = new Map<string, { afterSlot: bigint; update: PendingUpdate; due: boolean }>();
+  /** A microtask will send the due settles. */
+  private dueSettlesQueued = false;
   private readonly publishedListeners: PublishedListener[] = [];
   private lastSlot = 0n;
   private readonly ticksPerSlot: number;
@@ -556,14 +559,23 @@ export class Scanner {
     if (attempt > SETTLE_ATTEMPTS) return;
     const pending = this.settles.get(update.address);
     if (pending !== undefined && pending.afterSlot > afterSlot) return; // a later re-read is armed: it covers this one
-    const next = { ...update, settle: attempt };
-    if (missedTransaction && attempt === 1 && (this.completeSlot >= afterSlot || this.lastSlot > afterSlot)) {
-      this.settles.delete(update.address);
-      this.requeueSettle(next);
-      return;
-    }
-    this.settles.set(update.address, { afterSlot, update: next });
+    const due = missedTransaction && attempt === 1 && (this.completeSlot >= afterSlot || this.lastSlot > afterSlot);
+    this.settles.set(update.address, { afterSlot, update: { ...update, settle: attempt }, due });
+    if (!due || this.dueSettlesQueued) return;
+    // After the batch: its other transactions of the pool join this one re-read (one per pool).
+    this.dueSettlesQueued = true;
+    queueMicrotask(this.sendDueSettles);
   }
+
+  private readonly sendDueSettles = (): void => {
+    this.dueSettlesQueued = false;
+    if (this.closing) return;
+    for (const [address, s] of this.settles) {
+      if (!s.due) continue;
+      this.settles.delete(address);
+      this.requeueSettle(s.update);
+    }
+  };
 
   private requeueSettle(update: PendingUpdate): void {
     if (this.queue.push({ ...update, matchedAt: performance.now() })) return;
