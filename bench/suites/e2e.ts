@@ -23,7 +23,8 @@
  * getMultipleAccounts of every account the pool's state needs (pool, vaults, tick / bin arrays), what
  * the pipeline must read for a concentrated pool; and it counts the probes whose state was read at a
  * slot before the probe's own (the simulator serves committed slots only, as a node serves what it
- * has: the swap's own state arrives with the scanner's settle read once the slot is committed).
+ * has: the swap's own state arrives with the scanner's settle read once the slot is committed),
+ * and times that publish too: swap → the first state read at the swap's slot or later.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -122,12 +123,21 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   const perfToNs = (ms: number): bigint => hrtimeAtPerfZero + BigInt(Math.round(ms * 1e6));
   const hrtimeAtPerfZero = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
   const published = new Map<string, PublishTiming & { stateBehind: boolean }>();
+  const poolStates = new Map<string, { slot: bigint; at: number }[]>();
+  /** The first publish of `pool` after `after` (perf ms) whose state was read at `slot` or later. */
+  const ownStateAt = (pool: string, slot: bigint, after: number): number | undefined => poolStates.get(pool)?.find((s) => s.at >= after && s.slot >= slot)?.at;
   engine.scanner.onPublished((event, t) => {
     // Every publish is kept (the flow's too): a probe's publish may beat the simulator's reply.
     if (published.size > 50_000) published.clear();
     // Read at a slot before the newest one the stream has shown: the state predates the probe's slot.
     const stateBehind = BigInt(event.state.slot) < engine.scanner.streamSlot;
     if (!published.has(event.transaction.signature)) published.set(event.transaction.signature, { ...t, stateBehind });
+    // Each pool's publishes: a probe's own state is the first read at its slot or later, published
+    // under whichever transaction of the pool was last (the scanner's settle read).
+    const states = poolStates.get(event.pool.address) ?? [];
+    if (states.length > 5_000) states.splice(0, 2_500);
+    states.push({ slot: BigInt(event.state.slot), at: t.publishedAt });
+    poolStates.set(event.pool.address, states);
     waiting.get(event.transaction.signature)?.();
   });
   const waiting = new Map<string, () => void>();
@@ -148,6 +158,8 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
     swapAccounts.set(pools[i]!.address, r.ok && r.value.accounts !== undefined ? [...r.value.accounts.keys()] : [pools[i]!.address]);
   }
   let behind = 0;
+  /** Each probe seen: its pool, its slot, its first publish and its emission. */
+  const probesSeen: { pool: string; slot: bigint; firstAt: number; emittedNs: bigint }[] = [];
   await new Promise((r) => setTimeout(r, 2_000)); // warm-up: stream connected, first refresh done
   let lost = 0;
   let refused = 0;
@@ -186,6 +198,7 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
       chainStages.wire.recordNs(Math.max(0, Number(perfToNs(t.receivedAt) - sent.flushedNs)));
       fromApplied.recordNs(Number(perfToNs(t.publishedAt) - sent.appliedNs));
       if (t.stateBehind) behind++;
+      probesSeen.push({ pool: address, slot: t.transactionSlot, firstAt: t.publishedAt, emittedNs: sent.emittedNs });
       byDex.set(dex, [...(byDex.get(dex) ?? []), ms]);
     }
     waiting.delete(sent.signature);
@@ -200,6 +213,15 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
     fullRead.recordNs((performance.now() - started) * 1e6);
     await new Promise((r) => setTimeout(r, PROBE_GAP_MS));
     if (process.env.BENCH_E2E_PROGRESS !== undefined && (i + 1) % 50 === 0) process.stderr.write(`bench: e2e ${source} ${txRate} tx/s: ${i + 1} probes, ${lost} lost, ${refused} refused\n`);
+  }
+  // The swap's own state: the last probe's slot must end first (a few hundred ms).
+  const ownDeadline = performance.now() + 3_000;
+  const last = probesSeen.at(-1);
+  while (last !== undefined && ownStateAt(last.pool, last.slot, last.firstAt) === undefined && performance.now() < ownDeadline) await new Promise((r) => setTimeout(r, 20));
+  const ownState = new LatencyRecorder();
+  for (const p of probesSeen) {
+    const at = ownStateAt(p.pool, p.slot, p.firstAt);
+    if (at !== undefined) ownState.recordNs(Number(perfToNs(at) - p.emittedNs));
   }
   const stats = engine.scanner.stats();
   const loads = engine.loader.stats.loads;
@@ -233,6 +255,6 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
       p999Us: s.p999Us,
       goal: 'p95 < 5 ms',
       goalMet: p95Us < 5_000,
-      note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; chain thread: ${chainText}; from the swap's application ${p50p95(fromApplied)}; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; all swap accounts of the pool (${Math.min(...[...swapAccounts.values()].map((a) => a.length))}–${Math.max(...[...swapAccounts.values()].map((a) => a.length))} keys) ${p50p95(fullRead)}; ${behind} of ${s.count} probe states read at a slot before the stream's newest; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped, ${stats.queue.batches} batches, ${loads} pool loads`,
+      note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; chain thread: ${chainText}; from the swap's application ${p50p95(fromApplied)}; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; all swap accounts of the pool (${Math.min(...[...swapAccounts.values()].map((a) => a.length))}–${Math.max(...[...swapAccounts.values()].map((a) => a.length))} keys) ${p50p95(fullRead)}; ${behind} of ${s.count} probe states read at a slot before the stream's newest; the swap's own state (read at its slot or later, after the slot's end) ${p50p95(ownState)}, ${ownState.summary().count} of ${probesSeen.length}; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped, ${stats.queue.batches} batches, ${loads} pool loads`,
   };
 }

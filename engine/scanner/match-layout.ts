@@ -25,7 +25,8 @@ export const RES_KEYS_VERSION = 4; // key-table version the batch was matched ag
 export const RES_ERROR_OFFSET = 5; // COUNT_ERROR_OFFSET of the parse (meaningful when not Ok)
 export const RES_UNRESOLVED_COUNT = 6;
 export const RES_UNRESOLVED_WORDS = 7; // words of the unresolved section
-export const RES_HEADER_WORDS = 8;
+export const RES_TICK_COUNT = 8; // entries without transactions (ticks): a slot ends with its last tick
+export const RES_HEADER_WORDS = 9;
 
 export const MATCH_TX = 0; // transaction index in payload order
 export const MATCH_POOL = 1; // pool id: the key's index in the key table

@@ -86,10 +86,12 @@ describe.skipIf(!built)('ParsePool (Piscina workers from dist/)', () => {
     for (const b of list) expect(pool.submit(b.slot, b.slot * 0.001, b.bytes)).toBe(true);
     const got: string[] = [];
     const txCounts = new Map<number, number>();
+    const tickCounts = new Map<number, number>();
     await collect(pool, list.length, (r) => {
       expect(r.status).toBe(ParseStatus.Ok);
       expect(r.receivedAt).toBe(r.slot * 0.001);
       txCounts.set(r.slot, r.txCount);
+      tickCounts.set(r.slot, r.tickCount);
       reported(r, got);
     });
     const want = expectedMatches(list, poolKeys);
@@ -99,6 +101,16 @@ describe.skipIf(!built)('ParsePool (Piscina workers from dist/)', () => {
     const mix0 = generateMainnetMix({ seed: 1, transactions: 50, poolKeys, poolFraction: 0.2 });
     expect(want.filter((m) => m.startsWith('250000000:')).map((m) => Number(m.split(':')[1])).sort((a, b) => a - b)).toEqual(mix0.poolTxIndexes);
     expect(txCounts.get(250_000_000)).toBe(mix0.txCount);
+    // Ticks (entries without transactions) as the main-thread parser counts them: a slot ends with its last.
+    const index = new EntryBatchIndex();
+    const ticks = list.map((b) => {
+      index.parse(b.bytes, parseEntries);
+      let n = 0;
+      for (let e = 0; e < index.entryCount; e++) if (index.entryTxCount(e) === 0) n++;
+      return n;
+    });
+    expect(ticks.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    expect(list.map((b) => tickCounts.get(b.slot))).toEqual(ticks);
     const summaries = await pool.close();
     open = null;
     expect(summaries.reduce((s, x) => s + x.batches, 0)).toBe(40);

@@ -24,6 +24,7 @@ import {
   RES_KEYS_VERSION,
   RES_MATCH_COUNT,
   RES_STATUS,
+  RES_TICK_COUNT,
   RES_TX_COUNT,
   RES_UNRESOLVED_COUNT,
   SIGNATURE_WORDS,
@@ -79,6 +80,10 @@ export class ParseResult {
   }
   get entryCount(): number {
     return this.words[RES_ENTRY_COUNT]!;
+  }
+  /** Entries of the batch without transactions: ticks (a slot's last entry is its last tick). */
+  get tickCount(): number {
+    return this.words[RES_TICK_COUNT]!;
   }
   get matchCount(): number {
     return this.words[RES_MATCH_COUNT]!;

@@ -128,7 +128,9 @@ export default function drain(task: DrainTask): DrainSummary {
     const ok = status === ParseStatus.Ok;
     const matches = out.matchCount;
     const unresolved = out.unresolvedCount;
-    const resultBytes = out.finish(status, txCount, ok ? index.entryCount : 0, keysVersion, ok ? 0 : index.errorOffset);
+    let ticks = 0;
+    if (ok) for (let e = 0; e < index.entryCount; e++) if (index.entryTxCount(e) === 0) ticks++;
+    const resultBytes = out.finish(status, txCount, ok ? index.entryCount : 0, ticks, keysVersion, ok ? 0 : index.errorOffset);
     const written = output.tryWriteSlotWords(record.slotLo, record.slotHi, record.receivedAt, resultBytes);
     input.release(); // the batch bytes are no longer needed: give the space back before anything else
 

@@ -22,6 +22,7 @@ import {
   RES_KEYS_VERSION,
   RES_MATCH_COUNT,
   RES_STATUS,
+  RES_TICK_COUNT,
   RES_TX_COUNT,
   RES_UNRESOLVED_COUNT,
   RES_UNRESOLVED_WORDS,
@@ -119,7 +120,7 @@ export class ResultBuilder {
   }
 
   /** Fills the header, lays the unresolved section after the matches; a view, valid until reset. */
-  finish(status: number, txCount: number, entryCount: number, keysVersion: number, errorOffset: number): Uint8Array {
+  finish(status: number, txCount: number, entryCount: number, tickCount: number, keysVersion: number, errorOffset: number): Uint8Array {
     const matchEnd = RES_HEADER_WORDS + this.matchCount * MATCH_STRIDE;
     const end = matchEnd + this.unresolvedWords;
     if (end > this.words.length) this.growMain(end);
@@ -128,6 +129,7 @@ export class ResultBuilder {
     words[RES_STATUS] = status;
     words[RES_TX_COUNT] = txCount;
     words[RES_ENTRY_COUNT] = entryCount;
+    words[RES_TICK_COUNT] = tickCount;
     words[RES_MATCH_COUNT] = this.matchCount;
     words[RES_KEYS_VERSION] = keysVersion;
     words[RES_ERROR_OFFSET] = errorOffset;

@@ -16,7 +16,11 @@
  * Slot rule and same-slot updates: consumers ignore a state whose slot is not newer than the one they
  * hold (spec 02). When a transaction's state is read in a slot already published for that pool, the
  * newer bytes would be ignored downstream; the scanner re-reads that pool once the stream has moved
- * past the slot ("settle"), and publishes the settled state under the last such transaction.
+ * past the slot ("settle"), and publishes the settled state under the last such transaction. The
+ * same holds for a state read at a slot before the transaction's own: an RPC node serves complete
+ * (replayed) slots only, even at `processed`, while entries arrive as the leader makes the slot, so
+ * the first read usually predates the transaction; its writes come with the settle read once the
+ * stream is past the transaction's slot.
  *
  * Latency metrics (the ShredStream Entry carries no timestamp, so "stream" means receipt of the gRPC
  * message): shredstream_latency_ms = receipt → matches back on the main thread (ring wait + parse);
@@ -28,7 +32,7 @@ import { performance } from 'node:perf_hooks';
 import { encodeBase58Fast } from '../chain/index.js';
 import { ParseStatus } from '../chain/index.js';
 import { isPubkey } from '../chain/index.js';
-import { ErrorCode, TpError } from '../errors.js';
+import { ErrorCode, TpError, invalidArgument } from '../errors.js';
 import { LogThrottle } from '../obs/index.js';
 import { createLogger, type Logger } from '../obs/index.js';
 import { createScannerMetrics, type ScannerMetrics } from '../obs/index.js';
@@ -83,10 +87,17 @@ export interface ScannerOptions {
    * connection as the stream's.
    */
   accountStream?: GeyserAccountStream;
+  /**
+   * Ticks that end a slot (the cluster's ticks_per_slot; mainnet and the simulator 64): a slot is
+   * complete once its last tick has come on the stream, before the next slot's first entry.
+   */
+  ticksPerSlot?: number;
 }
 
 /** When each stage of one event ended (performance.now() ms of this thread). */
 export interface PublishTiming {
+  /** The transaction's slot: the event's state holds its writes when `state.slot` is at least this. */
+  transactionSlot: bigint;
   /** The entry arrived from the stream. */
   receivedAt: number;
   /** Its match came back from the parse worker. */
@@ -146,6 +157,10 @@ export interface ScannerStats {
 const KEY_VERSIONS_KEPT = 8;
 /** A settle whose re-read still shows an old slot is retried on the next slots, this many times. */
 const SETTLE_ATTEMPTS = 3;
+/** Mainnet's ticks per slot (DEFAULT_TICKS_PER_SLOT). */
+const DEFAULT_TICKS_PER_SLOT = 64;
+/** Slots whose ticks are being counted, at most (entries of older slots no longer come). */
+const TICK_SLOTS_KEPT = 8;
 /** Signature of an event caused by an account-stream write rather than by one transaction. */
 const NO_SIGNATURE = new Uint8Array(64);
 
@@ -165,9 +180,17 @@ export class Scanner {
   /** Newest published state per pool: its slot and (account stream) write version within it. */
   private readonly publishedSlot = new Map<string, { slot: bigint; writeVersion: bigint | undefined }>();
   /** Pools to re-read once the stream passes `afterSlot`. */
-  private readonly settles = new Map<string, { afterSlot: bigint; update: PendingUpdate }>();
+  /** `due`: goes at the end of the current run (the stream is already past the slot). */
+  private readonly settles = new Map<string, { afterSlot: bigint; update: PendingUpdate; due: boolean }>();
+  /** A microtask will send the due settles. */
+  private dueSettlesQueued = false;
   private readonly publishedListeners: PublishedListener[] = [];
   private lastSlot = 0n;
+  private readonly ticksPerSlot: number;
+  /** Ticks seen so far of the slots not yet complete. */
+  private readonly slotTicks = new Map<bigint, number>();
+  /** Newest slot whose last tick has been seen. */
+  private completeSlot = -1n;
   private lastEntryAt = -1;
   private running = false;
   private closing = false;
@@ -196,6 +219,8 @@ export class Scanner {
     this.accountStream = options.accountStream;
     this.sink = options.sink;
     this.includeRawData = options.includeRawData ?? false;
+    this.ticksPerSlot = options.ticksPerSlot ?? DEFAULT_TICKS_PER_SLOT;
+    if (!Number.isInteger(this.ticksPerSlot) || this.ticksPerSlot < 1) throw invalidArgument('ticksPerSlot', this.ticksPerSlot, `ticksPerSlot must be an integer >= 1, got ${this.ticksPerSlot}`);
     validatePools(options.pools);
     this.parsePool = new ParsePool({ ...options.parse, keys: options.pools, resolveLookups: options.lookupTables !== undefined });
     if (options.lookupTables !== undefined) {
@@ -382,6 +407,7 @@ export class Scanner {
       return;
     }
     this.metrics.shredstreamLatencyMs.observe(now - r.receivedAt);
+    if (r.tickCount > 0) this.countTicks(r.slotBigInt(), r.tickCount);
     // Transactions whose lookup tables the workers do not know yet: resolved here, reported later.
     if (this.matcher !== undefined && r.unresolvedCount > 0) this.matcher.take(r);
     const n = r.matchCount;
@@ -461,16 +487,21 @@ export class Scanner {
    */
   private publish(update: PendingUpdate, loaded: LoadedPool, dequeuedAt: number): Promise<void> | undefined {
     const published = this.publishedSlot.get(update.address);
-    if (published !== undefined && !isNewerState(loaded, published)) {
-      // Consumers would ignore this state (slot rule): re-read once the stream is past the slot.
-      this.armSettle(update, published.slot);
-      if (update.settle > 0) return; // a settle that did not get past the slot publishes nothing
-    } else {
+    const stale = published !== undefined && !isNewerState(loaded, published);
+    if (!stale) {
       this.publishedSlot.set(update.address, { slot: loaded.slot, writeVersion: loaded.writeVersion });
       const pending = this.settles.get(update.address);
       if (pending !== undefined && pending.afterSlot < loaded.slot) this.settles.delete(update.address); // this read covers it
       if (update.settle > 0) this.counters.settles++;
     }
+    // A node serves complete slots only (processed = its newest replayed bank): a state read at a
+    // slot before the transaction's does not hold its writes. Re-read once the stream is past the
+    // transaction's slot, as for a state consumers would ignore (slot rule) once past that slot.
+    const before = loaded.slot < update.slot;
+    let afterSlot = before ? update.slot : -1n;
+    if (stale && published.slot > afterSlot) afterSlot = published.slot;
+    if (afterSlot >= 0n) this.armSettle(update, afterSlot, before);
+    if (stale && update.settle > 0) return; // a settle that did not get past the slot publishes nothing
     const now = performance.now();
     const event = buildPoolStateUpdateEvent({
       loaded,
@@ -512,26 +543,65 @@ export class Scanner {
     this.metrics.processingLatencyMs.observe(done - update.matchedAt);
     this.metrics.endToEndLatencyMs.observe(done - update.receivedAt);
     if (this.publishedListeners.length > 0) {
-      const timing: PublishTiming = { receivedAt: update.receivedAt, matchedAt: update.matchedAt, dequeuedAt: stages.dequeuedAt, loadedAt: stages.loadedAt, publishedAt: done };
+      const timing: PublishTiming = { transactionSlot: update.slot, receivedAt: update.receivedAt, matchedAt: update.matchedAt, dequeuedAt: stages.dequeuedAt, loadedAt: stages.loadedAt, publishedAt: done };
       for (const listener of this.publishedListeners) listener(event, timing);
     }
   }
 
-  /** Re-reads `update`'s pool once the stream is past `afterSlot` (at most SETTLE_ATTEMPTS times). */
-  private armSettle(update: PendingUpdate, afterSlot: bigint): void {
+  /**
+   * Re-reads `update`'s pool once the stream is past `afterSlot` (its last tick seen, or a later
+   * slot's entry), at most SETTLE_ATTEMPTS times. `missedTransaction`: the read predates the
+   * transaction's slot; its first re-read goes at once when the stream is already past the slot.
+   * Retries, and re-reads of a state already published, wait for the next slot.
+   */
+  private armSettle(update: PendingUpdate, afterSlot: bigint, missedTransaction: boolean): void {
     const attempt = update.settle + 1;
     if (attempt > SETTLE_ATTEMPTS) return;
-    this.settles.set(update.address, { afterSlot, update: { ...update, settle: attempt } });
+    const pending = this.settles.get(update.address);
+    if (pending !== undefined && pending.afterSlot > afterSlot) return; // a later re-read is armed: it covers this one
+    const due = missedTransaction && attempt === 1 && (this.completeSlot >= afterSlot || this.lastSlot > afterSlot);
+    this.settles.set(update.address, { afterSlot, update: { ...update, settle: attempt }, due });
+    if (!due || this.dueSettlesQueued) return;
+    // After the batch: its other transactions of the pool join this one re-read (one per pool).
+    this.dueSettlesQueued = true;
+    queueMicrotask(this.sendDueSettles);
+  }
+
+  private readonly sendDueSettles = (): void => {
+    this.dueSettlesQueued = false;
+    if (this.closing) return;
+    for (const [address, s] of this.settles) {
+      if (!s.due) continue;
+      this.settles.delete(address);
+      this.requeueSettle(s.update);
+    }
+  };
+
+  private requeueSettle(update: PendingUpdate): void {
+    if (this.queue.push({ ...update, matchedAt: performance.now() })) return;
+    this.counters.droppedTransactions++;
+    this.metrics.droppedTransactions.inc();
+  }
+
+  /** Counts a batch's ticks; the slot's last one completes it: settles waiting for it are due. */
+  private countTicks(slot: bigint, ticks: number): void {
+    if (slot <= this.completeSlot) return;
+    const seen = (this.slotTicks.get(slot) ?? 0) + ticks;
+    if (seen < this.ticksPerSlot) {
+      this.slotTicks.set(slot, seen);
+      if (this.slotTicks.size > TICK_SLOTS_KEPT) this.slotTicks.delete(this.slotTicks.keys().next().value!);
+      return;
+    }
+    this.slotTicks.delete(slot);
+    this.completeSlot = slot;
+    if (this.settles.size > 0) this.releaseSettles(slot + 1n);
   }
 
   private releaseSettles(slot: bigint): void {
     for (const [address, s] of this.settles) {
       if (slot <= s.afterSlot) continue;
       this.settles.delete(address);
-      if (!this.queue.push({ ...s.update, matchedAt: performance.now() })) {
-        this.counters.droppedTransactions++;
-        this.metrics.droppedTransactions.inc();
-      }
+      this.requeueSettle(s.update);
     }
   }
 }
