@@ -26,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 [ -f dist/engine/cli/main.js ] || npm run build --silent
-tidepool=(env MALLOC_ARENA_MAX=2 node dist/engine/cli/main.js)
+tidepool=(env MALLOC_ARENA_MAX=2 node --no-parallel-scavenge dist/engine/cli/main.js)
 nats_url="${BUS_SERVERS:-nats://127.0.0.1:4222}"
 (echo >/dev/tcp/127.0.0.1/4222) 2>/dev/null || [ "$nats_url" != "nats://127.0.0.1:4222" ] || {
   echo "run-split: no NATS on 127.0.0.1:4222; run scripts/services.sh first" >&2

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --no-parallel-scavenge
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isTpError, ErrorCode } from '../errors.js';

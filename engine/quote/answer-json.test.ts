@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { Prng } from '../dex/testing/prng.js';
 import { SwapMode } from '../dex/index.js';
@@ -71,6 +71,23 @@ describe('QuoteBodyWriter', () => {
     expect(text).toBe(JSON.stringify(quoteToJson(answered(big, 5, 77n, s))));
     const parts = quoteBodyParts(q);
     expect(writer.write(parts, 5, '77', s)).toBe(writer.write(parts, 6, '77', s));
+  });
+
+  it('writes a new context slot without encoding it (no ArrayBuffer per slot under pool updates)', () => {
+    const writer = new QuoteBodyWriter();
+    const q = randomQuote(new Prng(3));
+    const parts = quoteBodyParts(q);
+    const s = slippageOf(q.swapMode, q.inputAmount, q.outputAmount, 50);
+    const encode = vi.spyOn(TextEncoder.prototype, 'encode');
+    try {
+      for (let slot = 1_000_000n; slot < 1_000_050n; slot++) {
+        const text = new TextDecoder().decode(writer.write(parts, 3, slot.toString(), s));
+        expect(text).toBe(JSON.stringify(quoteToJson(answered(q, 3, slot, s))));
+      }
+      expect(encode).not.toHaveBeenCalled();
+    } finally {
+      encode.mockRestore();
+    }
   });
 });
 

@@ -224,19 +224,16 @@ export class QuoteBodyWriter {
   private buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
   /** Views of the buffer by length, made once each: a response allocates no view. */
   private views: (Uint8Array | undefined)[] = [];
-  private slotText = '';
-  private slotBytes = new Uint8Array(0);
 
   /** The body of `parts` with `stateAgeMs`, `contextSlot` (decimal digits) and the slippage fields. */
   write(parts: QuoteBodyParts, stateAgeMs: number, contextSlot: string, slippage: Slippage): Uint8Array {
-    if (contextSlot !== this.slotText) {
-      this.slotText = contextSlot;
-      this.slotBytes = utf8.encode(contextSlot);
-    }
+    // The context slot's digits are copied as they are: encoding them (TextEncoder) made an
+    // ArrayBuffer per new slot, thousands a second under pool updates, each one swept by the
+    // next scavenge.
     const minText = slippage.minOutputText;
     const maxText = slippage.maxInputText;
     const most =
-      parts.headEnd + 24 + CONTEXT_SLOT.length + this.slotBytes.length + SLIPPAGE_BPS.length + 24 + MIN_OUTPUT.length + minText.length +
+      parts.headEnd + 24 + CONTEXT_SLOT.length + contextSlot.length + SLIPPAGE_BPS.length + 24 + MIN_OUTPUT.length + minText.length +
       MAX_INPUT.length + maxText.length + (parts.length - parts.headEnd);
     // The stored bytes are parked past the body's room and moved into place with copyWithin: a
     // partial copy would need a subarray, a view allocated per response. The whole of `bytes` is
@@ -250,8 +247,7 @@ export class QuoteBodyWriter {
     let at = this.writeNumber(stateAgeMs, parts.headEnd);
     out.set(CONTEXT_SLOT, at);
     at += CONTEXT_SLOT.length;
-    out.set(this.slotBytes, at);
-    at += this.slotBytes.length;
+    at = this.writeDigits(contextSlot, at);
     out.set(SLIPPAGE_BPS, at);
     at = this.writeNumber(slippage.bps, at + SLIPPAGE_BPS.length);
     out.set(MIN_OUTPUT, at);

@@ -14,7 +14,8 @@
  * `versionOf`, one number that moves whenever any pool of any pair a route may use changes (the
  * direct pair, and with two-hop routes allowed both legs through every intermediate token); and
  * `stillBest`, whether a route chosen before such a change is still the answer, from its pools'
- * versions and the bounds alone.
+ * versions and the bounds alone; and `requote`, when the route's own pools changed, the same
+ * check after quoting the route's hops alone on their new states.
  *
  * Allocation: one scratch per leg (grown to the largest pair, never per request); a search
  * allocates the chosen hops, the route and its standing, never a pool list. Single-threaded, like
@@ -66,6 +67,8 @@ export interface RouteStanding {
  */
 export interface HeldRoute extends RouteStanding {
   readonly hopCount: number;
+  /** Per hop, the pool's address (a cache id may be reused by another pool after an eviction). */
+  readonly hopPools: readonly string[];
   readonly hopInputMints: readonly string[];
   readonly hopOutputMints: readonly string[];
   hopInAmount(k: number): bigint;
@@ -106,6 +109,13 @@ class LegScratch {
     dirs[j] = aToB ? 1 : 0;
   }
 
+  /** Where pool `id` is among the candidates; -1 when it is not one. */
+  indexOf(id: number): number {
+    const ids = this.ids;
+    for (let i = 0; i < this.count; i++) if (ids[i] === id) return i;
+    return -1;
+  }
+
   private grow(): void {
     const n = 2 * this.ids.length;
     const ids = new Int32Array(n);
@@ -118,6 +128,17 @@ class LegScratch {
     this.bounds = bounds;
     this.aToB = dirs;
   }
+}
+
+/**
+ * True when no candidate of `leg` but `pool` can do strictly better than `value` for `asked` (what
+ * the leg is asked for), nor as well (a pool of lower address would win the tie), by its rate bound.
+ */
+function othersCannotBeat(leg: LegScratch, pool: number, asked: bigint, value: bigint, mode: SwapMode): boolean {
+  for (let i = 0; i < leg.count; i++) {
+    if (leg.ids[i] !== pool && !boundCannotBeat(asked, leg.bounds[i]!, value, mode, true)) return false;
+  }
+  return true;
 }
 
 export class CacheRouteSearch implements HopFinder<number> {
@@ -163,6 +184,12 @@ export class CacheRouteSearch implements HopFinder<number> {
       return this.failure(inputMint, outputMint);
     }
     cache.recordHit();
+    return this.found(chosen, mode);
+  }
+
+  /** The CacheRoute of `chosen`, the route the search (or the requote) in progress settled on. */
+  private found(chosen: readonly HopChoice<number>[], mode: SwapMode): CacheRoute {
+    const cache = this.cache;
     let ageMs = 0;
     for (let k = 0; k < chosen.length; k++) {
       const age = cache.ageAt(chosen[k]!.pool, this.now);
@@ -186,8 +213,7 @@ export class CacheRouteSearch implements HopFinder<number> {
   stillBest(held: HeldRoute, x: number, y: number, amount: bigint, mode: SwapMode, maxAgeMs: number, filterKey: number): number | undefined {
     const cache = this.cache;
     const hopCount = held.hopCount;
-    if (cache.poolVersionAt(held.firstPool) !== held.firstVersion) return undefined;
-    if (hopCount > 1 && cache.poolVersionAt(held.secondPool) !== held.secondVersion) return undefined;
+    if (this.poolsMoved(held)) return undefined;
     const inputMint = cache.mintOf(x);
     const outputMint = cache.mintOf(y);
     if (inputMint === undefined || outputMint === undefined) return undefined;
@@ -198,24 +224,81 @@ export class CacheRouteSearch implements HopFinder<number> {
       const asked = exactIn ? held.hopInAmount(k) : held.hopOutAmount(k);
       const value = exactIn ? held.hopOutAmount(k) : held.hopInAmount(k);
       const leg = this.leg(held.hopInputMints[k]!, held.hopOutputMints[k]!);
-      if (leg === undefined) return undefined;
-      for (let i = 0; i < leg.count; i++) {
-        if (leg.ids[i] !== pool && !boundCannotBeat(asked, leg.bounds[i]!, value, mode, true)) return undefined;
-      }
+      if (leg === undefined || !othersCannotBeat(leg, pool, asked, value, mode)) return undefined;
     }
-    const position = held.position;
-    const value = held.value;
-    if (position !== 0 && !boundCannotBeat(amount, this.bound(inputMint, outputMint), value, mode, true)) return undefined;
-    if (allowsMultiHop(this.filterKey)) {
-      const intermediates = this.intermediates;
-      for (let i = 0; i < intermediates.length; i++) {
-        const via = intermediates[i]!;
-        if (i + 1 === position || via === inputMint || via === outputMint) continue;
-        const bound = this.bound(inputMint, via) * this.bound(via, outputMint);
-        if (!boundCannotBeat(amount, bound, value, mode, i + 1 < position)) return undefined;
-      }
-    }
+    if (!this.otherRoutesCannotBeat(inputMint, outputMint, amount, held.value, held.position, mode)) return undefined;
     return this.newestExcluded;
+  }
+
+  /** True when a pool of `held`'s route is no longer in the state the route was computed from. */
+  poolsMoved(held: HeldRoute): boolean {
+    const cache = this.cache;
+    if (cache.poolVersionAt(held.firstPool) !== held.firstVersion) return true;
+    return held.hopCount > 1 && cache.poolVersionAt(held.secondPool) !== held.secondVersion;
+  }
+
+  /**
+   * The `held` route's pools quoted again in their states now, for (x → y, `amount`, `mode`), when
+   * that is what a full search gives now; undefined when the route must be searched again. The
+   * request path's work when a route's own pools changed (the common case under pool updates: a
+   * pool's own swaps move it): the exact swap of each hop it answers with (its pools, each a fresh
+   * candidate of its leg, the amount flowing from hop to hop) and the rate bounds of everything
+   * else, as `stillBest` reads them, against the new amounts. No other pool is quoted. Records one
+   * cache hit, as `search` does when it finds a route.
+   */
+  requote(held: HeldRoute, x: number, y: number, amount: bigint, mode: SwapMode, maxAgeMs: number, filterKey: number): CacheRoute | undefined {
+    const cache = this.cache;
+    const inputMint = cache.mintOf(x);
+    const outputMint = cache.mintOf(y);
+    if (inputMint === undefined || outputMint === undefined) return undefined;
+    const hopCount = held.hopCount;
+    // A pool id may be another pool's after an eviction: the held address must still be the id's.
+    if (cache.addressOf(held.firstPool) !== held.hopPools[0]) return undefined;
+    if (hopCount > 1 && cache.addressOf(held.secondPool) !== held.hopPools[1]) return undefined;
+    this.begin(maxAgeMs, filterKey);
+    const exactIn = mode === SwapMode.ExactIn;
+    const chosen: HopChoice<number>[] = [];
+    let asked = amount;
+    // Exact in, from the first hop on (each sells what the one before bought); exact out, from the last.
+    for (let j = 0; j < hopCount; j++) {
+      const k = exactIn ? j : hopCount - 1 - j;
+      const pool = k === 0 ? held.firstPool : held.secondPool;
+      const inputOfHop = held.hopInputMints[k]!;
+      const outputOfHop = held.hopOutputMints[k]!;
+      const leg = this.leg(inputOfHop, outputOfHop);
+      if (leg === undefined) return undefined;
+      const at = leg.indexOf(pool);
+      // No longer a candidate (too old, stale): the search decides.
+      if (at < 0) return undefined;
+      this.swapsQuoted++;
+      const swap = quoteSwap(cache.poolAt(pool)!, { aToB: leg.aToB[at] === 1, mode, amount: asked }, cache.contextAt(pool), cache.transferFeesAt(pool));
+      if (!swap.ok) return undefined;
+      const value = exactIn ? swap.amountOut : swap.amountIn;
+      if (!othersCannotBeat(leg, pool, asked, value, mode)) return undefined;
+      chosen[k] = { pool, swap, inputMint: inputOfHop, outputMint: outputOfHop };
+      asked = value;
+    }
+    if (!this.otherRoutesCannotBeat(inputMint, outputMint, amount, routeValue(chosen, mode), held.position, mode)) return undefined;
+    cache.recordHit();
+    return this.found(chosen, mode);
+  }
+
+  /**
+   * True when no route other than the one at `position` (0 direct, i + 1 through intermediate i)
+   * can do strictly better than `value` for (inputMint → outputMint, `amount`), nor as well when
+   * it comes earlier in the search's order (it would win the tie), by the legs' rate bounds.
+   */
+  private otherRoutesCannotBeat(inputMint: string, outputMint: string, amount: bigint, value: bigint, position: number, mode: SwapMode): boolean {
+    if (position !== 0 && !boundCannotBeat(amount, this.bound(inputMint, outputMint), value, mode, true)) return false;
+    if (!allowsMultiHop(this.filterKey)) return true;
+    const intermediates = this.intermediates;
+    for (let i = 0; i < intermediates.length; i++) {
+      const via = intermediates[i]!;
+      if (i + 1 === position || via === inputMint || via === outputMint) continue;
+      const bound = this.bound(inputMint, via) * this.bound(via, outputMint);
+      if (!boundCannotBeat(amount, bound, value, mode, i + 1 < position)) return false;
+    }
+    return true;
   }
 
   /** Starts a search (or a check): the request's limits, no leg read yet, counters at zero. */

@@ -124,23 +124,36 @@ describe('QuoteMemo', () => {
     const kept = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
     expect(kept.route.hops[0]!.pool).toBe('C');
     expect(memo).toMatchObject({ hits: 1, misses: 2, revalidated: 1 });
-    // The winner stored again, even in the same state: searched again (its slot is in the answer).
+    // The winner stored again, even in the same state: its hop alone is quoted again on the new
+    // state (its slot is in the answer) and the bounds of the others checked: requoted, no search.
     cache.upsert(amm('C', 3n, 1_000_000_000_000n, 160_000_000_000n));
+    const swaps = memo.search.swapsQuoted;
     expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.slot).toBe(3n);
-    expect(memo).toMatchObject({ hits: 1, misses: 3 });
+    expect(memo).toMatchObject({ hits: 1, misses: 2, requoted: 1 });
+    expect(memo.search.swapsQuoted).toBe(swaps + 1);
     // A new pool of the pair that can beat the winner: searched again, and it wins.
     cache.upsert(amm('D', 1n, 1_000_000_000_000n, 170_000_000_000n));
     expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('D');
-    expect(memo).toMatchObject({ hits: 1, misses: 4 });
-    // A context update of the winner counts as a change of it.
+    expect(memo).toMatchObject({ hits: 1, misses: 3 });
+    // A context update of the winner counts as a change of it: requoted.
     cache.updateContext('D', {});
     memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
-    expect(memo).toMatchObject({ hits: 1, misses: 5 });
+    expect(memo).toMatchObject({ hits: 1, misses: 3, requoted: 2 });
+    // The winner moves below another pool's bound: its new quote is not enough, searched again.
+    cache.upsert(amm('D', 2n, 1_000_000_000_000n, 120_000_000_000n));
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('C');
+    expect(memo).toMatchObject({ hits: 1, misses: 4, requoted: 2 });
+    // The winner moves and stays ahead, with a new output: requoted, the answer is the new state's.
+    cache.upsert(amm('C', 4n, 1_000_000_000_000n, 165_000_000_000n));
+    const moved = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
+    expect(moved.route.hops[0]!).toMatchObject({ pool: 'C', slot: 4n });
+    expect(moved.route.hops).toEqual(quoteFromCache(cache, WSOL_MINT, USDC_MINT, SOL_IN).route);
+    expect(memo).toMatchObject({ hits: 1, misses: 4, requoted: 3 });
     // Ignored updates (equal or older slot) and other pairs change nothing.
-    cache.upsert(amm('D', 1n, 1n, 1n));
+    cache.upsert(amm('C', 1n, 1n, 1n));
     cache.upsert(amm('X', 1n, 1_000n, 1_000n, { tokenB: BONK }));
-    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('D');
-    expect(memo).toMatchObject({ hits: 2, misses: 5, revalidated: 1 });
+    expect(memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN).route.hops[0]!.pool).toBe('C');
+    expect(memo).toMatchObject({ hits: 2, misses: 4, revalidated: 1, requoted: 3 });
   });
 
   it('recomputes when the winner is evicted, over capacity or by the eviction tick', () => {
@@ -256,7 +269,7 @@ describe('QuoteMemo', () => {
     // The winner moves: the same entry answers with the new route, written into the same bytes.
     cache.upsert(amm('A', 2n, 1_000_000_000_000n, 151_000_000_000n));
     const second = memoQuote(memo, WSOL_MINT, USDC_MINT, SOL_IN);
-    expect(memo).toMatchObject({ hits: 0, misses: 2 });
+    expect(memo).toMatchObject({ hits: 0, misses: 1, requoted: 1 });
     expect(second).toBe(first);
     expect(second.body.bytes).toBe(bytes);
     expect(second.route.outputAmount).toBeGreaterThan(before.outputAmount);

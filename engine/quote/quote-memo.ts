@@ -18,8 +18,11 @@
  *   are a subset of the candidates then that holds the winner; the winner of a subset that holds
  *   the winner of the whole is the same pool (largest output for exact in, smallest input for
  *   exact out, ties to the lower address: a total order), with the same swap result.
- * Otherwise the quote is computed again (the route search, cache-route-search.ts) and the entry
- * replaced. Candidacy is PoolCache.isFresh, the cache's one freshness rule, here as there.
+ * When the route's own pools changed (under pool updates, most recomputations: a pool's own swaps
+ * move it), its hops are quoted again on their new states and the same bound check decides
+ * (CacheRouteSearch.requote): the answer is then the route's pools with their new amounts, and no
+ * other pool is quoted. Otherwise the quote is computed again (the route search,
+ * cache-route-search.ts) and the entry replaced. Candidacy is PoolCache.isFresh, the cache's one freshness rule, here as there.
  *
  * Accounting as quoteFromCache: an answer from the memo is a cache hit; a recomputation records
  * its own hit or miss. A memo answer touches only the winning pool's row, so it adds nothing to
@@ -43,7 +46,7 @@
 import { type PoolCache, NO_ID } from '../cache/index.js';
 import { SwapMode } from '../dex/index.js';
 import { invalidArgument } from '../errors.js';
-import { CacheRouteSearch } from './cache-route-search.js';
+import { CacheRouteSearch, type CacheRoute } from './cache-route-search.js';
 import { QuoteSource, quoteOfAnswer, type Quote } from './quote-answer.js';
 import { routeBodyParts } from './answer-json.js';
 import { MemoEntry } from './memo-entry.js';
@@ -77,6 +80,11 @@ export class QuoteMemo {
   misses = 0;
   /** Answers whose route version had moved, kept after the check that no changed route beats them. */
   revalidated = 0;
+  /**
+   * Answers whose own pools had changed, their hops quoted again on the new states and kept after
+   * the same check (CacheRouteSearch.requote): no other pool quoted. Not counted in `misses`.
+   */
+  requoted = 0;
   /** The route search of recomputations, and the route versions. */
   readonly search: CacheRouteSearch;
   private readonly cache: PoolCache;
@@ -151,12 +159,9 @@ export class QuoteMemo {
     let pair = this.pairs.get(key);
     const text = amountText ?? amount.toString();
     const entry = pair?.byAmount.get(text);
-    if (
-      entry !== undefined &&
-      entry.inputMint === inputMint &&
-      entry.outputMint === outputMint &&
-      (entry.version === version || this.stillBest(entry, x, y, amount, mode, maxStateAgeMs, filterKey, version))
-    ) {
+    const held = entry !== undefined && entry.inputMint === inputMint && entry.outputMint === outputMint;
+    const moved = held && entry.version !== version && this.search.poolsMoved(entry);
+    if (held && !moved && (entry.version === version || this.stillBest(entry, x, y, amount, mode, maxStateAgeMs, filterKey, version))) {
       const now = cache.nowMs();
       let age = cache.ageAt(entry.firstPool, now);
       if (entry.secondPool !== NO_ID) {
@@ -169,6 +174,13 @@ export class QuoteMemo {
         this.hits++;
         this.stateAgeMs = age;
         return entry;
+      }
+    }
+    if (moved) {
+      const found = this.search.requote(entry, x, y, amount, mode, maxStateAgeMs, filterKey);
+      if (found !== undefined) {
+        this.requoted++;
+        return this.take(entry, found, version);
       }
     }
     if (pair === undefined) {
@@ -253,7 +265,6 @@ export class QuoteMemo {
     const cache = this.cache;
     const found = this.search.search(cache.mintOf(x) ?? inputMint, cache.mintOf(y) ?? outputMint, amount, mode, maxStateAgeMs, filterKey);
     if (!found.ok) return found;
-    this.stateAgeMs = found.ageMs;
     // The key's entry is rewritten in place: from now on it answers with the new route only.
     let entry = pair?.byAmount.get(text);
     if (entry === undefined) {
@@ -268,6 +279,12 @@ export class QuoteMemo {
         this.count++;
       }
     }
+    return this.take(entry, found, version);
+  }
+
+  /** `entry` rewritten to hold `found` at route version `version`, its body too. */
+  private take(entry: MemoEntry, found: CacheRoute, version: number): MemoEntry {
+    this.stateAgeMs = found.ageMs;
     entry.hold(found, version);
     routeBodyParts(found.route, QuoteSource.Cache, entry.body);
     return entry;

@@ -205,16 +205,17 @@ describe('two-hop routes', () => {
     storePool(cache, unrelated, 10_000n);
     expect(engine.stateVersion(req)).toBe(v0);
     const misses = engine.memo.misses;
+    const requoted = engine.memo.requoted;
     expect((sync(engine.quote(req)) as { quote: unknown }).quote).toEqual(route);
     expect(engine.memo.misses).toBe(misses);
-    // The second hop's pool changes: the version moves and the route is computed again.
+    // The second hop's pool changes: the version moves and the route's hops are quoted again.
     const second = chain.pool(route.hops[1]!.pool)!;
     storePool(cache, second, 10_001n);
     const v1 = engine.stateVersion(req);
     expect(v1).not.toBe(v0);
     const after = sync(engine.quote(req));
     if (!after.ok) throw new Error(after.message);
-    expect(engine.memo.misses).toBe(misses + 1);
+    expect(engine.memo.misses + engine.memo.requoted).toBe(misses + requoted + 1);
     expect(after.quote.hops[1]!.slot).toBe(10_001n);
     // The first leg's pair: the version moves too.
     storePool(cache, chain.pool(route.hops[0]!.pool)!, 10_002n);
