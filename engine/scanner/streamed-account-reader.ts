@@ -12,6 +12,8 @@ import { RPC_WRITE_VERSION, type GeyserAccountStream } from './geyser-stream.js'
 export class StreamedAccountReader implements AccountReader {
   /** Reads answered from the stream. */
   streamed = 0;
+  /** Reads the stream could not answer, read over RPC (`fallback`): the stream's misses. */
+  misses = 0;
   private readonly followed: Set<string>;
 
   constructor(
@@ -44,6 +46,7 @@ export class StreamedAccountReader implements AccountReader {
       this.followed.add(address);
       this.stream.setAccounts([...this.followed]);
     }
+    this.misses++;
     const read = await this.fallback.fetch(address, options);
     // Held from now on as the last write of the read's slot, until the stream has a newer one.
     if (read !== null) this.stream.apply({ address, account: read, slot: read.slot, writeVersion: RPC_WRITE_VERSION, source: 'rpc' });
