@@ -151,6 +151,7 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   await new Promise((r) => setTimeout(r, 2_000)); // warm-up: stream connected, first refresh done
   // Geyser: reads of the scanner's loader the stream could not answer (read over RPC), from here on.
   const missesAtStart = engine.geyser?.reader.misses ?? 0;
+  const aheadAtStart = engine.geyser?.reader.ahead.accounts ?? 0;
   let lost = 0;
   let refused = 0;
   for (let i = 0; i < PROBES; i++) {
@@ -205,7 +206,7 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   }
   const stats = engine.scanner.stats();
   const loads = engine.loader.stats.loads;
-  const geyserText = engine.geyser === undefined ? '' : `; Geyser reader: ${engine.geyser.reader.misses - missesAtStart} RPC reads during the probes (${missesAtStart} before), ${engine.geyser.stream.followedAccounts} accounts followed`;
+  const geyserText = engine.geyser === undefined ? '' : `; Geyser reader: ${engine.geyser.reader.misses - missesAtStart} RPC reads during the probes (${missesAtStart} before), ${engine.geyser.reader.ahead.accounts - aheadAtStart} read ahead (${aheadAtStart} before), ${engine.geyser.stream.followedAccounts} accounts followed`;
   await engine.close();
   await rpc.close();
   await sim.close();
