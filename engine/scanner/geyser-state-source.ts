@@ -108,8 +108,10 @@ export class GeyserStateSource {
     this.reader = new StreamedAccountReader(this.stream, options.fallback, options.pools, options.readAccounts);
     this.arraysAhead = options.arraysAhead ?? DEFAULT_GEYSER_ARRAYS_AHEAD;
     this.arraysEachSide = options.arraysEachSide ?? DEFAULT_ARRAYS_EACH_SIDE;
-    if (!Number.isInteger(this.arraysAhead) || this.arraysAhead < 0 || this.arraysAhead > MAX_GEYSER_ARRAYS_AHEAD) {
-      throw invalidArgument('arraysAhead', this.arraysAhead, `arraysAhead must be 0..${MAX_GEYSER_ARRAYS_AHEAD}, got ${this.arraysAhead}`);
+    // lookaheadArrayKeys takes at most 64 arrays each side in all.
+    const most = Math.min(MAX_GEYSER_ARRAYS_AHEAD, 64 - this.arraysEachSide);
+    if (!Number.isInteger(this.arraysAhead) || this.arraysAhead < 0 || this.arraysAhead > most) {
+      throw invalidArgument('arraysAhead', this.arraysAhead, `arraysAhead must be 0..${most}, got ${this.arraysAhead}`);
     }
     this.log = options.logger;
   }
@@ -164,10 +166,15 @@ export class GeyserStateSource {
       if (memo === undefined) this.ahead.set(address, (memo = { pool, center, bitmap, addresses: new Map() }));
       Object.assign(memo, { pool, center, bitmap });
       if (memo.addresses.size > MAX_REMEMBERED_ARRAY_ADDRESSES) memo.addresses.clear();
-      for (const key of lookaheadArrayKeys(pool, this.arraysAhead, { arraysEachSide: this.arraysEachSide })) {
-        let array = memo.addresses.get(key);
-        if (array === undefined) memo.addresses.set(key, (array = swapArrayAddress(pool, owner, key)));
-        addresses.push(array);
+      try {
+        for (const key of lookaheadArrayKeys(pool, this.arraysAhead, { arraysEachSide: this.arraysEachSide })) {
+          let array = memo.addresses.get(key);
+          if (array === undefined) memo.addresses.set(key, (array = swapArrayAddress(pool, owner, key)));
+          addresses.push(array);
+        }
+      } catch (err) {
+        // Runs in its own turn: a throw here would end the process, and the loads need none of it.
+        this.log.warn({ err, pool: address }, 'arrays ahead not derived');
       }
     }
     if (addresses.length === 0) return;
