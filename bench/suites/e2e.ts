@@ -161,6 +161,9 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   /** Each probe seen: its pool, its slot, its first publish and its emission. */
   const probesSeen: { pool: string; slot: bigint; firstAt: number; emittedNs: bigint }[] = [];
   await new Promise((r) => setTimeout(r, 2_000)); // warm-up: stream connected, first refresh done
+  // Geyser: reads of the scanner's loader the stream could not answer (read over RPC), from here on.
+  const missesAtStart = engine.geyser?.reader.misses ?? 0;
+  const aheadAtStart = engine.geyser?.reader.ahead.accounts ?? 0;
   let lost = 0;
   let refused = 0;
   for (let i = 0; i < PROBES; i++) {
@@ -225,6 +228,7 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
   }
   const stats = engine.scanner.stats();
   const loads = engine.loader.stats.loads;
+  const geyserText = engine.geyser === undefined ? '' : `; Geyser reader: ${engine.geyser.reader.misses - missesAtStart} RPC reads during the probes (${missesAtStart} before), ${engine.geyser.reader.ahead.accounts - aheadAtStart} read ahead (${aheadAtStart} before), ${engine.geyser.stream.followedAccounts} accounts followed`;
   await engine.close();
   await rpc.close();
   await sim.close();
@@ -255,6 +259,6 @@ async function measure(txRate: number, source: 'block-entries' | 'geyser' = 'blo
       p999Us: s.p999Us,
       goal: 'p95 < 5 ms',
       goalMet: p95Us < 5_000,
-      note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; chain thread: ${chainText}; from the swap's application ${p50p95(fromApplied)}; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; all swap accounts of the pool (${Math.min(...[...swapAccounts.values()].map((a) => a.length))}–${Math.max(...[...swapAccounts.values()].map((a) => a.length))} keys) ${p50p95(fullRead)}; ${behind} of ${s.count} probe states read at a slot before the stream's newest; the swap's own state (read at its slot or later, after the slot's end) ${p50p95(ownState)}, ${ownState.summary().count} of ${probesSeen.length}; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped, ${stats.queue.batches} batches, ${loads} pool loads`,
+      note: `${s.count} probes (${lost} lost, ${refused} refused by preflight), ${pools.length} pools; ${perDex}; stages: ${stageText}; chain thread: ${chainText}; from the swap's application ${p50p95(fromApplied)}; floor p50 ${(f.p50Us / 1000).toFixed(2)} ms p99 ${(f.p99Us / 1000).toFixed(2)} ms; all swap accounts of the pool (${Math.min(...[...swapAccounts.values()].map((a) => a.length))}–${Math.max(...[...swapAccounts.values()].map((a) => a.length))} keys) ${p50p95(fullRead)}; ${behind} of ${s.count} probe states read at a slot before the stream's newest; the swap's own state (read at its slot or later, after the slot's end) ${p50p95(ownState)}, ${ownState.summary().count} of ${probesSeen.length}; scanner saw ${stats.transactionsProcessed} txs, ${stats.eventsPublished} events, ${stats.droppedTransactions} dropped, ${stats.queue.batches} batches, ${loads} pool loads${geyserText}`,
   };
 }

@@ -17,6 +17,7 @@ import { abortable } from '../rpc/index.js';
 
 import type { ScannerConfig } from '../scanner/index.js';
 import type { Scanner } from '../scanner/index.js';
+import type { GeyserStateSource } from '../scanner/index.js';
 import { engineSchema, type EngineConfig } from './engine-config.js';
 import { epochSourceOf, externalFallbackOf } from './quote-fallbacks.js';
 import { createAccountReads, createPoolLoader, createScannerService, createStateSource } from './scanner-service.js';
@@ -37,6 +38,8 @@ export interface Engine {
   readonly cache: PoolCache;
   readonly loader: RpcPoolLoader;
   readonly refresher: PoolRefresher;
+  /** The scanner's Geyser state source (scanner.stateSource geyser); undefined otherwise. */
+  readonly geyser: GeyserStateSource | undefined;
   /** Binds the ports, starts the stream, reads the pools once; `signal` ends the wait for that read (close aborts it). */
   start(signal?: AbortSignal): Promise<EngineEndpoints>;
   /** Stops the stream, publishes what the scanner already holds, closes every port. Idempotent. */
@@ -130,6 +133,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     cache,
     loader,
     refresher,
+    geyser: stateSource.geyser,
     async start(signal) {
       const { port, metricsPort, grpcPort } = await quote.start();
       const { port: scannerPort, metricsPort: scannerMetricsPort } = await scannerService.start();

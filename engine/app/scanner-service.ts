@@ -61,6 +61,7 @@ export function createStateSource(config: ScannerConfig, pools: readonly string[
     pools,
     fallback: fetcher,
     readAccounts: (addresses) => rpc.getMultipleAccounts(addresses),
+    arraysAhead: config['scanner.geyserArraysAhead'],
     logger,
   });
   return { reader: geyser.reader, geyser, close: () => rpc.close() };

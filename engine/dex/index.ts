@@ -125,6 +125,7 @@ export {
   currentArrayKey,
   decodeSwapAccount,
   dlmmBinArrayAddress,
+  lookaheadArrayKeys,
   reserveAccountsOf,
   swapAccountAddresses,
   swapArrayAddress,

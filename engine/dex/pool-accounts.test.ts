@@ -14,6 +14,7 @@ import {
   clmmAmmConfigAddress,
   clmmTickArrayAddress,
   dlmmBinArrayAddress,
+  lookaheadArrayKeys,
   reserveAccountsOf,
   swapAccountAddresses,
   swapArrayKeys,
@@ -145,6 +146,16 @@ describe('pool account addresses', () => {
     expect(swapArrayKeys(pool, { arraysEachSide: 9 })).toEqual([-512, 0, 2, 5, 6, 511]);
     // Beyond the bitmap (an extension account tidepool does not read): consecutive arrays.
     expect(swapArrayKeys(dlmm(70 * 600, []), { arraysEachSide: 1 })).toEqual([599, 600, 601]);
+  });
+
+  it('takes the arrays ahead: the read window widened by arraysAhead, and unmarked arrays near the price', () => {
+    const span = 8 * 88;
+    expect(lookaheadArrayKeys(whirlpool(5 * span + 3), 2, { arraysEachSide: 1 })).toEqual([2, 3, 4, 5, 6, 7, 8].map((i) => i * span));
+    // Raydium: the marked arrays of the wider window, and every array within 1 of the current one.
+    const pool = clmm(3 * 600 + 17, 10, [-7, -2, 1, 3, 4, 9, 12, 40]);
+    expect(lookaheadArrayKeys(pool, 1, { arraysEachSide: 1 })).toEqual([-2, 1, 2, 3, 4, 9].map((i) => i * 600));
+    expect(lookaheadArrayKeys(dlmm(70 * 5 + 3, [-512, 0, 2, 5, 6, 511]), 1, { arraysEachSide: 1 })).toEqual([0, 2, 4, 5, 6, 511]);
+    expect(() => lookaheadArrayKeys(pool, 62, { arraysEachSide: 3 })).toThrow(/arraysAhead/);
   });
 
   it('lists the arrays then the Raydium AmmConfig; none for the AMM', () => {

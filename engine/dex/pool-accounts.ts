@@ -121,6 +121,35 @@ export function swapArrayKeys(pool: DecodedPool, options: PoolAccountsOptions = 
   return out;
 }
 
+/**
+ * Appends to `out` the keys, ascending and distinct, of the arrays to hold ahead of `pool`'s price
+ * (an account stream follows them before a swap needs them): the arrays swapArrayKeys picks with
+ * `arraysEachSide + arraysAhead` each side, i.e. every array the read window of `arraysEachSide`
+ * takes after the price moved by up to `arraysAhead` arrays either way; and for the bitmap
+ * protocols (Raydium CLMM, DLMM) every array within `arraysAhead` of the current one, marked or
+ * not, so an array created there (its bitmap bit set) is followed before the pool reads it. Empty
+ * for the AMM. At most 2 (arraysEachSide + arraysAhead) + 1 keys, plus 2 arraysAhead + 1 for the
+ * bitmap protocols.
+ */
+export function lookaheadArrayKeys(pool: DecodedPool, arraysAhead: number, options: PoolAccountsOptions = {}, out: number[] = []): number[] {
+  if (pool.dex === Dex.Amm) return out;
+  const each = arraysEachSide(options);
+  if (!Number.isInteger(arraysAhead) || arraysAhead < 0 || each + arraysAhead > 64) {
+    throw invalidArgument('arraysAhead', arraysAhead, `arraysAhead must be 0..${64 - each}, got ${arraysAhead}`);
+  }
+  const first = out.length;
+  swapArrayKeys(pool, { arraysEachSide: each + arraysAhead }, out);
+  if (pool.dex === Dex.Whirlpool) return out;
+  if (pool.dex === Dex.Dlmm) consecutive(binArrayIndexOf(pool.activeId), arraysAhead, MIN_BIN_ARRAY_INDEX, MAX_BIN_ARRAY_INDEX, 1, out);
+  else {
+    const span = pool.tickSpacing * ticksPerArray(pool.dex);
+    consecutive(Math.floor(pool.tick / span), arraysAhead, Math.floor(MIN_TICK / span), Math.floor(MAX_TICK / span), span, out);
+  }
+  const keys = [...new Set(out.splice(first))].sort((a, b) => a - b);
+  for (const key of keys) out.push(key);
+  return out;
+}
+
 /** The address of the array `key` of `pool` (not the AMM), owned by `programId`. */
 export function swapArrayAddress(pool: DecodedPool, programId: string, key: number): string {
   const address = poolAddressOf(pool);

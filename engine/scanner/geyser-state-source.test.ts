@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { base58 } from '../chain/index.js';
+import { ORCA_WHIRLPOOL_PROGRAM_ID, lookaheadArrayKeys, swapArrayAddress } from '../dex/index.js';
+import { decodeWhirlpool, encodeWhirlpool } from '../dex/whirlpool/whirlpool-account.js';
+import type { PoolLoader } from '../pools/index.js';
 import { createLogger } from '../obs/logger.js';
 import type { AccountData, AccountReader } from '../rpc/index.js';
 import type { AccountUpdate } from './geyser-stream.js';
@@ -85,5 +88,53 @@ describe('GeyserStateSource refreshes', () => {
     expect(refreshes).toEqual([{ pool: POOL_A, slot: 11n, signature: base58.encode(signature(1)) }]);
     expect(source.stream.get(POOL_A)).toMatchObject({ slot: 11n, writeVersion: 5n });
     expect(source.stream.stats.staleUpdates).toBe(2);
+  });
+});
+
+describe('GeyserStateSource arrays ahead', () => {
+  const span = 8 * 88;
+  const whirlpool = (tick: number) =>
+    decodeWhirlpool(encodeWhirlpool({ tokenA: POOL_B, tokenB: VAULT_A, vaultA: POOL_B, vaultB: VAULT_A, sqrtPrice: 1n << 64n, tick, tickSpacing: 8, liquidity: 1n, feeRate: 300 }), POOL_A);
+  const ahead = (tick: number): string[] => lookaheadArrayKeys(whirlpool(tick), 2).map((key) => swapArrayAddress(whirlpool(tick), ORCA_WHIRLPOOL_PROGRAM_ID, key));
+
+  it("follows and reads once the arrays ahead of a pool's window, again only for those its price moved to", async () => {
+    const reads: string[][] = [];
+    const source = new GeyserStateSource({
+      endpoint: '127.0.0.1:1',
+      pools: [POOL_A],
+      fallback: { fetch: () => Promise.resolve(null), stats: { calls: 0, keys: 0, coalesced: 0, refused: 0, failedCalls: 0 }, queued: 0, outstanding: 0 },
+      readAccounts: (addresses) => {
+        reads.push([...addresses]);
+        return Promise.resolve({ slot: 5n, accounts: addresses.map(() => null) });
+      },
+      logger: createLogger({ name: 'geyser-state-source-test', level: 'silent' }),
+      arraysAhead: 2,
+    });
+    let pool = whirlpool(10);
+    const loader: PoolLoader = {
+      load: () => {
+        const data = new Uint8Array(1);
+        const accounts = new Map([[POOL_A, { data, owner: ORCA_WHIRLPOOL_PROGRAM_ID, lamports: 1n, executable: false, slot: 5n }]]);
+        return Promise.resolve([{ ok: true, value: { address: POOL_A, dex: pool.dex, pool, context: { tickArrays: [] }, slot: 5n, data, accounts } }]);
+      },
+    };
+    const tracked = source.track(loader);
+    await tracked.load([POOL_A]);
+    await nextTurn();
+    // The loader's 3 each side, and 2 more each side: 11 arrays, read in one call.
+    expect(reads).toEqual([ahead(10)]);
+    expect(reads[0]).toHaveLength(11);
+    expect(ahead(10).every((a) => source.stream.get(a) !== undefined)).toBe(true);
+    await tracked.load([POOL_A]); // the same pool: nothing more
+    pool = whirlpool(20); // another tick in the same array: nothing more
+    await tracked.load([POOL_A]);
+    await nextTurn();
+    expect(reads).toHaveLength(1);
+    pool = whirlpool(span + 10); // one array up: only the new top array is read
+    await tracked.load([POOL_A]);
+    await nextTurn();
+    expect(reads).toEqual([ahead(10), ahead(span + 10).filter((a) => !ahead(10).includes(a))]);
+    expect(reads[1]).toHaveLength(1);
+    expect(source.reader.following).toBe(1 + 12);
   });
 });

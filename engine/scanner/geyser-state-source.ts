@@ -24,6 +24,8 @@
  */
 import { performance } from 'node:perf_hooks';
 
+import { DEFAULT_ARRAYS_EACH_SIDE, Dex, arrayBitmapOf, currentArrayKey, lookaheadArrayKeys, swapArrayAddress, type DecodedPool } from '../dex/index.js';
+import { invalidArgument } from '../errors.js';
 import type { Logger } from '../obs/index.js';
 import type { PoolLoader, PoolLoadResult } from '../pools/index.js';
 import type { AccountReader, MultipleAccountsResult } from '../rpc/index.js';
@@ -41,6 +43,27 @@ export interface GeyserStateSourceOptions {
   /** One getMultipleAccounts: the gap heal. */
   readAccounts: (addresses: readonly string[]) => Promise<MultipleAccountsResult>;
   logger: Logger;
+  /** Arrays followed ahead of each pool's read window, each side (scanner.geyserArraysAhead). Default DEFAULT_GEYSER_ARRAYS_AHEAD. */
+  arraysAhead?: number;
+  /** The pool loader's arraysEachSide. Default DEFAULT_ARRAYS_EACH_SIDE. */
+  arraysEachSide?: number;
+}
+
+/** Arrays followed ahead of a pool's read window on each side, by default. */
+export const DEFAULT_GEYSER_ARRAYS_AHEAD = 2;
+/** Most arrays followed ahead on each side (with the loader's window, within lookaheadArrayKeys' 64). */
+export const MAX_GEYSER_ARRAYS_AHEAD = 16;
+/** Array addresses remembered per pool (PDA derivations cost a few sha256 and curve checks each). */
+const MAX_REMEMBERED_ARRAY_ADDRESSES = 256;
+
+/** What the arrays ahead of a pool were last chosen from. */
+interface AheadMemo {
+  /** The decoded pool of the last load looked at (an unchanged pool account decodes to the same object). */
+  pool: DecodedPool;
+  center: number | undefined;
+  bitmap: readonly bigint[] | undefined;
+  /** Array key → address. */
+  addresses: Map<number, string>;
 }
 
 /** One transaction's write of a pool's account, waiting for the refresh. */
@@ -67,6 +90,10 @@ export class GeyserStateSource {
   /** Monitored pools read once through `track` (their accounts followed), or asked to be. */
   private readonly primed = new Set<string>();
   private scanner: Scanner | undefined;
+  private readonly arraysAhead: number;
+  private readonly arraysEachSide: number;
+  private readonly ahead = new Map<string, AheadMemo>();
+  private readonly log: Logger;
 
   constructor(options: GeyserStateSourceOptions) {
     for (const pool of options.pools) this.poolsOf.set(pool, new Set([pool]));
@@ -78,7 +105,15 @@ export class GeyserStateSource {
       onSlot: (slot) => this.onSlot(slot),
       logger: options.logger.child({ component: 'geyser' }),
     });
-    this.reader = new StreamedAccountReader(this.stream, options.fallback, options.pools);
+    this.reader = new StreamedAccountReader(this.stream, options.fallback, options.pools, options.readAccounts);
+    this.arraysAhead = options.arraysAhead ?? DEFAULT_GEYSER_ARRAYS_AHEAD;
+    this.arraysEachSide = options.arraysEachSide ?? DEFAULT_ARRAYS_EACH_SIDE;
+    // lookaheadArrayKeys takes at most 64 arrays each side in all.
+    const most = Math.min(MAX_GEYSER_ARRAYS_AHEAD, 64 - this.arraysEachSide);
+    if (!Number.isInteger(this.arraysAhead) || this.arraysAhead < 0 || this.arraysAhead > most) {
+      throw invalidArgument('arraysAhead', this.arraysAhead, `arraysAhead must be 0..${most}, got ${this.arraysAhead}`);
+    }
+    this.log = options.logger;
   }
 
   /** `loader`, recording the accounts each pool it loads was read from (LoadedPool.accounts). */
@@ -105,9 +140,45 @@ export class GeyserStateSource {
           r.value.slot = slot;
           if (writeVersion > 0n) r.value.writeVersion = writeVersion;
         }
+        // After the results are handed back: the derivations and reads ahead stay off the load's path.
+        if (this.arraysAhead > 0) setImmediate(() => this.followAhead(results));
         return results;
       },
     };
+  }
+
+  /** Follows and reads the arrays ahead of each loaded pool whose current array or bitmap moved. */
+  private followAhead(results: readonly PoolLoadResult[]): void {
+    const addresses: string[] = [];
+    for (const r of results) {
+      if (!r.ok || r.value.pool.dex === Dex.Amm) continue;
+      const { pool, address } = r.value;
+      let memo = this.ahead.get(address);
+      if (memo?.pool === pool) continue;
+      const center = currentArrayKey(pool);
+      const bitmap = arrayBitmapOf(pool);
+      if (memo !== undefined && memo.center === center && sameBitmap(memo.bitmap, bitmap)) {
+        memo.pool = pool;
+        continue;
+      }
+      const owner = r.value.accounts?.get(address)?.owner ?? this.stream.get(address)?.account?.owner;
+      if (owner === undefined) continue;
+      if (memo === undefined) this.ahead.set(address, (memo = { pool, center, bitmap, addresses: new Map() }));
+      Object.assign(memo, { pool, center, bitmap });
+      if (memo.addresses.size > MAX_REMEMBERED_ARRAY_ADDRESSES) memo.addresses.clear();
+      try {
+        for (const key of lookaheadArrayKeys(pool, this.arraysAhead, { arraysEachSide: this.arraysEachSide })) {
+          let array = memo.addresses.get(key);
+          if (array === undefined) memo.addresses.set(key, (array = swapArrayAddress(pool, owner, key)));
+          addresses.push(array);
+        }
+      } catch (err) {
+        // Runs in its own turn: a throw here would end the process, and the loads need none of it.
+        this.log.warn({ err, pool: address }, 'arrays ahead not derived');
+      }
+    }
+    if (addresses.length === 0) return;
+    this.reader.prefetch(addresses).catch((err: unknown) => this.log.warn({ err }, 'reading arrays ahead failed'));
   }
 
   /** Refreshes go to `scanner` from now on. */
@@ -174,4 +245,11 @@ export class GeyserStateSource {
       for (const w of writes.values()) scanner!.refresh(pool, w.slot, w.signature, w.receivedAt);
     }
   }
+}
+
+function sameBitmap(a: readonly bigint[] | undefined, b: readonly bigint[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -31,7 +31,7 @@ export {
   type StateSource,
   type ScannerConfig,
 } from './scanner-config.js';
-export { GeyserStateSource, type GeyserStateSourceOptions } from './geyser-state-source.js';
+export { DEFAULT_GEYSER_ARRAYS_AHEAD, GeyserStateSource, MAX_GEYSER_ARRAYS_AHEAD, type GeyserStateSourceOptions } from './geyser-state-source.js';
 export { ByteRingReader, ByteRingWriter, RingRecord, byteRingStats, createByteRing, maxPayloadFor, type ByteRingStats } from '../threads/index.js';
 export { ParsePool, type ParsePoolOptions, type ParsePoolStats } from './parse-pool.js';
 export { ParseResult } from './parse-result.js';

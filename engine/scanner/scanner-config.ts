@@ -5,10 +5,11 @@ import { availableParallelism } from 'node:os';
 import { isPubkey } from '../chain/index.js';
 import { busAuthSchema, healthSchema, httpServerSchema, loadConfig, setting, type ConfigValues, type LoadedConfig, type LoadOptions } from '../config/index.js';
 import { SettingIssue, bool, busServer, duration, int, jetStreamName, oneOf, port, str, uniqueList, url, type SettingParser } from '../config/index.js';
-import { AMM_LAYOUTS, AmmLayout, DEFAULT_PROGRAM_IDS } from '../dex/index.js';
+import { AMM_LAYOUTS, AmmLayout, DEFAULT_ARRAYS_EACH_SIDE, DEFAULT_PROGRAM_IDS } from '../dex/index.js';
 import { Dex, DEX_KINDS } from '../dex/index.js';
 import { ErrorCode, TpError } from '../errors.js';
 import { LOG_LEVELS } from '../obs/index.js';
+import { DEFAULT_GEYSER_ARRAYS_AHEAD, MAX_GEYSER_ARRAYS_AHEAD } from './geyser-state-source.js';
 import { MAX_HEARTBEAT_REGIONS, type HeartbeatOptions } from './stream-client.js';
 
 /**
@@ -107,6 +108,7 @@ export const scannerSchema = {
   'blockstream.heartbeatPort': setting({ description: 'shred destination UDP port sent in heartbeats', parse: int({ min: 1, max: 65535 }), default: DEFAULT_HEARTBEAT_UDP_PORT, env: 'BLOCKSTREAM_HEARTBEAT_PORT', flag: 'blockstream-heartbeat-port' }),
   'scanner.stateSource': setting({ description: `where pool state comes from: ${STATE_SOURCES[0]} (block-entry stream, then the pool re-read over RPC) or ${STATE_SOURCES[1]} (pool, vault and tick/bin array accounts streamed from scanner.geyserUrl, applied by slot and write version)`, parse: oneOf(STATE_SOURCES), default: 'block-entries' as StateSource, env: 'SCANNER_STATE_SOURCE', flag: 'state-source' }),
   'scanner.geyserUrl': setting({ description: 'Yellowstone gRPC (Geyser) endpoint used when scanner.stateSource is geyser; default: the simulator\'s Geyser port', parse: geyserUrl(), default: DEFAULT_GEYSER_URL, env: 'GEYSER_URL', flag: 'geyser-url' }),
+  'scanner.geyserArraysAhead': setting({ description: `scanner.stateSource geyser: tick or bin arrays followed on the stream (and read once beforehand) beyond the ${DEFAULT_ARRAYS_EACH_SIDE} each side of the current one a concentrated or DLMM pool is read with, on each side, so a swap that moves the price into them finds them held instead of reading them over RPC; adds up to 2 n (4 n + 1 for Raydium CLMM and DLMM, whose unmarked arrays near the price are followed too) accounts per pool to the subscription; 0: off`, parse: int({ min: 0, max: MAX_GEYSER_ARRAYS_AHEAD }), default: DEFAULT_GEYSER_ARRAYS_AHEAD, env: 'GEYSER_ARRAYS_AHEAD', flag: 'geyser-arrays-ahead' }),
   'pools.monitored': setting({ description: 'monitored pool addresses; empty means load them from pools.file', parse: uniqueList(pubkey()), default: [] as string[], env: 'MONITORED_POOLS', flag: 'monitored-pools' }),
   'pools.discoverMints': setting({ description: 'keep the monitored pools current by themselves: the pools trading these mints are found on chain every pools.discoverInterval (new ones join up to pools.maxCount, closed ones leave); empty: off', parse: uniqueList(pubkey()), default: [] as string[], env: 'DISCOVER_MINTS', flag: 'discover-mints' }),
   'pools.discoverInterval': setting({ description: 'time between two pool discovery runs (pools.discoverMints)', parse: duration({ min: 1_000 }), default: 60_000, env: 'DISCOVER_INTERVAL', flag: 'discover-interval' }),

@@ -50,4 +50,46 @@ describe('StreamedAccountReader', () => {
     expect(s.apply({ address: B, account: account(3, 6n), slot: 6n, writeVersion: 1n, source: 'stream' })).toBe(true);
     expect((await reader.fetch(B))?.data).toEqual(new Uint8Array([3]));
   });
+
+  it('holds an account that does not exist: read once, and its creation on the stream replaces it', async () => {
+    const s = stream();
+    const rpc = new CountingReader();
+    rpc.fetch = () => {
+      rpc.stats.calls++;
+      return Promise.resolve(null);
+    };
+    const reader = new StreamedAccountReader(s, rpc, [A]);
+    expect(await reader.fetch(B)).toBeNull();
+    expect(await reader.fetch(B)).toBeNull();
+    expect(rpc.stats.calls).toBe(1);
+    expect(reader.misses).toBe(1);
+    expect(s.apply({ address: B, account: account(4, 2n), slot: 2n, writeVersion: 1n, source: 'stream' })).toBe(true);
+    expect((await reader.fetch(B))?.data).toEqual(new Uint8Array([4]));
+  });
+
+  it('reads ahead what it does not hold in one call, and a fetch meanwhile waits for that read', async () => {
+    const s = stream();
+    const rpc = new CountingReader();
+    let answer: (() => void) | undefined;
+    const calls: string[][] = [];
+    const reader = new StreamedAccountReader(s, rpc, [A], (addresses) => {
+      calls.push([...addresses]);
+      return new Promise((resolve) => {
+        answer = () => resolve({ slot: 8n, accounts: [account(5, 8n), null] });
+      });
+    });
+    s.apply({ address: A, account: account(1, 7n), slot: 7n, writeVersion: 3n, source: 'stream' });
+    const C = 'SysvarRent111111111111111111111111111111111';
+    const ahead = reader.prefetch([A, B, C]);
+    expect(calls).toEqual([[B, C]]);
+    expect(reader.following).toBe(3);
+    const fetched = reader.fetch(B);
+    answer!();
+    await ahead;
+    expect((await fetched)?.data).toEqual(new Uint8Array([5]));
+    expect(await reader.fetch(C)).toBeNull();
+    expect(rpc.stats.calls).toBe(0);
+    expect(reader.misses).toBe(0);
+    expect(reader.ahead).toEqual({ accounts: 2, calls: 1, failedCalls: 0 });
+  });
 });
