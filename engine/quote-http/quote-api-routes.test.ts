@@ -10,6 +10,9 @@ import { DEX_LABELS } from '../swap-api/index.js';
 import { CircuitBreaker } from '../common/index.js';
 import { MAX_BATCH_QUOTES } from '../quote/quote-request.js';
 import type { QuoteHttpServer } from './quote-http-server.js';
+import { swapApiResponseOf } from './swap-api-body.js';
+import { isSwapApiError, parseSwapApiQuery } from './swap-api-quote.js';
+import { ValidatedPubkeys } from '../quote/index.js';
 import { RateLimiter } from '../common/index.js';
 import { FakeClock, manualSimulator, quoteHttpServer, storePool } from '../quote/testing.js';
 
@@ -300,6 +303,28 @@ describe('GET /swap/v1/quote (the public swap API)', () => {
     expect(Object.keys(r.body)).toEqual(['inputMint', 'inAmount', 'outputMint', 'outAmount', 'otherAmountThreshold', 'swapMode', 'slippageBps', 'platformFee', 'priceImpactPct', 'routePlan', 'contextSlot', 'timeTaken']);
     expect(r.body.platformFee).toBeNull();
     expect(r.body.slippageBps).toBe(50);
+  });
+
+  it("sends exactly the JSON of the engine's answer, from the handler and after a bearer check", async () => {
+    const query = `inputMint=${WSOL_MINT}&outputMint=${USDC_MINT}&amount=1234567&swapMode=ExactOut&slippageBps=77&platformFeeBps=3`;
+    // Its own subject: a token no other test has shown the verifier.
+    const token = await new SignJWT({ sub: 'swap-api-bytes' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('10m').sign(new TextEncoder().encode(SECRET));
+    for (const [at, atServer, headers] of [
+      [base, server, {}],
+      // A token not seen before: answered once its signature is checked, outside the handler.
+      [authBase, authServer, { authorization: `Bearer ${token}` }],
+    ] as const) {
+      const res = await fetch(`${at}/swap/v1/quote?${query}`, { headers });
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      const request = parseSwapApiQuery(query, atServer.engine.defaultSlippageBps, new ValidatedPubkeys());
+      if (isSwapApiError(request)) throw new Error(request.body);
+      const answer = atServer.engine.quote(request);
+      if (answer instanceof Promise || !answer.ok) throw new Error('expected a cache answer');
+      const timeTaken = (JSON.parse(text) as { timeTaken: number }).timeTaken;
+      expect(text).toBe(JSON.stringify(swapApiResponseOf(answer, timeTaken)));
+    }
   });
 
   it('takes dexes as the client sends them; a DEX no pool of the pair has is no route', async () => {

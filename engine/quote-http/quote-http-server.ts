@@ -26,6 +26,7 @@ import { heapProfileResponse, metricsResponse, opsFailure, type OpsResponse, Hea
 
 
 import { parseQuoteQuery, type QuoteQueryParams } from './quote-query.js';
+import { APPLICATION_JSON, CONTENT_TYPE, STATUS_200, uwsString } from './uws-strings.js';
 
 
 
@@ -54,16 +55,6 @@ export interface QuoteHttpServerOptions {
 export { HealthStatus };
 
 /**
- * uWS.js copies every string argument into a malloc'd UTF-8 buffer (its NativeString) and takes a
- * typed array as it is, so the constant strings of the /quote path are given as bytes; except
- * under uWS.js's pure-JS fallback (its UWS_USE_FALLBACK switch), whose methods take strings only.
- */
-const UWS_NATIVE = !['true', 'True', 'TRUE', '1'].includes(process.env.UWS_USE_FALLBACK ?? '');
-function uwsString(text: string): uws.RecognizedString {
-  return UWS_NATIVE ? new TextEncoder().encode(text) : text;
-}
-
-/**
  * `HttpRequest.getQuery` as the native method is: it takes any RecognizedString as the key, and
  * answers undefined for an absent parameter (the typings say `string` for both).
  */
@@ -79,9 +70,6 @@ const Q_SLIPPAGE_BPS = uwsString('slippageBps');
 const Q_DEXES = uwsString('dexes');
 const Q_EXCLUDE_DEXES = uwsString('excludeDexes');
 const Q_ONLY_DIRECT = uwsString('onlyDirectRoutes');
-const STATUS_200 = uwsString(STATUS[200]);
-const CONTENT_TYPE = uwsString('Content-Type');
-const APPLICATION_JSON = uwsString('application/json');
 
 export class QuoteHttpServer {
   readonly engine: QuoteEngine;

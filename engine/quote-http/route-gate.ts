@@ -11,6 +11,7 @@ import type { HttpError } from './http-errors.js';
 
 export interface GateHost {
   readonly auth: JwtVerifier | undefined;
+  /** `authorization`: the Authorization header's value when auth is on, else ''. */
   rateLimit(res: uws.HttpResponse, authorization: string): HttpError | undefined;
 }
 
@@ -27,9 +28,11 @@ export interface RouteGate {
 export function createRouteGate(host: GateHost, refuse: (res: uws.HttpResponse, e: HttpError) => void): RouteGate {
   return {
     gate(res, req) {
-      const limited = host.rateLimit(res, req.getHeader('authorization'));
+      // Read only when auth is on: the limiter keys by it only then, and a header read makes a string.
+      const authorization = host.auth === undefined ? '' : req.getHeader('authorization');
+      const limited = host.rateLimit(res, authorization);
       if (limited !== undefined) return limited;
-      return host.auth === undefined ? undefined : checkBearer(host.auth, req.getHeader('authorization'));
+      return host.auth === undefined ? undefined : checkBearer(host.auth, authorization);
     },
     afterGate(res, outcome, aborted, then, refuseWith = (e) => refuse(res, e)) {
       if (outcome === undefined) {

@@ -22,7 +22,9 @@ import { isQuoteApiError, quoteErrorBody, QuoteErrorCode, parseSwapRequest, type
 import { readBody } from './http-body.js';
 import { STATUS, statusLine, type HttpError } from './http-errors.js';
 import type { RouteGate } from './route-gate.js';
-import { isSwapApiError, parseSwapApiQuery, swapApiBodyOf, swapApiErrorOf, swapApiErrorOfCode, type SwapApiError } from './swap-api-quote.js';
+import { SwapApiBodyWriter } from './swap-api-body.js';
+import { isSwapApiError, parseSwapApiQuery, swapApiErrorOf, swapApiErrorOfCode, type SwapApiError } from './swap-api-quote.js';
+import { APPLICATION_JSON, CONTENT_TYPE, STATUS_200 } from './uws-strings.js';
 
 /** Largest swap request body: a quote response of a few hops and the options. */
 export const MAX_SWAP_BODY_BYTES = 64 * 1024;
@@ -61,49 +63,53 @@ function swapErrorOf(err: unknown): SwapApiError {
   return swapApiErrorOfCode(ErrorCode.Internal, err instanceof Error ? err.message : String(err));
 }
 
+const NEVER_ABORTED = (): boolean => false;
+
 export function mountSwapApiRoutes(app: uws.TemplatedApp, host: SwapApiHost, { gate, afterGate, watch }: RouteGate): void {
   const engine = host.engine;
   /** A gate refusal (rate limit, bearer) in the API's error shape. */
   const refuse = (res: uws.HttpResponse) => (e: HttpError) => sendSwapApiError(res, swapApiErrorOfCode(e.code, e.message), e.headers);
 
+  const bodies = new SwapApiBodyWriter();
+
+  /**
+   * Answers a quote query once the gate has admitted it: from the handler (`inHandler`, uWS has
+   * corked the response) or later (`aborted` guards, every write is corked).
+   */
+  const answerQuote = (res: uws.HttpResponse, rawQuery: string, inHandler: boolean, aborted: () => boolean): void => {
+    const request = parseSwapApiQuery(rawQuery, engine.defaultSlippageBps, host.pubkeys);
+    if (isSwapApiError(request)) return sendSwapApiError(res, request);
+    if (host.isDraining()) return sendSwapApiError(res, swapApiErrorOfCode(ErrorCode.Unavailable, 'the quote service is shutting down'));
+    const started = performance.now();
+    const result = engine.quote(request);
+    if (!(result instanceof Promise)) return writeQuote(res, result, started, inHandler);
+    // The fallback answers later: watched here unless the gate's promise already did.
+    let gone = false;
+    if (inHandler) {
+      res.onAborted(() => {
+        gone = true;
+      });
+    }
+    void result.then((r) => {
+      if (!gone && !aborted()) writeQuote(res, r, started, false);
+    });
+  };
+
+  /** Writes a result: a cache answer from the handler as GET /quote does, bytes without cork. */
+  const writeQuote = (res: uws.HttpResponse, r: QuoteResult, started: number, inHandler: boolean): void => {
+    if (!r.ok) return sendSwapApiError(res, swapApiErrorOf(r));
+    const body = bodies.write(r, (performance.now() - started) / 1000);
+    if (inHandler) res.writeStatus(STATUS_200).writeHeader(CONTENT_TYPE, APPLICATION_JSON).end(body);
+    else res.cork(() => res.writeStatus(STATUS_200).writeHeader(CONTENT_TYPE, APPLICATION_JSON).end(body));
+  };
+
   app.get('/swap/v1/quote', (res, req) => {
     const rawQuery = req.getQuery() ?? '';
     const outcome = gate(res, req);
-    const aborted: () => boolean = outcome instanceof Promise ? watch(res) : () => false;
-    afterGate(
-      res,
-      outcome,
-      aborted,
-      () => {
-        const request = parseSwapApiQuery(rawQuery, engine.defaultSlippageBps, host.pubkeys);
-        if (isSwapApiError(request)) return sendSwapApiError(res, request);
-        if (host.isDraining()) return sendSwapApiError(res, swapApiErrorOfCode(ErrorCode.Unavailable, 'the quote service is shutting down'));
-        const started = performance.now();
-        const result = engine.quote(request);
-        const write = (r: QuoteResult): void => {
-          if (aborted()) return;
-          if (r.ok) send(res, STATUS[200], swapApiBodyOf(r, (performance.now() - started) / 1000));
-          else sendSwapApiError(res, swapApiErrorOf(r));
-        };
-        if (result instanceof Promise) {
-          if (outcome instanceof Promise) {
-            void result.then(write);
-          } else {
-            // Not watched yet: the fallback answers later.
-            let gone = false;
-            res.onAborted(() => {
-              gone = true;
-            });
-            void result.then((r) => {
-              if (!gone) write(r);
-            });
-          }
-        } else {
-          write(result);
-        }
-      },
-      refuse(res),
-    );
+    // Admitted at once (no auth, or a token seen before): answered now, no closure made.
+    if (outcome === undefined) return answerQuote(res, rawQuery, true, NEVER_ABORTED);
+    const aborted: () => boolean = outcome instanceof Promise ? watch(res) : NEVER_ABORTED;
+    afterGate(res, outcome, aborted, () => answerQuote(res, rawQuery, false, aborted), refuse(res));
   });
 
   const swapPath = (path: string, build: (swaps: SwapTransactions, request: SwapRequest) => Promise<unknown>): void => {

@@ -10,6 +10,7 @@
  * exactly `JSON.stringify(quoteToJson(q))` for the quote with those values (tested).
  */
 import type { OwnedBodyParts, Quote, QuoteBodyParts, QuoteSource, RouteHop, RouteQuote } from './quote-answer.js';
+import { BodyBuffer } from './body-buffer.js';
 import type { Slippage } from './slippage.js';
 
 /**
@@ -52,8 +53,6 @@ const CONTEXT_SLOT = utf8.encode(',"contextSlot":"');
 const SLIPPAGE_BPS = utf8.encode('","slippageBps":');
 const MIN_OUTPUT = utf8.encode(',"minOutputAmount":"');
 const MAX_INPUT = utf8.encode('","maxInputAmount":"');
-const NULL = utf8.encode('null');
-const ZERO_CODE = 0x30;
 const INITIAL_BYTES = 4096;
 
 /**
@@ -217,13 +216,11 @@ function bodyParts(
 }
 
 /**
- * Writes bodies into one reused buffer. The returned view is valid until the next `write` (uWS
- * copies what it sends before `end` returns). One writer per server; not re-entrant.
+ * Writes bodies into one reused buffer (body-buffer.ts). The returned view is valid until the next
+ * `write` (uWS copies what it sends before `end` returns). One writer per server; not re-entrant.
  */
 export class QuoteBodyWriter {
-  private buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
-  /** Views of the buffer by length, made once each: a response allocates no view. */
-  private views: (Uint8Array | undefined)[] = [];
+  private readonly out = new BodyBuffer();
 
   /** The body of `parts` with `stateAgeMs`, `contextSlot` (decimal digits) and the slippage fields. */
   write(parts: QuoteBodyParts, stateAgeMs: number, contextSlot: string, slippage: Slippage): Uint8Array {
@@ -240,55 +237,22 @@ export class QuoteBodyWriter {
     // copied, its spare room too (one memcpy).
     const stored = parts.bytes;
     const stage = most;
-    if (stage + stored.length > this.buffer.length) this.grow(stage + stored.length);
-    const out = this.buffer;
+    const w = this.out;
+    const out = w.room(stage + stored.length);
     out.set(stored, stage);
     out.copyWithin(0, stage, stage + parts.headEnd);
-    let at = this.writeNumber(stateAgeMs, parts.headEnd);
+    let at = w.number(stateAgeMs, parts.headEnd);
     out.set(CONTEXT_SLOT, at);
     at += CONTEXT_SLOT.length;
-    at = this.writeDigits(contextSlot, at);
+    at = w.ascii(contextSlot, at);
     out.set(SLIPPAGE_BPS, at);
-    at = this.writeNumber(slippage.bps, at + SLIPPAGE_BPS.length);
+    at = w.number(slippage.bps, at + SLIPPAGE_BPS.length);
     out.set(MIN_OUTPUT, at);
-    at = this.writeDigits(minText, at + MIN_OUTPUT.length);
+    at = w.ascii(minText, at + MIN_OUTPUT.length);
     out.set(MAX_INPUT, at);
-    at = this.writeDigits(maxText, at + MAX_INPUT.length);
+    at = w.ascii(maxText, at + MAX_INPUT.length);
     out.copyWithin(at, stage + parts.headEnd, stage + parts.length);
     at += parts.length - parts.headEnd;
-    return this.views[at] ?? (this.views[at] = out.subarray(0, at));
-  }
-
-  /** The ASCII digits of a decimal string at `at`, without encoding a copy. Returns the end. */
-  private writeDigits(digits: string, at: number): number {
-    const out = this.buffer;
-    for (let i = 0; i < digits.length; i++) out[at + i] = digits.charCodeAt(i);
-    return at + digits.length;
-  }
-
-  /** JSON of a number at `at`: digits for a safe integer, else JSON.stringify's text. Returns the end. */
-  private writeNumber(value: number, at: number): number {
-    const out = this.buffer;
-    if (Number.isSafeInteger(value) && value >= 0) {
-      let digits = 1;
-      for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
-      let v = value;
-      for (let i = at + digits - 1; i >= at; i--) {
-        out[i] = ZERO_CODE + (v % 10);
-        v = Math.floor(v / 10);
-      }
-      return at + digits;
-    }
-    // Negative, fractional or huge (a clock that went back, a fake clock): the general path.
-    const text = Number.isFinite(value) ? utf8.encode(String(value)) : NULL;
-    out.set(text, at);
-    return at + text.length;
-  }
-
-  private grow(bytes: number): void {
-    let size = this.buffer.length;
-    while (size < bytes) size *= 2;
-    this.buffer = Buffer.allocUnsafeSlow(size);
-    this.views = [];
+    return w.view(at);
   }
 }

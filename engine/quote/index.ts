@@ -18,6 +18,7 @@ export { DEFAULT_CACHE_FIRST_TIMEOUT_MS, DEFAULT_FALLBACK_DEADLINE_MS, HealthSta
 export { DEFAULT_QUOTE_MEMO_ENTRIES, QuoteMemo, type QuoteMemoOptions } from './quote-memo.js';
 export { MemoEntry } from './memo-entry.js';
 export { QuoteBodyWriter, quoteBodyParts, quoteToJson } from './answer-json.js';
+export { BodyBuffer } from './body-buffer.js';
 export { QuoteErrorCode, isQuoteError, quoteError } from './errors.js';
 // The per-client limiter lives in engine/common (the RPC proxy uses it too); exported here as before.
 export { ClientAddressKeys, DEFAULT_MAX_CLIENTS, DEFAULT_RATE_LIMIT_MAX_BYTES, DEFAULT_RATE_LIMIT_RPS, RateLimiter, type RateLimiterOptions, type RemoteAddressSource } from '../common/index.js';

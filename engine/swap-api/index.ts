@@ -16,6 +16,7 @@ export {
 } from './constants.js';
 export { DEX_LABELS, dexOfLabel, labelOfDex } from './dex-labels.js';
 export { InstructionVersion, parseQuoteParams, type QuoteParams } from './quote-params.js';
+export { QueryReader, type QueryValues } from './query-values.js';
 export { quoteApiError, isQuoteApiError, quoteErrorBody, QuoteErrorCode, type QuoteApiError, injectedFailure, unparsable, type QuoteErrorBody } from './swap-api-errors.js';
 export {
   formatFraction,

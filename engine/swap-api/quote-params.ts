@@ -14,6 +14,7 @@ import {
   U16_MAX,
   U64_MAX,
 } from './constants.js';
+import type { QueryValues } from './query-values.js';
 import { quoteApiError, QuoteErrorCode, unparsable } from './swap-api-errors.js';
 
 export const InstructionVersion = { V1: 'V1', V2: 'V2' } as const;
@@ -46,10 +47,11 @@ const MAX_PUBKEY_CHARS = 44;
 const PUBKEY_BYTES = 32;
 
 /**
- * Parses the query. `isKnownMint` lets the caller skip base58 decoding for mints it already knows
- * to be valid (the market's tokens). Throws QuoteApiError (400) on the first bad parameter.
+ * Parses the query (URLSearchParams, or query-values.ts `QueryReader`'s values). `isKnownMint` lets
+ * the caller skip base58 decoding for mints it already knows to be valid (the market's tokens).
+ * Throws QuoteApiError (400) on the first bad parameter.
  */
-export function parseQuoteParams(query: URLSearchParams, isKnownMint: (mint: string) => boolean = () => false): QuoteParams {
+export function parseQuoteParams(query: QueryValues, isKnownMint: (mint: string) => boolean = () => false): QuoteParams {
   const inputMint = parseMint(query, 'inputMint', isKnownMint);
   const outputMint = parseMint(query, 'outputMint', isKnownMint);
   const amount = parseUnsigned('amount', required(query, 'amount'), U64_MAX);
@@ -88,7 +90,7 @@ export function parseQuoteParams(query: URLSearchParams, isKnownMint: (mint: str
   };
 }
 
-function required(query: URLSearchParams, name: string): string {
+function required(query: QueryValues, name: string): string {
   const value = query.get(name);
   if (value === null) {
     throw quoteApiError(QuoteErrorCode.InvalidRequest, `Failed to deserialize query string: missing field \`${name}\``);
@@ -97,7 +99,7 @@ function required(query: URLSearchParams, name: string): string {
 }
 
 /** A base58 public key; the reasons are those of Solana's `Pubkey::from_str` (WrongSize, Invalid). */
-function parseMint(query: URLSearchParams, name: string, isKnownMint: (mint: string) => boolean): string {
+function parseMint(query: QueryValues, name: string, isKnownMint: (mint: string) => boolean): string {
   const text = required(query, name);
   if (isKnownMint(text)) return text;
   if (text.length > MAX_PUBKEY_CHARS) throw unparsable(name, 'WrongSize');
@@ -122,7 +124,7 @@ function parseUnsigned(name: string, text: string, max: bigint): bigint {
 }
 
 /** A u16 basis-point count, at most 10000; undefined when absent. */
-function parseBps(query: URLSearchParams, name: string): number | undefined {
+function parseBps(query: QueryValues, name: string): number | undefined {
   const text = query.get(name);
   if (text === null) return undefined;
   const value = Number(parseUnsigned(name, text, BigInt(U16_MAX)));
@@ -145,7 +147,7 @@ function parseInstructionVersion(text: string | null): InstructionVersion | unde
 }
 
 /** `true` or `false` exactly, like Rust's `bool::from_str`. */
-function parseBool(query: URLSearchParams, name: string, fallback: boolean): boolean {
+function parseBool(query: QueryValues, name: string, fallback: boolean): boolean {
   const text = query.get(name);
   if (text === null) return fallback;
   if (text === 'true') return true;

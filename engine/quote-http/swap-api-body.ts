@@ -1,0 +1,140 @@
+/**
+ * The body of a successful `GET /swap/v1/quote` (engine/swap-api `QuoteResponse`, Jupiter's shape),
+ * written as GET /quote writes its own (engine/quote answer-json.ts): as bytes into one reused
+ * buffer, from parts preformatted once per memoized route, so a response builds no string and uWS
+ * sends the bytes as they are.
+ *
+ * A body is `head` threshold `mode` slippageBps `tail` contextSlot `,"timeTaken":` seconds `}`:
+ * the per-answer fields (threshold and slippage follow the request's tolerance, the slot and time
+ * the moment) are written per response, the rest once per route. The bytes are exactly
+ * `JSON.stringify(swapApiResponseOf(answer, seconds))` (swap-api-body.test.ts).
+ */
+import { BodyBuffer, type QuoteAnswer, type QuoteBodyParts, type RouteQuote } from '../quote/index.js';
+import { formatFraction, labelOfDex, type QuoteResponse, type RoutePlanStep } from '../swap-api/index.js';
+
+/** The swap API body of an answer as data; `timeTakenSeconds` is the engine's time. */
+export function swapApiResponseOf(answer: QuoteAnswer, timeTakenSeconds: number, q: RouteQuote = answer.quote): QuoteResponse {
+  const routePlan: RoutePlanStep[] = new Array(q.hops.length);
+  for (let i = 0; i < q.hops.length; i++) {
+    const h = q.hops[i]!;
+    routePlan[i] = {
+      swapInfo: {
+        ammKey: h.pool,
+        label: labelOfDex(h.dex),
+        inputMint: h.inputMint,
+        outputMint: h.outputMint,
+        inAmount: h.inAmount.toString(),
+        outAmount: h.outAmount.toString(),
+        feeAmount: h.fee.toString(),
+        feeMint: h.feeMint,
+      },
+      percent: 100,
+      bps: 10_000,
+    };
+  }
+  const exactIn = q.mode === 'ExactIn';
+  return {
+    inputMint: q.inputMint,
+    inAmount: q.inputAmount.toString(),
+    outputMint: q.outputMint,
+    outAmount: q.outputAmount.toString(),
+    otherAmountThreshold: exactIn ? answer.slippage.minOutputText : answer.slippage.maxInputText,
+    swapMode: q.mode,
+    slippageBps: answer.slippage.bps,
+    platformFee: null,
+    priceImpactPct: formatFraction(q.priceImpact),
+    routePlan,
+    contextSlot: Number(answer.contextSlot),
+    timeTaken: timeTakenSeconds,
+  };
+}
+
+const utf8 = new TextEncoder();
+/** `mode` of an exact-in and of an exact-out route. */
+const EXACT_IN_MODE = utf8.encode('","swapMode":"ExactIn","slippageBps":');
+const EXACT_OUT_MODE = utf8.encode('","swapMode":"ExactOut","slippageBps":');
+const TIME_TAKEN = utf8.encode(',"timeTaken":');
+const CLOSE_BRACE = 0x7d;
+/** Room for a JSON number (slippage basis points, seconds): String of a double is at most 24 characters. */
+const NUMBER_ROOM = 24;
+
+/** The parts of a route's body that only the route decides, UTF-8, made once per memoized route. */
+interface SwapApiBodyParts {
+  /** The memo body's revision they were made at (QuoteBodyParts.revision). */
+  readonly revision: number;
+  /** The route's mode is ExactIn (its threshold is the minimum output). */
+  readonly exactIn: boolean;
+  /** `{"inputMint":…,"inAmount":…,"outputMint":…,"outAmount":…,"otherAmountThreshold":"` */
+  readonly head: Uint8Array;
+  /** `","swapMode":"ExactIn","slippageBps":` (one of the two constants) */
+  readonly mode: Uint8Array;
+  /** `,"platformFee":null,"priceImpactPct":…,"routePlan":[…],"contextSlot":` */
+  readonly tail: Uint8Array;
+}
+
+/**
+ * By the memo entry's body parts, which stay with their key while the entry is rewritten in place
+ * (engine/quote/memo-entry.ts): the revision tells whether they still hold the route. Answers
+ * without a body (RPC, external) are formatted whole each time.
+ */
+const bodyParts = new WeakMap<QuoteBodyParts, SwapApiBodyParts>();
+
+/** The parts of `answer`'s route: kept ones when its memo body still holds that route, else made now. */
+function partsOf(answer: QuoteAnswer): SwapApiBodyParts {
+  const body = answer.body;
+  const known = body === undefined ? undefined : bodyParts.get(body);
+  if (known !== undefined && known.revision === body!.revision) return known;
+  // Read once: a cache answer builds its route on every read.
+  const q = answer.quote;
+  const full = swapApiResponseOf(answer, 0, q);
+  const j = JSON.stringify;
+  const exactIn = q.mode === 'ExactIn';
+  const parts: SwapApiBodyParts = {
+    revision: body?.revision ?? -1,
+    exactIn,
+    head: utf8.encode(`{"inputMint":${j(full.inputMint)},"inAmount":${j(full.inAmount)},"outputMint":${j(full.outputMint)},"outAmount":${j(full.outAmount)},"otherAmountThreshold":"`),
+    mode: exactIn ? EXACT_IN_MODE : EXACT_OUT_MODE,
+    tail: utf8.encode(`,"platformFee":null,"priceImpactPct":${j(full.priceImpactPct)},"routePlan":${j(full.routePlan)},"contextSlot":`),
+  };
+  if (body !== undefined) bodyParts.set(body, parts);
+  return parts;
+}
+
+/**
+ * Writes swap API bodies into one reused buffer. The returned view is valid until the next `write`
+ * (uWS copies what it sends before `end` returns). One writer per server; not re-entrant.
+ */
+export class SwapApiBodyWriter {
+  private readonly out = new BodyBuffer();
+  /** The last context slot written and its JSON, converted once per new slot. */
+  private slot = -1n;
+  private slotBytes = new Uint8Array(0);
+
+  /** The body of `answer`; `timeTakenSeconds` is the engine's time. */
+  write(answer: QuoteAnswer, timeTakenSeconds: number): Uint8Array {
+    const p = partsOf(answer);
+    const slippage = answer.slippage;
+    const threshold = p.exactIn ? slippage.minOutputText : slippage.maxInputText;
+    if (answer.contextSlot !== this.slot) {
+      this.slot = answer.contextSlot;
+      // A JSON number, as the API writes it (swapApiResponseOf's `Number`).
+      this.slotBytes = utf8.encode(JSON.stringify(Number(answer.contextSlot)));
+    }
+    const w = this.out;
+    const out = w.room(
+      p.head.length + threshold.length + p.mode.length + NUMBER_ROOM + p.tail.length + this.slotBytes.length + TIME_TAKEN.length + NUMBER_ROOM + 1,
+    );
+    out.set(p.head, 0);
+    let at = w.ascii(threshold, p.head.length);
+    out.set(p.mode, at);
+    at = w.number(slippage.bps, at + p.mode.length);
+    out.set(p.tail, at);
+    at += p.tail.length;
+    out.set(this.slotBytes, at);
+    at += this.slotBytes.length;
+    out.set(TIME_TAKEN, at);
+    at = w.number(timeTakenSeconds, at + TIME_TAKEN.length);
+    out[at++] = CLOSE_BRACE;
+    return w.view(at);
+  }
+}
