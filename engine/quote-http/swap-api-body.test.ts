@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 import { PoolCache } from '../cache/index.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
@@ -47,6 +47,23 @@ function answerOf(engine: QuoteEngine, query: string): QuoteAnswer {
 const TIMES = [0, 0.000012345, 1e-7, 2.5, 1 / 3, 12, -0];
 
 describe('SwapApiBodyWriter', () => {
+  it('writes a new context slot without encoding it (no ArrayBuffer per slot under pool updates)', () => {
+    const engine = filledEngine();
+    const writer = new SwapApiBodyWriter();
+    const answer = answerOf(engine, `inputMint=${WSOL_MINT}&outputMint=${USDC_MINT}&amount=1234567891`);
+    writer.write(answer, 0.001);
+    const encode = vi.spyOn(TextEncoder.prototype, 'encode');
+    try {
+      for (let slot = 1_000_000n; slot < 1_000_050n; slot++) {
+        const moved = { ...answer, contextSlot: slot };
+        expect(decoder.decode(writer.write(moved, 0.001))).toBe(stringBodyOf(moved, 0.001));
+      }
+      expect(encode).not.toHaveBeenCalled();
+    } finally {
+      encode.mockRestore();
+    }
+  });
+
   it('writes byte for byte the string form and JSON.stringify(swapApiResponseOf) of every query the route takes', () => {
     const engine = filledEngine();
     const writer = new SwapApiBodyWriter();

@@ -106,9 +106,13 @@ function partsOf(answer: QuoteAnswer): SwapApiBodyParts {
  */
 export class SwapApiBodyWriter {
   private readonly out = new BodyBuffer();
-  /** The last context slot written and its JSON, converted once per new slot. */
+  /**
+   * The last context slot written and its JSON, converted once per new slot; kept as text and
+   * copied as ASCII (encoding it made an ArrayBuffer per new slot, thousands a second under pool
+   * updates, each swept by the next scavenge).
+   */
   private slot = -1n;
-  private slotBytes = new Uint8Array(0);
+  private slotText = '';
 
   /** The body of `answer`; `timeTakenSeconds` is the engine's time. */
   write(answer: QuoteAnswer, timeTakenSeconds: number): Uint8Array {
@@ -118,11 +122,11 @@ export class SwapApiBodyWriter {
     if (answer.contextSlot !== this.slot) {
       this.slot = answer.contextSlot;
       // A JSON number, as the API writes it (swapApiResponseOf's `Number`).
-      this.slotBytes = utf8.encode(JSON.stringify(Number(answer.contextSlot)));
+      this.slotText = JSON.stringify(Number(answer.contextSlot));
     }
     const w = this.out;
     const out = w.room(
-      p.head.length + threshold.length + p.mode.length + NUMBER_ROOM + p.tail.length + this.slotBytes.length + TIME_TAKEN.length + NUMBER_ROOM + 1,
+      p.head.length + threshold.length + p.mode.length + NUMBER_ROOM + p.tail.length + this.slotText.length + TIME_TAKEN.length + NUMBER_ROOM + 1,
     );
     out.set(p.head, 0);
     let at = w.ascii(threshold, p.head.length);
@@ -130,8 +134,7 @@ export class SwapApiBodyWriter {
     at = w.number(slippage.bps, at + p.mode.length);
     out.set(p.tail, at);
     at += p.tail.length;
-    out.set(this.slotBytes, at);
-    at += this.slotBytes.length;
+    at = w.ascii(this.slotText, at);
     out.set(TIME_TAKEN, at);
     at = w.number(timeTakenSeconds, at + TIME_TAKEN.length);
     out[at++] = CLOSE_BRACE;
