@@ -175,7 +175,9 @@ describe.each(TEST_BACKENDS)('strategy P&L from the trades table ($name)', ({ cr
     await order(dca.id, 'dca', 'buy', 2_000_000n, 300_000n);
     expect((await reader.show(dca.id)).pnl).toEqual(await full());
     expect(reader.pnlStats).toMatchObject({ fullReads: 1, lastFolded: 1 });
-    await trades.markOutcome(late.id, { status: 'confirmed', actualProfit: 0n, slot: 12n, fees: 5_000n, landed: { input: 4_000_000n, output: 515_000n } });
+    // Its slot (8) is below the paper order's (9): the two rows sort the same way when their
+    // created_at tie (pglite's clock can give both one millisecond), ordered by slot.
+    await trades.markOutcome(late.id, { status: 'confirmed', actualProfit: 0n, slot: 8n, fees: 5_000n, landed: { input: 4_000_000n, output: 515_000n } });
     const settled = (await reader.show(dca.id)).pnl;
     expect(reader.pnlStats).toMatchObject({ fullReads: 2 });
     expect(settled).toEqual(await full());
