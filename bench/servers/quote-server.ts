@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { deserialize } from 'node:v8';
 
 import { PoolCache } from '../../engine/cache/index.js';
-import { PackedBinArray, type DecodedPool } from '../../engine/dex/index.js';
+import { PackedBinArray, PackedTickArray, type DecodedPool } from '../../engine/dex/index.js';
 import { quoteFromCache } from '../../engine/quote/cache-quoter.js';
 import { QuoteEngine } from '../../engine/quote/quote-engine.js';
 import { QuoteHttpServer } from '../../engine/quote-http/quote-http-server.js';
@@ -106,7 +106,7 @@ function fill(cache: PoolCache): { tokens: SimToken[]; pairs: [string, string][]
   return { tokens, pairs: [...pairs.values()] };
 }
 
-/** What the cache keeps of the swap contexts (compact form: initialized ticks only). */
+/** What the cache keeps of the swap contexts (compact form: initialized ticks only, packed arrays). */
 function contextCounts(cache: PoolCache): Record<string, number> {
   let tickArrays = 0;
   let ticksKept = 0;
@@ -117,6 +117,11 @@ function contextCounts(cache: PoolCache): Record<string, number> {
     const ctx = cache.contextAt(cache.idOf(address));
     for (const a of ctx?.tickArrays ?? []) {
       tickArrays++;
+      if (a instanceof PackedTickArray) {
+        tickSlots += a.slotCount;
+        ticksKept += a.initializedCount;
+        continue;
+      }
       tickSlots += a.ticks.length;
       for (const t of a.ticks) if (t !== undefined) ticksKept++;
     }
