@@ -8,7 +8,7 @@
  * be a cache hit with quoteFromCache) to `--paths`; starts QuoteHttpServer (over a QuoteEngine) on 127.0.0.1, any free
  * port, with its rate limiter on at `--rps`. Prints one JSON line `{"ready":true,"port":...}` on
  * stdout, with a memory breakdown (`breakdown`: the heap the filled cache holds after a full
- * collection, and what it keeps of the swap contexts), and runs until stdin closes (the suite
+ * collection, the young generation's size, and what it keeps of the swap contexts), and runs until stdin closes (the suite
  * holds the pipe, so the server does not outlive it) or SIGTERM.
  *
  * `--two-hop-paths`: also writes targets of pairs without a pool of their own whose cache answer is
@@ -27,10 +27,10 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { deserialize } from 'node:v8';
+import { deserialize, getHeapSpaceStatistics } from 'node:v8';
 
 import { PoolCache } from '../../engine/cache/index.js';
-import { PackedBinArray, type DecodedPool } from '../../engine/dex/index.js';
+import { PackedBinArray, PackedTickArray, type DecodedPool } from '../../engine/dex/index.js';
 import { quoteFromCache } from '../../engine/quote/cache-quoter.js';
 import { QuoteEngine } from '../../engine/quote/quote-engine.js';
 import { QuoteHttpServer } from '../../engine/quote-http/quote-http-server.js';
@@ -66,6 +66,14 @@ const mb = (n: number): number => Math.round(n / 1e5) / 10;
 function heapUsed(): number {
   gc?.();
   return process.memoryUsage().heapUsed;
+}
+
+/**
+ * Memory V8's young generation holds (its new space, both semi-spaces): it grows while the fill's
+ * objects survive scavenges, up to twice --max-semi-space-size, and the load does not shrink it.
+ */
+function youngGeneration(): number {
+  return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? 0;
 }
 
 function reservesOf(pool: DecodedPool): [bigint, bigint] {
@@ -106,7 +114,7 @@ function fill(cache: PoolCache): { tokens: SimToken[]; pairs: [string, string][]
   return { tokens, pairs: [...pairs.values()] };
 }
 
-/** What the cache keeps of the swap contexts (compact form: initialized ticks only). */
+/** What the cache keeps of the swap contexts (compact form: initialized ticks only, packed arrays). */
 function contextCounts(cache: PoolCache): Record<string, number> {
   let tickArrays = 0;
   let ticksKept = 0;
@@ -117,6 +125,11 @@ function contextCounts(cache: PoolCache): Record<string, number> {
     const ctx = cache.contextAt(cache.idOf(address));
     for (const a of ctx?.tickArrays ?? []) {
       tickArrays++;
+      if (a instanceof PackedTickArray) {
+        tickSlots += a.slotCount;
+        ticksKept += a.initializedCount;
+        continue;
+      }
       tickSlots += a.ticks.length;
       for (const t of a.ticks) if (t !== undefined) ticksKept++;
     }
@@ -239,7 +252,7 @@ async function main(): Promise<void> {
   const budget = process.env.BENCH_STREAM_BUDGET;
   const stream = values.streams === true ? new QuoteStreamServer({ engine, ...(budget === undefined ? {} : { limits: { maxQuotesPerSecondPerClient: Number(budget) } }) }) : undefined;
   const grpcPort = stream === undefined ? undefined : await stream.start(0);
-  const breakdown = { cacheHeapMB: mb(heapCache), contexts: contextCounts(cache) };
+  const breakdown = { cacheHeapMB: mb(heapCache), youngGenerationMB: mb(youngGeneration()), contexts: contextCounts(cache) };
   // The stream figures (shed pushes) go to stdout when the suite asks (SIGUSR2), for its report.
   if (stream !== undefined) {
     process.on('SIGUSR2', () => {

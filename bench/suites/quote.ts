@@ -104,6 +104,7 @@ function batchBody(targets: readonly string[]): string {
 /** The quote server's memory breakdown at ready (bench/servers/quote-server.ts). */
 interface QuoteBreakdown {
   cacheHeapMB: number;
+  youngGenerationMB?: number;
   contexts: { tickArrays: number; tickSlots: number; ticksKept: number; binArrays: number; bins: number };
 }
 
@@ -137,6 +138,7 @@ function breakdownText(ready: QuoteServerProcess['ready']): string {
       `of which the filled cache ${b.cacheHeapMB} MB (${c.tickArrays} tick arrays keeping ${c.ticksKept} initialized of ${c.tickSlots} ticks, ` +
         `${c.binArrays} bin arrays of ${c.bins} bins)`,
     );
+    if (b.youngGenerationMB !== undefined) parts.push(`young generation ${b.youngGenerationMB} MB`);
   }
   return parts.join(', ');
 }

@@ -1,8 +1,9 @@
 /**
  * The cache's compact swap contexts quote exactly as the decoders' contexts: every pool of a
  * simulator (all four kinds: tick arrays with mostly uninitialized ticks, bin arrays with empty
- * bins), random amounts both ways, exact in and exact out, refusals included; and random DLMM
- * pools (limit orders, both fee collection modes) whose bin arrays are packed.
+ * bins), random amounts both ways, exact in and exact out, refusals included; random DLMM
+ * pools (limit orders, both fee collection modes) whose bin arrays are packed; and random
+ * concentrated pools of both protocols whose tick arrays are packed.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -13,11 +14,13 @@ import { Prng } from './testing/prng.js';
 import { createLogger } from '../obs/logger.js';
 import { simSchema } from '../sim/sim-config.js';
 import { createSimulator } from '../sim/simulator.js';
-import { compactBinArray, compactSwapContext } from './compact-context.js';
+import { compactBinArray, compactSwapContext, compactTickArray } from './compact-context.js';
+import { PackedTickArray } from './concentrated/packed-tick-array.js';
 import { quoteDlmm, quoteDlmmWithBins } from './dlmm/dlmm-swap.js';
 import { PackedBinArray } from './dlmm/packed-bin-array.js';
 import { randomScenario } from './dlmm/testing/random-pools.js';
 import { poolAfterSwap } from './pool-after-swap.js';
+import { randomClPool, randomClRequest } from './testing/random-cl-pools.js';
 
 const config = loadConfig(simSchema, {
   env: {},
@@ -36,6 +39,7 @@ describe('compactSwapContext', () => {
     for (const view of sim.chain.pools()) {
       const compact = compactSwapContext(view.ctx);
       if (view.dex === Dex.Dlmm) expect(compact.binArrays!.every((a) => a instanceof PackedBinArray)).toBe(true);
+      if (view.dex === Dex.Clmm || view.dex === Dex.Whirlpool) expect(compact.tickArrays!.every((a) => a instanceof PackedTickArray)).toBe(true);
       for (let i = 0; i < 60; i++) {
         const aToB = rng.chance(0.5);
         const mode = rng.chance(0.7) ? SwapMode.ExactIn : SwapMode.ExactOut;
@@ -53,7 +57,7 @@ describe('compactSwapContext', () => {
     expect(refusals).toBeLessThan(compared);
   });
 
-  it('keeps only the initialized ticks, in their slots, and leaves the given context unchanged', () => {
+  it('packs tick arrays, keeping the initialized ticks in their slots, and leaves the given context unchanged', () => {
     const view = sim.chain.pools().find((v) => v.dex === Dex.Whirlpool)!;
     const given = view.ctx.tickArrays!;
     const before = given.map((a) => a.ticks.length);
@@ -62,11 +66,13 @@ describe('compactSwapContext', () => {
     expect(compact.nowSeconds).toBe(view.ctx.nowSeconds);
     compact.tickArrays!.forEach((a: TickArray, i: number) => {
       const original = given[i]!;
+      expect(a).toBeInstanceOf(PackedTickArray);
       expect(a.startTickIndex).toBe(original.startTickIndex);
-      expect(a.ticks.length).toBe(original.ticks.length);
-      for (let slot = 0; slot < a.ticks.length; slot++) {
+      const ticks = a.ticks;
+      expect(ticks.length).toBe(original.ticks.length);
+      for (let slot = 0; slot < ticks.length; slot++) {
         const t = original.ticks[slot]!;
-        expect(a.ticks[slot]).toBe(t.initialized ? t : undefined);
+        expect(ticks[slot]).toEqual(t.initialized ? t : undefined);
       }
     });
     expect(given.map((a) => a.ticks.length)).toEqual(before);
@@ -151,6 +157,55 @@ describe('compactSwapContext', () => {
     const dense: SwapContext = {
       tickArrays: [{ dex: Dex.Whirlpool, pool: 'P', startTickIndex: 0, ticks: [{ index: 0, initialized: true, liquidityNet: 1n, liquidityGross: 1n }] }],
     };
-    expect(compactSwapContext(dense)).toBe(dense);
+    const packed = compactSwapContext(dense);
+    expect(packed.tickArrays![0]).toBeInstanceOf(PackedTickArray);
+    const again: SwapContext = { tickArrays: packed.tickArrays! };
+    expect(compactSwapContext(again)).toBe(again);
+  });
+
+  it('keeps tick objects, initialized ones only, when an array cannot be packed', () => {
+    // Index 7 in slot 1 of an array from 0, index 20 in slot 2: no one spacing gives both.
+    const t1 = { index: 7, initialized: true, liquidityNet: 1n, liquidityGross: 1n };
+    const t2 = { index: 20, initialized: true, liquidityNet: -1n, liquidityGross: 1n };
+    const empty = { index: 0, initialized: false, liquidityNet: 0n, liquidityGross: 0n };
+    const array: TickArray = { dex: Dex.Whirlpool, pool: 'P', startTickIndex: 0, ticks: [empty, t1, t2] };
+    const compact = compactTickArray(array);
+    expect(compact).not.toBeInstanceOf(PackedTickArray);
+    expect(compact.ticks.length).toBe(3);
+    expect([compact.ticks[0], compact.ticks[1], compact.ticks[2]]).toEqual([undefined, t1, t2]);
+  });
+
+  it('quotes random concentrated pools to the unit on packed tick arrays, both protocols', () => {
+    const rng = new Prng(20261130);
+    let compared = 0;
+    let refusals = 0;
+    let crossed = 0;
+    const seen = { wide: 0, orders: 0, nanIndex: 0 };
+    for (let s = 0; s < 300; s++) {
+      const dex = s % 2 === 0 ? Dex.Whirlpool : Dex.Clmm;
+      const { pool, tickArrays } = randomClPool(rng, dex);
+      const given: SwapContext = { tickArrays };
+      const compact = compactSwapContext(given);
+      const packed = compact.tickArrays!;
+      expect(packed.every((a) => a instanceof PackedTickArray)).toBe(true);
+      for (const a of packed as PackedTickArray[]) {
+        if (a.wide) seen.wide++;
+        if (a.hasLimitOrders) seen.orders++;
+      }
+      if (tickArrays.some((a) => a.ticks.some((t) => Number.isNaN(t.index)))) seen.nanIndex++;
+      for (let i = 0; i < 30; i++) {
+        const req = randomClRequest(rng, pool);
+        const expected = quoteSwap(pool, req, given);
+        expect(quoteSwap(pool, req, compact), `scenario ${s} ${dex} ${req.aToB} ${req.mode} ${req.amount}`).toEqual(expected);
+        compared++;
+        if (!expected.ok) refusals++;
+        else if (expected.liquidityAfter !== pool.liquidity) crossed++;
+      }
+    }
+    expect(refusals).toBeGreaterThan(0);
+    expect(crossed).toBeGreaterThan(compared / 20);
+    expect(seen.wide).toBeGreaterThan(0);
+    expect(seen.orders).toBeGreaterThan(0);
+    expect(seen.nanIndex).toBeGreaterThan(0);
   });
 });

@@ -3,9 +3,13 @@
  * bin arrays: what the swap math reads, without what it never reads, so 1,000 pools stay small
  * (decoded tick and bin arrays were ~95% of the cache's heap).
  *
- * - Tick arrays keep only their initialized ticks. An uninitialized slot becomes a hole (it reads
- *   as `undefined`), which the concentrated-liquidity navigator treats exactly as an uninitialized
- *   tick (`t !== undefined && t.initialized`). In the simulator's pools ~3% of ticks are initialized.
+ * - Tick arrays become PackedTickArrays (concentrated/packed-tick-array.ts): their initialized
+ *   ticks only (in the simulator's pools ~3% of ticks are), liquidity in typed-array planes, which
+ *   slots are initialized in three small-integer masks; no object or BigInt per tick (the holey
+ *   arrays of tick objects that came before were most of the cache's heap after the bins were
+ *   packed). An array that cannot be packed exactly (values out of range, tick indexes off the
+ *   slot grid) keeps its initialized tick objects and holes elsewhere, which the navigator reads
+ *   as uninitialized ticks (`t !== undefined && t.initialized`).
  * - Bin arrays become PackedBinArrays (dlmm/packed-bin-array.ts): typed-array planes of the
  *   amounts, prices and liquidity supplies, limit orders only where some bin holds any; no object
  *   or BigInt per bin (bins were most of the cache's heap left after the tick compaction). An
@@ -13,10 +17,11 @@
  *   objects with the zero limit-order fields dropped (absent reads as 0n / false in the DLMM math,
  *   see dlmm/bin-swap.ts) and every zero the one shared `0n`.
  *
- * The result is a new context when there is anything to compact (any bin array, a tick array with
- * an uninitialized tick), else the same object; the caller's objects are never changed. Quotes on
+ * The result is a new context when there is anything to compact (any bin or tick array not packed
+ * yet), else the same object; the caller's objects are never changed. Quotes on
  * the compact form are identical to the unit to quotes on the original (compact-context.test.ts).
  */
+import { PackedTickArray } from './concentrated/packed-tick-array.js';
 import { PackedBinArray } from './dlmm/packed-bin-array.js';
 import type { Bin, BinArray, SwapContext, Tick, TickArray } from './types.js';
 
@@ -62,7 +67,10 @@ function compactTickArrays(arrays: readonly TickArray[]): readonly TickArray[] {
   return out ?? arrays;
 }
 
+/** `array` packed (the same object when it already is), else its initialized tick objects. */
 export function compactTickArray(array: TickArray): TickArray {
+  const packed = PackedTickArray.pack(array);
+  if (packed !== undefined) return packed;
   const ticks = array.ticks;
   let dense = false;
   for (let i = 0; i < ticks.length; i++) {

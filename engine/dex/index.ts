@@ -110,6 +110,7 @@ export {
   whirlpoolTickAtSqrtPrice,
 } from './concentrated/tick-math.js';
 export { amountDeltaA, amountDeltaB } from './concentrated/sqrt-price-math.js';
+export { PackedTickArray } from './concentrated/packed-tick-array.js';
 
 // dexb_dlmm
 export * from './dlmm/index.js';

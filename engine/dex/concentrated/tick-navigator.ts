@@ -20,10 +20,14 @@
  * initialized array), and a swap that ends inside the proven range gives the same numbers as with
  * complete data, because a step toward a farther target that it does not reach computes the same.
  *
+ * A packed array (the cache's form, packed-tick-array.ts) is searched through its slot masks; any
+ * other TickArray slot by slot, a missing or uninitialized tick read as not initialized.
+ *
  * Raydium: when the bitmap proves there is no initialized array left in the swap direction, the
  * program fails with LiquidityInsufficient; `next` reports NoLiquidity.
  */
 import { type Dex, type Tick, type TickArray } from '../types.js';
+import { PackedTickArray } from './packed-tick-array.js';
 import { MAX_TICK, MIN_TICK } from './tick-math.js';
 
 export const NextTickKind = {
@@ -98,6 +102,13 @@ export class TickNavigator {
       const arrayIndex = floorDiv(pos, span);
       const arrayStart = arrayIndex * span;
       const array = this.find(arrayStart);
+      if (array instanceof PackedTickArray) {
+        const from = (pos - arrayStart) / ts;
+        const slot = aToB ? array.initializedAtOrBelow(from) : array.initializedAtOrAbove(from, this.ticksPerArray);
+        if (slot >= 0) return this.foundPacked(arrayStart + slot * ts, array, slot);
+        pos = aToB ? arrayStart - ts : arrayStart + span;
+        continue;
+      }
       if (array !== undefined) {
         const ticks = array.ticks;
         let slot = (pos - arrayStart) / ts;
@@ -133,6 +144,13 @@ export class TickNavigator {
     this.tick = index;
     this.liquidityNet = t === undefined ? 0n : t.liquidityNet;
     this.limitOrders = t !== undefined && t.limitOrderAmount !== undefined && t.limitOrderAmount > 0n;
+    return NextTickKind.Tick;
+  }
+
+  private foundPacked(index: number, array: PackedTickArray, slot: number): NextTickKind {
+    this.tick = index;
+    this.liquidityNet = array.liquidityNetAt(slot);
+    this.limitOrders = array.hasLimitOrders && array.limitOrderAmountAt(slot) > 0n;
     return NextTickKind.Tick;
   }
 
