@@ -4,7 +4,7 @@
   "targets": [
     {
       "target_name": "tidepool_native",
-      "sources": ["native/addon.cc", "native/entry_parser.cc", "native/base58.cc", "native/remote_address.cc"],
+      "sources": ["native/addon.cc", "native/entry_parser.cc", "native/base58.cc", "native/remote_address.cc", "native/malloc_trim.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       # Node-API 8 is in every Node >= 16.0 / 14.17; engines.node is >= 20.18.
       "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_CPP_EXCEPTIONS"],

@@ -20,6 +20,9 @@
 //   remoteIPv4(res) -> number
 //       A uWebSockets.js response's peer IPv4 address without an ArrayBuffer: remote_address.cc.
 //
+//   trimMalloc() -> boolean
+//       glibc malloc_trim(0): the C heap's free pages back to the kernel (malloc_trim.cc).
+//
 // Arguments of the wrong type throw a TypeError; nothing else throws. No objects are created per
 // call but encodeBase58's string. Each JavaScript environment (main thread, each worker) has its
 // own binding.
@@ -32,6 +35,7 @@
 
 #include "base58.h"
 #include "entry_parser.h"
+#include "malloc_trim.h"
 #include "remote_address.h"
 
 namespace {
@@ -280,7 +284,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Export(env, exports, "encodeBase58", EncodeBase58, nullptr);
   Export(env, exports, "bindRemoteAddress", tidepool::BindRemoteAddress, nullptr);
   Export(env, exports, "remoteIPv4", tidepool::RemoteIPv4, nullptr);
-  exports.Set("abi", Napi::Number::New(env, 4));
+  Export(env, exports, "trimMalloc", tidepool::TrimMalloc, nullptr);
+  exports.Set("abi", Napi::Number::New(env, 5));
   return exports;
 }
 

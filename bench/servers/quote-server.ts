@@ -20,6 +20,8 @@
  * after a swap (every update moves its pair's version, so memoized quotes of the pair are
  * recomputed). On stop it writes how many were applied, and at what rate, to stderr.
  *
+ * Like the quote service, it trims its C heap every 30 s once started (engine/common c-heap-trim.ts).
+ *
  * Run with --expose-gc: the fill's garbage is collected and VmHWM reset (/proc/self/clear_refs)
  * before the ready line, so the suite's peak RSS is the service's, not the fill's.
  */
@@ -35,7 +37,7 @@ import { quoteFromCache } from '../../engine/quote/cache-quoter.js';
 import { QuoteEngine } from '../../engine/quote/quote-engine.js';
 import { QuoteHttpServer } from '../../engine/quote-http/quote-http-server.js';
 import { QuoteStreamServer } from '../../engine/quote-grpc/quote-stream-server.js';
-import { RateLimiter } from '../../engine/common/index.js';
+import { CHeapTrim, RateLimiter } from '../../engine/common/index.js';
 import type { SimPoolView, SimToken } from '../../engine/sim/market-view.js';
 import { finishStartup } from './common.js';
 
@@ -249,6 +251,8 @@ async function main(): Promise<void> {
   const engine = new QuoteEngine({ cache });
   const server = new QuoteHttpServer({ engine, rateLimiter: new RateLimiter({ rps: Number(values.rps) }) });
   const port = await server.start(0);
+  // As the quote service does once started (engine/quote-service): the C heap trimmed every 30 s.
+  new CHeapTrim().start();
   const budget = process.env.BENCH_STREAM_BUDGET;
   const stream = values.streams === true ? new QuoteStreamServer({ engine, ...(budget === undefined ? {} : { limits: { maxQuotesPerSecondPerClient: Number(budget) } }) }) : undefined;
   const grpcPort = stream === undefined ? undefined : await stream.start(0);

@@ -55,6 +55,7 @@ export { firstSignatureBytes } from './first-signature.js';
 export { readInstructions, readLookups } from './message-sections.js';
 export { encodeBase58Fast } from './native-base58.js';
 export { bindNativeRemoteIPv4, type RemoteIPv4Fn } from './native-remote-address.js';
+export { cHeapTrimAvailable, trimCHeap } from './native-malloc-trim.js';
 export { parseEntries } from './native-parser.js';
 export * from './program-addresses.js';
 export {

@@ -34,12 +34,14 @@ export interface NativeAddon {
   bindRemoteAddress(uwsBinaryPath: string): boolean;
   /** A uWS.js response's peer IPv4 address as a uint32; -1 not IPv4, -2 not a native response or not bound. */
   remoteIPv4(res: object): number;
+  /** glibc malloc_trim(0): the C heap's free pages back to the kernel; whether any were (native/malloc_trim.cc). */
+  trimMalloc(): boolean;
 }
 
 /** Bumped with native/addon.cc whenever the exported functions change. */
-const NATIVE_ABI = 4;
+const NATIVE_ABI = 5;
 const ADDON_FILE = 'tidepool_native.node';
-const FUNCTIONS = ['parseEntries', 'bindOutputs', 'parseBound', 'encodeBase58', 'bindRemoteAddress', 'remoteIPv4'] as const;
+const FUNCTIONS = ['parseEntries', 'bindOutputs', 'parseBound', 'encodeBase58', 'bindRemoteAddress', 'remoteIPv4', 'trimMalloc'] as const;
 
 // From engine/chain/ (sources run by vitest) and from dist/engine/chain/ (the build).
 function candidatePaths(): string[] {

@@ -11,7 +11,7 @@ import { healthThresholdsOf, httpLimitsOf, serverTlsOf } from '../config/index.j
 import { bindAsIs, type BindPort, type Logger, createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import { LimitedPoolLoader, PoolDirectory, PoolUpdateHandler, PoolValidator, QuoteEngine, RateLimiter, type ExternalQuoter, type SharedQuoteCache } from '../quote/index.js';
 import type { PoolLoader } from '../pools/index.js';
-import { CircuitBreaker, MetricsHttpServer } from '../common/index.js';
+import { CHeapTrim, CircuitBreaker, MetricsHttpServer } from '../common/index.js';
 
 
 
@@ -179,6 +179,8 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
       : undefined;
 
   let evictionTimer: NodeJS.Timeout | undefined;
+  // The C heap glibc keeps after the cache's fill, given back (engine/common c-heap-trim.ts).
+  const cHeapTrim = new CHeapTrim();
   let started: Promise<QuoteServicePorts> | undefined;
   let closing: Promise<void> | undefined;
 
@@ -194,6 +196,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     closing ??= (async () => {
       if (evictionTimer !== undefined) clearInterval(evictionTimer);
       evictionTimer = undefined;
+      cHeapTrim.stop();
       await validator?.close();
       await started?.catch(() => undefined);
       await Promise.allSettled([stream.close(), server.close(), metricsServer.close()]);
@@ -224,6 +227,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
           const grpcPort = await listen(at(config['grpc.port'], QUOTE_GRPC_PORT_SETTING, 'gRPC server'), () => stream.start(config['grpc.port']));
           evictionTimer = setInterval(evictionTick, config['cache.evictionInterval']);
           evictionTimer.unref();
+          cHeapTrim.start();
           validator?.start();
           log.info(
             {
