@@ -210,6 +210,12 @@ export class SimChain implements RpcChainBackend, MarketView {
   private timer: NodeJS.Timeout | undefined;
   /** The rest of the piece being made, at the next check phase. */
   private continuation: NodeJS.Immediate | undefined;
+  /**
+   * A slot whose last batch ran but which is not committed yet (a running chain commits it at the
+   * next check phase, `finishing`), and that immediate.
+   */
+  private finishing: SlotBuild | undefined;
+  private finishImmediate: NodeJS.Immediate | undefined;
   private slotStartedAt = 0;
   private readonly counters: SimChainStats = {
     slot: 0n,
@@ -289,6 +295,7 @@ export class SimChain implements RpcChainBackend, MarketView {
   /** Starts the slot clock (not in manual mode). */
   start(): void {
     if (this.settings.manual || this.clockOn) return;
+    this.settleFinish();
     this.clockOn = true;
     this.slotStartedAt = performance.now() - ((this.building?.piece ?? 0) * this.settings.slotMs) / SLOT_PIECES;
     if (this.work !== undefined) this.continuation = setImmediate(() => this.continuePiece());
@@ -302,6 +309,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     if (this.continuation !== undefined) clearImmediate(this.continuation);
     this.timer = undefined;
     this.continuation = undefined;
+    this.settleFinish();
   }
 
   get running(): boolean {
@@ -347,7 +355,7 @@ export class SimChain implements RpcChainBackend, MarketView {
     if (work !== undefined) {
       // advanceSlot() may have finished the piece meanwhile: then only the deadline is left.
       try {
-        step = this.step(work);
+        step = this.step(work, true);
       } catch (err) {
         this.log?.error({ err }, 'simulated chain failed to make a slot');
         step = this.work === undefined ? 'piece' : 'batch';
@@ -366,6 +374,15 @@ export class SimChain implements RpcChainBackend, MarketView {
       return;
     }
     if (step === 'slot') {
+      // The slot's last batch wrote to the Geyser streams and recorded the slot's last entries: those
+      // writes (HTTP/2 frames, sent at the check phase) leave before the commit's work, which runs
+      // at that check phase too, after them.
+      if (this.finishing !== undefined) {
+        this.finishImmediate = setImmediate(() => {
+          this.finishImmediate = undefined;
+          this.settleFinish();
+        });
+      }
       this.slotStartedAt += this.settings.slotMs;
       // After a long stall (a paused process), restart the clock instead of racing to catch up.
       const now = performance.now();
@@ -390,6 +407,7 @@ export class SimChain implements RpcChainBackend, MarketView {
 
   /** Makes the piece being made, or the next one, whole; true when it finished the slot. */
   private makePiece(): boolean {
+    this.settleFinish();
     const work = this.work ?? this.beginPiece();
     for (;;) {
       const step = this.step(work);
@@ -399,6 +417,7 @@ export class SimChain implements RpcChainBackend, MarketView {
 
   /** Takes what was submitted since the last piece and this piece's share of the flow, in batches. */
   private beginPiece(): PieceWork {
+    this.settleFinish();
     const b = (this.building ??= this.beginSlot());
     // This piece's share of the slot's generated flow, signed (batch by batch) with the last slot's blockhash.
     const share = Math.floor(((b.piece + 1) * b.flowTotal) / SLOT_PIECES) - b.flowDone;
@@ -416,7 +435,8 @@ export class SimChain implements RpcChainBackend, MarketView {
    * transactions: its ticks), and sends them to the listeners; after the piece's last batch, the
    * piece is done, and after the slot's last piece the slot is committed.
    */
-  private step(work: PieceWork): PieceStep {
+  private step(work: PieceWork, deferCommit = false): PieceStep {
+    this.settleFinish();
     const started = performance.now();
     const b = (this.building ??= this.beginSlot());
     const batch = work.batches[work.next++];
@@ -440,7 +460,10 @@ export class SimChain implements RpcChainBackend, MarketView {
       b.piece++;
       this.counters.pieces++;
       step = b.piece === SLOT_PIECES ? 'slot' : 'piece';
-      if (step === 'slot') this.finishSlot(b);
+      if (step === 'slot') {
+        if (deferCommit) this.finishing = b;
+        else this.finishSlot(b);
+      }
     }
     const elapsed = performance.now() - started;
     b.busyMs += elapsed;
@@ -467,6 +490,22 @@ export class SimChain implements RpcChainBackend, MarketView {
   }
 
   /** Commits the slot and announces it and the accounts it changed. */
+  /** Commits the slot whose last batch ran (`finishing`), if there is one: before anything builds on it. */
+  private settleFinish(): void {
+    const b = this.finishing;
+    if (b === undefined) return;
+    this.finishing = undefined;
+    if (this.finishImmediate !== undefined) clearImmediate(this.finishImmediate);
+    this.finishImmediate = undefined;
+    const started = performance.now();
+    this.finishSlot(b);
+    // The commit is the slot's work too, as when it runs inside its last step.
+    const elapsed = performance.now() - started;
+    b.busyMs += elapsed;
+    this.counters.busyMs += elapsed;
+    this.counters.lastSlotMs = b.busyMs;
+  }
+
   private finishSlot(b: SlotBuild): void {
     this.building = undefined;
     const slot = b.slot;
@@ -963,6 +1002,7 @@ export class SimChain implements RpcChainBackend, MarketView {
    * reads and account subscribers see it, with that slot.
    */
   writeAccount(address: string, record: AccountRecord | null): void {
+    this.settleFinish();
     const b = (this.building ??= this.beginSlot());
     b.state.set(address, record);
     if (this.listeners.writes.size === 0) return;

@@ -103,6 +103,27 @@ describe('the running chain between batches', () => {
     sim = undefined;
   });
 
+  it("sends what the slot's last batch wrote before it commits the slot", async () => {
+    // A quiet chain (no flow): the last batch of a slot is its last ticks. A write queued by it (as
+    // the Geyser and entry streams queue their HTTP/2 frames, for the next check phase) must go out
+    // while the slot is still uncommitted; the commit's work comes after it.
+    chain = new SimChain({ seed: 6, txRate: 0, slotMs: 80, tokens: 2, poolsPerKind: 1 });
+    const c = chain;
+    const seen: { slot: bigint; committedBeforeWrite: boolean }[] = [];
+    c.onEntries((batch) => {
+      const slot = batch.slot;
+      // The slot's last entries: the commit follows them.
+      if (c.stats().pieces % SLOT_PIECES !== SLOT_PIECES - 1) return;
+      setImmediate(() => seen.push({ slot, committedBeforeWrite: c.slot('processed') >= slot }));
+    });
+    c.start();
+    await until(() => seen.length >= 3);
+    c.stop();
+    for (const s of seen) expect(s, `slot ${s.slot}`).toMatchObject({ committedBeforeWrite: false });
+    // And the slot is committed right after, at that same check phase.
+    expect(c.slot('processed')).toBeGreaterThanOrEqual(seen[2]!.slot);
+  });
+
   it("gives its event loop a turn after a piece's first batch, before the piece's last transaction runs", async () => {
     // 100 transactions a piece: 13 batches of 8.
     chain = new SimChain({ seed: 5, txRate: 4000, slotMs: 400, tokens: 2, poolsPerKind: 1, txsPerEntry: 8 });
