@@ -13,7 +13,7 @@ import { simSchema } from '../sim/sim-config.js';
 import { createSimulator, type SimEndpoints, type Simulator } from '../sim/simulator.js';
 import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
 import type { PoolStateUpdateEvent } from './pool-state-event.js';
-import { Scanner } from './scanner.js';
+import { Scanner, type PoolStateSink } from './scanner.js';
 
 const workerFile = resolve(import.meta.dirname, '../../dist/engine/scanner/parse-worker.js');
 
@@ -55,6 +55,29 @@ describe.skipIf(!existsSync(workerFile))('Scanner', () => {
     await sim.close();
   });
 
+  /** A scanner of the simulator's block-entry stream over `pools`, one parse worker. */
+  function scannerOf(pools: string[], loader: PoolLoader, sink: PoolStateSink, performance = { maxConcurrentProcessing: 1, batchSize: 10, queueSizeLimit: 100 }): Scanner {
+    const at = endpoints.stream.lastIndexOf(':');
+    return new Scanner({
+      stream: { host: endpoints.stream.slice(0, at), port: Number(endpoints.stream.slice(at + 1)) },
+      pools,
+      loader,
+      sink,
+      performance,
+      parse: { workers: 1, filename: workerFile },
+      logger: createLogger({ name: 'scanner-test', level: 'silent' }),
+    });
+  }
+
+  /** Resolves once `events` holds `n` events (10 s at most). */
+  async function eventsUntil(events: readonly PoolStateUpdateEvent[], n: number): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (events.length < n) {
+      if (Date.now() > deadline) throw new Error(`only ${events.length} events`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
   it('re-reads a pool whose new state came back at a slot already published, once the stream is past it (settle)', async () => {
     const chain = sim.chain;
     const pool = chain.pools()[0]!.address;
@@ -62,25 +85,10 @@ describe.skipIf(!existsSync(workerFile))('Scanner', () => {
     const laggedSlot = chain.slot() + 1n;
     const real = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry() });
     const events: PoolStateUpdateEvent[] = [];
-    const at = endpoints.stream.lastIndexOf(':');
-    const scanner = new Scanner({
-      stream: { host: endpoints.stream.slice(0, at), port: Number(endpoints.stream.slice(at + 1)) },
-      pools: [pool],
-      loader: new LaggingLoader(real, 2, laggedSlot),
-      sink: { publish: (event) => void events.push(event) },
-      performance: { maxConcurrentProcessing: 1, batchSize: 10, queueSizeLimit: 100 },
-      parse: { workers: 1, filename: workerFile },
-      logger: createLogger({ name: 'scanner-test', level: 'silent' }),
-    });
+    const scanner = scannerOf([pool], new LaggingLoader(real, 2, laggedSlot), { publish: (event) => void events.push(event) });
     scanner.start();
     try {
-      const waitFor = async (n: number): Promise<void> => {
-        const deadline = Date.now() + 10_000;
-        while (events.length < n) {
-          if (Date.now() > deadline) throw new Error(`only ${events.length} events`);
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      };
+      const waitFor = (n: number): Promise<void> => eventsUntil(events, n);
       while (!scanner.connected) await new Promise((r) => setTimeout(r, 10));
       const swap = (i: number): string =>
         chain.sendTransaction(swapTransaction(chain, trader(chain, i), info, { aToB: i % 2 === 0, exactIn: true, amount: 1_000_000n, threshold: 0n }));
@@ -118,25 +126,10 @@ describe.skipIf(!existsSync(workerFile))('Scanner', () => {
     const before = chain.slot();
     const real = new RpcPoolLoader({ fetcher: new AccountFetcher(rpc), registry: createDecoderRegistry() });
     const events: PoolStateUpdateEvent[] = [];
-    const at = endpoints.stream.lastIndexOf(':');
-    const scanner = new Scanner({
-      stream: { host: endpoints.stream.slice(0, at), port: Number(endpoints.stream.slice(at + 1)) },
-      pools: [pool],
-      loader: new LaggingLoader(real, 1, before),
-      sink: { publish: (event) => void events.push(event) },
-      performance: { maxConcurrentProcessing: 1, batchSize: 10, queueSizeLimit: 100 },
-      parse: { workers: 1, filename: workerFile },
-      logger: createLogger({ name: 'scanner-test', level: 'silent' }),
-    });
+    const scanner = scannerOf([pool], new LaggingLoader(real, 1, before), { publish: (event) => void events.push(event) });
     scanner.start();
     try {
-      const waitFor = async (n: number): Promise<void> => {
-        const deadline = Date.now() + 10_000;
-        while (events.length < n) {
-          if (Date.now() > deadline) throw new Error(`only ${events.length} events`);
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      };
+      const waitFor = (n: number): Promise<void> => eventsUntil(events, n);
       while (!scanner.connected) await new Promise((r) => setTimeout(r, 10));
       const swap = chain.sendTransaction(swapTransaction(chain, trader(chain, 0), info, { aToB: true, exactIn: true, amount: 1_000_000n, threshold: 0n }));
       chain.advanceSlot(1);
@@ -173,16 +166,7 @@ describe.skipIf(!existsSync(workerFile))('Scanner', () => {
           if (released) resolve();
         }),
     };
-    const at = endpoints.stream.lastIndexOf(':');
-    const scanner = new Scanner({
-      stream: { host: endpoints.stream.slice(0, at), port: Number(endpoints.stream.slice(at + 1)) },
-      pools: [pool],
-      loader,
-      sink,
-      performance: { maxConcurrentProcessing: 1, batchSize: 10, queueSizeLimit: 100 },
-      parse: { workers: 1, filename: workerFile },
-      logger: createLogger({ name: 'scanner-test', level: 'silent' }),
-    });
+    const scanner = scannerOf([pool], loader, sink);
     scanner.start();
     const until = async (what: string, done: () => boolean): Promise<void> => {
       const deadline = Date.now() + 10_000;
@@ -217,17 +201,8 @@ describe.skipIf(!existsSync(workerFile))('Scanner', () => {
   });
 
   it('refuses a bad monitored-pool list and keeps the one in effect', async () => {
-    const at = endpoints.stream.lastIndexOf(':');
     const pool = sim.chain.pools()[1]!.address;
-    const scanner = new Scanner({
-      stream: { host: endpoints.stream.slice(0, at), port: Number(endpoints.stream.slice(at + 1)) },
-      pools: [pool],
-      loader: { load: () => Promise.resolve([]) },
-      sink: { publish: () => undefined },
-      performance: { maxConcurrentProcessing: 1, batchSize: 1, queueSizeLimit: 1 },
-      parse: { workers: 1, filename: workerFile },
-      logger: createLogger({ name: 'scanner-test', level: 'silent' }),
-    });
+    const scanner = scannerOf([pool], { load: () => Promise.resolve([]) }, { publish: () => undefined }, { maxConcurrentProcessing: 1, batchSize: 1, queueSizeLimit: 1 });
     try {
       expect(() => scanner.setPools([pool, pool])).toThrow(/listed twice/);
       expect(() => scanner.setPools(['nope'])).toThrow(/pools\[0\]/);
