@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dex, SwapMode, currentArrayKey, lookaheadArrayKeys, poolAfterSwap, quoteSwap, swapArrayAddress, swapArrayKeys, ticksPerArray, type DecodedPool, type SwapContext } from '../dex/index.js';
 import { DEFAULT_GEYSER_ARRAYS_AHEAD } from '../scanner/index.js';
 import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
-import { PARSE_WORKER, eventually, startEngineUnderSim, type EngineUnderSim } from './testing.js';
+import { PARSE_WORKER, eventually, startEngineOnGeyser, type EngineUnderSim } from './testing.js';
 
 /**
  * scanner.stateSource geyser, arrays ahead: the arrays around a concentrated or DLMM pool's price,
@@ -40,8 +40,7 @@ describe.skipIf(!built)('the Geyser state source, arrays ahead of the price', ()
   let e: EngineUnderSim;
 
   beforeAll(async () => {
-    e = await startEngineUnderSim({ engine: { 'state-source': 'geyser', 'blockstream-port': '1' } });
-    await eventually(() => (e.engine.scanner.connected ? true : undefined), 10_000, 'Geyser stream connected');
+    e = await startEngineOnGeyser();
   });
 
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { binArrayIndexOf } from '../dex/dlmm/bin-array.js';
 import { writeBinAmounts } from '../sim/pool-state-writes.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { swapTransaction, trader } from '../sim/testing/chain-fixtures.js';
-import { PARSE_WORKER, eventually, startEngineUnderSim, type EngineUnderSim } from './testing.js';
+import { PARSE_WORKER, eventually, startEngineOnGeyser, type EngineUnderSim } from './testing.js';
 
 /**
  * scanner.stateSource geyser: the one-process engine takes pool state from the simulator's Geyser
@@ -69,8 +69,7 @@ describe.skipIf(!built)('the engine on the Geyser state source', () => {
   let e: EngineUnderSim;
 
   beforeAll(async () => {
-    e = await startEngineUnderSim({ engine: { 'state-source': 'geyser', 'blockstream-port': '1' } });
-    await eventually(() => (e.engine.scanner.connected ? true : undefined), 10_000, 'Geyser stream connected');
+    e = await startEngineOnGeyser();
   });
 
   afterAll(async () => {

@@ -74,6 +74,13 @@ export async function startEngineUnderSim(options: { sim?: Record<string, string
   };
 }
 
+/** The engine on the Geyser state source (no block-entry stream) under a simulator, its stream connected. */
+export async function startEngineOnGeyser(): Promise<EngineUnderSim> {
+  const e = await startEngineUnderSim({ engine: { 'state-source': 'geyser', 'blockstream-port': '1' } });
+  await eventually(() => (e.engine.scanner.connected ? true : undefined), 10_000, 'Geyser stream connected');
+  return e;
+}
+
 /** Polls `probe` every 10 ms until it returns a value other than undefined, or throws after `ms`. */
 export async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, ms = 10_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + ms;
