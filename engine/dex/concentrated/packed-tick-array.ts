@@ -20,11 +20,10 @@
  * `limitOrderAmount` comes back only when it is not zero (the math treats absent and 0n alike).
  */
 import type { Tick, TickArray } from '../types.js';
+import { U128_MAX, U64_MAX } from './sqrt-price-math.js';
 
-const U64_MAX = (1n << 64n) - 1n;
 const I64_MIN = -(1n << 63n);
 const I64_MAX = (1n << 63n) - 1n;
-const U128_MAX = (1n << 128n) - 1n;
 const I128_MIN = -(1n << 127n);
 const I128_MAX = (1n << 127n) - 1n;
 
