@@ -58,18 +58,33 @@ const CLOSE_BRACE = 0x7d;
 /** Room for a JSON number (slippage basis points, seconds): String of a double is at most 24 characters. */
 const NUMBER_ROOM = 24;
 
-/** The parts of a route's body that only the route decides, UTF-8, made once per memoized route. */
+/**
+ * The parts of a route's body that only the route decides, UTF-8. One per memo body, rewritten in
+ * place when the memo entry is (its bytes reused when the new text fits), as the memo body is.
+ */
 interface SwapApiBodyParts {
-  /** The memo body's revision they were made at (QuoteBodyParts.revision). */
-  readonly revision: number;
+  /** The memo body's revision they hold (QuoteBodyParts.revision). */
+  revision: number;
   /** The route's mode is ExactIn (its threshold is the minimum output). */
-  readonly exactIn: boolean;
-  /** `{"inputMint":…,"inAmount":…,"outputMint":…,"outAmount":…,"otherAmountThreshold":"` */
-  readonly head: Uint8Array;
+  exactIn: boolean;
+  /** `{"inputMint":…,"inAmount":…,"outputMint":…,"outAmount":…,"otherAmountThreshold":"` in [0, headLength), spare room after. */
+  head: Uint8Array;
+  headLength: number;
   /** `","swapMode":"ExactIn","slippageBps":` (one of the two constants) */
-  readonly mode: Uint8Array;
-  /** `,"platformFee":null,"priceImpactPct":…,"routePlan":[…],"contextSlot":` */
-  readonly tail: Uint8Array;
+  mode: Uint8Array;
+  /** `,"platformFee":null,"priceImpactPct":…,"routePlan":[…],"contextSlot":` in [0, tailLength), spare room after. */
+  tail: Uint8Array;
+  tailLength: number;
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/** `text` as UTF-8 at the start of `bytes` when it fits, else of new bytes with room to spare; the bytes and the length written. */
+function encodeReusing(text: string, bytes: Uint8Array): [Uint8Array, number] {
+  const done = utf8.encodeInto(text, bytes);
+  if (done.read === text.length) return [bytes, done.written];
+  const grown = new Uint8Array(3 * text.length + 64);
+  return [grown, utf8.encodeInto(text, grown).written];
 }
 
 /**
@@ -79,7 +94,7 @@ interface SwapApiBodyParts {
  */
 const bodyParts = new WeakMap<QuoteBodyParts, SwapApiBodyParts>();
 
-/** The parts of `answer`'s route: kept ones when its memo body still holds that route, else made now. */
+/** The parts of `answer`'s route: kept ones when its memo body still holds that route, else written now. */
 function partsOf(answer: QuoteAnswer): SwapApiBodyParts {
   const body = answer.body;
   const known = body === undefined ? undefined : bodyParts.get(body);
@@ -89,14 +104,16 @@ function partsOf(answer: QuoteAnswer): SwapApiBodyParts {
   const full = swapApiResponseOf(answer, 0, q);
   const j = JSON.stringify;
   const exactIn = q.mode === 'ExactIn';
-  const parts: SwapApiBodyParts = {
-    revision: body?.revision ?? -1,
-    exactIn,
-    head: utf8.encode(`{"inputMint":${j(full.inputMint)},"inAmount":${j(full.inAmount)},"outputMint":${j(full.outputMint)},"outAmount":${j(full.outAmount)},"otherAmountThreshold":"`),
-    mode: exactIn ? EXACT_IN_MODE : EXACT_OUT_MODE,
-    tail: utf8.encode(`,"platformFee":null,"priceImpactPct":${j(full.priceImpactPct)},"routePlan":${j(full.routePlan)},"contextSlot":`),
-  };
-  if (body !== undefined) bodyParts.set(body, parts);
+  const parts = known ?? { revision: -1, exactIn, head: NO_BYTES, headLength: 0, mode: EXACT_IN_MODE, tail: NO_BYTES, tailLength: 0 };
+  parts.revision = body?.revision ?? -1;
+  parts.exactIn = exactIn;
+  parts.mode = exactIn ? EXACT_IN_MODE : EXACT_OUT_MODE;
+  [parts.head, parts.headLength] = encodeReusing(
+    `{"inputMint":${j(full.inputMint)},"inAmount":${j(full.inAmount)},"outputMint":${j(full.outputMint)},"outAmount":${j(full.outAmount)},"otherAmountThreshold":"`,
+    parts.head,
+  );
+  [parts.tail, parts.tailLength] = encodeReusing(`,"platformFee":null,"priceImpactPct":${j(full.priceImpactPct)},"routePlan":${j(full.routePlan)},"contextSlot":`, parts.tail);
+  if (body !== undefined && known === undefined) bodyParts.set(body, parts);
   return parts;
 }
 
@@ -128,12 +145,14 @@ export class SwapApiBodyWriter {
     const out = w.room(
       p.head.length + threshold.length + p.mode.length + NUMBER_ROOM + p.tail.length + this.slotText.length + TIME_TAKEN.length + NUMBER_ROOM + 1,
     );
+    // Each part is copied whole, its spare room too (one memcpy, no view per response); what
+    // follows it is written over that room.
     out.set(p.head, 0);
-    let at = w.ascii(threshold, p.head.length);
+    let at = w.ascii(threshold, p.headLength);
     out.set(p.mode, at);
     at = w.number(slippage.bps, at + p.mode.length);
     out.set(p.tail, at);
-    at += p.tail.length;
+    at += p.tailLength;
     at = w.ascii(this.slotText, at);
     out.set(TIME_TAKEN, at);
     at = w.number(timeTakenSeconds, at + TIME_TAKEN.length);
