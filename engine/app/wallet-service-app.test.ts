@@ -80,11 +80,13 @@ describe('tidepool wallets serve', () => {
       { logger },
     );
     const { http } = await app.start();
+    const balance = new RegExp(`wallet_balance_actual\\{[^}]*address="${worker.address}"[^}]*token="SOL"[^}]*\\} 2000000000`);
     const metrics = await eventually(async () => {
       const text = await (await fetch(`${http}/metrics`)).text();
-      return /wallet_rebalance_transfers_total\{[^}]*status="confirmed"[^}]*\} [1-9]/.test(text) ? text : undefined;
-    }, 30_000, 'a confirmed top-up');
-    expect(metrics).toMatch(new RegExp(`wallet_balance_actual\\{[^}]*address="${worker.address}"[^}]*token="SOL"[^}]*\\} 2000000000`));
+      // The balance gauge follows at the next sync after the top-up settles.
+      return balance.test(text) && /wallet_rebalance_transfers_total\{[^}]*status="confirmed"[^}]*\} [1-9]/.test(text) ? text : undefined;
+    }, 30_000, 'a confirmed top-up, then a sync');
+    expect(metrics).toMatch(balance);
     await eventually(async () => ((await fetch(`${http}/ready`)).status === 200 ? true : undefined), 10_000, 'ready');
     expect(await (await fetch(`${http}/health`)).json()).toMatchObject({ singleInstance: false, rebalancing: true, lastError: null });
     const keys = await openKeySpace({ url: 'redis://127.0.0.1:6379', prefix: keyPrefix });

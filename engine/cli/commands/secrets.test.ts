@@ -52,11 +52,13 @@ describe.skipIf(!existsSync(bin))('tidepool engine with credentials in RPC_ENDPO
     child.stderr.on('data', (c) => (stderr += String(c)));
     const exited = new Promise<number | null>((done) => child.once('exit', done));
     try {
-      for (const deadline = Date.now() + 30_000; !stdout.includes('"engine started"'); ) {
+      // The log (stdout) and the banner (stderr) come through two pipes: wait for both.
+      const banner = /scanner\s+(http:\/\/\S+)\/health/;
+      for (const deadline = Date.now() + 30_000; !stdout.includes('"engine started"') || !banner.test(stderr); ) {
         if (Date.now() > deadline) throw new Error(`engine never started: ${stderr}`);
         await new Promise((r) => setTimeout(r, 20));
       }
-      const scanner = /scanner\s+(http:\/\/\S+)\/health/.exec(stderr)![1]!;
+      const scanner = banner.exec(stderr)![1]!;
       const config = await (await fetch(`${scanner}/config`)).text();
       const stats = await (await fetch(`${scanner}/stats`)).text();
       expect(config).toContain('http://operator:***@127.0.0.1:');
