@@ -3,6 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { base58 } from '../../chain/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import { createLogger, type Logger } from '../../obs/index.js';
+import { encodeAccountUpdate, prepareGeyserCodec } from '../../geyser-codec.js';
 import { loadGeyserProto } from '../../proto.js';
 import type { AccountRecord } from '../chain-backend.js';
 import type { AccountWritesListener, SlotListener } from '../chain-listeners.js';
@@ -38,6 +39,10 @@ export const GEYSER_DEFAULT_PORT = 10000;
 const DEFAULT_HISTORY_SLOTS = 512;
 const DEFAULT_PING_INTERVAL_MS = 10_000;
 const SHUTDOWN_TIMEOUT_MS = 2000;
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+const EMPTY = new Uint8Array(0);
+/** Base58 keys whose bytes are kept (then forgotten at once: a bounded, cheap memo). */
+const MAX_KEYS_KEPT = 100_000;
 
 /** The chain side the server needs: the simulated chain has both. */
 export interface GeyserBackend {
@@ -147,7 +152,9 @@ interface SubscribeRequestWire {
   from_slot?: string | null;
 }
 
-type SubscribeUpdateWire = Record<string, unknown>;
+/** An update as proto-loader serializes it, or an account update already encoded (geyser-codec.ts). */
+type SubscribeUpdateObject = Record<string, unknown>;
+type SubscribeUpdateWire = SubscribeUpdateObject | Buffer;
 
 export class GeyserServer {
   private readonly backend: GeyserBackend;
@@ -163,6 +170,7 @@ export class GeyserServer {
   private pingTimer: NodeJS.Timeout | undefined;
   private readonly subscribers = new Set<Subscriber>();
   private readonly history: SlotRecord[] = [];
+  private readonly keys = new Map<string, Uint8Array>();
   /** The slot being built (the chain announces each transaction's writes, then commits the slot). */
   private building: SlotInProgress | undefined;
   private writeVersion = 0n;
@@ -200,8 +208,13 @@ export class GeyserServer {
   async start(): Promise<number> {
     if (this.server !== undefined) return this.boundPort;
     const proto = loadGeyserProto();
+    prepareGeyserCodec();
     const server = new grpc.Server();
-    server.addService(proto.Geyser.service, {
+    // Account updates are encoded here (geyser-codec.ts) and written as bytes; the rest (slots,
+    // pings, pongs) through proto-loader's serializer.
+    const subscribe = proto.Geyser.service['Subscribe']!;
+    const service = { ...proto.Geyser.service, Subscribe: { ...subscribe, responseSerialize: (v: unknown) => (Buffer.isBuffer(v) ? v : subscribe.responseSerialize(v)) } };
+    server.addService(service, {
       Subscribe: (call: grpc.ServerDuplexStream<SubscribeRequestWire, SubscribeUpdateWire>) => this.subscribe(call),
       Ping: (call: grpc.ServerUnaryCall<{ count: number }, unknown>, callback: grpc.sendUnaryData<{ count: number }>) => {
         callback(null, { count: call.request.count });
@@ -328,7 +341,7 @@ export class GeyserServer {
     const names = matching(sub.filters, w);
     if (names.length === 0) return;
     this.counters.accountUpdatesSent++;
-    this.write(sub, accountUpdate(names, w, slot));
+    this.write(sub, this.accountUpdate(names, w, slot));
   }
 
   private subscribe(call: grpc.ServerDuplexStream<SubscribeRequestWire, SubscribeUpdateWire>): void {
@@ -393,9 +406,37 @@ export class GeyserServer {
     sub.live = true;
   }
 
+  /** A deleted account goes out as Yellowstone sends one: zero lamports, empty data, the system owner. */
+  private accountUpdate(filters: string[], w: AccountWrite, slot: bigint): Buffer {
+    const r = w.record;
+    return encodeAccountUpdate({
+      filters,
+      slot,
+      pubkey: this.keyBytes(w.pubkey),
+      lamports: r?.lamports ?? 0n,
+      owner: this.keyBytes(r?.owner ?? SYSTEM_PROGRAM),
+      executable: r?.executable ?? false,
+      rentEpoch: r?.rentEpoch ?? 0n,
+      data: r?.data ?? EMPTY,
+      writeVersion: w.writeVersion,
+      txnSignature: w.signature,
+      createdAtMs: Date.now(),
+    });
+  }
+
+  /** The 32 bytes of a base58 key, decoded once per key (the chain's accounts and owners). */
+  private keyBytes(key: string): Uint8Array {
+    let bytes = this.keys.get(key);
+    if (bytes === undefined) {
+      if (this.keys.size >= MAX_KEYS_KEPT) this.keys.clear();
+      this.keys.set(key, (bytes = base58.decode(key)));
+    }
+    return bytes;
+  }
+
   private write(sub: Subscriber, update: SubscribeUpdateWire): void {
     if (!sub.call.writable) return;
-    if (update['slot'] !== undefined) this.counters.slotUpdatesSent++;
+    if (!Buffer.isBuffer(update) && update['slot'] !== undefined) this.counters.slotUpdatesSent++;
     const direct = sub.direct;
     if (direct === undefined) sub.call.write(update);
     else direct.sendMessage(update, () => {});
@@ -443,30 +484,7 @@ function matching(filters: readonly Filter[], w: AccountWrite): string[] {
   return names;
 }
 
-/** A deleted account goes out as Yellowstone sends one: zero lamports, empty data, the system owner. */
-function accountUpdate(filters: string[], w: AccountWrite, slot: bigint): SubscribeUpdateWire {
-  const r = w.record;
-  return {
-    filters,
-    account: {
-      slot: slot.toString(),
-      is_startup: false,
-      account: {
-        pubkey: Buffer.from(base58.decode(w.pubkey)),
-        lamports: (r?.lamports ?? 0n).toString(),
-        owner: Buffer.from(base58.decode(r?.owner ?? '11111111111111111111111111111111')),
-        executable: r?.executable ?? false,
-        rent_epoch: (r?.rentEpoch ?? 0n).toString(),
-        data: Buffer.from(r?.data ?? new Uint8Array(0)),
-        write_version: w.writeVersion.toString(),
-        ...(w.signature !== undefined ? { txn_signature: w.signature } : {}),
-      },
-    },
-    created_at: timestampNow(),
-  };
-}
-
-function slotUpdate(slot: bigint, parent: bigint): SubscribeUpdateWire {
+function slotUpdate(slot: bigint, parent: bigint): SubscribeUpdateObject {
   return { filters: ['slots'], slot: { slot: slot.toString(), parent: parent.toString(), status: 'SLOT_PROCESSED' }, created_at: timestampNow() };
 }
 
