@@ -10,6 +10,7 @@ import { Counter, Histogram } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { ensurePlatformBus } from '../bus/index.js';
+import { CHeapTrim } from '../common/index.js';
 import { LOCAL_NATS_URL, TEST_STREAM_MAX_BYTES_SCALE, connectLocal, deadPort, deleteStreams, uniqueName } from '../bus/testing/local-nats.js';
 import { httpLimitsOf, httpServerSchema, loadConfig } from '../config/index.js';
 import { ErrorCode, TpError, isTpError } from '../errors.js';
@@ -86,6 +87,22 @@ describe('ServiceHost', () => {
     await host.close();
     expect(bus.status).toBe('disconnected');
     await expect(fetch(`${http}/health`)).rejects.toThrow();
+  });
+
+  it('trims the C heap on its interval while it runs, and stops at close', async () => {
+    let trims = 0;
+    const trim = new CHeapTrim(5, () => {
+      trims++;
+      return true;
+    });
+    const host = new ServiceHost({ service: 'host-trim', logger, cHeapTrim: trim });
+    cleanup.push(() => host.close());
+    await host.start();
+    expect(trim.running).toBe(true);
+    await eventually(() => (trims >= 2 ? true : undefined), 10_000, 'two trims');
+    expect(trim.released).toBe(trim.trims);
+    await host.close();
+    expect(trim.running).toBe(false);
   });
 
   it('publishes its metrics on system.metrics.<service> every interval, and once more when it closes', async () => {

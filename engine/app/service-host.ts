@@ -16,6 +16,8 @@
  *              runs, `stopped` when it closes
  *   metrics    the registry's samples on `system.metrics.<service>` every 15 s once the app has
  *              made the platform streams (`publishMetrics`; system-metrics-publisher.ts)
+ *   C heap     trimmed every 30 s while it runs (engine/common CHeapTrim: glibc's malloc_trim gives
+ *              back what a start-up freed; a no-op without the add-on)
  *   shutdown   SIGTERM, SIGINT, SIGHUP or the parent process gone (shutdown.ts) → close
  *   close      one stack, unwound in reverse order of opening; an app that fails half way through
  *              its start closes exactly what it had opened (`assemble`)
@@ -31,7 +33,7 @@ import type { Registry } from 'prom-client';
 
 import type { HttpAuthorizer } from '../auth/index.js';
 import { BusConnection, redactServer } from '../bus/index.js';
-import { heapProfileResponse, opsFailure } from '../common/index.js';
+import { CHeapTrim, heapProfileResponse, opsFailure } from '../common/index.js';
 import { DEFAULT_HTTP_LIMITS, type BusAuth, type HttpLimitValues } from '../config/index.js';
 import { clientErrorOf } from '../error-status.js';
 import { ErrorCode, TpError, isTpError } from '../errors.js';
@@ -129,6 +131,8 @@ export interface ServiceHostOptions {
   heapProfile?: boolean;
   /** The heartbeat's status; default `ok`, `degraded` while the bus is not connected. */
   heartbeatStatus?: () => { status: HeartbeatStatus; detail?: Record<string, unknown> };
+  /** The C heap's trim, started by `start` and stopped at close; default every 30 s (CHeapTrim). */
+  cHeapTrim?: CHeapTrim;
   /**
    * What cancels a start under way (`assemble`): default the process's SIGTERM, SIGINT, SIGHUP or
    * its parent gone (waitForShutdown), watched from the build on until `untilShutdown` (which then
@@ -183,6 +187,7 @@ export class ServiceHost {
   private boundUrl: string | undefined;
   private heartbeatTarget: { keys: KeySpace; intervalMs?: number } | undefined;
   private sampling = false;
+  private trimming = false;
   /** Every start wait and every read the app gives host.signal listens to it: no bound. */
   private readonly cancel = sharedAbortController();
   /** Stops the shutdown watch `assemble` started (at close). */
@@ -356,7 +361,7 @@ export class ServiceHost {
   }
 
   /**
-   * Binds the ops port and starts the heartbeat; both go on the close stack. Returns the port's URL
+   * Binds the ops port and starts the heartbeat and the C heap's trim; all go on the close stack. Returns the port's URL
    * (undefined without one). Throws TP_ERR_IO naming the port's setting when it cannot bind.
    */
   async start(): Promise<{ http?: string }> {
@@ -372,6 +377,12 @@ export class ServiceHost {
       this.onClose('ops port', () => closeServer(server));
       const port = await this.listen({ what: this.service, host: http.host, port: http.port, setting: http.portSetting }, () => listenOn(server, http.host, http.port, `${this.service} port`));
       this.boundUrl = `http://${http.host.includes(':') ? `[${http.host}]` : http.host}:${port}`;
+    }
+    if (!this.trimming) {
+      this.trimming = true;
+      const trim = this.options.cHeapTrim ?? new CHeapTrim();
+      trim.start();
+      this.onClose('C heap trim', () => trim.stop());
     }
     const beat = this.heartbeatTarget;
     if (beat !== undefined && this.heartbeatWriter === undefined) {

@@ -31,6 +31,11 @@ export class CHeapTrim {
     this.timer.unref();
   }
 
+  /** Whether the interval is on (between start and stop). */
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
   /** One trim now. */
   runOnce(): void {
     this.trims++;

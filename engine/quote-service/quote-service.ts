@@ -49,6 +49,11 @@ export interface QuoteServiceDeps {
   notReady?: () => string | undefined;
   /** The swap builder of POST /swap/v1/swap(-instructions). Default: one on `rpc.endpoints` (swap-builder-config.ts), none without. */
   swaps?: SwapTransactions;
+  /**
+   * Trim the C heap every 30 s while it runs (engine/common CHeapTrim). Default true; false where
+   * the process trims already (a ServiceHost does).
+   */
+  trimCHeap?: boolean;
 }
 
 /** The ports a started quote service is bound to. */
@@ -180,7 +185,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
 
   let evictionTimer: NodeJS.Timeout | undefined;
   // The C heap glibc keeps after the cache's fill, given back (engine/common c-heap-trim.ts).
-  const cHeapTrim = new CHeapTrim();
+  const cHeapTrim = deps.trimCHeap === false ? undefined : new CHeapTrim();
   let started: Promise<QuoteServicePorts> | undefined;
   let closing: Promise<void> | undefined;
 
@@ -196,7 +201,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     closing ??= (async () => {
       if (evictionTimer !== undefined) clearInterval(evictionTimer);
       evictionTimer = undefined;
-      cHeapTrim.stop();
+      cHeapTrim?.stop();
       await validator?.close();
       await started?.catch(() => undefined);
       await Promise.allSettled([stream.close(), server.close(), metricsServer.close()]);
@@ -227,7 +232,7 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
           const grpcPort = await listen(at(config['grpc.port'], QUOTE_GRPC_PORT_SETTING, 'gRPC server'), () => stream.start(config['grpc.port']));
           evictionTimer = setInterval(evictionTick, config['cache.evictionInterval']);
           evictionTimer.unref();
-          cHeapTrim.start();
+          cHeapTrim?.start();
           validator?.start();
           log.info(
             {
