@@ -361,8 +361,8 @@ export class ServiceHost {
   }
 
   /**
-   * Binds the ops port and starts the heartbeat and the C heap's trim; all go on the close stack. Returns the port's URL
-   * (undefined without one). Throws TP_ERR_IO naming the port's setting when it cannot bind.
+   * Binds the ops port and starts the heartbeat and the C heap's trim; all go on the close stack.
+   * Returns the port's URL (undefined without one). Throws TP_ERR_IO naming the port's setting when it cannot bind.
    */
   async start(): Promise<{ http?: string }> {
     if (this.options.heapProfile === true && !this.sampling) {
