@@ -326,8 +326,9 @@ export class SimChain implements RpcChainBackend, MarketView {
   }
 
   private schedule(): void {
-    // SLOT_PIECES pieces every slotMs, on absolute deadlines.
-    const piece = this.building?.piece ?? 0;
+    // SLOT_PIECES pieces every slotMs, on absolute deadlines. A slot whose commit waits for the
+    // check phase (finishing) is done: the piece due next is the next slot's first.
+    const piece = this.finishing !== undefined ? 0 : (this.building?.piece ?? 0);
     const due = this.slotStartedAt + ((piece + 1) * this.settings.slotMs) / SLOT_PIECES;
     this.timer = setTimeout(() => this.tick(), Math.max(0, due - performance.now()));
   }

@@ -124,6 +124,26 @@ describe('the running chain between batches', () => {
     expect(c.slot('processed')).toBeGreaterThanOrEqual(seen[2]!.slot);
   });
 
+  it('spreads every slot over its interval, the slot after a commit too, piece by piece', async () => {
+    // A quiet chain: each piece sends its ticks. Its pieces are due slotMs / SLOT_PIECES apart; a
+    // slot whose commit waited for the check phase must not push the next slot's first piece a
+    // whole slot later (its other pieces then overdue, run in one burst).
+    const slotMs = 320;
+    chain = new SimChain({ seed: 6, txRate: 0, slotMs, tokens: 2, poolsPerKind: 1 });
+    const c = chain;
+    const sent = new Map<bigint, number[]>();
+    c.onEntries((batch) => sent.set(batch.slot, [...(sent.get(batch.slot) ?? []), performance.now()]));
+    c.start();
+    await until(() => c.slot('processed') >= 4n);
+    c.stop();
+    for (const slot of [2n, 3n, 4n]) {
+      const times = sent.get(slot)!;
+      expect(times.length, `slot ${slot}`).toBeGreaterThanOrEqual(SLOT_PIECES);
+      // Its first and last pieces are 15 piece intervals apart (a burst takes a few milliseconds).
+      expect(times.at(-1)! - times[0]!, `slot ${slot}`).toBeGreaterThan(slotMs / 2);
+    }
+  });
+
   it("gives its event loop a turn after a piece's first batch, before the piece's last transaction runs", async () => {
     // 100 transactions a piece: 13 batches of 8.
     chain = new SimChain({ seed: 5, txRate: 4000, slotMs: 400, tokens: 2, poolsPerKind: 1, txsPerEntry: 8 });
