@@ -26,7 +26,7 @@ import { ErrorCode, TpError } from '../errors.js';
 import { createLogger, type Logger } from '../obs/index.js';
 import { decodeGeyserUpdate, prepareGeyserCodec, type GeyserUpdate } from '../geyser-codec.js';
 import { loadGeyserProto } from '../proto.js';
-import type { AccountData, MultipleAccountsResult } from '../rpc/index.js';
+import { MAX_KEYS_PER_CALL, type AccountData, type MultipleAccountsResult } from '../rpc/index.js';
 
 /** A held account: its data with the slot and write version it was written at. */
 export interface StreamedAccount {
@@ -89,7 +89,6 @@ export const GEYSER_FLOW_CONTROL_WINDOW = 8 * 1024 * 1024;
 
 /** Write version that makes an RPC read the last write of its slot. */
 export const RPC_WRITE_VERSION = (1n << 64n) - 1n;
-const MAX_KEYS_PER_READ = 100;
 
 export class GeyserAccountStream {
   readonly stats: GeyserStreamStats = { connects: 0, disconnects: 0, accountUpdates: 0, staleUpdates: 0, gaps: 0, healReads: 0, healFailures: 0, pongs: 0 };
@@ -174,8 +173,8 @@ export class GeyserAccountStream {
   /** Reads every followed account once over RPC (one call per 100 keys) and applies the answers. */
   async heal(): Promise<void> {
     const addresses = this.accounts;
-    for (let i = 0; i < addresses.length; i += MAX_KEYS_PER_READ) {
-      const chunk = addresses.slice(i, i + MAX_KEYS_PER_READ);
+    for (let i = 0; i < addresses.length; i += MAX_KEYS_PER_CALL) {
+      const chunk = addresses.slice(i, i + MAX_KEYS_PER_CALL);
       this.stats.healReads++;
       let result: MultipleAccountsResult;
       try {

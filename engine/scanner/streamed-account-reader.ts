@@ -12,11 +12,10 @@
  * 100 keys (`readAccounts`), so the load that needs them finds them held; a fetch of an account
  * whose read ahead is in flight waits for that read instead of making its own.
  */
-import type { AccountData, AccountFetcherStats, AccountReader, MultipleAccountsResult } from '../rpc/index.js';
+import { MAX_KEYS_PER_CALL, type AccountData, type AccountFetcherStats, type AccountReader, type MultipleAccountsResult } from '../rpc/index.js';
 import { RPC_WRITE_VERSION, type GeyserAccountStream } from './geyser-stream.js';
 
 /** Keys per getMultipleAccounts of a read ahead (the RPC method's limit). */
-const MAX_KEYS_PER_READ = 100;
 
 export class StreamedAccountReader implements AccountReader {
   /** Reads answered from the stream. */
@@ -87,8 +86,8 @@ export class StreamedAccountReader implements AccountReader {
     if (read === undefined) return;
     const wanted = addresses.filter((a) => this.stream.get(a) === undefined && !this.prefetching.has(a));
     const calls: Promise<void>[] = [];
-    for (let i = 0; i < wanted.length; i += MAX_KEYS_PER_READ) {
-      const chunk = wanted.slice(i, i + MAX_KEYS_PER_READ);
+    for (let i = 0; i < wanted.length; i += MAX_KEYS_PER_CALL) {
+      const chunk = wanted.slice(i, i + MAX_KEYS_PER_CALL);
       const call = this.readAhead(read, chunk);
       for (const a of chunk) this.prefetching.set(a, call);
       calls.push(call);

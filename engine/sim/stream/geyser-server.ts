@@ -1,12 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
 
-import { base58 } from '../../chain/index.js';
 import { ErrorCode, TpError } from '../../errors.js';
 import { createLogger, type Logger } from '../../obs/index.js';
 import { encodeAccountUpdate, prepareGeyserCodec } from '../../geyser-codec.js';
 import { loadGeyserProto } from '../../proto.js';
 import type { AccountRecord } from '../chain-backend.js';
 import type { AccountWritesListener, SlotListener } from '../chain-listeners.js';
+import { pubkeyBytes } from '../key-cache.js';
 
 /**
  * The simulator's Yellowstone gRPC (Geyser) endpoint: `geyser.Geyser/Subscribe` and `Ping` of
@@ -41,8 +41,6 @@ const DEFAULT_PING_INTERVAL_MS = 10_000;
 const SHUTDOWN_TIMEOUT_MS = 2000;
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 const EMPTY = new Uint8Array(0);
-/** Base58 keys whose bytes are kept (then forgotten at once: a bounded, cheap memo). */
-const MAX_KEYS_KEPT = 100_000;
 
 /** The chain side the server needs: the simulated chain has both. */
 export interface GeyserBackend {
@@ -170,7 +168,6 @@ export class GeyserServer {
   private pingTimer: NodeJS.Timeout | undefined;
   private readonly subscribers = new Set<Subscriber>();
   private readonly history: SlotRecord[] = [];
-  private readonly keys = new Map<string, Uint8Array>();
   /** The slot being built (the chain announces each transaction's writes, then commits the slot). */
   private building: SlotInProgress | undefined;
   private writeVersion = 0n;
@@ -412,9 +409,9 @@ export class GeyserServer {
     return encodeAccountUpdate({
       filters,
       slot,
-      pubkey: this.keyBytes(w.pubkey),
+      pubkey: pubkeyBytes(w.pubkey),
       lamports: r?.lamports ?? 0n,
-      owner: this.keyBytes(r?.owner ?? SYSTEM_PROGRAM),
+      owner: pubkeyBytes(r?.owner ?? SYSTEM_PROGRAM),
       executable: r?.executable ?? false,
       rentEpoch: r?.rentEpoch ?? 0n,
       data: r?.data ?? EMPTY,
@@ -422,16 +419,6 @@ export class GeyserServer {
       txnSignature: w.signature,
       createdAtMs: Date.now(),
     });
-  }
-
-  /** The 32 bytes of a base58 key, decoded once per key (the chain's accounts and owners). */
-  private keyBytes(key: string): Uint8Array {
-    let bytes = this.keys.get(key);
-    if (bytes === undefined) {
-      if (this.keys.size >= MAX_KEYS_KEPT) this.keys.clear();
-      this.keys.set(key, (bytes = base58.decode(key)));
-    }
-    return bytes;
   }
 
   private write(sub: Subscriber, update: SubscribeUpdateWire): void {
