@@ -7,6 +7,7 @@
  * `tidepool engine` runs it against real endpoints; `tidepool start` runs it under the simulator.
  */
 import { CachePoolStateSink, type PoolCache } from '../cache/index.js';
+import { CHeapTrim } from '../common/index.js';
 import { redactedValues, type LoadedConfig } from '../config/index.js';
 import type { Logger } from '../obs/index.js';
 import type { RpcPoolLoader } from '../pools/index.js';
@@ -126,6 +127,10 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     logger: log.child({ component: 'refresher' }),
   });
 
+  // The process's C heap, given back after the cache's fill (a platform service's ServiceHost does
+  // the same).
+  const cHeapTrim = new CHeapTrim();
+
   let closed: Promise<void> | undefined;
   return {
     scanner,
@@ -138,6 +143,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
       const { port, metricsPort, grpcPort } = await quote.start();
       const { port: scannerPort, metricsPort: scannerMetricsPort } = await scannerService.start();
       await abortable(refresher.start(), signal);
+      cHeapTrim.start();
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return {
         quote: `${config['tls.certFile'] ? 'https' : 'http'}://${host}:${port}`,
@@ -149,6 +155,7 @@ export function createEngine(loaded: LoadedConfig<typeof engineSchema>, options:
     },
     close() {
       closed ??= (async () => {
+        cHeapTrim.stop();
         await refresher.close();
         await scannerService.close();
         await quote.close();

@@ -164,7 +164,6 @@ function assembleQuoteApp(config: QuoteAppConfig, options: QuoteAppOptions, host
     ...(loader === undefined ? {} : { loader }),
     ...(external === undefined ? {} : { external }),
     logger: log.child({ component: 'quote' }),
-    trimCHeap: false, // the host trims this process's C heap
     busStatus: config['bus.enabled'] ? () => host.bus?.status ?? BusStatus.Connecting : disabledBusStatus,
     ...(options.sharedQuoteCache === undefined ? {} : { sharedCache: options.sharedQuoteCache }),
   });

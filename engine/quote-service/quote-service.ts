@@ -11,7 +11,7 @@ import { healthThresholdsOf, httpLimitsOf, serverTlsOf } from '../config/index.j
 import { bindAsIs, type BindPort, type Logger, createQuoteMetrics, type QuoteMetrics } from '../obs/index.js';
 import { LimitedPoolLoader, PoolDirectory, PoolUpdateHandler, PoolValidator, QuoteEngine, RateLimiter, type ExternalQuoter, type SharedQuoteCache } from '../quote/index.js';
 import type { PoolLoader } from '../pools/index.js';
-import { CHeapTrim, CircuitBreaker, MetricsHttpServer } from '../common/index.js';
+import { CircuitBreaker, MetricsHttpServer } from '../common/index.js';
 
 
 
@@ -49,11 +49,6 @@ export interface QuoteServiceDeps {
   notReady?: () => string | undefined;
   /** The swap builder of POST /swap/v1/swap(-instructions). Default: one on `rpc.endpoints` (swap-builder-config.ts), none without. */
   swaps?: SwapTransactions;
-  /**
-   * Trim the C heap every 30 s while it runs (engine/common CHeapTrim). Default true; false where
-   * the process trims already (a ServiceHost does).
-   */
-  trimCHeap?: boolean;
 }
 
 /** The ports a started quote service is bound to. */
@@ -184,8 +179,6 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
       : undefined;
 
   let evictionTimer: NodeJS.Timeout | undefined;
-  // The C heap glibc keeps after the cache's fill, given back (engine/common c-heap-trim.ts).
-  const cHeapTrim = deps.trimCHeap === false ? undefined : new CHeapTrim();
   let started: Promise<QuoteServicePorts> | undefined;
   let closing: Promise<void> | undefined;
 
@@ -201,7 +194,6 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
     closing ??= (async () => {
       if (evictionTimer !== undefined) clearInterval(evictionTimer);
       evictionTimer = undefined;
-      cHeapTrim?.stop();
       await validator?.close();
       await started?.catch(() => undefined);
       await Promise.allSettled([stream.close(), server.close(), metricsServer.close()]);
@@ -232,7 +224,6 @@ export function createQuoteService(config: QuoteServiceConfig, deps: QuoteServic
           const grpcPort = await listen(at(config['grpc.port'], QUOTE_GRPC_PORT_SETTING, 'gRPC server'), () => stream.start(config['grpc.port']));
           evictionTimer = setInterval(evictionTick, config['cache.evictionInterval']);
           evictionTimer.unref();
-          cHeapTrim?.start();
           validator?.start();
           log.info(
             {
