@@ -28,11 +28,10 @@ export interface RouteGate {
 export function createRouteGate(host: GateHost, refuse: (res: uws.HttpResponse, e: HttpError) => void): RouteGate {
   return {
     gate(res, req) {
-      // Read only when auth is on: the limiter keys by it only then, and a header read makes a string.
-      const authorization = host.auth === undefined ? '' : req.getHeader('authorization');
-      const limited = host.rateLimit(res, authorization);
-      if (limited !== undefined) return limited;
-      return host.auth === undefined ? undefined : checkBearer(host.auth, authorization);
+      // The header is read only when auth is on: the limiter keys by it only then, and a header read makes a string.
+      if (host.auth === undefined) return host.rateLimit(res, '');
+      const authorization = req.getHeader('authorization');
+      return host.rateLimit(res, authorization) ?? checkBearer(host.auth, authorization);
     },
     afterGate(res, outcome, aborted, then, refuseWith = (e) => refuse(res, e)) {
       if (outcome === undefined) {

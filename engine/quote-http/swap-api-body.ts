@@ -70,8 +70,6 @@ interface SwapApiBodyParts {
   /** `{"inputMint":…,"inAmount":…,"outputMint":…,"outAmount":…,"otherAmountThreshold":"` in [0, headLength), spare room after. */
   head: Uint8Array;
   headLength: number;
-  /** `","swapMode":"ExactIn","slippageBps":` (one of the two constants) */
-  mode: Uint8Array;
   /** `,"platformFee":null,"priceImpactPct":…,"routePlan":[…],"contextSlot":` in [0, tailLength), spare room after. */
   tail: Uint8Array;
   tailLength: number;
@@ -104,10 +102,9 @@ function partsOf(answer: QuoteAnswer): SwapApiBodyParts {
   const full = swapApiResponseOf(answer, 0, q);
   const j = JSON.stringify;
   const exactIn = q.mode === 'ExactIn';
-  const parts = known ?? { revision: -1, exactIn, head: NO_BYTES, headLength: 0, mode: EXACT_IN_MODE, tail: NO_BYTES, tailLength: 0 };
+  const parts = known ?? { revision: -1, exactIn, head: NO_BYTES, headLength: 0, tail: NO_BYTES, tailLength: 0 };
   parts.revision = body?.revision ?? -1;
   parts.exactIn = exactIn;
-  parts.mode = exactIn ? EXACT_IN_MODE : EXACT_OUT_MODE;
   [parts.head, parts.headLength] = encodeReusing(
     `{"inputMint":${j(full.inputMint)},"inAmount":${j(full.inAmount)},"outputMint":${j(full.outputMint)},"outAmount":${j(full.outAmount)},"otherAmountThreshold":"`,
     parts.head,
@@ -123,37 +120,25 @@ function partsOf(answer: QuoteAnswer): SwapApiBodyParts {
  */
 export class SwapApiBodyWriter {
   private readonly out = new BodyBuffer();
-  /**
-   * The last context slot written and its JSON, converted once per new slot; kept as text and
-   * copied as ASCII (encoding it made an ArrayBuffer per new slot, thousands a second under pool
-   * updates, each swept by the next scavenge).
-   */
-  private slot = -1n;
-  private slotText = '';
 
   /** The body of `answer`; `timeTakenSeconds` is the engine's time. */
   write(answer: QuoteAnswer, timeTakenSeconds: number): Uint8Array {
     const p = partsOf(answer);
     const slippage = answer.slippage;
     const threshold = p.exactIn ? slippage.minOutputText : slippage.maxInputText;
-    if (answer.contextSlot !== this.slot) {
-      this.slot = answer.contextSlot;
-      // A JSON number, as the API writes it (swapApiResponseOf's `Number`).
-      this.slotText = JSON.stringify(Number(answer.contextSlot));
-    }
+    const mode = p.exactIn ? EXACT_IN_MODE : EXACT_OUT_MODE;
     const w = this.out;
-    const out = w.room(
-      p.head.length + threshold.length + p.mode.length + NUMBER_ROOM + p.tail.length + this.slotText.length + TIME_TAKEN.length + NUMBER_ROOM + 1,
-    );
+    const out = w.room(p.head.length + threshold.length + mode.length + NUMBER_ROOM + p.tail.length + NUMBER_ROOM + TIME_TAKEN.length + NUMBER_ROOM + 1);
     // Each part is copied whole, its spare room too (one memcpy, no view per response); what
     // follows it is written over that room.
     out.set(p.head, 0);
     let at = w.ascii(threshold, p.headLength);
-    out.set(p.mode, at);
-    at = w.number(slippage.bps, at + p.mode.length);
+    out.set(mode, at);
+    at = w.number(slippage.bps, at + mode.length);
     out.set(p.tail, at);
     at += p.tailLength;
-    at = w.ascii(this.slotText, at);
+    // A JSON number, as the API writes it (swapApiResponseOf's `Number`), in digits: no string per slot.
+    at = w.number(Number(answer.contextSlot), at);
     out.set(TIME_TAKEN, at);
     at = w.number(timeTakenSeconds, at + TIME_TAKEN.length);
     out[at++] = CLOSE_BRACE;

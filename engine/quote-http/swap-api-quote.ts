@@ -74,7 +74,6 @@ export function parseSwapApiQuery(rawQuery: string, defaultSlippageBps: number, 
   };
   const dexesText = query.get('dexes');
   const excludeDexesText = query.get('excludeDexes');
-  if (dexesText === null && excludeDexesText === null && !params.onlyDirectRoutes) return request;
   const dexes = parseDexList(dexesText ?? undefined, 'dexes', false) as ReadonlySet<string> | undefined;
   const excludeDexes = parseDexList(excludeDexesText ?? undefined, 'excludeDexes', false) as ReadonlySet<string> | undefined;
   const routeFilter = routeFilterOf(dexes, excludeDexes, params.onlyDirectRoutes);

@@ -73,25 +73,20 @@ export function mountSwapApiRoutes(app: uws.TemplatedApp, host: SwapApiHost, { g
   const bodies = new SwapApiBodyWriter();
 
   /**
-   * Answers a quote query once the gate has admitted it: from the handler (`inHandler`, uWS has
-   * corked the response) or later (`aborted` guards, every write is corked).
+   * Answers a quote query once the gate has admitted it: from the handler (`aborted` undefined, uWS
+   * has corked the response) or later (`aborted`, the gate's watch, guards; every write is corked).
    */
-  const answerQuote = (res: uws.HttpResponse, rawQuery: string, inHandler: boolean, aborted: () => boolean): void => {
+  const answerQuote = (res: uws.HttpResponse, rawQuery: string, aborted: (() => boolean) | undefined): void => {
     const request = parseSwapApiQuery(rawQuery, engine.defaultSlippageBps, host.pubkeys);
     if (isSwapApiError(request)) return sendSwapApiError(res, request);
     if (host.isDraining()) return sendSwapApiError(res, swapApiErrorOfCode(ErrorCode.Unavailable, 'the quote service is shutting down'));
     const started = performance.now();
     const result = engine.quote(request);
-    if (!(result instanceof Promise)) return writeQuote(res, result, started, inHandler);
+    if (!(result instanceof Promise)) return writeQuote(res, result, started, aborted === undefined);
     // The fallback answers later: watched here unless the gate's promise already did.
-    let gone = false;
-    if (inHandler) {
-      res.onAborted(() => {
-        gone = true;
-      });
-    }
+    const gone = aborted ?? watch(res);
     void result.then((r) => {
-      if (!gone && !aborted()) writeQuote(res, r, started, false);
+      if (!gone()) writeQuote(res, r, started, false);
     });
   };
 
@@ -107,9 +102,9 @@ export function mountSwapApiRoutes(app: uws.TemplatedApp, host: SwapApiHost, { g
     const rawQuery = req.getQuery() ?? '';
     const outcome = gate(res, req);
     // Admitted at once (no auth, or a token seen before): answered now, no closure made.
-    if (outcome === undefined) return answerQuote(res, rawQuery, true, NEVER_ABORTED);
+    if (outcome === undefined) return answerQuote(res, rawQuery, undefined);
     const aborted: () => boolean = outcome instanceof Promise ? watch(res) : NEVER_ABORTED;
-    afterGate(res, outcome, aborted, () => answerQuote(res, rawQuery, false, aborted), refuse(res));
+    afterGate(res, outcome, aborted, () => answerQuote(res, rawQuery, aborted), refuse(res));
   });
 
   const swapPath = (path: string, build: (swaps: SwapTransactions, request: SwapRequest) => Promise<unknown>): void => {
