@@ -38,6 +38,11 @@ const GROSS = 1;
 const NET_HI = 2;
 const GROSS_HI = 3;
 
+/** The limit orders' plane: after net and gross, one plane each, or two when wide. */
+function ordersPlaneOf(wide: boolean): number {
+  return wide ? 4 : 2;
+}
+
 function popcount(v: number): number {
   v -= (v >>> 1) & 0x55555555;
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
@@ -65,6 +70,7 @@ export class PackedTickArray implements TickArray {
   private readonly mask1: number;
   private readonly mask2: number;
   private readonly words: BigUint64Array | undefined;
+  private readonly ordersPlane: number;
 
   private constructor(
     from: TickArray,
@@ -72,6 +78,7 @@ export class PackedTickArray implements TickArray {
     initializedCount: number,
     indexStep: number,
     wide: boolean,
+    withOrders: boolean,
     words: BigUint64Array | undefined,
   ) {
     this.dex = from.dex;
@@ -80,7 +87,8 @@ export class PackedTickArray implements TickArray {
     this.slotCount = from.ticks.length;
     this.initializedCount = initializedCount;
     this.wide = wide;
-    this.hasLimitOrders = words !== undefined && words.length === (wide ? 5 : 3) * initializedCount;
+    this.hasLimitOrders = withOrders;
+    this.ordersPlane = ordersPlaneOf(wide);
     this.indexStep = indexStep;
     this.mask0 = masks[0];
     this.mask1 = masks[1];
@@ -122,8 +130,8 @@ export class PackedTickArray implements TickArray {
       k++;
     }
     const indexStep = nanIndex === true ? NaN : (step ?? 0);
-    if (k === 0) return new PackedTickArray(array, masks, 0, indexStep, false, undefined);
-    const ordersPlane = wide ? 4 : 2;
+    if (k === 0) return new PackedTickArray(array, masks, 0, indexStep, false, false, undefined);
+    const ordersPlane = ordersPlaneOf(wide);
     // A BigUint64Array store keeps the low 64 bits (ToBigUint64): a net's two's complement, a
     // u128's low half; the planes start at zero, so only what is not zero is written.
     const words = new BigUint64Array((ordersPlane + (withOrders ? 1 : 0)) * k);
@@ -141,7 +149,7 @@ export class PackedTickArray implements TickArray {
       if (withOrders && orders !== undefined) words[ordersPlane * k + i] = orders;
       i++;
     }
-    return new PackedTickArray(array, masks, k, indexStep, wide, words);
+    return new PackedTickArray(array, masks, k, indexStep, wide, withOrders, words);
   }
 
   /** The highest initialized slot at or below `slot` (0 .. 89), or -1. */
@@ -198,7 +206,7 @@ export class PackedTickArray implements TickArray {
   limitOrderAmountAt(slot: number): bigint {
     const words = this.words;
     if (words === undefined || !this.hasLimitOrders || !this.isInitialized(slot)) return 0n;
-    return words[(this.wide ? 4 : 2) * this.initializedCount + this.rank(slot)]!;
+    return words[this.ordersPlane * this.initializedCount + this.rank(slot)]!;
   }
 
   /** Fresh Tick objects, initialized ones only, in their slots: the slow path, see above. */
