@@ -24,11 +24,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 
+import { toJson } from '../../engine/cli/command.js';
 import { compactTickArray } from '../../engine/dex/compact-context.js';
 import { quoteSwap } from '../../engine/dex/quote.js';
 import { Dex, type ConcentratedPool, type DecodedPool, type SwapContext, type SwapRequest, type Tick, type TickArray } from '../../engine/dex/types.js';
 import { Prng } from '../../engine/dex/testing/prng.js';
 import { randomClPool, randomClRequest } from '../../engine/dex/testing/random-cl-pools.js';
+import { median } from '../load-tools.js';
 
 const { values } = parseArgs({
   options: {
@@ -93,9 +95,9 @@ let quotes = 0;
 let ok = 0;
 for (const c of cases) {
   for (const req of c.requests) {
-    const expected = JSON.stringify(quoteSwap(c.pool, req, c.contexts.decoded), (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    const expected = toJson(quoteSwap(c.pool, req, c.contexts.decoded));
     for (const form of FORMS) {
-      const got = JSON.stringify(quoteSwap(c.pool, req, c.contexts[form]), (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+      const got = toJson(quoteSwap(c.pool, req, c.contexts[form]));
       if (got !== expected) throw new Error(`${form} quotes differently: ${got} vs ${expected}`);
     }
     quotes++;
@@ -116,7 +118,6 @@ function cpuPerQuote(form: Form, repeat: number): number {
   return (used.user + used.system) / (repeat * quotes);
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const per: Record<Form, number[]> = { decoded: [], holey: [], packed: [] };
 const ratios: number[] = [];
 cpuPerQuote('decoded', 1); // warm-up: JIT, tick price memo

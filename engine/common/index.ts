@@ -13,7 +13,7 @@ export {
   DEFAULT_RESET_TIMEOUT_MS,
   type CircuitBreakerOptions,
 } from './circuit-breaker.js';
-export { CHeapTrim, CHEAP_TRIM_INTERVAL_MS } from './c-heap-trim.js';
+export { CHeapTrim } from './c-heap-trim.js';
 export { DueTimer } from './due-timer.js';
 export { errorBody } from './error-body.js';
 export { LatestPerPairWriter, type MessageSink } from './latest-per-pair-writer.js';
