@@ -70,6 +70,8 @@ export interface GeyserStreamStats {
   accountUpdates: number;
   /** Updates not applied: not newer than the state held. */
   staleUpdates: number;
+  /** Applied updates whose bytes equal the held ones (the held bytes object kept). */
+  unchangedBytes: number;
   gaps: number;
   healReads: number;
   healFailures: number;
@@ -91,7 +93,7 @@ export const GEYSER_FLOW_CONTROL_WINDOW = 8 * 1024 * 1024;
 export const RPC_WRITE_VERSION = (1n << 64n) - 1n;
 
 export class GeyserAccountStream {
-  readonly stats: GeyserStreamStats = { connects: 0, disconnects: 0, accountUpdates: 0, staleUpdates: 0, gaps: 0, healReads: 0, healFailures: 0, pongs: 0 };
+  readonly stats: GeyserStreamStats = { connects: 0, disconnects: 0, accountUpdates: 0, staleUpdates: 0, unchangedBytes: 0, gaps: 0, healReads: 0, healFailures: 0, pongs: 0 };
   private readonly options: GeyserStreamOptions;
   private readonly log: Logger;
   private readonly held = new Map<string, StreamedAccount>();
@@ -165,7 +167,12 @@ export class GeyserAccountStream {
       this.stats.staleUpdates++;
       return false;
     }
-    this.held.set(update.address, { account: update.account, slot: update.slot, writeVersion: update.writeVersion });
+    const account = sameBytesAs(have?.account, update.account);
+    if (account !== update.account) {
+      this.stats.unchangedBytes++;
+      update = { ...update, account };
+    }
+    this.held.set(update.address, { account, slot: update.slot, writeVersion: update.writeVersion });
     this.options.onUpdate?.(update);
     return true;
   }
@@ -281,4 +288,17 @@ export function checkGeyserEndpoint(endpoint: string): void {
   if (!/^[^\s:]+:\d{1,5}$/.test(endpoint) && !/^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(endpoint)) {
     throw new TpError(ErrorCode.ConfigInvalid, `geyser endpoint must be host:port, got ${JSON.stringify(endpoint)}`);
   }
+}
+
+/**
+ * `next`, or when its bytes equal the held account's, `next` with the held bytes object: a write
+ * that changed nothing of an account (a chain notifies every writable account of a transaction,
+ * changed or not) keeps the object its readers know, so the pool loader's per-object digest and
+ * decode of it are reused instead of hashing and decoding the same bytes again (a tick or bin
+ * array is 10 KiB), and the held bytes stop pinning the message they came in.
+ */
+function sameBytesAs(held: AccountData | null | undefined, next: AccountData | null): AccountData | null {
+  if (held === null || held === undefined || next === null || held.data === next.data) return next;
+  if (!Buffer.from(held.data.buffer, held.data.byteOffset, held.data.byteLength).equals(next.data)) return next;
+  return { ...next, data: held.data };
 }
