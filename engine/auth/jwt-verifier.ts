@@ -15,6 +15,9 @@ import { LRUCache } from 'lru-cache';
 
 import { ErrorCode, TpError } from '../errors.js';
 import type { AuthSettings } from './auth-config.js';
+import { AuthError } from './auth-error.js';
+
+export { AuthError };
 
 /** Seconds of clock skew tolerated on `exp` and `nbf`. */
 export const CLOCK_TOLERANCE_S = 5;
@@ -23,12 +26,6 @@ export const CACHE_TTL_MS = 60_000;
 /** Verified tokens remembered, at most. */
 export const CACHE_MAX_TOKENS = 1024;
 
-/** A token that does not verify; the message says why (never the token itself). */
-export class AuthError extends TpError<typeof ErrorCode.Unauthenticated> {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(ErrorCode.Unauthenticated, message, options);
-  }
-}
 
 export interface JwtVerifierOptions {
   /** HS256 secret (UTF-8), at least 32 bytes. */

@@ -1,4 +1,4 @@
-import { reservesOf } from '../pools/index.js';
+import { reservesOf } from '../pools/reserves.js';
 import type { LoadedPool } from '../pools/index.js';
 import type { PoolStateUpdate } from './types.js';
 

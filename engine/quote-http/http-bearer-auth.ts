@@ -10,7 +10,9 @@
  * authenticated request stays on the synchronous cache-hit path; only a token not yet seen waits
  * for its signature check.
  */
-import { AuthError, type JwtVerifier } from '../auth/index.js';
+// The error class alone: with auth off the server loads no JWT verifier (nor jose, nor gRPC).
+import { AuthError } from '../auth/auth-error.js';
+import type { JwtVerifier } from '../auth/index.js';
 import { ErrorCode } from '../errors.js';
 import { httpError, type HttpError } from './http-errors.js';
 

@@ -12,7 +12,7 @@ import type { PoolCache } from '../cache/index.js';
 import type { UpsertOutcome } from '../cache/index.js';
 import type { Logger } from '../obs/index.js';
 import type { LoadedPool, PoolLoader } from '../pools/index.js';
-import { sharedAbortController } from '../rpc/index.js';
+import { sharedAbortController } from '../rpc/abortable.js';
 import { invalidArgument } from '../errors.js';
 
 /** Pools per load() call: one getMultipleAccounts round of pool accounts. */

@@ -10,7 +10,9 @@ import type { PoolCache, PoolStateUpdate } from '../cache/index.js';
 import { SwapMode, quoteSwap, type DecodedPool, type SwapQuote } from '../dex/index.js';
 import { ErrorCode, isTpError, TpError } from '../errors.js';
 import type { Logger } from '../obs/index.js';
-import { abortable, type LoadedPool, type PoolLoadFailure, type PoolLoadResult, type PoolLoader } from '../pools/index.js';
+import type { LoadedPool, PoolLoadFailure, PoolLoadResult, PoolLoader } from '../pools/index.js';
+// The RPC client's abort helper alone: a cache-only engine (no loader) does not load the RPC client.
+import { abortable } from '../rpc/abortable.js';
 import type { RouteQuote } from './quote-answer.js';
 import type { RouteFilter } from './quote-request.js';
 import { allowsDex, allowsMultiHop, routeFilterKey } from './route-filter.js';
