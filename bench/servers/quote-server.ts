@@ -18,7 +18,8 @@
  * the cache (default 2,000/s, in 10 ms ticks, round-robin over the cached pools): each one the
  * pool's state and context stored again at a new slot, as the in-process scanner stores a pool
  * after a swap (every update moves its pair's version, so memoized quotes of the pair are
- * recomputed). On stop it writes how many were applied, and at what rate, to stderr.
+ * recomputed). On stop it writes how many were applied, and at what rate, to stderr, with where its
+ * memory is (memoryParts): the suite reads VmRSS right after.
  *
  * Like the quote service, it trims its C heap every 30 s once started (engine/common c-heap-trim.ts).
  *
@@ -75,6 +76,38 @@ function heapUsed(): number {
  */
 function youngGeneration(): number {
   return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? 0;
+}
+
+/**
+ * Where the process's resident memory is, in MB (Linux /proc/self, else V8's figures alone): V8's
+ * spaces as committed (young generation, old, code, large objects), buffers outside the heap, the
+ * C heap (glibc's brk heap, `[heap]` in smaps: what malloc holds, trimmed or not), anonymous
+ * memory in all and file-backed pages (the node binary's code and data, the add-ons, libraries).
+ */
+function memoryParts(): Record<string, number> {
+  const space = (name: string): number => mb(getHeapSpaceStatistics().find((s) => s.space_name === name)?.physical_space_size ?? 0);
+  const m = process.memoryUsage();
+  const parts: Record<string, number> = {
+    rss: mb(m.rss),
+    young: space('new_space'),
+    old: space('old_space'),
+    code: space('code_space'),
+    largeObjects: space('large_object_space') + space('code_large_object_space'),
+    heapUsed: mb(m.heapUsed),
+    external: mb(m.external),
+  };
+  try {
+    const kb = (text: string, field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const smaps = readFileSync('/proc/self/smaps', 'utf8');
+    const heapAt = smaps.indexOf('[heap]\n');
+    parts.cHeap = heapAt < 0 ? 0 : mb(kb(smaps.slice(heapAt), 'Rss') * 1024);
+    parts.anonymous = mb(kb(status, 'RssAnon') * 1024);
+    parts.fileBacked = mb(kb(status, 'RssFile') * 1024);
+  } catch {
+    // Not Linux: V8's figures only.
+  }
+  return parts;
 }
 
 function reservesOf(pool: DecodedPool): [bigint, bigint] {
@@ -224,7 +257,10 @@ function updateStream(cache: PoolCache, perSecond: number): void {
     clearInterval(timer);
     timer = undefined;
     const seconds = (performance.now() - startedAt) / 1000;
-    process.stderr.write(`bench quote-server: ${applied} pool updates applied in ${seconds.toFixed(1)} s (${Math.round(applied / seconds)}/s)\n`);
+    process.stderr.write(
+      `bench quote-server: ${applied} pool updates applied in ${seconds.toFixed(1)} s (${Math.round(applied / seconds)}/s); ` +
+        `memory after the load, MB: ${JSON.stringify(memoryParts())}\n`,
+    );
   });
 }
 
