@@ -77,7 +77,7 @@ app.listen('127.0.0.1', 0, (socket) => {
   }
   listenSocket = socket;
   const port = uws.us_socket_local_port(socket as unknown as uws.us_socket);
-  finishStartup({ port }, async () => {
+  void finishStartup({ port }, async () => {
     if (listenSocket !== undefined) uws.us_listen_socket_close(listenSocket);
     await upstream.close();
   });

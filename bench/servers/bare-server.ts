@@ -42,8 +42,12 @@ app.listen('127.0.0.1', 0, (socket) => {
   }
   listenSocket = socket;
   const port = uws.us_socket_local_port(socket as unknown as uws.us_socket);
-  finishStartup({ port, bodyBytes: Buffer.byteLength(body) }, () => {
-    if (listenSocket !== undefined) uws.us_listen_socket_close(listenSocket);
-    return Promise.resolve();
-  });
+  void finishStartup(
+    { port, bodyBytes: Buffer.byteLength(body) },
+    () => {
+      if (listenSocket !== undefined) uws.us_listen_socket_close(listenSocket);
+      return Promise.resolve();
+    },
+    { idleGc: true },
+  );
 });

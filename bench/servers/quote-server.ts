@@ -23,8 +23,9 @@
  *
  * Like the quote service, it trims its C heap every 30 s once started (engine/common c-heap-trim.ts).
  *
- * Run with --expose-gc: the fill's garbage is collected and VmHWM reset (/proc/self/clear_refs)
- * before the ready line, so the suite's peak RSS is the service's, not the fill's.
+ * Run with --expose-gc: the fill's garbage is collected, the young generation the fill grew given
+ * back (an idle collection, bench/servers/common.ts) and VmHWM reset (/proc/self/clear_refs)
+ * before the ready line, so the suite's RSS is the service's, not the fill's.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -301,12 +302,15 @@ async function main(): Promise<void> {
       process.stdout.write(`${JSON.stringify({ shedPushes: stream.shedPushes, coalescedPushes: stream.coalescedPushes, activeStreams: stream.activeStreams, saturatedTurns: stream.pacer.saturatedTurns })}\n`);
     });
   }
-  finishStartup(
+  // Idle before the ready line, then collect: the fill's young-generation growth is given back
+  // (bench/servers/common.ts), as the bare server's start-up has none to give.
+  await finishStartup(
     { port, grpcPort, pools: cache.stats().totalPools, pairs: pairs.length / 2, paths: paths.length, twoHopPaths: twoHop.length, rateLimitRps: Number(values.rps), breakdown },
     async () => {
       await stream?.close();
       await server.close();
     },
+    { idleGc: true },
   );
 }
 

@@ -16,4 +16,4 @@ if (values.endpoint === undefined) throw new Error('--endpoint is required');
 const proxy = createRpcProxy(defaultRpcProxyConfig({ endpoints: [values.endpoint], port: 0, rate_limit_rps: Number(values['rate-limit-rps'] ?? 0) }), { logger: createLogger({ level: 'warn', stderr: true }) });
 const port = await proxy.start();
 const state = proxy.healthReport().endpoints[0]!.state;
-finishStartup({ port, endpointState: state }, () => proxy.close());
+void finishStartup({ port, endpointState: state }, () => proxy.close());

@@ -21,7 +21,10 @@
  *   figure: it is counted in the latency, so it bounds how much of the figure the generator is.
  *   Its per-request latencies go into the HDR histogram of bench/latency.ts.
  * - memory: VmRSS and VmHWM from /proc/<pid>/status of each server after the load (both servers
- *   reset VmHWM once ready, so the fill's peak is not counted).
+ *   reset VmHWM once ready, so the fill's peak is not counted; both idle a few seconds and collect
+ *   before their ready line, so V8 gives back the young generation the fill grew, which it
+ *   otherwise does or does not do before the load, bench/servers/common.ts). The quote server says
+ *   on stderr where its memory is when the busy load stops, right before the figure is read.
  *
  * Two more open-loop figures, each beside the bare server at the same rate in the same run:
  * - two-hop routes: GET /quote of pairs with no pool of their own, answered through SOL or USDC
@@ -138,7 +141,8 @@ function breakdownText(ready: QuoteServerProcess['ready']): string {
       `of which the filled cache ${b.cacheHeapMB} MB (${c.tickArrays} tick arrays keeping ${c.ticksKept} initialized of ${c.tickSlots} ticks, ` +
         `${c.binArrays} bin arrays of ${c.bins} bins)`,
     );
-    if (b.youngGenerationMB !== undefined) parts.push(`young generation ${b.youngGenerationMB} MB`);
+    const youngAtReady = (m as { youngMB?: number } | undefined)?.youngMB;
+    if (b.youngGenerationMB !== undefined) parts.push(`young generation ${b.youngGenerationMB} MB after the fill, ${String(youngAtReady ?? '?')} MB at ready (after an idle collection)`);
   }
   return parts.join(', ');
 }
