@@ -38,6 +38,7 @@ import { PackedBinArray, PackedTickArray, type DecodedPool } from '../../engine/
 import { quoteFromCache } from '../../engine/quote/cache-quoter.js';
 import { QuoteEngine } from '../../engine/quote/quote-engine.js';
 import { QuoteHttpServer } from '../../engine/quote-http/quote-http-server.js';
+import { QuoteStreamServer } from '../../engine/quote-grpc/quote-stream-server.js';
 import { CHeapTrim, RateLimiter } from '../../engine/common/index.js';
 import type { SimPoolView, SimToken } from '../../engine/sim/market-view.js';
 import { finishStartup } from './common.js';
@@ -290,10 +291,7 @@ async function main(): Promise<void> {
   // As the quote service does once started (engine/quote-service): the C heap trimmed every 30 s.
   new CHeapTrim().start();
   const budget = process.env.BENCH_STREAM_BUDGET;
-  // The gRPC stream server (and gRPC, protobuf, OpenTelemetry with it) loaded only with --streams:
-  // the quote suite's server serves HTTP alone, and its RSS is what it serves.
-  const { QuoteStreamServer } = values.streams === true ? await import('../../engine/quote-grpc/quote-stream-server.js') : { QuoteStreamServer: undefined };
-  const stream = QuoteStreamServer === undefined ? undefined : new QuoteStreamServer({ engine, ...(budget === undefined ? {} : { limits: { maxQuotesPerSecondPerClient: Number(budget) } }) });
+  const stream = values.streams === true ? new QuoteStreamServer({ engine, ...(budget === undefined ? {} : { limits: { maxQuotesPerSecondPerClient: Number(budget) } }) }) : undefined;
   const grpcPort = stream === undefined ? undefined : await stream.start(0);
   const breakdown = { cacheHeapMB: mb(heapCache), youngGenerationMB: mb(youngGeneration()), contexts: contextCounts(cache) };
   // The stream figures (shed pushes) go to stdout when the suite asks (SIGUSR2), for its report.
