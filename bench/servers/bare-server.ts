@@ -12,7 +12,8 @@ import uws from '@trufflesuite/uws-js-unofficial';
 
 import { finishStartup } from './common.js';
 
-const { values } = parseArgs({ options: { body: { type: 'string' } } });
+/** `--idle-gc`: idle, then collect, before the ready line, as the quote suite's quote server does (bench/servers/common.ts). */
+const { values } = parseArgs({ options: { body: { type: 'string' }, 'idle-gc': { type: 'boolean', default: false } } });
 if (values.body === undefined) throw new Error('--body is required');
 const body = readFileSync(values.body, 'utf8');
 
@@ -48,6 +49,6 @@ app.listen('127.0.0.1', 0, (socket) => {
       if (listenSocket !== undefined) uws.us_listen_socket_close(listenSocket);
       return Promise.resolve();
     },
-    { idleGc: true },
+    { idleGc: values['idle-gc'] === true },
   );
 });

@@ -10,7 +10,10 @@
  * few seconds of low allocation, which a server that goes from its start-up straight into load may
  * or may not get before the suite reads its RSS (quote suite, 1,000 pools: 91 MB after the load in
  * one run, 120 MB in the next, the young generation 3.7 MB in one and 33.6 MB in the other). This
- * is not a cap: the young generation grows again as the load's survivors ask for it.
+ * is not a cap: the young generation grows again as the load's survivors ask for it. It is the
+ * best case of a service's start: one that takes traffic and updates from the moment its cache is
+ * filled allocates above that threshold and may keep the fill's growth (up to ~33 MB more). The
+ * quote suite's quote server and its bare server both take it (`--idle-gc`); no other server does.
  */
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';

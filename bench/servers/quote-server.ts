@@ -19,13 +19,15 @@
  * pool's state and context stored again at a new slot, as the in-process scanner stores a pool
  * after a swap (every update moves its pair's version, so memoized quotes of the pair are
  * recomputed). On stop it writes how many were applied, and at what rate, to stderr, with where its
- * memory is (memoryParts): the suite reads VmRSS right after.
+ * memory is (memoryParts), a moment after the suite has read VmRSS (it reads it as it sends the
+ * signal).
  *
  * Like the quote service, it trims its C heap every 30 s once started (engine/common c-heap-trim.ts).
  *
- * Run with --expose-gc: the fill's garbage is collected, the young generation the fill grew given
- * back (an idle collection, bench/servers/common.ts) and VmHWM reset (/proc/self/clear_refs)
- * before the ready line, so the suite's RSS is the service's, not the fill's.
+ * Run with --expose-gc: the fill's garbage is collected and VmHWM reset (/proc/self/clear_refs)
+ * before the ready line, so the suite's RSS is the service's, not the fill's peak; with
+ * `--idle-gc`, the young generation the fill grew is given back first (an idle collection,
+ * bench/servers/common.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +56,8 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '7' },
     /** Also serve StreamBatchQuotes (QuoteStreamServer, default limits) on the same engine. */
     streams: { type: 'boolean', default: false },
+    /** Idle, then collect, before the ready line (bench/servers/common.ts): the quote suite's RSS figure. */
+    'idle-gc': { type: 'boolean', default: false },
   },
 });
 if (values.paths === undefined) throw new Error('--paths is required');
@@ -300,15 +304,15 @@ async function main(): Promise<void> {
       process.stdout.write(`${JSON.stringify({ shedPushes: stream.shedPushes, coalescedPushes: stream.coalescedPushes, activeStreams: stream.activeStreams, saturatedTurns: stream.pacer.saturatedTurns })}\n`);
     });
   }
-  // Idle before the ready line, then collect: the fill's young-generation growth is given back
-  // (bench/servers/common.ts), as the bare server's start-up has none to give.
+  // With --idle-gc (the quote suite, which passes it to its bare server too): idle before the ready
+  // line, then collect, so the fill's young-generation growth is given back (bench/servers/common.ts).
   await finishStartup(
     { port, grpcPort, pools: cache.stats().totalPools, pairs: pairs.length / 2, paths: paths.length, twoHopPaths: twoHop.length, rateLimitRps: Number(values.rps), breakdown },
     async () => {
       await stream?.close();
       await server.close();
     },
-    { idleGc: true },
+    { idleGc: values['idle-gc'] === true },
   );
 }
 
