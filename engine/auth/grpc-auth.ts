@@ -12,7 +12,8 @@ import * as grpc from '@grpc/grpc-js';
 
 import { ErrorCode, TpError } from '../errors.js';
 import { authEnabled, authIssues, type AuthSettings } from './auth-config.js';
-import { AuthError, verifierFromSettings, type JwtVerifier } from './jwt-verifier.js';
+import { AuthError } from './auth-error.js';
+import { verifierFromSettings, type JwtVerifier } from './jwt-verifier.js';
 
 /** A server's auth: undefined when off. */
 export type GrpcAuth = JwtVerifier | undefined;

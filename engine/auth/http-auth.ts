@@ -6,7 +6,8 @@
  */
 import { ErrorCode, TpError } from '../errors.js';
 import { authEnabled, authIssues, type AuthSettings } from './auth-config.js';
-import { AuthError, verifierFromSettings, type JwtVerifier } from './jwt-verifier.js';
+import { AuthError } from './auth-error.js';
+import { verifierFromSettings, type JwtVerifier } from './jwt-verifier.js';
 
 /** Resolves when the request's Authorization header carries a valid token; rejects with TP_ERR_UNAUTHENTICATED. */
 export type HttpAuthorizer = (authorization: string | undefined) => Promise<void>;

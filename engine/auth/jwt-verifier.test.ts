@@ -7,7 +7,8 @@ import { SignJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { ErrorCode, TpError } from '../errors.js';
-import { AuthError, CACHE_TTL_MS, JwtVerifier, readPublicKeyFile } from './jwt-verifier.js';
+import { AuthError } from './auth-error.js';
+import { CACHE_TTL_MS, JwtVerifier, readPublicKeyFile } from './jwt-verifier.js';
 
 const SECRET = 'a-test-secret-that-is-32-bytes-long!!';
 const key = (s: string): Uint8Array => new TextEncoder().encode(s);

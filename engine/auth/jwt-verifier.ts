@@ -17,15 +17,12 @@ import { ErrorCode, TpError } from '../errors.js';
 import type { AuthSettings } from './auth-config.js';
 import { AuthError } from './auth-error.js';
 
-export { AuthError };
-
 /** Seconds of clock skew tolerated on `exp` and `nbf`. */
 export const CLOCK_TOLERANCE_S = 5;
 /** Longest a verified token is trusted without verifying it again. */
 export const CACHE_TTL_MS = 60_000;
 /** Verified tokens remembered, at most. */
 export const CACHE_MAX_TOKENS = 1024;
-
 
 export interface JwtVerifierOptions {
   /** HS256 secret (UTF-8), at least 32 bytes. */

@@ -4,7 +4,7 @@
  * fallback; with `readMints`, its two mints and their Token-2022 transfer fees at the current
  * epoch (EpochClock over getEpochInfo).
  */
-export { abortable } from '../rpc/index.js';
+export { abortable } from '../rpc/abortable.js';
 export type { LoadedPool, PoolLoadFailure, PoolLoadResult, PoolLoader } from './types.js';
 export { EpochClock, type EpochClockOptions, type EpochClockStats, type EpochSource } from './epoch-clock.js';
 export {

@@ -70,7 +70,7 @@ export interface GeyserStreamStats {
   accountUpdates: number;
   /** Updates not applied: not newer than the state held. */
   staleUpdates: number;
-  /** Applied updates whose bytes equal the held ones (the held bytes object kept). */
+  /** Applied updates that came with new bytes equal to the held ones (the held bytes object kept). */
   unchangedBytes: number;
   gaps: number;
   healReads: number;
@@ -295,7 +295,7 @@ export function checkGeyserEndpoint(endpoint: string): void {
  * that changed nothing of an account (a chain notifies every writable account of a transaction,
  * changed or not) keeps the object its readers know, so the pool loader's per-object digest and
  * decode of it are reused instead of hashing and decoding the same bytes again (a tick or bin
- * array is 10 KiB), and the held bytes stop pinning the message they came in.
+ * array is 10 KiB), and the new message's buffer is not retained.
  */
 function sameBytesAs(held: AccountData | null | undefined, next: AccountData | null): AccountData | null {
   if (held === null || held === undefined || next === null || held.data === next.data) return next;
