@@ -69,8 +69,11 @@ async function relay(port: number, dataFrames: number[]): Promise<number> {
   return (proxy.address() as AddressInfo).port;
 }
 
-/** A manual chain with swap flow, its Geyser server, and a stream following every pool's state accounts. */
-/** `copyReads`: the RPC reads answer with copies of the chain's bytes (a real node's answers are new bytes each time). */
+/**
+ * A manual chain with swap flow, its Geyser server, and a stream following every pool's state
+ * accounts. `copyReads`: the RPC reads answer with copies of the chain's bytes (a real node's
+ * answers are new bytes each time).
+ */
 async function rig(options: { xToken?: string; clientToken?: string; historySlots?: number; txRate?: number; proxied?: boolean; copyReads?: boolean } = {}): Promise<Rig> {
   const chain = testChain({ txRate: options.txRate ?? 400 });
   const server = new GeyserServer({ backend: chain, port: 0, historySlots: options.historySlots ?? 512, ...(options.xToken !== undefined ? { xToken: options.xToken } : {}) });

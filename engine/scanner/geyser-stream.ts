@@ -293,9 +293,9 @@ export function checkGeyserEndpoint(endpoint: string): void {
 /**
  * `next`, or when its bytes equal the held account's, `next` with the held bytes object: a write
  * that changed nothing of an account (a chain notifies every writable account of a transaction,
- * changed or not) keeps the object its readers know, so the pool loader's per-object digest and
- * decode of it are reused instead of hashing and decoding the same bytes again (a tick or bin
- * array is 10 KiB), and the new message's buffer is not retained.
+ * changed or not) keeps the object its readers know, so the pool loader's per-object digest is
+ * reused instead of hashing the same bytes again (a tick or bin array is 10 KiB; equal digests
+ * already kept the decode), and the new message's buffer is not retained.
  */
 function sameBytesAs(held: AccountData | null | undefined, next: AccountData | null): AccountData | null {
   if (held === null || held === undefined || next === null || held.data === next.data) return next;
