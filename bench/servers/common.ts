@@ -26,6 +26,17 @@ import { getHeapSpaceStatistics } from 'node:v8';
  */
 export const IDLE_BEFORE_GC_MS = 6_000;
 
+/** Bytes as MB with one decimal, as the ready lines print them. */
+export const mb = (n: number): number => Math.round(n / 1e5) / 10;
+
+/**
+ * The bytes V8 has committed to one of its heap spaces (`new_space`: the young generation, both
+ * semi-spaces; `old_space`, `code_space` …); 0 for a space it does not have.
+ */
+export function heapSpaceBytes(name: string): number {
+  return getHeapSpaceStatistics().find((s) => s.space_name === name)?.physical_space_size ?? 0;
+}
+
 export async function finishStartup(info: Record<string, unknown>, close: () => Promise<void>, options: { idleGc?: boolean } = {}): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc !== undefined) {
@@ -44,8 +55,7 @@ export async function finishStartup(info: Record<string, unknown>, close: () => 
     // Not Linux, or not allowed: VmHWM then includes the start-up peak.
   }
   const m = process.memoryUsage();
-  const mb = (n: number): number => Math.round(n / 1e5) / 10;
-  const youngMB = mb(getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? 0);
+  const youngMB = mb(heapSpaceBytes('new_space'));
   const memory = { rssMB: mb(m.rss), heapUsedMB: mb(m.heapUsed), heapTotalMB: mb(m.heapTotal), externalMB: mb(m.external), arrayBuffersMB: mb(m.arrayBuffers), youngMB };
   process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, gc: gc !== undefined, hwmReset, memory, ...info })}\n`);
   let stopping = false;

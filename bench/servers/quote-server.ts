@@ -33,7 +33,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { deserialize, getHeapSpaceStatistics } from 'node:v8';
+import { deserialize } from 'node:v8';
 
 import { PoolCache } from '../../engine/cache/index.js';
 import { PackedBinArray, PackedTickArray, type DecodedPool } from '../../engine/dex/index.js';
@@ -43,7 +43,7 @@ import { QuoteHttpServer } from '../../engine/quote-http/quote-http-server.js';
 import { QuoteStreamServer } from '../../engine/quote-grpc/quote-stream-server.js';
 import { CHeapTrim, RateLimiter } from '../../engine/common/index.js';
 import type { SimPoolView, SimToken } from '../../engine/sim/market-view.js';
-import { finishStartup } from './common.js';
+import { finishStartup, heapSpaceBytes, mb } from './common.js';
 
 const { values } = parseArgs({
   options: {
@@ -68,20 +68,11 @@ const TRADE_USD = [5, 50, 500, 5_000];
 const MAX_PATHS = 2_000;
 
 const gc = (globalThis as { gc?: () => void }).gc;
-const mb = (n: number): number => Math.round(n / 1e5) / 10;
 
 /** Heap used after a full collection (when run with --expose-gc). */
 function heapUsed(): number {
   gc?.();
   return process.memoryUsage().heapUsed;
-}
-
-/**
- * Memory V8's young generation holds (its new space, both semi-spaces): it grows while the fill's
- * objects survive scavenges, up to twice --max-semi-space-size, and the load does not shrink it.
- */
-function youngGeneration(): number {
-  return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? 0;
 }
 
 /**
@@ -91,7 +82,7 @@ function youngGeneration(): number {
  * memory in all and file-backed pages (the node binary's code and data, the add-ons, libraries).
  */
 function memoryParts(): Record<string, number> {
-  const space = (name: string): number => mb(getHeapSpaceStatistics().find((s) => s.space_name === name)?.physical_space_size ?? 0);
+  const space = (name: string): number => mb(heapSpaceBytes(name));
   const m = process.memoryUsage();
   const parts: Record<string, number> = {
     rss: mb(m.rss),
@@ -297,7 +288,8 @@ async function main(): Promise<void> {
   const budget = process.env.BENCH_STREAM_BUDGET;
   const stream = values.streams === true ? new QuoteStreamServer({ engine, ...(budget === undefined ? {} : { limits: { maxQuotesPerSecondPerClient: Number(budget) } }) }) : undefined;
   const grpcPort = stream === undefined ? undefined : await stream.start(0);
-  const breakdown = { cacheHeapMB: mb(heapCache), youngGenerationMB: mb(youngGeneration()), contexts: contextCounts(cache) };
+  // The young generation after the fill: its objects survive scavenges and grow it (see --idle-gc).
+  const breakdown = { cacheHeapMB: mb(heapCache), youngGenerationMB: mb(heapSpaceBytes('new_space')), contexts: contextCounts(cache) };
   // The stream figures (shed pushes) go to stdout when the suite asks (SIGUSR2), for its report.
   if (stream !== undefined) {
     process.on('SIGUSR2', () => {

@@ -12,9 +12,6 @@ import { bindAsIs, type BindPort, type Logger, createQuoteMetrics, type QuoteMet
 import { LimitedPoolLoader, PoolDirectory, PoolUpdateHandler, PoolValidator, QuoteEngine, RateLimiter, type ExternalQuoter, type SharedQuoteCache } from '../quote/index.js';
 import type { PoolLoader } from '../pools/index.js';
 import { CircuitBreaker, MetricsHttpServer } from '../common/index.js';
-
-
-
 import type { QuoteServiceConfig } from './quote-config.js';
 
 import { QuoteHttpServer, type SwapTransactions } from '../quote-http/index.js';

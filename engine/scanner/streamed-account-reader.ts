@@ -15,8 +15,6 @@
 import { MAX_KEYS_PER_CALL, type AccountData, type AccountFetcherStats, type AccountReader, type MultipleAccountsResult } from '../rpc/index.js';
 import { RPC_WRITE_VERSION, type GeyserAccountStream } from './geyser-stream.js';
 
-/** Keys per getMultipleAccounts of a read ahead (the RPC method's limit). */
-
 export class StreamedAccountReader implements AccountReader {
   /** Reads answered from the stream. */
   streamed = 0;
