@@ -311,6 +311,37 @@ describe('PoolCache pair lookups', () => {
     expect(cache.candidates(x, y, 0, cache.newCandidates())).toMatchObject({ count: 0, total: 3 });
   });
 
+  it('says how long its answer holds while the pair does not change, and how many pools were stale', () => {
+    const { cache, advance } = cacheWith({ stalenessThresholdMs: 1_000 });
+    cache.upsert(update('old', 1n)); // stored at t
+    advance(600);
+    cache.upsert(update('mid', 1n)); // t + 600
+    advance(300);
+    cache.upsert(update('new', 1n)); // t + 900
+    advance(500); // now t + 1,400: old stale, mid 800 ms old, new 500
+    const x = cache.mintIdOf(SOL);
+    const y = cache.mintIdOf(USDC);
+    // Limit 600: the candidate 'new' ages out at t + 900 + 600, before 'mid', left out, grows stale (t + 1,600).
+    const c = cache.candidates(x, y, 600, cache.newCandidates());
+    expect(c.stale).toBe(1);
+    expect(c.validUntil - c.now).toBe(100);
+    // Limit 0: no candidate; the answer changes when 'mid' grows stale (counted then).
+    const none = cache.candidates(x, y, 0, cache.newCandidates());
+    expect(none).toMatchObject({ count: 0, stale: 1 });
+    expect(none.validUntil - none.now).toBe(200);
+    // No request limit: the candidates 'mid' and 'new' age out at the threshold, 'mid' first.
+    const all = cache.candidates(x, y, Infinity, cache.newCandidates());
+    expect(all).toMatchObject({ count: 2, stale: 1 });
+    expect(all.validUntil - all.now).toBe(200);
+    advance(200); // 'mid' is exactly 1,000 ms old: still fresh (the limit passes)
+    expect(cache.candidates(x, y, Infinity, cache.newCandidates()).count).toBe(2);
+    advance(1);
+    const later = cache.candidates(x, y, Infinity, cache.newCandidates());
+    expect(later).toMatchObject({ count: 1, stale: 2 });
+    expect(later.validUntil - later.now).toBe(299);
+    expect(cache.candidates(NO_ID, y, Infinity, cache.newCandidates())).toMatchObject({ stale: 0, validUntil: Infinity });
+  });
+
   it('decides freshness with one rule: an age equal to the threshold or the request limit passes', () => {
     const { cache } = cacheWith({ stalenessThresholdMs: 1_000 });
     expect(cache.isFresh(1_000)).toBe(true);

@@ -328,7 +328,7 @@ export class PoolCache {
 
   /** A scratch for `candidates`, sized for any pair of this cache; the caller keeps and reuses it. */
   newCandidates(): PairCandidates {
-    return { ids: new Uint32Array(this.maxPoolCount), count: 0, total: 0, newestExcluded: -Infinity, now: 0 };
+    return { ids: new Uint32Array(this.maxPoolCount), count: 0, total: 0, newestExcluded: -Infinity, now: 0, stale: 0, validUntil: Infinity };
   }
 
   /**
@@ -337,27 +337,48 @@ export class PoolCache {
    * the cache's clock (`out.now`). Also says how many pools trade the pair at
    * all (`out.total`, any age: 0 means no pool) and when the newest pool left out for its age was
    * stored (`out.newestExcluded`; -Infinity when none). Pools beyond the staleness threshold are
-   * counted in `staleReads`. Returns `out`.
+   * counted in `staleReads` (and in `out.stale`). `out.validUntil` says how long the answer holds
+   * while the pair does not change. Returns `out`.
    */
   candidates(mintIdX: number, mintIdY: number, maxAgeMs: number, out: PairCandidates): PairCandidates {
     out.count = 0;
     out.total = 0;
     out.newestExcluded = -Infinity;
+    out.stale = 0;
+    out.validUntil = Infinity;
     const now = this.now();
     out.now = now;
     if (mintIdX === NO_ID || mintIdY === NO_ID) return out;
+    const threshold = this.stalenessThresholdMs;
+    // A candidate stays one while its age is at most both limits (isFresh).
+    const limit = Math.min(threshold, maxAgeMs);
     for (let id = this.pairs.first(mintIdX, mintIdY); id !== NO_ID; id = this.pairs.nextOf(id)) {
       out.total++;
       const storedAt = this.lastUpdated[id]!;
       const age = now - storedAt;
       if (!this.isFresh(age, maxAgeMs)) {
-        if (!this.isFresh(age)) this.staleReads++;
+        if (!this.isFresh(age)) {
+          this.staleReads++;
+          out.stale++;
+        } else if (storedAt + threshold < out.validUntil) {
+          out.validUntil = storedAt + threshold;
+        }
         if (storedAt > out.newestExcluded) out.newestExcluded = storedAt;
         continue;
       }
+      if (storedAt + limit < out.validUntil) out.validUntil = storedAt + limit;
       out.ids[out.count++] = id;
     }
     return out;
+  }
+
+  /**
+   * Counts `count` reads of pools beyond the staleness threshold in `staleReads`: a caller that
+   * reuses a `candidates` answer while it holds (PairCandidates.validUntil) reads its stale pools
+   * again, as a new call would have.
+   */
+  recordStaleReads(count: number): void {
+    this.staleReads += count;
   }
 
   /**

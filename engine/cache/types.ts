@@ -85,6 +85,15 @@ export interface PairCandidates {
   newestExcluded: number;
   /** The cache clock reading every age of this call was measured at. */
   now: number;
+  /** Pools left out beyond the staleness threshold (each counted once in `staleReads` by this call). */
+  stale: number;
+  /**
+   * Cache clock time until which, while the pair's version (PoolCache.pairVersion) stays the same,
+   * a call with the same `maxAgeMs` gives the same answer (the same candidates, `newestExcluded`
+   * and `stale`): the first moment a candidate grows too old, or a pool left out grows stale.
+   * Infinity: never, by age alone.
+   */
+  validUntil: number;
 }
 
 export interface PoolCacheStats {
