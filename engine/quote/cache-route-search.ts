@@ -26,7 +26,7 @@ import { boundedInput, boundedOutput, quoteSwap, SwapMode } from '../dex/index.j
 import { ErrorCode } from '../errors.js';
 import type { RouteQuote } from './quote-answer.js';
 import { quoteFailure, type QuoteFailure } from './quote-failure.js';
-import { allowsDexCode, allowsMultiHop, filtersDexes } from './route-filter.js';
+import { allowsDexCode, allowsMultiHop, FILTER_KEY_COUNT, filtersDexes } from './route-filter.js';
 import { betterSwap, boundCannotBeat, chooseRoute, routeQuoteOf, routeValue, sameSwap, type HopChoice, type HopFinder, type PoolFacts } from './route-search.js';
 
 /** A route found in the cache. */
@@ -79,13 +79,28 @@ export interface HeldRoute extends RouteStanding {
 export const FILTERED_OUT_MESSAGE = 'no route: no pool of the pair passes the route filter (dexes / excludeDexes)';
 
 /**
- * One leg of the search in progress: its candidates (fresh, allowed by the filter, quoting the
- * leg's direction), best rate bound first. Read once per search (the cache's `candidates`), then
- * used both for the route bound and for the exact quotes.
+ * One leg (a directed pair under a route filter): its candidates (fresh, allowed by the filter,
+ * quoting the leg's direction), best rate bound first, used both for the route bound and for the
+ * exact quotes. Prepared once and kept across searches while it holds: the pair's version is the
+ * one it was read at (no pool of the pair stored, changed or removed since), the request's age limit
+ * is the same, and the cache clock has not passed the moment a candidate would age out
+ * (PairCandidates.validUntil). Under pool updates most requests read legs whose pairs did not move
+ * since the last request that read them: they sort nothing and read no pool.
  */
 class LegScratch {
   from = NO_ID;
   to = NO_ID;
+  /** What it was read at: PoolCache.pairVersion, the age limit, the clock reading, and until when it holds. */
+  pairVersion = -1;
+  maxAgeMs = NaN;
+  readAt = 0;
+  validUntil = -Infinity;
+  /** The cache's answer besides the candidates (PairCandidates), and how many candidates the filter let through. */
+  newestExcluded = -Infinity;
+  fresh = 0;
+  passed = 0;
+  total = 0;
+  stale = 0;
   count = 0;
   ids = new Int32Array(16);
   bounds = new Float64Array(16);
@@ -141,10 +156,17 @@ function othersCannotBeat(leg: LegScratch, pool: number, asked: bigint, value: b
   return true;
 }
 
+/** Prepared legs kept at most; at that count they are dropped and prepared again as searches read them. */
+const MAX_PREPARED_LEGS = 4096;
+
 export class CacheRouteSearch implements HopFinder<number> {
   readonly intermediates: readonly string[];
   private readonly cache: PoolCache;
   private readonly scratch: PairCandidates;
+  /** Legs prepared by earlier searches, by directed pair and filter key (`legKey`). */
+  private readonly prepared = new Map<number, LegScratch>();
+  /** Mint ids are below this (the cache's mint capacity): the stride of the directed pair key. */
+  private readonly mintStride: number;
   /** The legs read by the search in progress (at most the direct pair and two per intermediate). */
   private readonly legs: LegScratch[] = [];
   private legsUsed = 0;
@@ -160,11 +182,16 @@ export class CacheRouteSearch implements HopFinder<number> {
   private total = 0;
   /** Exact swap quotes computed by searches (the work the rate bounds save shows here). */
   swapsQuoted = 0;
+  /** Legs read from the cache (prepared), and legs reused as prepared before. */
+  legsPrepared = 0;
+  legsReused = 0;
 
   constructor(cache: PoolCache, intermediates: readonly string[]) {
     this.cache = cache;
     this.scratch = cache.newCandidates();
     this.intermediates = intermediates;
+    // Each live pool holds at most two mints: ids stay below 2 × maxPoolCount (PoolCache).
+    this.mintStride = 2 * cache.maxPoolCount;
   }
 
   /**
@@ -366,10 +393,10 @@ export class CacheRouteSearch implements HopFinder<number> {
   }
 
   /**
-   * The leg (inputMint → outputMint) of the search in progress, read from the cache the first time
-   * the search asks for it: candidates, counters and the newest pool left out for its age (which
-   * the quote memo needs whether or not the leg is then quoted). Undefined for a mint the cache
-   * does not know.
+   * The leg (inputMint → outputMint) of the search in progress: the prepared leg when it still
+   * holds (LegScratch), else read from the cache now. Its counters and the newest pool left out
+   * for its age (which the quote memo needs whether or not the leg is then quoted) count once per
+   * search, as if read then. Undefined for a mint the cache does not know.
    */
   private leg(inputMint: string, outputMint: string): LegScratch | undefined {
     const cache = this.cache;
@@ -381,21 +408,53 @@ export class CacheRouteSearch implements HopFinder<number> {
       const leg = this.legs[i]!;
       if (leg.from === x && leg.to === y) return leg;
     }
-    if (this.legsUsed === this.legs.length) this.legs.push(new LegScratch());
-    const leg = this.legs[this.legsUsed++]!;
+    const key = (x * this.mintStride + y) * FILTER_KEY_COUNT + this.filterKey;
+    let leg = this.prepared.get(key);
+    if (leg === undefined) {
+      if (this.prepared.size >= MAX_PREPARED_LEGS) this.prepared.clear();
+      leg = new LegScratch();
+      this.prepared.set(key, leg);
+    }
+    const now = this.now;
+    if (leg.from === x && leg.to === y && leg.pairVersion === cache.pairVersion(x, y) && leg.maxAgeMs === this.maxAgeMs && leg.readAt <= now && now <= leg.validUntil) {
+      this.legsReused++;
+      if (leg.stale > 0) cache.recordStaleReads(leg.stale);
+    } else {
+      this.prepare(leg, x, y, inputMint, outputMint);
+    }
+    if (leg.newestExcluded > this.newestExcluded) this.newestExcluded = leg.newestExcluded;
+    this.fresh += leg.fresh;
+    this.passed += leg.passed;
+    this.total += leg.total;
+    if (this.legsUsed === this.legs.length) this.legs.push(leg);
+    else this.legs[this.legsUsed] = leg;
+    this.legsUsed++;
+    return leg;
+  }
+
+  /** `leg` read from the cache now (the pair of mint ids x → y, under the search's age limit and filter). */
+  private prepare(leg: LegScratch, x: number, y: number, inputMint: string, outputMint: string): void {
+    const cache = this.cache;
+    this.legsPrepared++;
+    // The version first: a change while reading (none: single-threaded) would make it stale, never wrong.
+    leg.pairVersion = cache.pairVersion(x, y);
+    const candidates = cache.candidates(x, y, this.maxAgeMs, this.scratch);
     leg.from = x;
     leg.to = y;
+    leg.maxAgeMs = this.maxAgeMs;
+    leg.readAt = candidates.now;
+    leg.validUntil = candidates.validUntil;
+    leg.newestExcluded = candidates.newestExcluded;
+    leg.fresh = candidates.count;
+    leg.total = candidates.total;
+    leg.stale = candidates.stale;
+    leg.passed = 0;
     leg.count = 0;
-    const candidates = cache.candidates(x, y, this.maxAgeMs, this.scratch);
-    if (candidates.newestExcluded > this.newestExcluded) this.newestExcluded = candidates.newestExcluded;
-    this.now = candidates.now;
-    this.fresh += candidates.count;
-    this.total += candidates.total;
     const key = this.filterKey;
     for (let i = 0; i < candidates.count; i++) {
       const id = candidates.ids[i]!;
       if (!allowsDexCode(key, cache.dexCodeAt(id))) continue;
-      this.passed++;
+      leg.passed++;
       const pool = cache.poolAt(id);
       if (pool === undefined) continue;
       let aToB: boolean;
@@ -404,7 +463,6 @@ export class CacheRouteSearch implements HopFinder<number> {
       else continue;
       leg.insert(id, cache.rateBoundAt(id, aToB), aToB);
     }
-    return leg;
   }
 
   /**

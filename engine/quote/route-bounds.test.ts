@@ -1,14 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { NO_ID, PoolCache, type PoolStateUpdate } from '../cache/index.js';
-import { Dex, SwapMode, boundedInput, boundedOutput, directionFor, quoteSwap, rateBound, type AmmPool, type SwapQuote } from '../dex/index.js';
+import { PoolCache, type PoolStateUpdate } from '../cache/index.js';
+import { Dex, SwapMode, boundedInput, boundedOutput, quoteSwap, rateBound, type AmmPool } from '../dex/index.js';
 import { Prng } from '../dex/testing/prng.js';
 import { USDC_MINT, WSOL_MINT } from '../sim/known-accounts.js';
 import { CacheRouteSearch } from './cache-route-search.js';
 import { QuoteMemo } from './quote-memo.js';
 import { routeFilterKey } from './route-filter.js';
-import { betterSwap, chooseRoute, DEFAULT_INTERMEDIATE_MINTS, sameSwap, type HopChoice, type HopFinder } from './route-search.js';
-import { FakeClock, manualSimulator, storePool } from './testing.js';
+import { DEFAULT_INTERMEDIATE_MINTS } from './route-search.js';
+import { exhaustiveRoute, FakeClock, manualSimulator, storePool } from './testing.js';
 
 /**
  * The rate bounds (engine/dex rate-bound.ts) and what the route search does with them: they must
@@ -20,36 +20,6 @@ const sim = manualSimulator(11, { tokens: 6, poolsPerKind: 8 });
 afterAll(async () => {
   await sim.close();
 });
-
-/** The exhaustive leg search: every candidate quoted, ties to the lower address; no bounds. */
-class ExhaustiveFinder implements HopFinder<number> {
-  private readonly scratch;
-  constructor(private readonly cache: PoolCache) {
-    this.scratch = cache.newCandidates();
-  }
-  best(inputMint: string, outputMint: string, amount: bigint, mode: SwapMode): HopChoice<number> | undefined {
-    const cache = this.cache;
-    const c = cache.candidates(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), Infinity, this.scratch);
-    let best: SwapQuote | undefined;
-    let bestId = NO_ID;
-    for (let i = 0; i < c.count; i++) {
-      const id = c.ids[i]!;
-      const pool = cache.poolAt(id)!;
-      const r = quoteSwap(pool, { aToB: directionFor(pool, inputMint, outputMint), mode, amount }, cache.contextAt(id), cache.transferFeesAt(id));
-      if (!r.ok) continue;
-      if (best === undefined || betterSwap(r, best, mode) || (sameSwap(r, best, mode) && cache.addressOf(id)! < cache.addressOf(bestId)!)) {
-        best = r;
-        bestId = id;
-      }
-    }
-    return best === undefined ? undefined : { pool: bestId, swap: best, inputMint, outputMint };
-  }
-}
-
-function exhaustive(cache: PoolCache, input: string, output: string, amount: bigint, mode: SwapMode): string {
-  const route = chooseRoute(new ExhaustiveFinder(cache), input, output, amount, mode, DEFAULT_INTERMEDIATE_MINTS, true);
-  return route === undefined ? 'none' : route.map((h) => `${cache.addressOf(h.pool)}:${h.swap.amountIn}>${h.swap.amountOut}`).join(' ');
-}
 
 function pruned(search: CacheRouteSearch, cache: PoolCache, input: string, output: string, amount: bigint, mode: SwapMode): string {
   const found = search.search(input, output, amount, mode, Infinity, routeFilterKey(undefined));
@@ -120,7 +90,7 @@ describe('the route search with rate bounds', () => {
         for (let i = 0; i < 6; i++) {
           const mode = rng.chance(0.5) ? SwapMode.ExactIn : SwapMode.ExactOut;
           const amount = rng.logBig(8, 48);
-          const expected = exhaustive(cache, input, output, amount, mode);
+          const expected = exhaustiveRoute(cache, input, output, amount, mode);
           expect(pruned(search, cache, input, output, amount, mode), `${input} → ${output} ${mode} ${amount}`).toBe(expected);
           compared++;
           if (expected !== 'none') routes++;
@@ -188,7 +158,7 @@ describe('the memo kept on the word of the bounds', () => {
       const t = rng.pick(targets);
       const got = memo.quote(t.input, t.output, t.amount, undefined, undefined, t.mode);
       const answer = got.ok ? got.route.hops.map((h) => `${h.pool}:${h.inAmount}>${h.outAmount}`).join(' ') : 'none';
-      expect(answer, `step ${step}`).toBe(exhaustive(cache, t.input, t.output, t.amount, t.mode));
+      expect(answer, `step ${step}`).toBe(exhaustiveRoute(cache, t.input, t.output, t.amount, t.mode));
     }
     // The check kept answers (it is what this test is about), on the winner's new state too when
     // the winner itself changed (requoted), and some answers had to be searched again.

@@ -4,13 +4,14 @@
  */
 import { createHash } from 'node:crypto';
 
-import { type PoolCache } from '../cache/index.js';
+import { NO_ID, type PoolCache } from '../cache/index.js';
 import { base58 } from '../chain/index.js';
 import { loadConfig } from '../config/index.js';
-import { Dex, type DecodedPool } from '../dex/index.js';
+import { Dex, directionFor, quoteSwap, type DecodedPool, type SwapMode, type SwapQuote } from '../dex/index.js';
 import { createLogger } from '../obs/logger.js';
 import type { PoolLoadResult, PoolLoader } from '../pools/types.js';
 import { QuoteEngine, type QuoteEngineOptions } from './quote-engine.js';
+import { betterSwap, chooseRoute, DEFAULT_INTERMEDIATE_MINTS, sameSwap, type HopChoice, type HopFinder } from './route-search.js';
 import { QuoteHttpServer, type QuoteHttpServerOptions } from '../quote-http/quote-http-server.js';
 import { createFallbackLoader } from '../quote-service/rpc-loader.js';
 import { simSchema } from '../sim/sim-config.js';
@@ -115,4 +116,42 @@ export class FakeClock {
 /** A GET /quote server over a quote engine of its own, built from one set of options for both. */
 export function quoteHttpServer(options: QuoteEngineOptions & Omit<QuoteHttpServerOptions, 'engine'>): QuoteHttpServer {
   return new QuoteHttpServer({ ...options, engine: new QuoteEngine(options) });
+}
+
+/**
+ * The exhaustive leg search the route tests compare with: every candidate at most `maxAgeMs` old
+ * quoted, ties to the lower address; no rate bounds, nothing kept between searches.
+ */
+export class ExhaustiveFinder implements HopFinder<number> {
+  private readonly scratch;
+  constructor(
+    private readonly cache: PoolCache,
+    private readonly maxAgeMs = Infinity,
+  ) {
+    this.scratch = cache.newCandidates();
+  }
+
+  best(inputMint: string, outputMint: string, amount: bigint, mode: SwapMode): HopChoice<number> | undefined {
+    const cache = this.cache;
+    const c = cache.candidates(cache.mintIdOf(inputMint), cache.mintIdOf(outputMint), this.maxAgeMs, this.scratch);
+    let best: SwapQuote | undefined;
+    let bestId = NO_ID;
+    for (let i = 0; i < c.count; i++) {
+      const id = c.ids[i]!;
+      const pool = cache.poolAt(id)!;
+      const r = quoteSwap(pool, { aToB: directionFor(pool, inputMint, outputMint), mode, amount }, cache.contextAt(id), cache.transferFeesAt(id));
+      if (!r.ok) continue;
+      if (best === undefined || betterSwap(r, best, mode) || (sameSwap(r, best, mode) && cache.addressOf(id)! < cache.addressOf(bestId)!)) {
+        best = r;
+        bestId = id;
+      }
+    }
+    return best === undefined ? undefined : { pool: bestId, swap: best, inputMint, outputMint };
+  }
+}
+
+/** The exhaustive search's route (direct or through wrapped SOL or USDC) as `pool:in>out` per hop; 'none' without one. */
+export function exhaustiveRoute(cache: PoolCache, input: string, output: string, amount: bigint, mode: SwapMode, maxAgeMs = Infinity): string {
+  const route = chooseRoute(new ExhaustiveFinder(cache, maxAgeMs), input, output, amount, mode, DEFAULT_INTERMEDIATE_MINTS, true);
+  return route === undefined ? 'none' : route.map((h) => `${cache.addressOf(h.pool)}:${h.swap.amountIn}>${h.swap.amountOut}`).join(' ');
 }
