@@ -9,7 +9,9 @@ import { slippageOf, type Slippage } from './slippage.js';
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 
 function randomQuote(rng: Prng): Quote {
-  const amount = (): bigint => (rng.chance(0.1) ? U64_MAX : rng.bits(rng.int(1, 64)));
+  // Edges of the digit writers: one digit, powers of ten, and around 2^53 (digits from a double below it).
+  const edges = [0n, 1n, 9n, 10n, 99n, 100n, 10n ** 15n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 10n ** 16n, 10n ** 19n, U64_MAX];
+  const amount = (): bigint => (rng.chance(0.2) ? rng.pick(edges) : rng.bits(rng.int(1, 64)));
   const inputAmount = amount();
   const outputAmount = amount();
   const fee = amount();

@@ -54,6 +54,10 @@ const SLIPPAGE_BPS = utf8.encode('","slippageBps":');
 const MIN_OUTPUT = utf8.encode(',"minOutputAmount":"');
 const MAX_INPUT = utf8.encode('","maxInputAmount":"');
 const INITIAL_BYTES = 4096;
+/** JSON string literals kept encoded at most (`JsonScratch.string`); at that count the table starts over. */
+const MAX_LITERALS = 8192;
+/** Below this a u64 is exact as a double: its digits are written from a number, not BigInt.toString. */
+const EXACT_DOUBLE = 2n ** 53n;
 
 /**
  * JSON written straight into one reused scratch buffer: the body of a memoized quote is built
@@ -65,6 +69,12 @@ const INITIAL_BYTES = 4096;
 class JsonScratch {
   buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
   at = 0;
+  /**
+   * The JSON literal (quotes included) of each string written before: a body repeats a few strings
+   * (the cache's interned mints, pool addresses, DEX names) in every recomputation, so each is
+   * checked for escapes and encoded once and then copied as bytes.
+   */
+  private readonly literals = new Map<string, Uint8Array>();
 
   /** Room for `bytes` more. */
   private room(bytes: number): void {
@@ -85,8 +95,23 @@ class JsonScratch {
     this.at = at;
   }
 
-  /** A JSON string literal of `text`, quotes included. */
+  /** A JSON string literal of `text`, quotes included (encoded once per distinct string: `literals`). */
   string(text: string): void {
+    let literal = this.literals.get(text);
+    if (literal === undefined) {
+      const at = this.at;
+      this.encodeString(text);
+      literal = new Uint8Array(this.buffer.subarray(at, this.at));
+      if (this.literals.size >= MAX_LITERALS) this.literals.clear();
+      this.literals.set(text, literal);
+      return;
+    }
+    this.room(literal.length);
+    this.buffer.set(literal, this.at);
+    this.at += literal.length;
+  }
+
+  private encodeString(text: string): void {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) {
@@ -106,11 +131,32 @@ class JsonScratch {
     this.at = at;
   }
 
-  /** A u64 as a JSON string of its decimal digits. */
+  /**
+   * A u64 as a JSON string of its decimal digits. Below 2^53 the digits come from a double (exact
+   * there), written backwards: no string is made (BigInt.toString allocates one per amount, eight
+   * to sixteen a body).
+   */
   amount(value: bigint): void {
-    this.raw('"');
-    this.raw(value.toString());
-    this.raw('"');
+    if (value < 0n || value >= EXACT_DOUBLE) {
+      this.raw('"');
+      this.raw(value.toString());
+      this.raw('"');
+      return;
+    }
+    let n = Number(value);
+    let digits = 1;
+    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+    this.room(digits + 2);
+    const out = this.buffer;
+    const at = this.at;
+    out[at] = 0x22;
+    for (let i = at + digits; i > at; i--) {
+      const q = Math.floor(n / 10);
+      out[i] = 0x30 + (n - q * 10);
+      n = q;
+    }
+    out[at + digits + 1] = 0x22;
+    this.at = at + digits + 2;
   }
 
   /**
