@@ -130,7 +130,10 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
       const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
       host.onClose('rpc', () => rpc.close());
       // Every endpoint, with failover (issue 24 item 4): a send or a status poll no node answers goes to the next.
-      const chain = new ChainClient({ endpoints: config['rpc.endpoints'] });
+      // A connection for every call that can be in flight at once, so that a trade's send never waits
+      // for one behind the status polls (issue 23): per trade its send and one poll (a status, a block
+      // height or getTransaction, one after the other), plus the blockhash kept warm and a wallet's reads.
+      const chain = new ChainClient({ endpoints: config['rpc.endpoints'], connections: 2 * config['executor.maxConcurrentTrades'] + 4 });
       host.onClose('chain', () => chain.close());
       const db = options.wrapDb?.(state) ?? state.db;
       const registry = host.registry;

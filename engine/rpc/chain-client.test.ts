@@ -107,4 +107,32 @@ describe('ChainClient', () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
+
+  it('connections: that many calls reach the node at once, none waits for another to answer', async () => {
+    // A node that answers nothing until it holds every call: a client with fewer connections than
+    // calls would leave some queued behind the held ones (an executor's sends behind its status polls).
+    const calls = 10;
+    const held: (() => void)[] = [];
+    let released = false;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const answer = (): void => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","result":7,"id":1}');
+        if (released) answer();
+        else held.push(answer);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const wide = new ChainClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: calls });
+    const heights = Array.from({ length: calls }, () => wide.getBlockHeight());
+    try {
+      await eventually(() => held.length === calls, `${calls} calls held by the node at once`, 5_000);
+    } finally {
+      released = true;
+      for (const answer of held.splice(0)) answer();
+      expect(await Promise.all(heights)).toEqual(Array<bigint>(calls).fill(7n));
+      await wide.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });

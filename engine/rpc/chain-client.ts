@@ -73,6 +73,12 @@ export interface ChainClientOptions {
   timeoutMs?: number;
   /** Default `confirmed`. */
   commitment?: Commitment;
+  /**
+   * Keep-alive connections per endpoint (default 4). A call that finds them all busy waits for one
+   * to come free: a client whose sends must not queue behind its status polls (the executor's) sizes
+   * it to the calls it can have in flight at once.
+   */
+  connections?: number;
 }
 
 /** JSON-RPC error code of a failed preflight (the transaction was not submitted). */
@@ -86,7 +92,7 @@ export class ChainClient {
 
   constructor(options: ChainClientOptions) {
     const urls = options.endpoints ?? (options.url === undefined ? [] : [options.url]);
-    this.rpc = new JsonRpcHttpClient({ urls, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+    this.rpc = new JsonRpcHttpClient({ urls, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), ...(options.connections === undefined ? {} : { connections: options.connections }) });
     this.commitment = options.commitment ?? 'confirmed';
   }
 
