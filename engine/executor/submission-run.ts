@@ -17,7 +17,8 @@ import type { SubmissionEvents, SubmissionOutcome, TradeSubmission } from './sub
  * earlier copies), after a doubling backoff, while the blockhash is valid. A send answered "already
  * processed" is an acceptance; one answered with a verdict (a failed preflight, a rejected bundle)
  * ends the trade `failed` once no send is in flight. Sends run beside the status polls, so a hung
- * request does not hide a landed trade.
+ * request does not hide a landed trade; the first poll after a send waits for its answer, a poll
+ * interval at most (a status asked with the send can only be unknown).
  *
  * Ends. `final` status → the path settles it (confirmed, or failed on chain with the fee paid).
  * `held` (the node or block engine has it) → nothing more is sent. `failed` → failed with the path's
@@ -122,8 +123,16 @@ export class SubmissionRun {
   private async watch(): Promise<SubmissionOutcome> {
     const signal = this.s.signal;
     for (;;) {
-      if (signal?.aborted === true) return this.ended('expired', ABORTED_ERROR);
-      if (this.sending === undefined && this.refusal === undefined && Date.now() >= this.nextSendAt) this.send();
+      if (this.aborted()) return this.ended('expired', ABORTED_ERROR);
+      if (this.sending === undefined && this.refusal === undefined && Date.now() >= this.nextSendAt) {
+        this.send();
+        // A status asked beside the send can only say "unknown" (the node has not got it yet), and
+        // its request, with the block height read that follows, takes a connection and the node's
+        // time from the sends in flight (issue 23): ask once the send answered, or after a poll
+        // interval if it hangs.
+        await pause(this.settings.pollMs, signal, this.sending);
+        if (this.aborted()) return this.ended('expired', ABORTED_ERROR);
+      }
       const status = await this.unlessAborted(this.path.status());
       if (status === undefined) return this.ended('expired', ABORTED_ERROR);
       if (status.kind === 'final' || status.kind === 'held') {
@@ -151,6 +160,10 @@ export class SubmissionRun {
       }
       await pause(this.settings.pollMs, signal, this.sending);
     }
+  }
+
+  private aborted(): boolean {
+    return this.s.signal?.aborted === true;
   }
 
   /** `read`'s answer, or undefined as soon as the submission's signal aborts. */
