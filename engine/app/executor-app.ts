@@ -124,7 +124,10 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
     },
     async (host) => {
       // Every start wait ends at a shutdown (host.signal): the build then closes what it opened.
-      const state = await host.open('platform state', openPlatformState(config), (s) => s.close());
+      // A database connection for each trade in flight (one query at a time each) and the wallet list
+      // or metrics row beside them, open from the start and kept when idle (warm, in start): no trade
+      // waits for a connection to be opened (issue 23; capped by the pool's size).
+      const state = await host.open('platform state', openPlatformState(config, { minConnections: config['executor.maxConcurrentTrades'] + 2 }), (s) => s.close());
       opened = state;
       host.heartbeatTo(state.keys);
       const rpc = new RpcClient({ endpoints: [...config['rpc.endpoints']] });
@@ -230,6 +233,7 @@ export async function createExecutorApp(loaded: LoadedConfig<typeof executorSche
         config,
         async start() {
           if (wallets !== undefined) log.info({ wallets: await host.wait(wallets.warm()) }, 'worker wallet keys opened');
+          await host.wait(state.db.warm?.() ?? Promise.resolve());
           await blockhashes?.start();
           // Drain on close: stop pulling, let the trades in flight finish and be recorded, then close.
           await host.open('opportunities consumer', DeadLetterConsumer.start({

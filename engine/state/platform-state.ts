@@ -31,8 +31,9 @@ export function databaseOptions(v: Pick<PlatformStateSettings, 'database.url' | 
   return { url: v['database.url'], dataDir: v['database.dataDir'] };
 }
 
-export async function openPlatformState(v: PlatformStateSettings): Promise<PlatformState> {
-  const { db, migrations } = await openMigratedDatabase(databaseOptions(v));
+/** `minConnections`: database connections kept open while idle (a service whose every trade queries, the executor). */
+export async function openPlatformState(v: PlatformStateSettings, options: { minConnections?: number } = {}): Promise<PlatformState> {
+  const { db, migrations } = await openMigratedDatabase({ ...databaseOptions(v), ...(options.minConnections === undefined ? {} : { min: options.minConnections }) });
   let keys: KeySpace;
   try {
     keys = await openKeySpace({ url: v['redis.url'], password: v['redis.password'], prefix: v['redis.keyPrefix'] });

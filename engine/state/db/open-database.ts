@@ -18,6 +18,8 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** Pool size on a real server. */
   max?: number;
+  /** Connections kept open while idle on a real server (PgClientOptions.min). */
+  min?: number;
   connectTimeoutMs?: number;
   /**
    * Run the embedded database in a child process of its own (PgliteProcessClient), so its
@@ -33,6 +35,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<S
     return new PgClient({
       url: options.url,
       ...(options.max === undefined ? {} : { max: options.max }),
+      ...(options.min === undefined ? {} : { min: options.min }),
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
     });
   }

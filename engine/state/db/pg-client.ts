@@ -15,6 +15,12 @@ export interface PgClientOptions {
   url: string;
   /** Pool size. Default 10. */
   max?: number;
+  /**
+   * Connections kept open while idle (pg-pool's `min`; default 0: an idle one closes after 10 s),
+   * opened ahead of use by `warm()`: a query that finds none free waits for a new connection (a
+   * server process forked, authenticated), tens of milliseconds on a loaded host.
+   */
+  min?: number;
   /** Connect timeout. Default 5000 ms. */
   connectTimeoutMs?: number;
   /** `application_name` seen in pg_stat_activity. Default `tidepool`. */
@@ -90,6 +96,7 @@ export class PgClient implements SqlClient {
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.max ?? 10,
+      min: Math.min(options.min ?? 0, options.max ?? 10),
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       application_name: options.applicationName ?? 'tidepool',
       options: '-c TimeZone=UTC',
@@ -111,6 +118,14 @@ export class PgClient implements SqlClient {
 
   async exec(script: string): Promise<void> {
     await this.withConnection((c) => c.exec(script));
+  }
+
+  /** Opens the pool's `min` connections now (all at once, then idle); TP_ERR_DB_UNAVAILABLE if one cannot be. */
+  async warm(): Promise<void> {
+    const settled = await Promise.allSettled(Array.from({ length: this.pool.options.min ?? 0 }, () => this.pool.connect()));
+    for (const r of settled) if (r.status === 'fulfilled') r.value.release();
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw unavailable(this.target, failed.reason);
   }
 
   async transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T> {

@@ -38,6 +38,8 @@ export interface SqlClient extends SqlQueryable {
   withConnection<T>(fn: (conn: SqlQueryable) => Promise<T>): Promise<T>;
   /** `SELECT 1`; throws TP_ERR_DB_UNAVAILABLE when the database does not answer. */
   ping(): Promise<void>;
+  /** A pool (PgClient): opens the connections it keeps while idle now, not at the first queries. */
+  warm?(): Promise<void>;
   /** Closes every connection. Idempotent. */
   close(): Promise<void>;
 }
