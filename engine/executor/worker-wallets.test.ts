@@ -22,6 +22,7 @@ let sim: SimProcess;
 let db: TestDatabase;
 let kv: TestKeySpace;
 let chain: ChainClient;
+let manager: WalletManager;
 let wallets: WorkerWallets;
 let lockCalls = 0;
 
@@ -40,7 +41,7 @@ describe.skipIf(!existsSync(builtCliPath()))('WorkerWallets', () => {
       lockCalls++;
       return acquireLock(...args);
     };
-    const manager = new WalletManager({ db: db.db, keys: kv.keys, chain, passphrase: WalletPassphrase.resolve({ passphrase: TEST_PASSPHRASE }) });
+    manager = new WalletManager({ db: db.db, keys: kv.keys, chain, passphrase: WalletPassphrase.resolve({ passphrase: TEST_PASSPHRASE }) });
     wallets = new WorkerWallets({ wallets: manager, keys: kv.keys, chain });
   }, 60_000);
 
@@ -71,5 +72,30 @@ describe.skipIf(!existsSync(builtCliPath()))('WorkerWallets', () => {
     expect(third.kind === 'held' ? third.held.wallet.id : third.kind).toBe(first.held.wallet.id);
     if (third.kind === 'held') await wallets.release(third.held);
     await wallets.release(second.held);
+  });
+
+  it('reads the wallet list again beside a trade, not before it (issue 23)', async () => {
+    // Every call finds the list out of date (TTL 0); the first read is waited for, as nothing was read yet.
+    const fresh = new WorkerWallets({ wallets: manager, keys: kv.keys, chain, listTtlMs: 0 });
+    await fresh.warm();
+    const list = manager.repo.list.bind(manager.repo);
+    let reads = 0;
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    manager.repo.list = async (...args) => {
+      reads++;
+      await held;
+      return list(...args);
+    };
+    try {
+      // The read again does not answer until the end: the trade takes its wallet from the list read before.
+      const choice = await fresh.acquire(NEED, 'trade-4');
+      expect(choice.kind).toBe('held');
+      expect(reads).toBe(1);
+      if (choice.kind === 'held') await fresh.release(choice.held);
+    } finally {
+      manager.repo.list = list;
+      answer();
+    }
   });
 });

@@ -63,7 +63,7 @@ export interface WorkerWalletsOptions {
   wallets: WalletManager;
   keys: KeySpace;
   chain: ChainClient;
-  /** How long the wallet list is reused before it is read again, ms (default 5,000). */
+  /** How long the wallet list is reused before it is read again (beside a trade, not before it), ms (default 5,000). */
   listTtlMs?: number;
   /** Lock TTL (spec 03: 30 s; tests shorten it). */
   lockTtlMs?: number;
@@ -75,6 +75,7 @@ export interface WorkerWalletsOptions {
 export class WorkerWallets {
   private list: WalletRecord[] = [];
   private listReadAt = -Infinity;
+  private listRead: Promise<void> | undefined;
   private readonly keypairs = new Map<string, Keypair>();
   private readonly lastUsed = new Map<string, number>();
   private useCounter = 0;
@@ -85,13 +86,33 @@ export class WorkerWallets {
 
   constructor(private readonly options: WorkerWalletsOptions) {}
 
+  /**
+   * The enabled worker wallets, least recently used first. Read from the database the first time;
+   * then, once older than `listTtlMs`, read again beside the trade that noticed it, which takes its
+   * wallet from the list as last read (issue 23: that read put a PostgreSQL round trip into one
+   * trade's wallet every 5 s, after the pools' re-read when the database was slower).
+   */
   private async candidates(): Promise<WalletRecord[]> {
-    const now = Date.now();
-    if (now - this.listReadAt > (this.options.listTtlMs ?? 5_000)) {
-      this.list = await this.options.wallets.repo.list({ tier: WalletTier.Worker, enabled: true });
-      this.listReadAt = now;
+    if (Date.now() - this.listReadAt > (this.options.listTtlMs ?? 5_000)) {
+      const read = this.readList();
+      if (this.listReadAt === -Infinity) await read;
+      else read.catch((err: unknown) => this.options.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'worker wallet list not read again; the last one is used'));
     }
     return [...this.list].sort((a, b) => (this.lastUsed.get(a.id) ?? -1) - (this.lastUsed.get(b.id) ?? -1));
+  }
+
+  /** Reads the wallet list, one read at a time. */
+  private readList(): Promise<void> {
+    this.listRead ??= this.options.wallets.repo
+      .list({ tier: WalletTier.Worker, enabled: true })
+      .then((list) => {
+        this.list = list;
+        this.listReadAt = Date.now();
+      })
+      .finally(() => {
+        this.listRead = undefined;
+      });
+    return this.listRead;
   }
 
   /**
