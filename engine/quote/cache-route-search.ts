@@ -163,7 +163,7 @@ export class CacheRouteSearch implements HopFinder<number> {
   readonly intermediates: readonly string[];
   private readonly cache: PoolCache;
   private readonly scratch: PairCandidates;
-  /** Legs prepared by earlier searches, by directed pair and filter key (`legKey`). */
+  /** Legs prepared by earlier searches, by directed pair and filter key (the key `leg` makes). */
   private readonly prepared = new Map<number, LegScratch>();
   /** Mint ids are below this (the cache's mint capacity): the stride of the directed pair key. */
   private readonly mintStride: number;
