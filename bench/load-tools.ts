@@ -73,7 +73,7 @@ export async function buildOpenloop(cc: string): Promise<string> {
 export interface ServerProcess<Ready = Record<string, unknown>> {
   name: string;
   child: ChildProcess;
-  ready: { port: number; pid: number; memory?: { heapUsedMB: number; rssMB: number } } & Ready;
+  ready: { port: number; pid: number; memory?: { heapUsedMB: number; rssMB: number; youngMB?: number } } & Ready;
 }
 
 /** Starts `node --expose-gc bench/servers/<script> ...args` and waits for its JSON ready line. */

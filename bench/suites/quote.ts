@@ -143,8 +143,7 @@ function breakdownText(ready: QuoteServerProcess['ready']): string {
       `of which the filled cache ${b.cacheHeapMB} MB (${c.tickArrays} tick arrays keeping ${c.ticksKept} initialized of ${c.tickSlots} ticks, ` +
         `${c.binArrays} bin arrays of ${c.bins} bins)`,
     );
-    const youngAtReady = (m as { youngMB?: number } | undefined)?.youngMB;
-    if (b.youngGenerationMB !== undefined) parts.push(`young generation ${b.youngGenerationMB} MB after the fill, ${String(youngAtReady ?? '?')} MB at ready (after an idle collection)`);
+    if (b.youngGenerationMB !== undefined) parts.push(`young generation ${b.youngGenerationMB} MB after the fill, ${String(m?.youngMB ?? '?')} MB at ready (after an idle collection)`);
   }
   return parts.join(', ');
 }

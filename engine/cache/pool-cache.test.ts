@@ -290,16 +290,23 @@ describe('PoolCache pair lookups', () => {
     expect(cache.candidates(NO_ID, cache.mintIdOf(SOL), Infinity, scratch)).toMatchObject({ count: 0, total: 0 });
   });
 
-  it('tells the pools of the pair from its candidates: any age, and the newest left out for its age', () => {
+  /**
+   * Threshold 1,000 ms; pools 'old', 'mid' and 'new' of SOL/USDC stored at t, t + 600 and t + 900;
+   * now t + 1,400: old 1,400 ms old (stale), mid 800, new 500.
+   */
+  function threeAges(): { cache: PoolCache; advance: (ms: number) => void; x: number; y: number } {
     const { cache, advance } = cacheWith({ stalenessThresholdMs: 1_000 });
-    cache.upsert(update('old', 1n)); // stored at t
+    cache.upsert(update('old', 1n));
     advance(600);
-    cache.upsert(update('mid', 1n)); // t + 600
+    cache.upsert(update('mid', 1n));
     advance(300);
-    cache.upsert(update('new', 1n)); // t + 900
-    advance(500); // ages: old 1,400 (stale), mid 800, new 500
-    const x = cache.mintIdOf(SOL);
-    const y = cache.mintIdOf(USDC);
+    cache.upsert(update('new', 1n));
+    advance(500);
+    return { cache, advance, x: cache.mintIdOf(SOL), y: cache.mintIdOf(USDC) };
+  }
+
+  it('tells the pools of the pair from its candidates: any age, and the newest left out for its age', () => {
+    const { cache, x, y } = threeAges();
     const c = cache.candidates(x, y, 600, cache.newCandidates());
     expect(Array.from(c.ids.subarray(0, c.count), (id) => cache.addressOf(id))).toEqual(['new']);
     expect(c.total).toBe(3);
@@ -312,15 +319,7 @@ describe('PoolCache pair lookups', () => {
   });
 
   it('says how long its answer holds while the pair does not change, and how many pools were stale', () => {
-    const { cache, advance } = cacheWith({ stalenessThresholdMs: 1_000 });
-    cache.upsert(update('old', 1n)); // stored at t
-    advance(600);
-    cache.upsert(update('mid', 1n)); // t + 600
-    advance(300);
-    cache.upsert(update('new', 1n)); // t + 900
-    advance(500); // now t + 1,400: old stale, mid 800 ms old, new 500
-    const x = cache.mintIdOf(SOL);
-    const y = cache.mintIdOf(USDC);
+    const { cache, advance, x, y } = threeAges();
     // Limit 600: the candidate 'new' ages out at t + 900 + 600, before 'mid', left out, grows stale (t + 1,600).
     const c = cache.candidates(x, y, 600, cache.newCandidates());
     expect(c.stale).toBe(1);
