@@ -416,13 +416,11 @@ export class CacheRouteSearch implements HopFinder<number> {
       this.prepared.set(key, leg);
     }
     const now = this.now;
-    const version = cache.pairVersion(x, y);
-    // A leg made just now holds nothing (pair version -1, age limit NaN): it is prepared.
-    if (leg.pairVersion === version && leg.maxAgeMs === this.maxAgeMs && leg.readAt <= now && now <= leg.validUntil) {
+    if (leg.from === x && leg.to === y && leg.pairVersion === cache.pairVersion(x, y) && leg.maxAgeMs === this.maxAgeMs && leg.readAt <= now && now <= leg.validUntil) {
       this.legsReused++;
       if (leg.stale > 0) cache.recordStaleReads(leg.stale);
     } else {
-      this.prepare(leg, x, y, version, inputMint, outputMint);
+      this.prepare(leg, x, y, inputMint, outputMint);
     }
     if (leg.newestExcluded > this.newestExcluded) this.newestExcluded = leg.newestExcluded;
     this.fresh += leg.fresh;
@@ -434,11 +432,12 @@ export class CacheRouteSearch implements HopFinder<number> {
     return leg;
   }
 
-  /** `leg` read from the cache now (the pair of mint ids x → y at `pairVersion`, under the search's age limit and filter). */
-  private prepare(leg: LegScratch, x: number, y: number, pairVersion: number, inputMint: string, outputMint: string): void {
+  /** `leg` read from the cache now (the pair of mint ids x → y, under the search's age limit and filter). */
+  private prepare(leg: LegScratch, x: number, y: number, inputMint: string, outputMint: string): void {
     const cache = this.cache;
     this.legsPrepared++;
-    leg.pairVersion = pairVersion;
+    // The version first: a change while reading (none: single-threaded) would make it stale, never wrong.
+    leg.pairVersion = cache.pairVersion(x, y);
     const candidates = cache.candidates(x, y, this.maxAgeMs, this.scratch);
     leg.from = x;
     leg.to = y;
